@@ -1,0 +1,67 @@
+/**
+ * One error type for the whole engine. Code paths and tests match on `code`
+ * (a stable reason code, spec 7.13 and the reference contract), never on prose.
+ */
+export interface ErrorLocation {
+  /** QueueCommit id, when the failing record has one. */
+  commit?: string;
+  /** 1-based physical line in the ledger file. */
+  line?: number;
+  /** 0-based index of the operation inside its commit. */
+  operation?: number;
+  /** JSON path inside the record (e.g. `operations.2.work_id`). */
+  path?: string;
+}
+
+export class ProtocolError extends Error {
+  readonly code: string;
+  readonly commit?: string;
+  readonly line?: number;
+  readonly operation?: number;
+  readonly path?: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: string, message: string, where: ErrorLocation = {}, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ProtocolError';
+    this.code = code;
+    if (where.commit !== undefined) this.commit = where.commit;
+    if (where.line !== undefined) this.line = where.line;
+    if (where.operation !== undefined) this.operation = where.operation;
+    if (where.path !== undefined) this.path = where.path;
+    if (details !== undefined) this.details = details;
+  }
+
+  /** A copy of this error with more location facts filled in (never overwriting known ones). */
+  at(where: ErrorLocation): ProtocolError {
+    return new ProtocolError(
+      this.code,
+      this.message,
+      {
+        commit: this.commit ?? where.commit,
+        line: this.line ?? where.line,
+        operation: this.operation ?? where.operation,
+        path: this.path ?? where.path,
+      },
+      this.details,
+    );
+  }
+
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { code: this.code, message: this.message };
+    if (this.commit !== undefined) out.commit = this.commit;
+    if (this.line !== undefined) out.line = this.line;
+    if (this.operation !== undefined) out.operation = this.operation;
+    if (this.path !== undefined) out.path = this.path;
+    if (this.details !== undefined) Object.assign(out, { details: this.details });
+    return out;
+  }
+}
+
+export function fail(code: string, message: string, where?: ErrorLocation, details?: Record<string, unknown>): never {
+  throw new ProtocolError(code, message, where, details);
+}
+
+export function isProtocolError(e: unknown): e is ProtocolError {
+  return e instanceof ProtocolError;
+}

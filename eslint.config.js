@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'bench/results/**', '.next/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['engine/**/*.ts'],
+    ignores: ['engine/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: ['fs', 'node:fs', 'fs/promises', 'node:fs/promises', 'child_process', 'node:child_process', 'net', 'node:net', 'http', 'node:http', 'https', 'node:https', 'os', 'node:os'],
+      }],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'engine/ is pure: time arrives as an argument' },
+        { object: 'process', property: 'env', message: 'engine/ is pure: no environment reads' },
+      ],
+      'no-restricted-globals': ['error', 'setTimeout', 'setInterval'],
+    },
+  },
+);
