@@ -1,0 +1,52 @@
+/**
+ * CLI output conventions (design/INTERFACES.md): `--json` prints exactly one
+ * JSON object; failures print `{"ok":false,"error":{code,message,...}}`.
+ * Exit codes: 0 success, 2 usage error, 3 protocol or ledger error.
+ */
+import { isProtocolError } from '../engine/errors.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_USAGE = 2;
+export const EXIT_PROTOCOL = 3;
+
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+export class UsageError extends Error {
+  constructor(message: string, readonly code = 'usage_error') {
+    super(message);
+  }
+}
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
+}
+
+/** Prints a failure in the requested form and returns the exit code. */
+export function reportFailure(io: Io, e: unknown, json: boolean): number {
+  if (e instanceof UsageError) {
+    if (json) printJson(io, { ok: false, error: { code: e.code, message: e.message } });
+    else io.err(`fairway: ${e.message}\n(see fairway --help)`);
+    return EXIT_USAGE;
+  }
+  if (isProtocolError(e)) {
+    if (json) printJson(io, { ok: false, error: e.toJSON() });
+    else {
+      const where = [e.commit && `commit ${e.commit}`, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`]
+        .filter(Boolean).join(', ');
+      io.err(`fairway: ${e.code}: ${e.message}${where ? ` (${where})` : ''}`);
+    }
+    return EXIT_PROTOCOL;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  if (json) printJson(io, { ok: false, error: { code: 'internal_error', message } });
+  else io.err(`fairway: internal error: ${message}`);
+  return EXIT_PROTOCOL;
+}

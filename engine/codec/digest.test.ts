@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { ProtocolError } from '../errors.ts';
+import { sha256Hex } from './digest.ts';
+
+describe('sha256Hex', () => {
+  it('matches the FIPS 180-2 test vectors', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex(new Uint8Array([0x61, 0x62, 0x63]))).toBe(sha256Hex('abc'));
+  });
+  it('hashes strings as UTF-8', () => {
+    expect(sha256Hex('é😀')).toBe(sha256Hex(new Uint8Array([0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80])));
+    expect(sha256Hex('é😀')).toBe(createHash('sha256').update(Buffer.from('é😀', 'utf8')).digest('hex'));
+  });
+  it('refuses a string with an unpaired surrogate instead of hashing U+FFFD', () => {
+    expect(() => sha256Hex('a\ud800')).toThrow(ProtocolError);
+    try {
+      sha256Hex('\udc00');
+    } catch (e) {
+      expect((e as ProtocolError).code).toBe('invalid_unicode');
+    }
+    expect.assertions(2);
+  });
+});

@@ -1,0 +1,15 @@
+/** Wire codec (spec 7.6): strict JSON, canonical form, ledger framing, digests. */
+export {
+  ARRAY_MEMBER_LIMIT,
+  JSON_ERROR_CODES,
+  NESTING_LIMIT,
+  PARSER_BYTES,
+  canonicalize,
+  isWellFormedUnicode,
+  parseStrict,
+  utf8ByteLength,
+} from './json.ts';
+export type { ParseLimits } from './json.ts';
+export { LINE_BYTES, LINE_ERROR_CODES, decodeUtf8, parseLedgerLine, splitLedger } from './lines.ts';
+export type { LedgerLimits, LedgerLine } from './lines.ts';
+export { sha256Hex } from './digest.ts';

@@ -1,0 +1,134 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../errors.ts';
+import type { JsonValue } from '../json.ts';
+import { PARSER_BYTES, canonicalize } from './json.ts';
+import { LINE_BYTES, decodeUtf8, parseLedgerLine, splitLedger } from './lines.ts';
+
+const GENERATED = fileURLToPath(new URL('../../../shared/reference/gh-aw-generated/', import.meta.url));
+const LEDGER_1M = GENERATED + 'ledger-1m.jsonl';
+
+/** The thrown ProtocolError (code and line), or undefined when fn returns. */
+function errorOf(fn: () => unknown): { code: string; line?: number } | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ProtocolError) return e.line === undefined ? { code: e.code } : { code: e.code, line: e.line };
+    throw e;
+  }
+  return undefined;
+}
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+describe('decodeUtf8', () => {
+  it('decodes valid UTF-8, including 4-byte sequences', () => {
+    expect(decodeUtf8(utf8('{"x":"é😀"}\n'))).toBe('{"x":"é😀"}\n');
+  });
+  it('rejects invalid UTF-8 with invalid_unicode', () => {
+    const bad = [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x61, 0x80]];
+    for (const bytes of bad) expect(errorOf(() => decodeUtf8(Uint8Array.from(bytes)))?.code).toBe('invalid_unicode');
+  });
+  it('keeps a BOM, so the first record then fails as JSON', () => {
+    const text = decodeUtf8(Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8('{}\n')]));
+    expect(text).toBe('\ufeff{}\n');
+    const [first] = splitLedger(Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8('{}\n')]));
+    expect(errorOf(() => parseLedgerLine(first!.text))?.code).toBe('invalid_json');
+  });
+});
+
+describe('splitLedger', () => {
+  it('returns no records for an empty ledger', () => {
+    expect(splitLedger('')).toEqual([]);
+    expect(splitLedger(new Uint8Array(0))).toEqual([]);
+  });
+  it('splits LF-terminated records with 1-based line numbers, from text or bytes', () => {
+    const ledger = '{"a":1}\n{"b":"é"}\n';
+    const expected = [{ text: '{"a":1}', line: 1 }, { text: '{"b":"é"}', line: 2 }];
+    expect(splitLedger(ledger)).toEqual(expected);
+    expect(splitLedger(utf8(ledger))).toEqual(expected);
+  });
+  it('rejects a truncated final record (no LF)', () => {
+    expect(errorOf(() => splitLedger('{"a":1}'))).toEqual({ code: 'truncated_record', line: 1 });
+    expect(errorOf(() => splitLedger('{"a":1}\n{"b":'))).toEqual({ code: 'truncated_record', line: 2 });
+  });
+  it('rejects blank records, including CRLF-only and whitespace-only lines', () => {
+    expect(errorOf(() => splitLedger('\n'))).toEqual({ code: 'blank_record', line: 1 });
+    expect(errorOf(() => splitLedger('\r\n'))).toEqual({ code: 'blank_record', line: 1 });
+    expect(errorOf(() => splitLedger('{}\n\n{}\n'))).toEqual({ code: 'blank_record', line: 2 });
+    expect(errorOf(() => splitLedger('{}\n \t\n'))).toEqual({ code: 'blank_record', line: 2 });
+    expect(errorOf(() => splitLedger('{}\n{}\n\n'))).toEqual({ code: 'blank_record', line: 3 });
+  });
+  it('rejects CRLF line endings', () => {
+    expect(errorOf(() => splitLedger('{}\n{"a":1}\r\n'))).toEqual({ code: 'crlf_record', line: 2 });
+  });
+  it('enforces the ledger byte limit in UTF-8 bytes (text and bytes input)', () => {
+    expect(splitLedger('{}\n{}\n', { ledgerBytes: 6 })).toHaveLength(2);
+    expect(errorOf(() => splitLedger('{}\n{}\n', { ledgerBytes: 5 }))?.code).toBe('ledger_too_large');
+    expect(errorOf(() => splitLedger(utf8('{}\n{}\n'), { ledgerBytes: 5 }))?.code).toBe('ledger_too_large');
+    // 7 UTF-16 units but 9 UTF-8 bytes.
+    expect(errorOf(() => splitLedger('"éé"\n', { ledgerBytes: 6 }))?.code).toBe('ledger_too_large');
+    expect(splitLedger('"éé"\n', { ledgerBytes: 7 })).toHaveLength(1);
+  });
+  it(`rejects a ledger above the default ${PARSER_BYTES} bytes before decoding it`, () => {
+    const bytes = new Uint8Array(PARSER_BYTES + 1).fill(0xff); // invalid UTF-8: size must win
+    expect(errorOf(() => splitLedger(bytes))?.code).toBe('ledger_too_large');
+    expect(errorOf(() => splitLedger('x'.repeat(PARSER_BYTES + 1)))?.code).toBe('ledger_too_large');
+  });
+  it('enforces the line byte limit in UTF-8 bytes, LF excluded', () => {
+    expect(splitLedger('[1]\n[12]\n', { lineBytes: 4 })).toHaveLength(2);
+    expect(errorOf(() => splitLedger('[1]\n[123]\n', { lineBytes: 4 }))).toEqual({ code: 'line_too_large', line: 2 });
+    // 2 units, 6 bytes: only the byte count catches it.
+    expect(errorOf(() => splitLedger('[1]\n"😀"\n', { lineBytes: 5 }))).toEqual({ code: 'line_too_large', line: 2 });
+    expect(errorOf(() => splitLedger(utf8('[1]\n"😀"\n'), { lineBytes: 5 }))).toEqual({ code: 'line_too_large', line: 2 });
+    expect(splitLedger('"😀"\n', { lineBytes: 6 })).toHaveLength(1);
+  });
+  it(`rejects a record above the default ${LINE_BYTES} bytes`, () => {
+    const ok = '"' + 'a'.repeat(LINE_BYTES - 2) + '"';
+    expect(splitLedger(ok + '\n')).toHaveLength(1);
+    const big = '"' + 'é'.repeat(LINE_BYTES / 2) + '"'; // fewer units than the limit, more bytes
+    expect(errorOf(() => splitLedger('{}\n' + big + '\n'))).toEqual({ code: 'line_too_large', line: 2 });
+  });
+});
+
+describe('parseLedgerLine', () => {
+  it('returns the value of a canonical line', () => {
+    expect(parseLedgerLine('{"a":[1,"x",null,true],"b":{"c":-2}}')).toEqual({ a: [1, 'x', null, true], b: { c: -2 } });
+  });
+  it('accepts a valid non-canonical line (whitespace, key order, escapes) via the strict parser', () => {
+    expect(parseLedgerLine('{ "b":1, "a":"\\u0041" }')).toEqual({ a: 'A', b: 1 });
+    expect(parseLedgerLine('{"2":1,"10":2}')).toEqual({ 10: 2, 2: 1 });
+  });
+  const rejected: Array<[string, string, string]> = [
+    ['duplicate key', '{"a":1,"a":1}', 'duplicate_key'],
+    ['escaped duplicate key', '{"a":1,"\\u0061":1}', 'duplicate_key'],
+    ['lone surrogate escape that JSON.parse accepts', '{"a":"\\ud800"}', 'invalid_unicode'],
+    ['lone surrogate key', '{"\\udc00":1}', 'invalid_unicode'],
+    ['fraction', '{"a":1.0}', 'noncanonical_number'],
+    ['exponent', '{"a":1e2}', 'noncanonical_number'],
+    ['negative zero', '{"a":-0}', 'noncanonical_number'],
+    ['unsafe integer', '{"a":9007199254740993}', 'noncanonical_number'],
+    ['syntax error', '{"a":1', 'invalid_json'],
+    ['trailing data', '{"a":1} {}', 'invalid_json'],
+    ['too deep', '{"a":' + '['.repeat(64) + '1' + ']'.repeat(64) + '}', 'nesting_limit'],
+    ['too deep for JSON.parse itself', '['.repeat(200000) + ']'.repeat(200000), 'nesting_limit'],
+    ['too many members', '[' + Array(16385).fill('0').join(',') + ']', 'array_member_limit'],
+    ['too long', '"' + 'x'.repeat(LINE_BYTES) + '"', 'line_too_large'],
+  ];
+  for (const [name, text, code] of rejected) {
+    it(`rejects: ${name}`, () => expect(errorOf(() => parseLedgerLine(text))?.code).toBe(code));
+  }
+});
+
+describe.skipIf(!existsSync(LEDGER_1M))(`reference ledger-1m.jsonl (needs ${GENERATED})`, () => {
+  it('is already canonical: every record round-trips byte for byte', () => {
+    const records = splitLedger(readFileSync(LEDGER_1M));
+    expect(records.length).toBe(572);
+    for (const { text, line } of records) {
+      const value = parseLedgerLine(text);
+      expect(canonicalize(value), `line ${line}`).toBe(text);
+      expect(value).toEqual(JSON.parse(text) as JsonValue);
+    }
+  });
+});

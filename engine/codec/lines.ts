@@ -1,0 +1,117 @@
+/**
+ * Ledger framing (spec 7.6: one QueueCommit JSON object per line of work-queue.jsonl;
+ * contract `canonical_json`: parser_bytes, line_bytes, truncated_final_line, blank_records).
+ */
+import { fail } from '../errors.ts';
+import type { JsonValue } from '../json.ts';
+import { PARSER_BYTES, canonicalize, parseStrict, utf8ByteLength } from './json.ts';
+
+export const LINE_BYTES = 8388608;
+
+/**
+ * Codes thrown here (all local names; the contract only says "Rejected"):
+ * ledger_too_large (> 80 MiB), line_too_large (> 8 MiB, LF excluded), truncated_record
+ * (final line without LF), blank_record (empty or whitespace-only line), crlf_record
+ * (a line ending in CR), invalid_unicode (bad UTF-8). Line errors carry `line` (1-based).
+ */
+export const LINE_ERROR_CODES = ['ledger_too_large', 'line_too_large', 'truncated_record', 'blank_record', 'crlf_record', 'invalid_unicode'] as const;
+
+export interface LedgerLimits {
+  /** UTF-8 bytes of the whole ledger (default 80 MiB = 64 MiB budget + 16 MiB reserve, spec 7.17). */
+  ledgerBytes?: number;
+  /** UTF-8 bytes of one record, LF excluded (default 8 MiB). */
+  lineBytes?: number;
+}
+
+export interface LedgerLine {
+  text: string;
+  /** 1-based physical line. */
+  line: number;
+}
+
+const DECODER = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Decode UTF-8, rejecting invalid sequences (`invalid_unicode`, spec 7.6). A BOM is NOT
+ * stripped: it stays U+FEFF, which no JSON text may start with, so a ledger beginning with
+ * a BOM fails its first record with `invalid_json` (a record must start with `{`).
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return DECODER.decode(bytes);
+  } catch {
+    return fail('invalid_unicode', 'input is not valid UTF-8');
+  }
+}
+
+const BLANK = /^[ \t\r]*$/;
+
+/**
+ * Split a ledger into its LF-terminated records. An empty ledger has no records. Every
+ * record must end with LF: a final segment without one is a truncated append. CRLF
+ * endings are rejected rather than read as JSON whitespace, so every accepted record is
+ * byte-for-byte the text between two LFs.
+ */
+export function splitLedger(input: Uint8Array | string, limits: LedgerLimits = {}): LedgerLine[] {
+  const ledgerBytes = limits.ledgerBytes ?? PARSER_BYTES;
+  const lineBytes = limits.lineBytes ?? LINE_BYTES;
+  let text: string;
+  let maxBytes: number; // an upper bound of the ledger's UTF-8 size
+  if (typeof input === 'string') {
+    text = input;
+    maxBytes = text.length * 3;
+    if (text.length > ledgerBytes || (maxBytes > ledgerBytes && utf8ByteLength(text) > ledgerBytes)) tooLarge(ledgerBytes);
+  } else {
+    if (input.length > ledgerBytes) tooLarge(ledgerBytes);
+    text = decodeUtf8(input);
+    maxBytes = input.length;
+  }
+  const out: LedgerLine[] = [];
+  // UTF-8 bytes >= UTF-16 units and <= 3 units, so only long lines need counting.
+  const checkLines = maxBytes > lineBytes;
+  let pos = 0;
+  for (let line = 1; pos < text.length; line++) {
+    const end = text.indexOf('\n', pos);
+    if (end < 0) fail('truncated_record', 'final ledger record has no terminating LF', { line });
+    const record = text.slice(pos, end);
+    pos = end + 1;
+    const first = record.charCodeAt(0);
+    if (record.length === 0 || ((first === 0x20 || first === 0x09 || first === 0x0d) && BLANK.test(record))) {
+      fail('blank_record', 'blank ledger record', { line });
+    }
+    if (record.charCodeAt(record.length - 1) === 0x0d) fail('crlf_record', 'ledger record ends with CR (CRLF line ending)', { line });
+    if (checkLines && record.length * 3 > lineBytes && (record.length > lineBytes || utf8ByteLength(record) > lineBytes)) {
+      fail('line_too_large', `ledger record exceeds ${lineBytes} bytes`, { line });
+    }
+    out.push({ text: record, line });
+  }
+  return out;
+}
+
+function tooLarge(limit: number): never {
+  return fail('ledger_too_large', `ledger exceeds ${limit} bytes`);
+}
+
+/**
+ * Parse one ledger record (spec 7.17 hot path). Fast path: JSON.parse, then accept iff
+ * canonicalize(value) === text. That equality proves the text is canonical and therefore
+ * strict: canonicalize emits each decoded key once (so the text has no duplicate, even
+ * escape-equivalent, keys), spells every number as String(safe integer) (no fraction,
+ * exponent, leading zero or -0), rejects unpaired surrogates (which JSON.parse accepts
+ * via \u escapes) and enforces the same nesting and array limits as parseStrict; a
+ * canonical text has exactly one decoding, so JSON.parse's value is parseStrict's.
+ * Otherwise parseStrict decides: it returns the value of a valid but non-canonical line
+ * (accepted silently) or throws the precise error code.
+ */
+export function parseLedgerLine(text: string): JsonValue {
+  if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
+    fail('line_too_large', `ledger record exceeds ${LINE_BYTES} bytes`);
+  }
+  try {
+    const value = JSON.parse(text) as JsonValue;
+    if (canonicalize(value) === text) return value;
+  } catch {
+    // Syntax, nesting, number or Unicode problem: the strict parser names it.
+  }
+  return parseStrict(text, { maxBytes: LINE_BYTES });
+}

@@ -1,0 +1,35 @@
+/**
+ * Identity, decimal-ID and reason-code predicates (spec 7.6 "Identity bounds apply to
+ * UTF-8 bytes"; contract `identities`, `reason_code`; identity/reason validation fixtures).
+ */
+import { isWellFormedUnicode, utf8ByteLength } from '../codec/json.ts';
+
+export const IDENTITY_MAX_UTF8_BYTES = 256;
+export const DECIMAL_MAX_DIGITS = 256;
+
+// ASCII C0 controls and DEL are forbidden in identities (contract `identities`).
+const FORBIDDEN = /[\u0000-\u001f\u007f]/;
+const DECIMAL = /^[1-9][0-9]*$/;
+const REASON = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** A nonempty well-formed string of at most 256 UTF-8 bytes without C0 controls or DEL. */
+export function isIdentity(s: string): boolean {
+  return (
+    typeof s === 'string' &&
+    s.length > 0 &&
+    s.length <= IDENTITY_MAX_UTF8_BYTES &&
+    !FORBIDDEN.test(s) &&
+    isWellFormedUnicode(s) &&
+    utf8ByteLength(s) <= IDENTITY_MAX_UTF8_BYTES
+  );
+}
+
+/** A positive canonical decimal string (`^[1-9][0-9]*$`) of at most 256 digits. */
+export function isDecimalId(s: string): boolean {
+  return typeof s === 'string' && s.length <= DECIMAL_MAX_DIGITS && DECIMAL.test(s);
+}
+
+/** A sanitized reason code: `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$` (at most 128 ASCII chars). */
+export function isReasonCode(s: string): boolean {
+  return typeof s === 'string' && REASON.test(s);
+}

@@ -1,0 +1,168 @@
+/**
+ * `apply(state, commit)`: the fold step of replay (spec 7.6). Validates the
+ * envelope (genesis form, request identity and fingerprint, role, policy
+ * epoch, parameters binding) and then applies every operation in order.
+ */
+import { canonicalize } from '../codec/index.ts';
+import { fail, isProtocolError } from '../errors.ts';
+import { requestFingerprint } from '../identity/index.ts';
+import type { JsonValue } from '../json.ts';
+import type { QueueCommit, QueueOperation } from '../schema/index.ts';
+import type { CommitContext } from './context.ts';
+import { verifyFinish } from './finish.ts';
+import { applyGrant } from './grant.ts';
+import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
+import { applyDispatch, applyRelease } from './ops/dispatch.ts';
+import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
+import { applyObservation } from './ops/observation.ts';
+import { applyControl, applyDeployment, applyPolicy } from './ops/policy.ts';
+import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
+import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
+import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
+import type { ReplayState } from './state.ts';
+
+export interface ApplyOptions {
+  /** Physical line, for diagnostics. */
+  line?: number;
+  /**
+   * Precomputed fingerprint input check (replay fast path): when the caller
+   * already verified `request.fingerprint` against the canonical bytes it sets
+   * this to true and the envelope check skips recomputing it.
+   */
+  fingerprintVerified?: boolean;
+  /** Same for the parameters ↔ operations binding of submit/operations kinds. */
+  parametersVerified?: boolean;
+}
+
+export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
+  const ordinal = state.commits.length;
+  const base = { commit: commit.id, line: options.line };
+  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line };
+
+  checkEnvelope(state, commit, ordinal, options);
+  state.requests.set(commit.request.id, {
+    requestId: commit.request.id,
+    kind: commit.request.kind,
+    fingerprint: commit.request.fingerprint,
+    commitId: commit.id,
+    ordinal,
+    at: commit.at,
+    actor: commit.actor as never,
+    claimIds: [],
+    workIds: commit.operations.flatMap((op) => (op.kind === 'Work' ? [op.work_id] : [])),
+  });
+  if (ordinal === 0) state.repository = commit.actor.repository;
+
+  if (commit.request.kind === 'dispatch_next') {
+    applyGrant(ctx);
+  } else {
+    if (commit.request.kind === 'finish') verifyFinish(ctx);
+    commit.operations.forEach((op, index) => {
+      ctx.index = index;
+      try {
+        applyOperation(ctx, op);
+      } catch (e) {
+        throw isProtocolError(e) ? e.at({ ...base, operation: index }) : e;
+      }
+    });
+  }
+
+  state.commits.push({
+    id: commit.id,
+    previous: commit.previous,
+    ordinal,
+    at: commit.at,
+    requestId: commit.request.id,
+    kind: commit.request.kind,
+    role: commit.actor.role,
+    operations: commit.operations.length,
+    policyEpoch: commit.policy_epoch,
+  });
+  state.commitIndex.set(commit.id, ordinal);
+  state.tip = commit.id;
+}
+
+export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
+  switch (op.kind) {
+    case 'Policy': return applyPolicy(ctx, op);
+    case 'Control': return applyControl(ctx, op);
+    case 'Deployment': return applyDeployment(ctx, op);
+    case 'Work': return applyWork(ctx, op);
+    case 'WorkCancellation': return applyWorkCancellation(ctx, op);
+    case 'WorkPriority': return applyWorkPriority(ctx, op);
+    case 'Completion': return applyCompletion(ctx, op);
+    case 'ClaimCancellation': return applyClaimCancellation(ctx, op);
+    case 'Dispatch': return applyDispatch(ctx, op);
+    case 'Release': return applyRelease(ctx, op);
+    case 'Result': return applyResult(ctx, op);
+    case 'DeliveryFailure': return applyDeliveryFailure(ctx, op);
+    case 'Observation': return applyObservation(ctx, op);
+    case 'IssueLink': return applyIssueLink(ctx, op);
+    case 'IssueComment': return applyIssueComment(ctx, op);
+    case 'Claim':
+      return fail('claim_outside_grant', 'Claims are created only by dispatch_next requests', { commit: ctx.commit.id, operation: ctx.index });
+    case 'Checkpoint':
+      return fail('checkpoint_position', 'a Checkpoint is only valid as the root record of a ledger', { commit: ctx.commit.id, operation: ctx.index });
+  }
+}
+
+function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number, options: ApplyOptions): void {
+  const at = { commit: commit.id, line: options.line };
+  const { request, actor } = commit;
+  const ops = commit.operations;
+
+  if (ordinal === 0) {
+    const first = ops[0]!;
+    const bootstrap = request.kind === 'submit' && first.kind === 'Policy' && ops.slice(1).every((op) => op.kind === 'Work') && ops.length > 1;
+    const policyGenesis = request.kind === 'policy' && ops.length === 1 && first.kind === 'Policy';
+    if (!bootstrap && !policyGenesis) {
+      fail('genesis_invalid', 'the genesis record must be a Policy, or a bootstrap submit carrying Policy first and then its Work', at);
+    }
+  } else {
+    if (state.policy === null) fail('policy_missing', 'no Policy is installed', at);
+    if (ops[0]!.kind !== 'Policy' && commit.policy_epoch !== state.policy.epoch) {
+      fail('policy_epoch_mismatch', `commit binds policy epoch ${commit.policy_epoch}, but ${state.policy.epoch} is installed`, at);
+    }
+    if (actor.repository !== state.repository) {
+      fail('repository_mismatch', `actor repository ${actor.repository} is not the queue repository ${state.repository}`, at);
+    }
+  }
+
+  const existing = state.requests.get(request.id);
+  if (existing !== undefined) {
+    fail('duplicate_request', `request ${request.id} was already committed in ${existing.commitId}`, at, { first_commit: existing.commitId });
+  }
+  if (!roleMayRequest(actor.role, request.kind)) fail('role_not_allowed', `role ${actor.role} may not publish ${request.kind} requests`, at);
+  if (!options.fingerprintVerified) {
+    const expected = requestFingerprint(actor as never, request.kind, request.parameters as JsonValue);
+    if (expected !== request.fingerprint) fail('fingerprint_mismatch', `request ${request.id} fingerprint does not match its actor, kind and parameters`, at);
+  }
+
+  const allowed = REQUEST_OPERATIONS[request.kind];
+  ops.forEach((op, index) => {
+    if (allowed === undefined || !allowed.has(op.kind)) {
+      fail('operation_not_allowed', `${request.kind} requests cannot carry ${op.kind} operations`, { ...at, operation: index });
+    }
+    if (op.kind === 'Policy' && request.kind === 'submit' && (ordinal !== 0 || index !== 0)) {
+      fail('policy_not_authorized', 'a submit may install Policy only as the first operation of the genesis', { ...at, operation: index });
+    }
+  });
+
+  if (!options.parametersVerified) checkParametersBinding(commit, at);
+}
+
+/** Contract `request_parameters`: submit and operations kinds persist exactly their parameters. */
+function checkParametersBinding(commit: QueueCommit, at: { commit: string; line?: number }): void {
+  const { request } = commit;
+  const params = request.parameters as Record<string, JsonValue>;
+  if (request.kind === 'submit') {
+    const works = commit.operations.filter((op) => op.kind === 'Work');
+    if (!Array.isArray(params.nodes) || canonicalize(params.nodes) !== canonicalize(works as never)) {
+      fail('parameters_mismatch', 'submit parameters.nodes must equal the persisted Work operations', at);
+    }
+  } else if (OPERATIONS_KINDS.has(request.kind)) {
+    if (!Array.isArray(params.operations) || canonicalize(params.operations) !== canonicalize(commit.operations as never)) {
+      fail('parameters_mismatch', `${request.kind} parameters.operations must equal the persisted operations`, at);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * Causal ordering of QueueCommit records (spec 7.6): follow `previous` from the
+ * single genesis. The commit ordinal is the causal index, never the physical
+ * line number, so any reordering of complete lines yields the same chain.
+ *
+ * `CausalChain` is streaming: records are offered in physical order and
+ * released in causal order as soon as they connect to the tip, so a ledger
+ * written in causal order (the normal case) never buffers anything.
+ */
+import { fail } from '../errors.ts';
+
+export interface ChainRecord {
+  id: string;
+  previous: string | null;
+  /** Text of the record (exact-duplicate detection). */
+  text: string;
+  /** 1-based physical line (diagnostics only). */
+  line: number;
+}
+
+export class CausalChain<R extends ChainRecord> {
+  /** Records waiting for their predecessor, keyed by `previous`. */
+  private readonly waiting = new Map<string | null, R>();
+  private readonly waitingIds = new Map<string, R>();
+
+  /**
+   * @param tip the validated tip to extend (null: expect a genesis)
+   * @param textOf canonical text of an already released commit, by id
+   * @param successorOf id of the released commit that extends `id`, if any
+   */
+  constructor(
+    private tip: string | null,
+    private readonly textOf: (id: string) => string | undefined,
+    private readonly successorOf: (id: string) => string | undefined,
+  ) {}
+
+  /** Offers one record; returns the records that now extend the tip, in causal order. */
+  offer(r: R): R[] {
+    const where = { commit: r.id, line: r.line };
+    const released = this.textOf(r.id);
+    const queued = this.waitingIds.get(r.id);
+    if (released !== undefined || queued !== undefined) {
+      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where);
+      return []; // exact duplicate: idempotent
+    }
+    if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where);
+    if (r.previous === null && (this.tip !== null || this.waiting.has(null))) {
+      fail('multiple_genesis', `commit ${r.id} is a second genesis record`, where);
+    }
+    if (r.previous !== null && r.previous !== this.tip) {
+      const rival = this.successorOf(r.previous) ?? this.waiting.get(r.previous)?.id;
+      if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, where);
+      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where);
+    }
+    if (r.previous !== this.tip) {
+      const rival = this.waiting.get(r.previous);
+      if (rival !== undefined) fail('fork', `commits ${rival.id} and ${r.id} both extend ${r.previous}`, where);
+      this.waiting.set(r.previous, r);
+      this.waitingIds.set(r.id, r);
+      return [];
+    }
+    const out: R[] = [r];
+    this.tip = r.id;
+    for (let next = this.waiting.get(this.tip); next !== undefined; next = this.waiting.get(this.tip)) {
+      this.waiting.delete(next.previous);
+      this.waitingIds.delete(next.id);
+      out.push(next);
+      this.tip = next.id;
+    }
+    return out;
+  }
+
+  /** After the last record: anything still waiting lacks a predecessor or lies on a cycle. */
+  finish(): void {
+    if (this.waitingIds.size === 0) return;
+    const stray = [...this.waitingIds.values()].sort((a, b) => a.line - b.line)[0]!;
+    const where = { commit: stray.id, line: stray.line };
+    if (stray.previous === null) fail('fork', `genesis ${stray.id} does not lead to the validated tip`, where);
+    if (this.tip === null && !this.waiting.has(null)) fail('missing_genesis', 'no genesis record (previous = null) in the ledger', where);
+    // Walk predecessors: reaching a record twice is a cycle, leaving the set is a missing predecessor.
+    const seen = new Set<string>();
+    for (let cur: R | undefined = stray; cur !== undefined; cur = this.waitingIds.get(cur.previous ?? '')) {
+      if (seen.has(cur.id)) fail('cycle', `commit ${cur.id} is on a cycle of previous links`, { commit: cur.id, line: cur.line });
+      seen.add(cur.id);
+      if (cur.previous === null || !this.waitingIds.has(cur.previous)) {
+        fail('missing_predecessor', `commit ${cur.id} names unknown predecessor ${cur.previous}`, { commit: cur.id, line: cur.line });
+      }
+    }
+  }
+}
+
+/** Orders a complete set of records (tests, tools). */
+export function orderChain<R extends ChainRecord>(records: readonly R[]): R[] {
+  const released = new Map<string, R>();
+  const successor = new Map<string, string>();
+  const chain = new CausalChain<R>(null, (id) => released.get(id)?.text, (id) => successor.get(id));
+  const out: R[] = [];
+  for (const r of records) {
+    for (const next of chain.offer(r)) {
+      released.set(next.id, next);
+      if (next.previous !== null) successor.set(next.previous, next.id);
+      out.push(next);
+    }
+  }
+  chain.finish();
+  return out;
+}

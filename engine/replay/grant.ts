@@ -1,0 +1,78 @@
+/**
+ * Verification of a committed `dispatch_next` (spec 7.6, 7.7): its Claims must
+ * be exactly the fair prefix that the one packer computes from the predecessor
+ * prefix, after the commit's own preceding Observations, at the commit's
+ * decision time. There is no second, approximate check.
+ */
+import { canonicalize } from '../codec/index.ts';
+import { fail, isProtocolError } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import { pack } from '../scheduler/pack.ts';
+import type { CommitContext, OperationOf } from './context.ts';
+import { applyClaim } from './ops/claim.ts';
+import { applyObservation } from './ops/observation.ts';
+import { currentPolicy } from './ops/policy.ts';
+
+export interface DispatchNextParameters {
+  pool: string;
+  max_claims: number;
+  max_dispatches: number;
+  max_bytes: number;
+}
+
+export function applyGrant(ctx: CommitContext): void {
+  const { commit, state } = ctx;
+  const at = { commit: commit.id, line: ctx.line };
+  const params = commit.request.parameters as DispatchNextParameters;
+  const ops = commit.operations;
+  const firstClaim = ops.findIndex((op) => op.kind === 'Claim');
+  if (firstClaim < 0) fail('grant_empty', 'a dispatch_next commit carries at least one Claim; no-grant outcomes are not written', at);
+  ops.forEach((op, index) => {
+    const expected = index < firstClaim ? 'Observation' : 'Claim';
+    if (op.kind !== expected) fail('grant_shape_invalid', `dispatch_next persists Observations first, then Claims; found ${op.kind} at ${index}`, { ...at, operation: index });
+  });
+  if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new Claims may be committed', at);
+  const limit = (currentPolicy(ctx).limits as Record<string, number>).operations ?? 256;
+  if (ops.length > limit) fail('operation_limit', `commit has ${ops.length} operations; the limit is ${limit}`, at);
+
+  for (let i = 0; i < firstClaim; i++) {
+    ctx.index = i;
+    withLocation(ctx, () => applyObservation(ctx, ops[i] as OperationOf<'Observation'>));
+  }
+
+  const claims = ops.slice(firstClaim) as OperationOf<'Claim'>[];
+  const plan = pack(state, {
+    requestId: commit.request.id,
+    commitId: commit.id,
+    pool: params.pool,
+    max_claims: params.max_claims,
+    max_dispatches: params.max_dispatches,
+    max_bytes: params.max_bytes,
+    precedingOperations: firstClaim,
+  }, commit.at);
+  for (let i = 0; i < claims.length; i++) {
+    const actual = claims[i]!;
+    const expected = plan.claims[i];
+    if (expected === undefined || canonicalize(expected as unknown as JsonObject) !== canonicalize(actual as unknown as JsonObject)) {
+      fail('claim_not_fair', expected === undefined
+        ? `Claim ${i + 1} exceeds the fair prefix, which stops after ${plan.claims.length} Claims (${plan.stopReason})`
+        : `Claim ${i + 1} is not the fair selection: expected Work ${expected.work_id} in ${expected.dispatch_id}/${expected.handle}, found Work ${actual.work_id} in ${actual.dispatch_id}/${actual.handle}`,
+      { ...at, operation: firstClaim + i }, { expected: expected ?? null, stop_reason: plan.stopReason });
+    }
+  }
+  if (plan.claims.length !== claims.length) {
+    fail('claim_not_fair', `the fair prefix has ${plan.claims.length} Claims but the commit persists ${claims.length}`, at, { stop_reason: plan.stopReason });
+  }
+  claims.forEach((claim, i) => {
+    ctx.index = firstClaim + i;
+    withLocation(ctx, () => applyClaim(ctx, claim, params.pool, plan.transitions[i]!));
+  });
+}
+
+function withLocation(ctx: CommitContext, run: () => void): void {
+  try {
+    run();
+  } catch (e) {
+    throw isProtocolError(e) ? e.at({ commit: ctx.commit.id, operation: ctx.index, line: ctx.line }) : e;
+  }
+}

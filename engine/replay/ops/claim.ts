@@ -1,0 +1,145 @@
+/**
+ * Claim ownership (spec 7.4, 7.8, 7.14): a fair grant opens a logical slot and
+ * joins (or opens) its dispatch group; Completion and ClaimCancellation close
+ * that slot independently of the group's native reservation.
+ */
+import { fail } from '../../errors.ts';
+import type { JsonObject } from '../../json.ts';
+import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts';
+import { where, type CommitContext, type OperationOf } from '../context.ts';
+import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
+import type { ClaimRecord, WorkRecord } from '../state.ts';
+import { poolPolicy } from './policy.ts';
+
+/** Applies one verified Claim: ownership, logical slot, group membership, charge. */
+export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
+  const { state, commit } = ctx;
+  const at = where(ctx);
+  const work = state.works.get(op.work_id);
+  if (work === undefined) fail('unknown_work', `Claim names unknown Work ${op.work_id}`, at);
+  if (work.state !== 'available') fail('work_not_available', `Work ${op.work_id} is ${work.state}, not available`, at);
+  if (work.pool !== pool) fail('pool_mismatch', `Work ${op.work_id} belongs to pool ${work.pool}, not ${pool}`, at);
+  if (state.claims.has(op.claim_id)) fail('duplicate_claim', `Claim ${op.claim_id} already exists`, at);
+
+  let group = state.dispatches.get(op.dispatch_id);
+  if (group === undefined) {
+    const profiles = poolPolicy(ctx, pool).profiles as Record<string, JsonObject>;
+    group = {
+      dispatchId: op.dispatch_id,
+      pool,
+      workerProfile: work.workerProfile,
+      profile: profiles[work.workerProfile]!,
+      batchTrustDomain: work.batchTrustDomain,
+      claimIds: [],
+      commitId: commit.id,
+      requestId: commit.request.id,
+      policyEpoch: commit.policy_epoch,
+      state: 'reserved',
+      sender: null,
+      run: null,
+      released: false,
+      releaseCommit: null,
+      lifecycleWrites: 0,
+      reason: null,
+    };
+    state.dispatches.set(op.dispatch_id, group);
+    bump(state.outstandingNative, pool, 1);
+  } else if (group.commitId !== commit.id) {
+    fail('dispatch_group_closed', `dispatch ${op.dispatch_id} was admitted earlier; groups never grow after their commit`, at);
+  }
+  group.claimIds.push(op.claim_id);
+
+  const claim: ClaimRecord = {
+    claimId: op.claim_id,
+    workId: op.work_id,
+    dispatchId: op.dispatch_id,
+    handle: op.handle,
+    requestId: commit.request.id,
+    commitId: commit.id,
+    position: { ordinal: ctx.ordinal, operation: ctx.index },
+    priority: work.effectivePriority,
+    fairnessKey: work.fairnessKey,
+    observations: op.observations,
+    state: 'open',
+    terminalCommitId: null,
+    retryNotBefore: null,
+    cancelReason: null,
+  };
+  state.claims.set(op.claim_id, claim);
+  state.requests.get(commit.request.id)?.claimIds.push(op.claim_id);
+  setWorkState(state, work, 'claimed');
+  work.currentClaim = op.claim_id;
+  work.claims.push(op.claim_id);
+  work.attempts += 1;
+  touch(work, commit.id);
+  chargeLogical(state, pool, work.fairnessKey, 1);
+  applyTransition(state.fairness, transition);
+}
+
+/** The Claim must be open and still own its Work (the effective Claim). */
+function effectiveClaim(ctx: CommitContext, claimId: string, workId: string): { claim: ClaimRecord; work: WorkRecord } {
+  const at = where(ctx);
+  const claim = ctx.state.claims.get(claimId);
+  if (claim === undefined) fail('unknown_claim', `Claim ${claimId} does not exist`, at);
+  if (claim.workId !== workId) fail('claim_scope_invalid', `Claim ${claimId} does not own Work ${workId}`, at);
+  if (claim.state !== 'open') fail('claim_terminal', `Claim ${claimId} is already ${claim.state}`, at);
+  const work = ctx.state.works.get(workId)!;
+  return { claim, work };
+}
+
+/** A worker's finish must come from the Claim's own immutable scope. */
+function checkWorkerScope(ctx: CommitContext, claim: ClaimRecord): void {
+  const actor = ctx.commit.actor;
+  if (actor.role !== 'worker') return;
+  if (actor.dispatch_id !== claim.dispatchId || actor.claim_handle !== claim.handle) {
+    fail('claim_scope_invalid', `worker scope ${actor.dispatch_id ?? '-'}/${actor.claim_handle ?? '-'} does not own Claim ${claim.claimId}`, where(ctx));
+  }
+}
+
+export function applyCompletion(ctx: CommitContext, op: OperationOf<'Completion'>): void {
+  const at = where(ctx);
+  const { claim, work } = effectiveClaim(ctx, op.claim_id, op.work_id);
+  if (work.state !== 'claimed' || work.currentClaim !== claim.claimId) {
+    fail('claim_not_effective', `Claim ${claim.claimId} no longer owns Work ${work.workId} (${work.state})`, at);
+  }
+  if (op.dispatch_id !== claim.dispatchId || op.claim_handle !== claim.handle) {
+    fail('claim_scope_invalid', `Completion scope ${op.dispatch_id}/${op.claim_handle} does not match Claim ${claim.claimId}`, at);
+  }
+  checkWorkerScope(ctx, claim);
+  const group = ctx.state.dispatches.get(claim.dispatchId)!;
+  const run = group.run as { run_id?: string } | null;
+  if (group.state !== 'bound' || run === null) fail('run_binding_missing', `dispatch ${group.dispatchId} has no durable run binding`, at);
+  if (run.run_id !== op.run_id) fail('run_binding_conflict', `Completion run ${op.run_id} is not the bound run ${run.run_id}`, at);
+  if (ctx.commit.actor.role === 'worker' && ctx.commit.actor.run_id !== op.run_id) {
+    fail('run_binding_conflict', 'the worker actor run differs from the Completion run', at);
+  }
+  claim.state = 'completed';
+  claim.terminalCommitId = ctx.commit.id;
+  setWorkState(ctx.state, work, 'completed');
+  work.barrier = 'pending';
+  work.completionCommit = ctx.commit.id;
+  work.completionAt = ctx.commit.at;
+  touch(work, ctx.commit.id);
+  chargeLogical(ctx.state, group.pool, claim.fairnessKey, -1);
+}
+
+export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>): void {
+  const at = where(ctx);
+  const { claim, work } = effectiveClaim(ctx, op.claim_id, op.work_id);
+  checkWorkerScope(ctx, claim);
+  const rnb = op.retry_not_before;
+  if (rnb !== undefined && rnb < ctx.commit.at) fail('retry_invalid', 'retry_not_before precedes the decision time', at);
+  claim.state = 'cancelled';
+  claim.terminalCommitId = ctx.commit.id;
+  claim.cancelReason = op.reason;
+  claim.retryNotBefore = rnb ?? null;
+  const group = ctx.state.dispatches.get(claim.dispatchId)!;
+  chargeLogical(ctx.state, group.pool, claim.fairnessKey, -1);
+  if (work.state === 'claimed' && work.currentClaim === claim.claimId) {
+    // Retryable: back to available with its original FIFO position (7.14).
+    work.currentClaim = null;
+    work.retryNotBefore = rnb ?? null;
+    setWorkState(ctx.state, work, 'available');
+  }
+  touch(work, ctx.commit.id);
+}

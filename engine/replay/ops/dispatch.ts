@@ -1,0 +1,87 @@
+/**
+ * Native dispatch lifecycle (spec 7.8): one start marker and sender per group,
+ * a binding to the original run attempt, uncertainty that keeps the
+ * reservation, and exactly one Release with termination or nonlaunch evidence.
+ */
+import { canonicalize } from '../../codec/index.ts';
+import { fail } from '../../errors.ts';
+import type { JsonObject } from '../../json.ts';
+import { where, type CommitContext, type OperationOf } from '../context.ts';
+import { bump } from '../mutate.ts';
+import type { DispatchRecord, DispatchState } from '../state.ts';
+
+/** Allowed predecessor states of each Dispatch state. */
+const FROM: Readonly<Record<Exclude<DispatchState, 'reserved'>, readonly DispatchState[]>> = {
+  started: ['reserved'],
+  bound: ['started', 'uncertain', 'unresolved'],
+  uncertain: ['started'],
+  unresolved: ['uncertain'],
+  rejected: ['started', 'uncertain', 'unresolved'],
+};
+
+function group(ctx: CommitContext, dispatchId: string): DispatchRecord {
+  const found = ctx.state.dispatches.get(dispatchId);
+  if (found === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} was never granted`, where(ctx));
+  return found;
+}
+
+export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): void {
+  const at = where(ctx);
+  const g = group(ctx, op.dispatch_id);
+  if (g.released) fail('dispatch_released', `dispatch ${g.dispatchId} was already released`, at);
+  if (op.state === 'bound' && g.state === 'bound') {
+    if (canonicalize(op.run as unknown as JsonObject) === canonicalize(g.run!)) fail('duplicate_binding', `dispatch ${g.dispatchId} is already bound to this run`, at);
+    fail('run_binding_conflict', `dispatch ${g.dispatchId} is already bound to another run`, at);
+  }
+  if (!FROM[op.state].includes(g.state)) {
+    fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
+  }
+  if (op.state === 'started') {
+    if (ctx.state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded', at);
+    if (op.sender === undefined) fail('sender_required', 'a start marker names its single sender', at);
+    if (canonicalize(op.sender as unknown as JsonObject) !== canonicalize(ctx.commit.actor as unknown as JsonObject)) {
+      fail('sender_mismatch', 'the start marker sender must be the publishing actor', at);
+    }
+    g.sender = op.sender as unknown as JsonObject;
+  }
+  if (op.state === 'bound') {
+    if (op.run === undefined) fail('run_required', 'a bound Dispatch carries its run binding', at);
+    const profile = g.profile;
+    const run = op.run;
+    if (run.workflow !== profile.workflow || run.ref !== profile.ref || run.principal !== profile.principal) {
+      fail('run_binding_invalid', `run ${run.run_id} does not match the frozen approved profile (workflow, ref, principal)`, at);
+    }
+    if (ctx.state.repository !== null && run.repository !== ctx.state.repository) {
+      fail('run_binding_invalid', `run ${run.run_id} belongs to ${run.repository}, not the queue repository`, at);
+    }
+    g.run = run as unknown as JsonObject;
+  }
+  g.state = op.state;
+  g.reason = op.reason ?? g.reason;
+  g.lifecycleWrites += 1;
+}
+
+export function applyRelease(ctx: CommitContext, op: OperationOf<'Release'>): void {
+  const at = where(ctx);
+  const g = group(ctx, op.dispatch_id);
+  if (g.released) fail('already_released', `dispatch ${g.dispatchId} was already released`, at);
+  const evidence = op.evidence;
+  if (g.state === 'bound') {
+    const run = g.run as { run_id: string };
+    if (evidence.kind !== 'terminal_run' || evidence.run_id !== run.run_id) {
+      fail('evidence_invalid', `releasing bound dispatch ${g.dispatchId} needs terminal evidence for run ${run.run_id}`, at);
+    }
+  } else if (g.state === 'reserved') {
+    if (evidence.kind !== 'prelaunch' && evidence.kind !== 'nonlaunch') {
+      fail('evidence_invalid', 'an unstarted group is released only by definitive prelaunch cancellation', at);
+    }
+  } else if (evidence.kind !== 'nonlaunch' && evidence.kind !== 'terminal_run') {
+    fail('evidence_invalid', `releasing a ${g.state} dispatch needs nonlaunch or terminal-run evidence`, at);
+  }
+  const open = g.claimIds.filter((id) => ctx.state.claims.get(id)?.state === 'open');
+  if (open.length > 0) fail('claims_open', `release of ${g.dispatchId} leaves open Claims: ${open.join(', ')}`, at);
+  g.released = true;
+  g.releaseCommit = ctx.commit.id;
+  g.lifecycleWrites += 1;
+  bump(ctx.state.outstandingNative, g.pool, -1);
+}

@@ -1,0 +1,46 @@
+/**
+ * Trusted Issue/PR Observations (spec 7.16). The gate identity is
+ * canonical({condition,host,kind,repository_id,resource_id}); display
+ * coordinates (repository, number) never change it (contract `gate_identity`).
+ */
+import { canonicalize } from '../../codec/index.ts';
+import { fail } from '../../errors.ts';
+import type { JsonObject } from '../../json.ts';
+import { where, type CommitContext, type OperationOf } from '../context.ts';
+import type { ResourceIdentity } from '../state.ts';
+import { currentPolicy } from './policy.ts';
+
+export function gateIdentity(resource: Pick<ResourceIdentity, 'host' | 'kind' | 'repository_id' | 'resource_id'>, condition: string): string {
+  return canonicalize({
+    condition,
+    host: resource.host,
+    kind: resource.kind,
+    repository_id: resource.repository_id,
+    resource_id: resource.resource_id,
+  });
+}
+
+export function applyObservation(ctx: CommitContext, op: OperationOf<'Observation'>): void {
+  const { state } = ctx;
+  const at = where(ctx);
+  if (state.observations.has(op.observation_id)) fail('duplicate_observation', `observation ${op.observation_id} already exists`, at);
+  const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
+  if (op.resource.kind !== conditionKind) fail('observation_invalid', `condition ${op.condition} does not apply to a ${op.resource.kind}`, at);
+  const gate = gateIdentity(op.resource, op.condition);
+  const limit = (currentPolicy(ctx).limits as Record<string, number>).observation_writes ?? 4096;
+  const writes = (state.observationWrites.get(gate) ?? 0) + 1;
+  if (writes > limit) fail('observation_budget_exhausted', `gate has used its ${limit} observation writes in this epoch`, at);
+  state.observationWrites.set(gate, writes);
+  state.observations.set(op.observation_id, {
+    observationId: op.observation_id,
+    commitId: ctx.commit.id,
+    gate,
+    condition: op.condition,
+    state: op.state,
+    observedAt: op.observed_at,
+    credentialGeneration: op.credential_generation,
+    readStatus: op.read_status,
+    operation: op as unknown as JsonObject,
+  });
+  state.latestObservation.set(gate, op.observation_id);
+}

@@ -1,0 +1,112 @@
+/**
+ * Policy epochs (spec 7.1, 7.10: quiescence), operational Controls (7.10) and
+ * prospective worker Deployments (7.10 "Stable obligations and evolving execution").
+ */
+import { canonicalize } from '../../codec/index.ts';
+import { fail } from '../../errors.ts';
+import type { JsonObject } from '../../json.ts';
+import { createFairnessState } from '../../scheduler/clocks.ts';
+import { where, type CommitContext, type OperationOf } from '../context.ts';
+
+export function currentPolicy(ctx: CommitContext): JsonObject {
+  const policy = ctx.state.policy;
+  if (policy === null) fail('policy_missing', 'no Policy is installed', where(ctx));
+  return policy.policy;
+}
+
+export function poolPolicy(ctx: CommitContext, pool: string): JsonObject {
+  const pools = currentPolicy(ctx).pools as Record<string, JsonObject>;
+  const found = Object.prototype.hasOwnProperty.call(pools, pool) ? pools[pool] : undefined;
+  if (found === undefined) fail('unknown_pool', `pool ${pool} is not configured in the Policy`, where(ctx));
+  return found;
+}
+
+/** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier. */
+export function quiescenceBlocker(ctx: CommitContext): string | null {
+  const { state } = ctx;
+  for (const [pool, n] of state.pendingByPool) if (n > 0) return `pool ${pool} has ${n} nonterminal or delivery-pending Work`;
+  for (const [pool, n] of state.outstandingClaims) if (n > 0) return `pool ${pool} has ${n} open Claims`;
+  for (const [pool, n] of state.outstandingNative) if (n > 0) return `pool ${pool} has ${n} unreleased native reservations`;
+  return null;
+}
+
+export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void {
+  const { state, commit } = ctx;
+  const at = where(ctx);
+  if (ctx.index !== 0) fail('policy_position', 'a Policy operation must be the first operation of its commit', at);
+  if (commit.policy_epoch !== op.epoch) {
+    fail('policy_epoch_mismatch', `commit policy_epoch ${commit.policy_epoch} does not bind the installed epoch ${op.epoch}`, at);
+  }
+  if (ctx.ordinal === 0) {
+    if (commit.request.kind !== 'policy' && commit.request.kind !== 'submit') {
+      fail('genesis_invalid', `a genesis Policy arrives with a policy or bootstrap submit request, not ${commit.request.kind}`, at);
+    }
+  } else {
+    if (commit.request.kind !== 'policy') fail('policy_not_authorized', 'only the genesis bootstrap submit may install Policy with Work', at);
+    if (state.policyHistory.some((p) => p.epoch === op.epoch)) fail('policy_epoch_reused', `policy epoch ${op.epoch} was already installed`, at);
+    const blocker = quiescenceBlocker(ctx);
+    if (blocker !== null) fail('policy_not_quiescent', `cannot install epoch ${op.epoch}: ${blocker}`, at);
+  }
+  const policy = op.policy as unknown as JsonObject;
+  checkPolicyCoherence(ctx, policy);
+  const record = { epoch: op.epoch, policy, commitId: commit.id, ordinal: ctx.ordinal };
+  state.policy = record;
+  state.policyHistory.push(record);
+  // A new economic epoch explicitly initializes its clocks (7.10) and gate write budgets.
+  state.fairness = createFairnessState(policy);
+  state.observationWrites.clear();
+  state.unavailableProfiles.clear();
+}
+
+function checkPolicyCoherence(ctx: CommitContext, policy: JsonObject): void {
+  const at = where(ctx);
+  const weights = policy.accounting_weights as Record<string, number>;
+  if (weights[''] !== 1) fail('policy_invalid', 'the default fairness key "" must keep weight 1', at);
+  if (Object.keys(weights).length > 1024) fail('policy_invalid', 'at most 1024 fairness keys may be registered', at);
+  const pools = policy.pools as Record<string, JsonObject>;
+  for (const [name, pool] of Object.entries(pools)) {
+    const profiles = pool.profiles as Record<string, JsonObject>;
+    if (profiles[pool.default_profile as string] === undefined) {
+      fail('policy_invalid', `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`, at);
+    }
+  }
+}
+
+export function applyControl(ctx: CommitContext, op: OperationOf<'Control'>): void {
+  const at = where(ctx);
+  if (ctx.commit.actor.role !== 'administrator') fail('role_not_allowed', 'Controls require an administrator', at);
+  const { controls } = ctx.state;
+  if (op.control === 'credential_generation') {
+    if (typeof op.value !== 'string') fail('control_invalid', 'credential_generation takes an opaque identity string', at);
+    controls.credential_generation = op.value;
+  } else {
+    if (typeof op.value !== 'boolean') fail('control_invalid', `${op.control} takes a boolean`, at);
+    controls[op.control] = op.value;
+  }
+}
+
+/** Compare-and-set of a pool profile's prospective revision and availability. */
+export function applyDeployment(ctx: CommitContext, op: OperationOf<'Deployment'>): void {
+  const at = where(ctx);
+  const role = ctx.commit.actor.role;
+  if (role === 'worker' || role === 'reconciler') fail('role_not_allowed', `${role}s cannot derive Deployment operations`, at);
+  const pool = poolPolicy(ctx, op.pool);
+  const profiles = pool.profiles as Record<string, JsonObject>;
+  const current = profiles[op.worker_profile];
+  if (current === undefined) fail('unknown_profile', `pool ${op.pool} has no worker profile ${op.worker_profile}`, at);
+  if (current.ref !== op.expected_ref) {
+    fail('deployment_conflict', `expected ref ${op.expected_ref} but the profile is at ${String(current.ref)}`, at);
+  }
+  const key = `${op.pool}\u0000${op.worker_profile}`;
+  const next = op.profile as unknown as JsonObject;
+  if (op.activate !== false && canonicalize(next) !== canonicalize(current)) {
+    // Prospective only: existing Dispatch records keep their frozen profile (7.10).
+    // The installed Policy object is shared with its commit, so copy before changing.
+    const installed = ctx.state.policy!;
+    const policy = structuredClone(installed.policy);
+    ((policy.pools as Record<string, JsonObject>)[op.pool]!.profiles as Record<string, JsonObject>)[op.worker_profile] = structuredClone(next);
+    ctx.state.policy = { ...installed, policy };
+  }
+  if (op.available) ctx.state.unavailableProfiles.delete(key);
+  else ctx.state.unavailableProfiles.add(key);
+}

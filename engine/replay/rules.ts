@@ -1,0 +1,47 @@
+/**
+ * Request-level rules of the version-3 contract: which roles may publish which
+ * request kinds (contract.json `request_roles`) and which operation kinds each
+ * request kind may carry (spec 7.6, contract `request_parameters`).
+ */
+export type Role = 'administrator' | 'producer' | 'dispatcher' | 'worker' | 'reconciler';
+
+export const REQUEST_ROLES: Readonly<Record<Role, readonly string[]>> = {
+  administrator: ['policy', 'control', 'submit', 'dispatch_next', 'observe', 'cancel_work'],
+  producer: ['submit', 'cancel_work'],
+  dispatcher: ['submit', 'dispatch_next', 'observe', 'dispatch'],
+  worker: ['submit', 'dispatch_next', 'observe', 'finish', 'dispatch'],
+  reconciler: ['observe', 'dispatch', 'release', 'result', 'delivery_failure', 'cancel_claim', 'cancel_work'],
+};
+
+/**
+ * Operation kinds a request kind may persist. Policy inside `submit` is the
+ * bootstrap genesis form only (checked separately: ordinal 0, first operation).
+ * IssueLink/IssueComment are projector records of the protected hooks that run
+ * beside admission and settlement.
+ */
+export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+  policy: new Set(['Policy']),
+  control: new Set(['Control', 'WorkPriority', 'Deployment']),
+  submit: new Set(['Policy', 'Work', 'Deployment', 'IssueLink']),
+  dispatch_next: new Set(['Observation', 'Claim', 'Deployment', 'IssueComment']),
+  finish: new Set(['Completion', 'ClaimCancellation', 'WorkCancellation', 'IssueComment']),
+  observe: new Set(['Observation']),
+  dispatch: new Set(['Dispatch']),
+  release: new Set(['Release', 'ClaimCancellation']),
+  result: new Set(['Result', 'IssueComment']),
+  delivery_failure: new Set(['DeliveryFailure']),
+  cancel_work: new Set(['WorkCancellation']),
+  cancel_claim: new Set(['ClaimCancellation']),
+  checkpoint: new Set(['Checkpoint']),
+};
+
+/** Request kinds whose parameters are `{operations: [...]}` persisted verbatim. */
+export const OPERATIONS_KINDS: ReadonlySet<string> = new Set([
+  'policy', 'control', 'observe', 'dispatch', 'release', 'result', 'delivery_failure', 'cancel_work', 'cancel_claim',
+]);
+
+export function roleMayRequest(role: string, kind: string): boolean {
+  if (kind === 'checkpoint') return role === 'administrator';
+  const kinds = (REQUEST_ROLES as Record<string, readonly string[] | undefined>)[role];
+  return kinds !== undefined && kinds.includes(kind);
+}

@@ -1,0 +1,210 @@
+/**
+ * The replay state: what a fold over the causal chain (spec 7.6) remembers.
+ * It is private to the engine; surfaces read it through `Projection`.
+ * Everything here is disposable and re-derivable from the ledger (spec 7.17).
+ */
+import type { JsonObject } from '../json.ts';
+import type { FairnessState } from '../scheduler/clocks.ts';
+import type { ReadyIndex } from '../scheduler/ready-index.ts';
+
+export type WorkState = 'available' | 'claimed' | 'completed' | 'cancelled';
+/** Delivery barrier of a completed Work (spec 7.15). */
+export type Barrier = 'none' | 'pending' | 'verified' | 'failed';
+
+/** A typed dependency edge as persisted on Work (`depends_on`). */
+export type DependencyEdge =
+  | { kind: 'work'; work_id: string }
+  | { kind: 'issue'; condition: 'completed' | 'closed'; resource: ResourceIdentity }
+  | { kind: 'pull_request'; condition: 'merged'; resource: ResourceIdentity };
+
+export interface ResourceIdentity {
+  kind: 'issue' | 'pull_request';
+  host: string;
+  repository: string;
+  repository_id: string;
+  resource_id: string;
+  number: string;
+}
+
+/** Causal position: (commit ordinal, operation index). Unique per Work; FIFO order. */
+export interface Position {
+  ordinal: number;
+  operation: number;
+}
+
+export interface WorkRecord {
+  workId: string;
+  graphId: string;
+  nodeKey: string;
+  pool: string;
+  workerProfile: string;
+  batchTrustDomain: string;
+  /** Admitted (immutable) priority. */
+  priority: number;
+  /** Priority after WorkPriority overrides; used for future class charges. */
+  effectivePriority: number;
+  fairnessKey: string;
+  dependsOn: DependencyEdge[];
+  enqueued: number;
+  /** The complete immutable Work operation as admitted (idempotency, payload, views). */
+  definition: JsonObject;
+  position: Position;
+  /** Monotone FIFO rank: ordinal * 65536 + operation index (operations ≤ 256). */
+  fifo: number;
+  admittedCommit: string;
+  policyEpoch: string;
+  state: WorkState;
+  barrier: Barrier;
+  /** The Claim that currently owns this Work (state `claimed`), or that completed it. */
+  currentClaim: string | null;
+  /** All Claims ever granted for this Work, in causal order. */
+  claims: string[];
+  /** Number of Claims granted (attempts consumed). */
+  attempts: number;
+  /** Trusted retry boundary from the last ClaimCancellation (ms), or null. */
+  retryNotBefore: number | null;
+  completionCommit: string | null;
+  completionAt: number | null;
+  resultCommit: string | null;
+  deliveryFailureCommit: string | null;
+  cancellationCommit: string | null;
+  cancellationReason: string | null;
+  /** Ids of commits that touched this Work, causal order (explorer history). */
+  touchedBy: string[];
+}
+
+export type ClaimState = 'open' | 'completed' | 'cancelled';
+
+export interface ClaimRecord {
+  claimId: string;
+  workId: string;
+  dispatchId: string;
+  handle: string;
+  requestId: string;
+  commitId: string;
+  position: Position;
+  /** Class and key this Claim charged (effective priority at grant time). */
+  priority: number;
+  fairnessKey: string;
+  observations: string[];
+  state: ClaimState;
+  terminalCommitId: string | null;
+  retryNotBefore: number | null;
+  cancelReason: string | null;
+}
+
+export type DispatchState = 'reserved' | 'started' | 'bound' | 'uncertain' | 'unresolved' | 'rejected';
+
+export interface DispatchRecord {
+  dispatchId: string;
+  pool: string;
+  workerProfile: string;
+  /** The approved profile frozen at grant time (spec 7.10). */
+  profile: JsonObject;
+  batchTrustDomain: string;
+  claimIds: string[];
+  commitId: string;
+  requestId: string;
+  policyEpoch: string;
+  state: DispatchState;
+  sender: JsonObject | null;
+  run: JsonObject | null;
+  /** Native reservation outstanding until a Release. */
+  released: boolean;
+  releaseCommit: string | null;
+  /** Count of lifecycle writes (Dispatch/Release) for the recovery reserve. */
+  lifecycleWrites: number;
+  reason: string | null;
+}
+
+export interface ObservationRecord {
+  observationId: string;
+  commitId: string;
+  /** canonical({condition,host,kind,repository_id,resource_id}) — the gate identity. */
+  gate: string;
+  condition: string;
+  state: 'ready' | 'waiting' | 'failed' | 'unknown';
+  observedAt: number;
+  credentialGeneration: string;
+  readStatus: string;
+  operation: JsonObject;
+}
+
+export interface Controls {
+  admission_paused: boolean;
+  grants_paused: boolean;
+  credential_generation: string;
+}
+
+export interface RequestOutcome {
+  requestId: string;
+  kind: string;
+  fingerprint: string;
+  commitId: string;
+  ordinal: number;
+  at: number;
+  actor: JsonObject;
+  /** Claims created by this request (dispatch_next), in grant order. */
+  claimIds: string[];
+  /** Work ids admitted or named by this request (submit). */
+  workIds: string[];
+}
+
+export interface PolicyRecord {
+  epoch: string;
+  /** The installed QueuePolicy object. */
+  policy: JsonObject;
+  commitId: string;
+  ordinal: number;
+}
+
+export interface CommitInfo {
+  id: string;
+  previous: string | null;
+  ordinal: number;
+  at: number;
+  requestId: string;
+  kind: string;
+  role: string;
+  operations: number;
+  policyEpoch: string;
+}
+
+export interface ReplayState {
+  /** Queue repository from the genesis Actor. */
+  repository: string | null;
+  tip: string | null;
+  commits: CommitInfo[];
+  commitIndex: Map<string, number>;
+  policy: PolicyRecord | null;
+  policyHistory: PolicyRecord[];
+  controls: Controls;
+  works: Map<string, WorkRecord>;
+  /** Works by graph id (DAG views, graph limits). */
+  graphs: Map<string, string[]>;
+  /** Reverse Work edges: predecessor → successors. */
+  successors: Map<string, string[]>;
+  claims: Map<string, ClaimRecord>;
+  dispatches: Map<string, DispatchRecord>;
+  observations: Map<string, ObservationRecord>;
+  /** Latest observation id per gate identity. */
+  latestObservation: Map<string, string>;
+  /** Observation writes per gate identity in the current epoch (budget). */
+  observationWrites: Map<string, number>;
+  requests: Map<string, RequestOutcome>;
+  /** Fairness clocks of the current policy epoch, per pool (spec 7.5). */
+  fairness: FairnessState;
+  /** Scheduling indexes (per-bucket FIFO) maintained on every Work state change. */
+  ready: ReadyIndex;
+  /** Outstanding logical Claims per pool and per (pool, fairness key). */
+  outstandingClaims: Map<string, number>;
+  outstandingByKey: Map<string, number>;
+  /** Outstanding native reservations (unreleased dispatch groups) per pool. */
+  outstandingNative: Map<string, number>;
+  /** Nonterminal or delivery-pending Work per pool (pending_nodes limit, 7.17). */
+  pendingByPool: Map<string, number>;
+  /** Deployment availability per `${pool}\u0000${profile}` (absent = available). */
+  unavailableProfiles: Set<string>;
+  /** Backing Issue links and comments by Work id (projector records). */
+  issueLinks: Map<string, JsonObject[]>;
+}

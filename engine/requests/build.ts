@@ -1,0 +1,56 @@
+/**
+ * Candidate QueueCommit construction (spec 7.6, 7.7): one envelope per
+ * request, with the contract's fingerprint and candidate commit id. The
+ * candidate is validated by applying it to the replay state (`commitOn`), so
+ * nothing a builder makes can bypass replay's checks.
+ */
+import { canonicalize } from '../codec/index.ts';
+import { candidateCommitId, requestFingerprint } from '../identity/index.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import { applyCommit } from '../replay/apply.ts';
+import type { ReplayState } from '../replay/state.ts';
+import type { Actor, QueueCommit, QueueOperation } from '../schema/index.ts';
+import { parseQueueCommit } from '../schema/index.ts';
+
+export interface RequestEnvelope {
+  id: string;
+  kind: string;
+  parameters: JsonObject;
+  actor: Actor;
+  /** Trusted decision time (ms). */
+  at: number;
+  operations: QueueOperation[];
+  trace?: { publisher_attempt?: number; span_id?: string; trace_id?: string };
+}
+
+export function buildCommit(state: ReplayState, request: RequestEnvelope): QueueCommit {
+  const first = request.operations[0];
+  const epoch = first?.kind === 'Policy' ? first.epoch : state.policy?.epoch;
+  const commit = {
+    version: 3,
+    id: candidateCommitId(state.tip, request.id),
+    previous: state.tip,
+    request: {
+      id: request.id,
+      kind: request.kind,
+      parameters: request.parameters,
+      fingerprint: requestFingerprint(request.actor as unknown as JsonValue, request.kind, request.parameters),
+    },
+    actor: request.actor,
+    policy_epoch: epoch ?? '',
+    at: request.at,
+    operations: request.operations,
+    ...(request.trace === undefined ? {} : { trace: request.trace }),
+  };
+  return parseQueueCommit(JSON.parse(canonicalize(commit as unknown as JsonValue)));
+}
+
+/**
+ * Validates `commit` by applying it to `state` (which it mutates) and returns
+ * its canonical ledger line, LF included. Callers that must keep `state`
+ * unchanged on failure work on a state they can discard.
+ */
+export function commitOn(state: ReplayState, commit: QueueCommit): string {
+  applyCommit(state, commit);
+  return `${canonicalize(commit as unknown as JsonValue)}\n`;
+}

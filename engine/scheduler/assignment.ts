@@ -1,0 +1,86 @@
+/**
+ * The worker assignment of one dispatch group (spec 7.14 `work_queue_assignment`;
+ * shape of canonical-prefix.json `assignment`): provenance envelope plus one
+ * member per Claim with the Work payload and its declared Result inputs
+ * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
+ */
+import { canonicalize } from '../codec/index.ts';
+import { fail } from '../errors.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import type { ReplayState, WorkRecord } from '../replay/state.ts';
+
+export const ASSIGNMENT_VERSION = 3;
+
+export interface AssignmentProvenance {
+  dispatch_id: string;
+  request_id: string;
+  commit_id: string;
+  policy_epoch: string;
+  pool: string;
+  worker_profile: string;
+}
+
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** Declared Work predecessors' verified Results, in `depends_on` order. */
+export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
+  const refs: JsonObject[] = [];
+  for (const edge of work.dependsOn) {
+    if (edge.kind !== 'work') continue;
+    const parent = state.works.get(edge.work_id);
+    if (parent?.barrier !== 'verified') {
+      return fail('dependency_result_unavailable', `declared Result of ${edge.work_id} is not verified`);
+    }
+    const input = state.ready.results.get(edge.work_id);
+    if (input === undefined) return fail('result_input_missing', `no Result descriptor recorded for ${edge.work_id}`);
+    refs.push({ work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor });
+  }
+  return refs;
+}
+
+/** One assignment member (AssignmentClaim.json). */
+export function assignmentMember(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject {
+  const payload: JsonValue | undefined = work.definition.payload;
+  if (payload === undefined || payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+    return fail('work_invalid', `Work ${work.workId} has no payload object`);
+  }
+  return { handle, claim_id: claimId, work_id: work.workId, work: payload, result_refs: resultRefs(state, work) };
+}
+
+export function assignment(provenance: AssignmentProvenance, members: JsonObject[]): JsonObject {
+  return { version: ASSIGNMENT_VERSION, ...provenance, claims: members };
+}
+
+/**
+ * Canonical byte size of a growing assignment without re-serializing it:
+ * `"claims":[m1,m2]` adds each member's bytes plus one comma between members.
+ */
+export class AssignmentSize {
+  private readonly base: number;
+  private members = 0;
+  private memberBytes = 0;
+
+  constructor(provenance: AssignmentProvenance) {
+    this.base = utf8Bytes(canonicalize(assignment(provenance, [])));
+  }
+
+  static memberBytes(member: JsonObject): number {
+    return utf8Bytes(canonicalize(member));
+  }
+
+  /** Size with one more member of `bytes`. */
+  withMember(bytes: number): number {
+    return this.base + this.memberBytes + bytes + (this.members > 0 ? 1 : 0);
+  }
+
+  add(bytes: number): void {
+    this.memberBytes += bytes + (this.members > 0 ? 1 : 0);
+    this.members++;
+  }
+
+  get total(): number {
+    return this.base + this.memberBytes;
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * Hierarchical virtual-pass clocks (spec 7.5): per pool, one class-level
+ * sibling set and one key-level sibling set per priority class. Exact bigint
+ * ticks: Q = LCM of the epoch's weights (including the default weight 1),
+ * stride = Q / weight. Clocks live for one policy epoch (spec 7.10).
+ *
+ * Planning never mutates: `planPick` returns a `ClockTransition`; only
+ * `applyTransition` (for an admitted Claim) changes a `FairnessState`.
+ */
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import { numericCompare, utf8Compare } from './order.ts';
+
+export type SchedulingMode = 'weighted-priority' | 'strict-priority';
+
+/** One sibling competition set: V, P[member], and the active set of the last admitted decision. */
+export interface SiblingClock<K> {
+  v: bigint;
+  pass: Map<K, bigint>;
+  active: Set<K>;
+}
+
+export interface PoolClocks {
+  classes: SiblingClock<number>;
+  /** Key-level sibling set of each priority class. */
+  keys: Map<number, SiblingClock<string>>;
+}
+
+export interface FairnessState {
+  /** Policy epoch these clocks belong to (null before the first Policy). */
+  epoch: string | null;
+  mode: SchedulingMode;
+  /** Class weights, index = priority - 1. */
+  classWeights: readonly number[];
+  classScale: bigint;
+  classStrides: readonly bigint[];
+  keyWeights: ReadonlyMap<string, number>;
+  keyScale: bigint;
+  /** Strides of the registered keys; an unregistered key has weight 1 (stride = keyScale). */
+  keyStrides: ReadonlyMap<string, bigint>;
+  pools: Map<string, PoolClocks>;
+}
+
+export interface PassCandidate<K> {
+  member: K;
+  /** Pass compared (after the entry clamp). */
+  pass: bigint;
+  stride: bigint;
+  /** Entering eligibility at this decision (clamped to V + stride). */
+  entering: boolean;
+}
+
+/** One `pick` over a sibling set, as data (spec 7.5 pseudo-code). */
+export interface SiblingStep<K> {
+  /** The eligible set; it becomes the active set. */
+  active: readonly K[];
+  /** Clamped passes of entering members: max(previous P, V + stride). */
+  entered: ReadonlyArray<readonly [K, bigint]>;
+  selected: K;
+  vBefore: bigint;
+  /** New V = P[selected] before its charge. */
+  v: bigint;
+  /** P[selected] after the charge (v + stride). */
+  pass: bigint;
+  stride: bigint;
+  /** Every eligible member, sorted by (pass, stable order); the first is `selected`. */
+  candidates: readonly PassCandidate<K>[];
+}
+
+export interface ClockTransition {
+  epoch: string | null;
+  pool: string;
+  mode: SchedulingMode;
+  priority: number;
+  fairnessKey: string;
+  /** Class-level pick; null in strict-priority mode, whose class clock never moves. */
+  classStep: SiblingStep<number> | null;
+  keyStep: SiblingStep<string>;
+  /** Classes with at least one eligible key, ascending. */
+  eligibleClasses: readonly number[];
+}
+
+const MAX_WEIGHT = 1000;
+
+function weight(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_WEIGHT) {
+    return fail('policy_invalid', `${what} must be an integer weight in 1..${MAX_WEIGHT}`);
+  }
+  return value;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Q = LCM of the weights and the default weight 1 (spec 7.5). */
+export function tickScale(weights: Iterable<number>): bigint {
+  let q = 1n;
+  for (const w of weights) {
+    const big = BigInt(w);
+    q = (q / gcd(q, big)) * big;
+  }
+  return q;
+}
+
+/**
+ * Fresh clocks for a policy epoch: weights from `class_weights` (priorities 1-5)
+ * and `accounting_weights` (default key "" keeps weight 1). `policy` is the
+ * installed QueuePolicy object; null gives the empty pre-genesis state.
+ */
+export function createFairnessState(policy: JsonObject | null, epoch: string | null = null): FairnessState {
+  const modeValue = policy?.mode ?? 'weighted-priority';
+  if (modeValue !== 'weighted-priority' && modeValue !== 'strict-priority') {
+    return fail('policy_invalid', 'mode must be weighted-priority or strict-priority');
+  }
+  const rawClasses = policy?.class_weights ?? [8, 4, 2, 1, 1];
+  if (!Array.isArray(rawClasses) || rawClasses.length !== 5) return fail('policy_invalid', 'class_weights must list 5 weights');
+  const classWeights = rawClasses.map((w, i) => weight(w, `class_weights[${i}]`));
+  const rawKeys = policy?.accounting_weights ?? {};
+  if (rawKeys === null || typeof rawKeys !== 'object' || Array.isArray(rawKeys)) {
+    return fail('policy_invalid', 'accounting_weights must be an object');
+  }
+  const keyWeights = new Map<string, number>();
+  for (const [key, w] of Object.entries(rawKeys)) keyWeights.set(key, weight(w, `accounting_weights[${JSON.stringify(key)}]`));
+  const classScale = tickScale(classWeights);
+  const keyScale = tickScale(keyWeights.values());
+  const keyStrides = new Map<string, bigint>();
+  for (const [key, w] of keyWeights) keyStrides.set(key, keyScale / BigInt(w));
+  return {
+    epoch,
+    mode: modeValue,
+    classWeights,
+    classScale,
+    classStrides: classWeights.map((w) => classScale / BigInt(w)),
+    keyWeights,
+    keyScale,
+    keyStrides,
+    pools: new Map(),
+  };
+}
+
+export function classStride(fairness: FairnessState, priority: number): bigint {
+  const stride = fairness.classStrides[priority - 1];
+  return stride ?? fail('priority_invalid', `priority ${priority} is outside 1..5`);
+}
+
+export function keyStride(fairness: FairnessState, key: string): bigint {
+  return fairness.keyStrides.get(key) ?? fairness.keyScale;
+}
+
+/** The pick rule of spec 7.5 over one sibling set, computed without mutation. */
+export function planSibling<K>(
+  clock: SiblingClock<K> | undefined,
+  eligible: readonly K[],
+  strideOf: (member: K) => bigint,
+  compare: (a: K, b: K) => number,
+): SiblingStep<K> | null {
+  if (eligible.length === 0) return null; // no decision: V does not advance
+  const vBefore = clock?.v ?? 0n;
+  const entered: Array<readonly [K, bigint]> = [];
+  const candidates: PassCandidate<K>[] = [];
+  for (const member of eligible) {
+    const stride = strideOf(member);
+    const previous = clock?.pass.get(member) ?? 0n;
+    const entering = clock === undefined || !clock.active.has(member);
+    let pass = previous;
+    if (entering) {
+      // Entry/reactivation is the only clamp point: no idle credit.
+      const floor = vBefore + stride;
+      pass = previous > floor ? previous : floor;
+      entered.push([member, pass]);
+    }
+    candidates.push({ member, pass, stride, entering });
+  }
+  candidates.sort((a, b) => (a.pass < b.pass ? -1 : a.pass > b.pass ? 1 : compare(a.member, b.member)));
+  const winner = candidates[0]!;
+  return {
+    active: [...eligible],
+    entered,
+    selected: winner.member,
+    vBefore,
+    v: winner.pass,
+    pass: winner.pass + winner.stride,
+    stride: winner.stride,
+    candidates,
+  };
+}
+
+/**
+ * Plan one grant decision for `pool` given its scheduling-eligible set:
+ * class → eligible fairness keys (spec 7.5). Weighted mode picks a class then
+ * a key in it; strict mode takes the least eligible class, then picks a key.
+ */
+export function planPick(
+  fairness: FairnessState,
+  pool: string,
+  eligible: ReadonlyMap<number, readonly string[]>,
+): ClockTransition | null {
+  const classes = [...eligible].filter(([, keys]) => keys.length > 0).map(([c]) => c).sort(numericCompare);
+  if (classes.length === 0) return null;
+  const clocks = fairness.pools.get(pool);
+  let classStep: SiblingStep<number> | null = null;
+  let priority: number;
+  if (fairness.mode === 'weighted-priority') {
+    classStep = planSibling(clocks?.classes, classes, (c) => classStride(fairness, c), numericCompare)!;
+    priority = classStep.selected;
+  } else {
+    priority = classes[0]!;
+  }
+  const keys = eligible.get(priority)!;
+  const keyStep = planSibling(clocks?.keys.get(priority), keys, (k) => keyStride(fairness, k), utf8Compare)!;
+  return {
+    epoch: fairness.epoch,
+    pool,
+    mode: fairness.mode,
+    priority,
+    fairnessKey: keyStep.selected,
+    classStep,
+    keyStep,
+    eligibleClasses: classes,
+  };
+}
+
+function emptyClock<K>(): SiblingClock<K> {
+  return { v: 0n, pass: new Map(), active: new Set() };
+}
+
+function applyStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>, what: string): void {
+  if (clock.v !== step.vBefore) fail('fairness_transition_stale', `${what} clock moved since the transition was planned`);
+  for (const [member, pass] of step.entered) clock.pass.set(member, pass);
+  clock.active = new Set(step.active);
+  clock.v = step.v;
+  clock.pass.set(step.selected, step.pass);
+}
+
+/** Apply an admitted Claim's transition (spec 7.5: only the selected path is charged). */
+export function applyTransition(fairness: FairnessState, transition: ClockTransition): void {
+  if (transition.epoch !== fairness.epoch) {
+    fail('fairness_epoch_mismatch', `transition planned in epoch ${String(transition.epoch)}, clocks are ${String(fairness.epoch)}`);
+  }
+  let clocks = fairness.pools.get(transition.pool);
+  if (clocks === undefined) {
+    clocks = { classes: emptyClock(), keys: new Map() };
+    fairness.pools.set(transition.pool, clocks);
+  }
+  if (transition.classStep !== null) applyStep(clocks.classes, transition.classStep, 'class');
+  let keyClock = clocks.keys.get(transition.priority);
+  if (keyClock === undefined) {
+    keyClock = emptyClock();
+    clocks.keys.set(transition.priority, keyClock);
+  }
+  applyStep(keyClock, transition.keyStep, 'key');
+}
+
+function cloneClock<K>(clock: SiblingClock<K>): SiblingClock<K> {
+  return { v: clock.v, pass: new Map(clock.pass), active: new Set(clock.active) };
+}
+
+/** A copy sharing everything but `pool`'s clocks, for tentative packing (spec 7.3). */
+export function forkPool(fairness: FairnessState, pool: string): FairnessState {
+  const pools = new Map(fairness.pools);
+  const clocks = fairness.pools.get(pool);
+  if (clocks !== undefined) {
+    const keys = new Map<number, SiblingClock<string>>();
+    for (const [priority, clock] of clocks.keys) keys.set(priority, cloneClock(clock));
+    pools.set(pool, { classes: cloneClock(clocks.classes), keys });
+  }
+  return { ...fairness, pools };
+}
+
+/** Class-level V of `pool` as a canonical decimal string. */
+export function classV(fairness: FairnessState, pool: string): string {
+  return (fairness.pools.get(pool)?.classes.v ?? 0n).toString();
+}
+
+/** Key-level V of class `priority` in `pool` as a canonical decimal string. */
+export function keyV(fairness: FairnessState, pool: string, priority: number): string {
+  return (fairness.pools.get(pool)?.keys.get(priority)?.v ?? 0n).toString();
+}
+
+export interface SiblingView {
+  v: string;
+  pass: Record<string, string>;
+  active: string[];
+}
+
+function view<K extends string | number>(clock: SiblingClock<K> | undefined, compare: (a: K, b: K) => number): SiblingView {
+  const members = [...(clock?.pass.keys() ?? [])].sort(compare);
+  const pass: Record<string, string> = {};
+  for (const m of members) pass[String(m)] = clock!.pass.get(m)!.toString();
+  return { v: (clock?.v ?? 0n).toString(), pass, active: [...(clock?.active ?? [])].sort(compare).map(String) };
+}
+
+/** Diagnostic view of a pool's clocks (decimal strings; spec 7.13). */
+export function clockView(fairness: FairnessState, pool: string): { classes: SiblingView; keys: Record<string, SiblingView> } {
+  const clocks = fairness.pools.get(pool);
+  const keys: Record<string, SiblingView> = {};
+  for (const priority of [...(clocks?.keys.keys() ?? [])].sort(numericCompare)) {
+    keys[String(priority)] = view(clocks!.keys.get(priority), utf8Compare);
+  }
+  return { classes: view(clocks?.classes, numericCompare), keys };
+}

@@ -1,0 +1,212 @@
+/**
+ * Scheduling eligibility (spec 7.3, 7.15, 7.16): whether an available Work
+ * may compete for the next grant at `asOf`, and if not, the concrete blocking
+ * clause with a bounded blocking path (spec 7.13).
+ */
+import { canonicalize } from '../codec/index.ts';
+import type { PoolPolicy } from '../schema/policy.ts';
+import type { DependencyEdge, ReplayState, WorkRecord } from '../replay/state.ts';
+import { accountOutstanding, isClaimed, logicalOutstanding, type PlanOverlay } from './overlay.ts';
+import { poolPolicy, workerProfile } from './policy-view.ts';
+
+/** Reason codes, in the order the gates are checked. */
+export const ELIGIBILITY_REASONS = [
+  'ownership_claimed',
+  'ownership_completed',
+  'ownership_cancelled',
+  'pool_mismatch',
+  'grants_paused',
+  'retry_delayed',
+  'retry_exhausted',
+  'capacity_blocked',
+  'account_capacity_blocked',
+  'profile_unavailable',
+  'deployment_unavailable',
+  'dependency_wait',
+  'dependency_result_unavailable',
+  'dependency_delivery_failed',
+  'dependency_failed',
+  'external_unavailable',
+  'observation_stale',
+  'external_wait',
+] as const;
+export type EligibilityReason = (typeof ELIGIBILITY_REASONS)[number];
+
+/** Longest blocking path reported (hops through waiting Work predecessors). */
+export const MAX_BLOCKING_HOPS = 64;
+
+export interface BlockingStep {
+  kind: 'work' | 'issue' | 'pull_request';
+  reason: EligibilityReason;
+  /** Work vertex: its id, ownership state and delivery barrier. */
+  work_id?: string;
+  state?: string;
+  barrier?: string;
+  /** Issue/PR gate: canonical gate identity, condition and the latest observation (if any). */
+  gate?: string;
+  condition?: string;
+  observation_id?: string | null;
+}
+
+export type Eligibility =
+  | { eligible: true; observations: string[] }
+  | { eligible: false; reason: EligibilityReason; blockingPath: BlockingStep[] };
+
+type External = Exclude<DependencyEdge, { kind: 'work' }>;
+
+/** Gate identity: canonical({condition,host,kind,repository_id,resource_id}) (contract `gate_identity`). */
+export function gateIdentity(edge: External): string {
+  const r = edge.resource;
+  return canonicalize({ condition: edge.condition, host: r.host, kind: r.kind, repository_id: r.repository_id, resource_id: r.resource_id });
+}
+
+type GateResult = { ok: true; observationId: string } | { ok: false; reason: EligibilityReason; observationId: string | null };
+
+/** Fresh trusted satisfying observation of one Issue/PR gate (spec 7.16 condition table). */
+function checkGate(state: ReplayState, edge: External, asOf: number, pool: PoolPolicy): GateResult {
+  const id = state.latestObservation.get(gateIdentity(edge));
+  const observation = id === undefined ? undefined : state.observations.get(id);
+  if (observation === undefined || observation.state === 'unknown') {
+    return { ok: false, reason: 'external_unavailable', observationId: id ?? null };
+  }
+  const oid = observation.observationId;
+  if (
+    observation.credentialGeneration !== state.controls.credential_generation ||
+    observation.observedAt > asOf ||
+    asOf - observation.observedAt > pool.max_observation_age_ms
+  ) {
+    return { ok: false, reason: 'observation_stale', observationId: oid };
+  }
+  const op = observation.operation;
+  let satisfied = observation.state === 'ready' && observation.readStatus === 'ok';
+  if (satisfied && edge.kind === 'issue') {
+    satisfied = op.resource_state === 'closed' && (edge.condition === 'closed' || op.state_reason === 'completed');
+  } else if (satisfied) {
+    satisfied = op.merged === true && typeof op.merge_commit === 'string' && op.merge_commit.length > 0;
+  }
+  return satisfied ? { ok: true, observationId: oid } : { ok: false, reason: 'external_wait', observationId: oid };
+}
+
+function workStep(work: WorkRecord, reason: EligibilityReason): BlockingStep {
+  return { kind: 'work', reason, work_id: work.workId, state: work.state, barrier: work.barrier };
+}
+
+const TERMINAL_FAILURES: ReadonlySet<EligibilityReason> = new Set(['dependency_failed', 'dependency_delivery_failed']);
+
+/**
+ * Dependency gates of `work`, in `depends_on` order. The first unsatisfied
+ * edge decides; a waiting Work predecessor is followed up its own first
+ * unsatisfied edge (≤ 64 hops) so the path ends at the gate or failed
+ * ancestor that actually blocks. A failed ancestor makes the reason terminal.
+ */
+export function dependencyGates(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy): Eligibility {
+  const observations: string[] = [];
+  for (const edge of work.dependsOn) {
+    const blocked = blockingEdge(state, edge, asOf, pool);
+    if (blocked === null) {
+      if (edge.kind !== 'work') observations.push(state.latestObservation.get(gateIdentity(edge))!);
+      continue;
+    }
+    const path: BlockingStep[] = [workStep(work, blocked.reason), blocked.step];
+    let reason = blocked.reason;
+    let next = blocked.waitingOn;
+    const seen = new Set([work.workId]);
+    while (next !== null && path.length <= MAX_BLOCKING_HOPS && !seen.has(next.workId)) {
+      seen.add(next.workId);
+      const upstream = firstBlocked(state, next, asOf, pool);
+      if (upstream === null) break;
+      path.push(upstream.step);
+      if (TERMINAL_FAILURES.has(upstream.reason)) reason = upstream.reason;
+      next = upstream.waitingOn;
+    }
+    return { eligible: false, reason, blockingPath: path };
+  }
+  return { eligible: true, observations };
+}
+
+interface Blocked {
+  reason: EligibilityReason;
+  step: BlockingStep;
+  /** An available predecessor whose own gates explain the wait. */
+  waitingOn: WorkRecord | null;
+}
+
+function firstBlocked(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy): Blocked | null {
+  for (const edge of work.dependsOn) {
+    const blocked = blockingEdge(state, edge, asOf, pool);
+    if (blocked !== null) return blocked;
+  }
+  return null;
+}
+
+function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, pool: PoolPolicy): Blocked | null {
+  if (edge.kind === 'work') {
+    const parent = state.works.get(edge.work_id);
+    if (parent === undefined) {
+      return { reason: 'dependency_wait', step: { kind: 'work', reason: 'dependency_wait', work_id: edge.work_id }, waitingOn: null };
+    }
+    let reason: EligibilityReason | null = null;
+    if (parent.state === 'cancelled') reason = 'dependency_failed';
+    else if (parent.barrier === 'failed') reason = 'dependency_delivery_failed';
+    else if (parent.state === 'completed' && parent.barrier !== 'verified') reason = 'dependency_result_unavailable';
+    else if (parent.state !== 'completed') reason = 'dependency_wait';
+    if (reason === null) return null;
+    return { reason, step: workStep(parent, reason), waitingOn: parent.state === 'available' ? parent : null };
+  }
+  const gate = checkGate(state, edge, asOf, pool);
+  if (gate.ok) return null;
+  const step: BlockingStep = {
+    kind: edge.kind,
+    reason: gate.reason,
+    gate: gateIdentity(edge),
+    condition: edge.condition,
+    observation_id: gate.observationId,
+  };
+  return { reason: gate.reason, step, waitingOn: null };
+}
+
+function ownership(work: WorkRecord): EligibilityReason {
+  return work.state === 'available' ? 'ownership_claimed' : (`ownership_${work.state}` as const);
+}
+
+function blocked(work: WorkRecord, reason: EligibilityReason): Eligibility {
+  return { eligible: false, reason, blockingPath: [workStep(work, reason)] };
+}
+
+/**
+ * Work-level gates (everything except capacity), in the reference order:
+ * ownership, grants pause, retry delay, attempt budget, profile, dependencies.
+ */
+export function workGates(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy, overlay?: PlanOverlay): Eligibility {
+  if (isClaimed(work, overlay)) return blocked(work, 'ownership_claimed');
+  if (work.state !== 'available') return blocked(work, ownership(work));
+  if (state.controls.grants_paused) return blocked(work, 'grants_paused');
+  if (work.retryNotBefore !== null && work.retryNotBefore > asOf) return blocked(work, 'retry_delayed');
+  if (work.attempts >= pool.retry.max_attempts) return blocked(work, 'retry_exhausted');
+  if (workerProfile(pool, work.workerProfile) === undefined) return blocked(work, 'profile_unavailable');
+  if (state.unavailableProfiles.has(`${work.pool}\u0000${work.workerProfile}`)) return blocked(work, 'deployment_unavailable');
+  return dependencyGates(state, work, asOf, pool);
+}
+
+/** Capacity gates of one (pool, fairness key) (spec 7.3 "below its outstanding-Claim limit"). */
+export function capacityGate(state: ReplayState, poolName: string, key: string, pool: PoolPolicy, overlay?: PlanOverlay): EligibilityReason | null {
+  if (logicalOutstanding(state, poolName, overlay) >= pool.logical_limit) return 'capacity_blocked';
+  if (pool.per_account_limit !== undefined && accountOutstanding(state, poolName, key, overlay) >= pool.per_account_limit) {
+    return 'account_capacity_blocked';
+  }
+  return null;
+}
+
+/** Scheduling eligibility of `work` for a grant in `pool` at `asOf`. */
+export function eligibility(state: ReplayState, work: WorkRecord, asOf: number, pool: string = work.pool, overlay?: PlanOverlay): Eligibility {
+  const policy = poolPolicy(state, work.pool);
+  if (isClaimed(work, overlay)) return blocked(work, 'ownership_claimed');
+  if (work.state !== 'available') return blocked(work, ownership(work));
+  if (pool !== work.pool) return blocked(work, 'pool_mismatch');
+  if (state.controls.grants_paused) return blocked(work, 'grants_paused');
+  if (work.retryNotBefore !== null && work.retryNotBefore > asOf) return blocked(work, 'retry_delayed');
+  if (work.attempts >= policy.retry.max_attempts) return blocked(work, 'retry_exhausted');
+  const capacity = capacityGate(state, pool, work.fairnessKey, policy, overlay);
+  if (capacity !== null) return blocked(work, capacity);
+  return workGates(state, work, asOf, policy, overlay);
+}

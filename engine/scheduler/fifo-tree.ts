@@ -1,0 +1,132 @@
+/**
+ * An ordered set of Work ids keyed by FIFO rank (first committed position,
+ * spec 7.3): AVL tree, O(log n) insert/remove, in-order iteration from the
+ * head so a scan can skip ineligible heads without removing them.
+ */
+
+interface Node {
+  rank: number;
+  id: string;
+  height: number;
+  left: Node | null;
+  right: Node | null;
+}
+
+function height(n: Node | null): number {
+  return n === null ? 0 : n.height;
+}
+
+function update(n: Node): void {
+  n.height = 1 + Math.max(height(n.left), height(n.right));
+}
+
+function rotateRight(n: Node): Node {
+  const l = n.left!;
+  n.left = l.right;
+  l.right = n;
+  update(n);
+  update(l);
+  return l;
+}
+
+function rotateLeft(n: Node): Node {
+  const r = n.right!;
+  n.right = r.left;
+  r.left = n;
+  update(n);
+  update(r);
+  return r;
+}
+
+function balance(n: Node): Node {
+  update(n);
+  const skew = height(n.left) - height(n.right);
+  if (skew > 1) {
+    if (height(n.left!.left) < height(n.left!.right)) n.left = rotateLeft(n.left!);
+    return rotateRight(n);
+  }
+  if (skew < -1) {
+    if (height(n.right!.right) < height(n.right!.left)) n.right = rotateRight(n.right!);
+    return rotateLeft(n);
+  }
+  return n;
+}
+
+export class FifoTree {
+  private root: Node | null = null;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Insert `id` at `rank`; a rank already present is replaced. Returns true when added. */
+  insert(rank: number, id: string): boolean {
+    let added = false;
+    const put = (n: Node | null): Node => {
+      if (n === null) {
+        added = true;
+        return { rank, id, height: 1, left: null, right: null };
+      }
+      if (rank < n.rank) n.left = put(n.left);
+      else if (rank > n.rank) n.right = put(n.right);
+      else {
+        n.id = id;
+        return n;
+      }
+      return balance(n);
+    };
+    this.root = put(this.root);
+    if (added) this.count++;
+    return added;
+  }
+
+  /** Remove the entry at `rank`. Returns true when it existed. */
+  remove(rank: number): boolean {
+    let removed = false;
+    const takeMin = (n: Node): [Node | null, Node] => {
+      if (n.left === null) return [n.right, n];
+      const [left, min] = takeMin(n.left);
+      n.left = left;
+      return [balance(n), min];
+    };
+    const drop = (n: Node | null): Node | null => {
+      if (n === null) return null;
+      if (rank < n.rank) n.left = drop(n.left);
+      else if (rank > n.rank) n.right = drop(n.right);
+      else {
+        removed = true;
+        if (n.left === null) return n.right;
+        if (n.right === null) return n.left;
+        const [right, min] = takeMin(n.right);
+        min.left = n.left;
+        min.right = right;
+        return balance(min);
+      }
+      return balance(n);
+    };
+    this.root = drop(this.root);
+    if (removed) this.count--;
+    return removed;
+  }
+
+  /** Entries in ascending rank. Iteration cost is O(log n + k) for k entries read. */
+  *entries(): Generator<[number, string]> {
+    const stack: Node[] = [];
+    let n = this.root;
+    while (n !== null || stack.length > 0) {
+      while (n !== null) {
+        stack.push(n);
+        n = n.left;
+      }
+      const top = stack.pop()!;
+      yield [top.rank, top.id];
+      n = top.right;
+    }
+  }
+
+  /** Height of the tree (tests check the AVL bound). */
+  depth(): number {
+    return height(this.root);
+  }
+}

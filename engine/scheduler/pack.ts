@@ -1,0 +1,248 @@
+/**
+ * Fair-prefix packer for `dispatch_next {pool, max_claims, max_dispatches,
+ * max_bytes}` (spec 7.3, 7.7, 7.14; contract `packing`: "Largest fair prefix;
+ * earliest compatible group includes byte fit; no skipped winner; preceding
+ * Observations count against operation budget").
+ *
+ * Each winner comes from `planNext` over an overlay holding the prefix so
+ * far; it joins the earliest compatible group or opens one, otherwise the
+ * prefix stops. Nothing in `state` changes.
+ */
+import { createHash } from 'node:crypto';
+import { fail } from '../errors.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { WorkerProfile } from '../schema/policy.ts';
+import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
+import type { ClockTransition } from './clocks.ts';
+import { admitToOverlay, createOverlay, nativeOutstanding } from './overlay.ts';
+import { planNext, type Explanation, type NoGrantReason, type PlanResult } from './plan.ts';
+import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
+
+export interface DispatchNextRequest {
+  requestId: string;
+  /** Id of the QueueCommit that will carry (or carries) the Claims. */
+  commitId: string;
+  pool: string;
+  max_claims: number;
+  max_dispatches: number;
+  max_bytes: number;
+  /** Operations placed before the Claims in the same commit (refreshed Observations). */
+  precedingOperations?: number;
+}
+
+/** ClaimOperation.json. */
+export interface ClaimOperation {
+  kind: 'Claim';
+  work_id: string;
+  claim_id: string;
+  dispatch_id: string;
+  handle: string;
+  observations: string[];
+}
+
+export interface PackGroup {
+  dispatch_id: string;
+  worker_profile: string;
+  batch_trust_domain: string;
+  /** Fairness key of the first member (groups without share_keys keep one key). */
+  fairness_key: string;
+  claim_ids: string[];
+  /** Canonical UTF-8 bytes of `assignment`. */
+  bytes: number;
+  assignment: JsonObject;
+}
+
+export type PackStopReason =
+  | 'claim_budget_reached'
+  | 'operation_budget_reached'
+  | 'operation_budget_blocked'
+  | 'prefix_complete'
+  | 'dispatch_budget_blocked'
+  | 'native_capacity_blocked'
+  | 'assignment_bytes_blocked'
+  | NoGrantReason;
+
+export interface PackResult {
+  claims: ClaimOperation[];
+  /** One per Claim, in order: apply each with `applyTransition` when the commit is accepted. */
+  transitions: ClockTransition[];
+  groups: PackGroup[];
+  stopReason: PackStopReason;
+  /** One per `planNext` decision, in order; the last explains the stop unless a budget ended the prefix. */
+  explanations: Explanation[];
+  /** The decision that ended the prefix (the last winner when a budget was reached). */
+  next: PlanResult;
+}
+
+/** Contract `request_parameters.dispatch_next` bounds (DispatchNextParameters.json). */
+const MAX_REQUEST_CLAIMS = 256;
+const MAX_REQUEST_DISPATCHES = 256;
+const MAX_REQUEST_BYTES = 48 * 1024;
+
+function bounded(value: number, min: number, max: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < min || value > max) fail('request_invalid', `${name} must be an integer in ${min}..${max}`);
+  return value;
+}
+
+export function requestDigest(requestId: string): string {
+  return createHash('sha256').update(requestId, 'utf8').digest('hex');
+}
+
+interface OpenGroup extends Omit<PackGroup, 'bytes' | 'assignment'> {
+  provenance: AssignmentProvenance;
+  members: JsonObject[];
+  size: AssignmentSize;
+}
+
+/** Spec 7.14 group compatibility: profile, trust domain, key sharing, Claims per dispatch. */
+function compatible(group: OpenGroup, work: WorkRecord, profile: WorkerProfile): boolean {
+  return (
+    group.worker_profile === work.workerProfile &&
+    profile.trust_domain === work.batchTrustDomain &&
+    group.batch_trust_domain === work.batchTrustDomain &&
+    (profile.share_keys || group.fairness_key === work.fairnessKey) &&
+    group.claim_ids.length < profileMaxClaims(profile)
+  );
+}
+
+/** Pack the largest fair prefix for one dispatch_next request at `asOf`. */
+export function pack(state: ReplayState, request: DispatchNextRequest, asOf: number): PackResult {
+  const policy = installedPolicy(state);
+  const pool = poolPolicy(state, request.pool);
+  bounded(request.max_claims, 1, MAX_REQUEST_CLAIMS, 'max_claims');
+  bounded(request.max_dispatches, 1, MAX_REQUEST_DISPATCHES, 'max_dispatches');
+  bounded(request.max_bytes, 1, MAX_REQUEST_BYTES, 'max_bytes');
+  const preceding = bounded(request.precedingOperations ?? 0, 0, policy.limits.operations, 'precedingOperations');
+  bounded(asOf, 0, Number.MAX_SAFE_INTEGER, 'asOf');
+
+  const overlay = createOverlay(state, request.pool, asOf);
+  const digest = requestDigest(request.requestId);
+  const byteLimit = Math.min(request.max_bytes, policy.limits.assignment_bytes);
+  const limit = Math.min(request.max_claims, policy.limits.operations - preceding);
+  const epoch = state.policy!.epoch;
+  const claims: ClaimOperation[] = [];
+  const transitions: ClockTransition[] = [];
+  const groups: OpenGroup[] = [];
+  const explanations: Explanation[] = [];
+  const decide = (): PlanResult => {
+    const plan = planNext(state, request.pool, asOf, overlay);
+    explanations.push(plan.explanation);
+    return plan;
+  };
+
+  let next = decide();
+  let stop: PackStopReason | null = null;
+  while (claims.length < limit && next.selected) {
+    const { work, transition, observations } = next;
+    const profile = workerProfile(pool, work.workerProfile)!;
+    const claimId = `c_${digest}_${claims.length + 1}`;
+    let group: OpenGroup | undefined;
+    let member: JsonObject | undefined;
+    let memberBytes = 0;
+    for (const candidate of groups) {
+      if (!compatible(candidate, work, profile)) continue;
+      const proposed = assignmentMember(state, work, claimId, `h${candidate.claim_ids.length + 1}`);
+      const bytes = AssignmentSize.memberBytes(proposed);
+      if (candidate.size.withMember(bytes) <= byteLimit) {
+        [group, member, memberBytes] = [candidate, proposed, bytes];
+        break;
+      }
+    }
+    const opens = group === undefined;
+    if (group === undefined) {
+      if (groups.length >= request.max_dispatches) {
+        stop = 'dispatch_budget_blocked';
+        break;
+      }
+      if (nativeOutstanding(state, request.pool, overlay) >= pool.native_limit) {
+        stop = 'native_capacity_blocked';
+        break;
+      }
+      const dispatchId = `d_${digest}_${groups.length + 1}`;
+      const provenance: AssignmentProvenance = {
+        dispatch_id: dispatchId,
+        request_id: request.requestId,
+        commit_id: request.commitId,
+        policy_epoch: epoch,
+        pool: request.pool,
+        worker_profile: work.workerProfile,
+      };
+      const opened: OpenGroup = {
+        dispatch_id: dispatchId,
+        worker_profile: work.workerProfile,
+        batch_trust_domain: work.batchTrustDomain,
+        fairness_key: work.fairnessKey,
+        claim_ids: [],
+        provenance,
+        members: [],
+        size: new AssignmentSize(provenance),
+      };
+      member = assignmentMember(state, work, claimId, 'h1');
+      memberBytes = AssignmentSize.memberBytes(member);
+      if (opened.size.withMember(memberBytes) > byteLimit) {
+        stop = 'assignment_bytes_blocked';
+        break;
+      }
+      groups.push(opened);
+      group = opened;
+    }
+    claims.push({
+      kind: 'Claim',
+      work_id: work.workId,
+      claim_id: claimId,
+      dispatch_id: group.dispatch_id,
+      handle: `h${group.claim_ids.length + 1}`,
+      observations: [...observations],
+    });
+    group.claim_ids.push(claimId);
+    group.members.push(member!);
+    group.size.add(memberBytes);
+    transitions.push(transition);
+    admitToOverlay(overlay, work, transition, opens);
+    if (claims.length < limit) next = decide();
+  }
+
+  let stopReason: PackStopReason;
+  if (stop !== null) stopReason = stop;
+  else if (claims.length === limit) {
+    stopReason = limit <= 0 ? 'operation_budget_blocked' : limit === request.max_claims ? 'claim_budget_reached' : 'operation_budget_reached';
+  } else if (!next.selected) {
+    stopReason = claims.length > 0 && next.reason === 'no_work' ? 'prefix_complete' : next.reason;
+  } else stopReason = 'operation_budget_blocked';
+  return {
+    claims,
+    transitions,
+    groups: groups.map((g) => ({
+      dispatch_id: g.dispatch_id,
+      worker_profile: g.worker_profile,
+      batch_trust_domain: g.batch_trust_domain,
+      fairness_key: g.fairness_key,
+      claim_ids: [...g.claim_ids],
+      bytes: g.size.total,
+      assignment: assignment(g.provenance, g.members),
+    })),
+    stopReason,
+    explanations,
+    next,
+  };
+}
+
+/** First difference between planned and committed Claim operations, or null when identical. */
+export function claimMismatch(planned: readonly ClaimOperation[], committed: readonly JsonValue[]): { index: number; field: string } | null {
+  const n = Math.max(planned.length, committed.length);
+  for (let i = 0; i < n; i++) {
+    const p = planned[i];
+    const c = committed[i];
+    if (p === undefined || c === undefined || c === null || typeof c !== 'object' || Array.isArray(c)) return { index: i, field: 'count' };
+    for (const field of ['kind', 'work_id', 'claim_id', 'dispatch_id', 'handle'] as const) {
+      if (c[field] !== p[field]) return { index: i, field };
+    }
+    const obs = c.observations;
+    if (!Array.isArray(obs) || obs.length !== p.observations.length || obs.some((o, j) => o !== p.observations[j])) {
+      return { index: i, field: 'observations' };
+    }
+    if (Object.keys(c).length !== 6) return { index: i, field: 'shape' };
+  }
+  return null;
+}
