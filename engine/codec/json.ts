@@ -88,17 +88,25 @@ function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
-function sortKeys(keys: string[]): void {
+function writeObject(o: Record<string, unknown>, depth: number): string {
+  const keys = Object.keys(o);
   let sorted = true;
-  let surrogates = false;
+  let plain = true; // no key needs escaping or holds a surrogate
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    if (SURROGATE.test(k)) surrogates = true;
+    if (plain && NEEDS_CARE.test(k)) plain = false;
     if (i > 0 && keys[i - 1]! > k) sorted = false;
   }
-  // Without surrogates, UTF-16 unit order (`<`, default sort) equals code-point order.
-  if (surrogates) keys.sort(compareCodePoints);
+  // Without surrogates, UTF-16 unit order (`>`, default sort) equals code-point order.
+  if (!plain) keys.sort(compareCodePoints);
   else if (!sorted) keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (i > 0) out += ',';
+    out += (plain ? '"' + k + '"' : quote(k)) + ':' + write(o[k], depth + 1);
+  }
+  return out + '}';
 }
 
 function write(v: unknown, depth: number): string {
@@ -123,16 +131,7 @@ function write(v: unknown, depth: number): string {
       }
       const proto: unknown = Object.getPrototypeOf(v);
       if (proto !== Object.prototype && proto !== null) fail('unsupported_value', 'only plain objects are JSON objects');
-      const o = v as Record<string, unknown>;
-      const keys = Object.keys(o);
-      sortKeys(keys);
-      let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i]!;
-        if (i > 0) out += ',';
-        out += quote(k) + ':' + write(o[k], depth + 1);
-      }
-      return out + '}';
+      return writeObject(v as Record<string, unknown>, depth);
     }
     default:
       return fail('unsupported_value', `${typeof v} is not a JSON value`);

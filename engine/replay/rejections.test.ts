@@ -144,7 +144,9 @@ describe.skipIf(!haveReference)('replay rejections (../shared/reference absent: 
     const c = copy();
     const ops = byId(c, 'q3').operations;
     const [a, , cc] = ops;
-    [a!.work_id, cc!.work_id] = [cc!.work_id, a!.work_id];
+    const first = a!.work_id!;
+    a!.work_id = cc!.work_id!;
+    cc!.work_id = first;
     expect(codeOf(ledger(c))).toBe('claim_not_fair');
   });
 

@@ -26,6 +26,9 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
   if (state.observations.has(op.observation_id)) fail('duplicate_observation', `observation ${op.observation_id} already exists`, at);
   const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
   if (op.resource.kind !== conditionKind) fail('observation_invalid', `condition ${op.condition} does not apply to a ${op.resource.kind}`, at);
+  if (op.state === 'ready' && !satisfies(op)) {
+    fail('observation_invalid', `a ready ${op.condition} observation must carry the facts that satisfy it`, at);
+  }
   const gate = gateIdentity(op.resource, op.condition);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).observation_writes ?? 4096;
   const writes = (state.observationWrites.get(gate) ?? 0) + 1;
@@ -43,4 +46,13 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
     operation: op as unknown as JsonObject,
   });
   state.latestObservation.set(gate, op.observation_id);
+}
+
+/** Spec 7.16 "Explicit condition semantics": the recorded facts must prove the predicate. */
+function satisfies(op: OperationOf<'Observation'>): boolean {
+  switch (op.condition) {
+    case 'completed': return op.resource_state === 'closed' && op.state_reason === 'completed';
+    case 'closed': return op.resource_state === 'closed';
+    case 'merged': return op.merged === true;
+  }
 }

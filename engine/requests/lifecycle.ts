@@ -1,0 +1,90 @@
+/**
+ * Lifecycle operation builders (spec 7.8 dispatch and release, 7.15 barriers,
+ * 7.16 observations, 7.10 controls). They produce closed wire objects from the
+ * projection's facts; replay decides whether they are admissible.
+ */
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import type { DispatchRecord, ReplayState } from '../replay/state.ts';
+import { operationsRequest, type BuiltRequest } from './operations.ts';
+
+function group(state: ReplayState, dispatchId: string): DispatchRecord {
+  const g = state.dispatches.get(dispatchId);
+  if (g === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  return g;
+}
+
+/** Evidence about the group's run (or its frozen profile when no run is bound). */
+export function runEvidence(state: ReplayState, dispatchId: string, kind: string, checkedAt: number, extra: JsonObject = {}): JsonObject {
+  const g = group(state, dispatchId);
+  const run = g.run as { run_id?: string } | null;
+  return {
+    kind,
+    source: kind === 'delivery' ? 'verified_receipts' : 'github_api',
+    repository: state.repository ?? '',
+    workflow: g.profile.workflow as string,
+    ref: g.profile.ref as string,
+    principal: g.profile.principal as string,
+    checked_at: checkedAt,
+    ...(run?.run_id === undefined ? {} : { run_id: run.run_id, run_attempt: 1 }),
+    ...extra,
+  };
+}
+
+export function dispatchStarted(dispatchId: string, sender: JsonObject): BuiltRequest {
+  return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'started', sender }]);
+}
+
+export function dispatchBound(state: ReplayState, dispatchId: string, runId: string, checkedAt: number): BuiltRequest {
+  const g = group(state, dispatchId);
+  const run = {
+    run_id: runId, run_attempt: 1, repository: state.repository ?? '', workflow: g.profile.workflow as string,
+    ref: g.profile.ref as string, principal: g.profile.principal as string, event: 'workflow_dispatch',
+  };
+  const evidence = { ...runEvidence(state, dispatchId, 'reconciliation', checkedAt), run_id: runId, run_attempt: 1 };
+  return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'bound', run, evidence }]);
+}
+
+export function dispatchUncertain(dispatchId: string, reason: string): BuiltRequest {
+  return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'uncertain', reason }]);
+}
+
+export function release(state: ReplayState, dispatchId: string, checkedAt: number, conclusion = 'success'): BuiltRequest {
+  const evidence = runEvidence(state, dispatchId, 'terminal_run', checkedAt, { conclusion, status: 'completed' });
+  return operationsRequest('release', [{ kind: 'Release', dispatch_id: dispatchId, evidence }]);
+}
+
+export function result(state: ReplayState, workId: string, descriptor: JsonObject, checkedAt: number, receipt: string): BuiltRequest {
+  const work = state.works.get(workId);
+  if (work === undefined || work.completionCommit === null || work.currentClaim === null) fail('work_not_completed', `Work ${workId} has no Completion`);
+  const claim = state.claims.get(work.currentClaim)!;
+  const evidence = runEvidence(state, claim.dispatchId, 'delivery', checkedAt, { receipt });
+  return operationsRequest('result', [{ kind: 'Result', work_id: workId, claim_id: claim.claimId, completion_id: work.completionCommit, descriptor, evidence }]);
+}
+
+export function deliveryFailure(state: ReplayState, workId: string, checkedAt: number, attempts: number, reason = 'delivery_unknown'): BuiltRequest {
+  const work = state.works.get(workId);
+  if (work === undefined || work.completionCommit === null || work.currentClaim === null) fail('work_not_completed', `Work ${workId} has no Completion`);
+  const claim = state.claims.get(work.currentClaim)!;
+  const evidence = runEvidence(state, claim.dispatchId, 'terminal_run', checkedAt, { attempts, conclusion: 'failure', effects: 'unknown', status: 'completed' });
+  return operationsRequest('delivery_failure', [{ kind: 'DeliveryFailure', work_id: workId, claim_id: claim.claimId, completion_id: work.completionCommit, disposition: 'unknown', evidence, reason }]);
+}
+
+export function observation(input: { id: string; resource: JsonObject; condition: 'completed' | 'closed' | 'merged'; satisfied: boolean; observedAt: number; generation: string }): JsonObject {
+  const isPr = input.condition === 'merged';
+  return {
+    kind: 'Observation', observation_id: input.id, resource: input.resource, condition: input.condition,
+    state: input.satisfied ? 'ready' : 'waiting', observed_at: input.observedAt, credential_generation: input.generation, read_status: 'ok',
+    ...(isPr
+      ? { merged: input.satisfied, resource_state: input.satisfied ? 'closed' : 'open' }
+      : { resource_state: input.satisfied ? 'closed' : 'open', ...(input.satisfied ? { state_reason: input.condition === 'completed' ? 'completed' : 'completed' } : {}) }),
+  };
+}
+
+export function control(name: 'admission_paused' | 'grants_paused' | 'credential_generation', value: boolean | string, reason: string): BuiltRequest {
+  return operationsRequest('control', [{ kind: 'Control', control: name, value, reason }]);
+}
+
+export function cancelWork(workIds: string[], reason: string): BuiltRequest {
+  return operationsRequest('cancel_work', workIds.map((work_id) => ({ kind: 'WorkCancellation', work_id, reason })));
+}

@@ -1,0 +1,68 @@
+/**
+ * An in-memory ledger writer: builds each request's candidate commit on the
+ * current tip, validates it by replaying it, and keeps the canonical lines.
+ * Used by generators (demo queue, benchmarks, tests); the Git publisher adds
+ * compare-and-swap on top of the same build-and-validate step.
+ */
+import { candidateCommitId } from '../identity/index.ts';
+import type { JsonObject } from '../json.ts';
+import { createState } from '../replay/replay.ts';
+import type { ReplayState } from '../replay/state.ts';
+import type { Actor, QueueCommit } from '../schema/index.ts';
+import { buildCommit, commitOn } from './build.ts';
+import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from './operations.ts';
+
+export class LedgerWriter {
+  readonly state: ReplayState = createState();
+  readonly lines: string[] = [];
+
+  /** Publishes one built request; returns the accepted commit. */
+  publish(id: string, actor: Actor, at: number, built: BuiltRequest): QueueCommit {
+    const commit = buildCommit(this.state, { id, kind: built.kind, parameters: built.parameters, actor, at, operations: built.operations });
+    this.lines.push(commitOn(this.state, commit));
+    return commit;
+  }
+
+  /** Plans and publishes a dispatch_next; returns null (and writes nothing) for a no-grant outcome. */
+  dispatchNext(id: string, actor: Actor, at: number, input: DispatchNextInput): { commit: QueueCommit; built: ReturnType<typeof dispatchNextRequest> } | { commit: null; built: ReturnType<typeof dispatchNextRequest> } {
+    const built = dispatchNextRequest(this.state, input, { requestId: id, commitId: candidateCommitId(this.state.tip, id) }, at);
+    if (built.operations.length === 0) return { commit: null, built };
+    return { commit: this.publish(id, actor, at, built), built };
+  }
+
+  text(): string {
+    return this.lines.join('');
+  }
+}
+
+export function defaultPolicy(overrides: { repository: string; principal: string; weights?: Record<string, number>; logicalLimit?: number; nativeLimit?: number; maxClaims?: number; shareKeys?: boolean; mode?: string }): JsonObject {
+  const weights = { '': 1, ...(overrides.weights ?? {}) };
+  return {
+    mode: overrides.mode ?? 'weighted-priority',
+    class_weights: [8, 4, 2, 1, 1],
+    accounting_weights: weights,
+    limits: {
+      assignment_bytes: 49152, evidence_bytes: 1024, graph_nodes: 4096, ledger_bytes: 67108864, observation_writes: 4096,
+      operations: 256, payload_bytes: 16384, pending_nodes: 4096, predecessors: 64, recovery_bytes: 16777216, result_bytes: 4096,
+    },
+    pools: {
+      default: {
+        allowed_repositories: [overrides.repository],
+        default_profile: 'default',
+        logical_limit: overrides.logicalLimit ?? 16,
+        native_limit: overrides.nativeLimit ?? 16,
+        max_observation_age_ms: 60000,
+        profiles: {
+          default: {
+            credential_scope: 'repository', effect_scope: overrides.repository, max_claims: overrides.maxClaims ?? 1,
+            principal: overrides.principal, ref: '0'.repeat(40), share_keys: overrides.shareKeys ?? false,
+            trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
+          },
+        },
+        reconciliation: { deadline_ms: 300000, max_attempts: 5 },
+        retry: { backoff_ms: 30000, max_attempts: 3 },
+      },
+    },
+    producers: {},
+  };
+}
