@@ -193,7 +193,9 @@ describe('canonicalize', () => {
     expect(canonicalize([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 0, 1e3])).toBe('[9007199254740991,-9007199254740991,0,1000]');
   });
   it('rejects values that are not JSON', () => {
-    const bad: unknown[] = [undefined, 1n, () => 1, Symbol('s'), new Date(0), new Map(), [1, , 3], { a: undefined }, new (class X {})()];
+    const holey = [1, 2, 3];
+    delete holey[1];
+    const bad: unknown[] = [undefined, 1n, () => 1, Symbol('s'), new Date(0), new Map(), holey, { a: undefined }, new (class X {})()];
     for (const v of bad) expect(codeOf(() => canonicalize(v as JsonValue))).toBe('unsupported_value');
     expect(canonicalize(Object.assign(Object.create(null) as object, { b: 1, a: 2 }) as JsonValue)).toBe('{"a":2,"b":1}');
   });

@@ -34,6 +34,7 @@ export interface ParseLimits {
 const SURROGATE = /[\ud800-\udfff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 // Characters that make a string take the slow (escaping / validating) path.
+// eslint-disable-next-line no-control-regex -- matching C0 controls is the point
 const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** UTF-8 length of a JS string (a lone surrogate counts as the 3 bytes of U+FFFD). */
@@ -60,7 +61,7 @@ export function isWellFormedUnicode(s: string): boolean {
 
 function quote(s: string): string {
   if (!NEEDS_CARE.test(s)) return '"' + s + '"';
-  if (SURROGATE.test(s) && LONE_SURROGATE.test(s)) fail('invalid_unicode', 'string has an unpaired surrogate');
+  if (!isWellFormedUnicode(s)) fail('invalid_unicode', 'string has an unpaired surrogate');
   // For well-formed text JSON.stringify escapes exactly `"`, `\` and U+0000-U+001F
   // (\b \t \n \f \r, else \u00xx): the reference spelling; no HTML or U+2028/9 escaping.
   return JSON.stringify(s);

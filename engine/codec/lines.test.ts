@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import { PARSER_BYTES, canonicalize } from './json.ts';
+import { PARSER_BYTES, canonicalize, parseStrict } from './json.ts';
 import { LINE_BYTES, decodeUtf8, parseLedgerLine, splitLedger } from './lines.ts';
 
 const GENERATED = fileURLToPath(new URL('../../../shared/reference/gh-aw-generated/', import.meta.url));
@@ -119,6 +120,48 @@ describe('parseLedgerLine', () => {
   for (const [name, text, code] of rejected) {
     it(`rejects: ${name}`, () => expect(errorOf(() => parseLedgerLine(text))?.code).toBe(code));
   }
+});
+
+// Loose values: doubles (fractions, -0, unsafe and huge numbers) and lone surrogates too.
+const loose = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(null, true, false, 0, -0, 1.5, 1e21, 2 ** 53, -(2 ** 53) - 2),
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.string({ unit: 'binary', maxLength: 6 }),
+    fc.string({ unit: fc.integer({ min: 0xd7fe, max: 0xe001 }).map((c) => String.fromCharCode(c)), maxLength: 3 }),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string({ unit: 'binary', maxLength: 3 }), tie('value'), { maxKeys: 4, noNullPrototype: true }),
+  ),
+})).value;
+
+/** A value or the ProtocolError code, so outcomes of two parsers compare with toEqual. */
+function outcome(fn: () => unknown): unknown {
+  try {
+    return { value: fn() };
+  } catch (e) {
+    if (e instanceof ProtocolError) return { code: e.code };
+    throw e;
+  }
+}
+
+describe('parseLedgerLine fast path agrees with parseStrict (property)', () => {
+  it('same value or same error code, for canonical, reordered, pretty and corrupted texts', () => {
+    fc.assert(
+      fc.property(loose, fc.constantFrom('stringify', 'pretty', 'canonical'), fc.nat(), fc.string({ maxLength: 2 }), (v, form, at, junk) => {
+        let text = form === 'pretty' ? JSON.stringify(v, null, 1) : JSON.stringify(v);
+        if (form === 'canonical') {
+          const c = outcome(() => canonicalize(v as JsonValue)) as { value?: string };
+          if (c.value !== undefined) text = c.value;
+        }
+        for (const t of [text, text.slice(0, at % (text.length + 1)) + junk + text.slice(at % (text.length + 1))]) {
+          expect(outcome(() => parseLedgerLine(t))).toEqual(outcome(() => parseStrict(t)));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe.skipIf(!existsSync(LEDGER_1M))(`reference ledger-1m.jsonl (needs ${GENERATED})`, () => {

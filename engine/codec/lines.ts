@@ -5,6 +5,7 @@
 import { fail } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, canonicalize, parseStrict, utf8ByteLength } from './json.ts';
+import { canonicalMembers, type MemberSpans } from './members.ts';
 
 export const LINE_BYTES = 8388608;
 
@@ -114,4 +115,25 @@ export function parseLedgerLine(text: string): JsonValue {
     // Syntax, nesting, number or Unicode problem: the strict parser names it.
   }
   return parseStrict(text, { maxBytes: LINE_BYTES });
+}
+
+/**
+ * Like `parseLedgerLine`, and for a canonical record also returns the span of
+ * each top-level member's value in `text` (null for a valid non-canonical line).
+ * The same proof applies: the spans index the canonical serialization itself.
+ */
+export function parseLedgerRecord(text: string): { value: JsonValue; spans: MemberSpans | null } {
+  if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
+    fail('line_too_large', `ledger record exceeds ${LINE_BYTES} bytes`);
+  }
+  try {
+    const value = JSON.parse(text) as JsonValue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const members = canonicalMembers(value);
+      if (members !== null && members.text === text) return { value, spans: members.spans };
+    }
+  } catch {
+    // Syntax, nesting, number or Unicode problem: the strict parser names it.
+  }
+  return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null };
 }

@@ -29,10 +29,20 @@ interface Commit {
   operations: Op[];
 }
 
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ProtocolError) return e.code;
+    throw e;
+  }
+  return undefined;
+}
+
 /** Count of each identity check that ran, so a test can assert it saw the data. */
 interface Tally { fingerprints: number; works: number; claims: number }
 
-/** Recompute every derived identity of one commit; returns its counts. */
+/** Recompute every derived identity of one commit, counting the checks in `tally`. */
 function checkCommit(c: Commit, tally: Tally): void {
   expect(c.request.fingerprint, `fingerprint of ${c.id}`).toBe(requestFingerprint(c.actor, c.request.kind, c.request.parameters));
   tally.fingerprints++;
@@ -75,12 +85,14 @@ describe('identity formulas', () => {
   it('reject indices that are not one-based positive integers', () => {
     for (const bad of [0, -1, 1.5, NaN, Infinity]) {
       for (const fn of [() => claimId('r', bad), () => dispatchId('r', bad), () => claimHandle(bad)]) {
-        expect(fn).toThrow(ProtocolError);
+        expect(codeOf(fn)).toBe('invalid_argument');
       }
     }
   });
-  it('fingerprint propagates codec errors', () => {
-    expect(() => requestFingerprint({}, 'k', { n: 0.5 })).toThrow(/canonical safe integer/);
+  it('propagate codec errors', () => {
+    expect(codeOf(() => requestFingerprint({}, 'k', { n: 0.5 }))).toBe('noncanonical_number');
+    expect(codeOf(() => workId('g', '\ud800'))).toBe('invalid_unicode');
+    expect(codeOf(() => claimId('\udc00', 1))).toBe('invalid_unicode');
   });
 });
 

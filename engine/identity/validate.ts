@@ -8,6 +8,7 @@ export const IDENTITY_MAX_UTF8_BYTES = 256;
 export const DECIMAL_MAX_DIGITS = 256;
 
 // ASCII C0 controls and DEL are forbidden in identities (contract `identities`).
+// eslint-disable-next-line no-control-regex -- matching C0 controls is the point
 const FORBIDDEN = /[\u0000-\u001f\u007f]/;
 const DECIMAL = /^[1-9][0-9]*$/;
 const REASON = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;

@@ -4,13 +4,14 @@
  * extends a validated projection with appended bytes and rejects anything
  * that does not extend its validated prefix. Both run the same fold.
  */
-import { decodeUtf8, parseLedgerLine, splitLedger } from '../codec/index.ts';
+import { decodeUtf8, parseLedgerRecord, splitLedger } from '../codec/index.ts';
 import { ProtocolError, fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { createFairnessState } from '../scheduler/clocks.ts';
 import { createReadyIndex } from '../scheduler/ready-index.ts';
 import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
+import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
 import { Projection } from './projection.ts';
 import type { ReplayState } from './state.ts';
 
@@ -45,6 +46,7 @@ export function createState(): ReplayState {
 
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
+  verdict: EnvelopeVerdict;
 }
 
 export interface ReplayProgress {
@@ -89,9 +91,9 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     let n = 0;
     for (const { text: lineText, line } of lines) {
       const physical = lineBase + line;
-      const commit = parseRecord(lineText, physical);
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit })) {
-        applyCommit(state, next.commit, { line: next.line });
+      const { commit, verdict } = parseRecord(lineText, physical);
+      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict })) {
+        applyCommit(state, next.commit, { line: next.line, ...next.verdict });
         projection.remember(next.id, next.previous, next.text);
       }
       n += 1;
@@ -107,12 +109,15 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   }
 }
 
-function parseRecord(text: string, line: number): QueueCommit {
+const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
+
+function parseRecord(text: string, line: number): { commit: QueueCommit; verdict: EnvelopeVerdict } {
   try {
-    const value = parseLedgerLine(text);
+    const { value, spans } = parseLedgerRecord(text);
     const version = (value as { version?: unknown } | null)?.version;
     if (version !== 3) fail('unsupported_version', `record version ${JSON.stringify(version)} is not the supported version 3`);
-    return parseQueueCommit(value);
+    const commit = parseQueueCommit(value);
+    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit) };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;

@@ -52,10 +52,11 @@ export type Eligibility =
   | { eligible: true; observations: string[] }
   | { eligible: false; reason: EligibilityReason; blockingPath: BlockingStep[] };
 
-type External = Exclude<DependencyEdge, { kind: 'work' }>;
+/** An Issue/PR dependency edge (a gate, spec 7.16). */
+export type ExternalEdge = Exclude<DependencyEdge, { kind: 'work' }>;
 
 /** Gate identity: canonical({condition,host,kind,repository_id,resource_id}) (contract `gate_identity`). */
-export function gateIdentity(edge: External): string {
+export function gateIdentity(edge: ExternalEdge): string {
   const r = edge.resource;
   return canonicalize({ condition: edge.condition, host: r.host, kind: r.kind, repository_id: r.repository_id, resource_id: r.resource_id });
 }
@@ -63,7 +64,7 @@ export function gateIdentity(edge: External): string {
 type GateResult = { ok: true; observationId: string } | { ok: false; reason: EligibilityReason; observationId: string | null };
 
 /** Fresh trusted satisfying observation of one Issue/PR gate (spec 7.16 condition table). */
-function checkGate(state: ReplayState, edge: External, asOf: number, pool: PoolPolicy): GateResult {
+function checkGate(state: ReplayState, edge: ExternalEdge, asOf: number, pool: PoolPolicy): GateResult {
   const id = state.latestObservation.get(gateIdentity(edge));
   const observation = id === undefined ? undefined : state.observations.get(id);
   if (observation === undefined || observation.state === 'unknown') {
@@ -103,10 +104,8 @@ export function dependencyGates(state: ReplayState, work: WorkRecord, asOf: numb
   const observations: string[] = [];
   for (const edge of work.dependsOn) {
     const blocked = blockingEdge(state, edge, asOf, pool);
-    if (blocked === null) {
-      if (edge.kind !== 'work') observations.push(state.latestObservation.get(gateIdentity(edge))!);
-      continue;
-    }
+    if (typeof blocked === 'string') observations.push(blocked);
+    if (blocked === null || typeof blocked === 'string') continue;
     const path: BlockingStep[] = [workStep(work, blocked.reason), blocked.step];
     let reason = blocked.reason;
     let next = blocked.waitingOn;
@@ -134,12 +133,13 @@ interface Blocked {
 function firstBlocked(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy): Blocked | null {
   for (const edge of work.dependsOn) {
     const blocked = blockingEdge(state, edge, asOf, pool);
-    if (blocked !== null) return blocked;
+    if (blocked !== null && typeof blocked !== 'string') return blocked;
   }
   return null;
 }
 
-function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, pool: PoolPolicy): Blocked | null {
+/** The edge's blocking clause, or null (satisfied Work edge) / the satisfying observation id (gate). */
+function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, pool: PoolPolicy): Blocked | string | null {
   if (edge.kind === 'work') {
     const parent = state.works.get(edge.work_id);
     if (parent === undefined) {
@@ -154,7 +154,7 @@ function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, po
     return { reason, step: workStep(parent, reason), waitingOn: parent.state === 'available' ? parent : null };
   }
   const gate = checkGate(state, edge, asOf, pool);
-  if (gate.ok) return null;
+  if (gate.ok) return gate.observationId;
   const step: BlockingStep = {
     kind: edge.kind,
     reason: gate.reason,

@@ -53,7 +53,7 @@ export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void
   state.policy = record;
   state.policyHistory.push(record);
   // A new economic epoch explicitly initializes its clocks (7.10) and gate write budgets.
-  state.fairness = createFairnessState(policy);
+  state.fairness = createFairnessState(policy, op.epoch);
   state.observationWrites.clear();
   state.unavailableProfiles.clear();
 }

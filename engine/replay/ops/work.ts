@@ -2,7 +2,7 @@
  * Work admission (spec 7.2, 7.15 "Atomic graph admission"), WorkCancellation
  * and the administrator WorkPriority override (spec 7.6).
  */
-import { canonicalize } from '../../codec/index.ts';
+import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
@@ -12,8 +12,6 @@ import type { DependencyEdge, WorkRecord } from '../state.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 type WorkOp = OperationOf<'Work'>;
-
-const utf8 = new TextEncoder();
 
 /** Validates and admits one Work operation. Work edges may point forward inside the same commit. */
 export function applyWork(ctx: CommitContext, op: WorkOp): void {
@@ -40,7 +38,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkProducer(ctx, op);
 
   const limits = policy.limits as Record<string, number>;
-  const payloadBytes = utf8.encode(canonicalize(op.payload)).length;
+  // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
+  // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
+  const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
   if (payloadBytes > (limits.payload_bytes ?? 16384)) {
     fail('payload_too_large', `payload is ${payloadBytes} canonical bytes; the limit is ${limits.payload_bytes}`, at);
   }

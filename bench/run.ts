@@ -1,0 +1,251 @@
+/**
+ * `npm run bench`: cold replay, incremental append and peak RSS against the
+ * JSON.parse floor, on generated ~1/16/64 MiB ledgers and the two
+ * reference-written ledgers. Every measurement runs in a fresh child process
+ * (`bench/replay-child.ts`) so runs do not pollute each other.
+ *
+ * Targets: cold replay ≤ 2× floor, each append < 5 ms, peak RSS ≤ 3× bytes + 100 MiB.
+ * Writes `bench/results/latest.json`.
+ *
+ * Flags: --only=label,label  (e.g. --only=gen-1M,ref-1m)   --no-phases   --seed=N
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GENERATOR_VERSION, cachedLedger, type GenerationStats } from './generate.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..');
+const CHILD = join(HERE, 'replay-child.ts');
+const RESULTS = join(HERE, 'results');
+const REFERENCE = resolve(ROOT, '../shared/reference/gh-aw-generated');
+const MiB = 2 ** 20;
+
+const TARGETS = { coldOverFloor: 2, appendMs: 5, rssPerByte: 3, rssSlackMiB: 100 };
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const only = flag('only')?.split(',');
+const seed = Number(flag('seed') ?? 1);
+const withPhases = !args.includes('--no-phases');
+
+interface LedgerSpec {
+  label: string;
+  source: 'generated' | 'reference';
+  path: string;
+  bytes: number;
+  commits: number;
+  generation: { targetBytes: number; seed: number; ms: number | null; reused: boolean; stats: GenerationStats | null; originalMs: number | null } | null;
+  phases?: boolean;
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+/** Runs one measurement in a fresh process; returns its JSON report or an error. */
+function child<T>(mode: string, file: string, arg?: number): T | { error: string } {
+  const argv = ['--expose-gc', '--import', 'tsx', CHILD, mode, file, ...(arg === undefined ? [] : [String(arg)])];
+  const run = spawnSync(process.execPath, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * MiB });
+  const last = run.stdout.trim().split('\n').pop() ?? '';
+  if (run.status !== 0 || !last.startsWith('{')) {
+    const reason = (run.stderr || run.stdout || `exit ${run.status}`).trim().split('\n').slice(0, 6).join(' | ');
+    log(`  ! ${mode} failed: ${reason}`);
+    return { error: reason };
+  }
+  return JSON.parse(last) as T;
+}
+
+const failed = (x: object): x is { error: string } => 'error' in x;
+
+interface FloorReport { best: number; times: number[]; lines: number; maxRssKB: number }
+interface ReplayReport { best: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; maxRssKB: number }
+interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { line: number; claims: number; ms: number } | null }
+interface PhasesReport { phases: Record<string, number>; foldByKind: Record<string, { count: number; ms: number }>; lines: number }
+
+// ---------------------------------------------------------------- ledgers
+
+const specs: LedgerSpec[] = [];
+const generated: Array<{ label: string; target: number; phases?: boolean }> = [
+  { label: 'gen-1M', target: 1 * MiB },
+  { label: 'gen-16M', target: 16 * MiB },
+  // Stops just under 64 MiB so the ledger stays within its own Policy's ledger_bytes (67108864).
+  { label: 'gen-64M', target: 64 * MiB - 128 * 1024, phases: true },
+];
+for (const g of generated) {
+  if (only !== undefined && !only.includes(g.label)) continue;
+  log(`ledger ${g.label}: generating or reusing (target ${g.target} bytes, seed ${seed}) ...`);
+  const c = cachedLedger(g.target, seed);
+  log(`  ${c.generatedMs === null ? `reused ${relative(ROOT, c.path)}` : `generated in ${(c.generatedMs / 1000).toFixed(2)} s`}: ${c.bytes} bytes, ${c.commits} commits`);
+  specs.push({
+    label: g.label, source: 'generated', path: c.path, bytes: c.bytes, commits: c.commits, phases: g.phases,
+    generation: { targetBytes: g.target, seed, ms: c.generatedMs, reused: c.generatedMs === null, stats: c.stats, originalMs: c.originalMs },
+  });
+}
+for (const [label, name] of [['ref-1m', 'ledger-1m.jsonl'], ['ref-16m', 'ledger-16m.jsonl']] as const) {
+  if (only !== undefined && !only.includes(label)) continue;
+  const path = join(REFERENCE, name);
+  if (!existsSync(path)) {
+    log(`ledger ${label}: skipped, ${path} is absent`);
+    continue;
+  }
+  const { size } = statSync(path);
+  specs.push({ label, source: 'reference', path, bytes: size, commits: 0, generation: null });
+}
+
+// ---------------------------------------------------------------- measurements
+
+const baseline = child<{ maxRssKB: number; heapUsedMB: number }>('baseline', '-');
+const baselineMiB = failed(baseline) ? null : baseline.maxRssKB / 1024;
+log(`baseline: node + tsx + engine modules = ${baselineMiB?.toFixed(1) ?? '?'} MiB RSS`);
+
+interface Row {
+  spec: LedgerSpec;
+  floor: FloorReport | { error: string };
+  replay: ReplayReport | { error: string };
+  append: AppendReport | { error: string };
+  phases: PhasesReport | { error: string } | null;
+}
+const rows: Row[] = [];
+for (const spec of specs) {
+  log(`measuring ${spec.label} (${(spec.bytes / MiB).toFixed(1)} MiB) ...`);
+  const floor = child<FloorReport>('floor', spec.path, 3);
+  const replay = child<ReplayReport>('replay', spec.path, 3);
+  if (!failed(replay)) spec.commits = replay.commits;
+  log(`  floor ${failed(floor) ? 'ERR' : floor.best.toFixed(0)} ms, cold ${failed(replay) ? 'ERR' : replay.best.toFixed(0)} ms`);
+  const append = child<AppendReport>('append', spec.path, 20);
+  const phases = withPhases && spec.phases === true ? child<PhasesReport>('phases', spec.path) : null;
+  rows.push({ spec, floor, replay, append, phases });
+}
+
+// ---------------------------------------------------------------- report
+
+const fmt = (n: number | null | undefined, digits = 0): string => (n === null || n === undefined ? '-' : n.toFixed(digits));
+const verdict = (ok: boolean | null): string => (ok === null ? 'n/a' : ok ? 'pass' : 'MISS');
+
+function table(header: string[], body: string[][], rightAlign = true): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string => cells.map((c, i) => (rightAlign && i > 0 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+const results = rows.map(({ spec, floor, replay, append, phases }) => {
+  const floorMs = failed(floor) ? null : floor.best;
+  const coldMs = failed(replay) ? null : replay.best;
+  const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
+  const rssMiB = failed(replay) ? null : replay.peakRssKB / 1024;
+  const rssTargetMiB = (TARGETS.rssPerByte * spec.bytes) / MiB + TARGETS.rssSlackMiB;
+  const checks = {
+    cold: ratio === null ? null : ratio <= TARGETS.coldOverFloor,
+    append: failed(append) ? null : append.max < TARGETS.appendMs,
+    appendMedian: failed(append) ? null : append.median < TARGETS.appendMs,
+    rss: rssMiB === null ? null : rssMiB <= rssTargetMiB,
+  };
+  return { spec, floor, replay, append, phases, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+});
+
+const mainTable = table(
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'ratio', 'append med/max ms', 'grant append ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  results.map((r) => [
+    r.spec.label,
+    fmt(r.spec.bytes / MiB, 1),
+    String(r.spec.bytes),
+    String(r.spec.commits),
+    fmt(r.floorMs, 1),
+    fmt(r.coldMs, 0),
+    failed(r.replay) ? '-' : fmt(r.replay.first, 0),
+    r.ratio === null ? '-' : `${r.ratio.toFixed(1)}×`,
+    failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
+    failed(r.append) || r.append.grant === null ? '-' : `${fmt(r.append.grant.ms, 1)} (${r.append.grant.claims} Claims)`,
+    fmt(r.rssMiB, 0),
+    r.rssMiB === null || baselineMiB === null ? '-' : fmt(r.rssMiB - baselineMiB, 0),
+    r.rssMiB === null ? '-' : `${((r.rssMiB * MiB) / r.spec.bytes).toFixed(2)}×`,
+    fmt(r.rssTargetMiB, 0),
+    verdict(r.checks.cold),
+    verdict(r.checks.append),
+    verdict(r.checks.rss),
+  ]),
+);
+
+const genRows = results.filter((r) => r.spec.generation !== null);
+const genTable = table(
+  ['ledger', 'target bytes', 'bytes', 'commits', 'generation s', 'source'],
+  genRows.map((r) => {
+    const g = r.spec.generation!;
+    const ms = g.ms ?? g.originalMs;
+    return [r.spec.label, String(g.targetBytes), String(r.spec.bytes), String(r.spec.commits), ms === null ? '?' : (ms / 1000).toFixed(2), g.reused ? 'cache (time of original run)' : 'this run'];
+  }),
+  true,
+);
+
+let phaseText = '';
+for (const r of results) {
+  if (r.phases === null || failed(r.phases)) continue;
+  const total = r.phases.phases['replayLedger (warm code, fresh projection)']!;
+  phaseText += `\nCold replay phases, ${r.spec.label} (${r.phases.lines} lines; measured separately after a warm-up replay; % of the warm total ${total.toFixed(0)} ms)\n`;
+  phaseText += table(['phase', 'ms', '%'], Object.entries(r.phases.phases).map(([k, v]) => [k, v.toFixed(0), `${((100 * v) / total).toFixed(0)}%`]), true);
+  phaseText += `\n\nFold (applyCommit) by request kind, ${r.spec.label}\n`;
+  phaseText += table(
+    ['kind', 'count', 'ms', 'µs/commit'],
+    Object.entries(r.phases.foldByKind).sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => [k, String(v.count), v.ms.toFixed(0), ((1000 * v.ms) / v.count).toFixed(0)]),
+    true,
+  );
+  phaseText += '\n';
+}
+
+const appendText = results
+  .filter((r) => !failed(r.append))
+  .map((r) => {
+    const a = r.append as AppendReport;
+    const worst = a.times.indexOf(a.max);
+    return `  ${r.spec.label}: last ${a.times.length} appends median ${a.median.toFixed(2)} ms, max ${a.max.toFixed(2)} ms (${a.kinds[worst]}); prefix replay ${a.prefixReplayMs.toFixed(0)} ms`;
+  })
+  .join('\n');
+
+console.log(`\nFairway replay benchmark — node ${process.version}, ${cpus().length} CPU (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
+console.log(`Targets: cold ≤ ${TARGETS.coldOverFloor}× floor (floor = read + split + JSON.parse, best of 3), every append < ${TARGETS.appendMs} ms, peak RSS ≤ ${TARGETS.rssPerByte}× bytes + ${TARGETS.rssSlackMiB} MiB`);
+console.log(`Process baseline RSS (node + tsx + engine, no ledger): ${fmt(baselineMiB, 1)} MiB; "RSS-base" = peak minus that.\n`);
+console.log(mainTable);
+console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT).');
+console.log('"grant append ms" = appendLedger of the last dispatch_next on its own prefix (replay re-runs the packer).\n');
+console.log('Incremental append:');
+console.log(appendText);
+if (genRows.length > 0) console.log(`\nGenerated ledgers (generator v${GENERATOR_VERSION}, seed ${seed}):\n${genTable}`);
+if (phaseText !== '') console.log(phaseText);
+
+mkdirSync(RESULTS, { recursive: true });
+const latest = {
+  date: new Date().toISOString(),
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? null,
+  totalMemGiB: Math.round(totalmem() / 2 ** 30),
+  targets: TARGETS,
+  baselineRssMiB: baselineMiB,
+  generatorVersion: GENERATOR_VERSION,
+  seed,
+  ledgers: results.map((r) => ({
+    label: r.spec.label,
+    source: r.spec.source,
+    path: relative(ROOT, r.spec.path),
+    bytes: r.spec.bytes,
+    commits: r.spec.commits,
+    generation: r.spec.generation,
+    floorMs: r.floorMs,
+    coldMs: r.coldMs,
+    coldOverFloor: r.ratio,
+    peakRssMiB: r.rssMiB,
+    rssTargetMiB: r.rssTargetMiB,
+    rssPerByte: r.rssMiB === null ? null : (r.rssMiB * MiB) / r.spec.bytes,
+    checks: r.checks,
+    floor: r.floor,
+    replay: r.replay,
+    append: r.append,
+    phases: r.phases,
+  })),
+};
+writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(latest, null, 2)}\n`);
+console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'latest.json'))}`);

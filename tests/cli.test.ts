@@ -1,0 +1,80 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../cli/main.ts';
+import { buildDemoQueue } from '../lib/demo/scenario.ts';
+
+function capture(): { io: { out: (s: string) => void; err: (s: string) => void }; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return { io: { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += s) }, out: () => out, err: () => err };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
+const demo = buildDemoQueue();
+const ledger = join(dir, 'demo.jsonl');
+writeFileSync(ledger, demo.ledger);
+
+describe('fairway CLI', () => {
+  it('verify --json prints exactly one success object with tip, commits and policy epoch', async () => {
+    const c = capture();
+    expect(await main(['verify', '--ledger', ledger, '--json'], c.io)).toBe(0);
+    const out = JSON.parse(c.out());
+    expect(out).toEqual({ ok: true, tip: demo.writer.state.tip, commits: demo.writer.state.commits.length, policy_epoch: 'demo-epoch-1' });
+  });
+
+  it('replay --json prints the projection summary', async () => {
+    const c = capture();
+    expect(await main(['replay', '--ledger', ledger, '--json'], c.io)).toBe(0);
+    const out = JSON.parse(c.out());
+    expect(out.ok).toBe(true);
+    expect(out.works.total).toBe(demo.writer.state.works.size);
+    expect(out.claims.completed).toBe(demo.grants.length);
+    expect(out.controls.grants_paused).toBe(false);
+  });
+
+  it('a ledger that fails validation gives a stable code, its line, and exit 3', async () => {
+    const lines = demo.ledger.split('\n');
+    lines[2] = lines[2]!.replace('"priority":3', '"priority":3.5');
+    const bad = join(dir, 'bad.jsonl');
+    writeFileSync(bad, lines.join('\n'));
+    const c = capture();
+    expect(await main(['verify', '--ledger', bad, '--json'], c.io)).toBe(3);
+    const out = JSON.parse(c.out());
+    expect(out.ok).toBe(false);
+    expect(out.error.code).toBe('noncanonical_number');
+    expect(out.error.line).toBe(3);
+  });
+
+  it('a missing file is a protocol error with code ledger_not_found', async () => {
+    const c = capture();
+    expect(await main(['verify', '--ledger', join(dir, 'nope.jsonl'), '--json'], c.io)).toBe(3);
+    expect(JSON.parse(c.out()).error.code).toBe('ledger_not_found');
+  });
+
+  it('usage errors exit 2, with a JSON error under --json', async () => {
+    const c = capture();
+    expect(await main(['verify', '--json'], c.io)).toBe(2);
+    expect(JSON.parse(c.out()).error.code).toBe('missing_ledger');
+    const d = capture();
+    expect(await main(['frobnicate', '--json'], d.io)).toBe(2);
+    expect(JSON.parse(d.out()).error.code).toBe('usage_error');
+  });
+
+  it('human output is a few plain lines', async () => {
+    const c = capture();
+    expect(await main(['verify', '--ledger', ledger], c.io)).toBe(0);
+    expect(c.out()).toMatch(/^ledger valid: \d+ commits, tip q_[0-9a-f]{64}, policy epoch demo-epoch-1/);
+  });
+
+  it('the bin runs from a fresh install with no build step (npx fairway --help)', () => {
+    const help = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'fairway.js'), '--help'], { encoding: 'utf8' });
+    expect(help).toContain('Usage: fairway');
+    expect(help).toContain('verify');
+    const r = spawnSync(process.execPath, [join(import.meta.dirname, '..', 'bin', 'fairway.js'), 'verify', '--ledger', ledger, '--json'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout).ok).toBe(true);
+  });
+});
