@@ -1,0 +1,41 @@
+/**
+ * The ledger store (design/ARCHITECTURE.md "lib/: the edges"): the only way
+ * Fairway reads or writes `work-queue.jsonl`. The branch is the authority;
+ * publication is compare-and-swap on its tip.
+ */
+
+/** The ledger file name on the queue branch. */
+export const LEDGER_FILE = 'work-queue.jsonl';
+export const DEFAULT_BRANCH = 'work-queue';
+
+export interface LedgerSnapshot {
+  /** Opaque version of the branch tip (a Git commit SHA); null when the branch is absent. */
+  version: string | null;
+  /** Ledger bytes at that version; null when the branch or the file is absent. */
+  bytes: Uint8Array | null;
+}
+
+export type CasOutcome =
+  /** The branch now points at `version`, whose ledger is exactly the bytes written. */
+  | { status: 'committed'; version: string }
+  /** The branch moved (or appeared/disappeared) since `expected`: nothing was written. */
+  | { status: 'conflict'; actual?: string | null }
+  /** The write may or may not have happened (transport failure after sending). */
+  | { status: 'uncertain'; reason: string };
+
+export interface LedgerStore {
+  /** Human label for messages, e.g. `git:/path/repo#work-queue`. */
+  readonly label: string;
+  read(): Promise<LedgerSnapshot>;
+  /**
+   * Writes `bytes` as the ledger in a new commit whose parent is `expected`
+   * (null: create the branch) and moves the branch only if it still points at
+   * `expected`. Other files on the branch are preserved. Never forces.
+   */
+  compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome>;
+  /**
+   * Reads a file at the HEAD of the repository's default branch (for
+   * `.github/workflows/aw.json`); null when absent.
+   */
+  readDefaultBranchFile(path: string): Promise<Uint8Array | null>;
+}
