@@ -10,20 +10,22 @@
  *   replay    read file + `replayLedger(bytes)` (best of ARG=3); peak RSS of the first run
  *   append    replay the first N-ARG (20) lines, then `appendLedger` each of the last ARG lines;
  *             also the append of the last dispatch_next on its own prefix (the costliest kind)
- *   phases    where cold replay spends its time (decode, split, parse, schema, fold by kind, ...),
- *             after one untimed warm-up replay
+ *   phases    where cold replay spends its time: the `extend` loop of engine/replay/replay.ts with a
+ *             timer around each step (decode, split, parse, schema, envelope text, fold by kind)
  *
  * Prints one JSON object on stdout. `maxRssKB` is `process.resourceUsage().maxRSS` (KiB on Linux).
  */
 import { readFileSync } from 'node:fs';
-import { canonicalize, decodeUtf8, parseLedgerLine, splitLedger } from '../engine/codec/index.ts';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { canonicalMembers, decodeUtf8, parseLedgerRecord, splitLedger, utf8ByteLength } from '../engine/codec/index.ts';
 import type { JsonValue } from '../engine/json.ts';
-import { requestFingerprint } from '../engine/identity/index.ts';
 import { applyCommit } from '../engine/replay/apply.ts';
-import { appendLedger, createState, replayLedger, type Projection } from '../engine/replay/index.ts';
+import { verifyEnvelopeText, type EnvelopeVerdict } from '../engine/replay/envelope.ts';
+import { CausalChain, Projection, appendLedger, createState, replayLedger, type ChainRecord } from '../engine/replay/index.ts';
 import { OPERATIONS_KINDS } from '../engine/replay/rules.ts';
 import { parseQueueCommit, type QueueCommit } from '../engine/schema/index.ts';
 
+const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
 const gc = (globalThis as { gc?: () => void }).gc ?? ((): void => {});
 const maxRssKB = (): number => process.resourceUsage().maxRSS;
 const now = (): number => performance.now();
@@ -142,64 +144,102 @@ function append(file: string, tail: number): object {
   };
 }
 
-function phases(file: string): object {
-  const out: Record<string, number> = {};
-  const time = <T>(name: string, run: () => T): T => {
-    gc();
-    const t = now();
-    const value = run();
-    out[name] = round(now() - t);
-    return value;
-  };
-  // One untimed replay first, so every phase below runs on warm (JIT-compiled) code like the total.
+/**
+ * Where cold replay spends its time: the loop of `extend` (engine/replay/replay.ts) re-run here
+ * with a timer around each step, streaming like the engine (nothing extra retained), after one
+ * untimed warm-up replay. `parseLedgerRecord` is split into its JSON.parse and its canonical
+ * re-serialization check (`canonicalMembers`). GC pauses are included in whichever step
+ * triggered them and also reported as a total.
+ */
+async function phases(file: string): Promise<object> {
   replayLedger(readFileSync(file));
-  const bytes = time('read', () => readFileSync(file));
-  const text = time('decodeUtf8', () => decodeUtf8(bytes));
-  const lines = time('splitLedger', () => splitLedger(text, { ledgerBytes: undefined }));
-  time('JSON.parse', () => {
-    for (const l of lines) JSON.parse(l.text);
+  gc();
+  const pauses: Array<{ start: number; duration: number }> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) pauses.push({ start: e.startTime, duration: e.duration });
   });
-  const values = time('parseLedgerLine', () => lines.map((l) => parseLedgerLine(l.text)));
-  time('canonicalize(value) (inside parseLedgerLine)', () => {
-    for (const v of values) canonicalize(v);
-  });
-  const commits = time('parseQueueCommit', () => values.map((v) => parseQueueCommit(v)));
+  observer.observe({ entryTypes: ['gc'] });
 
-  // The fold alone, in causal (= physical) order, timed per request kind.
+  const out: Record<string, number> = {};
+  const add = (name: string, ms: number): void => {
+    out[name] = (out[name] ?? 0) + ms;
+  };
   const byKind: Record<string, { count: number; ms: number }> = {};
-  const state = createState();
-  time('applyCommit (fold)', () => {
-    commits.forEach((commit, i) => {
-      const t = now();
-      applyCommit(state, commit, { line: i + 1 });
-      const s = (byKind[commit.request.kind] ??= { count: 0, ms: 0 });
+  const slow = { fingerprint: 0, parameters: 0 };
+
+  const begin = now();
+  let t = begin;
+  const lap = (name: string): void => {
+    const n = now();
+    add(name, n - t);
+    t = n;
+  };
+  const bytes = readFileSync(file);
+  lap('read');
+  const text = decodeUtf8(bytes);
+  lap('decodeUtf8');
+  const lines = splitLedger(text, { ledgerBytes: undefined });
+  lap('splitLedger');
+
+  const projection = new Projection(createState());
+  const { state } = projection;
+  const chain = new CausalChain<ChainRecord & { commit: QueueCommit; verdict: EnvelopeVerdict }>(
+    null,
+    (id) => projection.commitText(id),
+    (id) => projection.successorOf(id),
+  );
+  for (const { text: lineText, line } of lines) {
+    let value = JSON.parse(lineText) as JsonValue;
+    lap('parseLedgerRecord: JSON.parse');
+    const members = value !== null && typeof value === 'object' && !Array.isArray(value) ? canonicalMembers(value) : null;
+    let spans = members !== null && members.text === lineText ? members.spans : null;
+    if (spans === null) ({ value, spans } = parseLedgerRecord(lineText)); // non-canonical line: the engine's own path
+    lap('parseLedgerRecord: canonicalMembers check');
+    if ((value as { version?: unknown }).version !== 3) throw new Error(`line ${line}: not version 3`);
+    const commit = parseQueueCommit(value);
+    lap('parseQueueCommit (zod)');
+    const verdict = spans === null ? UNVERIFIED : verifyEnvelopeText(lineText, spans, commit);
+    lap('verifyEnvelopeText');
+    for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line, commit, verdict })) {
+      lap('chain + projection bookkeeping');
+      applyCommit(state, next.commit, { line: next.line, ...next.verdict });
+      const kind = next.commit.request.kind;
+      const ms = now() - t;
+      lap('applyCommit (fold)');
+      const s = (byKind[kind] ??= { count: 0, ms: 0 });
       s.count += 1;
-      s.ms += now() - t;
-    });
-  });
-  for (const s of Object.values(byKind)) s.ms = round(s.ms);
-
-  // Components inside the fold, measured on their own.
-  time('  requestFingerprint (envelope check)', () => {
-    for (const c of commits) requestFingerprint(c.actor as never, c.request.kind, c.request.parameters as JsonValue);
-  });
-  time('  parameters binding (2 canonicalize per submit/operations commit)', () => {
-    for (const c of commits) {
-      const params = c.request.parameters as Record<string, JsonValue>;
-      if (c.request.kind === 'submit') {
-        canonicalize(params.nodes!);
-        canonicalize(c.operations.filter((op) => op.kind === 'Work') as never);
-      } else if (OPERATIONS_KINDS.has(c.request.kind)) {
-        canonicalize(params.operations!);
-        canonicalize(c.operations as never);
-      }
+      s.ms += ms;
+      if (!next.verdict.fingerprintVerified) slow.fingerprint += 1;
+      if ((kind === 'submit' || OPERATIONS_KINDS.has(kind)) && !next.verdict.parametersVerified) slow.parameters += 1;
+      projection.remember(next.id, next.previous, next.text);
     }
-  });
+    lap('chain + projection bookkeeping');
+  }
+  chain.finish();
+  projection.accept(bytes, lines.length);
+  lap('chain + projection bookkeeping');
+  const end = now();
+  out['total (instrumented loop)'] = end - begin;
 
-  const cold = time('replayLedger (warm code, fresh projection)', () => replayLedger(bytes));
-  const parts = out.decodeUtf8! + out.splitLedger! + out.parseLedgerLine! + out.parseQueueCommit! + out['applyCommit (fold)']!;
-  out['rest (chain, projection bookkeeping, GC)'] = round(out['replayLedger (warm code, fresh projection)']! - parts);
-  return { mode: 'phases', lines: lines.length, commits: cold.commitCount, phases: out, foldByKind: byKind, maxRssKB: maxRssKB() };
+  // The whole-ledger UTF-8 recount inside splitLedger (string input), measured on its own.
+  const u = now();
+  utf8ByteLength(text);
+  const utf8Ms = now() - u;
+
+  await new Promise((resolve) => setImmediate(resolve));
+  observer.disconnect();
+  out['  of which GC pauses'] = pauses.filter((p) => p.start >= begin && p.start < end).reduce((sum, p) => sum + p.duration, 0);
+  out['  splitLedger: utf8ByteLength(whole text) alone'] = utf8Ms;
+
+  gc();
+  const r = now();
+  const cold = replayLedger(bytes);
+  out['replayLedger (same process, uninstrumented)'] = now() - r;
+  if (cold.tip !== projection.tip) throw new Error('instrumented loop and replayLedger disagree on the tip');
+
+  for (const k of Object.keys(out)) out[k] = round(out[k]!);
+  for (const s of Object.values(byKind)) s.ms = round(s.ms);
+  return { mode: 'phases', lines: lines.length, commits: cold.commitCount, phases: out, foldByKind: byKind, slowEnvelopeChecks: slow, maxRssKB: maxRssKB() };
 }
 
 const [mode, file, arg] = process.argv.slice(2);
@@ -219,7 +259,7 @@ switch (mode) {
     report = append(file!, n ?? 20);
     break;
   case 'phases':
-    report = phases(file!);
+    report = await phases(file!);
     break;
   default:
     console.error('usage: replay-child.ts baseline|floor|replay|append|phases FILE [N]');

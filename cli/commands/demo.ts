@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import { buildDemoQueue } from '../../lib/demo/scenario.ts';
+import type { CommandModule } from '../context.ts';
 import { printJson, type Io } from '../output.ts';
 
 export async function demo(io: Io, opts: { json: boolean; out?: string }): Promise<void> {
@@ -19,3 +20,10 @@ export async function demo(io: Io, opts: { json: boolean; out?: string }): Promi
   io.out(`Work: ${Object.entries(summary.works.by_state).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   io.out('Verify it yourself: fairway demo --out demo.jsonl && fairway verify --ledger demo.jsonl');
 }
+
+export const registerDemo: CommandModule = (program, ctx) => {
+  program.command('demo')
+    .description('Build a small demo queue through the engine request builders and print what the scheduler decided.')
+    .option('--out <file>', 'also write the demo ledger to this file')
+    .action(ctx.action(async (g, opts: { out?: string }) => demo(ctx.io, { json: g.json === true, out: opts.out })));
+};

@@ -1,7 +1,8 @@
 /** `fairway replay --ledger FILE`: the projection summary. */
 import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import { readLedgerFile } from '../../lib/ledger-file.ts';
-import { printJson, type Io } from '../output.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError, type Io } from '../output.ts';
 
 export async function replay(io: Io, opts: { ledger: string; json: boolean }): Promise<void> {
   const projection = replayLedger(await readLedgerFile(opts.ledger));
@@ -23,3 +24,13 @@ export async function replay(io: Io, opts: { ledger: string; json: boolean }): P
     `barriers    pending ${s.barriers.pending}, verified ${s.barriers.verified}, failed ${s.barriers.failed}`,
   ].join('\n'));
 }
+
+export const registerReplay: CommandModule = (program, ctx) => {
+  program.command('replay')
+    .alias('read')
+    .description('Replay a ledger and print the projection summary: Work by state, Claims, reservations, barriers, controls, policy.')
+    .action(ctx.action(async (g) => {
+      if (g.ledger === undefined) throw new UsageError('replay needs --ledger FILE', 'missing_ledger');
+      await replay(ctx.io, { ledger: g.ledger, json: g.json === true });
+    }));
+};

@@ -1,0 +1,60 @@
+/**
+ * A validated in-process projection bound to the branch version it was derived
+ * from (spec 7.17). It is extended incrementally when the branch's new bytes
+ * extend the validated bytes, and rebuilt by cold replay otherwise.
+ */
+import { fail } from '../../engine/errors.ts';
+import { appendLedger, refreshLedger, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import type { LedgerSnapshot, LedgerStore } from '../store/types.ts';
+
+const encoder = new TextEncoder();
+
+export class ProjectionCache {
+  private projection: Projection | null = null;
+  private version: string | null = null;
+
+  constructor(private readonly store: LedgerStore) {}
+
+  /** Reads the branch and returns a projection validated against exactly those bytes (null: no queue yet). */
+  async load(): Promise<{ snapshot: LedgerSnapshot; projection: Projection | null }> {
+    const snapshot = await this.store.read();
+    if (snapshot.bytes === null) {
+      this.projection = null;
+      this.version = snapshot.version;
+      return { snapshot, projection: null };
+    }
+    if (snapshot.bytes.length === 0) {
+      fail('ledger_invalid', `the ledger on ${this.store.label} is empty; an empty ledger is never overwritten`);
+    }
+    if (this.projection !== null && this.projection.valid && this.version === snapshot.version) {
+      return { snapshot, projection: this.projection };
+    }
+    const reusable = this.projection !== null && this.projection.valid ? this.projection : null;
+    this.projection = null; // if validation throws below, nothing stale survives
+    this.projection = reusable === null ? replayLedger(snapshot.bytes) : refreshLedger(reusable, snapshot.bytes);
+    this.version = snapshot.version;
+    return { snapshot, projection: this.projection };
+  }
+
+  /** Validates a candidate line by applying it to the cached projection (which then runs ahead of the branch). */
+  applyCandidate(line: string): void {
+    if (this.projection === null) fail('projection_invalid', 'no projection to validate against');
+    try {
+      appendLedger(this.projection, encoder.encode(line));
+    } catch (e) {
+      this.discard();
+      throw e;
+    }
+  }
+
+  /** The candidate was committed: the projection now matches `version`. */
+  confirm(version: string, _bytes: Uint8Array): void {
+    this.version = version;
+  }
+
+  /** The candidate was not (or not surely) committed: forget the projection. */
+  discard(): void {
+    this.projection = null;
+    this.version = null;
+  }
+}

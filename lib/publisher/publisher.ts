@@ -1,0 +1,176 @@
+/**
+ * The one checked publication path (spec 7.7). Every write in the product, from
+ * the CLI, the console and the MCP processor, goes through `publish`:
+ *
+ * 1. stable request id and fingerprint;
+ * 2. read the tip and replay (reusing a validated projection when the new bytes
+ *    extend it);
+ * 3. an already committed request returns its outcome (`request_replayed`) and
+ *    writes nothing; the same id with another fingerprint is an error;
+ * 4. otherwise build the candidate from the request, validate it by applying it,
+ *    and compare-and-swap;
+ * 5. on conflict, discard everything tentative and rebuild from the new tip;
+ * 6. on an uncertain write, read back and resolve by request id first;
+ * 7. bounded retries with backoff and jitter.
+ */
+import { canonicalize } from '../../engine/codec/index.ts';
+import { ProtocolError, fail } from '../../engine/errors.ts';
+import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
+import type { JsonValue } from '../../engine/json.ts';
+import { appendLedger, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { buildCommit } from '../../engine/requests/build.ts';
+import type { BuiltRequest } from '../../engine/requests/operations.ts';
+import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
+import type { LedgerStore } from '../store/types.ts';
+import { ProjectionCache } from './cache.ts';
+
+export interface RequestIds {
+  requestId: string;
+  /** The candidate commit id on the tip this attempt builds on. */
+  commitId: string;
+  /** Trusted decision time of this attempt (ms). */
+  at: number;
+}
+
+/** What a request becomes against one projection: a commit to write, or a reasoned no-write. */
+export type Prepared = BuiltRequest | { kind: string; parameters: BuiltRequest['parameters']; noWrite: { code: string; message: string; detail?: unknown } };
+
+export interface PublishInput {
+  requestId: string;
+  actor: Actor;
+  /** Builds the request against a fresh projection (called again after every conflict). */
+  prepare: (projection: Projection, ids: RequestIds) => Prepared;
+  /**
+   * Only `submit` may initialize an absent queue (spec 7.1): builds the genesis
+   * (Policy first, then the Work). Reads, dispatch and controls leave this unset
+   * and fail with `queue_uninitialized` on an absent queue.
+   */
+  bootstrap?: (ids: RequestIds) => Promise<BuiltRequest> | BuiltRequest;
+  /** Decision clock (default Date.now). */
+  now?: () => number;
+  maxAttempts?: number;
+  /** Called before each retry (progress on a TTY, logs). */
+  onRetry?: (info: { attempt: number; reason: 'conflict' | 'uncertain' }) => void;
+}
+
+export type PublishOutcome =
+  | { status: 'committed'; commit: QueueCommit; projection: Projection; version: string; attempts: number; bootstrap: boolean }
+  | { status: 'request_replayed'; commitId: string; projection: Projection; version: string | null }
+  | { status: 'no_write'; code: string; message: string; detail?: unknown; projection: Projection; version: string | null };
+
+const encoder = new TextEncoder();
+
+export class Publisher {
+  readonly cache: ProjectionCache;
+
+  constructor(readonly store: LedgerStore) {
+    this.cache = new ProjectionCache(store);
+  }
+
+  async publish(input: PublishInput): Promise<PublishOutcome> {
+    const now = input.now ?? Date.now;
+    const maxAttempts = input.maxAttempts ?? 8;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const { snapshot, projection } = await this.cache.load();
+      const at = now();
+
+      if (projection === null) {
+        if (input.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
+        const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
+        const built = await input.bootstrap(ids);
+        const fresh = replayLedger('');
+        const commit = buildCommit(fresh.state, { id: input.requestId, actor: input.actor, at, ...built });
+        const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
+        appendLedger(fresh, line); // validate the genesis exactly as replay will
+        const outcome = await this.store.compareAndSwap(snapshot.version, encoder.encode(line), commitMessage(commit));
+        const settled = await this.settle(outcome, input, attempt, commit);
+        if (settled !== null) return settled;
+        continue;
+      }
+
+      const existing = projection.request(input.requestId);
+      if (existing !== undefined) return this.replayed(projection, snapshot.version, input, at);
+
+      const tip = projection.tip;
+      const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
+      const prepared = input.prepare(projection, ids);
+      if ('noWrite' in prepared) {
+        return { status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version };
+      }
+      const commit = buildCommit(projection.state, { id: input.requestId, actor: input.actor, at, ...prepared });
+      const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
+      const bytes = concat(snapshot.bytes!, encoder.encode(line));
+      // Validate by applying: this advances the cached projection to the candidate.
+      // If the CAS then fails, the cache knows its projection no longer matches the branch.
+      this.cache.applyCandidate(line);
+      const outcome = await this.store.compareAndSwap(snapshot.version, bytes, commitMessage(commit));
+      if (outcome.status === 'committed') this.cache.confirm(outcome.version, bytes);
+      else this.cache.discard();
+      const settled = await this.settle(outcome, input, attempt, commit);
+      if (settled !== null) return settled;
+    }
+    fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
+  }
+
+  private replayed(projection: Projection, version: string | null, input: PublishInput, at: number): PublishOutcome {
+    const existing = projection.request(input.requestId)!;
+    const ids = { requestId: input.requestId, commitId: existing.commitId, at };
+    let fingerprint: string | null = null;
+    try {
+      const prepared = input.prepare(projection, ids);
+      fingerprint = requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters);
+    } catch (e) {
+      // A request that can no longer be prepared (its Work is now claimed, ...) still has
+      // an identity: compare what we can and let the committed outcome stand.
+      if (!(e instanceof ProtocolError)) throw e;
+    }
+    if (fingerprint !== null && fingerprint !== existing.fingerprint) {
+      fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
+    }
+    return { status: 'request_replayed', commitId: existing.commitId, projection, version };
+  }
+
+  /** Returns the final outcome, or null to retry. */
+  private async settle(
+    outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>,
+    input: PublishInput,
+    attempt: number,
+    commit: QueueCommit,
+  ): Promise<PublishOutcome | null> {
+    if (outcome.status === 'committed') {
+      const { projection } = await this.cache.load();
+      return { status: 'committed', commit, projection: projection!, version: outcome.version, attempts: attempt, bootstrap: commit.previous === null };
+    }
+    if (outcome.status === 'uncertain') {
+      // Resolve by request id before anything else (spec 7.7).
+      const { snapshot, projection } = await this.cache.load();
+      const found = projection?.request(input.requestId);
+      if (projection !== null && found !== undefined) {
+        if (found.commitId === commit.id) {
+          return { status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null };
+        }
+        return this.replayed(projection, snapshot.version, input, Date.now());
+      }
+    }
+    input.onRetry?.({ attempt, reason: outcome.status === 'uncertain' ? 'uncertain' : 'conflict' });
+    await backoff(attempt);
+    return null;
+  }
+}
+
+function commitMessage(commit: QueueCommit): string {
+  return `work-queue: ${commit.request.kind} ${commit.request.id}\n\nQueueCommit ${commit.id}`;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Bounded exponential backoff with full jitter (spec 7.8: reuse bounded backoff for CAS conflicts). */
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(2000, 20 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
