@@ -9,7 +9,7 @@
  *   floor     read file + split lines + JSON.parse every line (best of ARG=3)
  *   replay    read file + `replayLedger(bytes)` (best of ARG=3); peak RSS of the first run
  *   append    replay the first N-ARG (20) lines, then `appendLedger` each of the last ARG lines;
- *             also the append of the last dispatch_next on its own prefix (the costliest kind)
+ *             then, from the third-last dispatch_next on, append every line (grants cost the most)
  *   phases    where cold replay spends its time: the `extend` loop of engine/replay/replay.ts with a
  *             timer around each step (decode, split, parse, schema, envelope text, fold by kind)
  *
@@ -21,7 +21,8 @@ import { canonicalMembers, decodeUtf8, parseLedgerRecord, splitLedger, utf8ByteL
 import type { JsonValue } from '../engine/json.ts';
 import { applyCommit } from '../engine/replay/apply.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from '../engine/replay/envelope.ts';
-import { CausalChain, Projection, appendLedger, createState, replayLedger, type ChainRecord } from '../engine/replay/index.ts';
+import type { ChainRecord } from '../engine/replay/chain.ts';
+import { CausalChain, Projection, appendLedger, createState, replayLedger } from '../engine/replay/index.ts';
 import { OPERATIONS_KINDS } from '../engine/replay/rules.ts';
 import { parseQueueCommit, type QueueCommit } from '../engine/schema/index.ts';
 
@@ -76,6 +77,7 @@ function replay(file: string, runs: number): object {
   let commits = 0;
   let tip: string | null = null;
   let heapUsedMB = 0;
+  let externalMB = 0;
   for (let r = 0; r < runs; r++) {
     gc();
     const t = now();
@@ -87,7 +89,9 @@ function replay(file: string, runs: number): object {
       commits = projection.commitCount;
       tip = projection.tip;
       gc();
-      heapUsedMB = process.memoryUsage().heapUsed / 2 ** 20;
+      const m = process.memoryUsage();
+      heapUsedMB = m.heapUsed / 2 ** 20;
+      externalMB = m.external / 2 ** 20;
     }
     projection = null;
     void projection;
@@ -98,6 +102,8 @@ function replay(file: string, runs: number): object {
     peakRssKB: firstRssKB,
     /** JS heap still in use while the first projection is alive (after a GC). */
     retainedHeapMB: round(heapUsedMB),
+    /** Off-heap memory (Buffers: the ledger bytes the projection keeps for refreshLedger). */
+    retainedExternalMB: round(externalMB),
     maxRssKB: maxRssKB(),
   };
 }
@@ -120,23 +126,34 @@ function append(file: string, tail: number): object {
   const tip = projection.tip;
   const commits = projection.commitCount;
 
-  // The last dispatch_next, appended on its own prefix: replay re-runs the packer on a full-size state.
+  // Grants are the costliest appends (replay re-runs the packer on a full-size state): replay up to
+  // the third-last dispatch_next, then append every following line one at a time.
   let grant: object | null = null;
-  let k = -1;
-  for (let i = lines.length - 1; i > 0; i--) {
-    if (lines[i]!.includes('"kind":"dispatch_next"')) {
-      k = i;
-      break;
-    }
+  const grantLines: number[] = [];
+  for (let i = lines.length - 1; i > 0 && grantLines.length < 3; i--) {
+    if (lines[i]!.includes('"kind":"dispatch_next"')) grantLines.push(i);
   }
-  if (k > 0) {
+  if (grantLines.length > 0) {
+    const from = grantLines[grantLines.length - 1]!;
     gc();
-    const p = replayLedger(Buffer.from(lines.slice(0, k).join('')));
-    const chunk = Buffer.from(lines[k]!);
-    const claims = (JSON.parse(lines[k]!) as QueueCommit).operations.length;
-    const t = now();
-    appendLedger(p, chunk);
-    grant = { line: k + 1, claims, ms: round(now() - t) };
+    const p = replayLedger(Buffer.from(lines.slice(0, from).join('')));
+    const grantMs: number[] = [];
+    const claims: number[] = [];
+    const all: number[] = [];
+    const allKinds: string[] = [];
+    for (let i = from; i < lines.length; i++) {
+      allKinds.push((JSON.parse(lines[i]!) as QueueCommit).request.kind);
+      const chunk = Buffer.from(lines[i]!);
+      const t = now();
+      appendLedger(p, chunk);
+      const ms = now() - t;
+      all.push(ms);
+      if (grantLines.includes(i)) {
+        grantMs.push(ms);
+        claims.push((JSON.parse(lines[i]!) as QueueCommit).operations.length);
+      }
+    }
+    grant = { appended: all.length, grants: grantMs.length, grantMs: grantMs.map(round), claims, ms: round(Math.max(...grantMs)), allMedian: round(median(all)), allMax: round(Math.max(...all)), allMaxKind: allKinds[all.indexOf(Math.max(...all))] };
   }
   return {
     mode: 'append', tail: chunks.length, prefixLines: cut, prefixReplayMs: round(prefixMs), commits, tip,
@@ -218,6 +235,7 @@ async function phases(file: string): Promise<object> {
   chain.finish();
   projection.accept(bytes, lines.length);
   lap('chain + projection bookkeeping');
+  const lineCount = lines.length;
   const end = now();
   out['total (instrumented loop)'] = end - begin;
 
@@ -226,20 +244,25 @@ async function phases(file: string): Promise<object> {
   utf8ByteLength(text);
   const utf8Ms = now() - u;
 
-  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (const e of observer.takeRecords()) pauses.push({ start: e.startTime, duration: e.duration });
   observer.disconnect();
   out['  of which GC pauses'] = pauses.filter((p) => p.start >= begin && p.start < end).reduce((sum, p) => sum + p.duration, 0);
   out['  splitLedger: utf8ByteLength(whole text) alone'] = utf8Ms;
 
+  const tip = projection.tip;
+  chain.finish(); // (idempotent) keep `chain` alive only until here
+  lines.length = 0;
+  projection.state.works.clear(); // let the instrumented projection's state go before the comparison run
   gc();
   const r = now();
   const cold = replayLedger(bytes);
   out['replayLedger (same process, uninstrumented)'] = now() - r;
-  if (cold.tip !== projection.tip) throw new Error('instrumented loop and replayLedger disagree on the tip');
+  if (cold.tip !== tip) throw new Error('instrumented loop and replayLedger disagree on the tip');
 
   for (const k of Object.keys(out)) out[k] = round(out[k]!);
   for (const s of Object.values(byKind)) s.ms = round(s.ms);
-  return { mode: 'phases', lines: lines.length, commits: cold.commitCount, phases: out, foldByKind: byKind, slowEnvelopeChecks: slow, maxRssKB: maxRssKB() };
+  return { mode: 'phases', lines: lineCount, commits: cold.commitCount, phases: out, foldByKind: byKind, slowEnvelopeChecks: slow, maxRssKB: maxRssKB() };
 }
 
 const [mode, file, arg] = process.argv.slice(2);

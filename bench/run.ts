@@ -61,8 +61,8 @@ function child<T>(mode: string, file: string, arg?: number): T | { error: string
 const failed = (x: object): x is { error: string } => 'error' in x;
 
 interface FloorReport { best: number; times: number[]; lines: number; maxRssKB: number }
-interface ReplayReport { best: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; maxRssKB: number }
-interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { line: number; claims: number; ms: number } | null }
+interface ReplayReport { best: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
+interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { appended: number; grants: number; grantMs: number[]; claims: number[]; ms: number; allMedian: number; allMax: number; allMaxKind: string } | null }
 interface PhasesReport { phases: Record<string, number>; foldByKind: Record<string, { count: number; ms: number }>; lines: number; slowEnvelopeChecks: { fingerprint: number; parameters: number } }
 
 // ---------------------------------------------------------------- ledgers
@@ -147,7 +147,7 @@ const results = rows.map(({ spec, floor, replay, append, phases }) => {
 });
 
 const mainTable = table(
-  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'ratio', 'append med/max ms', 'grant append ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
   results.map((r) => [
     r.spec.label,
     fmt(r.spec.bytes / MiB, 1),
@@ -158,7 +158,7 @@ const mainTable = table(
     failed(r.replay) ? '-' : fmt(r.replay.first, 0),
     r.ratio === null ? '-' : `${r.ratio.toFixed(1)}×`,
     failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
-    failed(r.append) || r.append.grant === null ? '-' : `${fmt(r.append.grant.ms, 1)} (${r.append.grant.claims} Claims)`,
+    failed(r.append) || r.append.grant === null ? '-' : r.append.grant.grantMs.map((ms) => ms.toFixed(1)).join(' / '),
     fmt(r.rssMiB, 0),
     r.rssMiB === null || baselineMiB === null ? '-' : fmt(r.rssMiB - baselineMiB, 0),
     r.rssMiB === null ? '-' : `${((r.rssMiB * MiB) / r.spec.bytes).toFixed(2)}×`,
@@ -202,7 +202,11 @@ const appendText = results
   .map((r) => {
     const a = r.append as AppendReport;
     const worst = a.times.indexOf(a.max);
-    return `  ${r.spec.label}: last ${a.times.length} appends median ${a.median.toFixed(2)} ms, max ${a.max.toFixed(2)} ms (${a.kinds[worst]}); prefix replay ${a.prefixReplayMs.toFixed(0)} ms`;
+    const g = a.grant;
+    const grants = g === null ? '' : `; from the 3rd-last grant: ${g.appended} appends, median ${g.allMedian.toFixed(2)} ms, max ${g.allMax.toFixed(2)} ms (${g.allMaxKind}), grants ${g.grantMs.map((ms, i) => `${ms.toFixed(1)} ms/${g.claims[i]} Claims`).join(', ')}`;
+    const rep = r.replay as ReplayReport;
+    const mem = failed(r.replay) ? '' : `; projection retains ${rep.retainedHeapMB.toFixed(0)} MiB heap + ${rep.retainedExternalMB.toFixed(0)} MiB external`;
+    return `  ${r.spec.label}: last ${a.times.length} appends median ${a.median.toFixed(2)} ms, max ${a.max.toFixed(2)} ms (${a.kinds[worst]}); prefix replay ${a.prefixReplayMs.toFixed(0)} ms${grants}${mem}`;
   })
   .join('\n');
 
@@ -211,8 +215,9 @@ console.log(`Targets: cold ≤ ${TARGETS.coldOverFloor}× floor (floor = read + 
 console.log(`Process baseline RSS (node + tsx + engine, no ledger): ${fmt(baselineMiB, 1)} MiB; "RSS-base" = peak minus that.\n`);
 console.log(mainTable);
 console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT).');
-console.log('"grant append ms" = appendLedger of the last dispatch_next on its own prefix (replay re-runs the packer).\n');
-console.log('Incremental append:');
+console.log('"grant appends ms" = appendLedger of each of the last 3 dispatch_next (replay re-runs the packer), appending every line from the third-last one.');
+console.log('"RSS MiB" = peak RSS of the first cold replay in a fresh process (process.resourceUsage().maxRSS).\n');
+console.log('Incremental append and retained memory:');
 console.log(appendText);
 if (genRows.length > 0) console.log(`\nGenerated ledgers (generator v${GENERATOR_VERSION}, seed ${seed}):\n${genTable}`);
 if (phaseText !== '') console.log(phaseText);

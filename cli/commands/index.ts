@@ -3,12 +3,32 @@
  * command is one line here.
  */
 import type { CommandModule } from '../context.ts';
+import { registerAdmin } from './admin.ts';
+import { registerConsole } from './console.ts';
 import { registerDemo } from './demo.ts';
+import { registerDispatch } from './dispatch.ts';
+import { registerExplain } from './explain.ts';
+import { registerInspect } from './inspect.ts';
+import { registerMcp } from './mcp.ts';
+import { registerProcessIntents } from './process-intents.ts';
 import { registerReplay } from './replay.ts';
+import { registerSimulate } from './simulate.ts';
+import { registerSnapshot } from './snapshot.ts';
+import { registerSubmit } from './submit.ts';
 import { registerVerify } from './verify.ts';
 
 export const COMMANDS: CommandModule[] = [
   registerVerify,
   registerReplay,
+  registerInspect,
+  registerSubmit,
+  registerDispatch,
+  registerAdmin,
+  registerExplain,
+  registerSimulate,
+  registerSnapshot,
+  registerMcp,
+  registerProcessIntents,
   registerDemo,
+  registerConsole,
 ];

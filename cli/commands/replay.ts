@@ -1,11 +1,11 @@
 /** `fairway replay --ledger FILE`: the projection summary. */
-import { replayLedger, summarize } from '../../engine/replay/index.ts';
-import { readLedgerFile } from '../../lib/ledger-file.ts';
+import { summarize, type Projection } from '../../engine/replay/index.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError, type Io } from '../output.ts';
+import { printJson, type Io } from '../output.ts';
+import { readSource } from '../source.ts';
 
-export async function replay(io: Io, opts: { ledger: string; json: boolean }): Promise<void> {
-  const projection = replayLedger(await readLedgerFile(opts.ledger));
+export async function replay(io: Io, opts: { projection: Projection; json: boolean }): Promise<void> {
+  const { projection } = opts;
   const s = summarize(projection);
   if (opts.json) {
     printJson(io, { ok: true, ...s });
@@ -30,7 +30,6 @@ export const registerReplay: CommandModule = (program, ctx) => {
     .alias('read')
     .description('Replay a ledger and print the projection summary: Work by state, Claims, reservations, barriers, controls, policy.')
     .action(ctx.action(async (g) => {
-      if (g.ledger === undefined) throw new UsageError('replay needs --ledger FILE', 'missing_ledger');
-      await replay(ctx.io, { ledger: g.ledger, json: g.json === true });
+      await replay(ctx.io, { projection: await readSource(g).load(), json: g.json === true });
     }));
 };

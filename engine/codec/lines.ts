@@ -89,6 +89,44 @@ export function splitLedger(input: Uint8Array | string, limits: LedgerLimits = {
   return out;
 }
 
+export interface LedgerFrame {
+  /** Byte offsets of the record (LF excluded) in the input. */
+  start: number;
+  end: number;
+  /** 1-based physical line. */
+  line: number;
+}
+
+/**
+ * Like `splitLedger`, but on bytes and without decoding: the record boundaries
+ * only. Callers decode each record with `decodeUtf8` (so a projection can keep
+ * the bytes and decode a record again on demand instead of keeping one large
+ * decoded string alive). Same framing rules and codes as `splitLedger`.
+ */
+export function frameLedger(bytes: Uint8Array, limits: LedgerLimits = {}): LedgerFrame[] {
+  const ledgerBytes = limits.ledgerBytes ?? PARSER_BYTES;
+  const lineBytes = limits.lineBytes ?? LINE_BYTES;
+  if (bytes.length > ledgerBytes) tooLarge(ledgerBytes);
+  const out: LedgerFrame[] = [];
+  let pos = 0;
+  for (let line = 1; pos < bytes.length; line++) {
+    const end = bytes.indexOf(0x0a, pos);
+    if (end < 0) fail('truncated_record', 'final ledger record has no terminating LF', { line });
+    if (end === pos) fail('blank_record', 'blank ledger record', { line });
+    const first = bytes[pos]!;
+    if (first === 0x20 || first === 0x09 || first === 0x0d) {
+      let i = pos;
+      while (i < end && (bytes[i] === 0x20 || bytes[i] === 0x09 || bytes[i] === 0x0d)) i++;
+      if (i === end) fail('blank_record', 'blank ledger record', { line });
+    }
+    if (bytes[end - 1] === 0x0d) fail('crlf_record', 'ledger record ends with CR (CRLF line ending)', { line });
+    if (end - pos > lineBytes) fail('line_too_large', `ledger record exceeds ${lineBytes} bytes`, { line });
+    out.push({ start: pos, end, line });
+    pos = end + 1;
+  }
+  return out;
+}
+
 function tooLarge(limit: number): never {
   return fail('ledger_too_large', `ledger exceeds ${limit} bytes`);
 }

@@ -9,6 +9,7 @@ import { requestFingerprint } from '../identity/index.ts';
 import type { JsonValue } from '../json.ts';
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { CommitContext } from './context.ts';
+import { restoreCheckpoint } from './checkpoint-restore.ts';
 import { verifyFinish } from './finish.ts';
 import { applyGrant } from './grant.ts';
 import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
@@ -35,11 +36,14 @@ export interface ApplyOptions {
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
-  const ordinal = state.commits.length;
+  // After a checkpoint root, ordinals continue from the compacted prefix (replay/checkpoint.ts).
+  let ordinal = (state.checkpoint?.ordinal ?? 0) + state.commits.length;
   const base = { commit: commit.id, line: options.line };
-  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line };
 
   checkEnvelope(state, commit, ordinal, options);
+  const checkpointRoot = ordinal === 0 && commit.request.kind === 'checkpoint';
+  if (checkpointRoot) ordinal = restoreCheckpoint(state, commit, options.line);
+  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line };
   state.requests.set(commit.request.id, {
     requestId: commit.request.id,
     kind: commit.request.kind,
@@ -53,7 +57,9 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   });
   if (ordinal === 0) state.repository = commit.actor.repository;
 
-  if (commit.request.kind === 'dispatch_next') {
+  if (checkpointRoot) {
+    // restoreCheckpoint applied the root's single Checkpoint operation.
+  } else if (commit.request.kind === 'dispatch_next') {
     applyGrant(ctx);
   } else {
     if (commit.request.kind === 'finish') verifyFinish(ctx);
@@ -67,6 +73,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     });
   }
 
+  state.commitIndex.set(commit.id, state.commits.length);
   state.commits.push({
     id: commit.id,
     previous: commit.previous,
@@ -78,7 +85,6 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     operations: commit.operations.length,
     policyEpoch: commit.policy_epoch,
   });
-  state.commitIndex.set(commit.id, ordinal);
   state.tip = commit.id;
 }
 
@@ -115,8 +121,9 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
     const first = ops[0]!;
     const bootstrap = request.kind === 'submit' && first.kind === 'Policy' && ops.slice(1).every((op) => op.kind === 'Work') && ops.length > 1;
     const policyGenesis = request.kind === 'policy' && ops.length === 1 && first.kind === 'Policy';
-    if (!bootstrap && !policyGenesis) {
-      fail('genesis_invalid', 'the genesis record must be a Policy, or a bootstrap submit carrying Policy first and then its Work', at);
+    const checkpoint = request.kind === 'checkpoint' && ops.length === 1 && first.kind === 'Checkpoint';
+    if (!bootstrap && !policyGenesis && !checkpoint) {
+      fail('genesis_invalid', 'the genesis record must be a Policy, a bootstrap submit carrying Policy first and then its Work, or a Checkpoint', at);
     }
   } else {
     if (state.policy === null) fail('policy_missing', 'no Policy is installed', at);

@@ -6,11 +6,16 @@
 import { fail } from '../errors.ts';
 import type { ReplayState, WorkRecord, ClaimRecord, DispatchRecord, RequestOutcome } from './state.ts';
 
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export class Projection {
-  private readonly texts = new Map<string, string>();
+  /** Each commit's record: its text, or where its bytes sit in a retained input chunk. */
+  private readonly texts = new Map<string, string | { chunk: number; start: number; end: number }>();
   private readonly successors = new Map<string, string>();
-  /** Validated input chunks (null once any input arrived as text). */
-  private chunks: Uint8Array[] | null = [];
+  /** Validated byte inputs, in order (records point into them). */
+  private readonly chunks: Uint8Array[] = [];
+  /** False once any input arrived as text: the byte prefix is then unknown. */
+  private bytesExact = true;
   private byteLength = 0;
   private lines = 0;
   private poisoned = false;
@@ -33,7 +38,7 @@ export class Projection {
 
   /** True when `full` starts with exactly the bytes this projection validated. */
   isPrefixOf(full: Uint8Array): boolean {
-    if (this.poisoned || this.chunks === null || full.length < this.byteLength) return false;
+    if (this.poisoned || !this.bytesExact || full.length < this.byteLength) return false;
     let offset = 0;
     for (const chunk of this.chunks) {
       if (Buffer.compare(full.subarray(offset, offset + chunk.length), chunk) !== 0) return false;
@@ -42,9 +47,14 @@ export class Projection {
     return true;
   }
 
+  /** @internal the index the next byte input will have in the retained chunks */
+  nextChunk(input: Uint8Array | string): number {
+    return typeof input === 'string' ? -1 : this.chunks.length;
+  }
+
   /** @internal replay bookkeeping */
-  remember(id: string, previous: string | null, text: string): void {
-    this.texts.set(id, text);
+  remember(id: string, previous: string | null, record: string | { chunk: number; start: number; end: number }): void {
+    this.texts.set(id, record);
     if (previous !== null) this.successors.set(previous, id);
   }
 
@@ -52,10 +62,10 @@ export class Projection {
   accept(input: Uint8Array | string, lines: number): void {
     this.lines += lines;
     if (typeof input === 'string') {
-      this.chunks = null;
+      this.bytesExact = false;
       this.byteLength += Buffer.byteLength(input);
     } else {
-      this.chunks?.push(input);
+      this.chunks.push(input);
       this.byteLength += input.length;
     }
   }
@@ -71,7 +81,9 @@ export class Projection {
   }
 
   commitText(id: string): string | undefined {
-    return this.texts.get(id);
+    const record = this.texts.get(id);
+    if (record === undefined || typeof record === 'string') return record;
+    return decoder.decode(this.chunks[record.chunk]!.subarray(record.start, record.end));
   }
 
   successorOf(id: string): string | undefined {

@@ -4,7 +4,7 @@
  * extends a validated projection with appended bytes and rejects anything
  * that does not extend its validated prefix. Both run the same fold.
  */
-import { decodeUtf8, parseLedgerRecord, splitLedger } from '../codec/index.ts';
+import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from '../codec/index.ts';
 import { ProtocolError, fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { createFairnessState } from '../scheduler/clocks.ts';
@@ -47,6 +47,7 @@ export function createState(): ReplayState {
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
+  span: { start: number; end: number } | null;
 }
 
 export interface ReplayProgress {
@@ -79,8 +80,8 @@ export function refreshLedger(projection: Projection, full: Uint8Array): Project
 
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
-  const text = typeof input === 'string' ? input : decodeUtf8(input);
-  const lines = splitLedger(text, { ledgerBytes: undefined });
+  const chunk = projection.nextChunk(input);
+  const records = records_(input);
   const lineBase = projection.lineCount;
   const chain = new CausalChain<ParsedRecord>(
     state.tip,
@@ -89,24 +90,49 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   );
   try {
     let n = 0;
-    for (const { text: lineText, line } of lines) {
-      const physical = lineBase + line;
+    for (const record of records) {
+      const physical = lineBase + record.line;
+      const lineText = record.text();
       const { commit, verdict } = parseRecord(lineText, physical);
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict })) {
+      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
         applyCommit(state, next.commit, { line: next.line, ...next.verdict });
-        projection.remember(next.id, next.previous, next.text);
+        projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
       }
       n += 1;
       if (onProgress !== undefined && n % 1000 === 0) onProgress({ lines: n, commits: state.commits.length });
     }
     chain.finish();
-    if (state.tip === null && lines.length > 0) fail('missing_genesis', 'no genesis record (previous = null) in the ledger');
-    projection.accept(input, lines.length);
+    if (state.tip === null && records.length > 0) fail('missing_genesis', 'no genesis record (previous = null) in the ledger');
+    projection.accept(input, records.length);
   } catch (e) {
     projection.poison();
     if (isProtocolError(e)) throw e;
     throw new ProtocolError('ledger_invalid', e instanceof Error ? e.message : String(e));
   }
+}
+
+interface InputRecord {
+  line: number;
+  text: () => string;
+  span: { start: number; end: number } | null;
+}
+
+/** Byte input is framed without decoding it whole, so no large decoded string outlives replay. */
+function records_(input: Uint8Array | string): InputRecord[] {
+  if (typeof input === 'string') {
+    return splitLedger(input).map(({ text, line }) => ({ line, text: () => text, span: null }));
+  }
+  return frameLedger(input).map(({ start, end, line }) => ({
+    line,
+    span: { start, end },
+    text: () => {
+      try {
+        return decodeUtf8(input.subarray(start, end));
+      } catch (e) {
+        throw isProtocolError(e) ? e.at({ line }) : e;
+      }
+    },
+  }));
 }
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };

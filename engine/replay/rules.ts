@@ -30,7 +30,7 @@ export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> =
   release: new Set(['Release', 'ClaimCancellation']),
   result: new Set(['Result', 'IssueComment']),
   delivery_failure: new Set(['DeliveryFailure']),
-  cancel_work: new Set(['WorkCancellation']),
+  cancel_work: new Set(['WorkCancellation', 'ClaimCancellation']),
   cancel_claim: new Set(['ClaimCancellation']),
   checkpoint: new Set(['Checkpoint']),
 };

@@ -174,7 +174,9 @@ export interface ReplayState {
   /** Queue repository from the genesis Actor. */
   repository: string | null;
   tip: string | null;
+  /** The ledger's commits in causal order (a checkpoint root first, if any). */
   commits: CommitInfo[];
+  /** Index into `commits` by commit id (equals the ordinal unless the root is a checkpoint). */
   commitIndex: Map<string, number>;
   policy: PolicyRecord | null;
   policyHistory: PolicyRecord[];
@@ -207,4 +209,25 @@ export interface ReplayState {
   unavailableProfiles: Set<string>;
   /** Backing Issue links and comments by Work id (projector records). */
   issueLinks: Map<string, JsonObject[]>;
+  /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
+  checkpoint?: CheckpointBase;
+}
+
+/**
+ * What a checkpoint root restored beyond the live records: the compacted prefix's
+ * contribution, kept verbatim so a later checkpoint can carry it forward.
+ */
+export interface CheckpointBase {
+  /** Transactions in the compacted prefix = the root's own ordinal; later commits continue after it. */
+  ordinal: number;
+  priorGitSha: string;
+  priorTip: string;
+  /** The prefix's request receipts (the checkpoint state's `requests`), in causal order. */
+  receipts: JsonObject[];
+  seenEpochs: string[];
+  seenGenerations: string[];
+  /** The prefix's settling Result/DeliveryFailure operations by Work id. */
+  terminalBarriers: JsonObject;
+  /** The prefix's ClaimCancellation (by Claim id) and WorkCancellation (by Work id) operations. */
+  cancellations: JsonObject;
 }

@@ -1,0 +1,28 @@
+/** GET /api/tip: the live ledger tip for polling (no payloads, no identifiers beyond the tip). */
+import { isProtocolError } from '../../../engine/errors.ts';
+import { canRead } from '../../../lib/auth/session.ts';
+import { consoleRuntime } from '../../../lib/console/context.ts';
+
+export const dynamic = 'force-dynamic';
+
+export async function GET(): Promise<Response> {
+  try {
+    const runtime = consoleRuntime();
+    if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
+    const live = await runtime.live();
+    return Response.json(
+      {
+        ok: true,
+        tip: live.projection.tip,
+        commits: live.projection.commitCount,
+        controls: live.projection.state.controls,
+        stale: live.stale === null ? null : { code: live.stale.code, since: live.stale.since },
+        read_at: live.readAt,
+      },
+      { headers: { 'cache-control': 'no-store' } },
+    );
+  } catch (e) {
+    const code = isProtocolError(e) ? e.code : 'ledger_unreadable';
+    return Response.json({ ok: false, error: { code, message: 'the ledger could not be read' } }, { status: 503, headers: { 'cache-control': 'no-store' } });
+  }
+}

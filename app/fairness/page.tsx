@@ -1,0 +1,105 @@
+/** `/fairness` — sshare-style shares per pool and class, target vs actual chart, what-if (issue 5 §2). */
+import Link from 'next/link';
+import { Fragment } from 'react';
+import { Frame, LoadError } from '../../components/Frame.tsx';
+import { ShareChart } from '../../components/ShareChart.tsx';
+import { WhatIfPanel } from '../../components/WhatIfPanel.tsx';
+import { firstParam, loadView, withAt } from '../../lib/console/load.ts';
+import { fairnessView, WINDOWS, type KeyRow } from '../../lib/console/views/fairness.ts';
+import { formatDuration, keyLabel, percent, PRIORITY_NAMES } from '../../lib/console/views/format.ts';
+import { currentSettings } from '../../lib/console/views/whatif.ts';
+
+export const dynamic = 'force-dynamic';
+
+function deficit(value: number | null) {
+  if (value === null) return <span className="muted">—</span>;
+  const tone = value > 0.5 ? 'text-amber-800' : value < -0.5 ? 'text-sky-800' : 'text-slate-700';
+  return <span className={tone}>{value > 0 ? '+' : ''}{value.toFixed(1)}</span>;
+}
+
+function Pass({ value }: { value: string | null }) {
+  return value === null ? <span className="muted">—</span> : <code className="text-xs" title="exact virtual pass (bigint ticks)">{value}</code>;
+}
+
+function KeyRows({ rows }: { rows: KeyRow[] }) {
+  return (
+    <>
+      {rows.map((k) => (
+        <tr key={k.key} data-testid="fair-key-row" data-key={k.key}>
+          <td className="pl-8">{keyLabel(k.key)}</td>
+          <td className="num">{k.weight}</td>
+          <td className="num" data-testid="target-share">{percent(k.targetShare)}</td>
+          <td className="num">{percent(k.actualShare)} <span className="text-xs muted">({k.grants})</span></td>
+          <td className="num"><Pass value={k.pass} /></td>
+          <td className="num"><code className="text-xs">{k.stride}</code></td>
+          <td className="num">{deficit(k.deficit)}</td>
+          <td className="num">{k.eligibleWork} / {k.backlog}</td>
+          <td className="num">{formatDuration(k.oldestEligibleAge)}</td>
+          <td className="num">{formatDuration(k.longestZeroService)}</td>
+        </tr>
+      ))}
+    </>
+  );
+}
+
+export default async function FairnessPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const at = firstParam(sp.at);
+  const loaded = await loadView(at);
+  if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
+  const { view, config } = loaded;
+  const windowParam = Number(firstParam(sp.window) ?? 100);
+  const window = (WINDOWS as readonly number[]).includes(windowParam) ? windowParam : 100;
+  const f = fairnessView(view.projection, view.asOf, firstParam(sp.pool), window);
+  if (f === null) return <LoadError code="policy_missing" message="no Policy installed yet" />;
+  const link = (patch: Record<string, string | number>) => withAt('/fairness', at, { pool: f.pool, window: f.window, ...patch });
+
+  return (
+    <Frame view={view} config={config} title="Fairness" path="/fairness"
+      actions={
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          <span>Pool {f.pools.map((p) => p === f.pool ? <strong key={p} className="mx-1">{p}</strong> : <Link key={p} prefetch={false} className="mx-1" href={link({ pool: p })}>{p}</Link>)}</span>
+          <span>Window {WINDOWS.map((w) => w === f.window ? <strong key={w} className="mx-1">{w === 0 ? 'all' : w}</strong> : <Link key={w} prefetch={false} className="mx-1" href={link({ window: w })}>{w === 0 ? 'all' : w}</Link>)} grants</span>
+        </div>
+      }>
+      <p className="text-sm text-slate-600">
+        Mode <strong>{f.mode}</strong> · epoch <code>{f.epoch}</code> · {f.windowGrants} grants in the window ({f.totalGrants} in total) · tick scales: class Q={f.classScale}, key Q={f.keyScale}.
+        Target share is weight ÷ the weights of the currently eligible siblings (no banked turns for idle keys); deficit is grants owed minus received in the window.
+      </p>
+      <div className="card overflow-x-auto">
+        <table className="tbl" data-testid="fairness-table">
+          <thead>
+            <tr><th>Class / key</th><th className="num">Weight</th><th className="num">Target</th><th className="num">Actual (grants)</th><th className="num">Pass</th><th className="num">Stride</th><th className="num">Deficit</th><th className="num">Eligible / backlog</th><th className="num">Oldest eligible</th><th className="num">Longest zero-service</th></tr>
+          </thead>
+          <tbody>
+            {f.classes.map((c) => (
+              <Fragment key={c.priority}>
+                <tr className="bg-slate-50 font-medium" data-testid="fair-class-row">
+                  <td>{PRIORITY_NAMES[c.priority]}</td>
+                  <td className="num">{c.weight}</td>
+                  <td className="num">{percent(c.targetShare)}</td>
+                  <td className="num">{percent(c.actualShare)} <span className="text-xs muted">({c.grants})</span></td>
+                  <td className="num"><Pass value={c.pass} /></td>
+                  <td className="num"><code className="text-xs">{c.stride}</code></td>
+                  <td className="num">{deficit(c.deficit)}</td>
+                  <td className="num">{c.eligibleWork} / {c.backlog}</td>
+                  <td /><td />
+                </tr>
+                <KeyRows rows={c.keys} />
+              </Fragment>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="grid gap-4 lg:grid-cols-2">
+        {f.classes.filter((c) => c.keys.length > 1 || c.keys.some((k) => k.key !== '')).map((c) => (
+          <div key={c.priority} className="card card-b">
+            <div className="label">{PRIORITY_NAMES[c.priority]}: target vs actual share within the class</div>
+            <ShareChart title={`Class P${c.priority} target vs actual share`} rows={c.keys.map((k) => ({ key: k.key, target: k.targetShare, actual: k.actualShare }))} />
+          </div>
+        ))}
+      </div>
+      <WhatIfPanel pool={f.pool} at={at} initial={currentSettings(view.projection)} />
+    </Frame>
+  );
+}

@@ -1,0 +1,37 @@
+/** `/login` — local mode: the start-up token; hosted mode: GitHub OAuth (issue 5 §3). */
+import { GitHubSignIn } from '../../components/GitHubSignIn.tsx';
+import { LoginForm } from '../../components/LoginForm.tsx';
+import { readConfig } from '../../lib/console/config.ts';
+import { firstParam } from '../../lib/console/load.ts';
+
+export const dynamic = 'force-dynamic';
+
+function safeCallback(raw: string | null): string {
+  return raw !== null && raw.startsWith('/') && !raw.startsWith('//') ? raw : '/admin';
+}
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const hosted = readConfig()?.mode === 'hosted';
+  const callbackUrl = safeCallback(firstParam(sp.callbackUrl));
+  return (
+    <div className="mx-auto mt-10 max-w-md">
+      <div className="card">
+        <div className="card-h"><h1>Sign in</h1></div>
+        <div className="card-b space-y-3">
+          {hosted ? (
+            <>
+              <p className="text-sm">Sign in with GitHub. Your numeric GitHub user id decides your role (observer or administrator).</p>
+              <GitHubSignIn callbackUrl={callbackUrl} />
+            </>
+          ) : (
+            <>
+              <p className="text-sm">Local mode: use the one-time login token printed in the terminal that started the console. The URL printed there fills it in for you.</p>
+              <LoginForm token={firstParam(sp.token) ?? ''} callbackUrl={callbackUrl} />
+            </>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

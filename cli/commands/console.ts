@@ -1,0 +1,75 @@
+/**
+ * `fairway console [--repo|--remote|--github|--ledger] [--port]`: serves the
+ * web console. With no queue configured and none on the current repository's
+ * queue branch, it starts on the embedded demo queue (a fresh local Git
+ * repository seeded through the publisher), clearly labelled as a demo.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { ConsoleSource } from '../../lib/console/config.ts';
+import { startConsole } from '../../lib/console/server.ts';
+import type { CommandModule, GlobalOptions } from '../context.ts';
+import { UsageError, type Io } from '../output.ts';
+
+const run = promisify(execFile);
+
+async function hasQueueBranch(dir: string, branch: string): Promise<boolean> {
+  try {
+    await run('git', ['-C', dir, 'rev-parse', '--verify', '-q', `refs/heads/${branch}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Promise<ConsoleSource | undefined> {
+  const branch = g.branch ?? 'work-queue';
+  const chosen = [g.ledger, g.github, g.remote !== undefined ? 'remote' : undefined].filter((v) => v !== undefined);
+  if (chosen.length > 1) throw new UsageError('choose one of --ledger, --github and --remote', 'usage_error');
+  if (g.ledger !== undefined) return { kind: 'ledger', ledger: g.ledger };
+  if (g.github !== undefined) return { kind: 'github', github: g.github, branch };
+  if (g.remote !== undefined) return { kind: 'remote', repo: g.repo ?? cwd, remote: g.remote, branch };
+  if (g.repo !== undefined) return { kind: 'repo', repo: g.repo, branch };
+  return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
+}
+
+export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean }): Promise<void> {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535', 'usage_error');
+  const pollMs = Number(opts.pollMs);
+  if (!Number.isInteger(pollMs) || pollMs < 500) throw new UsageError('--poll-ms must be an integer ≥ 500', 'usage_error');
+  const source = opts.demo === true ? undefined : await resolveSource(g);
+  const running = await startConsole({
+    ...(source === undefined ? {} : { source }),
+    port,
+    host: opts.host,
+    pollMs,
+    mode: opts.hosted === true ? 'hosted' : 'local',
+    ...(g.principal === undefined ? {} : { principal: g.principal }),
+    probe: process.env.FAIRWAY_DEMO_PROBE === '1',
+    log: (line) => io.out(line),
+  });
+  io.out('');
+  io.out(`  Console:     ${running.url}/`);
+  if (opts.hosted !== true) {
+    io.out(`  Sign in as administrator with this one-time login token (valid until the console stops):`);
+    io.out(`  ${running.loginUrl}`);
+  }
+  if (running.demoRepository !== null) io.out(`  Demo queue:  git -C ${running.demoRepository} show work-queue:work-queue.jsonl`);
+  io.out('');
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await new Promise<void>(() => {}); // serve until stopped
+}
+
+export const registerConsole: CommandModule = (program, ctx) => {
+  program.command('console')
+    .description('Serve the web console (explorer, DAGs, fairness, receipts, admin). Without a queue: the embedded demo queue.')
+    .option('--port <port>', 'HTTP port (0: any free port)', process.env.PORT ?? '3000')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--poll-ms <ms>', 'browser polling interval of the ledger tip', '5000')
+    .option('--demo', 'start on the embedded demo queue even if a queue is configured')
+    .option('--hosted', 'hosted mode: GitHub OAuth (GITHUB_ID, GITHUB_SECRET, FAIRWAY_ROLES_FILE) instead of the login token')
+    .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean }) => consoleCommand(ctx.io, g, opts)));
+};

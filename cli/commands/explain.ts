@@ -1,0 +1,225 @@
+/**
+ * `fairway explain --ledger FILE --pool P [--work-id ID] [--as-of MS] [--json]`
+ * (spec 7.13): the next selection of a pool with planNext's own explanation,
+ * or, with --work-id, why that Work is not next: its state, the eligibility
+ * reason code and blocking path (`eligibility()`), where it lost the
+ * class/key/FIFO comparison, and the actual winner. Read-only; nothing is
+ * charged. The decision time is now unless --as-of gives one.
+ */
+import { fail } from '../../engine/errors.ts';
+import { replayLedger, type Projection, type WorkRecord } from '../../engine/replay/index.ts';
+import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
+import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
+import { readLedgerFile } from '../../lib/ledger-file.ts';
+import type { CommandModule, GlobalOptions } from '../context.ts';
+import { printJson, UsageError, type Io } from '../output.ts';
+
+/**
+ * The queue a read command looks at. Only `--ledger FILE` for now; this is the
+ * one place to swap in the shared store loader.
+ */
+export async function loadProjection(g: GlobalOptions): Promise<Projection> {
+  if (g.ledger === undefined) throw new UsageError('explain needs --ledger FILE', 'missing_ledger');
+  return replayLedger(await readLedgerFile(g.ledger));
+}
+
+export function parseAsOf(raw: string | undefined, now: number): number {
+  if (raw === undefined) return now;
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n)) throw new UsageError(`--as-of must be Unix milliseconds (a nonnegative integer), not ${JSON.stringify(raw)}`, 'invalid_as_of');
+  return n;
+}
+
+/** Why a Work is not next (or, when it is, the winner's own reason). */
+export type WorkReason =
+  | EligibilityReason
+  | Explanation['reason']
+  /** Eligible, but an earlier-committed eligible Work of its bucket is ahead. */
+  | 'fifo_order';
+
+export interface WorkExplanation {
+  reason: WorkReason;
+  is_next: boolean;
+  pool: string;
+  as_of: number;
+  work: {
+    work_id: string;
+    graph_id: string;
+    node_key: string;
+    pool: string;
+    state: string;
+    barrier: string;
+    priority: number;
+    effective_priority: number;
+    fairness_key: string;
+    worker_profile: string;
+    position: { ordinal: number; operation: number };
+    attempts: number;
+    retry_not_before: number | null;
+    current_claim: string | null;
+  };
+  eligible: boolean;
+  /** Empty when eligible; else the chain to the first unsatisfied gate or failed ancestor. */
+  blocking_path: BlockingStep[];
+  /** The pass comparison it lost (class or key level), when that is where it lost. */
+  comparison: { level: 'class' | 'key'; work: CandidateView | null; winner: CandidateView | null } | null;
+  /** planNext's explanation of the actual next selection (or its no-grant code). */
+  next: Explanation;
+}
+
+function workView(w: WorkRecord): WorkExplanation['work'] {
+  return {
+    work_id: w.workId,
+    graph_id: w.graphId,
+    node_key: w.nodeKey,
+    pool: w.pool,
+    state: w.state,
+    barrier: w.barrier,
+    priority: w.priority,
+    effective_priority: w.effectivePriority,
+    fairness_key: w.fairnessKey,
+    worker_profile: w.workerProfile,
+    position: { ordinal: w.position.ordinal, operation: w.position.operation },
+    attempts: w.attempts,
+    retry_not_before: w.retryNotBefore,
+    current_claim: w.currentClaim,
+  };
+}
+
+/** The next selection of `pool` at `asOf` (planNext, no overlay: nothing is changed). */
+export function explainNext(projection: Projection, pool: string, asOf: number): Explanation {
+  return planNext(projection.state, pool, asOf).explanation;
+}
+
+/** Why `workId` is (not) the next selection of `pool` at `asOf`. */
+export function explainWork(projection: Projection, pool: string, workId: string, asOf: number): WorkExplanation {
+  const work = projection.work(workId);
+  if (work === undefined) fail('unknown_work', `no Work ${workId} in this ledger`);
+  const { state } = projection;
+  const plan = planNext(state, pool, asOf);
+  const verdict = eligibility(state, work, asOf, pool);
+  const base = {
+    is_next: false,
+    pool,
+    as_of: asOf,
+    work: workView(work),
+    eligible: verdict.eligible,
+    blocking_path: verdict.eligible ? [] : verdict.blockingPath,
+    comparison: null,
+    next: plan.explanation,
+  };
+  if (!verdict.eligible) return { ...base, reason: verdict.reason };
+  if (!plan.selected) return { ...base, reason: plan.reason };
+  if (plan.work.workId === work.workId) return { ...base, is_next: true, reason: plan.explanation.reason };
+  const e = plan.explanation;
+  const priority = work.effectivePriority;
+  if (plan.transition.priority !== priority) {
+    const level = e.class!;
+    const find = (m: string) => level.candidates.find((c) => c.member === m) ?? null;
+    return {
+      ...base,
+      reason: e.mode === 'strict-priority' ? 'priority_class' : 'weighted_class',
+      comparison: { level: 'class', work: find(String(priority)), winner: find(level.selected) },
+    };
+  }
+  if (plan.transition.fairnessKey !== work.fairnessKey) {
+    const level = e.key!;
+    const find = (m: string) => level.candidates.find((c) => c.member === m) ?? null;
+    return { ...base, reason: 'weighted_key', comparison: { level: 'key', work: find(work.fairnessKey), winner: find(level.selected) } };
+  }
+  return { ...base, reason: 'fifo_order' };
+}
+
+// ------------------------------------------------------------------ human output
+
+const q = (s: string): string => JSON.stringify(s);
+
+function step(s: BlockingStep): string {
+  if (s.kind === 'work') return `Work ${s.work_id}${s.state === undefined ? ' (unknown)' : ` (${s.state}, barrier ${s.barrier})`}: ${s.reason}`;
+  return `${s.kind === 'issue' ? 'Issue' : 'PR'} gate ${s.condition} ${s.gate}: ${s.reason}${s.observation_id ? ` (observation ${s.observation_id})` : ''}`;
+}
+
+function nextLines(e: Explanation): string[] {
+  const when = new Date(e.as_of).toISOString();
+  const lines = [`pool ${q(e.pool)} at ${when} (as-of ${e.as_of}), tip ${e.source_tip ?? '-'}, policy epoch ${e.policy_epoch ?? '-'}, ${e.mode}`];
+  const skipped = Object.entries(e.eligibility.skipped).map(([r, n]) => `${r} ${n}`).join(', ');
+  const counts = `${e.eligibility.available} available in ${e.eligibility.buckets} buckets, ${e.eligibility.eligible_buckets} eligible` +
+    (e.eligibility.blocked_buckets > 0 ? `, ${e.eligibility.blocked_buckets} at their per-key limit` : '') + (skipped ? `; skipped heads: ${skipped}` : '');
+  if (e.outcome !== 'selected' || e.work === null) {
+    lines.push(`no grant: ${e.reason}`, `eligibility: ${counts}`);
+  } else {
+    const w = e.work;
+    lines.push(`next: Work ${w.work_id} (node ${q(w.node_key)}, graph ${q(w.graph_id)}), class ${w.priority}, key ${q(w.fairness_key)}`);
+    const pass = (level: { selected: string; candidates: CandidateView[] } | null, what: string): string | null => {
+      if (level === null || level.candidates.length < 2) return null;
+      const [win, ...rest] = level.candidates;
+      const tie = rest[0]!.pass === win!.pass ? ', tie broken by order' : '';
+      return `${what} ${win!.member} pass ${win!.pass} (stride ${win!.stride}) vs ${rest.slice(0, 3).map((c) => `${c.member} ${c.pass}`).join(', ')}${tie}`;
+    };
+    const detail = [pass(e.class, 'class'), pass(e.key, 'key')].filter((x): x is string => x !== null).join('; ');
+    lines.push(`reason: ${e.reason}${detail ? ` (${detail})` : ''}`);
+    lines.push(`FIFO position: commit ordinal ${w.position.ordinal}, operation ${w.position.operation}; ${w.bucket_position} ineligible ahead in its bucket`);
+    lines.push(`eligibility: ${counts}`);
+  }
+  const c = e.capacity;
+  lines.push(`capacity: logical ${c.logical_before} -> ${c.logical_after} of ${c.logical_limit}; native ${c.native_outstanding} of ${c.native_limit}` +
+    (c.per_account_limit === null ? '' : `; key ${c.account_before ?? '-'} -> ${c.account_after ?? '-'} of ${c.per_account_limit}`));
+  return lines;
+}
+
+function workLines(x: WorkExplanation): string[] {
+  const w = x.work;
+  const head = `Work ${w.work_id} (node ${q(w.node_key)}, ${w.state}, class ${w.effective_priority}, key ${q(w.fairness_key)})`;
+  const lines = [x.is_next ? `${head} is next: ${x.reason}` : `${head} is not next: ${x.reason}`];
+  if (x.blocking_path.length > 0) {
+    lines.push('blocking path:');
+    for (const s of x.blocking_path) lines.push(`  ${step(s)}`);
+  }
+  if (x.comparison !== null) {
+    const { level, work, winner } = x.comparison;
+    lines.push(`lost the ${level} comparison: ${work ? `${work.member} pass ${work.pass}` : 'its pass is not among the listed candidates'} vs winner ${winner ? `${winner.member} pass ${winner.pass}` : '-'}`);
+  }
+  if (x.reason === 'fifo_order') lines.push('an earlier-committed eligible Work of the same class and key is ahead of it');
+  lines.push('', ...nextLines(x.next));
+  return lines;
+}
+
+export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string; workId?: string; asOf: number }): Promise<void> {
+  const projection = await loadProjection(g);
+  if (opts.workId === undefined) {
+    const e = explainNext(projection, opts.pool, opts.asOf);
+    if (g.json) printJson(io, { ok: true, ...e });
+    else io.out(nextLines(e).join('\n'));
+    return;
+  }
+  const x = explainWork(projection, opts.pool, opts.workId, opts.asOf);
+  const { reason, ...rest } = x;
+  if (g.json) printJson(io, { ok: true, reason, ...rest });
+  else io.out(workLines(x).join('\n'));
+}
+
+export const registerExplain: CommandModule = (program, ctx) => {
+  program.command('explain')
+    .description('Explain the next selection of a pool (planNext\'s own explanation), or why a given Work is not next: eligibility reason, blocking path and the winner.')
+    .requiredOption('--pool <name>', 'the scheduling pool')
+    .option('--work-id <id>', 'explain this Work: its state, eligibility reason code, blocking path and where it lost')
+    .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
+    .addHelpText('after', `
+Reads --ledger FILE. Nothing is charged or written.
+
+Output (--json): {"ok": true, "reason", "outcome", "source_tip", "policy_epoch", "pool", "as_of", "mode",
+  "eligibility", "class", "key", "work", "capacity"}   (planNext's explanation; reason is
+  fifo_default | priority_class | weighted_class | weighted_key or a no-grant code)
+With --work-id: {"ok": true, "reason", "is_next", "pool", "as_of", "work", "eligible", "blocking_path",
+  "comparison", "next"}   reason is the Work's eligibility code (dependency_wait, retry_delayed, ...),
+  weighted_class / priority_class / weighted_key (its class or key lost the pass comparison),
+  fifo_order (an earlier eligible Work of its bucket is ahead), or the winner's reason if it is next.
+
+Examples:
+  fairway explain --ledger work-queue.jsonl --pool default
+  fairway explain --ledger work-queue.jsonl --pool default --work-id 3f2a... --as-of 1767225600000 --json`)
+    .action(ctx.action(async (g, opts: { pool: string; workId?: string; asOf?: string }) => {
+      const asOf = parseAsOf(opts.asOf, Date.now());
+      await runExplain(ctx.io, g, { pool: opts.pool, workId: opts.workId, asOf });
+    }));
+};

@@ -1,0 +1,128 @@
+/**
+ * `submit-work` and `submit-graph`: admit immutable Work through the checked
+ * publisher. On an absent queue the first submission bootstraps it: one
+ * genesis commit with the Policy resolved from aw.json, then the Work (7.1).
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { bootstrapRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
+import type { CommandModule, GlobalOptions } from '../context.ts';
+import { printJson, UsageError, type Io } from '../output.ts';
+import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
+
+const AW_JSON = '.github/workflows/aw.json';
+const BOOTSTRAP_EPOCH = 'epoch-1';
+
+const EdgeSchema = z.union([
+  z.strictObject({ kind: z.literal('work'), node_key: z.string().min(1) }),
+  z.strictObject({ kind: z.enum(['issue', 'pull_request']), condition: z.enum(['completed', 'closed', 'merged']), resource: z.record(z.string(), z.string()) }),
+]);
+
+const NodeSchema = z.strictObject({
+  node_key: z.string().min(1),
+  payload: z.record(z.string(), z.unknown()),
+  depends_on: z.array(EdgeSchema).max(64).optional(),
+  priority: z.int().min(1).max(5).optional(),
+  fairness_key: z.string().optional(),
+  pool: z.string().min(1).optional(),
+  worker_profile: z.string().min(1).optional(),
+  graph_id: z.string().min(1).optional(),
+});
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    fail('input_unreadable', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    fail('input_invalid', `${what} ${path} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+function parseNodes(value: unknown, path: string): SubmitNode[] {
+  const parsed = z.array(NodeSchema).min(1).max(256).safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    fail('input_invalid', `${path}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, { path: issue.path.join('.') });
+  }
+  return parsed.data as SubmitNode[];
+}
+
+export async function submitNodes(io: Io, g: GlobalOptions, nodes: SubmitNode[], graphId: string): Promise<void> {
+  const { store, publisher } = writeTarget(g);
+  const requestId = requestIdOf(g, 'submit');
+  const principal = principalOf(g);
+  const { projection: current } = await publisher.cache.load();
+  const repository = await queueRepository(g, current);
+  const producer = actor('producer', principal, repository);
+  const outcome = await publisher.publish({
+    requestId,
+    actor: producer,
+    prepare: (projection, ids) => submitRequest(projection.state, nodes, { graphId, at: ids.at }),
+    bootstrap: async (ids) => {
+      const settings = readAwJsonSettings(await store.readDefaultBranchFile(AW_JSON));
+      const policy = policyFromSettings(settings, { repository, principal }) as JsonObject;
+      return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
+    },
+  });
+  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
+  const workIds = outcome.projection.request(requestId)?.workIds ?? [];
+  const result = {
+    ok: true,
+    status: outcome.status,
+    request_id: requestId,
+    commit_id: commitId,
+    bootstrap: outcome.status === 'committed' && outcome.bootstrap,
+    work_ids: workIds,
+  };
+  if (g.json) printJson(io, result);
+  else {
+    io.out(`${outcome.status === 'request_replayed' ? 'already committed' : outcome.status === 'committed' && outcome.bootstrap ? 'queue created and Work admitted' : 'Work admitted'}: ${workIds.length} node(s) in ${commitId} (request ${requestId})`);
+    for (const id of workIds.slice(0, 10)) io.out(`  ${id}`);
+    if (workIds.length > 10) io.out(`  ... ${workIds.length - 10} more`);
+  }
+}
+
+export const registerSubmit: CommandModule = (program, ctx) => {
+  program.command('submit-work')
+    .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
+    .requiredOption('--file <payload.json>', 'the Work payload: a JSON object')
+    .option('--graph-id <id>', 'graph namespace (default: "default")')
+    .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
+    .option('--pool <name>', 'scheduling pool', 'default')
+    .option('--priority <1..5>', 'priority class (1 most urgent)', (v) => Number(v))
+    .option('--fairness-key <key>', 'accounting key registered in the Policy')
+    .option('--worker-profile <name>', 'approved worker profile (default: the pool\'s default)')
+    .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string }) => {
+      const payload = await readJson(opts.file, 'payload file');
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
+      if (opts.priority !== undefined && !(Number.isInteger(opts.priority) && opts.priority >= 1 && opts.priority <= 5)) {
+        throw new UsageError('--priority must be an integer 1..5', 'priority_invalid');
+      }
+      if (g.requestId === undefined && opts.nodeKey === undefined) g.requestId = requestIdOf(g, 'submit');
+      const node: SubmitNode = {
+        node_key: opts.nodeKey ?? g.requestId!,
+        payload: payload as JsonObject,
+        pool: opts.pool,
+        ...(opts.priority === undefined ? {} : { priority: opts.priority }),
+        ...(opts.fairnessKey === undefined ? {} : { fairness_key: opts.fairnessKey }),
+        ...(opts.workerProfile === undefined ? {} : { worker_profile: opts.workerProfile }),
+      };
+      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId ?? 'default');
+    }));
+
+  program.command('submit-graph')
+    .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
+    .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?}')
+    .option('--graph-id <id>', 'default graph id for nodes without graph_id', 'default')
+    .action(ctx.action(async (g, opts: { file: string; graphId: string }) => {
+      await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);
+    }));
+};

@@ -1,0 +1,100 @@
+/**
+ * Where a command's queue comes from: an offline ledger file (read-only) or a
+ * ledger store chosen by the global flags, with the one Publisher for writes.
+ * Also the local operator's actor (unauthenticated in local mode: the
+ * principal is whatever `--principal` / FAIRWAY_PRINCIPAL says).
+ */
+import { execFile } from 'node:child_process';
+import { basename, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { fail } from '../engine/errors.ts';
+import { isDecimalId } from '../engine/identity/index.ts';
+import { replayLedger, type Projection } from '../engine/replay/index.ts';
+import type { Actor } from '../engine/schema/index.ts';
+import { readLedgerFile } from '../lib/ledger-file.ts';
+import { Publisher } from '../lib/publisher/publisher.ts';
+import { openStore } from '../lib/store/open.ts';
+import type { LedgerStore } from '../lib/store/types.ts';
+import type { GlobalOptions } from './context.ts';
+import { UsageError } from './output.ts';
+
+const run = promisify(execFile);
+
+export interface ReadSource {
+  label: string;
+  load(): Promise<Projection>;
+}
+
+export function storeFor(g: GlobalOptions): LedgerStore {
+  return openStore({
+    repo: g.repo,
+    remote: g.remote,
+    github: g.github,
+    branch: g.branch,
+    token: process.env.GH_TOKEN ?? process.env.GITHUB_TOKEN,
+    githubBaseUrl: process.env.FAIRWAY_GITHUB_API_URL,
+    cwd: process.cwd(),
+  });
+}
+
+/** Read-only commands accept `--ledger FILE` or any store. */
+export function readSource(g: GlobalOptions): ReadSource {
+  if (g.ledger !== undefined) {
+    if (g.repo !== undefined || g.remote !== undefined || g.github !== undefined) {
+      throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --remote or --github', 'source_conflict');
+    }
+    const file = g.ledger;
+    return { label: file, load: async () => replayLedger(await readLedgerFile(file)) };
+  }
+  const store = storeFor(g);
+  return {
+    label: store.label,
+    load: async () => {
+      const { projection } = await new Publisher(store).cache.load();
+      if (projection === null) fail('queue_uninitialized', `no queue on ${store.label} yet: the first submit-work or submit-graph creates it`);
+      return projection;
+    },
+  };
+}
+
+/** Mutating commands need a store; `--ledger` is read-only. */
+export function writeTarget(g: GlobalOptions): { store: LedgerStore; publisher: Publisher } {
+  if (g.ledger !== undefined) throw new UsageError('--ledger is read-only; mutations publish to a Git branch (--repo, --remote or --github)', 'ledger_read_only');
+  const store = storeFor(g);
+  return { store, publisher: new Publisher(store) };
+}
+
+export function principalOf(g: GlobalOptions): string {
+  const principal = g.principal ?? process.env.FAIRWAY_PRINCIPAL ?? '1';
+  if (!isDecimalId(principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(principal)}`, 'principal_invalid');
+  return principal;
+}
+
+/** A fresh stable request id unless the operator gave one (retries must reuse it). */
+export function requestIdOf(g: GlobalOptions, kind: string): string {
+  if (g.requestId !== undefined) return g.requestId;
+  const rand = globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 16);
+  return `cli-${kind}-${rand}`;
+}
+
+/**
+ * The queue repository recorded in the genesis Actor: for an existing queue
+ * the projection knows it; for a new one it is derived from the store.
+ */
+export async function queueRepository(g: GlobalOptions, projection: Projection | null): Promise<string> {
+  if (projection?.state.repository) return projection.state.repository;
+  if (g.github !== undefined) return g.github;
+  const repo = resolve(g.repo ?? process.cwd());
+  try {
+    const { stdout } = await run('git', ['-C', repo, 'config', '--get', 'remote.origin.url']);
+    const m = /[:/]([^/:]+\/[^/]+?)(?:\.git)?\s*$/.exec(stdout.trim());
+    if (m) return m[1]!;
+  } catch {
+    // no origin: a local-only queue
+  }
+  return `local/${basename(repo)}`;
+}
+
+export function actor(role: Actor['role'], principal: string, repository: string): Actor {
+  return { role, principal, repository };
+}

@@ -1,0 +1,89 @@
+/**
+ * Every page's frame: the loud banners (demo queue, paused controls, time
+ * travel, stale reads) and the title. Paused controls are impossible to miss.
+ */
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import type { ConsoleConfig } from '../lib/console/config.ts';
+import type { ViewState } from '../lib/console/runtime.ts';
+import { formatTime, shortId } from '../lib/console/views/format.ts';
+import { controlEvents } from '../lib/console/views/overview.ts';
+
+function pausedSince(view: ViewState, control: 'grants_paused' | 'admission_paused'): { at: number; reason: string } | null {
+  if (!view.projection.state.controls[control]) return null;
+  const last = [...controlEvents(view.projection)].reverse().find((e) => e.control === control && e.value === true);
+  return last === undefined ? { at: 0, reason: 'unknown' } : { at: last.at, reason: last.reason };
+}
+
+export function Frame({ view, config, title, path, actions, children }: {
+  view: ViewState;
+  config: ConsoleConfig;
+  title: ReactNode;
+  path: string;
+  actions?: ReactNode;
+  children: ReactNode;
+}) {
+  const grants = pausedSince(view, 'grants_paused');
+  const admission = pausedSince(view, 'admission_paused');
+  const stale = view.live.stale;
+  const index = view.at === null ? null : view.projection.state.commits.length;
+  return (
+    <div className="space-y-4">
+      {config.demo && (
+        <div data-testid="demo-banner" className="rounded-md border border-violet-300 bg-violet-50 px-4 py-2 text-sm text-violet-900">
+          <strong className="mr-2 rounded bg-violet-700 px-1.5 py-0.5 text-xs font-bold uppercase tracking-wider text-white">Demo</strong>
+          This is the embedded <strong>demo queue</strong>: a generated day seeded through the real publisher into a fresh local Git
+          repository. Nothing here is a real team&apos;s work. Start with <code>fairway console --repo PATH</code> to open your queue.
+        </div>
+      )}
+      {grants !== null && (
+        <div role="alert" data-testid="grants-paused-banner" className="rounded-md border-2 border-red-700 bg-red-600 px-4 py-3 text-white shadow">
+          <div className="text-lg font-bold tracking-tight">GRANTS PAUSED — no new Claims are being committed</div>
+          <div className="text-sm text-red-50">
+            <code className="rounded bg-red-800/60 px-1">grants_paused</code> since {formatTime(grants.at)} · reason <code className="rounded bg-red-800/60 px-1">{grants.reason}</code>.
+            Running work continues; nothing is scheduled until an administrator resumes grants.
+          </div>
+        </div>
+      )}
+      {admission !== null && (
+        <div role="alert" data-testid="admission-paused-banner" className="rounded-md border-2 border-orange-700 bg-orange-500 px-4 py-3 text-white shadow">
+          <div className="text-lg font-bold tracking-tight">ADMISSION PAUSED — new Work is refused</div>
+          <div className="text-sm">
+            <code className="rounded bg-orange-800/50 px-1">admission_paused</code> since {formatTime(admission.at)} · reason <code className="rounded bg-orange-800/50 px-1">{admission.reason}</code>.
+          </div>
+        </div>
+      )}
+      {view.at !== null && (
+        <div data-testid="time-travel-banner" className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-indigo-300 bg-indigo-50 px-4 py-2 text-sm text-indigo-950">
+          <span>
+            <strong>Time travel:</strong> the queue as of commit <code title={view.at.id}>{shortId(view.at.id, 12)}</code> (#{index} of{' '}
+            {view.live.projection.state.commits.length}, {formatTime(view.at.at)}). Readiness is evaluated at that commit&apos;s decision time.
+          </span>
+          <Link href={path} className="btn" prefetch={false}>Back to live</Link>
+        </div>
+      )}
+      {stale !== null && (
+        <div role="status" className="rounded-md border border-amber-400 bg-amber-100 px-4 py-2 text-sm text-amber-950">
+          <strong>Stale view:</strong> reading the ledger fails since {formatTime(stale.since)} (<code>{stale.code}</code>). Showing the last good read
+          from {formatTime(view.live.readAt)}.
+        </div>
+      )}
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <h1>{title}</h1>
+        {actions}
+      </div>
+      {children}
+    </div>
+  );
+}
+
+export function LoadError({ code, message }: { code: string; message: string }) {
+  return (
+    <div role="alert" className="card card-b border-red-300 bg-red-50 text-red-900">
+      <h1 className="mb-1">Cannot show this view</h1>
+      <p>
+        <code>{code}</code>: {message}
+      </p>
+    </div>
+  );
+}

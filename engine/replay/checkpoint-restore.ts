@@ -1,0 +1,292 @@
+/**
+ * Restoring a checkpoint root (spec 7.1 "Checkpoint restoration MUST preserve the original Work
+ * operation positions", 7.10 "Compaction", 7.17). `applyCommit` calls this for the ledger's
+ * first commit when its request kind is `checkpoint`, after the envelope checks (administrator
+ * role, fingerprint, a single Checkpoint operation). The state shape, the digests and the
+ * ordinal rule are described in replay/checkpoint.ts.
+ */
+import { canonicalize, sha256Hex } from '../codec/index.ts';
+import { fail } from '../errors.ts';
+import { requestFingerprint } from '../identity/index.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
+import { WorkOperationSchema, type QueueCommit } from '../schema/index.ts';
+import { indexWork, recordResult } from '../scheduler/ready-index.ts';
+import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
+import { accountKey, bump } from './mutate.ts';
+import { roleMayRequest } from './rules.ts';
+import type { ClaimRecord, DependencyEdge, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
+
+interface Receipt {
+  id: string;
+  requestId: string;
+  kind: string;
+  policyEpoch: string;
+  raw: JsonObject;
+  claims: string[];
+}
+
+const WORK_STATES = ['available', 'claimed', 'completed', 'cancelled'] as const;
+const BARRIERS = ['none', 'pending', 'verified', 'failed'] as const;
+const CLAIM_STATES = ['open', 'completed', 'cancelled'] as const;
+const DISPATCH_STATES: readonly DispatchState[] = ['reserved', 'started', 'bound', 'uncertain', 'unresolved', 'rejected'];
+
+/** Restores `state` (fresh) from the root `commit`; returns the root's ordinal. */
+export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?: number): number {
+  const where = { commit: commit.id, operation: 0, ...(line === undefined ? {} : { line }) };
+  const op = commit.operations[0];
+  if (state.commits.length > 0 || commit.previous !== null || commit.operations.length !== 1 || op?.kind !== 'Checkpoint') {
+    return fail('checkpoint_position', 'a Checkpoint is only valid as the single operation of a ledger\'s root record', where);
+  }
+  const bound = { prior_git_sha: op.prior_git_sha, prior_tip: op.prior_tip, history_sha256: op.history_sha256, state_sha256: op.state_sha256 };
+  if (canonicalize(commit.request.parameters as JsonValue) !== canonicalize(bound)) {
+    fail('parameters_mismatch', 'checkpoint parameters must repeat the Checkpoint operation\'s prior_git_sha, prior_tip and digests', where);
+  }
+  const snapshot = op.state as JsonObject;
+  if (sha256Hex(canonicalize(snapshot)) !== op.state_sha256) {
+    fail('checkpoint_digest_mismatch', 'state_sha256 is not the SHA-256 of the canonical checkpoint state', where);
+  }
+  const r = new StateReader(where);
+  r.keys(snapshot, new Set<string>([...STATE_KEYS, ...EXTENSION_KEYS]), 'state');
+  for (const key of STATE_KEYS) if (snapshot[key] === undefined) r.bad(`${key} is missing`);
+  const repository = r.str(snapshot.repository, 'repository');
+  if (repository !== commit.actor.repository) r.bad(`repository ${repository} is not the checkpoint actor's repository`);
+  if (snapshot.tip !== op.prior_tip) r.bad('tip differs from prior_tip');
+  const epoch = r.str(snapshot.policy_epoch, 'policy_epoch');
+  if (epoch !== commit.policy_epoch) r.bad(`policy_epoch ${epoch} is not the commit's ${commit.policy_epoch}`);
+  if (commit.at < r.int(snapshot.last_at, 'last_at')) r.bad('the checkpoint is older than the last commit it replaces');
+  const policy = r.obj(snapshot.policy, 'policy');
+  state.repository = repository;
+
+  const receipts = restoreRequests(r, state, snapshot, commit);
+  restoreWorks(r, state, snapshot, receipts);
+  restoreDispatches(r, state, snapshot);
+  restoreClaims(r, state, snapshot, receipts);
+  restoreObservations(r, state, snapshot);
+  restorePolicy(r, state, snapshot, receipts, policy, epoch);
+  restoreExtensions(r, state, snapshot);
+  rebuildIndexes(state, receipts);
+
+  const stats = r.obj(snapshot.stats, 'stats');
+  if (r.int(stats.transactions, 'stats.transactions') !== receipts.length) r.bad('stats.transactions differs from the request receipts');
+  if (r.int(stats.work, 'stats.work') !== state.works.size) r.bad('stats.work differs from works');
+  if (r.int(stats.claims, 'stats.claims') !== state.claims.size) r.bad('stats.claims differs from claims');
+  r.int(snapshot.ledger_bytes, 'ledger_bytes');
+  state.checkpoint = {
+    ordinal: receipts.length,
+    priorGitSha: op.prior_git_sha,
+    priorTip: op.prior_tip,
+    receipts: receipts.map((x) => x.raw),
+    seenEpochs: r.set(snapshot.seen_epochs, 'seen_epochs'),
+    seenGenerations: r.set(snapshot.seen_generations, 'seen_generations'),
+    terminalBarriers: r.obj(snapshot.terminal_barriers, 'terminal_barriers'),
+    cancellations: r.obj(snapshot.cancellations, 'cancellations'),
+  };
+  return receipts.length;
+}
+
+function restoreRequests(r: StateReader, state: ReplayState, snapshot: JsonObject, commit: QueueCommit): Receipt[] {
+  const commitIds = new Set<string>([commit.id]);
+  return r.arr(snapshot.requests, 'requests').map((value, ordinal) => {
+    const what = `requests[${ordinal}]`;
+    const raw = r.obj(value, what);
+    r.keys(raw, RECEIPT_KEYS, what);
+    const requestId = r.str(raw.request_id, `${what}.request_id`);
+    const id = r.str(raw.id, `${what}.id`);
+    const kind = r.str(raw.kind, `${what}.kind`);
+    const actor = r.obj(raw.actor, `${what}.actor`);
+    if (actor.repository !== state.repository || !roleMayRequest(String(actor.role), kind)) r.bad(`${what} has a foreign or unauthorized actor`);
+    if (state.requests.has(requestId) || requestId === commit.request.id) {
+      fail('duplicate_request', `request ${requestId} appears twice in the checkpoint`, r.where);
+    }
+    if (commitIds.has(id)) r.bad(`${what} repeats commit ${id}`);
+    commitIds.add(id);
+    const fingerprint = r.digest(raw.fingerprint, `${what}.fingerprint`);
+    const digest = r.digest(raw.parameters_digest, `${what}.parameters_digest`);
+    if ((kind === 'dispatch_next') !== (raw.dispatch_parameters !== undefined)) r.bad(`${what}: dispatch_parameters belong to exactly the dispatch_next receipts`);
+    if (kind === 'dispatch_next') checkParameters(r, what, raw, raw.dispatch_parameters!, digest, fingerprint);
+    const claims = r.arr(raw.claims, `${what}.claims`).map((c, i) => {
+      const claim = r.obj(c, `${what}.claims[${i}]`);
+      if (claim.kind !== 'Claim') r.bad(`${what}.claims[${i}] is not a Claim operation`);
+      return r.str(claim.claim_id, `${what}.claims[${i}].claim_id`);
+    });
+    const at = r.int(raw.at, `${what}.at`);
+    state.requests.set(requestId, { requestId, kind, fingerprint, commitId: id, ordinal, at, actor, claimIds: [...claims], workIds: [] });
+    return { id, requestId, kind, policyEpoch: r.str(raw.policy_epoch, `${what}.policy_epoch`), raw, claims };
+  });
+}
+
+/** A receipt's parameters digest and fingerprint must recompute from the parameters the state implies. */
+function checkParameters(r: StateReader, what: string, raw: JsonObject, parameters: JsonValue, digest: string, fingerprint: string): void {
+  if (sha256Hex(canonicalize(parameters)) !== digest || requestFingerprint(raw.actor!, String(raw.kind), parameters) !== fingerprint) {
+    r.bad(`${what}: parameters_digest or fingerprint does not recompute`);
+  }
+}
+
+function restoreWorks(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[]): void {
+  const completionTimes = r.obj(snapshot.completion_times, 'completion_times');
+  const records: WorkRecord[] = [];
+  for (const [id, value] of Object.entries(r.obj(snapshot.works, 'works'))) {
+    const what = `works.${id}`;
+    const raw = r.obj(value, what);
+    const definition: JsonObject = {};
+    for (const [key, field] of Object.entries(raw)) if (!WORK_STATE_KEYS.has(key)) definition[key] = field;
+    const parsed = WorkOperationSchema.safeParse(definition);
+    if (!parsed.success || parsed.data.work_id !== id) r.bad(`${what} does not hold a valid Work operation for ${id}`);
+    const op = parsed.data;
+    const position = r.obj(raw.position, `${what}.position`);
+    const ordinal = r.int(position.commit, `${what}.position.commit`);
+    const operation = r.int(position.operation, `${what}.position.operation`);
+    if (receipts[ordinal]?.kind !== 'submit' || operation > 65535) r.bad(`${what}.position does not name an operation of a submit`);
+    const workState = r.oneOf(raw.state, `${what}.state`, WORK_STATES);
+    const barrier = r.oneOf(raw.barrier, `${what}.barrier`, BARRIERS);
+    const effective = raw.effective_priority === undefined ? op.priority : r.int(raw.effective_priority, `${what}.effective_priority`);
+    if (effective < 1 || effective > 5) r.bad(`${what}.effective_priority is not a priority class`);
+    const retry = r.int(raw.retry_not_before, `${what}.retry_not_before`);
+    const record: WorkRecord = {
+      workId: id, graphId: op.graph_id, nodeKey: op.node_key, pool: op.pool, workerProfile: op.worker_profile,
+      batchTrustDomain: op.batch_trust_domain, priority: op.priority, effectivePriority: effective, fairnessKey: op.fairness_key,
+      dependsOn: op.depends_on as DependencyEdge[], enqueued: op.enqueued, definition,
+      position: { ordinal, operation }, fifo: ordinal * 65536 + operation,
+      admittedCommit: receipts[ordinal]!.id, policyEpoch: receipts[ordinal]!.policyEpoch,
+      state: workState, barrier, currentClaim: r.optStr(raw.claim_id, `${what}.claim_id`), claims: [],
+      attempts: r.int(raw.attempts, `${what}.attempts`), retryNotBefore: retry === 0 ? null : retry,
+      completionCommit: r.optStr(raw.completion_id, `${what}.completion_id`),
+      completionAt: workState === 'completed' ? r.int(completionTimes[id], `completion_times.${id}`) : null,
+      resultCommit: r.optStr(raw.result_commit_id, `${what}.result_commit_id`), deliveryFailureCommit: null,
+      cancellationCommit: r.optStr(raw.cancellation_commit_id, `${what}.cancellation_commit_id`),
+      cancellationReason: r.optStr(raw.cancellation_reason, `${what}.cancellation_reason`), touchedBy: [],
+    };
+    if (barrier === 'verified') {
+      recordResult(state.ready, id, r.str(raw.result_commit_id, `${what}.result_commit_id`), r.obj(raw.result, `${what}.result`));
+    }
+    records.push(record);
+  }
+  records.sort((a, b) => a.fifo - b.fifo);
+  for (const work of records) {
+    state.works.set(work.workId, work);
+    state.requests.get(receipts[work.position.ordinal]!.requestId)!.workIds.push(work.workId);
+  }
+  // A submit's parameters are exactly its Work operations, in operation order.
+  receipts.forEach((receipt, ordinal) => {
+    if (receipt.kind !== 'submit') return;
+    const nodes = state.requests.get(receipt.requestId)!.workIds.map((id) => state.works.get(id)!.definition);
+    if (nodes.length === 0) r.bad(`requests[${ordinal}] is a submit that admitted no Work`);
+    checkParameters(r, `requests[${ordinal}]`, receipt.raw, { nodes }, String(receipt.raw.parameters_digest), String(receipt.raw.fingerprint));
+  });
+}
+
+function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
+  const records: Array<[number, DispatchRecord]> = [];
+  for (const [id, value] of Object.entries(r.obj(snapshot.dispatches, 'dispatches'))) {
+    const what = `dispatches.${id}`;
+    const raw = r.obj(value, what);
+    if (raw.dispatch_id !== id || raw.version !== 3) r.bad(`${what} is not a version-3 dispatch ${id}`);
+    const members = r.arr(raw.claims, `${what}.claims`).map((m, i) => r.obj(m, `${what}.claims[${i}]`));
+    const first = state.works.get(String(members[0]?.work_id));
+    if (first === undefined) r.bad(`${what} has no member Work`);
+    const requestId = r.str(raw.request_id, `${what}.request_id`);
+    const commitId = r.str(raw.commit_id, `${what}.commit_id`);
+    const request = state.requests.get(requestId);
+    if (request?.commitId !== commitId || request.kind !== 'dispatch_next') r.bad(`${what} does not belong to a committed dispatch_next`);
+    records.push([request.ordinal, {
+      dispatchId: id, pool: r.str(raw.pool, `${what}.pool`), workerProfile: r.str(raw.worker_profile, `${what}.worker_profile`),
+      profile: r.obj(raw.profile, `${what}.profile`), batchTrustDomain: first.batchTrustDomain,
+      claimIds: members.map((m, i) => r.str(m.claim_id, `${what}.claims[${i}].claim_id`)), commitId, requestId,
+      policyEpoch: r.str(raw.policy_epoch, `${what}.policy_epoch`), state: r.oneOf(raw.state, `${what}.state`, DISPATCH_STATES),
+      sender: raw.sender === undefined ? null : r.obj(raw.sender, `${what}.sender`),
+      run: raw.run === undefined ? null : r.obj(raw.run, `${what}.run`),
+      released: r.bool(raw.released, `${what}.released`), releaseCommit: null,
+      lifecycleWrites: r.int(raw.lifecycle_writes, `${what}.lifecycle_writes`), reason: r.optStr(raw.reason, `${what}.reason`),
+    }]);
+  }
+  records.sort((a, b) => a[0] - b[0] || a[1].dispatchId.length - b[1].dispatchId.length || (a[1].dispatchId < b[1].dispatchId ? -1 : 1));
+  for (const [, record] of records) state.dispatches.set(record.dispatchId, record);
+}
+
+function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[]): void {
+  const records: ClaimRecord[] = [];
+  for (const [id, value] of Object.entries(r.obj(snapshot.claims, 'claims'))) {
+    const what = `claims.${id}`;
+    const raw = r.obj(value, what);
+    const work = state.works.get(String(raw.work_id));
+    const group = state.dispatches.get(String(raw.dispatch_id));
+    if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id)) {
+      r.bad(`${what} does not name its Work and dispatch group`);
+    }
+    const request = state.requests.get(r.str(raw.request_id, `${what}.request_id`));
+    const operation = request === undefined ? -1 : receipts[request.ordinal]!.claims.indexOf(id);
+    if (request === undefined || operation < 0 || request.commitId !== raw.commit_id) r.bad(`${what} is not among its grant's Claims`);
+    const retry = raw.retry_not_before === undefined ? 0 : r.int(raw.retry_not_before, `${what}.retry_not_before`);
+    records.push({
+      claimId: id, workId: work.workId, dispatchId: group.dispatchId, handle: r.str(raw.handle, `${what}.handle`),
+      requestId: request.requestId, commitId: request.commitId,
+      // Operation index among the grant's Claims: the receipt keeps no preceding Observations.
+      position: { ordinal: request.ordinal, operation },
+      priority: work.effectivePriority, fairnessKey: work.fairnessKey,
+      observations: r.arr(raw.observations, `${what}.observations`).map((o) => r.str(o, `${what}.observations`)),
+      state: r.oneOf(raw.state, `${what}.state`, CLAIM_STATES),
+      terminalCommitId: r.optStr(raw.terminal_commit_id, `${what}.terminal_commit_id`),
+      retryNotBefore: retry === 0 ? null : retry, cancelReason: r.optStr(raw.cancellation_reason, `${what}.cancellation_reason`),
+    });
+  }
+  records.sort((a, b) => a.position.ordinal - b.position.ordinal || a.position.operation - b.position.operation);
+  for (const claim of records) {
+    state.claims.set(claim.claimId, claim);
+    state.works.get(claim.workId)!.claims.push(claim.claimId);
+  }
+  for (const work of state.works.values()) {
+    const current = work.currentClaim === null ? undefined : state.claims.get(work.currentClaim);
+    if (work.currentClaim !== null && current?.workId !== work.workId) r.bad(`works.${work.workId}.claim_id names a foreign Claim`);
+    if (work.state === 'claimed' && current?.state !== 'open') r.bad(`works.${work.workId} is claimed without an open Claim`);
+  }
+}
+
+function restorePolicy(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[], policy: JsonObject, epoch: string): void {
+  // The installing commit of an epoch is the first to bind it; older epochs' Policies are not kept.
+  const epochs = r.set(snapshot.seen_epochs, 'seen_epochs');
+  if (!epochs.includes(epoch)) r.bad(`seen_epochs lacks the installed epoch ${epoch}`);
+  const first = (e: string) => { const i = receipts.findIndex((x) => x.policyEpoch === e); return i < 0 ? receipts.length : i; };
+  state.policyHistory = epochs.sort((a, b) => first(a) - first(b)).map((e) => {
+    const ordinal = first(e);
+    return { epoch: e, policy: e === epoch ? policy : {}, commitId: receipts[ordinal]?.id ?? '', ordinal };
+  });
+  state.policy = state.policyHistory.find((p) => p.epoch === epoch)!;
+  state.fairness = readFairness(r, snapshot.clocks, policy, epoch);
+  const generation = r.str(snapshot.credential_generation, 'credential_generation');
+  if (!r.set(snapshot.seen_generations, 'seen_generations').includes(generation)) r.bad('seen_generations lacks the current credential generation');
+  state.controls = {
+    admission_paused: r.bool(snapshot.admission_paused, 'admission_paused'),
+    grants_paused: r.bool(snapshot.grants_paused, 'grants_paused'),
+    credential_generation: generation,
+  };
+}
+
+/** The disposable indexes a replay keeps: graphs, reverse edges, ready buckets, counters, history. */
+function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
+  const ordinalOf = new Map(receipts.map((x, i) => [x.id, i]));
+  for (const work of state.works.values()) {
+    const graph = state.graphs.get(work.graphId);
+    if (graph === undefined) state.graphs.set(work.graphId, [work.workId]);
+    else graph.push(work.workId);
+    for (const edge of work.dependsOn) {
+      if (edge.kind !== 'work') continue;
+      const list = state.successors.get(edge.work_id);
+      if (list === undefined) state.successors.set(edge.work_id, [work.workId]);
+      else list.push(work.workId);
+    }
+    if (work.state === 'available') indexWork(state.ready, work);
+    if (work.state === 'available' || work.state === 'claimed' || work.barrier === 'pending') bump(state.pendingByPool, work.pool, 1);
+    // Commits known to have touched the Work; the compacted history itself stays in the prior Git commit.
+    const touched = [work.admittedCommit, work.completionCommit, work.resultCommit, work.cancellationCommit];
+    for (const id of work.claims) touched.push(state.claims.get(id)!.commitId, state.claims.get(id)!.terminalCommitId);
+    const known = [...new Set(touched.filter((id): id is string => id !== null))];
+    work.touchedBy = known.sort((a, b) => (ordinalOf.get(a) ?? receipts.length) - (ordinalOf.get(b) ?? receipts.length));
+  }
+  for (const claim of state.claims.values()) {
+    if (claim.state !== 'open') continue;
+    const pool = state.dispatches.get(claim.dispatchId)!.pool;
+    bump(state.outstandingClaims, pool, 1);
+    bump(state.outstandingByKey, accountKey(pool, claim.fairnessKey), 1);
+  }
+  for (const group of state.dispatches.values()) if (!group.released) bump(state.outstandingNative, group.pool, 1);
+}

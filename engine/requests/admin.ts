@@ -1,0 +1,62 @@
+/**
+ * Administrator request builders (operator reference "Keyboard browser and
+ * checked actions"): all-or-nothing, compare-and-set transactions whose targets
+ * are checked here for clear errors and again by replay before publication.
+ */
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import type { ReplayState } from '../replay/state.ts';
+import { operationsRequest, type BuiltRequest } from './operations.ts';
+
+function unique(ids: readonly string[], what: string): string[] {
+  if (ids.length === 0) fail('targets_missing', `name at least one ${what}`);
+  if (ids.length > 256) fail('targets_too_many', `at most 256 ${what}s per transaction`);
+  const set = new Set(ids);
+  if (set.size !== ids.length) fail('targets_duplicate', `a ${what} is named twice`);
+  return [...set];
+}
+
+/** WorkPriority overrides for available Work, with the current priority as the CAS expectation. */
+export function reprioritizeRequest(state: ReplayState, workIds: readonly string[], priority: number, reason: string): BuiltRequest {
+  if (!Number.isInteger(priority) || priority < 1 || priority > 5) fail('priority_invalid', 'priority must be an integer 1..5');
+  const ops: JsonObject[] = unique(workIds, 'Work id').map((id) => {
+    const work = state.works.get(id);
+    if (work === undefined) fail('unknown_work', `Work ${id} is not admitted`);
+    if (work.state !== 'available') fail('work_not_available', `Work ${id} is ${work.state}; only available Work can be reprioritized`);
+    return { kind: 'WorkPriority', work_id: id, priority, expected_priority: work.effectivePriority, reason };
+  });
+  return operationsRequest('control', ops);
+}
+
+/**
+ * cancel-claim: revoke each exact current Claim (the ClaimCancellation is the
+ * ownership fence) and terminally cancel its Work, in one transaction.
+ */
+export function cancelClaimsRequest(state: ReplayState, claimIds: readonly string[], reason: string, at: number): BuiltRequest {
+  const ops: JsonObject[] = [];
+  for (const id of unique(claimIds, 'Claim id')) {
+    const claim = state.claims.get(id);
+    if (claim === undefined) fail('unknown_claim', `Claim ${id} does not exist`);
+    if (claim.state !== 'open') fail('claim_terminal', `Claim ${id} is already ${claim.state}`);
+    const work = state.works.get(claim.workId)!;
+    if (work.currentClaim !== id || work.state !== 'claimed') fail('claim_not_effective', `Claim ${id} no longer owns Work ${claim.workId}`);
+    // The Work is cancelled in the same commit, so its retry boundary is simply now.
+    ops.push({ kind: 'ClaimCancellation', work_id: claim.workId, claim_id: id, reason, retry_not_before: at });
+    ops.push({ kind: 'WorkCancellation', work_id: claim.workId, reason });
+  }
+  return operationsRequest('cancel_work', ops);
+}
+
+export function cancelWorkRequest(state: ReplayState, workIds: readonly string[], reason: string): BuiltRequest {
+  const ops: JsonObject[] = unique(workIds, 'Work id').map((id) => {
+    const work = state.works.get(id);
+    if (work === undefined) fail('unknown_work', `Work ${id} is not admitted`);
+    if (work.state === 'completed' || work.state === 'cancelled') fail('work_terminal', `Work ${id} is already ${work.state}`);
+    return { kind: 'WorkCancellation', work_id: id, reason };
+  });
+  return operationsRequest('cancel_work', ops);
+}
+
+export function policyRequest(epoch: string, policy: JsonObject): BuiltRequest {
+  return operationsRequest('policy', [{ kind: 'Policy', epoch, policy }]);
+}

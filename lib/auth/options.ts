@@ -1,0 +1,84 @@
+/**
+ * next-auth configuration (issue 5 §3).
+ * - local mode: a Credentials provider checking the one-time login token
+ *   printed at start-up; the operator chooses administrator or observer.
+ * - hosted mode: GitHub OAuth (GITHUB_ID / GITHUB_SECRET), with roles from
+ *   the FAIRWAY_ROLES_FILE mapping of numeric GitHub user ids.
+ * Sessions are JWTs signed with NEXTAUTH_SECRET (random per local start).
+ */
+import type { NextAuthOptions, User } from 'next-auth';
+import CredentialsModule from 'next-auth/providers/credentials';
+import GitHubModule from 'next-auth/providers/github';
+import { readConfig } from '../console/config.ts';
+import { isRole, loadRoleFile, roleFor, type Role } from './roles.ts';
+import { verifyLoginToken } from './token.ts';
+
+/** next-auth ships CommonJS: a bundler hands over the function, Node's ESM loader the module object. */
+function interop<F>(m: { default: F } | F): F {
+  return ((m as { default?: F }).default ?? m) as F;
+}
+const Credentials = interop(CredentialsModule);
+const GitHub = interop(GitHubModule);
+
+interface ConsoleUser extends User {
+  role: Role;
+  principal: string;
+}
+
+let cached: NextAuthOptions | null = null;
+
+export function authOptions(): NextAuthOptions {
+  if (cached !== null) return cached;
+  const config = readConfig();
+  const hosted = config?.mode === 'hosted';
+  const providers: NextAuthOptions['providers'] = hosted
+    ? [GitHub({
+        clientId: process.env.GITHUB_ID ?? '',
+        clientSecret: process.env.GITHUB_SECRET ?? '',
+        profile(profile: { id: number | string; login: string }) {
+          const id = String(profile.id);
+          return { id, name: profile.login, role: roleFor(loadRoleFile(), id), principal: id } as unknown as ConsoleUser;
+        },
+      })]
+    : [Credentials({
+        id: 'token',
+        name: 'Login token',
+        credentials: { token: { label: 'Login token', type: 'password' }, role: { label: 'Role', type: 'text' } },
+        async authorize(credentials) {
+          if (!verifyLoginToken(credentials?.token)) return null;
+          const role: Role = credentials?.role === 'observer' ? 'observer' : 'administrator';
+          const principal = config?.principal ?? '1';
+          return { id: `local-${role}`, name: `local ${role}`, role, principal } as ConsoleUser;
+        },
+      })];
+  cached = {
+    providers,
+    secret: process.env.NEXTAUTH_SECRET,
+    session: { strategy: 'jwt', maxAge: 12 * 60 * 60 },
+    pages: { signIn: '/login' },
+    logger: {
+      // Metadata only: next-auth errors can carry request details.
+      error: (code) => console.error(`[auth] ${code}`),
+      warn: () => {},
+      debug: () => {},
+    },
+    callbacks: {
+      async signIn({ user }) {
+        return isRole((user as Partial<ConsoleUser>).role);
+      },
+      async jwt({ token, user }) {
+        if (user !== undefined) {
+          const u = user as ConsoleUser;
+          token.role = u.role;
+          token.principal = u.principal;
+        }
+        return token;
+      },
+      async session({ session, token }) {
+        const role = isRole(token.role) ? token.role : null;
+        return { ...session, user: { name: session.user?.name ?? null, role, principal: typeof token.principal === 'string' ? token.principal : null } };
+      },
+    },
+  };
+  return cached;
+}

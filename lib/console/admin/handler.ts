@@ -1,0 +1,48 @@
+/**
+ * The shared body of `POST /api/admin/{action}` (issue 5 §3): role check on
+ * the server (no session → 401, observer → 403), zod validation, publication
+ * through the Publisher, and the receipt as the response. Logs carry the
+ * action, status and duration only — never targets, reasons or payloads.
+ */
+import createDebug from 'debug';
+import { isProtocolError } from '../../../engine/errors.ts';
+import { checkAdministrator } from '../../auth/guard.ts';
+import { currentViewer } from '../../auth/session.ts';
+import { consoleRuntime } from '../context.ts';
+import { runAdminAction } from './actions.ts';
+import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
+
+const log = createDebug('work-queue:console:admin');
+
+/** Protocol refusals that mean "the queue is not in a state that allows this". */
+const CONFLICTS = new Set(['policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
+
+function error(status: number, code: string, message: string): Response {
+  return Response.json({ ok: false, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
+}
+
+export async function handleAdminAction(action: AdminAction, request: Request): Promise<Response> {
+  const started = Date.now();
+  const viewer = await currentViewer().catch(() => null);
+  const guard = checkAdministrator(viewer, request);
+  if (!guard.ok) {
+    log('%s refused %d %s', action, guard.status, guard.code);
+    return error(guard.status, guard.code, guard.message);
+  }
+  const parsed = ADMIN_ACTIONS[action].safeParse(await request.json().catch(() => null));
+  if (!parsed.success) {
+    return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  }
+  try {
+    const outcome = await runAdminAction(consoleRuntime(), action, parsed.data as AdminBody<AdminAction>, guard.viewer.principal);
+    log('%s %s in %dms', action, outcome.status, Date.now() - started);
+    return Response.json(outcome, { headers: { 'cache-control': 'no-store' } });
+  } catch (e) {
+    if (isProtocolError(e)) {
+      log('%s rejected %s in %dms', action, e.code, Date.now() - started);
+      return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
+    }
+    log('%s failed in %dms', action, Date.now() - started);
+    return error(500, 'internal_error', 'the action failed; nothing is known to be published');
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Request bodies of the administrator route handlers (`POST /api/admin/*`),
+ * validated with zod at the boundary. Reasons are protocol reason codes
+ * (`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`), so they are safe to persist.
+ */
+import { z } from 'zod';
+import { QueuePolicySchema } from '../../../engine/schema/policy.ts';
+
+export const REASON_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+const Reason = z.string().regex(REASON_PATTERN, 'a reason code: letters, digits and _ . : - (up to 128)');
+const RequestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{7,127}$/, 'a request id: 8-128 of letters, digits and _ . : -').optional();
+const Ids = z.array(z.string().min(1).max(256)).min(1).max(256);
+
+export const ControlBody = z.strictObject({
+  control: z.enum(['grants_paused', 'admission_paused']),
+  value: z.boolean(),
+  reason: Reason,
+  request_id: RequestId,
+});
+
+export const CancelClaimBody = z.strictObject({ claim_ids: Ids, reason: Reason, request_id: RequestId });
+export const CancelWorkBody = z.strictObject({ work_ids: Ids, reason: Reason, request_id: RequestId });
+export const ReprioritizeBody = z.strictObject({ work_ids: Ids, priority: z.number().int().min(1).max(5), reason: Reason, request_id: RequestId });
+export const PolicyBody = z.strictObject({
+  epoch: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'an epoch id: letters, digits and _ . : -'),
+  policy: QueuePolicySchema,
+  request_id: RequestId,
+});
+
+export const ADMIN_ACTIONS = {
+  control: ControlBody,
+  'cancel-claim': CancelClaimBody,
+  'cancel-work': CancelWorkBody,
+  reprioritize: ReprioritizeBody,
+  policy: PolicyBody,
+} as const;
+
+export type AdminAction = keyof typeof ADMIN_ACTIONS;
+export type AdminBody<A extends AdminAction> = z.infer<(typeof ADMIN_ACTIONS)[A]>;

@@ -1,0 +1,56 @@
+/**
+ * What every page does first: resolve the runtime and the (possibly pinned)
+ * view, turning a failure into a stable code the page can show.
+ */
+import { isProtocolError } from '../../engine/errors.ts';
+import { canRead } from '../auth/session.ts';
+import type { ConsoleConfig } from './config.ts';
+import { consoleRuntime } from './context.ts';
+import type { ConsoleRuntime, ViewState } from './runtime.ts';
+
+export type Loaded =
+  | { ok: true; runtime: ConsoleRuntime; view: ViewState; config: ConsoleConfig }
+  | { ok: false; code: string; message: string; config: ConsoleConfig | null };
+
+export function firstParam(value: string | string[] | undefined): string | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v === undefined || v === '' ? null : v;
+}
+
+export async function loadView(at: string | null): Promise<Loaded> {
+  let runtime: ConsoleRuntime;
+  try {
+    runtime = consoleRuntime();
+  } catch (e) {
+    return { ok: false, code: isProtocolError(e) ? e.code : 'console_unconfigured', message: e instanceof Error ? e.message : String(e), config: null };
+  }
+  if (!(await canRead(runtime.config.mode))) {
+    return { ok: false, code: 'unauthenticated', message: 'sign in to view this queue (hosted mode)', config: runtime.config };
+  }
+  try {
+    return { ok: true, runtime, view: await runtime.view(at), config: runtime.config };
+  } catch (e) {
+    const code = isProtocolError(e) ? e.code : 'ledger_unreadable';
+    // Never echo arbitrary error text from the store (it may name paths or hosts); protocol errors are ours.
+    const message = isProtocolError(e) ? e.message : 'the ledger could not be read';
+    return { ok: false, code, message, config: runtime.config };
+  }
+}
+
+/** A console path with `?at=` kept (time travel survives navigation). */
+export function withAt(path: string, at: string | null | undefined, params: Record<string, string | number | null | undefined> = {}): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') p.set(k, String(v));
+  if (at) p.set('at', at);
+  const s = p.toString();
+  return s === '' ? path : `${path}?${s}`;
+}
+
+/** A dynamic route segment, decoded once (tolerates segments that arrive already decoded). */
+export function routeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

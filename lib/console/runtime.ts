@@ -1,0 +1,147 @@
+/**
+ * The console's server-side state: one ledger store, the one Publisher for
+ * administrator actions, a read cache bound to the branch version (spec 7.17)
+ * and a bounded cache of historical prefixes for `?at=<commit>` permalinks.
+ *
+ * Reads use their own ProjectionCache, never the Publisher's: the Publisher
+ * validates a candidate by applying it to its projection before the CAS, and a
+ * page must never show a commit that may not land.
+ *
+ * A failed read keeps serving the last good projection, flagged stale, so the
+ * operator keeps a view while the store is unreachable.
+ */
+import { ProtocolError, isProtocolError } from '../../engine/errors.ts';
+import { replayLedger, type Projection } from '../../engine/replay/index.ts';
+import type { CommitInfo } from '../../engine/replay/state.ts';
+import { ProjectionCache } from '../publisher/cache.ts';
+import { Publisher } from '../publisher/publisher.ts';
+import type { LedgerStore } from '../store/types.ts';
+import type { ConsoleConfig } from './config.ts';
+import { isReadOnly } from './store.ts';
+
+export interface StaleRead {
+  code: string;
+  message: string;
+  /** When reads started failing (ms). */
+  since: number;
+}
+
+export interface LiveLoad {
+  projection: Projection;
+  version: string | null;
+  /** When this projection was last confirmed against the store (ms). */
+  readAt: number;
+  stale: StaleRead | null;
+}
+
+/** What a page renders: the projection at `at` (or live) and the clock its readiness is evaluated at. */
+export interface ViewState {
+  live: LiveLoad;
+  projection: Projection;
+  /** The commit the view is pinned to (`?at=`), or null for the live tip. */
+  at: CommitInfo | null;
+  /** Evaluation time: the pinned commit's decision time, or now. */
+  asOf: number;
+}
+
+const PREFIX_CACHE_SIZE = 12;
+/** Reads within this window share one store read (many components, one request). */
+const READ_DEDUPE_MS = 250;
+
+export class ConsoleRuntime {
+  readonly publisher: Publisher;
+  readonly readOnly: boolean;
+  private readonly cache: ProjectionCache;
+  private inflight: Promise<LiveLoad> | null = null;
+  private lastGood: LiveLoad | null = null;
+  private failingSince: number | null = null;
+  private readonly prefixes = new Map<string, Projection>();
+
+  constructor(readonly config: ConsoleConfig, readonly store: LedgerStore) {
+    this.publisher = new Publisher(store);
+    this.cache = new ProjectionCache(store);
+    this.readOnly = isReadOnly(store);
+  }
+
+  now(): number {
+    return this.config.fixedNow ?? Date.now();
+  }
+
+  /** Forget the read deduplication window (after this process published). */
+  invalidate(): void {
+    if (this.lastGood !== null) this.lastGood = { ...this.lastGood, readAt: 0 };
+  }
+
+  /** The live projection (deduplicated, serialized reads). */
+  live(): Promise<LiveLoad> {
+    const recent = this.lastGood;
+    if (recent !== null && recent.stale === null && Date.now() - recent.readAt < READ_DEDUPE_MS) return Promise.resolve(recent);
+    if (this.inflight === null) {
+      this.inflight = this.read().finally(() => {
+        this.inflight = null;
+      });
+    }
+    return this.inflight;
+  }
+
+  private async read(): Promise<LiveLoad> {
+    try {
+      const { snapshot, projection } = await this.cache.load();
+      if (projection === null) throw new ProtocolError('queue_uninitialized', `no queue ledger on the configured branch yet`);
+      this.failingSince = null;
+      this.lastGood = { projection, version: snapshot.version, readAt: Date.now(), stale: null };
+      return this.lastGood;
+    } catch (e) {
+      const code = isProtocolError(e) ? e.code : 'store_unreachable';
+      const message = e instanceof Error ? e.message : String(e);
+      this.failingSince ??= Date.now();
+      if (this.lastGood === null || code === 'queue_uninitialized') throw e;
+      return { ...this.lastGood, stale: { code, message, since: this.failingSince } };
+    }
+  }
+
+  /** The view for a page: live, or pinned to `at` (a commit id of the validated ledger). */
+  async view(at?: string | null): Promise<ViewState> {
+    const live = await this.live();
+    if (at === undefined || at === null || at === '' || at === live.projection.tip) {
+      const tipIndex = live.projection.state.commits.length - 1;
+      const pinned = at ? live.projection.state.commits[tipIndex] ?? null : null;
+      return { live, projection: live.projection, at: pinned, asOf: pinned?.at ?? this.now() };
+    }
+    const projection = this.prefix(live.projection, at);
+    const info = projection.state.commits[projection.state.commits.length - 1]!;
+    return { live, projection, at: info, asOf: info.at };
+  }
+
+  /** The projection as of commit `id` inclusive, from the validated live ledger (cached, bounded). */
+  prefix(live: Projection, id: string): Projection {
+    const index = live.state.commitIndex.get(id);
+    if (index === undefined) throw new ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
+    if (index === live.state.commits.length - 1) return live;
+    const cached = this.prefixes.get(id);
+    if (cached !== undefined) {
+      this.prefixes.delete(id);
+      this.prefixes.set(id, cached);
+      return cached;
+    }
+    const projection = replayPrefix(live, index + 1);
+    this.prefixes.set(id, projection);
+    while (this.prefixes.size > PREFIX_CACHE_SIZE) this.prefixes.delete(this.prefixes.keys().next().value!);
+    return projection;
+  }
+
+  /** The projection just before commit `id` (a receipt's source prefix); null for the genesis. */
+  before(live: Projection, id: string): Projection | null {
+    const index = live.state.commitIndex.get(id);
+    if (index === undefined) throw new ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
+    if (index === 0) return null;
+    return this.prefix(live, live.state.commits[index - 1]!.id);
+  }
+}
+
+/** Cold replay of the first `count` commits in causal order (physical order does not matter, spec 7.6). */
+export function replayPrefix(live: Projection, count: number): Projection {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) lines.push(live.commitText(live.state.commits[i]!.id)!);
+  return replayLedger(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,135 @@
+/**
+ * Starts the console: picks the queue (or seeds the embedded demo), makes sure
+ * the Next.js production build is current, configures the server code through
+ * the environment, and serves it with Next's request handler on one HTTP port.
+ * Used by `fairway console`, the browser tests' web server and the benchmark.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { TOKEN_HASH_ENV, newLoginToken, tokenHash } from '../auth/token.ts';
+import { createDemoRepository } from '../demo/repo.ts';
+import { buildConsole, buildIsFresh } from './build.ts';
+import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
+import { resetRuntime } from './context.ts';
+
+export const CONSOLE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface StartOptions {
+  /** The queue; absent: the embedded demo queue. */
+  source?: ConsoleSource;
+  port?: number;
+  host?: string;
+  pollMs?: number;
+  mode?: 'local' | 'hosted';
+  principal?: string;
+  /** Fixed login token (tests); default: FAIRWAY_CONSOLE_TOKEN or a fresh random one. */
+  token?: string;
+  /** Fixed evaluation clock for live views (benchmarks, deterministic tests). */
+  fixedNow?: number;
+  /** Admit the XSS probe Work into the demo (browser tests). */
+  probe?: boolean;
+  /** `auto` builds when stale (default), `never` fails fast without a build. */
+  build?: 'auto' | 'never';
+  log?: (line: string) => void;
+}
+
+export interface RunningConsole {
+  url: string;
+  loginUrl: string;
+  token: string;
+  config: ConsoleConfig;
+  demoRepository: string | null;
+  server: Server;
+  close(): Promise<void>;
+}
+
+type NextFactory = (options: { dev: boolean; dir: string; hostname: string; port: number; httpServer: Server; quiet?: boolean }) => {
+  prepare(): Promise<void>;
+  getRequestHandler(): (req: unknown, res: unknown) => Promise<void>;
+  close?(): Promise<void>;
+};
+
+async function loadNext(): Promise<NextFactory> {
+  const mod = (await import('next')) as unknown as { default?: unknown };
+  const factory = (typeof mod.default === 'function' ? mod.default : (mod.default as { default?: unknown } | undefined)?.default) as NextFactory | undefined;
+  if (typeof factory !== 'function') throw new Error('cannot load the Next.js server');
+  return factory;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startConsole(options: StartOptions = {}): Promise<RunningConsole> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const host = options.host ?? '127.0.0.1';
+  const root = CONSOLE_ROOT;
+
+  if (!buildIsFresh(root)) {
+    if (options.build === 'never') throw new Error('the console has no current production build; run `npx next build`');
+    await buildConsole(root, log);
+  }
+
+  let source = options.source;
+  let demoRepository: string | null = null;
+  if (source === undefined) {
+    const started = Date.now();
+    const demo = await createDemoRepository({ now: Date.now(), probe: options.probe === true });
+    demoRepository = demo.repo;
+    source = { kind: 'repo', repo: demo.repo, branch: demo.branch };
+    log(`Seeded the demo queue: ${demo.requests} requests through the publisher into ${demo.repo} (${Date.now() - started} ms)`);
+  }
+
+  const config: ConsoleConfig = {
+    source,
+    demo: demoRepository !== null,
+    mode: options.mode ?? 'local',
+    pollMs: options.pollMs ?? 5000,
+    principal: options.principal ?? (demoRepository !== null ? '1001' : '1'),
+    ...(options.fixedNow === undefined ? {} : { fixedNow: options.fixedNow }),
+  };
+  const token = options.token ?? process.env.FAIRWAY_CONSOLE_TOKEN ?? newLoginToken();
+
+  let handler: ((req: unknown, res: unknown) => Promise<void>) | null = null;
+  const server = createServer((req, res) => {
+    if (handler === null) {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('starting');
+      return;
+    }
+    void handler(req, res);
+  });
+  const port = await listen(server, options.port ?? 3000, host);
+  const url = `http://${host}:${port}`;
+
+  resetRuntime();
+  process.env[CONFIG_ENV] = encodeConfig(config);
+  process.env[TOKEN_HASH_ENV] = tokenHash(token);
+  process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString('base64url');
+  process.env.NEXTAUTH_URL = url;
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
+  (process.env as Record<string, string>).NODE_ENV ??= 'production';
+
+  const app = (await loadNext())({ dev: false, dir: root, hostname: host, port, httpServer: server, quiet: true });
+  await app.prepare();
+  handler = app.getRequestHandler();
+
+  log(`Fairway console on ${sourceLabel(source)}${config.demo ? ' (DEMO QUEUE)' : ''}`);
+  return {
+    url,
+    loginUrl: `${url}/login?token=${encodeURIComponent(token)}`,
+    token,
+    config,
+    demoRepository,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The Work explorer (issue 5 §2 `/work`): filters by graph, pool, state,
+ * readiness, priority, fairness key, reason and text, all serialized in the
+ * URL (so a filtered view is a permalink), and server-side pagination in FIFO
+ * order.
+ */
+import type { Projection } from '../../../engine/replay/index.ts';
+import type { WorkRecord, WorkState } from '../../../engine/replay/state.ts';
+import { PAGE_SIZE, type ExplorerQuery } from './explorer-query.ts';
+import { admittedAt, workStatus, type Readiness } from './status.ts';
+
+export { DEFAULT_KEY_TOKEN, PAGE_SIZE, parseExplorerQuery, serializeExplorerQuery, type ExplorerQuery } from './explorer-query.ts';
+
+export interface ExplorerRow {
+  workId: string;
+  graphId: string;
+  nodeKey: string;
+  pool: string;
+  priority: number;
+  admittedPriority: number;
+  key: string;
+  state: WorkState;
+  readiness: Readiness;
+  reason: string;
+  currentClaim: string | null;
+  attempts: number;
+  admittedAt: number;
+}
+
+export interface ExplorerView {
+  query: ExplorerQuery;
+  rows: ExplorerRow[];
+  total: number;
+  /** Works before filtering. */
+  all: number;
+  page: number;
+  pages: number;
+  facets: { graphs: string[]; pools: string[]; keys: string[]; reasons: Array<[string, number]> };
+}
+
+function matchesText(work: WorkRecord, needle: string): boolean {
+  return (
+    work.nodeKey.toLowerCase().includes(needle) ||
+    work.graphId.toLowerCase().includes(needle) ||
+    work.workId.startsWith(needle) ||
+    work.fairnessKey.toLowerCase().includes(needle)
+  );
+}
+
+export function explorerView(projection: Projection, asOf: number, query: ExplorerQuery): ExplorerView {
+  const { state } = projection;
+  const needle = query.q?.toLowerCase() ?? null;
+  const graphs = new Set<string>();
+  const pools = new Set<string>();
+  const keys = new Set<string>();
+  const reasons = new Map<string, number>();
+  const matched: ExplorerRow[] = [];
+  const works = [...projection.works()].sort((a, b) => a.fifo - b.fifo);
+  for (const work of works) {
+    graphs.add(work.graphId);
+    pools.add(work.pool);
+    keys.add(work.fairnessKey);
+    if (query.graph !== null && work.graphId !== query.graph) continue;
+    if (query.pool !== null && work.pool !== query.pool) continue;
+    if (query.state !== null && work.state !== query.state) continue;
+    if (query.priority !== null && work.effectivePriority !== query.priority) continue;
+    if (query.key !== null && work.fairnessKey !== query.key) continue;
+    if (needle !== null && !matchesText(work, needle)) continue;
+    const status = workStatus(state, work, asOf);
+    reasons.set(status.reason, (reasons.get(status.reason) ?? 0) + 1);
+    if (query.readiness !== null && status.readiness !== query.readiness) continue;
+    if (query.reason !== null && status.reason !== query.reason) continue;
+    matched.push({
+      workId: work.workId,
+      graphId: work.graphId,
+      nodeKey: work.nodeKey,
+      pool: work.pool,
+      priority: work.effectivePriority,
+      admittedPriority: work.priority,
+      key: work.fairnessKey,
+      state: work.state,
+      readiness: status.readiness,
+      reason: status.reason,
+      currentClaim: work.state === 'claimed' ? work.currentClaim : null,
+      attempts: work.attempts,
+      admittedAt: admittedAt(state, work),
+    });
+  }
+  const pages = Math.max(1, Math.ceil(matched.length / PAGE_SIZE));
+  const page = Math.min(query.page, pages);
+  const sortText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    query: { ...query, page },
+    rows: matched.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    total: matched.length,
+    all: state.works.size,
+    page,
+    pages,
+    facets: {
+      graphs: [...graphs].sort(sortText),
+      pools: [...pools].sort(sortText),
+      keys: [...keys].sort(sortText),
+      reasons: [...reasons].sort((a, b) => b[1] - a[1]),
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * The fairness page (issue 5 §2 `/fairness`): an `sshare`-style table per pool
+ * and class — weight, target share among the currently eligible siblings,
+ * actual share of grants over a window, pass and stride (exact decimal
+ * strings from the clocks, spec 7.5, 7.13), deficit, oldest eligible age and
+ * the longest zero-service interval while backlogged.
+ */
+import type { Projection } from '../../../engine/replay/index.ts';
+import type { ClaimRecord } from '../../../engine/replay/state.ts';
+import { classStride, clockView, keyStride } from '../../../engine/scheduler/clocks.ts';
+import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
+import { admittedAt, workStatus } from './status.ts';
+
+export const WINDOWS = [20, 100, 500, 0] as const; // 0 = all grants
+
+export interface KeyRow {
+  key: string;
+  weight: number;
+  stride: string;
+  pass: string | null;
+  backlog: number;
+  eligibleWork: number;
+  targetShare: number | null;
+  actualShare: number | null;
+  grants: number;
+  /** Grants owed minus grants received in the window (positive: under-served). */
+  deficit: number | null;
+  oldestEligibleAge: number | null;
+  longestZeroService: number | null;
+}
+
+export interface ClassRow extends Omit<KeyRow, 'key' | 'longestZeroService' | 'backlog' | 'oldestEligibleAge'> {
+  priority: number;
+  backlog: number;
+  keys: KeyRow[];
+}
+
+export interface FairnessView {
+  pools: string[];
+  pool: string;
+  mode: string;
+  epoch: string | null;
+  window: number;
+  windowGrants: number;
+  totalGrants: number;
+  classScale: string;
+  keyScale: string;
+  classes: ClassRow[];
+}
+
+interface Bucket {
+  backlog: number;
+  eligible: number;
+  oldestEligible: number | null;
+  firstAdmitted: number | null;
+}
+
+function share(weights: Map<string, number>, eligible: Set<string>, member: string, strict: boolean, least: string | null): number | null {
+  if (!eligible.has(member)) return null;
+  if (strict) return member === least ? 1 : 0;
+  let total = 0;
+  for (const m of eligible) total += weights.get(m) ?? 1;
+  return (weights.get(member) ?? 1) / total;
+}
+
+/** Longest gap without a grant while the bucket had admitted, unfinished Work (approximation, see docs). */
+function longestGap(firstAdmitted: number | null, grantTimes: number[], stillBacklogged: boolean, asOf: number): number | null {
+  if (firstAdmitted === null) return null;
+  let longest = 0;
+  let from = firstAdmitted;
+  for (const t of grantTimes) {
+    if (t >= from) longest = Math.max(longest, t - from);
+    from = Math.max(from, t);
+  }
+  if (stillBacklogged) longest = Math.max(longest, asOf - from);
+  return longest;
+}
+
+export function fairnessView(projection: Projection, asOf: number, poolName: string | null, window: number): FairnessView | null {
+  const { state } = projection;
+  if (state.policy === null) return null;
+  const policy = installedPolicy(state);
+  const pools = Object.keys(policy.pools).sort();
+  const pool = poolName !== null && pools.includes(poolName) ? poolName : pools[0];
+  if (pool === undefined) return null;
+  const fairness = state.fairness;
+  const clocks = clockView(fairness, pool);
+  const strict = fairness.mode === 'strict-priority';
+
+  const buckets = new Map<string, Bucket>();
+  const bucket = (priority: number, key: string): Bucket => {
+    const id = `${priority}\u0000${key}`;
+    let b = buckets.get(id);
+    if (b === undefined) buckets.set(id, (b = { backlog: 0, eligible: 0, oldestEligible: null, firstAdmitted: null }));
+    return b;
+  };
+  for (const work of projection.works()) {
+    if (work.pool !== pool || work.state !== 'available') continue;
+    const b = bucket(work.effectivePriority, work.fairnessKey);
+    const admitted = admittedAt(state, work);
+    b.backlog += 1;
+    b.firstAdmitted = b.firstAdmitted === null ? admitted : Math.min(b.firstAdmitted, admitted);
+    if (workStatus(state, work, asOf).readiness === 'ready') {
+      b.eligible += 1;
+      b.oldestEligible = b.oldestEligible === null ? admitted : Math.min(b.oldestEligible, admitted);
+    }
+  }
+
+  const grants: ClaimRecord[] = [...state.claims.values()]
+    .filter((c) => state.dispatches.get(c.dispatchId)?.pool === pool)
+    .sort((a, b) => a.position.ordinal - b.position.ordinal || a.position.operation - b.position.operation);
+  const windowed = window > 0 ? grants.slice(-window) : grants;
+  const grantTimes = new Map<string, number[]>();
+  for (const c of grants) {
+    const id = `${c.priority}\u0000${c.fairnessKey}`;
+    const at = state.commits[state.commitIndex.get(c.commitId) ?? 0]?.at ?? 0;
+    (grantTimes.get(id) ?? grantTimes.set(id, []).get(id)!).push(at);
+    bucket(c.priority, c.fairnessKey); // keys served in the past stay listed
+  }
+
+  const classWeights = new Map<string, number>(fairness.classWeights.map((w, i) => [String(i + 1), w]));
+  const eligibleClasses = new Set<string>();
+  for (const [id, b] of buckets) if (b.eligible > 0) eligibleClasses.add(id.split('\u0000')[0]!);
+  const leastClass = [...eligibleClasses].sort((a, b) => Number(a) - Number(b))[0] ?? null;
+
+  const classes: ClassRow[] = [];
+  for (let priority = 1; priority <= 5; priority++) {
+    const inClass = [...buckets].filter(([id]) => id.startsWith(`${priority}\u0000`));
+    const classGrants = windowed.filter((c) => c.priority === priority).length;
+    const target = share(classWeights, eligibleClasses, String(priority), strict, leastClass);
+    const keyWeights = new Map<string, number>();
+    const eligibleKeys = new Set<string>();
+    for (const [id, b] of inClass) {
+      const key = id.slice(id.indexOf('\u0000') + 1);
+      keyWeights.set(key, fairness.keyWeights.get(key) ?? 1);
+      if (b.eligible > 0) eligibleKeys.add(key);
+    }
+    const keys: KeyRow[] = inClass.map(([id, b]) => {
+      const key = id.slice(id.indexOf('\u0000') + 1);
+      const keyGrants = windowed.filter((c) => c.priority === priority && c.fairnessKey === key).length;
+      const keyTarget = share(keyWeights, eligibleKeys, key, false, null);
+      return {
+        key,
+        weight: keyWeights.get(key)!,
+        stride: keyStride(fairness, key).toString(),
+        pass: clocks.keys[String(priority)]?.pass[key] ?? null,
+        backlog: b.backlog,
+        eligibleWork: b.eligible,
+        targetShare: keyTarget,
+        actualShare: classGrants === 0 ? null : keyGrants / classGrants,
+        grants: keyGrants,
+        deficit: keyTarget === null ? null : keyTarget * classGrants - keyGrants,
+        oldestEligibleAge: b.oldestEligible === null ? null : asOf - b.oldestEligible,
+        longestZeroService: longestGap(b.firstAdmitted, grantTimes.get(id) ?? [], b.backlog > 0, asOf),
+      };
+    }).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (keys.length === 0 && classGrants === 0) continue;
+    classes.push({
+      priority,
+      weight: fairness.classWeights[priority - 1]!,
+      stride: classStride(fairness, priority).toString(),
+      pass: clocks.classes.pass[String(priority)] ?? null,
+      backlog: keys.reduce((n, k) => n + k.backlog, 0),
+      eligibleWork: keys.reduce((n, k) => n + k.eligibleWork, 0),
+      targetShare: target,
+      actualShare: windowed.length === 0 ? null : classGrants / windowed.length,
+      grants: classGrants,
+      deficit: target === null ? null : target * windowed.length - classGrants,
+      keys,
+    });
+  }
+
+  return {
+    pools,
+    pool,
+    mode: fairness.mode,
+    epoch: fairness.epoch,
+    window,
+    windowGrants: windowed.length,
+    totalGrants: grants.length,
+    classScale: fairness.classScale.toString(),
+    keyScale: fairness.keyScale.toString(),
+    classes,
+  };
+}

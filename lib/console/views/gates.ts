@@ -1,0 +1,53 @@
+/**
+ * Issue/PR gate vertices (spec 7.16): identity, display coordinates, a
+ * fully qualified link that keeps the Issue-versus-PR type, and the latest
+ * trusted observation.
+ */
+import type { DependencyEdge, ReplayState } from '../../../engine/replay/state.ts';
+import { gateIdentity, type ExternalEdge } from '../../../engine/scheduler/eligibility.ts';
+
+export interface GateView {
+  gate: string;
+  kind: 'issue' | 'pull_request';
+  condition: string;
+  host: string;
+  repository: string;
+  number: string;
+  url: string;
+  label: string;
+  observation: { id: string; state: string; observedAt: number; commitId: string; summary: string } | null;
+}
+
+export function isGate(edge: DependencyEdge): edge is ExternalEdge {
+  return edge.kind !== 'work';
+}
+
+function safeUrl(host: string, repository: string, kind: string, number: string): string {
+  const ok = /^[A-Za-z0-9.-]+$/.test(host) && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository) && /^[1-9][0-9]*$/.test(number);
+  return ok ? `https://${host}/${repository}/${kind === 'issue' ? 'issues' : 'pull'}/${number}` : '';
+}
+
+export function gateView(state: ReplayState, edge: ExternalEdge): GateView {
+  const r = edge.resource;
+  const gate = gateIdentity(edge);
+  const id = state.latestObservation.get(gate);
+  const o = id === undefined ? undefined : state.observations.get(id);
+  let summary = '';
+  if (o !== undefined) {
+    const op = o.operation;
+    summary = edge.kind === 'pull_request'
+      ? (op.merged === true ? 'merged' : `not merged (${String(op.resource_state ?? 'unknown')})`)
+      : `${String(op.resource_state ?? 'unknown')}${op.state_reason ? ` as ${String(op.state_reason)}` : ''}`;
+  }
+  return {
+    gate,
+    kind: edge.kind,
+    condition: edge.condition,
+    host: r.host,
+    repository: r.repository,
+    number: r.number,
+    url: safeUrl(r.host, r.repository, edge.kind, r.number),
+    label: `${edge.kind === 'issue' ? 'Issue' : 'PR'} ${r.repository}#${r.number}`,
+    observation: o === undefined ? null : { id: o.observationId, state: o.state, observedAt: o.observedAt, commitId: o.commitId, summary },
+  };
+}

@@ -1,0 +1,143 @@
+/**
+ * A Work DAG as Mermaid (issue 5 §2 `/graphs/[id]`): Work, Issue and PR nodes
+ * with distinct shapes, colours by status, and a link per node. Graphs above
+ * MAX_DRAWN vertices are drawn as a bounded neighbourhood of a focus node (or
+ * the first vertices in FIFO order) so the browser never gets a hairball.
+ */
+import type { Projection } from '../../../engine/replay/index.ts';
+import type { DependencyEdge, WorkRecord } from '../../../engine/replay/state.ts';
+import { gateIdentity } from '../../../engine/scheduler/eligibility.ts';
+import { workHref, type DiagramNode } from './blocking.ts';
+import { gateView, isGate } from './gates.ts';
+import { classDefs, mermaidLabel, shape } from './mermaid.ts';
+import { workStatus, type Readiness } from './status.ts';
+
+export const MAX_DRAWN = 150;
+const NEIGHBOURHOOD_DEPTH = 2;
+
+export interface GraphNodeRow {
+  key: string;
+  kind: 'work' | 'issue' | 'pull_request';
+  text: string;
+  status: string;
+  reason: string;
+  href: string | null;
+  drawn: boolean;
+}
+
+export interface GraphView {
+  graphId: string;
+  mermaid: string;
+  nodes: DiagramNode[];
+  rows: GraphNodeRow[];
+  total: number;
+  drawn: number;
+  focus: string | null;
+  counts: Partial<Record<Readiness, number>>;
+}
+
+function edgeKey(edge: DependencyEdge): string {
+  return edge.kind === 'work' ? `w:${edge.work_id}` : `g:${gateIdentity(edge)}`;
+}
+
+/** Vertices within `depth` hops of `focus` (both directions), capped. */
+function neighbourhood(works: Map<string, WorkRecord>, successors: Map<string, string[]>, focus: string, limit: number): Set<string> {
+  const seen = new Set<string>([`w:${focus}`]);
+  let frontier = [focus];
+  for (let depth = 0; depth < NEIGHBOURHOOD_DEPTH && frontier.length > 0 && seen.size < limit; depth++) {
+    const nextFrontier: string[] = [];
+    for (const id of frontier) {
+      const w = works.get(id);
+      const around = [...(w?.dependsOn.map(edgeKey) ?? []), ...(successors.get(id) ?? []).map((s) => `w:${s}`)];
+      for (const key of around) {
+        if (seen.size >= limit || seen.has(key)) continue;
+        seen.add(key);
+        if (key.startsWith('w:')) nextFrontier.push(key.slice(2));
+      }
+    }
+    frontier = nextFrontier;
+  }
+  return seen;
+}
+
+export function graphView(projection: Projection, graphId: string, asOf: number, focus: string | null): GraphView | null {
+  const { state } = projection;
+  const ids = state.graphs.get(graphId);
+  if (ids === undefined) return null;
+  const works = ids.map((id) => state.works.get(id)!);
+  const byId = new Map(works.map((w) => [w.workId, w]));
+
+  // All vertices: Work, then gates deduplicated by identity (spec 7.16).
+  const rows = new Map<string, GraphNodeRow>();
+  const counts: Partial<Record<Readiness, number>> = {};
+  const cls = new Map<string, string>();
+  const labels = new Map<string, string>();
+  const blockingGates = new Set<string>();
+  for (const w of works) {
+    const status = workStatus(state, w, asOf);
+    for (const step of status.blockingPath) if (step.gate !== undefined) blockingGates.add(step.gate);
+    counts[status.readiness] = (counts[status.readiness] ?? 0) + 1;
+    rows.set(`w:${w.workId}`, { key: `w:${w.workId}`, kind: 'work', text: w.nodeKey, status: status.readiness, reason: status.reason, href: workHref(w.workId), drawn: false });
+    cls.set(`w:${w.workId}`, status.readiness);
+    labels.set(`w:${w.workId}`, mermaidLabel(w.nodeKey, status.reason === 'ready' ? `P${w.effectivePriority} · ready` : `P${w.effectivePriority} · ${status.reason}`));
+  }
+  for (const w of works) {
+    for (const edge of w.dependsOn) {
+      if (!isGate(edge)) continue;
+      const key = edgeKey(edge);
+      if (rows.has(key)) continue;
+      const g = gateView(state, edge);
+      const ok = g.observation?.state === 'ready' && !blockingGates.has(g.gate);
+      const observed = g.observation === null ? 'no observation' : g.observation.summary;
+      rows.set(key, { key, kind: edge.kind, text: g.label, status: ok ? 'satisfied' : 'unsatisfied', reason: `needs ${g.condition}: ${observed}`, href: g.url || null, drawn: false });
+      cls.set(key, ok ? 'gate_ok' : 'gate_wait');
+      labels.set(key, mermaidLabel(g.label, `${g.condition}? ${observed}`));
+    }
+  }
+
+  const total = rows.size;
+  let drawnKeys: Set<string>;
+  const focusId = focus !== null && byId.has(focus) ? focus : null;
+  if (total <= MAX_DRAWN) drawnKeys = new Set(rows.keys());
+  else if (focusId !== null) drawnKeys = neighbourhood(byId, state.successors, focusId, MAX_DRAWN);
+  else drawnKeys = new Set([...rows.keys()].slice(0, MAX_DRAWN));
+
+  const mermaidIds = new Map<string, string>();
+  const lines = [total > 40 ? 'flowchart TB' : 'flowchart LR'];
+  for (const key of drawnKeys) {
+    const row = rows.get(key);
+    if (row === undefined) continue;
+    row.drawn = true;
+    const id = `n${mermaidIds.size}`;
+    mermaidIds.set(key, id);
+    lines.push(`  ${shape(row.kind, id, labels.get(key)!)}`);
+  }
+  for (const w of works) {
+    const to = mermaidIds.get(`w:${w.workId}`);
+    if (to === undefined) continue;
+    for (const edge of w.dependsOn) {
+      const from = mermaidIds.get(edgeKey(edge));
+      if (from !== undefined) lines.push(`  ${from} --> ${to}`);
+    }
+  }
+  const used: string[] = [];
+  for (const [key, id] of mermaidIds) {
+    const c = cls.get(key)!;
+    used.push(c);
+    const focusClass = focusId !== null && key === `w:${focusId}` ? ',focus' : '';
+    if (focusClass) used.push('focus');
+    lines.push(`  class ${id} ${c}${focusClass}`);
+  }
+  lines.push(...classDefs(used).map((d) => `  ${d}`));
+
+  return {
+    graphId,
+    mermaid: lines.join('\n'),
+    nodes: [...mermaidIds].map(([key, id]) => ({ id, href: rows.get(key)!.href, text: rows.get(key)!.text })),
+    rows: [...rows.values()],
+    total,
+    drawn: mermaidIds.size,
+    focus: focusId,
+    counts,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The lifecycle of one grant after its commit (spec 7.8, 7.14, 7.15): launch
+ * markers, run binding, each Claim's finish, delivery barrier and the native
+ * Release, found in later commits of the validated ledger (bounded scan).
+ */
+import type { JsonObject } from '../../../engine/json.ts';
+import type { Projection } from '../../../engine/replay/index.ts';
+import type { DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
+import { formatTime, shortId } from './format.ts';
+import { mermaidText } from './mermaid.ts';
+
+export interface LifecycleEvent {
+  commitId: string;
+  requestId: string;
+  at: number;
+  role: string;
+  kind: string;
+  dispatchId: string | null;
+  claimId: string | null;
+  detail: string;
+}
+
+const RELEVANT = new Set(['dispatch', 'release', 'finish', 'result', 'delivery_failure', 'cancel_work', 'cancel_claim']);
+const MAX_SCANNED = 20_000;
+const MAX_EVENTS = 200;
+
+export function lifecycleEvents(projection: Projection, grantCommit: string, claimIds: readonly string[]): LifecycleEvent[] {
+  const { state } = projection;
+  const claims = new Set(claimIds);
+  const groups = new Set<string>();
+  for (const id of claimIds) {
+    const c = state.claims.get(id);
+    if (c !== undefined) groups.add(c.dispatchId);
+  }
+  const start = (state.commitIndex.get(grantCommit) ?? state.commits.length) + 1;
+  const end = Math.min(state.commits.length, start + MAX_SCANNED);
+  const events: LifecycleEvent[] = [];
+  for (let i = start; i < end && events.length < MAX_EVENTS; i++) {
+    const info = state.commits[i]!;
+    if (!RELEVANT.has(info.kind)) continue;
+    const ops = (JSON.parse(projection.commitText(info.id)!) as { operations: JsonObject[] }).operations;
+    for (const op of ops) {
+      const dispatchId = typeof op.dispatch_id === 'string' ? op.dispatch_id : null;
+      const claimId = typeof op.claim_id === 'string' ? op.claim_id : null;
+      const mine = (dispatchId !== null && groups.has(dispatchId) && (op.kind === 'Dispatch' || op.kind === 'Release')) || (claimId !== null && claims.has(claimId));
+      if (!mine) continue;
+      let detail = '';
+      if (op.kind === 'Dispatch') detail = `${String(op.state)}${op.run ? ` run ${String((op.run as JsonObject).run_id)}` : ''}${op.reason ? ` (${String(op.reason)})` : ''}`;
+      else if (op.kind === 'ClaimCancellation') detail = String(op.reason);
+      else if (op.kind === 'DeliveryFailure') detail = `${String(op.reason)}, effects ${String(op.disposition)}`;
+      else if (op.kind === 'Completion') detail = `run ${String(op.run_id)}`;
+      events.push({ commitId: info.id, requestId: info.requestId, at: info.at, role: info.role, kind: String(op.kind), dispatchId: dispatchId ?? state.claims.get(claimId ?? '')?.dispatchId ?? null, claimId, detail });
+    }
+  }
+  return events;
+}
+
+const PARTICIPANT: Record<string, string> = { dispatcher: 'D', worker: 'W', reconciler: 'R', administrator: 'A', producer: 'P' };
+
+/** A Mermaid sequence diagram of the grant and its lifecycle (labels escaped). */
+export function lifecycleSequence(receipt: DispatchReceipt, events: readonly LifecycleEvent[], grantAt: number): string {
+  const handleOf = new Map(receipt.claims.map((c) => [c.claim_id, c.handle]));
+  const lines = [
+    'sequenceDiagram',
+    '  participant D as Dispatcher',
+    '  participant Q as Queue ledger',
+    '  participant W as Worker run',
+    '  participant R as Reconciler',
+  ];
+  if (events.some((e) => e.role === 'administrator')) lines.push('  participant A as Operator');
+  lines.push(`  D->>Q: ${mermaidText(`dispatch_next: ${receipt.granted_claims}/${receipt.requested_claims} Claims, ${receipt.grant_status} (${receipt.limiting_reason})`, 120)}`);
+  lines.push(`  Note over D,Q: ${mermaidText(formatTime(grantAt), 40)}`);
+  for (const e of events) {
+    const who = PARTICIPANT[e.role] ?? 'R';
+    const member = e.claimId !== null ? ` ${handleOf.get(e.claimId) ?? ''}` : '';
+    const group = e.dispatchId !== null ? ` ${shortId(e.dispatchId, 6)}` : '';
+    const text = `${e.kind}${member}${e.kind === 'Dispatch' || e.kind === 'Release' ? group : ''}${e.detail ? `: ${e.detail}` : ''} @ ${formatTime(e.at).slice(11)}`;
+    lines.push(`  ${who}->>Q: ${mermaidText(text, 120)}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,156 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { workId } from '../../../engine/identity/index.ts';
+import type { Projection } from '../../../engine/replay/index.ts';
+import { seedDemoDay, PROBE_TEXT } from '../../demo/day.ts';
+import { Publisher } from '../../publisher/publisher.ts';
+import { MemoryStore } from '../memory-store.ts';
+import { ConsoleRuntime } from '../runtime.ts';
+import { commitsPage, compareCommits } from './commits.ts';
+import { explorerView, parseExplorerQuery, serializeExplorerQuery } from './explorer.ts';
+import { fairnessView } from './fairness.ts';
+import { graphView } from './graph.ts';
+import { mermaidText } from './mermaid.ts';
+import { overviewView } from './overview.ts';
+import { receiptView } from './receipt.ts';
+import { currentSettings, whatIf } from './whatif.ts';
+import { workDetail } from './work.ts';
+
+const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
+let projection: Projection;
+let runtime: ConsoleRuntime;
+
+beforeAll(async () => {
+  const store = new MemoryStore('views');
+  await seedDemoDay(new Publisher(store), { now: NOW, probe: true });
+  runtime = new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store);
+  projection = (await runtime.live()).projection;
+});
+
+describe('overview', () => {
+  it('counts Work, lists the paused-grants period and recent requests', () => {
+    const v = overviewView(projection, NOW);
+    expect(v.summary.works.total).toBe(projection.state.works.size);
+    expect(Object.values(v.readiness).reduce((a, b) => a + b, 0)).toBe(v.summary.works.total);
+    expect(v.pauses).toHaveLength(1);
+    expect(v.pauses[0]).toMatchObject({ control: 'grants_paused', to: expect.any(Number) });
+    expect(v.grantsPausedSince).toBeNull();
+    expect(v.launches.map((l) => l.state)).toEqual(['launch_uncertain']);
+    expect(v.backlog.find((r) => r.key === 'platform' && r.priority === 3)?.ready).toBeGreaterThan(400);
+    expect(v.recent[0]!.commitId).toBe(projection.tip);
+  });
+});
+
+describe('explorer', () => {
+  it('filters by fairness key and round-trips its URL', () => {
+    const query = parseExplorerQuery(new URLSearchParams('key=security&readiness=ready'));
+    const v = explorerView(projection, NOW, query);
+    expect(v.total).toBeGreaterThan(0);
+    expect(v.total).toBeLessThanOrEqual(10);
+    expect(v.rows.every((r) => r.key === 'security' && r.readiness === 'ready')).toBe(true);
+    const qs = serializeExplorerQuery(v.query);
+    expect(qs).toBe('?readiness=ready&key=security');
+    expect(parseExplorerQuery(new URLSearchParams(qs.slice(1)))).toEqual(query);
+    expect(serializeExplorerQuery(parseExplorerQuery(new URLSearchParams('key=(default)')))).toBe('?key=%28default%29');
+  });
+
+  it('paginates server-side', () => {
+    const v = explorerView(projection, NOW, parseExplorerQuery(new URLSearchParams('page=3')));
+    expect(v.rows).toHaveLength(50);
+    expect(v.page).toBe(3);
+  });
+});
+
+describe('work detail', () => {
+  it('shows the PR-gated review as external_wait with its blocking path', () => {
+    const d = workDetail(projection, workId('sdk-migration', 'review-proposals'), NOW)!;
+    expect(d.status.reason).toBe('external_wait');
+    expect(d.status.blockingPath.map((s) => s.kind)).toEqual(['work', 'pull_request']);
+    expect(d.blocking!.mermaid).toContain('==>');
+    expect(d.blocking!.mermaid).toContain('[/');
+  });
+
+  it('escapes the probe in Mermaid labels', () => {
+    const d = workDetail(projection, workId('xss-probe', PROBE_TEXT), NOW)!;
+    expect(d.payloadJson).toContain(PROBE_TEXT);
+    expect(d.blocking?.mermaid ?? '').not.toContain('<img');
+    expect(mermaidText(PROBE_TEXT)).toBe('#60;img src=x onerror=alert(1)#62;');
+  });
+});
+
+describe('graph', () => {
+  it('draws every SDK-migration vertex with distinct shapes', () => {
+    const g = graphView(projection, 'sdk-migration', NOW, null)!;
+    expect(g.total).toBe(8);
+    expect(g.drawn).toBe(8);
+    expect(g.mermaid).toMatch(/\{\{/);
+    expect(g.mermaid).toMatch(/\[\//);
+  });
+
+  it('bounds a large graph', () => {
+    const g = graphView(projection, 'platform-migration', NOW, null)!;
+    expect(g.total).toBe(501); // 500 tasks and one replacement node
+    expect(g.drawn).toBe(150);
+  });
+});
+
+describe('fairness', () => {
+  it('gives Platform and Security equal target shares', () => {
+    const f = fairnessView(projection, NOW, null, 100)!;
+    const p3 = f.classes.find((c) => c.priority === 3)!;
+    const platform = p3.keys.find((k) => k.key === 'platform')!;
+    const security = p3.keys.find((k) => k.key === 'security')!;
+    expect(platform.targetShare).toBe(0.5);
+    expect(security.targetShare).toBe(0.5);
+    expect(BigInt(platform.stride)).toBe(BigInt(security.stride));
+  });
+
+  it('what-if changes the prediction when a weight changes', () => {
+    const settings = currentSettings(projection);
+    const same = whatIf(projection, NOW, { pool: 'default', grants: 30, settings });
+    expect(same.changed).toEqual([]);
+    const proposal = { ...settings, accounting_weights: { ...settings.accounting_weights, security: 5 } };
+    const changed = whatIf(projection, NOW, { pool: 'default', grants: 30, settings: proposal });
+    expect(changed.changed.length).toBeGreaterThan(0);
+  });
+});
+
+describe('receipts', () => {
+  it('derives a dispatch receipt with explanations, reproducibly', () => {
+    const a = receiptView(projection, 'dispatch-0935-sdk-shared')!;
+    expect(a.dispatch!.granted_claims).toBe(3);
+    expect(a.explanations).toHaveLength(3);
+    expect(a.lifecycle.map((e) => e.kind)).toContain('Release');
+    expect(a.sequence).toContain('sequenceDiagram');
+    const b = receiptView(projection, 'dispatch-0935-sdk-shared');
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+  });
+
+  it('describes any request kind', () => {
+    const r = receiptView(projection, 'outage-pause-grants')!;
+    expect(r.operations[0]).toMatchObject({ kind: 'Control' });
+  });
+});
+
+describe('commits', () => {
+  it('pages newest first and compares two prefixes', () => {
+    const page = commitsPage(projection, 1);
+    expect(page.commits[0]!.id).toBe(projection.tip);
+    const pause = projection.request('outage-pause-grants')!.commitId;
+    const resume = projection.request('outage-resume-grants')!.commitId;
+    const c = compareCommits(projection, runtime.prefix(projection, resume), runtime.prefix(projection, pause));
+    expect(c.from.id).toBe(pause);
+    expect(c.tally.controls).toBe(1);
+    expect(c.before.controls.grants_paused).toBe(true);
+    expect(c.after.controls.grants_paused).toBe(false);
+  });
+});
+
+describe('time travel', () => {
+  it('pins a view to a commit and evaluates at its decision time', async () => {
+    const pause = projection.request('outage-pause-grants')!.commitId;
+    const view = await runtime.view(pause);
+    expect(view.projection.tip).toBe(pause);
+    expect(view.asOf).toBe(view.at!.at);
+    expect(view.projection.state.controls.grants_paused).toBe(true);
+  });
+});

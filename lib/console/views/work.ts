@@ -1,0 +1,143 @@
+/**
+ * One Work's page (issue 5 §2 `/work/[id]`): definition (payload kept as JSON
+ * text for a collapsed, escaped block), state and readiness with the blocking
+ * path, dependencies both ways, replacement lineage, Claim history, Result or
+ * DeliveryFailure, and every commit that touched it.
+ */
+import type { JsonObject } from '../../../engine/json.ts';
+import type { Projection } from '../../../engine/replay/index.ts';
+import type { WorkRecord } from '../../../engine/replay/state.ts';
+import { blockingDiagram, type Diagram } from './blocking.ts';
+import { gateView, isGate, type GateView } from './gates.ts';
+import { admittedAt, workStatus, type WorkStatus } from './status.ts';
+
+export type DependencyView =
+  | { kind: 'work'; workId: string; nodeKey: string | null; state: string | null; barrier: string | null; satisfied: boolean }
+  | { kind: 'gate'; gate: GateView; satisfied: boolean };
+
+export interface ClaimView {
+  claimId: string;
+  requestId: string;
+  commitId: string;
+  at: number;
+  dispatchId: string;
+  handle: string;
+  state: string;
+  dispatchState: string;
+  runId: string | null;
+  terminalCommitId: string | null;
+  terminalAt: number | null;
+  cancelReason: string | null;
+  retryNotBefore: number | null;
+  observations: string[];
+}
+
+export interface WorkDetail {
+  work: WorkRecord;
+  admittedAt: number;
+  payloadJson: string;
+  subject: JsonObject | null;
+  replacementOf: { workId: string; nodeKey: string | null; disposition: string; evidence: string } | null;
+  replacedBy: Array<{ workId: string; nodeKey: string }>;
+  status: WorkStatus;
+  dependencies: DependencyView[];
+  successors: Array<{ workId: string; nodeKey: string; state: string }>;
+  claims: ClaimView[];
+  result: { commitId: string; at: number | null; descriptorJson: string } | null;
+  deliveryFailure: { commitId: string; at: number | null; reason: string; disposition: string } | null;
+  cancellation: { commitId: string; at: number | null; reason: string } | null;
+  history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
+  blocking: Diagram | null;
+}
+
+function commitAt(projection: Projection, id: string | null): number | null {
+  if (id === null) return null;
+  const i = projection.state.commitIndex.get(id);
+  return i === undefined ? null : projection.state.commits[i]!.at;
+}
+
+function findOperation(projection: Projection, commitId: string, kind: string, workId: string): JsonObject | null {
+  const text = projection.commitText(commitId);
+  if (text === undefined) return null;
+  const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
+  return ops.find((op) => op.kind === kind && op.work_id === workId) ?? null;
+}
+
+export function workDetail(projection: Projection, workId: string, asOf: number): WorkDetail | null {
+  const { state } = projection;
+  const work = state.works.get(workId);
+  if (work === undefined) return null;
+  const status = workStatus(state, work, asOf);
+  const definition = work.definition;
+  const replacement = definition.replacement_of as { work_id: string; disposition: string; evidence: string } | undefined;
+
+  const dependencies: DependencyView[] = work.dependsOn.map((edge) => {
+    if (isGate(edge)) {
+      const gate = gateView(state, edge);
+      const blocked = status.blockingPath.some((s) => s.gate === gate.gate);
+      return { kind: 'gate', gate, satisfied: !blocked && gate.observation?.state === 'ready' };
+    }
+    const parent = state.works.get(edge.work_id);
+    return {
+      kind: 'work', workId: edge.work_id, nodeKey: parent?.nodeKey ?? null, state: parent?.state ?? null, barrier: parent?.barrier ?? null,
+      satisfied: parent?.state === 'completed' && parent.barrier === 'verified',
+    };
+  });
+
+  const claims: ClaimView[] = work.claims.map((id) => {
+    const c = state.claims.get(id)!;
+    const d = state.dispatches.get(c.dispatchId);
+    return {
+      claimId: c.claimId, requestId: c.requestId, commitId: c.commitId, at: commitAt(projection, c.commitId) ?? 0,
+      dispatchId: c.dispatchId, handle: c.handle, state: c.state,
+      dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
+      runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
+      terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
+      cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
+    };
+  });
+
+  const resultInput = state.ready.results.get(workId);
+  const failureOp = work.deliveryFailureCommit === null ? null : findOperation(projection, work.deliveryFailureCommit, 'DeliveryFailure', workId);
+  const replacedBy: WorkDetail['replacedBy'] = [];
+  for (const other of projection.works()) {
+    const r = other.definition.replacement_of as { work_id?: string } | undefined;
+    if (r?.work_id === workId) replacedBy.push({ workId: other.workId, nodeKey: other.nodeKey });
+  }
+
+  return {
+    work,
+    admittedAt: admittedAt(state, work),
+    payloadJson: JSON.stringify(definition.payload ?? {}, null, 2),
+    subject: (definition.subject as JsonObject | undefined) ?? null,
+    replacementOf: replacement === undefined ? null : {
+      workId: replacement.work_id, nodeKey: state.works.get(replacement.work_id)?.nodeKey ?? null,
+      disposition: replacement.disposition, evidence: replacement.evidence,
+    },
+    replacedBy,
+    status,
+    dependencies,
+    successors: (state.successors.get(workId) ?? []).map((id) => {
+      const s = state.works.get(id)!;
+      return { workId: id, nodeKey: s.nodeKey, state: s.state };
+    }),
+    claims,
+    result: work.resultCommit === null ? null : {
+      commitId: work.resultCommit, at: commitAt(projection, work.resultCommit),
+      descriptorJson: JSON.stringify(resultInput?.descriptor ?? {}, null, 2),
+    },
+    deliveryFailure: work.deliveryFailureCommit === null ? null : {
+      commitId: work.deliveryFailureCommit, at: commitAt(projection, work.deliveryFailureCommit),
+      reason: String(failureOp?.reason ?? 'unknown'), disposition: String(failureOp?.disposition ?? 'unknown'),
+    },
+    cancellation: work.cancellationCommit === null ? null : {
+      commitId: work.cancellationCommit, at: commitAt(projection, work.cancellationCommit), reason: work.cancellationReason ?? 'unknown',
+    },
+    history: work.touchedBy.map((id) => {
+      const i = state.commitIndex.get(id)!;
+      const c = state.commits[i]!;
+      return { commitId: id, at: c.at, kind: c.kind, requestId: c.requestId };
+    }),
+    blocking: work.state === 'available' || work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
+  };
+}

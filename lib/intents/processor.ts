@@ -1,0 +1,101 @@
+/**
+ * The trusted intent processor (spec 7.12 "Minimal MCP intent surface",
+ * 7.14): reads the staged intents of one activation snapshot, re-checks each
+ * one exactly as the MCP server did (it never trusts the agent's files),
+ * binds it to a stable request id, and publishes it through the checked
+ * publisher against the live queue. Producers and dispatchers publish in
+ * staging order; a worker's Claims settle one by one (`worker.ts`).
+ * Retrying the processor reuses every request id, so nothing is charged twice.
+ */
+import { fail } from '../../engine/errors.ts';
+import { checkIntent, checkRecordedScope, type IntentContext } from '../../engine/intents/check.ts';
+import type { StagingTool } from '../../engine/intents/schemas.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import { countStatuses, RECEIPTS_SCHEMA, writeReceipts, type IntentReceipt, type ProcessReport } from './receipts.ts';
+import { rejected, Session, type Checked } from './session.ts';
+import type { LoadedSnapshot } from './snapshot.ts';
+import type { IntentStore } from './store.ts';
+import { settleWorker } from './worker.ts';
+
+export const DEFAULT_DISPATCH_BUDGET = 8;
+
+export interface ProcessOptions {
+  loaded: LoadedSnapshot;
+  intents: IntentStore;
+  publisher: Publisher;
+  /** Where receipts.json, summary.md and assignments/ are written. */
+  receiptsDir: string;
+  /** Queue repository, used only when a submission bootstraps an absent queue. */
+  repository: string;
+  /** Dispatch groups this run may reserve in total (default 8). */
+  dispatchBudget?: number;
+  /** Final wrap-up of a worker: cancel effective Claims that have no finish intent. */
+  wrapUp?: boolean;
+  now?: () => number;
+}
+
+function order(receipts: IntentReceipt[]): IntentReceipt[] {
+  return receipts
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => (a.r.seq ?? Number.MAX_SAFE_INTEGER) - (b.r.seq ?? Number.MAX_SAFE_INTEGER) || a.i - b.i)
+    .map(({ r }) => r);
+}
+
+export async function processIntents(o: ProcessOptions): Promise<ProcessReport> {
+  const { snapshot } = o.loaded;
+  const current = (await o.publisher.cache.load()).projection;
+  if (snapshot.tip !== null && (current === null || !current.state.commitIndex.has(snapshot.tip))) {
+    fail('snapshot_foreign', `the live queue does not contain the snapshot tip ${snapshot.tip}: the snapshot belongs to another queue or history`);
+  }
+  const { records, invalid } = await o.intents.list();
+  const receipts: IntentReceipt[] = invalid.map((f) => ({
+    intent_id: null, seq: null, tool: 'unknown', status: 'rejected', file: f.file, error: { code: f.code, message: f.message },
+  }));
+  const ctx: IntentContext = { role: snapshot.role, assignment: o.loaded.assignment, projection: o.loaded.projection, createdAt: snapshot.created_at };
+  const checked: Checked[] = [];
+  for (const record of records) {
+    try {
+      if (record.snapshot_id !== snapshot.snapshot_id) {
+        fail('intent_snapshot_mismatch', `intent ${record.intent_id} was staged against another activation snapshot`);
+      }
+      const intent = checkIntent(ctx, record.tool as StagingTool, record.input, record.intent_id);
+      checkRecordedScope(record.scope, intent.scope);
+      checked.push({ record, intent });
+    } catch (e) {
+      receipts.push(rejected(record, e));
+    }
+  }
+
+  const session = new Session({
+    loaded: o.loaded,
+    publisher: o.publisher,
+    repository: o.repository,
+    dispatchBudget: o.dispatchBudget ?? DEFAULT_DISPATCH_BUDGET,
+  });
+  if (snapshot.role === 'worker') {
+    receipts.push(...(await settleWorker(session, checked, { wrapUp: o.wrapUp === true })));
+  } else {
+    for (const c of checked) {
+      try {
+        const actor = await session.actorFor();
+        receipts.push(c.intent.tool === 'work_queue_submit' ? await session.submit(c, actor) : await session.dispatch(c, actor));
+      } catch (e) {
+        receipts.push(rejected(c.record, e));
+      }
+    }
+  }
+
+  const ordered = order(receipts);
+  const live = await session.live().catch(() => null);
+  return writeReceipts(o.receiptsDir, {
+    ok: true,
+    schema: RECEIPTS_SCHEMA,
+    snapshot_id: snapshot.snapshot_id,
+    role: snapshot.role,
+    source_tip: snapshot.tip,
+    observed_tip: live?.tip ?? null,
+    processed_at: (o.now ?? Date.now)(),
+    counts: countStatuses(ordered),
+    receipts: ordered,
+  }, session.assignments);
+}

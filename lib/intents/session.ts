@@ -1,0 +1,168 @@
+/**
+ * One processing run over one snapshot's staged intents: binds each intent to
+ * its stable request id, publishes it through the checked publisher against
+ * the live queue, and turns every outcome into a receipt. The orchestration
+ * (order, worker settlement) lives in `processor.ts` and `worker.ts`.
+ */
+import { fail, isProtocolError } from '../../engine/errors.ts';
+import type { CheckedIntent } from '../../engine/intents/check.ts';
+import { resolveSubmit } from '../../engine/intents/limits.ts';
+import { intentRequestId, type IntentRecord } from '../../engine/intents/records.ts';
+import type { ClaimScope } from '../../engine/intents/scope.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { dispatchReceipt, grantPlan } from '../../engine/receipts/dispatch.ts';
+import type { Projection } from '../../engine/replay/index.ts';
+import { planNext } from '../../engine/scheduler/plan.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
+import { commitOf, originActor, publishDispatch, publishSubmit, repositoryOf } from './publish.ts';
+import type { DispatchDetail, IntentReceipt } from './receipts.ts';
+import type { LoadedSnapshot } from './snapshot.ts';
+
+export interface SessionOptions {
+  loaded: LoadedSnapshot;
+  publisher: Publisher;
+  /** Queue repository used only when a submission bootstraps an absent queue. */
+  repository: string;
+  /** Dispatch groups this run may reserve in total (spec 7.12 per-run dispatch budget). */
+  dispatchBudget: number;
+}
+
+export type Checked = { record: IntentRecord; intent: CheckedIntent };
+
+export function rejected(record: IntentRecord | null, e: unknown, extra: Partial<IntentReceipt> = {}): IntentReceipt {
+  if (!isProtocolError(e)) throw e;
+  return {
+    intent_id: record?.intent_id ?? null,
+    seq: record?.seq ?? null,
+    tool: record?.tool ?? 'unknown',
+    ...(record === null ? {} : { intent_fingerprint: record.fingerprint }),
+    ...(record?.scope ? { claim_handle: record.scope.claim_handle, claim_id: record.scope.claim_id } : {}),
+    ...extra,
+    status: 'rejected',
+    error: { code: e.code, message: e.message },
+  };
+}
+
+export class Session {
+  /** Assignment of every dispatch group granted or found in this run, by dispatch id. */
+  readonly assignments = new Map<string, JsonObject>();
+  private reserved = 0;
+
+  constructor(readonly o: SessionOptions) {}
+
+  get snapshot() {
+    return this.o.loaded.snapshot;
+  }
+
+  /** The live, validated queue projection (null: no queue yet). */
+  async live(): Promise<Projection | null> {
+    return (await this.o.publisher.cache.load()).projection;
+  }
+
+  requestId(record: IntentRecord, kind: 'submit' | 'dispatch_next'): string {
+    return intentRequestId(this.snapshot.snapshot_id, record.intent_id, kind);
+  }
+
+  base(record: IntentRecord, requestId: string, scope: ClaimScope | null): IntentReceipt {
+    return {
+      intent_id: record.intent_id,
+      seq: record.seq,
+      tool: record.tool,
+      status: 'committed',
+      request_id: requestId,
+      intent_fingerprint: record.fingerprint,
+      ...(scope === null ? {} : { claim_handle: scope.claim_handle, claim_id: scope.claim_id }),
+    };
+  }
+
+  /** Receipt fields every publication outcome shares. */
+  settled(receipt: IntentReceipt, outcome: PublishOutcome): IntentReceipt {
+    const status = outcome.status === 'committed' ? 'committed' : outcome.status === 'request_replayed' ? 'replayed' : 'no_grant';
+    const commit = commitOf(outcome);
+    const fingerprint = receipt.request_id === undefined ? undefined : outcome.projection.request(receipt.request_id)?.fingerprint;
+    return { ...receipt, status, commit_id: commit, ...(fingerprint === undefined ? {} : { request_fingerprint: fingerprint }) };
+  }
+
+  async actorFor(): Promise<Actor> {
+    const role = this.snapshot.role;
+    if (role !== 'producer' && role !== 'dispatcher') fail('role_not_allowed', `a ${role} activation publishes no unscoped intents`);
+    return originActor(role, this.snapshot.origin.principal, repositoryOf(await this.live(), this.o.repository));
+  }
+
+  async submit(c: Checked, actor: Actor): Promise<IntentReceipt> {
+    if (c.intent.tool !== 'work_queue_submit') fail('intent_invalid', 'not a submit intent');
+    const { input, parent } = c.intent;
+    const requestId = this.requestId(c.record, 'submit');
+    const receipt = this.base(c.record, requestId, c.intent.scope);
+    try {
+      const outcome = await publishSubmit(this.o.publisher, {
+        requestId,
+        actor,
+        resolve: (policy) => resolveSubmit(input, { policy, intentId: c.record.intent_id, enqueued: this.snapshot.created_at, parent }),
+        ...(actor.role === 'worker' ? {} : { bootstrap: { repository: actor.repository, principal: actor.principal } }),
+      });
+      return { ...this.settled(receipt, outcome), work_ids: outcome.projection.request(requestId)?.workIds ?? [] };
+    } catch (e) {
+      return rejected(c.record, e, { request_id: requestId });
+    }
+  }
+
+  /** The snapshot's (stale, non-authoritative) prediction for a pool. */
+  private prediction(pool: string): DispatchDetail['prediction'] {
+    const projection = this.o.loaded.projection;
+    try {
+      if (projection === null) return { label: 'activation_snapshot', authoritative: false, work_id: null, reason: 'queue_uninitialized' };
+      const plan = planNext(projection.state, pool, this.snapshot.created_at);
+      return { label: 'activation_snapshot', authoritative: false, work_id: plan.selected ? plan.work.workId : null, reason: plan.explanation.reason };
+    } catch (e) {
+      if (!isProtocolError(e)) throw e;
+      return { label: 'activation_snapshot', authoritative: false, work_id: null, reason: e.code };
+    }
+  }
+
+  async dispatch(c: Checked, actor: Actor): Promise<IntentReceipt> {
+    if (c.intent.tool !== 'work_queue_dispatch_next') fail('intent_invalid', 'not a dispatch_next intent');
+    const { input } = c.intent;
+    const requestId = this.requestId(c.record, 'dispatch_next');
+    const receipt = this.base(c.record, requestId, c.intent.scope);
+    const prediction = this.prediction(input.pool);
+    const requested = { pool: input.pool, max_claims: input.max_claims, max_dispatches: input.max_dispatches };
+    try {
+      const remaining = this.o.dispatchBudget - this.reserved;
+      const live = await this.live();
+      const known = live?.request(requestId);
+      // A new request is clamped to the run's remaining budget; a committed one replays with the
+      // parameters it was clamped to then (different parameters under the same id still conflict).
+      const maxDispatches = known !== undefined
+        ? Math.min(this.committedDispatches(live!, requestId), input.max_dispatches)
+        : Math.min(input.max_dispatches, remaining);
+      if (known === undefined && remaining <= 0) {
+        fail('dispatch_budget_blocked', `this run already reserved its ${this.o.dispatchBudget} dispatch group(s)`);
+      }
+      const { outcome, pack } = await publishDispatch(this.o.publisher, { requestId, actor, pool: input.pool, max_claims: input.max_claims, max_dispatches: maxDispatches });
+      const settled = this.settled(receipt, outcome);
+      if (outcome.status === 'no_write') {
+        return { ...settled, dispatch: { prediction, late_bound: false, requested, assignment_files: [], limiting_reason: outcome.code, granted_claims: 0, requested_claims: input.max_claims } };
+      }
+      const plan = pack ?? grantPlan(outcome.projection, requestId);
+      const granted = dispatchReceipt(outcome.projection, requestId, plan);
+      this.reserved += granted.reserved_dispatches;
+      const files: string[] = [];
+      for (const group of plan.groups) {
+        this.assignments.set(group.dispatch_id, group.assignment);
+        files.push(`assignments/${group.dispatch_id}.json`);
+      }
+      const first = granted.claims[0]?.work_id ?? null;
+      const detail: DispatchDetail = { ...granted, prediction, late_bound: prediction.work_id !== null && first !== prediction.work_id, requested, assignment_files: files };
+      return { ...settled, dispatch: detail };
+    } catch (e) {
+      return rejected(c.record, e, { request_id: requestId });
+    }
+  }
+
+  private committedDispatches(projection: Projection, requestId: string): number {
+    const text = projection.commitText(projection.request(requestId)!.commitId)!;
+    return (JSON.parse(text) as { request: { parameters: { max_dispatches: number } } }).request.parameters.max_dispatches;
+  }
+}

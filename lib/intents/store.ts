@@ -1,0 +1,83 @@
+/**
+ * The staged-intent directory: the only place the agent-side MCP server
+ * writes. One immutable JSON file per intent (`<seq>-<intent_id>.intent.json`,
+ * schema `fairway.intent/1`), created atomically and exclusively. Intent ids
+ * are random; the trusted processor binds them to stable request ids.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isProtocolError } from '../../engine/errors.ts';
+import { INTENT_SCHEMA, intentFingerprint, parseIntentRecord, type IntentRecord } from '../../engine/intents/records.ts';
+import type { ClaimScope } from '../../engine/intents/scope.ts';
+import type { StagingTool } from '../../engine/intents/schemas.ts';
+import { readJsonFile, writeJsonAtomic } from './files.ts';
+
+const SUFFIX = '.intent.json';
+
+export interface UnreadableIntent {
+  file: string;
+  code: string;
+  message: string;
+}
+
+export class IntentStore {
+  /** Serializes staging inside one process (sequence numbers stay dense). */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly dir: string) {}
+
+  /** Every intent file, verified; unreadable or edited files are reported, never guessed at. */
+  async list(): Promise<{ records: IntentRecord[]; invalid: UnreadableIntent[] }> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], invalid: [] };
+      throw e;
+    }
+    const records: IntentRecord[] = [];
+    const invalid: UnreadableIntent[] = [];
+    for (const file of names.filter((n) => n.endsWith(SUFFIX)).sort()) {
+      try {
+        const record = parseIntentRecord(await readJsonFile(join(this.dir, file), 'intent'));
+        if (file !== fileName(record)) {
+          invalid.push({ file, code: 'intent_invalid', message: `file name does not match intent ${record.intent_id}` });
+        } else records.push(record);
+      } catch (e) {
+        if (!isProtocolError(e)) throw e;
+        invalid.push({ file, code: e.code, message: e.message });
+      }
+    }
+    records.sort((a, b) => a.seq - b.seq || (a.intent_id < b.intent_id ? -1 : 1));
+    return { records, invalid };
+  }
+
+  /** Writes one new intent bound to `snapshotId`; returns its record. */
+  stage(input: { snapshotId: string; tool: StagingTool; input: Record<string, unknown>; scope: ClaimScope | null; now: number }): Promise<IntentRecord> {
+    const next = this.queue.then(async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      const { records, invalid } = await this.list();
+      const seq = Math.max(0, ...records.map((r) => r.seq)) + invalid.length + 1;
+      const body: Omit<IntentRecord, 'fingerprint'> = {
+        schema: INTENT_SCHEMA,
+        intent_id: `i_${randomBytes(16).toString('hex')}`,
+        seq,
+        tool: input.tool,
+        snapshot_id: input.snapshotId,
+        staged_at: input.now,
+        input: input.input,
+        scope: input.scope,
+      };
+      const record = parseIntentRecord({ ...body, fingerprint: intentFingerprint(body) });
+      await writeJsonAtomic(join(this.dir, fileName(record)), record, 'wx');
+      return record;
+    });
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function fileName(record: IntentRecord): string {
+  return `${String(record.seq).padStart(6, '0')}-${record.intent_id}${SUFFIX}`;
+}

@@ -1,0 +1,36 @@
+/** Input checks shared by every ledger store (synchronous, so constructors can use them). */
+import { ProtocolError } from '../../engine/errors.ts';
+
+/** The ledger parser's ceiling (contract `canonical_json.parser_bytes`, 80 MiB). */
+export const LEDGER_MAX_BYTES = 83_886_080;
+
+/**
+ * A branch name the stores accept: the `git check-ref-format --branch` rules,
+ * checked without a process so constructors stay synchronous.
+ */
+export function checkBranchName(branch: string): void {
+  const bad =
+    branch === '' || branch === '@' || branch.startsWith('-') || branch.startsWith('/') || branch.endsWith('/') ||
+    branch.endsWith('.') || branch.endsWith('.lock') || branch.includes('..') || branch.includes('//') ||
+    branch.includes('@{') || branch.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock')) ||
+    // eslint-disable-next-line no-control-regex
+    /[\x00-\x20\x7f~^:?*[\\]/.test(branch);
+  if (bad) throw new ProtocolError('store_options_invalid', `invalid branch name ${JSON.stringify(branch)}`, {}, { usage: true });
+}
+
+/** A repository-relative file path: no absolute paths, no `.`/`..` segments. */
+export function checkRepoPath(path: string): string {
+  const clean = path.replace(/^\.\//, '');
+  const parts = clean.split('/');
+  if (clean === '' || clean.startsWith('/') || parts.some((p) => p === '' || p === '.' || p === '..') || clean.includes('\0')) {
+    throw new ProtocolError('store_path_invalid', `not a repository-relative file path: ${JSON.stringify(path)}`);
+  }
+  return clean;
+}
+
+/** Versions are full object ids; anything else is a caller bug, not a conflict. */
+export function checkVersion(expected: string | null): void {
+  if (expected !== null && !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(expected)) {
+    throw new ProtocolError('store_version_invalid', `not a commit id: ${JSON.stringify(expected)}`);
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The ledger on a branch of a GitHub repository, through the Git data API.
+ * Reads: ref → commit → tree → blob. Writes: blob, tree (on the parent's tree,
+ * so other files stay), commit with parent `expected`, then a ref update with
+ * `force: false` (absent branch: create the ref). GitHub refuses a
+ * non-fast-forward, so a moved branch is a conflict (spec 7.7). The ref update
+ * is never retried blindly: a transport failure or 5xx after sending it is
+ * `uncertain`.
+ */
+import { ProtocolError } from '../../engine/errors.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { checkBranchName, checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
+import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, type FairwayOctokit, type GitHubClientOptions } from './github-client.ts';
+
+export interface GitHubStoreOptions extends GitHubClientOptions {
+  owner: string;
+  repo: string;
+  branch?: string;
+}
+
+const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
+const REPO = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
+/** Ref-update rejections that mean the branch is not where the caller expected. */
+const MOVED = /not a fast forward|reference already exists|reference does not exist/i;
+
+export class GitHubStore implements LedgerStore {
+  readonly label: string;
+  readonly branch: string;
+  private readonly octokit: FairwayOctokit;
+  private readonly where: { owner: string; repo: string };
+  /** commit → tree, for the commits this store read or wrote (saves a request per CAS). */
+  private readonly trees = new Map<string, string>();
+
+  constructor(options: GitHubStoreOptions) {
+    if (!OWNER.test(options.owner) || !REPO.test(options.repo)) {
+      throw new ProtocolError('store_options_invalid', `not a GitHub repository name: ${JSON.stringify(`${options.owner}/${options.repo}`)}`, {}, { usage: true });
+    }
+    if (options.token === '') throw new ProtocolError('github_token_missing', 'the GitHub store needs a token (GH_TOKEN or GITHUB_TOKEN)', {}, { usage: true });
+    this.branch = options.branch ?? DEFAULT_BRANCH;
+    checkBranchName(this.branch);
+    this.where = { owner: options.owner, repo: options.repo };
+    this.label = `github:${options.owner}/${options.repo}#${this.branch}`;
+    this.octokit = createOctokit(options);
+  }
+
+  async read(): Promise<LedgerSnapshot> {
+    const tip = await this.tip();
+    if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
+    const tree = await this.treeOf(tip);
+    const entry = await this.rootEntry(tree, LEDGER_FILE);
+    if (entry === null) return { version: tip, bytes: null };
+    if (entry.type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${tip} is a ${entry.type}, not a file`, { commit: tip });
+    return { version: tip, bytes: await this.blob(entry.sha) };
+  }
+
+  async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+    checkVersion(expected);
+    let baseTree: string | undefined;
+    if (expected !== null) {
+      try {
+        baseTree = await this.treeOf(expected);
+      } catch (e) {
+        // An unknown parent cannot be the tip: nothing written, report what is.
+        const unknown = e instanceof ProtocolError && (e.code === 'github_not_found' || (e.code === 'github_request_failed' && e.details?.status === 422));
+        if (unknown) return { status: 'conflict', actual: await this.tip() };
+        throw e;
+      }
+    }
+    const next = await this.writeCommit(baseTree, expected, bytes, message);
+    const ref = `heads/${this.branch}`;
+    try {
+      // retries: 0 — a ref update is not idempotent under concurrency; decide from the answer.
+      if (expected === null) {
+        await this.octokit.rest.git.createRef({ ...this.where, ref: `refs/${ref}`, sha: next, request: { retries: 0 } });
+      } else {
+        await this.octokit.rest.git.updateRef({ ...this.where, ref, sha: next, force: false, request: { retries: 0 } });
+      }
+      return { status: 'committed', version: next };
+    } catch (e) {
+      if (!isRequestError(e)) throw e;
+      if (e.response === undefined) {
+        if (neverSent(e)) throw githubFailure('update the branch', e, this.label, true);
+        return { status: 'uncertain', reason: `ref update: connection failed after sending (${e.message})` };
+      }
+      if (e.status >= 500) return { status: 'uncertain', reason: `ref update: GitHub answered ${e.status}` };
+      if (e.status === 422 || e.status === 409) {
+        const actual = await this.tip();
+        if (actual === next) return { status: 'committed', version: next };
+        if (actual !== expected || MOVED.test(githubMessage(e))) return { status: 'conflict', actual };
+      }
+      throw githubFailure('update the branch', e, this.label, true);
+    }
+  }
+
+  /** The file at the default branch's tip; null when absent or when the default branch is the queue branch (spec 7.1). */
+  async readDefaultBranchFile(path: string): Promise<Uint8Array | null> {
+    const file = checkRepoPath(path);
+    const defaultBranch = (await this.repository()).default_branch;
+    if (defaultBranch === this.branch) return null;
+    let data: unknown;
+    try {
+      data = (await this.octokit.rest.repos.getContent({ ...this.where, path: file, ref: defaultBranch })).data;
+    } catch (e) {
+      if (isRequestError(e) && e.status === 404) return null;
+      throw githubFailure(`read ${file}`, e, this.label);
+    }
+    const item = data as { type?: string; encoding?: string; content?: string; sha?: string; size?: number };
+    if (Array.isArray(data) || item.type !== 'file') throw new ProtocolError('store_path_not_a_file', `${file} on ${defaultBranch} is not a file`);
+    if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(Buffer.from(item.content, 'base64'), item.size, file);
+    if (typeof item.sha === 'string') return this.blob(item.sha); // over 1 MiB: content is empty, encoding "none"
+    throw new ProtocolError('github_response_invalid', `unexpected contents response for ${file}`);
+  }
+
+  private async tip(): Promise<string | null> {
+    try {
+      const { data } = await this.octokit.rest.git.getRef({ ...this.where, ref: `heads/${this.branch}` });
+      if (data.object.type !== 'commit') throw new ProtocolError('github_response_invalid', `refs/heads/${this.branch} points at a ${data.object.type}`);
+      return data.object.sha;
+    } catch (e) {
+      if (isRequestError(e) && e.status === 404) {
+        await this.repository(); // a 404 is also what a missing or inaccessible repository gives
+        return null;
+      }
+      // 409 "Git Repository is empty": not proof of absence (spec 7.1), so it stays an error.
+      throw e instanceof ProtocolError ? e : githubFailure('read the queue branch', e, this.label);
+    }
+  }
+
+  private async repository(): Promise<{ default_branch: string }> {
+    return (await this.call('read the repository', () => this.octokit.rest.repos.get(this.where))).data;
+  }
+
+  private async treeOf(commit: string): Promise<string> {
+    let tree = this.trees.get(commit);
+    if (tree === undefined) {
+      tree = (await this.call(`read commit ${commit}`, () => this.octokit.rest.git.getCommit({ ...this.where, commit_sha: commit }))).data.tree.sha;
+      this.remember(commit, tree);
+    }
+    return tree;
+  }
+
+  private async rootEntry(tree: string, name: string): Promise<{ type: string; sha: string } | null> {
+    const { data } = await this.call(`read tree ${tree}`, () => this.octokit.rest.git.getTree({ ...this.where, tree_sha: tree }));
+    const entry = data.tree.find((e) => e.path === name);
+    if (entry === undefined && data.truncated) throw new ProtocolError('github_response_invalid', `tree ${tree} listing was truncated`);
+    return entry?.type !== undefined && entry.sha !== undefined ? { type: entry.type, sha: entry.sha } : null;
+  }
+
+  private async blob(sha: string): Promise<Uint8Array> {
+    const { data } = await this.call(`read blob ${sha}`, () => this.octokit.rest.git.getBlob({ ...this.where, file_sha: sha }));
+    if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('ledger_too_large', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`);
+    const bytes = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
+    return exactBytes(bytes, data.size, sha);
+  }
+
+  private async writeCommit(baseTree: string | undefined, parent: string | null, bytes: Uint8Array, message: string): Promise<string> {
+    const content = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    const blob = await this.call('create the ledger blob', () => this.octokit.rest.git.createBlob({ ...this.where, content, encoding: 'base64' }), true);
+    const entry = { path: LEDGER_FILE, mode: '100644' as const, type: 'blob' as const, sha: blob.data.sha };
+    const tree = await this.call('create the ledger tree', () =>
+      this.octokit.rest.git.createTree({ ...this.where, tree: [entry], ...(baseTree !== undefined && { base_tree: baseTree }) }), true);
+    const commit = await this.call('create the ledger commit', () =>
+      this.octokit.rest.git.createCommit({ ...this.where, message, tree: tree.data.sha, parents: parent === null ? [] : [parent] }), true);
+    this.remember(commit.data.sha, tree.data.sha);
+    return commit.data.sha;
+  }
+
+  private async call<T>(action: string, request: () => Promise<T>, write = false): Promise<T> {
+    try {
+      return await request();
+    } catch (e) {
+      throw githubFailure(action, e, this.label, write);
+    }
+  }
+
+  private remember(commit: string, tree: string): void {
+    if (this.trees.size >= 64) this.trees.delete(this.trees.keys().next().value!);
+    this.trees.set(commit, tree);
+  }
+}
+
+/** Decoded content must have the size GitHub reports (a truncated transfer is not a ledger). */
+function exactBytes(bytes: Buffer, size: number | null | undefined, what: string): Uint8Array {
+  if (typeof size === 'number' && bytes.length !== size) {
+    throw new ProtocolError('github_response_invalid', `${what}: decoded ${bytes.length} bytes, GitHub reported ${size}`);
+  }
+  return bytes;
+}

@@ -1,0 +1,94 @@
+/**
+ * The ledger on a branch of a local Git repository (bare or not), through git
+ * plumbing. Publication is `update-ref <ref> <new> <expected-old>`: git checks
+ * the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
+ */
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ProtocolError } from '../../engine/errors.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
+import { git, gitFailure, type GitContext } from './git-cli.ts';
+import { readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+
+export interface LocalGitStoreOptions {
+  /** The repository: a work tree (or any directory inside one) or a bare repository. */
+  repo: string;
+  /** Queue branch (default `work-queue`). */
+  branch?: string;
+  /** Fixed author/committer date for reproducible commits; unset: the current time. */
+  date?: string;
+}
+
+/** Another writer holds the ref lock: retry briefly, then decide from the ref itself. */
+const LOCK_RETRIES = 50;
+
+export class LocalGitStore implements LedgerStore {
+  readonly label: string;
+  readonly branch: string;
+  private readonly ctx: GitContext;
+  private readonly ref: string;
+  private verified: Promise<void> | undefined;
+
+  constructor(options: LocalGitStoreOptions) {
+    this.branch = options.branch ?? DEFAULT_BRANCH;
+    checkBranchName(this.branch);
+    this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
+    this.ref = `refs/heads/${this.branch}`;
+    this.label = `git:${this.ctx.cwd}#${this.branch}`;
+  }
+
+  private ready(): Promise<void> {
+    return (this.verified ??= verifyRepository(this.ctx));
+  }
+
+  /** Spec 7.1: an absent branch is an empty queue; an absent file on a branch is bytes null. */
+  async read(): Promise<LedgerSnapshot> {
+    await this.ready();
+    const tip = await resolveRef(this.ctx, this.ref);
+    if (tip === null) return { version: null, bytes: null };
+    return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
+  }
+
+  async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+    checkVersion(expected);
+    await this.ready();
+    let next: string;
+    try {
+      next = await writeLedgerCommit(this.ctx, expected, bytes, message);
+    } catch (e) {
+      // An unknown parent cannot be the tip: nothing written, report what is.
+      if (e instanceof ProtocolError && e.code === 'store_parent_missing') return { status: 'conflict', actual: await resolveRef(this.ctx, this.ref) };
+      throw e;
+    }
+    // An empty old value means "must not exist yet" (works for SHA-1 and SHA-256 repositories).
+    const args = ['update-ref', '-m', 'fairway: publish ledger', this.ref, next, expected ?? ''];
+    for (let attempt = 0; ; attempt++) {
+      const r = await git(this.ctx, args);
+      if (r.code === 0) return { status: 'committed', version: next };
+      const actual = await resolveRef(this.ctx, this.ref);
+      if (actual !== expected) return { status: 'conflict', actual };
+      if (/\.lock'?: File exists|cannot lock ref/i.test(r.stderr) && attempt < LOCK_RETRIES) {
+        await sleep(2 + Math.random() * 20);
+        continue;
+      }
+      throw gitFailure(args, r, 'store_write_failed');
+    }
+  }
+
+  /**
+   * The file at the tip of the branch HEAD names. The default branch must differ
+   * from the queue branch (spec 7.1), so a HEAD on the queue branch gives null;
+   * so do a detached or unborn HEAD.
+   */
+  async readDefaultBranchFile(path: string): Promise<Uint8Array | null> {
+    const file = checkRepoPath(path);
+    await this.ready();
+    const head = await git(this.ctx, ['symbolic-ref', '-q', 'HEAD']);
+    if (head.code !== 0) return null;
+    const target = head.stdout.toString('utf8').trim();
+    if (target === this.ref) return null;
+    const tip = await resolveRef(this.ctx, target);
+    return tip === null ? null : readFileAt(this.ctx, tip, file);
+  }
+}

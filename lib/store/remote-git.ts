@@ -1,0 +1,174 @@
+/**
+ * The ledger on a branch of a Git remote (`--repo CLONE --remote NAME`). The
+ * remote branch is the authority; the clone only holds objects. Reads fetch;
+ * writes build the commit locally on the fetched tip and push it without force,
+ * leased on the expected tip, so the remote's ref update is the
+ * compare-and-swap (spec 7.7). Rejections because the branch moved are
+ * conflicts; a transport failure after sending is `uncertain`.
+ */
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ProtocolError } from '../../engine/errors.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
+import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
+import { hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+
+export interface RemoteGitStoreOptions {
+  /** The local clone (work tree or bare) that holds objects. */
+  repo: string;
+  /** The remote whose branch is the authority. */
+  remote: string;
+  branch?: string;
+  /** Fixed author/committer date for reproducible commits; unset: the current time. */
+  date?: string;
+}
+
+/** Failures before anything was sent: nothing can have been written. */
+const NOT_SENT = /unable to connect|connection refused|could not resolve host|name or service not known|no route to host|network is unreachable|timed out|does not appear to be a git repository|repository not found|not exported|access denied|authentication failed|permission denied|could not read username|no such file or directory|not a git repository/i;
+/** Push rejections that mean "the branch is not where you expected". */
+const MOVED = /stale info|fetch first|non-fast-forward|already exists/;
+const LOCK_RETRIES = 5;
+
+let fetchCounter = 0;
+
+export class RemoteGitStore implements LedgerStore {
+  readonly label: string;
+  readonly branch: string;
+  readonly remote: string;
+  private readonly ctx: GitContext;
+  private readonly ref: string;
+  private urls: Promise<{ fetch: string; push: string }> | undefined;
+
+  constructor(options: RemoteGitStoreOptions) {
+    this.branch = options.branch ?? DEFAULT_BRANCH;
+    checkBranchName(this.branch);
+    if (options.remote === '' || options.remote.startsWith('-') || /[\s\0]/.test(options.remote)) {
+      throw new ProtocolError('store_options_invalid', `invalid remote name ${JSON.stringify(options.remote)}`, {}, { usage: true });
+    }
+    this.remote = options.remote;
+    this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
+    this.ref = `refs/heads/${this.branch}`;
+    this.label = `git:${this.ctx.cwd}@${this.remote}#${this.branch}`;
+  }
+
+  /**
+   * The remote's URLs (insteadOf applied). Talking to URLs rather than the remote
+   * name keeps git from updating the clone's own remote-tracking refs, which
+   * concurrent publishers sharing one clone would contend on.
+   */
+  private endpoints(): Promise<{ fetch: string; push: string }> {
+    return (this.urls ??= (async () => {
+      await verifyRepository(this.ctx);
+      const fetchUrl = await git(this.ctx, ['remote', 'get-url', this.remote]);
+      if (fetchUrl.code !== 0) {
+        throw new ProtocolError('store_remote_unknown', `${this.ctx.cwd} has no remote named ${this.remote}`, {}, { usage: true });
+      }
+      const pushUrl = await git(this.ctx, ['remote', 'get-url', '--push', this.remote]);
+      const url = fetchUrl.stdout.toString('utf8').trim();
+      return { fetch: url, push: (pushUrl.code === 0 && pushUrl.stdout.toString('utf8').trim()) || url };
+    })());
+  }
+
+  async read(): Promise<LedgerSnapshot> {
+    const tip = await this.fetchBranch(this.ref);
+    if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
+    return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
+  }
+
+  async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+    checkVersion(expected);
+    const { push } = await this.endpoints();
+    if (expected !== null && !(await hasCommit(this.ctx, expected))) {
+      const tip = await this.fetchBranch(this.ref); // another clone read it: get its objects
+      if (tip !== expected) return { status: 'conflict', actual: tip };
+    }
+    const next = await writeLedgerCommit(this.ctx, expected, bytes, message);
+    // The lease makes the remote update conditional on `expected` (empty: the
+    // branch must not exist); `next` extends `expected`, so nothing is forced.
+    const args = ['push', '--porcelain', '--no-verify', '--no-signed', `--force-with-lease=${this.ref}:${expected ?? ''}`, push, `${next}:${this.ref}`];
+    for (let attempt = 0; ; attempt++) {
+      const r = await git(this.ctx, args);
+      const status = pushStatus(r.stdout.toString('utf8'), this.ref);
+      if (status === null) {
+        if (r.code !== 0 && NOT_SENT.test(r.stderr)) throw this.unreachable('push', r);
+        return { status: 'uncertain', reason: `push to ${this.remote} ended without a status: ${lastLine(r.stderr) || `exit ${r.code}`}` };
+      }
+      if (status.flag !== '!') return { status: 'committed', version: next };
+      if (/remote failure/.test(status.summary)) return { status: 'uncertain', reason: `push: ${status.summary}` };
+      const actual = await this.lsRemote(this.ref);
+      if (actual === next) return { status: 'committed', version: next };
+      if (actual !== expected || MOVED.test(status.summary)) return { status: 'conflict', actual };
+      // Another push held the remote ref lock and has not landed yet: try again, briefly.
+      if (/lock|failed to update ref/.test(status.summary) && attempt < LOCK_RETRIES) {
+        await sleep(5 + Math.random() * 25);
+        continue;
+      }
+      throw new ProtocolError('store_write_denied', `${this.remote} refused the ledger update: ${status.summary}`, {}, { summary: status.summary });
+    }
+  }
+
+  /**
+   * The file at the tip of the remote's HEAD branch; null when the remote has no
+   * HEAD branch, when HEAD is the queue branch (spec 7.1), or the file is absent.
+   */
+  async readDefaultBranchFile(path: string): Promise<Uint8Array | null> {
+    const file = checkRepoPath(path);
+    const { fetch } = await this.endpoints();
+    const r = await git(this.ctx, ['ls-remote', '--symref', fetch, 'HEAD']);
+    if (r.code !== 0) throw this.unreachable('ls-remote', r);
+    const target = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(r.stdout.toString('utf8'))?.[1];
+    if (target === undefined || target === this.ref) return null;
+    const tip = await this.fetchBranch(target);
+    return tip === null ? null : readFileAt(this.ctx, tip, file);
+  }
+
+  /**
+   * Fetches one remote branch; returns its tip, or null when the remote has no
+   * such branch. A unique scratch ref per call lets concurrent readers share a
+   * clone; the objects stay in the clone after the ref is dropped.
+   */
+  private async fetchBranch(ref: string): Promise<string | null> {
+    const { fetch } = await this.endpoints();
+    const scratch = `refs/fairway/fetch/${process.pid}-${++fetchCounter}-${randomBytes(4).toString('hex')}`;
+    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules', fetch, `+${ref}:${scratch}`];
+    const r = await git(this.ctx, args);
+    if (r.code !== 0) {
+      if (/couldn't find remote ref/i.test(r.stderr)) return null;
+      throw this.unreachable('fetch', r);
+    }
+    try {
+      return await resolveRef(this.ctx, scratch);
+    } finally {
+      await git(this.ctx, ['update-ref', '-d', scratch]);
+    }
+  }
+
+  private async lsRemote(ref: string): Promise<string | null> {
+    const { fetch } = await this.endpoints();
+    const r = await git(this.ctx, ['ls-remote', fetch, ref]);
+    if (r.code !== 0) throw this.unreachable('ls-remote', r);
+    for (const line of r.stdout.toString('utf8').split('\n')) {
+      const [sha, name] = line.split('\t');
+      if (name === ref && sha) return sha;
+    }
+    return null;
+  }
+
+  private unreachable(op: string, r: GitResult): ProtocolError {
+    return new ProtocolError('store_unreachable', `cannot reach remote ${this.remote} (${op}): ${lastLine(r.stderr) || `exit ${r.code}`}`, {}, {
+      remote: this.remote,
+      stderr: r.stderr.trim().slice(0, 2000),
+    });
+  }
+}
+
+/** The `git push --porcelain` line for `ref`: `<flag>\t<src>:<dst>\t<summary>`. */
+function pushStatus(stdout: string, ref: string): { flag: string; summary: string } | null {
+  for (const line of stdout.split('\n')) {
+    const [flag, refs, summary] = line.split('\t');
+    if (flag !== undefined && flag.length === 1 && refs?.endsWith(`:${ref}`)) return { flag, summary: summary ?? '' };
+  }
+  return null;
+}

@@ -1,0 +1,101 @@
+/**
+ * The agent-side MCP intent server (spec 7.12 "Minimal MCP intent surface";
+ * design/INTERFACES.md "MCP tools"). It reads one immutable activation
+ * snapshot and writes only staged-intent files into its intents directory. It
+ * holds no queue credentials, reads no environment tokens and never publishes
+ * a QueueCommit: trusted processing (`fairway process-intents`) does that.
+ *
+ * Tool results are JSON (`structuredContent` and the same JSON as text).
+ * Failures are tool errors whose text starts with a stable `code: ` and whose
+ * structured content is `{"ok": false, "error": {"code", "message"}}`.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isProtocolError } from '../engine/errors.ts';
+import { toolsFor } from '../engine/intents/roles.ts';
+import { TOOL_INPUTS, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
+import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
+import type { IntentStore } from '../lib/intents/store.ts';
+import { stageIntent } from './stage.ts';
+import { explainView, readView } from './views.ts';
+
+export const SERVER_NAME = 'fairway-work-queue';
+export const SERVER_VERSION = '0.1.0';
+
+export interface IntentServerOptions {
+  loaded: LoadedSnapshot;
+  intents: IntentStore;
+  /** Staging clock (default Date.now). */
+  now?: () => number;
+}
+
+const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
+  work_queue_read: {
+    title: 'Read the work queue snapshot',
+    description: 'Bounded Work list (metadata only), counts, policy, your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
+  },
+  work_queue_explain: {
+    title: 'Explain a scheduling decision',
+    description: 'The scheduler\'s own explanation (planNext) from the snapshot: the next winner of a pool, why a Work is or is not next (eligibility and blocking path), or how a Claim was granted.',
+  },
+  work_queue_submit: {
+    title: 'Stage Work',
+    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
+  },
+  work_queue_dispatch_next: {
+    title: 'Stage a dispatch request',
+    description: 'Stage {pool, max_claims, max_dispatches}. The scheduler selects the Work at publication; no Work selector, filter, authority or trace field is accepted. Returns a staged intent, never a Claim.',
+  },
+  work_queue_claim_finish: {
+    title: 'Stage a Claim finish',
+    description: 'Stage {claim_handle?, outcome: "completed" | "cancelled"} for one Claim of your assignment. Only a one-Claim assignment may omit claim_handle. Staging is not durable completion.',
+  },
+};
+
+function ok(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+function failure(e: unknown): CallToolResult {
+  if (!isProtocolError(e)) throw e;
+  const error = { code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
+  return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }], structuredContent: { ok: false, error } };
+}
+
+export function createIntentServer(o: IntentServerOptions): McpServer {
+  const now = o.now ?? Date.now;
+  const role = o.loaded.snapshot.role;
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    {
+      instructions: `Work-queue intent tools for a ${role} activation (available to you: ${toolsFor(role).join(', ')}). `
+        + 'Reads come from an immutable snapshot; mutations are only staged and are decided later by trusted processing.',
+    },
+  );
+  const handle = (tool: ToolName) => async (args: unknown): Promise<CallToolResult> => {
+    try {
+      if (tool === 'work_queue_read') {
+        const input = parseToolInput(tool, args);
+        const { records } = await o.intents.list();
+        return ok(readView(o.loaded, input, records.filter((r) => r.snapshot_id === o.loaded.snapshot.snapshot_id)));
+      }
+      if (tool === 'work_queue_explain') return ok(explainView(o.loaded, parseToolInput(tool, args)));
+      return ok({ ...(await stageIntent(o.loaded, o.intents, tool as StagingTool, args, now())) });
+    } catch (e) {
+      return failure(e);
+    }
+  };
+  for (const tool of Object.keys(TOOL_INPUTS) as ToolName[]) {
+    const readOnly = tool === 'work_queue_read' || tool === 'work_queue_explain';
+    server.registerTool(
+      tool,
+      {
+        ...DESCRIPTIONS[tool],
+        inputSchema: TOOL_INPUTS[tool],
+        annotations: { readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly, openWorldHint: false },
+      },
+      handle(tool),
+    );
+  }
+  return server;
+}

@@ -1,0 +1,39 @@
+/**
+ * Staging (spec 7.12): a tool call becomes one immutable intent file after the
+ * same admission check the trusted processor repeats (closed schema, role
+ * gate, Claim-scope normalization against the original assignment, agent
+ * limits). Staging returns `{intent_id, status: "staged"}`, never a Claim:
+ * nothing durable happens until trusted processing publishes it.
+ */
+import { fail } from '../engine/errors.ts';
+import { checkIntent } from '../engine/intents/check.ts';
+import type { StagingTool } from '../engine/intents/schemas.ts';
+import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
+import type { IntentStore } from '../lib/intents/store.ts';
+
+export interface Staged {
+  ok: true;
+  intent_id: string;
+  status: 'staged';
+  /** The canonical Claim handle this message is attributed to (workers only). */
+  claim_handle?: string;
+}
+
+export async function stageIntent(loaded: LoadedSnapshot, store: IntentStore, tool: StagingTool, raw: unknown, now: number): Promise<Staged> {
+  const { snapshot } = loaded;
+  const intent = checkIntent({ role: snapshot.role, assignment: loaded.assignment, projection: loaded.projection, createdAt: snapshot.created_at }, tool, raw);
+  const handle = intent.scope === null ? {} : { claim_handle: intent.scope.claim_handle };
+  if (intent.tool === 'work_queue_claim_finish') {
+    // One finish per Claim: repeating the same outcome is idempotent, a different one is a conflict (7.14).
+    const { records } = await store.list();
+    const earlier = records.find((r) => r.snapshot_id === snapshot.snapshot_id && r.tool === tool && r.scope?.claim_handle === intent.scope.claim_handle);
+    if (earlier !== undefined) {
+      if (earlier.input.outcome !== intent.input.outcome) {
+        fail('finish_conflict', `Claim ${intent.scope.claim_handle} already has a staged ${String(earlier.input.outcome)} finish`);
+      }
+      return { ok: true, intent_id: earlier.intent_id, status: 'staged', ...handle };
+    }
+  }
+  const record = await store.stage({ snapshotId: snapshot.snapshot_id, tool, input: intent.input as Record<string, unknown>, scope: intent.scope, now });
+  return { ok: true, intent_id: record.intent_id, status: 'staged', ...handle };
+}

@@ -1,0 +1,155 @@
+/**
+ * A local stand-in for api.github.com (node:http on 127.0.0.1, random port).
+ * Every response it sends is checked against GitHub's OpenAPI description;
+ * violations are recorded in `violations` for tests to assert on. Faults can be
+ * injected per operation: drop the connection (before or after the handler
+ * ran) or answer with another status.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { githubOpenApi, type OpenApiViolation } from './openapi.ts';
+import { errorBody, matchRoute, type FakeResponse, type FakeRoute } from './router.ts';
+import { gitRoutes } from './routes-git.ts';
+import { repoRoutes } from './routes-repos.ts';
+import { FakeGitHubState } from './state.ts';
+
+export interface Fault {
+  method: string;
+  /** OpenAPI path template of the operation to disturb. */
+  path: string;
+  /**
+   * `drop-after`: run the handler (state changes), then close the connection
+   * without answering. `drop-before`: close without running it. `status`:
+   * answer `status` (and `body`) instead; with `process`, after running it.
+   */
+  kind: 'drop-after' | 'drop-before' | 'status';
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  process?: boolean;
+  /** How many matching requests to disturb (default 1). */
+  times?: number;
+}
+
+export interface RequestRecord {
+  method: string;
+  path: string;
+  template: string | null;
+  /** Status sent; 0 when the connection was dropped. */
+  status: number;
+  authorization: string | undefined;
+}
+
+export interface FakeGitHubOptions {
+  /** Extra routes (e.g. from `routes-issues.ts`); they take precedence over the built-in ones. */
+  routes?: FakeRoute[];
+  /** Check every response against the OpenAPI description (default true). */
+  validate?: boolean;
+}
+
+export interface FakeGitHub {
+  /** Base URL for Octokit's `baseUrl`. */
+  readonly url: string;
+  readonly state: FakeGitHubState;
+  /** Responses that do not match the OpenAPI description. Tests assert this stays empty. */
+  readonly violations: OpenApiViolation[];
+  /** Injected responses whose status GitHub's description does not document (e.g. 502). */
+  readonly exempt: OpenApiViolation[];
+  readonly requests: RequestRecord[];
+  inject(fault: Fault): void;
+  close(): Promise<void>;
+}
+
+export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
+  const routes = [...(options.routes ?? []), ...gitRoutes, ...repoRoutes];
+  const validator = options.validate === false ? null : githubOpenApi();
+  const state = new FakeGitHubState();
+  const faults: Array<Fault & { left: number }> = [];
+  const violations: OpenApiViolation[] = [];
+  const exempt: OpenApiViolation[] = [];
+  const requests: RequestRecord[] = [];
+  let baseUrl = '';
+
+  function takeFault(method: string, template: string | null): Fault | undefined {
+    const i = faults.findIndex((f) => f.method === method && f.path === template);
+    if (i < 0) return undefined;
+    const fault = faults[i]!;
+    if (--fault.left <= 0) faults.splice(i, 1);
+    return fault;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const method = req.method ?? 'GET';
+    const url = new URL(req.url ?? '/', baseUrl);
+    const match = matchRoute(routes, method, url.pathname);
+    const record: RequestRecord = { method, path: url.pathname, template: match?.route.path ?? null, status: 0, authorization: req.headers.authorization };
+    requests.push(record);
+    const fault = takeFault(method, record.template);
+    if (fault?.kind === 'drop-before') return void req.socket.destroy();
+
+    let response: FakeResponse;
+    if (match === null) {
+      response = { status: 404, body: errorBody('Not Found') };
+      violations.push({ method, path: url.pathname, status: 404, message: 'the fake has no route for this request' });
+    } else if (fault?.kind === 'status' && !fault.process) {
+      response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+    } else {
+      try {
+        const body = raw === '' ? undefined : JSON.parse(raw);
+        response = match.route.handle({ method, template: match.route.path, params: match.params, query: url.searchParams, headers: req.headers, body, baseUrl }, state);
+      } catch (e) {
+        response = { status: 500, body: errorBody(`fake handler failed: ${String(e)}`) };
+        violations.push({ method, path: match.route.path, status: 500, message: `handler threw: ${String(e)}` });
+      }
+      if (fault?.kind === 'drop-after') return void req.socket.destroy();
+      if (fault?.kind === 'status') response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+    }
+    record.status = response.status;
+    send(res, response, match?.route.path ?? null, method, fault !== undefined);
+  }
+
+  function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, injected: boolean): void {
+    const text = response.body === undefined ? '' : JSON.stringify(response.body);
+    if (validator !== null && template !== null) {
+      const v = validator.check({ method, path: template, status: response.status, body: text === '' ? undefined : JSON.parse(text) });
+      if (v !== null) (injected && /not documented/.test(v.message) ? exempt : violations).push(v);
+    }
+    res.writeHead(response.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'x-github-api-version-selected': '2022-11-28',
+      'x-github-request-id': `FAKE:${requests.length}`,
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+      'x-ratelimit-resource': 'core',
+      ...response.headers,
+    });
+    res.end(text);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      violations.push({ method: req.method ?? '?', path: req.url ?? '?', status: 500, message: `fake server failed: ${String(e)}` });
+      res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url: baseUrl,
+    state,
+    violations,
+    exempt,
+    requests,
+    inject: (fault) => void faults.push({ ...fault, left: fault.times ?? 1 }),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((e) => (e ? reject(e) : resolve()));
+      }),
+  };
+}

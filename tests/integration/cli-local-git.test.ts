@@ -1,0 +1,165 @@
+/**
+ * The operator CLI against real temporary Git repositories: bootstrap, graph
+ * admission, fair grants, administrator actions, idempotent request ids, and
+ * bad input that leaves the branch untouched.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.ts';
+
+function git(repo: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+}
+
+function tip(repo: string): string | null {
+  try {
+    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
+  } catch {
+    return null;
+  }
+}
+
+async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
+  let out = '';
+  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  return { code, json: JSON.parse(out) };
+}
+
+let repo: string;
+let files: string;
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'fairway-repo-'));
+  files = mkdtempSync(join(tmpdir(), 'fairway-files-'));
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), 'project\n');
+  git(repo, 'add', 'README.md');
+  git(repo, 'commit', '-q', '-m', 'init');
+});
+
+function file(name: string, value: unknown): string {
+  const path = join(files, name);
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  return path;
+}
+
+describe('fairway on a local Git repository', () => {
+  it('reads never initialize a queue', async () => {
+    const r = await cli(repo, 'replay');
+    expect(r.code).toBe(3);
+    expect(r.json.error.code).toBe('queue_uninitialized');
+    const d = await cli(repo, 'dispatch-next');
+    expect(d.json.error.code).toBe('queue_uninitialized');
+    expect(tip(repo)).toBeNull();
+  });
+
+  it('bootstraps with the default Policy, admits a graph, grants fairly and replays', async () => {
+    const first = await cli(repo, '--request-id', 'submit-1', 'submit-work', '--file', file('p.json', { task: 'hello' }), '--node-key', 'hello');
+    expect(first.code).toBe(0);
+    expect(first.json.bootstrap).toBe(true);
+    expect(first.json.work_ids).toHaveLength(1);
+    expect(git(repo, 'ls-tree', '--name-only', 'work-queue')).toBe('work-queue.jsonl'); // a separate branch holding only the ledger
+    expect(git(repo, 'rev-parse', 'main')).not.toBe(tip(repo));
+
+    const graph = [
+      { node_key: 'inspect', payload: { plan: 'inspect' } },
+      { node_key: 'code', payload: { plan: 'code' }, depends_on: [{ kind: 'work', node_key: 'inspect' }] },
+      { node_key: 'docs', payload: { plan: 'docs' }, depends_on: [{ kind: 'work', node_key: 'inspect' }] },
+    ];
+    const g = await cli(repo, '--request-id', 'graph-1', 'submit-graph', '--file', file('g.json', graph), '--graph-id', 'sdk');
+    expect(g.code).toBe(0);
+    expect(g.json.work_ids).toHaveLength(3);
+
+    const grant = await cli(repo, '--request-id', 'grant-1', 'dispatch-next', '--max-claims', '4', '--max-dispatches', '4');
+    expect(grant.code).toBe(0);
+    expect(grant.json.granted_claims).toBe(2); // hello, inspect; code/docs wait for inspect's Result
+    expect(grant.json.grant_status).toBe('partial_batch');
+    expect(grant.json.claims.map((c: { handle: string }) => c.handle)).toEqual(['h1', 'h1']);
+
+    const again = await cli(repo, '--request-id', 'grant-1', 'dispatch-next', '--max-claims', '4', '--max-dispatches', '4');
+    expect(again.json.replayed).toBe(true);
+    expect(again.json.commit_id).toBe(grant.json.commit_id);
+
+    const replay = await cli(repo, 'replay');
+    expect(replay.json.works.by_state).toEqual({ available: 2, claimed: 2, completed: 0, cancelled: 0 });
+    expect(replay.json.claims.total).toBe(2);
+  });
+
+  it('uses .github/workflows/aw.json from the default branch at bootstrap', async () => {
+    mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+    writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { concurrency: 3 } }));
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'settings');
+    expect((await cli(repo, 'submit-work', '--file', file('p.json', { a: 1 }))).code).toBe(0);
+    const stats = await cli(repo, 'stats');
+    expect(stats.json.pools[0].logical_limit).toBe(3);
+  });
+
+  it('a malformed aw.json, a malformed work file and a bad graph write nothing', async () => {
+    mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+    writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { concurrency: 'many' } }));
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'bad settings');
+    const bad = await cli(repo, 'submit-work', '--file', file('p.json', { a: 1 }));
+    expect(bad.code).toBe(3);
+    expect(bad.json.error.code).toBe('settings_invalid');
+    expect(tip(repo)).toBeNull();
+
+    git(repo, 'rm', '-q', '.github/workflows/aw.json');
+    git(repo, 'commit', '-q', '-m', 'no settings');
+    expect((await cli(repo, 'submit-work', '--file', file('p.json', { a: 1 }))).code).toBe(0);
+    const before = tip(repo);
+    const notJson = await cli(repo, 'submit-work', '--file', file('bad.json', '{"a": '));
+    expect(notJson.json.error.code).toBe('input_invalid');
+    const cycle = await cli(repo, 'submit-graph', '--file', file('cycle.json', [
+      { node_key: 'a', payload: {}, depends_on: [{ kind: 'work', node_key: 'b' }] },
+      { node_key: 'b', payload: {}, depends_on: [{ kind: 'work', node_key: 'a' }] },
+    ]));
+    expect(cycle.code).toBe(3);
+    expect(cycle.json.error.code).toBe('dependency_cycle');
+    expect(cycle.json.error.message).toMatch(/a -> b -> a|b -> a -> b/);
+    expect(tip(repo)).toBe(before);
+  });
+
+  it('an invalid existing ledger fails closed and is never rewritten', async () => {
+    expect((await cli(repo, 'submit-work', '--file', file('p.json', { a: 1 }))).code).toBe(0);
+    // Corrupt the ledger with a direct Git write (outside the protocol).
+    const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: '{"version":3}\n', encoding: 'utf8' }).trim();
+    const tree = execFileSync('git', ['-C', repo, 'mktree'], { input: `100644 blob ${blob}\twork-queue.jsonl\n`, encoding: 'utf8' }).trim();
+    const commit = git(repo, 'commit-tree', tree, '-p', tip(repo)!, '-m', 'corrupt');
+    git(repo, 'update-ref', 'refs/heads/work-queue', commit);
+    const r = await cli(repo, 'submit-work', '--file', file('q.json', { b: 2 }));
+    expect(r.code).toBe(3);
+    expect(tip(repo)).toBe(commit);
+  });
+
+  it('administrator actions: pause grants, reprioritize, cancel a Claim, refuse a non-quiescent policy', async () => {
+    const nodes = Array.from({ length: 4 }, (_, i) => ({ node_key: `n${i}`, payload: { i } }));
+    expect((await cli(repo, 'submit-graph', '--file', file('g.json', nodes))).code).toBe(0);
+    const pause = await cli(repo, 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    expect(pause.code).toBe(0);
+    const blocked = await cli(repo, 'dispatch-next');
+    expect(blocked.json.limiting_reason).toBe('grants_paused');
+    expect(blocked.json.commit_id).toBeNull();
+    expect((await cli(repo, 'control', '--name', 'grants_paused', '--paused', 'false', '--reason', 'resolved')).code).toBe(0);
+
+    const state = await cli(repo, 'state');
+    const ids = state.json.rows.filter((r: { kind: string }) => r.kind === 'work').map((r: { id: string }) => r.id);
+    const up = await cli(repo, 'reprioritize', '--work-id', ids[3], '--priority', '1', '--reason', 'urgent');
+    expect(up.code).toBe(0);
+    const grant = await cli(repo, 'dispatch-next');
+    expect(grant.json.claims[0].work_id).toBe(ids[3]);
+
+    const cancel = await cli(repo, 'cancel-claim', '--claim-id', grant.json.claims[0].claim_id, '--reason', 'operator_cancelled');
+    expect(cancel.code).toBe(0);
+    const inspect = await cli(repo, 'inspect', '--work-id', ids[3]);
+    expect(inspect.json.state).toBe('cancelled');
+    const policy = await cli(repo, 'policy', '--from-config', '--epoch', 'epoch-2');
+    expect(policy.json.error.code).toBe('policy_not_quiescent');
+    const stale = await cli(repo, 'reprioritize', '--work-id', ids[3], '--priority', '2', '--reason', 'late');
+    expect(stale.json.error.code).toBe('work_not_available');
+  });
+});

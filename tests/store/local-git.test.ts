@@ -1,0 +1,150 @@
+/**
+ * LocalGitStore on real temporary repositories (work tree and bare): the
+ * shared contract, plus what only a local repository can show — the work tree
+ * and index are never touched, commits need no git config, and update-ref's
+ * old-value check is the compare-and-swap.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
+import { LocalGitStore } from '../../lib/store/local-git.ts';
+import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
+import { contractSuite, type StoreFixture } from './contract.ts';
+
+afterAll(removeTempDirs);
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+function localFixture(bare: boolean): () => Promise<StoreFixture> {
+  return async () => {
+    const repo = initRepo({ bare });
+    return {
+      queueBranch: 'work-queue',
+      makeStore: () => new LocalGitStore({ repo }),
+      tip: async () => refTip(repo, 'work-queue'),
+      seed: async (branch, files) => commitFiles(repo, branch, files),
+      files: async (commit) => treeFiles(repo, commit),
+      parents: async (commit) => parentsOf(repo, commit),
+      setDefaultBranch: async (branch) => void gitSync(repo, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]),
+    };
+  };
+}
+
+contractSuite('local repository with a work tree', localFixture(false));
+contractSuite('local bare repository', localFixture(true));
+
+describe('LocalGitStore', () => {
+  it('never touches the work tree, the index or HEAD', async () => {
+    const repo = initRepo();
+    writeFileSync(join(repo, 'README.md'), 'committed\n');
+    gitSync(repo, ['add', 'README.md']);
+    gitSync(repo, ['commit', '-q', '-m', 'init']);
+    writeFileSync(join(repo, 'README.md'), 'modified, staged\n');
+    gitSync(repo, ['add', 'README.md']);
+    writeFileSync(join(repo, 'untracked.txt'), 'untracked\n');
+    const status = gitText(repo, 'status', '--porcelain');
+    const index = createHash('sha256').update(readFileSync(join(repo, '.git', 'index'))).digest('hex');
+    const head = gitText(repo, 'rev-parse', 'HEAD');
+
+    const store = new LocalGitStore({ repo });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    await store.compareAndSwap(v1.version, utf8('two\n'), 'two');
+
+    expect(gitText(repo, 'status', '--porcelain')).toBe(status);
+    expect(createHash('sha256').update(readFileSync(join(repo, '.git', 'index'))).digest('hex')).toBe(index);
+    expect(gitText(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(gitText(repo, 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
+    expect(gitText(repo, 'show', 'work-queue:work-queue.jsonl')).toBe('two');
+  });
+
+  it('opened from a subdirectory, it still keeps the files at the root of the branch', async () => {
+    const repo = initRepo();
+    const seeded = commitFiles(repo, 'work-queue', { 'README.md': 'root\n', 'sub/inner.txt': 'inner\n' });
+    mkdirSync(join(repo, 'sub'));
+    const store = new LocalGitStore({ repo: join(repo, 'sub') });
+    const outcome = await store.compareAndSwap(seeded, utf8('x\n'), 'x');
+    expect(outcome.status).toBe('committed');
+    expect([...treeFiles(repo, refTip(repo, 'work-queue')!).keys()].sort()).toEqual(['README.md', 'sub/inner.txt', 'work-queue.jsonl']);
+  });
+
+  it('commits without any git configuration, with the fixed identity', async () => {
+    const home = tempDir('home');
+    const saved = { ...process.env };
+    Object.assign(process.env, { HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_GLOBAL: join(home, 'none'), GIT_CONFIG_NOSYSTEM: '1' });
+    for (const name of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL', 'EMAIL']) delete process.env[name];
+    try {
+      const repo = initRepo({ bare: true });
+      const outcome = await new LocalGitStore({ repo }).compareAndSwap(null, utf8('x\n'), 'genesis');
+      expect(outcome.status).toBe('committed');
+      expect(gitText(repo, 'log', '-1', '--format=%an <%ae>|%cn <%ce>|%s', 'work-queue')).toBe('fairway <fairway@localhost>|fairway <fairway@localhost>|genesis');
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  it('with a fixed date, the same write gives the same commit id in any repository', async () => {
+    const date = '2025-01-02T03:04:05Z';
+    const ids = [];
+    for (let i = 0; i < 2; i++) {
+      const store = new LocalGitStore({ repo: initRepo({ bare: true }), date });
+      ids.push(((await store.compareAndSwap(null, utf8('same\n'), 'same')) as { version: string }).version);
+    }
+    expect(ids[0]).toBe(ids[1]);
+    const store = new LocalGitStore({ repo: initRepo({ bare: true }) });
+    expect(((await store.compareAndSwap(null, utf8('same\n'), 'same')) as { version: string }).version).not.toBe(ids[0]);
+  });
+
+  it('lets exactly one of eight concurrent writers commit on the same tip', async () => {
+    const repo = initRepo({ bare: true });
+    const base = commitFiles(repo, 'work-queue', { 'work-queue.jsonl': 'base\n' });
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => new LocalGitStore({ repo }).compareAndSwap(base, utf8(`writer ${i}\n`), `w${i}`)),
+    );
+    const winners = outcomes.filter((o) => o.status === 'committed');
+    expect(winners).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'conflict')).toHaveLength(7);
+    expect(refTip(repo, 'work-queue')).toBe((winners[0] as { version: string }).version);
+  });
+
+  it('names a ledger path that is a directory, a missing repository and a bad branch with stable codes', async () => {
+    const repo = initRepo({ bare: true });
+    commitFiles(repo, 'work-queue', { 'work-queue.jsonl/inside': 'not a file\n' });
+    await expect(new LocalGitStore({ repo }).read()).rejects.toMatchObject({ code: 'store_path_not_a_file' });
+    const plain = tempDir('plain');
+    await expect(new LocalGitStore({ repo: plain }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+    await expect(new LocalGitStore({ repo: join(plain, 'missing') }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+    for (const branch of ['', 'a..b', 'x.lock', '-x', 'a b', 'a:b', 'refs/../x']) {
+      expect(() => new LocalGitStore({ repo, branch })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
+    }
+  });
+
+  it('treats a rewound branch as a conflict, not as a fast-forward to build on', async () => {
+    const repo = initRepo({ bare: true });
+    const store = new LocalGitStore({ repo });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const v2 = (await store.compareAndSwap(v1.version, utf8('two\n'), 'two')) as { version: string };
+    gitSync(repo, ['update-ref', 'refs/heads/work-queue', v1.version]);
+    expect(await store.compareAndSwap(v2.version, utf8('three\n'), 'three')).toEqual({ status: 'conflict', actual: v1.version });
+    expect(refTip(repo, 'work-queue')).toBe(v1.version);
+  });
+
+  it('reads a ledger at the parser limit and refuses one byte more (ledger_too_large)', async () => {
+    const repo = initRepo({ bare: true });
+    const atLimit = Buffer.alloc(LEDGER_MAX_BYTES, 0x61);
+    commitFiles(repo, 'work-queue', { 'work-queue.jsonl': atLimit });
+    expect((await new LocalGitStore({ repo }).read()).bytes?.length).toBe(LEDGER_MAX_BYTES);
+    commitFiles(repo, 'work-queue', { 'work-queue.jsonl': Buffer.concat([atLimit, Buffer.from('b')]) });
+    await expect(new LocalGitStore({ repo }).read()).rejects.toMatchObject({ code: 'ledger_too_large' });
+  });
+
+  it('uses the configured branch and labels the store with it', async () => {
+    const repo = initRepo({ bare: true });
+    const store = new LocalGitStore({ repo, branch: 'queues/main' });
+    expect(store.label).toBe(`git:${repo}#queues/main`);
+    const outcome = await store.compareAndSwap(null, utf8('x\n'), 'x');
+    expect(refTip(repo, 'queues/main')).toBe((outcome as { version: string }).version);
+    expect(refTip(repo, 'work-queue')).toBeNull();
+  });
+});

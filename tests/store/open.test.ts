@@ -1,0 +1,66 @@
+/**
+ * openStore: the CLI's global store flags (design/INTERFACES.md) → a store,
+ * with misuse reported as coded, usage-marked ProtocolErrors.
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GitHubStore } from '../../lib/store/github.ts';
+import { LocalGitStore } from '../../lib/store/local-git.ts';
+import { openStore } from '../../lib/store/open.ts';
+import { RemoteGitStore } from '../../lib/store/remote-git.ts';
+import { initRepo, removeTempDirs, tempDir } from './git-fixtures.ts';
+
+afterAll(removeTempDirs);
+
+function rejects(options: Parameters<typeof openStore>[0], code: string): void {
+  expect(() => openStore(options)).toThrow(expect.objectContaining({ name: 'ProtocolError', code }));
+}
+
+describe('openStore', () => {
+  it('defaults to a local store on the current directory and resolves --repo against it', async () => {
+    const repo = initRepo();
+    const store = openStore({ cwd: repo });
+    expect(store).toBeInstanceOf(LocalGitStore);
+    expect(store.label).toBe(`git:${repo}#work-queue`);
+    expect(await store.read()).toEqual({ version: null, bytes: null });
+    const parent = join(repo, '..');
+    expect(openStore({ cwd: parent, repo: repo.slice(parent.length + 1), branch: 'q' }).label).toBe(`git:${repo}#q`);
+  });
+
+  it('opens a remote store for --repo CLONE --remote NAME and a GitHub store for --github', () => {
+    const repo = initRepo();
+    expect(openStore({ cwd: '/', repo, remote: 'origin' })).toBeInstanceOf(RemoteGitStore);
+    const gh = openStore({ cwd: '/', github: 'octo-org/queue.repo', token: 't', githubBaseUrl: 'http://127.0.0.1:1' });
+    expect(gh).toBeInstanceOf(GitHubStore);
+    expect(gh.label).toBe('github:octo-org/queue.repo#work-queue');
+  });
+
+  it('rejects contradictory or malformed flags with store_options_invalid', () => {
+    const repo = initRepo();
+    rejects({ cwd: repo, remote: 'origin' }, 'store_options_invalid');
+    rejects({ cwd: repo, github: 'o/r', repo, token: 't' }, 'store_options_invalid');
+    rejects({ cwd: repo, github: 'o/r', remote: 'origin', token: 't' }, 'store_options_invalid');
+    for (const github of ['o', 'o/r/x', '/r', 'o/', 'o r/x', 'bad owner/r', 'o/..']) rejects({ cwd: repo, github, token: 't' }, 'store_options_invalid');
+    rejects({ cwd: repo, github: 'o/r', token: 't', githubBaseUrl: 'ftp://x' }, 'store_options_invalid');
+    rejects({ cwd: repo, branch: 'bad..branch' }, 'store_options_invalid');
+    rejects({ cwd: repo, repo: '' }, 'store_options_invalid');
+    try {
+      openStore({ cwd: repo, remote: 'origin' });
+    } catch (e) {
+      expect((e as { details?: unknown }).details).toEqual({ usage: true });
+    }
+  });
+
+  it('requires a token for --github (github_token_missing)', () => {
+    rejects({ cwd: '/', github: 'o/r' }, 'github_token_missing');
+    rejects({ cwd: '/', github: 'o/r', token: '' }, 'github_token_missing');
+  });
+
+  it('reports a --repo that is not a Git repository (not_a_git_repository)', async () => {
+    const plain = tempDir('plain');
+    rejects({ cwd: plain, repo: 'missing' }, 'not_a_git_repository');
+    const store = openStore({ cwd: plain });
+    await expect(store.read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+    await expect(openStore({ cwd: plain, remote: 'origin', repo: '.' }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+  });
+});

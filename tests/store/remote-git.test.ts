@@ -1,0 +1,147 @@
+/**
+ * RemoteGitStore against bare repositories served by a real `git daemon` on
+ * 127.0.0.1: the shared contract (each store instance in its own clone), plus
+ * remote-only behaviour: a daemon that is down, a connection dropped after the
+ * push was applied (uncertain), a branch deleted remotely, refusals that are
+ * not conflicts, and clones shared by concurrent writers.
+ */
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemoteGitStore } from '../../lib/store/remote-git.ts';
+import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
+import { freePort, startDroppingProxy, startGitDaemon, type DroppingProxy, type GitDaemon } from './git-daemon.ts';
+import { contractSuite, type StoreFixture } from './contract.ts';
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+let daemon: GitDaemon;
+let proxy: DroppingProxy;
+let base: string;
+let counter = 0;
+
+beforeAll(async () => {
+  base = tempDir('served');
+  daemon = await startGitDaemon(base);
+  proxy = await startDroppingProxy(daemon.port);
+});
+
+afterAll(async () => {
+  await proxy?.stop();
+  await daemon?.stop();
+  removeTempDirs();
+});
+
+/** A new bare repository under the daemon's base path. */
+function servedRepo(): { name: string; path: string } {
+  const name = `queue-${++counter}.git`;
+  return { name, path: initRepo({ bare: true, dir: join(base, name) }) };
+}
+
+/** A fresh clone-like repository whose `origin` is `url` (the store fetches what it needs). */
+function cloneOf(url: string): string {
+  const clone = initRepo();
+  gitSync(clone, ['remote', 'add', 'origin', url]);
+  return clone;
+}
+
+contractSuite('Git remote over git daemon', async (): Promise<StoreFixture> => {
+  const served = servedRepo();
+  return {
+    queueBranch: 'work-queue',
+    makeStore: () => new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' }),
+    tip: async () => refTip(served.path, 'work-queue'),
+    seed: async (branch, files) => commitFiles(served.path, branch, files),
+    files: async (commit) => treeFiles(served.path, commit),
+    parents: async (commit) => parentsOf(served.path, commit),
+    setDefaultBranch: async (branch) => void gitSync(served.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]),
+  };
+});
+
+describe('RemoteGitStore', () => {
+  it('reports a daemon that is down as store_unreachable, for reads and writes', async () => {
+    const port = await freePort(); // nothing listens here
+    const store = new RemoteGitStore({ repo: cloneOf(`git://127.0.0.1:${port}/nothing.git`), remote: 'origin' });
+    await expect(store.read()).rejects.toMatchObject({ code: 'store_unreachable' });
+    await expect(store.compareAndSwap(null, utf8('x\n'), 'x')).rejects.toMatchObject({ code: 'store_unreachable' });
+    await expect(store.readDefaultBranchFile('.github/workflows/aw.json')).rejects.toMatchObject({ code: 'store_unreachable' });
+  });
+
+  it('returns uncertain when the connection drops after the push was applied; a read then finds the write', async () => {
+    const served = servedRepo();
+    const store = new RemoteGitStore({ repo: cloneOf(`git://127.0.0.1:${proxy.port}/${served.name}`), remote: 'origin' });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const dropped = proxy.dropped;
+    proxy.dropNextPush();
+    const outcome = await store.compareAndSwap(v1.version, utf8('two\n'), 'two');
+    expect(proxy.dropped).toBe(dropped + 1);
+    expect(outcome.status).toBe('uncertain');
+    // The remote did apply it: the authority moved to a child of v1 with the new bytes.
+    const tip = refTip(served.path, 'work-queue')!;
+    expect(parentsOf(served.path, tip)).toEqual([v1.version]);
+    const snapshot = await store.read();
+    expect(snapshot.version).toBe(tip);
+    expect(Buffer.from(snapshot.bytes!).toString()).toBe('two\n');
+  });
+
+  it('treats a rewound branch as a conflict, not as a fast-forward to build on', async () => {
+    const served = servedRepo();
+    const store = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const v2 = (await store.compareAndSwap(v1.version, utf8('two\n'), 'two')) as { version: string };
+    gitSync(served.path, ['update-ref', 'refs/heads/work-queue', v1.version]); // another writer rewinds
+    expect(await store.compareAndSwap(v2.version, utf8('three\n'), 'three')).toEqual({ status: 'conflict', actual: v1.version });
+    expect(refTip(served.path, 'work-queue')).toBe(v1.version);
+  });
+
+  it('reads a branch deleted on the remote as absent', async () => {
+    const served = servedRepo();
+    const store = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    await store.compareAndSwap(null, utf8('x\n'), 'x');
+    expect((await store.read()).version).not.toBeNull();
+    gitSync(served.path, ['update-ref', '-d', 'refs/heads/work-queue']);
+    expect(await store.read()).toEqual({ version: null, bytes: null });
+  });
+
+  it('surfaces a remote refusal that is not a conflict as store_write_denied, with the branch unmoved', async () => {
+    const served = servedRepo();
+    const store = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const hook = join(served.path, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "queue branch is protected" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    await expect(store.compareAndSwap(v1.version, utf8('two\n'), 'two')).rejects.toMatchObject({ code: 'store_write_denied' });
+    expect(refTip(served.path, 'work-queue')).toBe(v1.version);
+  });
+
+  it('shares one clone between concurrent writers: one commits, the clone keeps no refs of its own', async () => {
+    const served = servedRepo();
+    const clone = cloneOf(daemon.url(served.name));
+    const stores = Array.from({ length: 4 }, () => new RemoteGitStore({ repo: clone, remote: 'origin' }));
+    const base = (await stores[0]!.compareAndSwap(null, utf8('base\n'), 'base')) as { version: string };
+    const snapshots = await Promise.all(stores.map((s) => s.read()));
+    expect(snapshots.every((s) => s.version === base.version)).toBe(true);
+    const outcomes = await Promise.all(stores.map((s, i) => s.compareAndSwap(base.version, utf8(`writer ${i}\n`), `w${i}`)));
+    expect(outcomes.filter((o) => o.status === 'committed')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'conflict')).toHaveLength(3);
+    // Scratch fetch refs are gone and no remote-tracking refs were written.
+    expect(gitText(clone, 'for-each-ref')).toBe('');
+  });
+
+  it('fetches the expected commit when this clone has never seen it', async () => {
+    const served = servedRepo();
+    const writer = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const v1 = (await writer.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const fresh = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const outcome = await fresh.compareAndSwap(v1.version, utf8('two\n'), 'two');
+    expect(outcome.status).toBe('committed');
+    expect(parentsOf(served.path, refTip(served.path, 'work-queue')!)).toEqual([v1.version]);
+  });
+
+  it('names an unknown remote and a bad remote name with stable codes', async () => {
+    const clone = initRepo();
+    await expect(new RemoteGitStore({ repo: clone, remote: 'upstream' }).read()).rejects.toMatchObject({ code: 'store_remote_unknown' });
+    expect(() => new RemoteGitStore({ repo: clone, remote: '--upload-pack=evil' })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
+    await expect(new RemoteGitStore({ repo: tempDir('plain'), remote: 'origin' }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+  });
+});
