@@ -36,6 +36,12 @@ export function reportFailure(io: Io, e: unknown, json: boolean): number {
     else io.err(`fairway: ${e.message}\n(see fairway --help)`);
     return EXIT_USAGE;
   }
+  if (isProtocolError(e) && e.details?.usage === true) {
+    // Flag problems found below the CLI (lib/ cannot raise UsageError): still usage errors.
+    if (json) printJson(io, { ok: false, error: e.toJSON() });
+    else io.err(`fairway: ${e.code}: ${e.message}\n(see fairway --help)`);
+    return EXIT_USAGE;
+  }
   if (isProtocolError(e)) {
     if (json) printJson(io, { ok: false, error: e.toJSON() });
     else {

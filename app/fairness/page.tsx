@@ -21,11 +21,11 @@ function Pass({ value }: { value: string | null }) {
   return value === null ? <span className="muted">—</span> : <code className="text-xs" title="exact virtual pass (bigint ticks)">{value}</code>;
 }
 
-function KeyRows({ rows }: { rows: KeyRow[] }) {
+function KeyRows({ rows, priority }: { rows: KeyRow[]; priority: number }) {
   return (
     <>
       {rows.map((k) => (
-        <tr key={k.key} data-testid="fair-key-row" data-key={k.key}>
+        <tr key={k.key} data-testid="fair-key-row" data-key={k.key} data-priority={priority}>
           <td className="pl-8">{keyLabel(k.key)}</td>
           <td className="num">{k.weight}</td>
           <td className="num" data-testid="target-share">{percent(k.targetShare)}</td>
@@ -85,7 +85,7 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
                   <td className="num">{c.eligibleWork} / {c.backlog}</td>
                   <td /><td />
                 </tr>
-                <KeyRows rows={c.keys} />
+                <KeyRows rows={c.keys} priority={c.priority} />
               </Fragment>
             ))}
           </tbody>

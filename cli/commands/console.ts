@@ -5,6 +5,7 @@
  * repository seeded through the publisher), clearly labelled as a demo.
  */
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { ConsoleSource } from '../../lib/console/config.ts';
 import { startConsole } from '../../lib/console/server.ts';
@@ -57,6 +58,11 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   }
   if (running.demoRepository !== null) io.out(`  Demo queue:  git -C ${running.demoRepository} show work-queue:work-queue.jsonl`);
   io.out('');
+  // For scripts and browser tests: where the console runs and which repository it serves (never the token).
+  const stateFile = process.env.FAIRWAY_CONSOLE_STATE_FILE;
+  if (stateFile !== undefined && stateFile !== '') {
+    await writeFile(stateFile, JSON.stringify({ url: running.url, demo_repository: running.demoRepository, source: running.config.source }));
+  }
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -7,20 +7,17 @@
  * charged. The decision time is now unless --as-of gives one.
  */
 import { fail } from '../../engine/errors.ts';
-import { replayLedger, type Projection, type WorkRecord } from '../../engine/replay/index.ts';
+import type { Projection, WorkRecord } from '../../engine/replay/index.ts';
 import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
 import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
-import { readLedgerFile } from '../../lib/ledger-file.ts';
+import { historicalExplanation } from '../history.ts';
+import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 
-/**
- * The queue a read command looks at. Only `--ledger FILE` for now; this is the
- * one place to swap in the shared store loader.
- */
+/** The queue a read command looks at: `--ledger FILE` or any store (shared loader). */
 export async function loadProjection(g: GlobalOptions): Promise<Projection> {
-  if (g.ledger === undefined) throw new UsageError('explain needs --ledger FILE', 'missing_ledger');
-  return replayLedger(await readLedgerFile(g.ledger));
+  return readSource(g).load();
 }
 
 export function parseAsOf(raw: string | undefined, now: number): number {
@@ -201,11 +198,15 @@ export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string;
 export const registerExplain: CommandModule = (program, ctx) => {
   program.command('explain')
     .description('Explain the next selection of a pool (planNext\'s own explanation), or why a given Work is not next: eligibility reason, blocking path and the winner.')
-    .requiredOption('--pool <name>', 'the scheduling pool')
+    .option('--pool <name>', 'the scheduling pool (live explanation)')
+    .option('--claim-id <id>', 'reconstruct the exact historical grant of this Claim')
+    .option('--before-claim <id>', 'the decision state just before this Claim: predecessor prefix plus earlier operations of its commit')
     .option('--work-id <id>', 'explain this Work: its state, eligibility reason code, blocking path and where it lost')
     .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
     .addHelpText('after', `
-Reads --ledger FILE. Nothing is charged or written.
+Reads --ledger FILE or the queue branch (--repo/--remote/--github). Nothing is charged or written.
+Historical: --request-id R (a dispatch_next), --claim-id C or --before-claim C replay the exact predecessor
+prefix and re-run the same packer at the commit's decision time.
 
 Output (--json): {"ok": true, "reason", "outcome", "source_tip", "policy_epoch", "pool", "as_of", "mode",
   "eligibility", "class", "key", "work", "capacity"}   (planNext's explanation; reason is
@@ -218,7 +219,18 @@ With --work-id: {"ok": true, "reason", "is_next", "pool", "as_of", "work", "elig
 Examples:
   fairway explain --ledger work-queue.jsonl --pool default
   fairway explain --ledger work-queue.jsonl --pool default --work-id 3f2a... --as-of 1767225600000 --json`)
-    .action(ctx.action(async (g, opts: { pool: string; workId?: string; asOf?: string }) => {
+    .action(ctx.action(async (g, opts: { pool?: string; workId?: string; asOf?: string; claimId?: string; beforeClaim?: string }) => {
+      const historical = [g.requestId, opts.claimId, opts.beforeClaim].filter((v) => v !== undefined).length;
+      if (historical + (opts.pool === undefined ? 0 : 1) !== 1) {
+        throw new UsageError('give exactly one of --pool (live), --request-id, --claim-id or --before-claim (historical)', 'option_invalid');
+      }
+      if (opts.pool === undefined) {
+        const view = historicalExplanation(await loadProjection(g), { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim });
+        if (g.json) return printJson(ctx.io, { ok: true, ...view });
+        ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);
+        for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id.slice(-12)} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);
+        return;
+      }
       const asOf = parseAsOf(opts.asOf, Date.now());
       await runExplain(ctx.io, g, { pool: opts.pool, workId: opts.workId, asOf });
     }));

@@ -4,6 +4,7 @@
  */
 import type { CommandModule } from '../context.ts';
 import { registerAdmin } from './admin.ts';
+import { registerCompact } from './compact.ts';
 import { registerConsole } from './console.ts';
 import { registerDemo } from './demo.ts';
 import { registerDispatch } from './dispatch.ts';
@@ -24,6 +25,7 @@ export const COMMANDS: CommandModule[] = [
   registerSubmit,
   registerDispatch,
   registerAdmin,
+  registerCompact,
   registerExplain,
   registerSimulate,
   registerSnapshot,

@@ -9,9 +9,9 @@
 import { z } from 'zod';
 import { canonicalize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import { ASSIGNMENT_VERSION } from '../scheduler/assignment.ts';
+import { ASSIGNMENT_VERSION, assignmentMember } from '../scheduler/assignment.ts';
 import { IdentitySchema, WireObjectSchema } from '../schema/common.ts';
 
 const ResultReferenceSchema = z.strictObject({
@@ -90,14 +90,14 @@ export function checkAssignmentAgainstLedger(projection: Projection, assignment:
   }
   assignment.claims.forEach((member, i) => {
     const claim = projection.claim(group.claimIds[i]!)!;
-    const work = projection.work(claim.workId)!;
     const path = `claims.${i}`;
     if (member.claim_id !== claim.claimId || member.handle !== claim.handle || member.work_id !== claim.workId) {
       fail('assignment_invalid', `assignment member ${i + 1} is not Claim ${claim.claimId} (${claim.handle})`, { path });
     }
-    const stored = work.definition.payload as JsonValue;
-    if (canonicalize(member.work as JsonObject) !== canonicalize(stored)) {
-      fail('assignment_invalid', `assignment member ${member.handle} does not carry the stored Work payload`, { path: `${path}.work` });
+    // The member the trusted binder built from the stored Work: payload and verified Result inputs.
+    const expected = assignmentMember(projection.state, projection.work(claim.workId)!, claim.claimId, claim.handle);
+    if (canonicalize(member as unknown as JsonObject) !== canonicalize(expected)) {
+      fail('assignment_invalid', `assignment member ${member.handle} does not carry the stored Work payload and Result inputs`, { path: `${path}.work` });
     }
   });
 }

@@ -1,18 +1,29 @@
-/** Opens the ledger store a console configuration names. */
+/**
+ * Opens the ledger store a console configuration names: the same stores as the
+ * CLI (`lib/store/open.ts`) for repositories, remotes and GitHub (token from
+ * GH_TOKEN / GITHUB_TOKEN, read here and never logged), or a read-only file.
+ */
 import type { LedgerStore } from '../store/types.ts';
-import { LocalGitStore } from '../store/local-git.ts';
-import { ProtocolError } from '../../engine/errors.ts';
+import { openStore } from '../store/open.ts';
 import type { ConsoleSource } from './config.ts';
 import { FileStore } from './file-store.ts';
 
-export function openConsoleStore(source: ConsoleSource): LedgerStore {
+export function openConsoleStore(source: ConsoleSource, env: NodeJS.ProcessEnv = process.env): LedgerStore {
   switch (source.kind) {
-    case 'repo':
-      return new LocalGitStore({ repo: source.repo, branch: source.branch });
     case 'ledger':
       return new FileStore(source.ledger);
-    default:
-      throw new ProtocolError('store_unavailable', `the ${source.kind} store is not available in this build`);
+    case 'repo':
+      return openStore({ repo: source.repo, branch: source.branch, cwd: process.cwd() });
+    case 'remote':
+      return openStore({ repo: source.repo, remote: source.remote, branch: source.branch, cwd: process.cwd() });
+    case 'github':
+      return openStore({
+        github: source.github,
+        branch: source.branch,
+        token: env.GH_TOKEN ?? env.GITHUB_TOKEN,
+        ...(env.FAIRWAY_GITHUB_API_URL !== undefined && { githubBaseUrl: env.FAIRWAY_GITHUB_API_URL }),
+        cwd: process.cwd(),
+      });
   }
 }
 

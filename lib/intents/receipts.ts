@@ -64,7 +64,7 @@ export function countStatuses(receipts: readonly IntentReceipt[]): Record<Intent
 
 /** Escapes text for a Markdown table cell (no HTML, links, code spans or pipes survive). */
 export function md(text: string): string {
-  return text.replace(/[\\`*_{}[\]()<>#+!|~&]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ').slice(0, 200);
+  return text.replace(/[\\`*{}[\]()<>#+!|~&]/g, (c) => `\\${c}`).replace(/[\r\n]+/g, ' ').slice(0, 200);
 }
 
 function short(id: string | null | undefined): string {
@@ -89,7 +89,7 @@ export function renderSummary(report: ProcessReport): string {
   const lines = [
     `### Work queue intents (${md(report.role)})`,
     '',
-    `${report.receipts.length} processed: ${c.committed} committed, ${c.replayed} already committed, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected. Snapshot tip \`${md(short(report.source_tip))}\`, queue tip now \`${md(short(report.observed_tip))}\`.`,
+    `${report.receipts.length} processed: ${c.committed} committed, ${c.replayed} already committed, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected. Snapshot tip ${md(short(report.source_tip))}, queue tip now ${md(short(report.observed_tip))}.`,
     '',
     '| # | intent | tool | Claim | status | request | commit | detail |',
     '|---|---|---|---|---|---|---|---|',

@@ -1,0 +1,19 @@
+/** `compact`: replace the ledger prefix with a checkpoint root (fairness debt, positions and request ids preserved). */
+import { compact } from '../../lib/publisher/compact.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson } from '../output.ts';
+import { actor, principalOf, writeTarget } from '../source.ts';
+
+export const registerCompact: CommandModule = (program, ctx) => {
+  program.command('compact')
+    .description('Replace the ledger with one version-3 checkpoint of its replay state; the prior Git commit keeps the full history.')
+    .action(ctx.action(async (g) => {
+      const { publisher } = writeTarget(g);
+      const { projection } = await publisher.cache.load();
+      const result = await compact(publisher, actor('administrator', principalOf(g), projection?.state.repository ?? ''));
+      if (g.json) return printJson(ctx.io, { ok: true, ...result, commit_id: result.commit?.id ?? null, commit: undefined });
+      ctx.io.out(result.status === 'already_compact'
+        ? 'the ledger is already a single checkpoint; nothing to do'
+        : `compacted ${result.replaced_commits} commits (${result.bytes_before} -> ${result.bytes_after} bytes) into ${result.commit!.id}; prior history stays at Git commit ${result.commit!.operations[0]!.kind === 'Checkpoint' ? (result.commit!.operations[0] as { prior_git_sha: string }).prior_git_sha : ''}`);
+    }));
+};

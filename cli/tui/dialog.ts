@@ -1,0 +1,171 @@
+/**
+ * Checked action review: the confirmation dialog for cancel-work,
+ * cancel-claim and reprioritize. It names the authority, the request id and
+ * every exact target by full id; `y` publishes only when nothing blocks,
+ * including when every target line fits in the confirmation view.
+ */
+import type { Snapshot } from './model.ts';
+import { quoted, safe, wrap, type Layout } from './layout.ts';
+import { parseKey } from './rows.ts';
+
+export type ActionKind = 'cancel_work' | 'cancel_claims' | 'reprioritize';
+
+/** Engine limit: at most 256 targets per administrator transaction. */
+export const MAX_TARGETS = 256;
+
+export const REASONS: Record<ActionKind, string> = {
+  cancel_work: 'operator_cancelled',
+  cancel_claims: 'operator_cancelled',
+  reprioritize: 'operator_reprioritized',
+};
+
+const TITLES: Record<ActionKind, string> = {
+  cancel_work: 'cancel-work: terminally cancel Work',
+  cancel_claims: 'cancel-claim: revoke exact current Claims and cancel their Work',
+  reprioritize: 'reprioritize: priority override for future grants of available Work',
+};
+
+const EFFECTS: Record<ActionKind, string> = {
+  cancel_work: 'Keeps fairness charges and native reservations; does not stop a native run.',
+  cancel_claims: 'Ownership-fenced; keeps charges and reservations; does not stop a native run or free capacity.',
+  reprioritize: 'Compare-and-set on the current priority; admitted metadata and charges are unchanged.',
+};
+
+/** Who publishes: shown in every review. */
+export interface Authority {
+  principal: string;
+  /** Store label (where the ledger lives). */
+  source: string;
+  writable: boolean;
+  /** How the principal is established (local mode is unauthenticated). */
+  basis: string;
+}
+
+export interface Target {
+  kind: 'work' | 'claim';
+  id: string;
+  /** Lines under the full id (metadata, escaped). */
+  summary: string[];
+  /** Why this target cannot take the action (null: it can). */
+  problem: string | null;
+}
+
+export interface Dialog {
+  action: ActionKind;
+  requestId: string;
+  reason: string;
+  targets: Target[];
+  /** Reprioritize: the chosen class (null until 1..5 is pressed). */
+  priority: number | null;
+  phase: 'review' | 'publishing';
+  /** Why the last `y` did not publish. */
+  notice: string | null;
+}
+
+export interface ActionPlan {
+  action: ActionKind;
+  requestId: string;
+  reason: string;
+  ids: string[];
+  priority: number | null;
+}
+
+function workTarget(s: Snapshot, id: string, action: ActionKind, priority: number | null): Target {
+  const w = s.works.get(id);
+  if (w === undefined) return { kind: 'work', id, summary: [], problem: 'no longer in the ledger' };
+  const change = action === 'reprioritize' ? ` -> ${priority === null ? 'P?' : `P${priority}`}` : '';
+  const summary = [`  ${quoted(w.nodeKey)} ${w.state} P${w.effectivePriority}${change} graph ${quoted(w.graphId)}`];
+  let problem: string | null = null;
+  if (action === 'reprioritize' && w.state !== 'available') problem = `${w.state}; only available Work can be reprioritized`;
+  if (action === 'cancel_work' && (w.state === 'completed' || w.state === 'cancelled')) problem = `already ${w.state}`;
+  return { kind: 'work', id, summary, problem };
+}
+
+function claimTarget(s: Snapshot, id: string, action: ActionKind): Target {
+  const c = s.claims.get(id);
+  if (c === undefined) return { kind: 'claim', id, summary: [], problem: 'no longer in the ledger' };
+  const w = s.works.get(c.workId);
+  const summary = [`  claim ${c.state} ${safe(c.handle)}; cancels Work ${quoted(w?.nodeKey ?? '?')}:`, `  ${c.workId}`];
+  let problem: string | null = null;
+  if (action !== 'cancel_claims') problem = 'a Claim; only Work can be reprioritized';
+  else if (c.state !== 'open') problem = `Claim already ${c.state}`;
+  else if (w === undefined || w.currentClaim !== id || w.state !== 'claimed') problem = 'no longer owns its Work (historical attempt)';
+  return { kind: 'claim', id, summary, problem };
+}
+
+/** Targets in causal (admission / grant) order, each checked against the snapshot. */
+export function reviewTargets(s: Snapshot, keys: readonly string[], action: ActionKind, priority: number | null): Target[] {
+  const position = (key: string): [number, number] => {
+    const k = parseKey(key)!;
+    const p = (k.kind === 'work' ? s.works.get(k.id)?.position : s.claims.get(k.id)?.position) ?? { ordinal: Infinity, operation: 0 };
+    return [p.ordinal, p.operation];
+  };
+  const sorted = [...keys].sort((a, b) => {
+    const [pa, oa] = position(a);
+    const [pb, ob] = position(b);
+    return pa - pb || oa - ob || (a < b ? -1 : a > b ? 1 : 0);
+  });
+  return sorted.map((key) => {
+    const k = parseKey(key)!;
+    return k.kind === 'work' ? workTarget(s, k.id, action, priority) : claimTarget(s, k.id, action);
+  });
+}
+
+export function openDialog(s: Snapshot, action: ActionKind, keys: readonly string[], requestId: string): Dialog {
+  return { action, requestId, reason: REASONS[action], targets: reviewTargets(s, keys, action, null), priority: null, phase: 'review', notice: null };
+}
+
+export function withPriority(s: Snapshot, d: Dialog, priority: number): Dialog {
+  const keys = d.targets.map((t) => `${t.kind === 'work' ? 'w' : 'c'}:${t.id}`);
+  return { ...d, priority, notice: null, targets: reviewTargets(s, keys, d.action, priority) };
+}
+
+export interface DialogText {
+  head: string[];
+  targets: string[];
+  foot: string[];
+  /** Every line fits in the confirmation view. */
+  fits: boolean;
+}
+
+export function dialogText(d: Dialog, a: Authority, repository: string | null, l: Layout): DialogText {
+  const width = l.dialogInner;
+  const head = wrap([
+    `REVIEW ${TITLES[d.action]}`,
+    `authority: administrator, principal ${a.principal} (${a.basis})`,
+    `queue: ${repository === null ? '-' : safe(repository)} on ${safe(a.source)}`,
+    `request id: ${d.requestId}  reason: ${d.reason}`,
+    ...(d.action === 'reprioritize' ? [`new priority: ${d.priority === null ? 'press 1..5' : `P${d.priority}`}`] : []),
+    EFFECTS[d.action],
+    `TARGETS (${d.targets.length}), one all-or-nothing transaction:`,
+  ], width);
+  const targets = wrap(d.targets.flatMap((t) => [`${t.problem === null ? '-' : '!'} ${t.kind} ${t.id}`, ...t.summary, ...(t.problem === null ? [] : [`  ! ${t.problem}`])]), width);
+  const foot = wrap([footer(d, a, head.length + targets.length + 2 <= l.dialogLines)], width);
+  const fits = head.length + targets.length + foot.length + 1 <= l.dialogLines;
+  return { head, targets, foot, fits };
+}
+
+/** Why `y` cannot publish right now (empty: it can). */
+export function blockers(d: Dialog, a: Authority, fits: boolean): string[] {
+  const out: string[] = [];
+  if (!a.writable) out.push(`${a.source} is read-only (--ledger); publish through --repo, --remote or --github`);
+  if (d.targets.length === 0) out.push('no targets');
+  if (d.targets.length > MAX_TARGETS) out.push(`at most ${MAX_TARGETS} targets per transaction`);
+  const bad = d.targets.filter((t) => t.problem !== null).length;
+  if (bad > 0) out.push(`${bad} target(s) cannot take this action (marked !); dismiss and change the selection`);
+  if (d.action === 'reprioritize' && d.priority === null) out.push('choose a priority 1..5 first');
+  if (!fits) out.push('not every target fits in this view: enlarge the terminal or select fewer');
+  return out;
+}
+
+function footer(d: Dialog, a: Authority, fits: boolean): string {
+  if (d.phase === 'publishing') return `publishing request ${d.requestId} ...`;
+  const blocked = blockers(d, a, fits);
+  const keys = d.action === 'reprioritize' ? '1..5 priority, ' : '';
+  if (blocked.length > 0) return `CANNOT PUBLISH: ${blocked[0]}. ${keys}n/Esc dismiss`;
+  return `${d.notice === null ? '' : `${d.notice}. `}${keys}y publish, n/Esc dismiss`;
+}
+
+export function planOf(d: Dialog): ActionPlan {
+  return { action: d.action, requestId: d.requestId, reason: d.reason, ids: d.targets.map((t) => t.id), priority: d.priority };
+}

@@ -1,0 +1,102 @@
+/**
+ * Screen geometry and text helpers shared by the reducer (pagination, what
+ * fits in a confirmation) and the renderer, so both count the same lines.
+ */
+
+export const MIN_COLUMNS = 45;
+export const MIN_ROWS = 16;
+/** At this width the tree is shown beside the details; narrower, one pane at a time. */
+export const WIDE_COLUMNS = 100;
+
+export interface Viewport {
+  columns: number;
+  rows: number;
+}
+
+export interface Layout {
+  tooSmall: boolean;
+  wide: boolean;
+  /** Lines the whole frame uses (one less than the terminal, so it never scrolls). */
+  height: number;
+  /** Outer widths of the tree and details panes (the hidden one is 0 when narrow). */
+  treeWidth: number;
+  detailsWidth: number;
+  /** Content lines inside a pane (below its border and title). */
+  paneLines: number;
+  /** Inner text widths of the panes. */
+  treeInner: number;
+  detailsInner: number;
+  /** Inner width and content lines of a dialog (which replaces the panes). */
+  dialogInner: number;
+  dialogLines: number;
+}
+
+/** Header line + pane border (2) + pane title (1) + footer (status, 2 acknowledgements, keys). */
+const HEADER = 1;
+const FOOTER = 4;
+const PANE_CHROME = 3;
+
+export function layout(v: Viewport): Layout {
+  const tooSmall = v.columns < MIN_COLUMNS || v.rows < MIN_ROWS;
+  const wide = v.columns >= WIDE_COLUMNS;
+  const height = Math.max(1, v.rows - 1);
+  const body = Math.max(PANE_CHROME + 1, height - HEADER - FOOTER);
+  const treeWidth = wide ? Math.max(50, Math.min(Math.floor(v.columns * 0.55), v.columns - 44)) : v.columns;
+  const detailsWidth = wide ? v.columns - treeWidth : v.columns;
+  return {
+    tooSmall,
+    wide,
+    height,
+    treeWidth,
+    detailsWidth,
+    paneLines: body - PANE_CHROME,
+    treeInner: Math.max(1, treeWidth - 2),
+    detailsInner: Math.max(1, detailsWidth - 2),
+    dialogInner: Math.max(1, v.columns - 2),
+    dialogLines: body - 2,
+  };
+}
+
+/**
+ * Terminal-safe text: anything outside printable ASCII (control characters,
+ * C1 controls, other Unicode) is shown as a \u escape, so ledger metadata can
+ * neither inject escape sequences nor break the column arithmetic.
+ */
+export function safe(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** A quoted, escaped metadata string (node keys, fairness keys, graph ids). */
+export function quoted(text: string): string {
+  return `"${safe(text).replace(/"/g, '\\"')}"`;
+}
+
+/** List labels abbreviate ids: the kind prefix and the first hex digits. */
+export function abbrev(id: string, keep = 10): string {
+  const m = /^([a-z]_)?([0-9a-f]+)(_[0-9]+)?$/.exec(id);
+  if (m === null) return id.length <= keep + 1 ? safe(id) : `${safe(id.slice(0, keep))}…`;
+  const [, prefix = '', hex = '', suffix = ''] = m;
+  return hex.length <= keep ? id : `${prefix}${hex.slice(0, keep)}…${suffix}`;
+}
+
+/** Hard-wraps each line to `width` columns (ids are never cut, only continued). */
+export function wrap(lines: readonly string[], width: number): string[] {
+  const out: string[] = [];
+  const w = Math.max(1, width);
+  for (const line of lines) {
+    if (line.length <= w) {
+      out.push(line);
+      continue;
+    }
+    for (let i = 0; i < line.length; i += w) out.push(line.slice(i, i + w));
+  }
+  return out;
+}
+
+export function clamp(n: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, n));
+}
+
+export function clock(ms: number): string {
+  return new Date(ms).toISOString().slice(11, 19);
+}
