@@ -5,7 +5,7 @@ import { Frame, LoadError } from '../components/Frame.tsx';
 import { Id, IdLink } from '../components/Ids.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { firstParam, loadView, withAt } from '../lib/console/load.ts';
-import { formatDuration, formatTime, keyLabel, PRIORITY_NAMES } from '../lib/console/views/format.ts';
+import { formatDuration, formatShort, formatTime, keyLabel, PRIORITY_NAMES } from '../lib/console/views/format.ts';
 import { overviewView } from '../lib/console/views/overview.ts';
 import { READINESS } from '../lib/console/views/status.ts';
 
@@ -26,17 +26,17 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
     <Frame view={view} config={config} title="Overview" path="/">
       <section className="grid gap-3 md:grid-cols-2 xl:grid-cols-4">
         <div className="card card-b space-y-1">
-          <div className="label">Tip</div>
+          <div className="field-label">Tip</div>
           <div className="mono text-sm" data-testid="tip"><Id id={s.tip} length={16} /></div>
           <div className="text-xs muted">{s.commits} commits · {s.requests} requests · {s.repository}</div>
         </div>
         <div className="card card-b space-y-1">
-          <div className="label">Policy</div>
+          <div className="field-label">Policy</div>
           <div className="text-sm"><code>{s.policy?.epoch ?? '—'}</code> · <strong>{s.policy?.mode ?? '—'}</strong></div>
           <div className="text-xs muted">{s.policy?.epochs ?? 0} epoch(s) installed</div>
         </div>
         <div className="card card-b space-y-1" data-testid="controls">
-          <div className="label">Controls</div>
+          <div className="field-label">Controls</div>
           <div className="flex flex-wrap gap-2 text-sm">
             <span>grants {s.controls.grants_paused ? <strong className="rounded bg-red-600 px-1.5 text-white" data-testid="grants-state">grants_paused</strong> : <span className="text-emerald-700" data-testid="grants-state">open</span>}</span>
             <span>admission {s.controls.admission_paused ? <strong className="rounded bg-orange-500 px-1.5 text-white">admission_paused</strong> : <span className="text-emerald-700">open</span>}</span>
@@ -44,7 +44,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           <div className="text-xs muted">credential generation <code>{s.controls.credential_generation}</code></div>
         </div>
         <div className="card card-b space-y-1">
-          <div className="label">Evaluated at</div>
+          <div className="field-label">Evaluated at</div>
           <div className="text-sm">{formatTime(view.asOf)}</div>
           <div className="text-xs muted">{view.at === null ? 'now (live)' : 'the pinned commit\u2019s decision time'}</div>
         </div>
@@ -134,9 +134,9 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
                 {[...v.pauses].reverse().map((p) => (
                   <tr key={`${p.control}-${p.from}`}>
                     <td><code className="font-semibold text-red-700">{p.control}</code></td>
-                    <td><Link prefetch={false} href={receipt(p.pausedBy)}>{formatTime(p.from)}</Link></td>
-                    <td>{p.to === null ? <strong className="text-red-700">still paused</strong> : <Link prefetch={false} href={receipt(p.resumedBy!)}>{formatTime(p.to)}</Link>}</td>
-                    <td className="num">{formatDuration((p.to ?? view.asOf) - p.from)}</td>
+                    <td className="whitespace-nowrap"><Link prefetch={false} href={receipt(p.pausedBy)} title={formatTime(p.from)}>{formatShort(p.from)}</Link></td>
+                    <td className="whitespace-nowrap">{p.to === null ? <strong className="text-red-700">still paused</strong> : <Link prefetch={false} href={receipt(p.resumedBy!)} title={formatTime(p.to)}>{formatShort(p.to)}</Link>}</td>
+                    <td className="num whitespace-nowrap">{formatDuration((p.to ?? view.asOf) - p.from)}</td>
                     <td><code>{p.reason}</code></td>
                   </tr>
                 ))}

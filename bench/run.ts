@@ -9,6 +9,8 @@
  *
  * Flags: --only=label,label  (e.g. --only=gen-1M,ref-1m)   --no-phases   --seed=N
  */
+import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
+import { runPublishBench, runThroughputBench } from './publish.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -222,8 +224,22 @@ console.log(appendText);
 if (genRows.length > 0) console.log(`\nGenerated ledgers (generator v${GENERATOR_VERSION}, seed ${seed}):\n${genTable}`);
 if (phaseText !== '') console.log(phaseText);
 
+// Scheduler and publication benchmarks (issues 3 and 4).
+const schedulerRows = runSchedulerBench();
+console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
+const publishLedgers = results.filter((r) => r.spec.source === 'generated').map((r) => ({ label: r.spec.label, path: r.spec.path }));
+const publishRows = await runPublishBench(publishLedgers);
+console.log('\nPublication latency (warm publisher: read + incremental replay + build + validate + CAS) vs git hash-object -w of the same blob (target ≤ 1.3×)');
+console.log(table(['ledger', 'bytes', 'publish ms', 'hash-object ms', 'ratio'], publishRows.map((r) => [r.label, String(r.bytes), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`]), true));
+const throughputRows = await runThroughputBench();
+console.log('\nDispatch throughput: N processes, each a warm publisher, racing single-Claim dispatch_next on one repository');
+console.log(table(['processes', 'grants', 'seconds', 'grants/s', 'CAS retries'], throughputRows.map((r) => [String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), String(r.conflicts)]), true));
+
 mkdirSync(RESULTS, { recursive: true });
 const latest = {
+  scheduler: schedulerRows,
+  publication: publishRows,
+  throughput: throughputRows,
   date: new Date().toISOString(),
   node: process.version,
   platform: `${process.platform}-${process.arch}`,

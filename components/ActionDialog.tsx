@@ -75,7 +75,7 @@ export function ActionDialog({ action, title, description, targets, body, danger
         <div className="card-b space-y-3">
           <p className="text-sm text-slate-700">{description}</p>
           <div>
-            <div className="label">Exact targets ({targets.length})</div>
+            <div className="field-label">Exact targets ({targets.length})</div>
             <ul data-testid="action-targets" className="max-h-48 overflow-auto rounded border border-slate-200 bg-slate-50 p-2 text-xs">
               {targets.map((t) => (
                 <li key={t.id} className="flex justify-between gap-3 py-0.5">
@@ -87,14 +87,14 @@ export function ActionDialog({ action, title, description, targets, body, danger
           </div>
           {action === 'reprioritize' && (
             <label className="block">
-              <span className="label">New priority</span>
+              <span className="field-label">New priority</span>
               <select className="input" value={priority} onChange={(e) => setPriority(Number(e.target.value))} data-testid="action-priority">
                 {[1, 2, 3, 4, 5].map((p) => <option key={p} value={p}>P{p}</option>)}
               </select>
             </label>
           )}
           <label className="block">
-            <span className="label">Reason code (required)</span>
+            <span className="field-label">Reason code (required)</span>
             <input className="input w-full font-mono" value={reason} onChange={(e) => setReason(e.target.value)} data-testid="action-reason" aria-invalid={!reasonOk} />
             {!reasonOk && <span className="text-xs text-red-700">Letters, digits and _ . : - only, starting with a letter or digit.</span>}
           </label>

@@ -24,7 +24,7 @@ export function ExplorerFilters({ query, at, facets }: {
   };
   const select = (name: string, value: string | null, options: Array<[string, string]>, onChange: (v: string | null) => void) => (
     <label className="flex flex-col">
-      <span className="label">{name}</span>
+      <span className="field-label">{name}</span>
       <select className="input min-w-[9rem]" name={name} value={value ?? ''} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}>
         <option value="">any</option>
         {options.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
@@ -41,7 +41,7 @@ export function ExplorerFilters({ query, at, facets }: {
       {select('key', q.key === null ? null : q.key === '' ? '(default)' : q.key, facets.keys.map((k) => [k === '' ? '(default)' : k, k === '' ? '(default)' : k]), (v) => set({ key: v === null ? null : v === '(default)' ? '' : v }))}
       {select('reason', q.reason, facets.reasons.map(([r, n]) => [r, `${r} (${n})`]), (v) => set({ reason: v }))}
       <label className="flex flex-col">
-        <span className="label">search</span>
+        <span className="field-label">search</span>
         <input className="input w-56" name="q" placeholder="node key, graph, id prefix" value={q.q ?? ''} onChange={(e) => set({ q: e.target.value === '' ? null : e.target.value })} />
       </label>
       <button type="submit" className="btn btn-primary" data-testid="apply-filters">Apply</button>

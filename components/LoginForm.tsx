@@ -26,11 +26,11 @@ export function LoginForm({ token: initial, callbackUrl }: { token: string; call
   return (
     <form onSubmit={(e) => void submit(e)} className="space-y-3" data-testid="login-form">
       <label className="block">
-        <span className="label">Login token</span>
+        <span className="field-label">Login token</span>
         <input className="input w-full font-mono" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} data-testid="login-token" />
       </label>
       <fieldset className="flex gap-4 text-sm">
-        <legend className="label">Role for this session</legend>
+        <legend className="field-label">Role for this session</legend>
         <label className="flex items-center gap-1"><input type="radio" name="role" checked={role === 'administrator'} onChange={() => setRole('administrator')} /> administrator</label>
         <label className="flex items-center gap-1"><input type="radio" name="role" checked={role === 'observer'} onChange={() => setRole('observer')} data-testid="login-observer" /> observer (read-only)</label>
       </fieldset>

@@ -6,7 +6,7 @@ export function ShareChart({ rows, title }: { rows: Array<{ key: string; target:
   const rowH = 34;
   const left = 120;
   const width = 520;
-  const plot = width - left - 60;
+  const plot = width - left - 96;
   const height = rows.length * rowH + 28;
   return (
     <svg role="img" aria-label={title} viewBox={`0 0 ${width} ${height}`} className="w-full max-w-[560px]" data-testid="share-chart">

@@ -26,7 +26,7 @@ const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 
 export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | null; initial: Settings }) {
   const [settings, setSettings] = useState<Settings>(initial);
-  const [grants, setGrants] = useState(20);
+  const [grants, setGrants] = useState(12);
   const run = useMutation({
     mutationFn: async (): Promise<Result> => {
       const res = await fetch('/api/whatif', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pool, at, grants, settings }) });
@@ -42,18 +42,18 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
       <div className="card-h"><h2>What-if: next grants under a proposal</h2><span className="text-xs muted">engine simulator on the current ready backlog</span></div>
       <div className="card-b space-y-4">
         <div className="flex flex-wrap items-end gap-4">
-          <label className="flex flex-col"><span className="label">Mode</span>
+          <label className="flex flex-col"><span className="field-label">Mode</span>
             <select className="input" value={settings.mode} onChange={(e) => setSettings({ ...settings, mode: e.target.value as Settings['mode'] })} data-testid="whatif-mode">
               <option value="weighted-priority">weighted-priority</option><option value="strict-priority">strict-priority</option>
             </select>
           </label>
-          <fieldset className="flex items-end gap-1"><legend className="label">Class weights P1–P5</legend>
+          <fieldset className="flex items-end gap-1"><legend className="field-label">Class weights P1–P5</legend>
             {settings.class_weights.map((w, i) => (
               <input key={i} type="number" min={1} max={1000} className="input w-16" aria-label={`class weight P${i + 1}`} value={w}
                 onChange={(e) => setSettings({ ...settings, class_weights: settings.class_weights.map((x, j) => (j === i ? Number(e.target.value) : x)) })} />
             ))}
           </fieldset>
-          <fieldset className="flex flex-wrap items-end gap-2"><legend className="label">Accounting weights</legend>
+          <fieldset className="flex flex-wrap items-end gap-2"><legend className="field-label">Accounting weights</legend>
             {Object.entries(settings.accounting_weights).map(([k, w]) => (
               <label key={k} className="flex items-center gap-1 text-sm"><span>{label(k)}</span>
                 <input type="number" min={1} max={1000} className="input w-16" aria-label={`weight ${label(k)}`} data-testid={`whatif-weight-${k === '' ? 'default' : k}`} value={w}
@@ -61,7 +61,7 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
               </label>
             ))}
           </fieldset>
-          <label className="flex flex-col"><span className="label">Grants</span>
+          <label className="flex flex-col"><span className="field-label">Grants</span>
             <input type="number" min={1} max={500} className="input w-20" value={grants} onChange={(e) => setGrants(Number(e.target.value))} />
           </label>
           <button type="button" className="btn btn-primary" onClick={() => run.mutate()} disabled={run.isPending} data-testid="whatif-run">{run.isPending ? 'Simulating…' : 'Run simulation'}</button>
@@ -77,7 +77,7 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
             <div className="grid gap-4 lg:grid-cols-2">
               {(['current', 'proposal'] as const).map((which) => (
                 <div key={which}>
-                  <div className="label">{which === 'current' ? 'Installed settings' : 'Proposal'}</div>
+                  <div className="field-label">{which === 'current' ? 'Installed settings' : 'Proposal'}</div>
                   <ol className="flex flex-wrap gap-1 text-xs" data-testid={`whatif-${which}`}>
                     {r[which].grants.map((g, i) => (
                       <li key={i} className={`rounded px-1.5 py-0.5 font-mono ${r.changed.includes(i) ? 'bg-amber-200 text-amber-950 ring-1 ring-amber-500' : 'bg-slate-100'}`}>{i + 1}. P{g.priority} {label(g.key)}</li>

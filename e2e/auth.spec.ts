@@ -30,7 +30,7 @@ test('a wrong login token is refused', async ({ page }) => {
   await page.goto('/login');
   await page.getByTestId('login-token').fill('not-the-token');
   await page.getByTestId('login-submit').click();
-  await expect(page.getByRole('alert')).toContainText('not accepted');
+  await expect(page.getByTestId('login-form')).toContainText('not accepted');
   const res = await page.request.post('/api/admin/control', { data: BODY });
   expect(res.status()).toBe(401);
 });

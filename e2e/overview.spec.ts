@@ -18,7 +18,7 @@ test('1. the overview shows the counts and the paused-grants history', async ({ 
   await shot(page, 'overview');
 
   // Time travel: the overview as of the pause commit shows grants paused loudly.
-  await history.getByRole('link').first().click();
+  await history.getByRole('row').filter({ hasText: 'incident.runner_outage' }).getByRole('link').first().click();
   await expect(page).toHaveURL(/\/receipts\/outage-pause-grants/);
   const commit = await page.getByTestId('receipt').getByRole('link').first().getAttribute('href');
   await page.goto(commit!);

@@ -4,7 +4,7 @@ import { mermaidRendered, shot } from './helpers.ts';
 test('6. a receipt permalink reloads identically', async ({ page }) => {
   await page.goto('/receipts/dispatch-0935-sdk-shared');
   await expect(page.getByTestId('receipt-claims')).toContainText('granted 3');
-  await expect(page.getByTestId('explanation')).toHaveCount(4); // three Claims + the stop decision
+  await expect(page.getByTestId('explanation')).toHaveCount(3); // one planNext explanation per Claim
   await mermaidRendered(page, 'lifecycle-diagram');
   const read = async () => ({
     receipt: await page.getByTestId('receipt').innerText(),

@@ -30,7 +30,7 @@ function CompareView({ c }: { c: Comparison }) {
       </div>
       <div className="card-b grid gap-4 lg:grid-cols-3">
         <div>
-          <div className="label">Operations between</div>
+          <div className="field-label">Operations between</div>
           <table className="tbl text-sm">
             <tbody>
               {Object.entries(c.tally).map(([g, n]) => <tr key={g}><td>{g}</td><td className="num font-semibold">{n}</td></tr>)}
@@ -38,7 +38,7 @@ function CompareView({ c }: { c: Comparison }) {
           </table>
         </div>
         <div className="lg:col-span-2">
-          <div className="label">State at both ends</div>
+          <div className="field-label">State at both ends</div>
           <table className="tbl text-sm">
             <thead><tr><th /><th className="num">Before</th><th className="num">After</th></tr></thead>
             <tbody>
@@ -93,8 +93,8 @@ export default async function CommitsPage({ searchParams }: { searchParams: Prom
   return (
     <Frame view={view} config={config} title="Commits" path="/commits" actions={<span className="text-sm muted">{total} commits</span>}>
       <form method="get" action="/commits" className="card card-b flex flex-wrap items-end gap-3" data-testid="compare-form">
-        <label className="flex flex-col"><span className="label">Compare from commit</span><input className="input w-80 font-mono" name="from" defaultValue={from ?? ''} placeholder="q_… (older)" /></label>
-        <label className="flex flex-col"><span className="label">to commit</span><input className="input w-80 font-mono" name="to" defaultValue={to ?? view.projection.tip ?? ''} placeholder="q_… (newer)" /></label>
+        <label className="flex flex-col"><span className="field-label">Compare from commit</span><input className="input w-80 font-mono" name="from" defaultValue={from ?? ''} placeholder="q_… (older)" /></label>
+        <label className="flex flex-col"><span className="field-label">to commit</span><input className="input w-80 font-mono" name="to" defaultValue={to ?? view.projection.tip ?? ''} placeholder="q_… (newer)" /></label>
         {at !== null && <input type="hidden" name="at" value={at} />}
         <button className="btn btn-primary" type="submit">Compare</button>
         <span className="text-xs muted">Tip: use “from” / “to” in the table below.</span>

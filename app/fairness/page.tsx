@@ -92,9 +92,9 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
         </table>
       </div>
       <div className="grid gap-4 lg:grid-cols-2">
-        {f.classes.filter((c) => c.keys.length > 1 || c.keys.some((k) => k.key !== '')).map((c) => (
+        {f.classes.filter((c) => c.keys.length > 1).map((c) => (
           <div key={c.priority} className="card card-b">
-            <div className="label">{PRIORITY_NAMES[c.priority]}: target vs actual share within the class</div>
+            <div className="field-label">{PRIORITY_NAMES[c.priority]}: target vs actual share within the class</div>
             <ShareChart title={`Class P${c.priority} target vs actual share`} rows={c.keys.map((k) => ({ key: k.key, target: k.targetShare, actual: k.actualShare }))} />
           </div>
         ))}

@@ -58,8 +58,6 @@ export interface Dialog {
   /** Reprioritize: the chosen class (null until 1..5 is pressed). */
   priority: number | null;
   phase: 'review' | 'publishing';
-  /** Why the last `y` did not publish. */
-  notice: string | null;
 }
 
 export interface ActionPlan {
@@ -112,13 +110,16 @@ export function reviewTargets(s: Snapshot, keys: readonly string[], action: Acti
 }
 
 export function openDialog(s: Snapshot, action: ActionKind, keys: readonly string[], requestId: string): Dialog {
-  return { action, requestId, reason: REASONS[action], targets: reviewTargets(s, keys, action, null), priority: null, phase: 'review', notice: null };
+  return { action, requestId, reason: REASONS[action], targets: reviewTargets(s, keys, action, null), priority: null, phase: 'review' };
 }
 
 export function withPriority(s: Snapshot, d: Dialog, priority: number): Dialog {
   const keys = d.targets.map((t) => `${t.kind === 'work' ? 'w' : 'c'}:${t.id}`);
-  return { ...d, priority, notice: null, targets: reviewTargets(s, keys, d.action, priority) };
+  return { ...d, priority, targets: reviewTargets(s, keys, d.action, priority) };
 }
+
+/** Lines reserved below the targets for the key hint or the reason publishing is blocked. */
+const FOOT_LINES = 3;
 
 export interface DialogText {
   head: string[];
@@ -140,8 +141,8 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
     `TARGETS (${d.targets.length}), one all-or-nothing transaction:`,
   ], width);
   const targets = wrap(d.targets.flatMap((t) => [`${t.problem === null ? '-' : '!'} ${t.kind} ${t.id}`, ...t.summary, ...(t.problem === null ? [] : [`  ! ${t.problem}`])]), width);
-  const foot = wrap([footer(d, a, head.length + targets.length + 2 <= l.dialogLines)], width);
-  const fits = head.length + targets.length + foot.length + 1 <= l.dialogLines;
+  const fits = head.length + targets.length + FOOT_LINES <= l.dialogLines;
+  const foot = wrap([footer(d, a, fits)], width).slice(0, FOOT_LINES);
   return { head, targets, foot, fits };
 }
 
@@ -163,7 +164,7 @@ function footer(d: Dialog, a: Authority, fits: boolean): string {
   const blocked = blockers(d, a, fits);
   const keys = d.action === 'reprioritize' ? '1..5 priority, ' : '';
   if (blocked.length > 0) return `CANNOT PUBLISH: ${blocked[0]}. ${keys}n/Esc dismiss`;
-  return `${d.notice === null ? '' : `${d.notice}. `}${keys}y publish, n/Esc dismiss`;
+  return `${keys}y publish, n/Esc dismiss`;
 }
 
 export function planOf(d: Dialog): ActionPlan {

@@ -26,7 +26,7 @@ export interface Layout {
   /** Inner text widths of the panes. */
   treeInner: number;
   detailsInner: number;
-  /** Inner width and content lines of a dialog (which replaces the panes). */
+  /** Inner width and content lines (below its title) of a dialog or help box, which replaces the panes. */
   dialogInner: number;
   dialogLines: number;
 }
@@ -53,7 +53,7 @@ export function layout(v: Viewport): Layout {
     treeInner: Math.max(1, treeWidth - 2),
     detailsInner: Math.max(1, detailsWidth - 2),
     dialogInner: Math.max(1, v.columns - 2),
-    dialogLines: body - 2,
+    dialogLines: body - PANE_CHROME,
   };
 }
 

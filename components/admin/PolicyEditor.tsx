@@ -58,11 +58,11 @@ export function PolicyEditor({ current, currentEpoch, blockers }: { current: str
         )}
       </div>
       <label className="block">
-        <span className="label">New epoch id</span>
+        <span className="field-label">New epoch id</span>
         <input className="input w-72 font-mono" value={epoch} onChange={(e) => setEpoch(e.target.value)} aria-invalid={!epochOk} />
       </label>
       <label className="block">
-        <span className="label">Policy JSON</span>
+        <span className="field-label">Policy JSON</span>
         <textarea className="input h-80 w-full font-mono text-xs" spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} data-testid="policy-json" />
       </label>
       <div data-testid="policy-validation" className={`text-sm ${validation.ok ? 'text-emerald-700' : 'text-red-700'}`}>

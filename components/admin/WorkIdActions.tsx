@@ -10,7 +10,7 @@ export function WorkIdActions() {
   return (
     <div className="space-y-2">
       <label className="block">
-        <span className="label">Work ids (comma or newline separated)</span>
+        <span className="field-label">Work ids (comma or newline separated)</span>
         <textarea className="input h-20 w-full font-mono text-xs" value={text} onChange={(e) => setText(e.target.value)} data-testid="work-ids" />
       </label>
       <div className="flex gap-2">

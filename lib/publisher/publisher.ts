@@ -89,7 +89,7 @@ export class Publisher {
       }
 
       const existing = projection.request(input.requestId);
-      if (existing !== undefined) return this.replayed(projection, snapshot.version, input, at);
+      if (existing !== undefined) return this.replayed(projection, snapshot.version, input);
 
       const tip = projection.tip;
       const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
@@ -112,9 +112,11 @@ export class Publisher {
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
 
-  private replayed(projection: Projection, version: string | null, input: PublishInput, at: number): PublishOutcome {
+  private replayed(projection: Projection, version: string | null, input: PublishInput): PublishOutcome {
     const existing = projection.request(input.requestId)!;
-    const ids = { requestId: input.requestId, commitId: existing.commitId, at };
+    // Prepare as of the committed decision: time-derived fields (e.g. a default `enqueued`)
+    // then match, so an honest retry of the same request has the same fingerprint.
+    const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
     let fingerprint: string | null = null;
     try {
       const prepared = input.prepare(projection, ids);
@@ -138,8 +140,9 @@ export class Publisher {
     commit: QueueCommit,
   ): Promise<PublishOutcome | null> {
     if (outcome.status === 'committed') {
-      const { projection } = await this.cache.load();
-      return { status: 'committed', commit, projection: projection!, version: outcome.version, attempts: attempt, bootstrap: commit.previous === null };
+      // The cached projection already holds the candidate (validated before the CAS).
+      const projection = this.cache.current()?.projection ?? (await this.cache.load()).projection!;
+      return { status: 'committed', commit, projection, version: outcome.version, attempts: attempt, bootstrap: commit.previous === null };
     }
     if (outcome.status === 'uncertain') {
       // Resolve by request id before anything else (spec 7.7).
@@ -149,7 +152,7 @@ export class Publisher {
         if (found.commitId === commit.id) {
           return { status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null };
         }
-        return this.replayed(projection, snapshot.version, input, Date.now());
+        return this.replayed(projection, snapshot.version, input);
       }
     }
     input.onRetry?.({ attempt, reason: outcome.status === 'uncertain' ? 'uncertain' : 'conflict' });

@@ -53,6 +53,10 @@ export class GitHubStore implements LedgerStore {
     return { version: tip, bytes: await this.blob(entry.sha) };
   }
 
+  async readVersion(): Promise<string | null> {
+    return this.tip();
+  }
+
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
     checkVersion(expected);
     let baseTree: string | undefined;

@@ -50,6 +50,11 @@ export class LocalGitStore implements LedgerStore {
     return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
   }
 
+  async readVersion(): Promise<string | null> {
+    await this.ready();
+    return resolveRef(this.ctx, this.ref);
+  }
+
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
     checkVersion(expected);
     await this.ready();

@@ -28,6 +28,11 @@ export interface LedgerStore {
   readonly label: string;
   read(): Promise<LedgerSnapshot>;
   /**
+   * Optional cheap read of just the branch version (null when absent), so a
+   * warm publisher can skip re-reading unchanged bytes.
+   */
+  readVersion?(): Promise<string | null>;
+  /**
    * Writes `bytes` as the ledger in a new commit whose parent is `expected`
    * (null: create the branch) and moves the branch only if it still points at
    * `expected`. Other files on the branch are preserved. Never forces.

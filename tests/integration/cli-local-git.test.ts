@@ -163,3 +163,16 @@ describe('fairway on a local Git repository', () => {
     expect(stale.json.error.code).toBe('work_not_available');
   });
 });
+
+describe('request ids', () => {
+  it('retrying a submission with the same --request-id replays it, even later in time', async () => {
+    const first = await cli(repo, '--request-id', 'same', 'submit-work', '--file', file('p.json', { a: 1 }), '--node-key', 'k');
+    expect(first.json.status).toBe('committed');
+    await new Promise((r) => setTimeout(r, 20));
+    const again = await cli(repo, '--request-id', 'same', 'submit-work', '--file', file('p.json', { a: 1 }), '--node-key', 'k');
+    expect(again.json.status).toBe('request_replayed');
+    expect(again.json.commit_id).toBe(first.json.commit_id);
+    const different = await cli(repo, '--request-id', 'same', 'submit-work', '--file', file('q.json', { a: 2 }), '--node-key', 'k');
+    expect(different.json.error.code).toBe('request_id_conflict');
+  });
+});

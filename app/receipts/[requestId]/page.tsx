@@ -39,8 +39,8 @@ function ExplanationCard({ e, index, workHref }: { e: Explanation; index: number
         {e.work !== null && <span className="text-xs muted">P{e.work.priority} · key {keyLabel(e.work.fairness_key)} · FIFO position ({e.work.position.ordinal}, {e.work.position.operation}) · {e.work.bucket_position} ineligible ahead in its bucket</span>}
       </div>
       <div className="grid gap-3 md:grid-cols-2">
-        {e.class !== null && <div><div className="label">Class level: V {e.class.v_before} → {e.class.v_after}</div><Candidates level={e.class} /></div>}
-        {e.key !== null && <div><div className="label">Key level (P{e.key.priority}): V {e.key.v_before} → {e.key.v_after}</div><Candidates level={e.key} /></div>}
+        {e.class !== null && <div><div className="field-label">Class level: V {e.class.v_before} → {e.class.v_after}</div><Candidates level={e.class} /></div>}
+        {e.key !== null && <div><div className="field-label">Key level (P{e.key.priority}): V {e.key.v_before} → {e.key.v_after}</div><Candidates level={e.key} /></div>}
       </div>
       <p className="mt-2 text-xs text-slate-600">
         Eligibility: {e.eligibility.available} available, {e.eligibility.eligible_buckets}/{e.eligibility.buckets} buckets eligible
@@ -98,7 +98,7 @@ export default async function ReceiptPage({ params, searchParams }: {
               {r.explanations.map((e, i) => <ExplanationCard key={i} e={e} index={i} workHref={workHref} />)}
               {r.stop !== null && (
                 <div className="text-sm">
-                  <div className="label">Why the fair prefix stopped: <ReasonBadge code={r.stop.reason} /></div>
+                  <div className="field-label">Why the fair prefix stopped: <ReasonBadge code={r.stop.reason} /></div>
                   {r.stop.explanation !== null && <ExplanationCard e={r.stop.explanation} index={null} workHref={workHref} />}
                 </div>
               )}

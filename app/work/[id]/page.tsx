@@ -46,7 +46,7 @@ export default async function WorkPage({ params, searchParams }: {
             )}
             {d.blocking !== null && (
               <div>
-                <div className="label">Blocking path</div>
+                <div className="field-label">Blocking path</div>
                 <div className="rounded border border-slate-200 bg-white p-2">
                   <Mermaid text={d.blocking.mermaid} links={d.blocking.nodes} label="Blocking path" testId="blocking-diagram" />
                 </div>

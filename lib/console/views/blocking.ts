@@ -101,8 +101,10 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
   });
   const used: string[] = [];
   for (const v of vertices.values()) {
-    for (const c of v.cls.split(' ')) used.push(c);
-    lines.push(`  class ${v.id} ${v.cls.split(' ').join(',')}`);
+    for (const c of v.cls.split(' ')) {
+      used.push(c);
+      lines.push(`  class ${v.id} ${c}`);
+    }
   }
   lines.push(...classDefs(used).map((d) => `  ${d}`));
   return {

@@ -10,6 +10,12 @@ export function formatTime(ms: number | null | undefined): string {
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** `11-30 14:03Z` (compact, for dense tables; the full time is in the title) */
+export function formatShort(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  return new Date(ms).toISOString().slice(5, 16).replace('T', ' ') + 'Z';
+}
+
 /** `14:03Z` (same day context) */
 export function formatClock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 16) + 'Z';

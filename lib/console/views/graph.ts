@@ -124,9 +124,11 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
   for (const [key, id] of mermaidIds) {
     const c = cls.get(key)!;
     used.push(c);
-    const focusClass = focusId !== null && key === `w:${focusId}` ? ',focus' : '';
-    if (focusClass) used.push('focus');
-    lines.push(`  class ${id} ${c}${focusClass}`);
+    lines.push(`  class ${id} ${c}`);
+    if (focusId !== null && key === `w:${focusId}`) {
+      used.push('focus');
+      lines.push(`  class ${id} focus`);
+    }
   }
   lines.push(...classDefs(used).map((d) => `  ${d}`));
 

@@ -1,0 +1,156 @@
+/**
+ * Console benchmark (issue 5 "Benchmark"): server render of the overview and
+ * the explorer for a ledger with 4,096 Work nodes, through the real
+ * production Next.js server (HTTP, full HTML), target < 1 s. Reported with the
+ * JSON.parse floor of the same ledger bytes, as the other benchmarks do.
+ *
+ *   npx tsx bench/console.ts            (prints a table and the JSON rows)
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { JsonObject } from '../engine/json.ts';
+import { replayLedger } from '../engine/replay/index.ts';
+import { submitRequest, type SubmitNode, bootstrapRequest } from '../engine/requests/operations.ts';
+import { LedgerWriter, defaultPolicy } from '../engine/requests/writer.ts';
+import type { Actor } from '../engine/schema/index.ts';
+import { startConsole } from '../lib/console/server.ts';
+import { explorerView, parseExplorerQuery } from '../lib/console/views/explorer.ts';
+import { overviewView } from '../lib/console/views/overview.ts';
+
+export const CONSOLE_TARGET_MS = 1000;
+const WORK = 4096;
+const REPO = 'bench/console';
+const KEYS = ['alpha', 'beta', 'gamma', 'delta'];
+
+export interface ConsoleBenchRow {
+  page: string;
+  works: number;
+  ledgerBytes: number;
+  /** First request after start (includes the cold replay of the ledger). */
+  coldMs: number;
+  warmMedianMs: number;
+  warmMaxMs: number;
+  htmlBytes: number;
+  /** The page's view model alone (no React), median. */
+  viewMedianMs: number;
+  floorMs: number;
+  warmOverFloor: number;
+  targetMs: number;
+  ok: boolean;
+}
+
+/** 4,096 Work: 16 graphs of 256 (chains of 8), 4 keys, all classes, 32 grants. */
+export function benchLedger(at0 = Date.UTC(2026, 0, 5, 9)): { text: string; now: number } {
+  const w = new LedgerWriter();
+  const producer: Actor = { role: 'producer', principal: '1', repository: REPO };
+  const dispatcher: Actor = { role: 'dispatcher', principal: '1', repository: REPO, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '1', run_attempt: 1 };
+  const weights = Object.fromEntries(KEYS.map((k) => [k, 1]));
+  const policy = defaultPolicy({ repository: REPO, principal: '1', weights, logicalLimit: 256, nativeLimit: 256 });
+  let t = at0;
+  const graph = (g: number): SubmitNode[] => Array.from({ length: 256 }, (_, i) => ({
+    node_key: `g${g}-task-${String(i).padStart(3, '0')}`,
+    payload: { plan: `bench task ${g}/${i}`, size: i },
+    priority: 1 + ((g + i) % 5),
+    fairness_key: KEYS[(g + i) % KEYS.length]!,
+    ...(i % 8 === 0 ? {} : { depends_on: [{ kind: 'work' as const, node_key: `g${g}-task-${String(i - 1).padStart(3, '0')}` }] }),
+  }));
+  w.publish('bench-0', producer, (t += 1000), bootstrapRequest(policy as JsonObject, 'bench-epoch', graph(0), { graphId: 'graph-00', at: t }));
+  for (let g = 1; g < WORK / 256; g++) {
+    w.publish(`bench-${g}`, producer, (t += 1000), submitRequest(w.state, graph(g), { graphId: `graph-${String(g).padStart(2, '0')}`, at: t }));
+  }
+  for (let i = 0; i < 8; i++) w.dispatchNext(`bench-grant-${i}`, dispatcher, (t += 1000), { pool: 'default', max_claims: 4, max_dispatches: 4, max_bytes: 49152 });
+  return { text: w.text(), now: t + 60_000 };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function timeGet(url: string): Promise<{ ms: number; bytes: number }> {
+  const started = performance.now();
+  const res = await fetch(url);
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${url} → ${res.status}`);
+  return { ms: performance.now() - started, bytes: Buffer.byteLength(body) };
+}
+
+export async function runConsoleBench(options: { samples?: number; log?: (line: string) => void } = {}): Promise<ConsoleBenchRow[]> {
+  const samples = options.samples ?? 9;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { text, now } = benchLedger();
+  const dir = mkdtempSync(join(tmpdir(), 'fairway-console-bench-'));
+  const file = join(dir, 'work-queue.jsonl');
+  writeFileSync(file, text);
+  const ledgerBytes = Buffer.byteLength(text);
+
+  const floors: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s = performance.now();
+    for (const line of text.split('\n')) if (line !== '') JSON.parse(line);
+    floors.push(performance.now() - s);
+  }
+  const floorMs = median(floors);
+
+  const projection = replayLedger(text);
+  const viewTimes = { overview: [] as number[], explorer: [] as number[] };
+  for (let i = 0; i < samples; i++) {
+    let s = performance.now();
+    overviewView(projection, now);
+    viewTimes.overview.push(performance.now() - s);
+    s = performance.now();
+    explorerView(projection, now, parseExplorerQuery(new URLSearchParams('key=beta&readiness=ready')));
+    viewTimes.explorer.push(performance.now() - s);
+  }
+
+  log(`console bench: ${projection.state.works.size} Work, ${ledgerBytes} bytes; starting the production server…`);
+  const server = await startConsole({ source: { kind: 'ledger', ledger: file }, port: 0, fixedNow: now, log });
+  const rows: ConsoleBenchRow[] = [];
+  try {
+    const pages: Array<[string, string, 'overview' | 'explorer']> = [
+      ['overview /', '/', 'overview'],
+      ['explorer /work', '/work', 'explorer'],
+      ['explorer /work?key=beta&readiness=ready&page=2', '/work?key=beta&readiness=ready&page=2', 'explorer'],
+    ];
+    let first = true;
+    for (const [label, path, view] of pages) {
+      const cold = await timeGet(`${server.url}${path}`);
+      const warm: number[] = [];
+      for (let i = 0; i < samples; i++) warm.push((await timeGet(`${server.url}${path}`)).ms);
+      const warmMedianMs = median(warm);
+      rows.push({
+        page: `${label}${first ? ' (cold includes ledger replay)' : ''}`,
+        works: projection.state.works.size,
+        ledgerBytes,
+        coldMs: Math.round(cold.ms),
+        warmMedianMs: Math.round(warmMedianMs),
+        warmMaxMs: Math.round(Math.max(...warm)),
+        htmlBytes: cold.bytes,
+        viewMedianMs: Math.round(median(viewTimes[view]) * 10) / 10,
+        floorMs: Math.round(floorMs * 10) / 10,
+        warmOverFloor: Math.round((warmMedianMs / floorMs) * 10) / 10,
+        targetMs: CONSOLE_TARGET_MS,
+        ok: warmMedianMs < CONSOLE_TARGET_MS && cold.ms < CONSOLE_TARGET_MS * 3,
+      });
+      first = false;
+    }
+  } finally {
+    await server.close();
+  }
+  return rows;
+}
+
+export function formatConsoleBench(rows: readonly ConsoleBenchRow[]): string {
+  const head = 'page                                              cold ms  warm median  warm max  view ms  floor ms  ×floor  target';
+  return [head, ...rows.map((r) =>
+    `${r.page.padEnd(50)}${String(r.coldMs).padStart(7)}${String(r.warmMedianMs).padStart(13)}${String(r.warmMaxMs).padStart(10)}${String(r.viewMedianMs).padStart(9)}${String(r.floorMs).padStart(10)}${String(r.warmOverFloor).padStart(8)}  ${r.ok ? 'ok' : 'MISSED'} (<${r.targetMs} ms)`)].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await runConsoleBench();
+  console.log(formatConsoleBench(rows));
+  console.log(JSON.stringify(rows));
+  process.exit(0);
+}

@@ -1,0 +1,89 @@
+/**
+ * Publication benchmarks (issue 4): latency of one checked publication on a
+ * 1/16/64 MiB ledger against `git hash-object -w` of the same new blob (the
+ * floor: any Git-backed append must at least store the blob), and dispatch
+ * throughput with 1, 2, 4 and 8 contending processes on one repository.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Publisher } from '../lib/publisher/publisher.ts';
+import { LocalGitStore } from '../lib/store/local-git.ts';
+import { submitRequest } from '../engine/requests/operations.ts';
+
+const HERE = import.meta.dirname;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function freshRepo(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fairway-bench-'));
+  execFileSync('git', ['init', '-q', '--bare', dir]);
+  return dir;
+}
+
+export interface PublishRow { label: string; bytes: number; publishMs: number; hashObjectMs: number; ratio: number }
+
+export async function runPublishBench(ledgers: Array<{ label: string; path: string }>, samples = 5): Promise<PublishRow[]> {
+  const rows: PublishRow[] = [];
+  for (const { label, path } of ledgers) {
+    const bytes = new Uint8Array(readFileSync(path));
+    const repo = freshRepo();
+    const store = new LocalGitStore({ repo, branch: 'work-queue' });
+    const seeded = await store.compareAndSwap(null, bytes, 'seed');
+    if (seeded.status !== 'committed') throw new Error(`could not seed ${label}`);
+    const publisher = new Publisher(store);
+    const { projection } = await publisher.cache.load(); // warm: the in-process projection is reused
+    const repository = projection!.state.repository!;
+    const principal = Object.keys((projection!.state.policy!.policy.producers ?? {}) as object)[0] ?? '1001';
+    const publishTimes: number[] = [];
+    const hashTimes: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const t0 = performance.now();
+      const out = await publisher.publish({
+        requestId: `bench-${label}-${i}`,
+        actor: { role: 'producer', principal, repository },
+        prepare: (p, ids) => submitRequest(p.state, [{ node_key: `bench-${i}`, payload: { i }, fairness_key: '' }], { graphId: 'bench', at: ids.at }),
+      });
+      publishTimes.push(performance.now() - t0);
+      if (out.status !== 'committed') throw new Error(`publish ${i} on ${label}: ${out.status}`);
+      const blob = execFileSync('git', ['-C', repo, 'cat-file', 'blob', 'work-queue:work-queue.jsonl'], { maxBuffer: 256 << 20 });
+      const h0 = performance.now();
+      execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: blob, maxBuffer: 1 << 20 });
+      hashTimes.push(performance.now() - h0);
+    }
+    rmSync(repo, { recursive: true, force: true });
+    const publishMs = median(publishTimes);
+    const hashObjectMs = median(hashTimes);
+    rows.push({ label, bytes: bytes.length, publishMs, hashObjectMs, ratio: publishMs / hashObjectMs });
+  }
+  return rows;
+}
+
+export interface ThroughputRow { processes: number; grants: number; seconds: number; grantsPerSecond: number; conflicts: number }
+
+/** N worker processes, each with its own warm publisher, race K dispatch_next requests on one repository. */
+export async function runThroughputBench(counts = [1, 2, 4, 8], perProcess = 8): Promise<ThroughputRow[]> {
+  const rows: ThroughputRow[] = [];
+  for (const n of counts) {
+    const repo = freshRepo();
+    const setup = join(repo, 'nodes.json');
+    writeFileSync(setup, JSON.stringify(Array.from({ length: n * perProcess + 8 }, (_, i) => ({ node_key: `w${i}`, payload: { i }, fairness_key: '' }))));
+    execFileSync(process.execPath, ['--import', 'tsx', join(HERE, 'dispatch-worker.ts'), 'seed', repo, setup]);
+    const t0 = performance.now();
+    const outs = await Promise.all(Array.from({ length: n }, (_, p) => new Promise<{ grants: number; conflicts: number }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'dispatch-worker.ts'), 'grant', repo, String(p), String(perProcess)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${p} exited ${code}`))));
+    })));
+    const seconds = (performance.now() - t0) / 1000;
+    const grants = outs.reduce((a, o) => a + o.grants, 0);
+    rows.push({ processes: n, grants, seconds, grantsPerSecond: grants / seconds, conflicts: outs.reduce((a, o) => a + o.conflicts, 0) });
+    rmSync(repo, { recursive: true, force: true });
+  }
+  return rows;
+}

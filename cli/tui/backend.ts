@@ -1,0 +1,107 @@
+/**
+ * The browser's edge: reads the queue from the same store flags as every
+ * command (cli/source.ts) and publishes reviewed actions through the one
+ * checked publisher as an administrator (like cli/commands/admin.ts).
+ */
+import { fail, isProtocolError } from '../../engine/errors.ts';
+import type { Projection } from '../../engine/replay/index.ts';
+import { cancelClaimsRequest, cancelWorkRequest, reprioritizeRequest } from '../../engine/requests/admin.ts';
+import type { BuiltRequest } from '../../engine/requests/operations.ts';
+import type { ReplayState } from '../../engine/replay/state.ts';
+import { Publisher } from '../../lib/publisher/publisher.ts';
+import type { LedgerStore } from '../../lib/store/types.ts';
+import type { GlobalOptions } from '../context.ts';
+import { UsageError } from '../output.ts';
+import { actor, principalOf, queueRepository, readSource, storeFor } from '../source.ts';
+import type { ActionPlan, Authority } from './dialog.ts';
+import { buildSnapshot, type Snapshot } from './model.ts';
+import type { PublishResult } from './state.ts';
+
+export interface TuiBackend {
+  authority: Authority;
+  load(watch: readonly string[]): Promise<Snapshot>;
+  publish(plan: ActionPlan): Promise<PublishResult>;
+}
+
+function errorOf(e: unknown): { code: string; message: string } {
+  if (isProtocolError(e)) return { code: e.code, message: e.message };
+  if (e instanceof UsageError) return { code: e.code, message: e.message };
+  return { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+}
+
+export function buildRequest(plan: ActionPlan, state: ReplayState, at: number): BuiltRequest {
+  switch (plan.action) {
+    case 'cancel_work': return cancelWorkRequest(state, plan.ids, plan.reason);
+    case 'cancel_claims': return cancelClaimsRequest(state, plan.ids, plan.reason, at);
+    case 'reprioritize': return reprioritizeRequest(state, plan.ids, plan.priority ?? 0, plan.reason);
+  }
+}
+
+/** Counts compare-and-swap attempts, so a failure can be told apart from an uncertain write. */
+function counting(store: LedgerStore): { store: LedgerStore; writes: () => number } {
+  let writes = 0;
+  return {
+    writes: () => writes,
+    store: {
+      label: store.label,
+      read: () => store.read(),
+      readDefaultBranchFile: (path) => store.readDefaultBranchFile(path),
+      compareAndSwap: (expected, bytes, message) => {
+        writes += 1;
+        return store.compareAndSwap(expected, bytes, message);
+      },
+    },
+  };
+}
+
+/** A backend for the global flags; `now` is the decision clock for snapshots. */
+export function openBackend(g: GlobalOptions, now: () => number = Date.now): TuiBackend {
+  const principal = principalOf(g);
+  if (g.ledger !== undefined) {
+    const source = readSource(g);
+    return {
+      authority: { principal, source: source.label, writable: false, basis: 'read-only ledger file' },
+      load: async (watch) => buildSnapshot(await source.load(), now(), watch),
+      publish: async () => ({ status: 'rejected', code: 'ledger_read_only', message: '--ledger is read-only' }),
+    };
+  }
+  const counted = counting(storeFor(g));
+  const publisher = new Publisher(counted.store);
+  const basis = g.github !== undefined ? 'GitHub token; GitHub enforces repository permissions' : 'local principal, unauthenticated';
+  const loadProjection = async (): Promise<Projection> => {
+    const { projection } = await publisher.cache.load();
+    if (projection === null) fail('queue_uninitialized', `no queue on ${counted.store.label} yet: the first submit-work or submit-graph creates it`);
+    return projection;
+  };
+  return {
+    authority: { principal, source: counted.store.label, writable: true, basis },
+    load: async (watch) => buildSnapshot(await loadProjection(), now(), watch),
+    publish: async (plan) => {
+      const before = counted.writes();
+      let prepareError: unknown = null;
+      try {
+        const repository = await queueRepository(g, await loadProjection());
+        const outcome = await publisher.publish({
+          requestId: plan.requestId,
+          actor: actor('administrator', principal, repository),
+          prepare: (projection, ids) => {
+            try {
+              return buildRequest(plan, projection.state, ids.at);
+            } catch (e) {
+              prepareError = e;
+              throw e;
+            }
+          },
+        });
+        if (outcome.status === 'no_write') return { status: 'rejected', code: outcome.code, message: outcome.message };
+        if (outcome.status === 'request_replayed') return { status: 'replayed', commitId: outcome.commitId };
+        return { status: 'committed', commitId: outcome.commit.id };
+      } catch (e) {
+        // Checked before any write, or rebuilt after the publisher confirmed the
+        // request absent: definitely not written. Otherwise a write was attempted.
+        const definite = e === prepareError || counted.writes() === before;
+        return { status: definite ? 'rejected' : 'uncertain', ...errorOf(e) };
+      }
+    },
+  };
+}
