@@ -28,7 +28,7 @@ export interface ConsoleBenchRow {
   page: string;
   works: number;
   ledgerBytes: number;
-  /** First request after start (includes the cold replay of the ledger). */
+  /** First render of the page (its code loads on first use; the ledger is already replayed). */
   coldMs: number;
   warmMedianMs: number;
   warmMaxMs: number;
@@ -56,7 +56,10 @@ export function benchLedger(at0 = Date.UTC(2026, 0, 5, 9)): { text: string; now:
     fairness_key: KEYS[(g + i) % KEYS.length]!,
     ...(i % 8 === 0 ? {} : { depends_on: [{ kind: 'work' as const, node_key: `g${g}-task-${String(i - 1).padStart(3, '0')}` }] }),
   }));
-  w.publish('bench-0', producer, (t += 1000), bootstrapRequest(policy as JsonObject, 'bench-epoch', graph(0), { graphId: 'graph-00', at: t }));
+  // A commit carries at most 256 operations: the genesis holds the Policy and 255 Work.
+  const first = graph(0);
+  w.publish('bench-0', producer, (t += 1000), bootstrapRequest(policy as JsonObject, 'bench-epoch', first.slice(0, 255), { graphId: 'graph-00', at: t }));
+  w.publish('bench-0b', producer, (t += 1000), submitRequest(w.state, first.slice(255), { graphId: 'graph-00', at: t }));
   for (let g = 1; g < WORK / 256; g++) {
     w.publish(`bench-${g}`, producer, (t += 1000), submitRequest(w.state, graph(g), { graphId: `graph-${String(g).padStart(2, '0')}`, at: t }));
   }
@@ -106,22 +109,27 @@ export async function runConsoleBench(options: { samples?: number; log?: (line: 
   }
 
   log(`console bench: ${projection.state.works.size} Work, ${ledgerBytes} bytes; starting the production server…`);
-  const server = await startConsole({ source: { kind: 'ledger', ledger: file }, port: 0, fixedNow: now, log });
+  const server = await startConsole({ source: { kind: 'ledger', ledger: file }, port: 0, fixedNow: now, log, warm: false });
   const rows: ConsoleBenchRow[] = [];
   try {
+    const startup = await timeGet(`${server.url}/api/tip`);
+    rows.push({
+      page: 'start-up: first ledger read (cold replay)', works: projection.state.works.size, ledgerBytes, coldMs: Math.round(startup.ms),
+      warmMedianMs: 0, warmMaxMs: 0, htmlBytes: startup.bytes, viewMedianMs: 0, floorMs: Math.round(floorMs * 10) / 10,
+      warmOverFloor: Math.round((startup.ms / floorMs) * 10) / 10, targetMs: CONSOLE_TARGET_MS, ok: true,
+    });
     const pages: Array<[string, string, 'overview' | 'explorer']> = [
       ['overview /', '/', 'overview'],
       ['explorer /work', '/work', 'explorer'],
       ['explorer /work?key=beta&readiness=ready&page=2', '/work?key=beta&readiness=ready&page=2', 'explorer'],
     ];
-    let first = true;
     for (const [label, path, view] of pages) {
       const cold = await timeGet(`${server.url}${path}`);
       const warm: number[] = [];
       for (let i = 0; i < samples; i++) warm.push((await timeGet(`${server.url}${path}`)).ms);
       const warmMedianMs = median(warm);
       rows.push({
-        page: `${label}${first ? ' (cold includes ledger replay)' : ''}`,
+        page: label,
         works: projection.state.works.size,
         ledgerBytes,
         coldMs: Math.round(cold.ms),
@@ -132,9 +140,8 @@ export async function runConsoleBench(options: { samples?: number; log?: (line: 
         floorMs: Math.round(floorMs * 10) / 10,
         warmOverFloor: Math.round((warmMedianMs / floorMs) * 10) / 10,
         targetMs: CONSOLE_TARGET_MS,
-        ok: warmMedianMs < CONSOLE_TARGET_MS && cold.ms < CONSOLE_TARGET_MS * 3,
+        ok: warmMedianMs < CONSOLE_TARGET_MS && cold.ms < CONSOLE_TARGET_MS,
       });
-      first = false;
     }
   } finally {
     await server.close();
@@ -143,9 +150,9 @@ export async function runConsoleBench(options: { samples?: number; log?: (line: 
 }
 
 export function formatConsoleBench(rows: readonly ConsoleBenchRow[]): string {
-  const head = 'page                                              cold ms  warm median  warm max  view ms  floor ms  ×floor  target';
+  const head = 'page                                              first ms  warm median  warm max  view ms  floor ms  ×floor  target';
   return [head, ...rows.map((r) =>
-    `${r.page.padEnd(50)}${String(r.coldMs).padStart(7)}${String(r.warmMedianMs).padStart(13)}${String(r.warmMaxMs).padStart(10)}${String(r.viewMedianMs).padStart(9)}${String(r.floorMs).padStart(10)}${String(r.warmOverFloor).padStart(8)}  ${r.ok ? 'ok' : 'MISSED'} (<${r.targetMs} ms)`)].join('\n');
+    `${r.page.padEnd(50)}${String(r.coldMs).padStart(8)}${String(r.warmMedianMs).padStart(13)}${String(r.warmMaxMs).padStart(10)}${String(r.viewMedianMs).padStart(9)}${String(r.floorMs).padStart(10)}${String(r.warmOverFloor).padStart(8)}  ${r.ok ? 'ok' : 'MISSED'} (<${r.targetMs} ms)`)].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -16,10 +16,12 @@ import { registerReplay } from './replay.ts';
 import { registerSimulate } from './simulate.ts';
 import { registerSnapshot } from './snapshot.ts';
 import { registerSubmit } from './submit.ts';
+import { registerTui } from './tui.ts';
 import { registerVerify } from './verify.ts';
 
 export const COMMANDS: CommandModule[] = [
   registerVerify,
+  registerTui,
   registerReplay,
   registerInspect,
   registerSubmit,

@@ -8,14 +8,18 @@ import type { ClaimItem, DependencyRef, Snapshot, WorkItem, WorkRef } from './mo
 import { quoted, safe, wrap } from './layout.ts';
 import { parseKey } from './rows.ts';
 
-const field = (name: string, value: string | number | null): string => `${name.padEnd(15)} ${value === null ? '-' : String(value)}`;
+/** `name value`; a long value (a full id) goes on its own line, so it wraps least. */
+function field(name: string, value: string | number | null): string {
+  const text = value === null ? '-' : String(value);
+  return text.length > 28 ? `${name}\n${text}` : `${name.padEnd(15)} ${text}`;
+}
 const time = (ms: number | null): string | null => (ms === null ? null : `${new Date(ms).toISOString()}`);
 
 function workRefLine(s: Snapshot, ref: WorkRef, from: WorkItem | null): string[] {
-  if (ref.nodeKey === null) return [`  work ${ref.workId} (not in this ledger)`];
+  if (ref.nodeKey === null) return ['- work not in this ledger', `  ${ref.workId}`];
   const shared = from !== null && ref.graphId !== from.graphId ? ` in graph ${quoted(ref.graphId ?? '')}` : '';
   const attempts = s.works.get(ref.workId)?.claims.length ?? 0;
-  return [`  work ${quoted(ref.nodeKey)} ${ref.state}${shared}${attempts > 0 ? ` (${attempts} attempts)` : ''}`, `    ${ref.workId}`];
+  return [`- work ${quoted(ref.nodeKey)} ${ref.state}${shared}${attempts > 0 ? ` (${attempts} attempts)` : ''}`, `  ${ref.workId}`];
 }
 
 function dependencyLines(s: Snapshot, w: WorkItem, d: DependencyRef): string[] {
@@ -24,7 +28,7 @@ function dependencyLines(s: Snapshot, w: WorkItem, d: DependencyRef): string[] {
   const o = d.observation;
   const seen = o === null ? 'no observation yet' : `${o.state} (observed ${time(o.observedAt)})`;
   return [
-    `  ${what} gate: ${safe(d.repository)}#${safe(d.number)} must be ${d.condition}`,
+    `- ${what} gate: ${safe(d.repository)}#${safe(d.number)} must be ${d.condition}`,
     `    host ${safe(d.host)} repository_id ${safe(d.repositoryId)} resource_id ${safe(d.resourceId)}`,
     `    latest: ${seen}`,
     ...(o === null ? [] : [`    observation ${o.id}`]),
@@ -32,10 +36,10 @@ function dependencyLines(s: Snapshot, w: WorkItem, d: DependencyRef): string[] {
 }
 
 function blockingLines(path: readonly BlockingStep[]): string[] {
-  return path.map((b) =>
+  return path.flatMap((b) =>
     b.kind === 'work'
-      ? `  ${b.reason}: work ${b.work_id ?? '?'} ${b.state ?? ''}${b.barrier && b.barrier !== 'none' ? ` barrier=${b.barrier}` : ''}`
-      : `  ${b.reason}: ${b.kind} ${b.condition ?? ''} ${safe(b.gate ?? '')}`);
+      ? [`- ${b.reason}: work ${b.state ?? ''}${b.barrier && b.barrier !== 'none' ? ` barrier=${b.barrier}` : ''}`, `  ${b.work_id ?? '?'}`]
+      : [`- ${b.reason}: ${b.kind} must be ${b.condition ?? '?'}`, `  gate ${safe(b.gate ?? '')}`]);
 }
 
 export function workLines(s: Snapshot, w: WorkItem): string[] {
@@ -68,7 +72,7 @@ export function workLines(s: Snapshot, w: WorkItem): string[] {
   lines.push('', `CLAIM ATTEMPTS (${w.claims.length})`);
   for (const id of w.claims) {
     const c = s.claims.get(id);
-    lines.push(`  ${c?.state ?? '?'} ${c?.handle ?? ''}${id === w.currentClaim ? ' (current)' : ''}`, `    ${id}`);
+    lines.push(`- ${c?.state ?? '?'} ${c?.handle ?? ''}${id === w.currentClaim ? ' (current)' : ''}`, id);
   }
   return lines;
 }
@@ -99,10 +103,10 @@ export function claimLines(s: Snapshot, c: ClaimItem): string[] {
     field('run', g.runBound ? 'bound (evidence not shown)' : 'not bound'),
     field('reservation', g.released ? `released in ${g.releaseCommit ?? '?'}` : 'outstanding'),
     `MEMBERS (${g.members.length})`,
-    ...g.members.map((m) => `  ${m}${m === c.id ? ' (this Claim)' : ''}`),
+    ...g.members.flatMap((m) => [`- ${s.claims.get(m)?.state ?? '?'}${m === c.id ? ' (this Claim)' : ''}`, m]),
     '',
     `GATE OBSERVATIONS (${c.observations.length})`,
-    ...c.observations.map((o) => `  ${o}`),
+    ...c.observations,
   ];
 }
 
@@ -144,7 +148,7 @@ let memo: { s: Snapshot | null; key: string | null; width: number; lines: string
 /** Detail lines wrapped to the details pane width (what scrolls). */
 export function wrappedDetails(s: Snapshot | null, key: string | null, width: number): string[] {
   if (memo !== null && memo.s === s && memo.key === key && memo.width === width) return memo.lines;
-  const lines = wrap(detailLines(s, key), width);
+  const lines = wrap(detailLines(s, key).flatMap((l) => l.split('\n')), width);
   memo = { s, key, width, lines };
   return lines;
 }

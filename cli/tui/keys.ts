@@ -1,8 +1,19 @@
-/** Ink's key events → the reducer's key presses (null: not a key the browser uses). */
+/** Ink's key events → the reducer's key presses (none: not a key the browser uses). */
 import type { Key } from 'ink';
 import type { KeyPress } from './state.ts';
 
-export function fromInk(input: string, key: Key): KeyPress | null {
+/**
+ * Ink delivers several characters that arrive together (typed fast, pasted,
+ * or sent by tmux) as one input: they become one key press per character.
+ */
+export function fromInk(input: string, key: Key): KeyPress[] {
+  const one = single(input, key);
+  if (one === null) return [];
+  if (one.name !== 'char') return [one];
+  return [...(one.char ?? '')].map((char) => ({ name: 'char', char }));
+}
+
+function single(input: string, key: Key): KeyPress | null {
   if (key.eventType === 'release') return null;
   if (key.upArrow) return { name: 'up' };
   if (key.downArrow) return { name: 'down' };

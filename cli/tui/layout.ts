@@ -35,14 +35,16 @@ export interface Layout {
 const HEADER = 1;
 const FOOTER = 4;
 const PANE_CHROME = 3;
+const DETAILS_WIDE = 70;
 
 export function layout(v: Viewport): Layout {
   const tooSmall = v.columns < MIN_COLUMNS || v.rows < MIN_ROWS;
   const wide = v.columns >= WIDE_COLUMNS;
   const height = Math.max(1, v.rows - 1);
   const body = Math.max(PANE_CHROME + 1, height - HEADER - FOOTER);
-  const treeWidth = wide ? Math.max(50, Math.min(Math.floor(v.columns * 0.55), v.columns - 44)) : v.columns;
-  const detailsWidth = wide ? v.columns - treeWidth : v.columns;
+  // Details get room for a full Claim id on one line once the tree keeps 50 columns.
+  const detailsWidth = wide ? Math.min(DETAILS_WIDE, v.columns - 50) : v.columns;
+  const treeWidth = wide ? v.columns - detailsWidth : v.columns;
   return {
     tooSmall,
     wide,

@@ -62,7 +62,7 @@ function onPublished(s: TuiState, at: number, plan: ActionPlan, result: PublishR
   if (result.status === 'committed' || result.status === 'replayed') {
     const done = new Set(plan.ids.map((id) => (plan.action === 'cancel_claims' ? rowKey('claim', id) : rowKey('work', id))));
     next = info({ ...next, selected: new Set([...s.selected].filter((k) => !done.has(k))) },
-      `${result.status === 'replayed' ? 'already committed' : 'committed'}: ${plan.action} of ${plan.ids.length} in ${result.commitId}`);
+      `${result.status === 'replayed' ? 'already committed' : 'committed'}: ${plan.action} of ${plan.ids.length} in ${result.commitId} (request ${plan.requestId})`);
   } else if (result.status === 'rejected') {
     next = error(next, `not published (${result.code}): ${result.message}`);
   } else {
@@ -179,8 +179,11 @@ function searchKey(s: TuiState, k: KeyPress): TuiState {
   const draft = s.searchDraft ?? '';
   if (k.name === 'escape') return { ...s, searchDraft: null };
   if (k.name === 'backspace') return { ...s, searchDraft: draft.slice(0, -1) };
-  if (k.name === 'enter') return settle({ ...s, searchDraft: null, search: draft.trim(), top: 0 });
-  if (k.name === 'char') return { ...s, searchDraft: (draft + (k.char ?? '').replace(/[\x00-\x1f\x7f]/g, '')).slice(0, 200) };
+  if (k.name === 'enter') {
+    const next = { ...s, searchDraft: null, search: draft.trim() };
+    return place(next, Math.max(0, rowsOf(next).findIndex((r) => r.key === s.cursorKey)));
+  }
+  if (k.name === 'char') return { ...s, searchDraft: (draft + [...(k.char ?? '')].filter((ch) => ch >= ' ' && ch !== '\x7f').join('')).slice(0, 200) };
   return s;
 }
 

@@ -55,12 +55,12 @@ function rowText(s: TuiState, row: Row, cursor: boolean): string {
   if (row.kind === 'work') {
     const w = snap.works.get(row.id)!;
     const twisty = w.claims.length === 0 ? ' ' : s.expandedWork.has(w.id) ? '-' : '+';
-    const claims = w.claims.length === 0 ? '' : ` ${w.claims.length} claim${w.claims.length === 1 ? '' : 's'}`;
-    return `${mark}${sel} ${indent}${twisty} ${w.state.padEnd(9)} P${w.effectivePriority} ${quoted(w.nodeKey)} ${abbrev(w.id)}${claims}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}`;
+    const claims = w.claims.length === 0 ? '' : ` (${w.claims.length} claim${w.claims.length === 1 ? '' : 's'})`;
+    return `${mark}${sel} ${indent}${twisty} ${w.state.padEnd(9)} P${w.effectivePriority} ${abbrev(w.id, 8)} ${quoted(w.nodeKey)}${claims}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}`;
   }
   const c = snap.claims.get(row.id)!;
   const current = snap.works.get(c.workId)?.currentClaim === c.id ? ' current' : '';
-  return `${mark}${sel} ${indent}claim ${c.state.padEnd(9)} ${safe(c.handle)} ${abbrev(c.id)}${current}`;
+  return `${mark}${sel} ${indent}claim ${c.state.padEnd(9)} ${abbrev(c.id, 8)} ${safe(c.handle)}${current}`;
 }
 
 function pane(title: string, focused: boolean, width: number, l: Layout, lines: ReactElement[]): ReactElement {

@@ -63,9 +63,16 @@ export interface SiblingStep<K> {
   /** P[selected] after the charge (v + stride). */
   pass: bigint;
   stride: bigint;
-  /** Every eligible member, sorted by (pass, stable order); the first is `selected`. */
+  /**
+   * The leading eligible members sorted by (pass, stable order), at most
+   * MAX_STEP_CANDIDATES of them (explanations list no more); the first is
+   * `selected`. `active.length` is the full eligible count.
+   */
   candidates: readonly PassCandidate<K>[];
 }
+
+/** Candidates a `SiblingStep` carries (and an explanation lists) per sibling set. */
+export const MAX_STEP_CANDIDATES = 32;
 
 export interface ClockTransition {
   epoch: string | null;
@@ -174,6 +181,7 @@ export function planSibling<K>(
     candidates.push({ member, pass, stride, entering });
   }
   candidates.sort((a, b) => (a.pass < b.pass ? -1 : a.pass > b.pass ? 1 : compare(a.member, b.member)));
+  if (candidates.length > MAX_STEP_CANDIDATES) candidates.length = MAX_STEP_CANDIDATES;
   const winner = candidates[0]!;
   return {
     active: [...eligible],
@@ -222,11 +230,12 @@ export function planPick(
   };
 }
 
-function emptyClock<K>(): SiblingClock<K> {
+export function emptyClock<K>(): SiblingClock<K> {
   return { v: 0n, pass: new Map(), active: new Set() };
 }
 
-function applyStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>, what: string): void {
+/** Apply one planned sibling step to `clock` (entry clamps, new active set, V, the winner's charge). */
+export function applySiblingStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>, what: string): void {
   if (clock.v !== step.vBefore) fail('fairness_transition_stale', `${what} clock moved since the transition was planned`);
   for (const [member, pass] of step.entered) clock.pass.set(member, pass);
   clock.active = new Set(step.active);
@@ -244,16 +253,16 @@ export function applyTransition(fairness: FairnessState, transition: ClockTransi
     clocks = { classes: emptyClock(), keys: new Map() };
     fairness.pools.set(transition.pool, clocks);
   }
-  if (transition.classStep !== null) applyStep(clocks.classes, transition.classStep, 'class');
+  if (transition.classStep !== null) applySiblingStep(clocks.classes, transition.classStep, 'class');
   let keyClock = clocks.keys.get(transition.priority);
   if (keyClock === undefined) {
     keyClock = emptyClock();
     clocks.keys.set(transition.priority, keyClock);
   }
-  applyStep(keyClock, transition.keyStep, 'key');
+  applySiblingStep(keyClock, transition.keyStep, 'key');
 }
 
-function cloneClock<K>(clock: SiblingClock<K>): SiblingClock<K> {
+export function cloneClock<K>(clock: SiblingClock<K>): SiblingClock<K> {
   return { v: clock.v, pass: new Map(clock.pass), active: new Set(clock.active) };
 }
 

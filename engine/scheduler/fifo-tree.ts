@@ -4,6 +4,12 @@
  * head so a scan can skip ineligible heads without removing them.
  */
 
+/** A read-only view of one entry (the tree's own node: no allocation per lookup). */
+export interface FifoEntry {
+  readonly rank: number;
+  readonly id: string;
+}
+
 interface Node {
   rank: number;
   id: string;
@@ -108,6 +114,27 @@ export class FifoTree {
     this.root = drop(this.root);
     if (removed) this.count--;
     return removed;
+  }
+
+  /** The entry of least rank, or null when empty. O(log n), no allocation. */
+  first(): FifoEntry | null {
+    let n = this.root;
+    if (n === null) return null;
+    while (n.left !== null) n = n.left;
+    return n;
+  }
+
+  /** The entry of least rank greater than `rank`, or null. O(log n), no allocation. */
+  after(rank: number): FifoEntry | null {
+    let n = this.root;
+    let best: Node | null = null;
+    while (n !== null) {
+      if (n.rank > rank) {
+        best = n;
+        n = n.left;
+      } else n = n.right;
+    }
+    return best;
   }
 
   /** Entries in ascending rank. Iteration cost is O(log n + k) for k entries read. */

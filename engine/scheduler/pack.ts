@@ -4,9 +4,11 @@
  * earliest compatible group includes byte fit; no skipped winner; preceding
  * Observations count against operation budget").
  *
- * Each winner comes from `planNext` over an overlay holding the prefix so
- * far; it joins the earliest compatible group or opens one, otherwise the
- * prefix stops. Nothing in `state` changes.
+ * Each winner comes from one `PrefixPlanner` (the engine of `planNext`) that
+ * holds the prefix so far and updates its indexes incrementally; it joins the
+ * earliest compatible group or opens one, otherwise the prefix stops. Nothing
+ * in `state` changes. Cost: one walk of the pool's buckets, then O(log n) per
+ * decision (plus the assignment sizing).
  */
 import { createHash } from 'node:crypto';
 import { fail } from '../errors.ts';
@@ -15,9 +17,9 @@ import type { ReplayState, WorkRecord } from '../replay/state.ts';
 import type { WorkerProfile } from '../schema/policy.ts';
 import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
 import type { ClockTransition } from './clocks.ts';
-import { admitToOverlay, createOverlay, nativeOutstanding } from './overlay.ts';
-import { planNext, type Explanation, type NoGrantReason, type PlanResult } from './plan.ts';
+import type { Explanation, NoGrantReason, PlanResult } from './plan.ts';
 import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
+import { PrefixPlanner } from './prefix-planner.ts';
 
 export interface DispatchNextRequest {
   requestId: string;
@@ -69,7 +71,7 @@ export interface PackResult {
   transitions: ClockTransition[];
   groups: PackGroup[];
   stopReason: PackStopReason;
-  /** One per `planNext` decision, in order; the last explains the stop unless a budget ended the prefix. */
+  /** One per decision (each a `planNext` of the prefix so far), in order; the last explains the stop unless a budget ended the prefix. */
   explanations: Explanation[];
   /** The decision that ended the prefix (the last winner when a budget was reached). */
   next: PlanResult;
@@ -116,7 +118,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   const preceding = bounded(request.precedingOperations ?? 0, 0, policy.limits.operations, 'precedingOperations');
   bounded(asOf, 0, Number.MAX_SAFE_INTEGER, 'asOf');
 
-  const overlay = createOverlay(state, request.pool, asOf);
+  const planner = new PrefixPlanner(state, request.pool, asOf);
   const digest = requestDigest(request.requestId);
   const byteLimit = Math.min(request.max_bytes, policy.limits.assignment_bytes);
   const limit = Math.min(request.max_claims, policy.limits.operations - preceding);
@@ -126,7 +128,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   const groups: OpenGroup[] = [];
   const explanations: Explanation[] = [];
   const decide = (): PlanResult => {
-    const plan = planNext(state, request.pool, asOf, overlay);
+    const plan = planner.next();
     explanations.push(plan.explanation);
     return plan;
   };
@@ -155,7 +157,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
         stop = 'dispatch_budget_blocked';
         break;
       }
-      if (nativeOutstanding(state, request.pool, overlay) >= pool.native_limit) {
+      if (planner.nativeOutstanding() >= pool.native_limit) {
         stop = 'native_capacity_blocked';
         break;
       }
@@ -199,7 +201,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
     group.members.push(member!);
     group.size.add(memberBytes);
     transitions.push(transition);
-    admitToOverlay(overlay, work, transition, opens);
+    planner.admit(work, transition, opens);
     if (claims.length < limit) next = decide();
   }
 

@@ -30,6 +30,8 @@ export interface StartOptions {
   fixedNow?: number;
   /** Admit the XSS probe Work into the demo (browser tests). */
   probe?: boolean;
+  /** Load the ledger and render the overview once before returning (default true). */
+  warm?: boolean;
   /** `auto` builds when stale (default), `never` fails fast without a build. */
   build?: 'auto' | 'never';
   log?: (line: string) => void;
@@ -110,13 +112,18 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   process.env[CONFIG_ENV] = encodeConfig(config);
   process.env[TOKEN_HASH_ENV] = tokenHash(token);
   process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString('base64url');
-  process.env.NEXTAUTH_URL = url;
+  // Hosted mode keeps the public URL the operator configured (OAuth callbacks go there).
+  if (config.mode !== 'hosted' || process.env.NEXTAUTH_URL === undefined) process.env.NEXTAUTH_URL = url;
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   (process.env as Record<string, string>).NODE_ENV ??= 'production';
 
   const app = (await loadNext())({ dev: false, dir: root, hostname: host, port, httpServer: server, quiet: true });
   await app.prepare();
   handler = app.getRequestHandler();
+  if (options.warm !== false) {
+    // Replay the ledger and load the page code now, so the first operator request is fast.
+    for (const path of ['/api/tip', '/']) await fetch(`${url}${path}`).then((r) => r.arrayBuffer()).catch(() => undefined);
+  }
 
   log(`Fairway console on ${sourceLabel(source)}${config.demo ? ' (DEMO QUEUE)' : ''}`);
   return {

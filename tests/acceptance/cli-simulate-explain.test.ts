@@ -3,6 +3,7 @@
  * (`main([...])` in-process, captured io): the INTERFACES contracts, exit
  * codes (0 / 2 usage / 3 protocol) and error codes.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,9 +185,12 @@ describe('fairway explain', () => {
     expect(pool.code).toBe(3);
     expect((pool.json().error as { code: string }).code).toBe('pool_invalid');
     expect((await run(['explain', '--ledger', ledger, '--json'])).code).toBe(2);
-    const noLedger = await run(['explain', '--pool', 'default', '--json']);
-    expect(noLedger.code).toBe(2);
-    expect((noLedger.json().error as { code: string }).code).toBe('missing_ledger');
+    // Without --ledger, explain reads the queue branch of a repository: an empty one has no queue yet.
+    const emptyRepo = mkdtempSync(join(tmpdir(), 'fairway-empty-'));
+    execFileSync('git', ['init', '-q', emptyRepo]);
+    const noQueue = await run(['explain', '--repo', emptyRepo, '--pool', 'default', '--json']);
+    expect(noQueue.code).toBe(3);
+    expect((noQueue.json().error as { code: string }).code).toBe('queue_uninitialized');
     const asOf = await explain('--as-of', 'yesterday', '--json');
     expect(asOf.code).toBe(2);
     expect((asOf.json().error as { code: string }).code).toBe('invalid_as_of');

@@ -24,6 +24,11 @@ export interface FakeResponse {
   status: number;
   /** JSON body; undefined sends no body. */
   body?: unknown;
+  /**
+   * Exact body text, sent instead of `JSON.stringify(body)`: for values JSON.stringify cannot
+   * spell, such as GitHub's int64 ids above 2^53. It is validated like any other body.
+   */
+  raw?: string;
   headers?: Record<string, string>;
 }
 

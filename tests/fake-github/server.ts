@@ -112,7 +112,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
   }
 
   function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, injected: boolean): void {
-    const text = response.body === undefined ? '' : JSON.stringify(response.body);
+    const text = response.raw ?? (response.body === undefined ? '' : JSON.stringify(response.body));
     if (validator !== null && template !== null) {
       const v = validator.check({ method, path: template, status: response.status, body: text === '' ? undefined : JSON.parse(text) });
       if (v !== null) (injected && /not documented/.test(v.message) ? exempt : violations).push(v);

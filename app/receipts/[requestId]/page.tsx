@@ -11,14 +11,14 @@ import type { Explanation } from '../../../engine/scheduler/plan.ts';
 
 export const dynamic = 'force-dynamic';
 
-function Candidates({ level }: { level: NonNullable<Explanation['class']> }) {
+function Candidates({ level, classes = false }: { level: NonNullable<Explanation['class']>; classes?: boolean }) {
   return (
     <table className="tbl text-xs">
       <thead><tr><th>Member</th><th className="num">Pass</th><th className="num">Stride</th><th>Entering</th></tr></thead>
       <tbody>
         {level.candidates.map((c) => (
           <tr key={c.member} className={c.member === level.selected ? 'font-semibold text-emerald-800' : ''}>
-            <td>{c.member === level.selected ? '▶ ' : ''}{c.member === '' ? '(default)' : c.member}</td>
+            <td>{c.member === level.selected ? '▶ ' : ''}{classes ? `P${c.member}` : c.member === '' ? '(default)' : c.member}</td>
             <td className="num"><code>{c.pass}</code></td>
             <td className="num"><code>{c.stride}</code></td>
             <td>{c.entering ? 'yes (clamped to V + stride)' : ''}</td>
@@ -39,7 +39,7 @@ function ExplanationCard({ e, index, workHref }: { e: Explanation; index: number
         {e.work !== null && <span className="text-xs muted">P{e.work.priority} · key {keyLabel(e.work.fairness_key)} · FIFO position ({e.work.position.ordinal}, {e.work.position.operation}) · {e.work.bucket_position} ineligible ahead in its bucket</span>}
       </div>
       <div className="grid gap-3 md:grid-cols-2">
-        {e.class !== null && <div><div className="field-label">Class level: V {e.class.v_before} → {e.class.v_after}</div><Candidates level={e.class} /></div>}
+        {e.class !== null && <div><div className="field-label">Class level: V {e.class.v_before} → {e.class.v_after}</div><Candidates level={e.class} classes /></div>}
         {e.key !== null && <div><div className="field-label">Key level (P{e.key.priority}): V {e.key.v_before} → {e.key.v_after}</div><Candidates level={e.key} /></div>}
       </div>
       <p className="mt-2 text-xs text-slate-600">
@@ -98,7 +98,7 @@ export default async function ReceiptPage({ params, searchParams }: {
               {r.explanations.map((e, i) => <ExplanationCard key={i} e={e} index={i} workHref={workHref} />)}
               {r.stop !== null && (
                 <div className="text-sm">
-                  <div className="field-label">Why the fair prefix stopped: <ReasonBadge code={r.stop.reason} /></div>
+                  <div className="mb-1 flex items-center gap-2"><span className="field-label mb-0">Why the fair prefix stopped</span><ReasonBadge code={r.stop.reason} /></div>
                   {r.stop.explanation !== null && <ExplanationCard e={r.stop.explanation} index={null} workHref={workHref} />}
                 </div>
               )}

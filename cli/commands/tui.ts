@@ -1,0 +1,19 @@
+/**
+ * `fairway tui` (alias `interactive`): the keyboard browser with checked
+ * cancel and priority actions (operator reference "Keyboard browser and
+ * checked actions"). Reads through the same store flags as every command.
+ */
+import type { CommandModule } from '../context.ts';
+import { UsageError } from '../output.ts';
+import { runTui } from '../tui/run.ts';
+
+export const registerTui: CommandModule = (program, ctx) => {
+  program.command('tui')
+    .alias('interactive')
+    .description('Keyboard browser: tree of graphs, Work and Claim attempts beside details; search, multi-select, reviewed cancel/priority actions; refreshes every 10 s while idle. Needs an interactive terminal of at least 45x16.')
+    .action(ctx.action(async (g) => {
+      if (g.json === true) throw new UsageError('tui is interactive and has no --json output; use state --json or replay --json', 'option_invalid');
+      if (g.requestId !== undefined) throw new UsageError('tui generates a stable request id for each reviewed action; --request-id is not accepted', 'option_invalid');
+      await runTui(g, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+    }));
+};

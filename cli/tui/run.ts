@@ -1,0 +1,86 @@
+/**
+ * Starts the keyboard browser on a terminal: checks that standard input and
+ * output are interactive and large enough, wires the controller to ink, and
+ * resolves when the operator quits.
+ */
+import { randomBytes } from 'node:crypto';
+import { render, useInput, type Instance } from 'ink';
+import { createElement as h, useSyncExternalStore, type ReactElement } from 'react';
+import { fail } from '../../engine/errors.ts';
+import type { GlobalOptions } from '../context.ts';
+import { openBackend, type TuiBackend } from './backend.ts';
+import { TuiController } from './controller.ts';
+import { fromInk } from './keys.ts';
+import { MIN_COLUMNS, MIN_ROWS } from './layout.ts';
+import { initialState } from './state.ts';
+import { Screen } from './view.ts';
+
+export interface TuiStreams {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+export interface TuiOptions {
+  /** Write every frame in full (tests read the last one); also skips the alternate screen. */
+  debug?: boolean;
+  now?: () => number;
+  session?: string;
+  /** Replaces the store backend (tests). */
+  backend?: TuiBackend;
+}
+
+export interface RunningTui {
+  controller: TuiController;
+  instance: Instance;
+  done: Promise<void>;
+}
+
+function App({ controller }: { controller: TuiController }): ReactElement {
+  const state = useSyncExternalStore(controller.subscribe, controller.getState);
+  useInput((input, key) => {
+    for (const press of fromInk(input, key)) controller.dispatch({ type: 'key', key: press });
+  });
+  return h(Screen, { state });
+}
+
+export function startTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions = {}): RunningTui {
+  if (io.stdin.isTTY !== true || io.stdout.isTTY !== true) {
+    fail('terminal_not_interactive', 'tui needs an interactive terminal on standard input and output');
+  }
+  const viewport = { columns: io.stdout.columns ?? 0, rows: io.stdout.rows ?? 0 };
+  if (viewport.columns < MIN_COLUMNS || viewport.rows < MIN_ROWS) {
+    fail('terminal_too_small', `tui needs a terminal of at least ${MIN_COLUMNS}x${MIN_ROWS}; this one is ${viewport.columns}x${viewport.rows}`);
+  }
+  const now = options.now ?? Date.now;
+  const backend = options.backend ?? openBackend(g, now);
+  const session = options.session ?? randomBytes(4).toString('hex');
+  let instance: Instance | null = null;
+  const controller = new TuiController(initialState({ session, now: now(), viewport, authority: backend.authority }), backend, {
+    now,
+    onQuit: () => instance?.unmount(),
+  });
+  const onResize = () => controller.dispatch({ type: 'resize', viewport: { columns: io.stdout.columns ?? 0, rows: io.stdout.rows ?? 0 } });
+  io.stdout.on('resize', onResize);
+  const alternate = options.debug !== true;
+  if (alternate) io.stdout.write('\x1b[?1049h\x1b[H');
+  instance = render(h(App, { controller }), {
+    stdin: io.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr ?? io.stdout,
+    debug: options.debug ?? false,
+    exitOnCtrlC: true,
+    patchConsole: false,
+  });
+  controller.start();
+  const done = instance.waitUntilExit().then(() => undefined).finally(() => {
+    controller.stop();
+    io.stdout.off('resize', onResize);
+    if (alternate) io.stdout.write('\x1b[?1049l');
+  });
+  return { controller, instance, done };
+}
+
+export async function runTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions = {}): Promise<void> {
+  await startTui(g, io, options).done;
+}

@@ -1,0 +1,23 @@
+import { expect, test } from '@playwright/test';
+import { login } from './helpers.ts';
+
+test('live updates: the overview follows the ledger tip without a reload', async ({ page, browser }) => {
+  await page.goto('/');
+  await expect(page.getByTestId('live-status')).toContainText('live');
+  await expect(page.getByTestId('grants-state')).toHaveText('open');
+
+  const operator = await browser.newContext();
+  const admin = await operator.newPage();
+  await login(admin, 'administrator');
+  const paused = await admin.request.post('/api/admin/control', { data: { control: 'grants_paused', value: true, reason: 'e2e.live_check' } });
+  expect(paused.status()).toBe(200);
+
+  // Polling (5 s) notices the new tip and re-renders the server view in place.
+  await expect(page.getByTestId('grants-paused-banner')).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByTestId('grants-state')).toHaveText('grants_paused');
+
+  const resumed = await admin.request.post('/api/admin/control', { data: { control: 'grants_paused', value: false, reason: 'e2e.live_check_over' } });
+  expect(resumed.status()).toBe(200);
+  await expect(page.getByTestId('grants-paused-banner')).toBeHidden({ timeout: 20_000 });
+  await operator.close();
+});

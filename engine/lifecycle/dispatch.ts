@@ -1,0 +1,83 @@
+/**
+ * `dispatch` request generation (spec 7.8): the start marker with its single sender, the
+ * binding of the actual worker run, uncertainty, the unresolved outcome of an exhausted
+ * reconciliation budget, and definitive rejection. Each builder checks the group's current
+ * state first for a clear error; replay (`ops/dispatch.ts`) decides admissibility again.
+ */
+import { canonicalize } from '../codec/index.ts';
+import { fail } from '../errors.ts';
+import { isReasonCode } from '../identity/index.ts';
+import type { JsonObject } from '../json.ts';
+import type { DispatchRecord, ReplayState } from '../replay/state.ts';
+import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
+import type { Actor } from '../schema/index.ts';
+import { runBinding } from './run-identity.ts';
+
+export function dispatchGroup(state: ReplayState, dispatchId: string): DispatchRecord {
+  const group = state.dispatches.get(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (group.released) fail('dispatch_released', `dispatch ${dispatchId} was already released`);
+  return group;
+}
+
+function reason(code: string): string {
+  if (!isReasonCode(code)) fail('reason_invalid', `${JSON.stringify(code)} is not a sanitized reason code`);
+  return code;
+}
+
+function op(dispatchId: string, fields: JsonObject): BuiltRequest {
+  return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, ...fields }]);
+}
+
+/**
+ * Dispatch(started): CAS-selects this publisher as the group's one sender. Valid only on
+ * a reserved group while grants are not paused (spec 7.10: checked for start markers too).
+ */
+export function startMarker(state: ReplayState, dispatchId: string, sender: Actor): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: its one sender was already selected`);
+  if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded');
+  return op(dispatchId, { state: 'started', sender: sender as unknown as JsonObject });
+}
+
+/** How a proposed binding relates to the group's current one. */
+export function bindingStatus(group: DispatchRecord, runId: string): 'unbound' | 'same' | 'conflict' {
+  const bound = (group.run as { run_id?: string } | null)?.run_id;
+  if (group.state !== 'bound' || bound === undefined) return 'unbound';
+  return bound === runId ? 'same' : 'conflict';
+}
+
+/** Dispatch(bound) to the validated original attempt of `runId`, with its evidence. */
+export function boundTransition(state: ReplayState, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  const status = bindingStatus(group, runId);
+  if (status === 'same') fail('already_bound', `dispatch ${dispatchId} is already bound to run ${runId}`);
+  if (status === 'conflict') fail('run_binding_conflict', `dispatch ${dispatchId} is bound to another run; run ${runId} gets no authority`);
+  if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${dispatchId} has no start marker: no run can be bound to it`);
+  if (group.state === 'rejected') fail('launch_rejected', `dispatch ${dispatchId} was definitively rejected`);
+  const run = runBinding(group, state.repository ?? '', runId);
+  if (canonicalize((evidence.run_id ?? null) as never) !== canonicalize(runId)) fail('evidence_invalid', 'binding evidence must name the bound run');
+  return op(dispatchId, { state: 'bound', run, evidence });
+}
+
+/** Dispatch(uncertain): a possible launch whose outcome is unknown; keeps the reservation. */
+export function uncertainTransition(state: ReplayState, dispatchId: string, why: string, evidence?: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (group.state !== 'started') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not started`);
+  return op(dispatchId, { state: 'uncertain', reason: reason(why), ...(evidence === undefined ? {} : { evidence }) });
+}
+
+/** Dispatch(unresolved): the reconciliation budget ended without binding or nonlaunch proof. */
+export function unresolvedTransition(state: ReplayState, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (group.state !== 'uncertain') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not uncertain`);
+  return op(dispatchId, { state: 'unresolved', reason: reason(why), evidence });
+}
+
+/** Dispatch(rejected): definitive nonlaunch evidence (the host refused the one POST). */
+export function rejectedTransition(state: ReplayState, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (!['started', 'uncertain', 'unresolved'].includes(group.state)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}`);
+  if (evidence.kind !== 'nonlaunch') fail('evidence_invalid', 'a rejection carries nonlaunch evidence');
+  return op(dispatchId, { state: 'rejected', reason: reason(why), evidence });
+}

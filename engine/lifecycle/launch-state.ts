@@ -1,0 +1,75 @@
+/**
+ * The derived launch state of a dispatch group (spec 7.8 state diagram) and an
+ * operator view of it: reserved, started, bound, uncertain, unresolved, rejected or
+ * released, with each member Claim's finish and delivery barrier (7.14, 7.15).
+ */
+import { fail } from '../errors.ts';
+import type { Projection } from '../replay/index.ts';
+import type { DispatchRecord } from '../replay/state.ts';
+import { dispatchHistory } from './history.ts';
+
+export type LaunchState = 'reserved' | 'started' | 'bound' | 'uncertain' | 'unresolved' | 'rejected' | 'released';
+
+export function launchState(group: DispatchRecord): LaunchState {
+  return group.released ? 'released' : group.state;
+}
+
+export interface MemberView {
+  claim_id: string;
+  handle: string;
+  work_id: string;
+  claim: string;
+  work: string;
+  barrier: string;
+}
+
+export interface LaunchView {
+  dispatch_id: string;
+  state: LaunchState;
+  /** The last recorded Dispatch state, also after release. */
+  dispatch_state: string;
+  pool: string;
+  worker_profile: string;
+  workflow: string;
+  ref: string;
+  principal: string;
+  request_id: string;
+  grant_commit: string;
+  started_at: number | null;
+  run_id: string | null;
+  reported_run_ids: string[];
+  reason: string | null;
+  release_commit: string | null;
+  claims: MemberView[];
+  events: Array<{ commit_id: string; at: number; role: string; state: string; reason: string | null; run_id: string | null }>;
+}
+
+export function launchView(projection: Projection, dispatchId: string): LaunchView {
+  const group = projection.dispatch(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  const history = dispatchHistory(projection, dispatchId);
+  return {
+    dispatch_id: dispatchId,
+    state: launchState(group),
+    dispatch_state: group.state,
+    pool: group.pool,
+    worker_profile: group.workerProfile,
+    workflow: String(group.profile.workflow),
+    ref: String(group.profile.ref),
+    principal: String(group.profile.principal),
+    request_id: group.requestId,
+    grant_commit: group.commitId,
+    started_at: history.startedAt,
+    run_id: (group.run as { run_id?: string } | null)?.run_id ?? null,
+    reported_run_ids: history.reportedRunIds,
+    reason: group.reason,
+    release_commit: group.releaseCommit,
+    claims: group.claimIds.map((id) => {
+      const claim = projection.claim(id)!;
+      const work = projection.work(claim.workId)!;
+      const owns = work.currentClaim === claim.claimId;
+      return { claim_id: id, handle: claim.handle, work_id: claim.workId, claim: claim.state, work: work.state, barrier: owns ? work.barrier : 'none' };
+    }),
+    events: history.events.map((e) => ({ commit_id: e.commitId, at: e.at, role: e.role, state: e.state, reason: e.reason, run_id: e.runId })),
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Closing a dispatch group (spec 7.8 recovery table, 7.18): with exact worker-terminal or
+ * definitive nonlaunch/prelaunch evidence, cancel only the still-open Claims (completed
+ * members keep their facts) and release the shared native reservation once. A Claim whose
+ * Work used its last attempt is cancelled together with its Work (spec 7.4: no
+ * immediately retryable poison head), in a `cancel_work` request before the release.
+ */
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import type { ClaimRecord, ReplayState, WorkRecord } from '../replay/state.ts';
+import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
+import { dispatchGroup } from './dispatch.ts';
+
+interface Member {
+  claim: ClaimRecord;
+  work: WorkRecord;
+}
+
+function retryPolicy(state: ReplayState, pool: string): { max_attempts: number; backoff_ms: number } {
+  const pools = state.policy?.policy.pools as Record<string, { retry: { max_attempts: number; backoff_ms: number } }> | undefined;
+  const found = pools?.[pool];
+  if (found === undefined) fail('unknown_pool', `pool ${pool} is not configured`);
+  return found.retry;
+}
+
+function members(state: ReplayState, claimIds: readonly string[]): Member[] {
+  return claimIds.map((id) => {
+    const claim = state.claims.get(id)!;
+    return { claim, work: state.works.get(claim.workId)! };
+  });
+}
+
+/** Open and still effective (its Work is claimed by it). */
+function effective(m: Member): boolean {
+  return m.claim.state === 'open' && m.work.state === 'claimed' && m.work.currentClaim === m.claim.claimId;
+}
+
+/**
+ * ClaimCancellation: the retry boundary is anchored at the decision time plus the pool's
+ * backoff, the same rule replay enforces for a worker's own cancelled finish (finish.ts).
+ */
+function cancellation(m: Member, why: string, at: number, backoffMs: number): JsonObject {
+  return { kind: 'ClaimCancellation', work_id: m.work.workId, claim_id: m.claim.claimId, reason: why, retry_not_before: at + backoffMs };
+}
+
+/**
+ * `cancel_work` for members whose Work has no attempt left: an open effective Claim is
+ * cancelled with its Work; a Work already returned to available by an earlier
+ * cancellation of this group's Claim is cancelled terminally. Null when none applies.
+ */
+export function exhaustionRequest(state: ReplayState, dispatchId: string, why: string, at: number): BuiltRequest | null {
+  const group = state.dispatches.get(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  const retry = retryPolicy(state, group.pool);
+  const ops: JsonObject[] = [];
+  for (const m of members(state, group.claimIds)) {
+    if (m.work.attempts < retry.max_attempts) continue;
+    if (effective(m)) {
+      ops.push(cancellation(m, why, at, retry.backoff_ms));
+      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted' });
+    } else if (m.claim.state === 'cancelled' && m.work.state === 'available' && m.work.claims.at(-1) === m.claim.claimId) {
+      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted' });
+    }
+  }
+  return ops.length === 0 ? null : operationsRequest('cancel_work', ops);
+}
+
+/**
+ * `release`: ClaimCancellation of every still-open member, then the one Release with
+ * `evidence`. Fails when the group was already released (`already_released`).
+ */
+export function releaseRequest(state: ReplayState, dispatchId: string, evidence: JsonObject, why: string, at: number): BuiltRequest {
+  const group = state.dispatches.get(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (group.released) fail('already_released', `dispatch ${dispatchId} was already released`);
+  const retry = retryPolicy(state, group.pool);
+  const ops: JsonObject[] = [];
+  for (const m of members(state, group.claimIds)) {
+    if (m.claim.state !== 'open') continue;
+    if (!effective(m)) fail('claim_not_effective', `Claim ${m.claim.claimId} is open but no longer owns its Work; cancel it explicitly first`);
+    ops.push(cancellation(m, why, at, retry.backoff_ms));
+  }
+  ops.push({ kind: 'Release', dispatch_id: dispatchId, evidence });
+  return operationsRequest('release', ops);
+}
+
+/** True when some member's Work needs the exhaustion request before or after the release. */
+export function needsExhaustion(state: ReplayState, dispatchId: string): boolean {
+  return exhaustionRequest(state, dispatchId, 'exhausted', 0) !== null;
+}
+
+/** Prelaunch cancellation is valid only while no start marker exists (spec 7.8). */
+export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
+  const group = dispatchGroup(state, dispatchId);
+  if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: prelaunch cancellation needs an unstarted group`);
+}

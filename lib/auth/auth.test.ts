@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { checkAdministrator, type Viewer } from './guard.ts';
+import { parseRoleFile, roleFor } from './roles.ts';
+import { TOKEN_HASH_ENV, newLoginToken, tokenHash, verifyLoginToken } from './token.ts';
+
+const admin: Viewer = { role: 'administrator', name: 'a', principal: '1001' };
+const observer: Viewer = { role: 'observer', name: 'o', principal: '2002' };
+
+function request(headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  return { headers: new Headers(headers), url: 'http://127.0.0.1:3000/api/admin/control' };
+}
+
+describe('administrator guard', () => {
+  it('answers 401 without a session and 403 for an observer', () => {
+    expect(checkAdministrator(null, request())).toMatchObject({ ok: false, status: 401, code: 'unauthenticated' });
+    expect(checkAdministrator(observer, request())).toMatchObject({ ok: false, status: 403, code: 'forbidden' });
+    expect(checkAdministrator(admin, request())).toMatchObject({ ok: true });
+  });
+
+  it('refuses cross-origin and non-JSON requests from an administrator session', () => {
+    expect(checkAdministrator(admin, request({ 'content-type': 'application/json', origin: 'https://evil.example' }))).toMatchObject({ status: 403, code: 'cross_origin' });
+    expect(checkAdministrator(admin, request({ 'content-type': 'application/json', origin: 'http://127.0.0.1:3000' }))).toMatchObject({ ok: true });
+    expect(checkAdministrator(admin, request({ 'content-type': 'text/plain' }))).toMatchObject({ status: 415 });
+  });
+});
+
+describe('login token', () => {
+  it('accepts only the token whose hash the server holds', () => {
+    const token = newLoginToken();
+    const env = { [TOKEN_HASH_ENV]: tokenHash(token) };
+    expect(verifyLoginToken(token, env)).toBe(true);
+    expect(verifyLoginToken(`${token}x`, env)).toBe(false);
+    expect(verifyLoginToken('', env)).toBe(false);
+    expect(verifyLoginToken(undefined, env)).toBe(false);
+    expect(verifyLoginToken(token, {})).toBe(false);
+  });
+});
+
+describe('role file', () => {
+  it('maps numeric GitHub ids to roles; unknown users get default_role', () => {
+    const file = parseRoleFile('{"administrators":["1001"],"observers":["2002"]}');
+    expect(roleFor(file, '1001')).toBe('administrator');
+    expect(roleFor(file, '2002')).toBe('observer');
+    expect(roleFor(file, '3003')).toBeNull();
+    expect(roleFor(parseRoleFile('{"default_role":"observer"}'), '3003')).toBe('observer');
+    expect(() => parseRoleFile('{"administrators":[1001]}')).toThrow();
+    expect(() => parseRoleFile('{"admins":["1"]}')).toThrow();
+  });
+});
