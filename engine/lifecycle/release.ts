@@ -76,9 +76,8 @@ export function releaseRequest(state: ReplayState, dispatchId: string, evidence:
   const retry = retryPolicy(state, group.pool);
   const ops: JsonObject[] = [];
   for (const m of members(state, group.claimIds)) {
-    if (m.claim.state !== 'open') continue;
-    if (!effective(m)) fail('claim_not_effective', `Claim ${m.claim.claimId} is open but no longer owns its Work; cancel it explicitly first`);
-    ops.push(cancellation(m, why, at, retry.backoff_ms));
+    // An open Claim whose Work was cancelled meanwhile (7.18 campaign revision) is closed too.
+    if (m.claim.state === 'open') ops.push(cancellation(m, why, at, retry.backoff_ms));
   }
   ops.push({ kind: 'Release', dispatch_id: dispatchId, evidence });
   return operationsRequest('release', ops);
