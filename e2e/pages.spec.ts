@@ -9,8 +9,10 @@ test('every page renders; screenshots of each', async ({ page }) => {
   await expect(page.getByTestId('graphs')).toContainText('sdk-migration');
   await shot(page, 'graphs');
 
-  await page.goto('/commits');
+  await page.goto('/commits?page=2');
   await expect(page.getByTestId('commits')).toContainText('plan-sdk-migration');
+  await page.goto('/commits');
+  await expect(page.getByTestId('pager')).toBeVisible();
   await page.getByTestId('commits').getByRole('row').filter({ hasText: 'outage-pause-grants' }).getByRole('link', { name: 'from' }).click();
   await expect(page.getByTestId('comparison')).toContainText('controls');
   await shot(page, 'commits-compare');

@@ -118,9 +118,6 @@ export function withPriority(s: Snapshot, d: Dialog, priority: number): Dialog {
   return { ...d, priority, targets: reviewTargets(s, keys, d.action, priority) };
 }
 
-/** Lines reserved below the targets for the key hint or the reason publishing is blocked. */
-const FOOT_LINES = 3;
-
 export interface DialogText {
   head: string[];
   targets: string[];
@@ -129,21 +126,38 @@ export interface DialogText {
   fits: boolean;
 }
 
+const NAMES: Record<ActionKind, string> = { cancel_work: 'cancel-work', cancel_claims: 'cancel-claim', reprioritize: 'reprioritize' };
+
+/**
+ * The confirmation's lines at this terminal size. The effect summary is shown
+ * only when there is room for it; the authority, request id and every target
+ * always are, or publishing is blocked.
+ */
 export function dialogText(d: Dialog, a: Authority, repository: string | null, l: Layout): DialogText {
-  const width = l.dialogInner;
+  const width = l.overlayWidth;
+  const n = d.targets.length;
   const head = wrap([
-    `REVIEW ${TITLES[d.action]}`,
+    `${NAMES[d.action]}: ${n} target${n === 1 ? '' : 's'}, one all-or-nothing transaction`,
     `authority: administrator, principal ${a.principal} (${a.basis})`,
     `queue: ${repository === null ? '-' : safe(repository)} on ${safe(a.source)}`,
-    `request id: ${d.requestId}  reason: ${d.reason}`,
+    `request id: ${d.requestId}`,
+    `reason: ${d.reason}`,
     ...(d.action === 'reprioritize' ? [`new priority: ${d.priority === null ? 'press 1..5' : `P${d.priority}`}`] : []),
-    EFFECTS[d.action],
-    `TARGETS (${d.targets.length}), one all-or-nothing transaction:`,
   ], width);
+  const effect = wrap([TITLES[d.action], EFFECTS[d.action]], width);
   const targets = wrap(d.targets.flatMap((t) => [`${t.problem === null ? '-' : '!'} ${t.kind} ${t.id}`, ...t.summary, ...(t.problem === null ? [] : [`  ! ${t.problem}`])]), width);
-  const fits = head.length + targets.length + FOOT_LINES <= l.dialogLines;
-  const foot = wrap([footer(d, a, fits)], width).slice(0, FOOT_LINES);
-  return { head, targets, foot, fits };
+  const ready = wrap([readyFooter(d)], width);
+  const fits = head.length + targets.length + ready.length <= l.overlayLines;
+  const withEffect = fits && head.length + effect.length + targets.length + ready.length <= l.overlayLines ? [...head, ...effect] : head;
+  const blocked = blockers(d, a, fits);
+  const foot = d.phase === 'publishing'
+    ? wrap([`publishing request ${d.requestId} ...`], width)
+    : blocked.length > 0 ? wrap([`CANNOT PUBLISH: ${blocked[0]}. ${d.action === 'reprioritize' ? '1..5 priority, ' : ''}n/Esc dismiss`], width) : ready;
+  return { head: withEffect, targets, foot, fits };
+}
+
+function readyFooter(d: Dialog): string {
+  return `${d.action === 'reprioritize' ? '1..5 priority, ' : ''}y publish, n/Esc dismiss`;
 }
 
 /** Why `y` cannot publish right now (empty: it can). */
@@ -157,14 +171,6 @@ export function blockers(d: Dialog, a: Authority, fits: boolean): string[] {
   if (d.action === 'reprioritize' && d.priority === null) out.push('choose a priority 1..5 first');
   if (!fits) out.push('not every target fits in this view: enlarge the terminal or select fewer');
   return out;
-}
-
-function footer(d: Dialog, a: Authority, fits: boolean): string {
-  if (d.phase === 'publishing') return `publishing request ${d.requestId} ...`;
-  const blocked = blockers(d, a, fits);
-  const keys = d.action === 'reprioritize' ? '1..5 priority, ' : '';
-  if (blocked.length > 0) return `CANNOT PUBLISH: ${blocked[0]}. ${keys}n/Esc dismiss`;
-  return `${keys}y publish, n/Esc dismiss`;
 }
 
 export function planOf(d: Dialog): ActionPlan {

@@ -26,9 +26,12 @@ export interface Layout {
   /** Inner text widths of the panes. */
   treeInner: number;
   detailsInner: number;
-  /** Inner width and content lines (below its title) of a dialog or help box, which replaces the panes. */
-  dialogInner: number;
-  dialogLines: number;
+  /**
+   * A confirmation or the help is an overlay: everything between the header
+   * and the key line, below its own title line, with no border.
+   */
+  overlayWidth: number;
+  overlayLines: number;
 }
 
 /** Header line + pane border (2) + pane title (1) + footer (status, 2 acknowledgements, keys). */
@@ -54,8 +57,8 @@ export function layout(v: Viewport): Layout {
     paneLines: body - PANE_CHROME,
     treeInner: Math.max(1, treeWidth - 2),
     detailsInner: Math.max(1, detailsWidth - 2),
-    dialogInner: Math.max(1, v.columns - 2),
-    dialogLines: body - PANE_CHROME,
+    overlayWidth: Math.max(1, v.columns),
+    overlayLines: Math.max(1, height - 3),
   };
 }
 
@@ -81,16 +84,23 @@ export function abbrev(id: string, keep = 10): string {
   return hex.length <= keep ? id : `${prefix}${hex.slice(0, keep)}…${suffix}`;
 }
 
-/** Hard-wraps each line to `width` columns (ids are never cut, only continued). */
+/**
+ * Wraps each line to `width` columns: at the last space when the next word
+ * fits on a line of its own, else hard (a full id is continued, never cut).
+ */
 export function wrap(lines: readonly string[], width: number): string[] {
   const out: string[] = [];
   const w = Math.max(1, width);
   for (const line of lines) {
-    if (line.length <= w) {
-      out.push(line);
-      continue;
+    let rest = line;
+    while (rest.length > w) {
+      const space = rest.lastIndexOf(' ', w);
+      const next = space > 0 ? rest.slice(space + 1).split(' ')[0]! : '';
+      const cut = space > 0 && next.length <= w ? space : w;
+      out.push(rest.slice(0, cut).trimEnd());
+      rest = cut === space ? rest.slice(space + 1) : rest.slice(cut);
     }
-    for (let i = 0; i < line.length; i += w) out.push(line.slice(i, i + w));
+    out.push(rest);
   }
   return out;
 }

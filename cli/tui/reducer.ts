@@ -4,6 +4,7 @@
  * publication outcomes arrive as events.
  */
 import { wrappedDetails } from './details.ts';
+import { helpLines } from './help.ts';
 import { blockers, dialogText, openDialog, planOf, withPriority, type ActionKind, type ActionPlan } from './dialog.ts';
 import { clamp } from './layout.ts';
 import type { Snapshot } from './model.ts';
@@ -96,6 +97,15 @@ function scrollDetails(s: TuiState, to: (top: number, page: number, max: number)
   const l = layoutOf(s);
   const max = Math.max(0, wrappedDetails(s.snapshot, s.cursorKey, l.detailsInner).length - l.paneLines);
   return { ...s, detailsTop: clamp(to(s.detailsTop, Math.max(1, l.paneLines), max), 0, max) };
+}
+
+function scrollHelp(s: TuiState, name: KeyPress['name']): TuiState {
+  const l = layoutOf(s);
+  const max = Math.max(0, helpLines(l.overlayWidth).length - l.overlayLines);
+  const page = Math.max(1, l.overlayLines);
+  const moves: Partial<Record<KeyPress['name'], number>> = { up: -1, down: 1, pageup: -page, pagedown: page, home: -Infinity, end: Infinity };
+  const delta = moves[name];
+  return delta === undefined ? s : { ...s, helpTop: clamp(s.helpTop + delta, 0, max) };
 }
 
 function navigate(s: TuiState, to: (at: number, page: number, last: number) => number): TuiState {
@@ -194,11 +204,12 @@ function onKey(s: TuiState, k: KeyPress): Reduced {
   if (layoutOf(s).tooSmall) return k.name === 'char' && k.char === 'q' ? quit() : none(s);
   if (s.dialog !== null) return dialogKey(s, k);
   if (s.searchDraft !== null) return none(searchKey(s, k));
+  const name = k.name === 'char' ? (CHAR_KEYS[k.char ?? ''] ?? 'char') : k.name;
   if (s.help) {
     if (k.name === 'char' && k.char === 'q') return quit();
-    return none(k.name === 'escape' || (k.name === 'char' && k.char === '?') ? { ...s, help: false } : s);
+    if (k.name === 'escape' || (k.name === 'char' && k.char === '?')) return none({ ...s, help: false });
+    return none(scrollHelp(s, name));
   }
-  const name = k.name === 'char' ? (CHAR_KEYS[k.char ?? ''] ?? 'char') : k.name;
   switch (name) {
     case 'up': return none(navigate(s, (at) => at - 1));
     case 'down': return none(navigate(s, (at) => at + 1));
@@ -219,7 +230,7 @@ function onKey(s: TuiState, k: KeyPress): Reduced {
     case 'c': return none(review(s, 'cancel'));
     case 'p': return none(review(s, 'priority'));
     case 'r': return s.read.loading ? none(info(s, 'a read is already in progress')) : startLoad(s);
-    case '?': return none({ ...s, help: true });
+    case '?': return none({ ...s, help: true, helpTop: 0 });
     case 'q': return quit();
     default: return none(s);
   }

@@ -84,6 +84,7 @@ export interface TuiState {
   selected: ReadonlySet<string>;
   dialog: Dialog | null;
   help: boolean;
+  helpTop: number;
   acks: Ack[];
   message: { tone: 'info' | 'error'; text: string } | null;
   quit: boolean;
@@ -110,6 +111,7 @@ export function initialState(o: { session: string; now: number; viewport: Viewpo
     selected: new Set(),
     dialog: null,
     help: false,
+    helpTop: 0,
     acks: [],
     message: null,
     quit: false,

@@ -8,6 +8,7 @@ import { Box, Text } from 'ink';
 import { createElement as h, type ReactElement } from 'react';
 import { wrappedDetails } from './details.ts';
 import { dialogText } from './dialog.ts';
+import { helpLines } from './help.ts';
 import { abbrev, clock, quoted, safe, type Layout } from './layout.ts';
 import type { Row } from './rows.ts';
 import { hiddenSelected, layoutOf, pausedBy, rowsOf, uncertainAcks, type Ack, type TuiState } from './state.ts';
@@ -18,28 +19,6 @@ const COLORS: Record<Tone, string | undefined> = { normal: undefined, error: 're
 function line(text: string, key: string | number, o: { tone?: Tone; inverse?: boolean; bold?: boolean } = {}): ReactElement {
   return h(Text, { key, wrap: 'truncate-end', color: COLORS[o.tone ?? 'normal'], inverse: o.inverse ?? false, bold: o.bold ?? false }, text === '' ? ' ' : text);
 }
-
-export const HELP = [
-  'KEYS',
-  '  Up/Down or j/k, PgUp/PgDn, g/G   move through Work and Claim attempts',
-  '  Left/Right or h/l                collapse/expand Claim history (and graphs)',
-  '  Tab or Enter                     focus details (arrows/page keys scroll it)',
-  '  / then Enter                     case-insensitive id/metadata search (Esc: cancel)',
-  '  Space                            select / unselect (kept while hidden by search)',
-  '  c                                review cancellation (Work: cancel-work, Claims: cancel-claim)',
-  '  p                                review a priority override, then 1..5',
-  '  y / n or Esc                     publish / dismiss the reviewed action',
-  '  r  ?  q                          refresh, this help, quit',
-  '  Esc                              clear search and selection',
-  '',
-  'MARKERS  > cursor   [x] selected   [~] some of a graph selected   + collapsed   - expanded',
-  '         >> focused pane',
-  '',
-  'The view refreshes every 10 s while idle; search and action review pause it.',
-  'Actions publish as administrator through the checked publisher with a stable',
-  'request id; an uncertain outcome stays listed: fairway explain --request-id ID.',
-  'Payloads and receipt bodies are never shown. ? or Esc closes this help.',
-];
 
 function rowText(s: TuiState, row: Row, cursor: boolean): string {
   const snap = s.snapshot!;
@@ -88,25 +67,33 @@ function detailsPane(s: TuiState, l: Layout): ReactElement {
   return pane(title, s.focus === 'details', l.detailsWidth, l, shown.map((t, i) => line(t, i)));
 }
 
-function boxed(title: string, l: Layout, s: TuiState, lines: ReactElement[]): ReactElement {
-  const shown = lines.slice(0, l.dialogLines);
-  const pad = Array.from({ length: l.dialogLines - shown.length }, (_, i) => line('', `pad${i}`));
-  return h(Box, { flexDirection: 'column', width: s.viewport.columns, height: l.dialogLines + 3, borderStyle: 'double', borderColor: 'yellow' },
-    line(title, 'title', { bold: true }), ...shown, ...pad);
+/** Help or a confirmation: full width between the header and the key line, with its own title. */
+function overlay(s: TuiState, l: Layout): ReactElement[] {
+  let title: string;
+  let lines: ReactElement[];
+  if (s.dialog !== null) {
+    const t = dialogText(s.dialog, s.authority, s.snapshot?.repository ?? null, l);
+    const room = Math.max(0, l.overlayLines - t.head.length - t.foot.length - 1);
+    const shown = t.fits ? t.targets : t.targets.slice(0, room);
+    title = '>> CONFIRM (automatic reads paused)';
+    lines = [
+      ...t.head.map((x, i) => line(x, `h${i}`)),
+      ...shown.map((x, i) => line(x, `t${i}`, { tone: x.startsWith('!') || x.startsWith('  !') ? 'error' : 'normal' })),
+      ...(t.fits ? [] : [line(`... ${t.targets.length - shown.length} more target lines do not fit`, 'more', { tone: 'error' })]),
+      ...t.foot.map((x, i) => line(x, `f${i}`, { tone: x.startsWith('CANNOT') ? 'error' : 'warn', bold: true })),
+    ];
+  } else {
+    const all = helpLines(l.overlayWidth);
+    const shown = all.slice(s.helpTop, s.helpTop + l.overlayLines);
+    title = `>> HELP lines ${s.helpTop + 1}-${s.helpTop + shown.length} of ${all.length} (j/k scroll, ? or Esc closes)`;
+    lines = shown.map((x, i) => line(x, i));
+  }
+  const shown = lines.slice(0, l.overlayLines);
+  const pad = Array.from({ length: l.overlayLines - shown.length }, (_, i) => line('', `pad${i}`));
+  return [line(title, 'title', { bold: true, inverse: true }), ...shown, ...pad];
 }
 
 function body(s: TuiState, l: Layout): ReactElement {
-  if (s.help) return boxed('>> HELP', l, s, HELP.map((t, i) => line(t, i)));
-  if (s.dialog !== null) {
-    const t = dialogText(s.dialog, s.authority, s.snapshot?.repository ?? null, l);
-    const shown = t.fits ? t.targets : t.targets.slice(0, Math.max(0, l.dialogLines - t.head.length - t.foot.length - 1));
-    return boxed('>> CONFIRM', l, s, [
-      ...t.head.map((x, i) => line(x, `h${i}`)),
-      ...shown.map((x, i) => line(x, `t${i}`, { tone: x.startsWith('!') || x.startsWith('  !') ? 'error' : 'normal' })),
-      ...(t.fits ? [] : [line(`... ${t.targets.length - shown.length} more target lines not shown`, 'more', { tone: 'error' })]),
-      ...t.foot.map((x, i) => line(x, `f${i}`, { tone: x.startsWith('CANNOT') ? 'error' : 'warn', bold: true })),
-    ]);
-  }
   const rows = rowsOf(s);
   if (l.wide) return h(Box, { flexDirection: 'row' }, treePane(s, l, rows), detailsPane(s, l));
   return s.focus === 'tree' ? treePane(s, l, rows) : detailsPane(s, l);
@@ -154,10 +141,18 @@ function footer(s: TuiState): ReactElement[] {
     : s.read.error !== null
       ? line(`read error: ${safe(s.read.error.message)}`, 'uncertain', { tone: 'warn' })
       : line('', 'uncertain');
+  return [first, message, detail];
+}
+
+function keyLine(s: TuiState): ReactElement {
   const keys = s.dialog !== null
     ? 'y publish  n/Esc dismiss' + (s.dialog.action === 'reprioritize' ? '  1..5 priority' : '')
-    : 'j/k move  h/l claims  Tab pane  / search  Space select  c cancel  p priority  r refresh  ? help  q quit';
-  return [first, message, detail, line(keys, 'keys', { tone: 'dim' })];
+    : s.help
+      ? 'j/k scroll  ? or Esc close  q quit'
+      : layoutOf(s).wide
+      ? 'j/k move  h/l claims  Tab pane  / search  Space select  c cancel  p priority  r refresh  ? help  q quit'
+      : 'j/k h/l Tab / Space c:cancel p:priority r ? q';
+  return line(keys, 'keys', { tone: 'dim' });
 }
 
 function header(s: TuiState): ReactElement {
@@ -172,7 +167,8 @@ export function Screen({ state: s }: { state: TuiState }): ReactElement {
   if (l.tooSmall) {
     return h(Box, { flexDirection: 'column' },
       line(`terminal too small: ${s.viewport.columns}x${s.viewport.rows}`, 'a', { tone: 'error' }),
-      line('needs at least 45x16; enlarge it or press q', 'b'));
+      line('need 45x16: enlarge, or q quits', 'b'));
   }
-  return h(Box, { flexDirection: 'column', width: s.viewport.columns, height: l.height }, header(s), body(s, l), ...footer(s));
+  const middle = s.help || s.dialog !== null ? overlay(s, l) : [body(s, l), ...footer(s)];
+  return h(Box, { flexDirection: 'column', width: s.viewport.columns, height: l.height }, header(s), ...middle, keyLine(s));
 }

@@ -38,7 +38,7 @@ export function grantPlan(projection: Projection, requestId: string): PackResult
   const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number; max_bytes: number };
   const firstClaim = commit.operations.findIndex((op) => op.kind === 'Claim');
   // The commit's leading Observations are part of the verified pre-state of its Claims.
-  const ctx = { state: before.state, commit, ordinal: before.state.commits.length, index: 0 };
+  const ctx = { state: before.state, commit, ordinal: (before.state.checkpoint?.ordinal ?? 0) + before.state.commits.length, index: 0 };
   for (let i = 0; i < firstClaim; i++) {
     ctx.index = i;
     applyObservation(ctx, commit.operations[i] as OperationOf<'Observation'>);

@@ -77,7 +77,8 @@ export function observation(input: { id: string; resource: JsonObject; condition
     state: input.satisfied ? 'ready' : 'waiting', observed_at: input.observedAt, credential_generation: input.generation, read_status: 'ok',
     ...(isPr
       ? { merged: input.satisfied, resource_state: input.satisfied ? 'closed' : 'open' }
-      : { resource_state: input.satisfied ? 'closed' : 'open', ...(input.satisfied ? { state_reason: input.condition === 'completed' ? 'completed' : 'completed' } : {}) }),
+      // `completed` needs closed + state_reason completed; `closed` needs only closed (spec 7.16).
+      : { resource_state: input.satisfied ? 'closed' : 'open', ...(input.satisfied && input.condition === 'completed' ? { state_reason: 'completed' } : {}) }),
   };
 }
 

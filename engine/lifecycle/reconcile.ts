@@ -1,0 +1,64 @@
+/**
+ * Reconciliation decisions for an unbound start marker (spec 7.8 "Run binding and bounded
+ * reconciliation", 7.18), pure. Candidates are the run a POST response named and the runs
+ * discovered by the exact delimited dispatch id in their title whose launch principal is
+ * the group's. One valid candidate is bound; several possible launches are a binding
+ * conflict that keeps the reservation; a response-named run that is terminal proves the
+ * one launch ended. No candidate, elapsed time, a terminal dispatcher or a cancellation
+ * request never prove nonlaunch: the budget ends in `launch_unresolved`, never a release.
+ */
+import type { NativeRunFacts, RunMismatch } from './run-identity.ts';
+
+export interface Candidate {
+  /** The run's original-attempt view. */
+  run: NativeRunFacts;
+  mismatches: RunMismatch[];
+  /** Named by the group's own dispatch response (recorded in the ledger's evidence). */
+  reported: boolean;
+}
+
+export type UnboundDecision =
+  | { action: 'bind'; runId: string; duplicates: string[] }
+  | { action: 'release_terminal'; runId: string; conclusion: string }
+  | { action: 'conflict'; runIds: string[] }
+  | { action: 'invalid'; runId: string; mismatches: RunMismatch[] }
+  | { action: 'none' };
+
+/** Possible launches: response-named runs, and title matches launched by the group's principal. */
+export function possibleLaunches(candidates: readonly Candidate[]): Candidate[] {
+  return candidates.filter((c) => c.reported || !c.mismatches.includes('run_principal_mismatch'));
+}
+
+export function decideUnbound(candidates: readonly Candidate[]): UnboundDecision {
+  const reported = candidates.find((c) => c.reported);
+  if (reported !== undefined) {
+    const others = possibleLaunches(candidates).filter((c) => c !== reported).map((c) => c.run.run_id);
+    if (reported.mismatches.length === 0) return { action: 'bind', runId: reported.run.run_id, duplicates: others };
+    if (reported.run.status === 'completed') return { action: 'release_terminal', runId: reported.run.run_id, conclusion: reported.run.conclusion ?? 'unknown' };
+    return { action: 'invalid', runId: reported.run.run_id, mismatches: reported.mismatches };
+  }
+  const possible = possibleLaunches(candidates);
+  if (possible.length >= 2) return { action: 'conflict', runIds: possible.map((c) => c.run.run_id) };
+  const only = possible[0];
+  if (only === undefined) return { action: 'none' };
+  if (only.mismatches.length === 0) return { action: 'bind', runId: only.run.run_id, duplicates: [] };
+  return { action: 'invalid', runId: only.run.run_id, mismatches: only.mismatches };
+}
+
+export interface Budget {
+  polls: number;
+  maxAttempts: number;
+  now: number;
+  /** Start marker decision time: the deadline origin (restarting never resets it). */
+  startedAt: number;
+  deadlineMs: number;
+}
+
+/** Bounded attempts or the configured deadline stop automated polling (never a release). */
+export function budgetExhausted(b: Budget): boolean {
+  return b.polls >= b.maxAttempts || b.now - b.startedAt >= b.deadlineMs;
+}
+
+export const UNRESOLVED_NEXT_ACTION =
+  'capacity is retained: restore GitHub API access or credentials, let the worker bind itself (fairway activate), '
+  + 'or obtain exact terminal or nonlaunch evidence, then run fairway reconcile again';
