@@ -128,7 +128,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         <div className="card xl:col-span-2" data-testid="pause-history">
           <div className="card-h"><h2>Paused-controls history</h2><span className="text-xs muted">{v.pauses.length} period(s)</span></div>
           {v.pauses.length === 0 ? <p className="card-b muted">No pauses recorded.</p> : (
-            <table className="tbl">
+            <div className="overflow-x-auto"><table className="tbl">
               <thead><tr><th>Control</th><th>Paused</th><th>Resumed</th><th className="num">For</th><th>Reason</th></tr></thead>
               <tbody>
                 {[...v.pauses].reverse().map((p) => (
@@ -137,11 +137,11 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
                     <td className="whitespace-nowrap"><Link prefetch={false} href={receipt(p.pausedBy)} title={formatTime(p.from)}>{formatShort(p.from)}</Link></td>
                     <td className="whitespace-nowrap">{p.to === null ? <strong className="text-red-700">still paused</strong> : <Link prefetch={false} href={receipt(p.resumedBy!)} title={formatTime(p.to)}>{formatShort(p.to)}</Link>}</td>
                     <td className="num whitespace-nowrap">{formatDuration((p.to ?? view.asOf) - p.from)}</td>
-                    <td><code>{p.reason}</code></td>
+                    <td className="break-all"><code>{p.reason}</code></td>
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </table></div>
           )}
         </div>
       </section>

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { ARTIFACTS, consoleState, login, shot } from './helpers.ts';
 
 function fairway(args: string[]): string {
-  return execFileSync(process.execPath, ['bin/fairway.js', ...args], { encoding: 'utf8' });
+  try {
+    return execFileSync(process.execPath, ['bin/fairway.js', ...args], { encoding: 'utf8' });
+  } catch (e) {
+    const failed = e as { stdout?: string; stderr?: string };
+    throw new Error(`fairway ${args.join(' ')} failed: ${failed.stdout ?? ''} ${failed.stderr ?? ''}`.slice(0, 2000), { cause: e });
+  }
 }
 
 test('7. an administrator pauses grants; the overview and `fairway replay --json` show it', async ({ page }) => {
@@ -29,7 +34,20 @@ test('7. an administrator pauses grants; the overview and `fairway replay --json
   await expect(page.getByTestId('pause-history')).toContainText('still paused');
   await shot(page, 'overview-grants-paused');
 
-  // The same repository, read by the CLI.
+  try {
+    await checkLedger(requestId);
+  } finally {
+    // Resume so other tests see a running queue, whatever happened above.
+    const res = await page.request.post('/api/admin/control', { data: { control: 'grants_paused', value: false, reason: 'e2e.drill_over' } });
+    expect(res.status()).toBe(200);
+    const body = await res.json();
+    expect(body.ok).toBe(true);
+    expect(body.receipt.operations[0].kind).toBe('Control');
+  }
+});
+
+/** `fairway replay --json` on the same repository (and offline on its ledger file) shows the Control. */
+async function checkLedger(requestId: string): Promise<void> {
   const repo = consoleState().demo_repository!;
   const summary = JSON.parse(fairway(['--repo', repo, 'replay', '--json']));
   expect(summary.ok).toBe(true);
@@ -44,14 +62,7 @@ test('7. an administrator pauses grants; the overview and `fairway replay --json
   expect(control.request.kind).toBe('control');
   expect(control.actor.role).toBe('administrator');
   expect(control.operations).toEqual([{ kind: 'Control', control: 'grants_paused', value: true, reason: 'e2e.incident_drill' }]);
-
-  // Resume so other tests see a running queue.
-  const res = await page.request.post('/api/admin/control', { data: { control: 'grants_paused', value: false, reason: 'e2e.drill_over' } });
-  expect(res.status()).toBe(200);
-  const body = await res.json();
-  expect(body.ok).toBe(true);
-  expect(body.receipt.operations[0].kind).toBe('Control');
-});
+}
 
 test('an administrator action with a stale target is refused, not applied elsewhere', async ({ page }) => {
   await login(page, 'administrator');

@@ -65,25 +65,34 @@ export function openBackend(g: GlobalOptions, now: () => number = Date.now): Tui
       publish: async () => ({ status: 'rejected', code: 'ledger_read_only', message: '--ledger is read-only' }),
     };
   }
-  const counted = counting(storeFor(g));
-  const publisher = new Publisher(counted.store);
   const basis = g.github !== undefined ? 'GitHub token; GitHub enforces repository permissions' : 'local principal, unauthenticated';
+  return storeBackend(storeFor(g), { principal, basis, repository: (p) => queueRepository(g, p) }, now);
+}
+
+/** Reads and administrator publications on one store, sharing one incrementally extended projection. */
+export function storeBackend(
+  store: LedgerStore,
+  o: { principal: string; basis: string; repository: (p: Projection) => Promise<string> | string },
+  now: () => number = Date.now,
+): TuiBackend {
+  const counted = counting(store);
+  const publisher = new Publisher(counted.store);
   const loadProjection = async (): Promise<Projection> => {
     const { projection } = await publisher.cache.load();
-    if (projection === null) fail('queue_uninitialized', `no queue on ${counted.store.label} yet: the first submit-work or submit-graph creates it`);
+    if (projection === null) fail('queue_uninitialized', `no queue on ${store.label} yet: the first submit-work or submit-graph creates it`);
     return projection;
   };
   return {
-    authority: { principal, source: counted.store.label, writable: true, basis },
+    authority: { principal: o.principal, source: store.label, writable: true, basis: o.basis },
     load: async (watch) => buildSnapshot(await loadProjection(), now(), watch),
     publish: async (plan) => {
       const before = counted.writes();
       let prepareError: unknown = null;
       try {
-        const repository = await queueRepository(g, await loadProjection());
+        const repository = await o.repository(await loadProjection());
         const outcome = await publisher.publish({
           requestId: plan.requestId,
-          actor: actor('administrator', principal, repository),
+          actor: actor('administrator', o.principal, repository),
           prepare: (projection, ids) => {
             try {
               return buildRequest(plan, projection.state, ids.at);
@@ -100,6 +109,9 @@ export function openBackend(g: GlobalOptions, now: () => number = Date.now): Tui
         // Checked before any write, or rebuilt after the publisher confirmed the
         // request absent: definitely not written. Otherwise a write was attempted.
         const definite = e === prepareError || counted.writes() === before;
+        // A write that threw may have left the cached projection ahead of the
+        // branch (validated candidate, never confirmed): read cold next time.
+        if (!definite) publisher.cache.discard();
         return { status: definite ? 'rejected' : 'uncertain', ...errorOf(e) };
       }
     },

@@ -76,16 +76,16 @@ export class TuiController {
     const work = effect.type === 'load'
       ? this.backend.load(effect.watch).then(
         (snapshot) => this.dispatch({ type: 'loaded', snapshot }),
-        (e: unknown) => this.dispatch({ type: 'load_failed', at: this.now(), ...describe(e) }))
+        (e: unknown) => this.dispatch({ type: 'load_failed', at: this.now(), ...describe(e, 'read_failed') }))
       : this.backend.publish(effect.plan).then(
         (result) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result }),
-        (e: unknown) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result: { status: 'uncertain', ...describe(e) } }));
+        (e: unknown) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result: { status: 'uncertain', ...describe(e, 'publish_failed') } }));
     this.pending = Promise.all([this.pending, work]);
   }
 }
 
-function describe(e: unknown): { code: string; message: string } {
+function describe(e: unknown, fallback: string): { code: string; message: string } {
   if (isProtocolError(e)) return { code: e.code, message: e.message };
-  const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : 'read_failed';
+  const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : fallback;
   return { code, message: e instanceof Error ? e.message : String(e) };
 }

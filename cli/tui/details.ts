@@ -124,8 +124,7 @@ function graphLines(s: Snapshot, id: string): string[] {
     field('work', g.works.length),
     ...[...counts].sort().map(([k, n]) => field(`  ${k}`, n)),
     '',
-    'The tree groups graph membership and Claim attempts;',
-    'dependencies appear in each Work\'s details.',
+    'The tree groups graph membership and Claim attempts; dependencies appear in each Work\'s details.',
   ];
 }
 

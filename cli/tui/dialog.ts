@@ -5,7 +5,7 @@
  * including when every target line fits in the confirmation view.
  */
 import type { Snapshot } from './model.ts';
-import { quoted, safe, wrap, type Layout } from './layout.ts';
+import { abbrev, quoted, safe, wrap, type Layout } from './layout.ts';
 import { parseKey } from './rows.ts';
 
 export type ActionKind = 'cancel_work' | 'cancel_claims' | 'reprioritize';
@@ -44,8 +44,10 @@ export interface Authority {
 export interface Target {
   kind: 'work' | 'claim';
   id: string;
-  /** Lines under the full id (metadata, escaped). */
-  summary: string[];
+  /** The line under the full id (metadata, escaped). */
+  summary: string;
+  /** A Claim's Work, which cancel-claim also cancels. */
+  work?: { id: string; nodeKey: string };
   /** Why this target cannot take the action (null: it can). */
   problem: string | null;
 }
@@ -70,9 +72,9 @@ export interface ActionPlan {
 
 function workTarget(s: Snapshot, id: string, action: ActionKind, priority: number | null): Target {
   const w = s.works.get(id);
-  if (w === undefined) return { kind: 'work', id, summary: [], problem: 'no longer in the ledger' };
+  if (w === undefined) return { kind: 'work', id, summary: '', problem: 'no longer in the ledger' };
   const change = action === 'reprioritize' ? ` -> ${priority === null ? 'P?' : `P${priority}`}` : '';
-  const summary = [`  ${quoted(w.nodeKey)} ${w.state} P${w.effectivePriority}${change} graph ${quoted(w.graphId)}`];
+  const summary = `  ${quoted(w.nodeKey)} ${w.state} P${w.effectivePriority}${change} graph ${quoted(w.graphId)}`;
   let problem: string | null = null;
   if (action === 'reprioritize' && w.state !== 'available') problem = `${w.state}; only available Work can be reprioritized`;
   if (action === 'cancel_work' && (w.state === 'completed' || w.state === 'cancelled')) problem = `already ${w.state}`;
@@ -81,14 +83,14 @@ function workTarget(s: Snapshot, id: string, action: ActionKind, priority: numbe
 
 function claimTarget(s: Snapshot, id: string, action: ActionKind): Target {
   const c = s.claims.get(id);
-  if (c === undefined) return { kind: 'claim', id, summary: [], problem: 'no longer in the ledger' };
+  if (c === undefined) return { kind: 'claim', id, summary: '', problem: 'no longer in the ledger' };
   const w = s.works.get(c.workId);
-  const summary = [`  claim ${c.state} ${safe(c.handle)}; cancels Work ${quoted(w?.nodeKey ?? '?')}:`, `  ${c.workId}`];
+  const summary = `  ${c.state} ${safe(c.handle)}; also cancels its Work ${quoted(w?.nodeKey ?? '?')}`;
   let problem: string | null = null;
   if (action !== 'cancel_claims') problem = 'a Claim; only Work can be reprioritized';
   else if (c.state !== 'open') problem = `Claim already ${c.state}`;
   else if (w === undefined || w.currentClaim !== id || w.state !== 'claimed') problem = 'no longer owns its Work (historical attempt)';
-  return { kind: 'claim', id, summary, problem };
+  return { kind: 'claim', id, summary, work: { id: c.workId, nodeKey: w?.nodeKey ?? '?' }, problem };
 }
 
 /** Targets in causal (admission / grant) order, each checked against the snapshot. */
@@ -137,7 +139,7 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
   const width = l.overlayWidth;
   const n = d.targets.length;
   const head = wrap([
-    `${NAMES[d.action]}: ${n} target${n === 1 ? '' : 's'}, one all-or-nothing transaction`,
+    `${NAMES[d.action]}: ${n} target${n === 1 ? '' : 's'}, all-or-nothing`,
     `authority: administrator, principal ${a.principal} (${a.basis})`,
     `queue: ${repository === null ? '-' : safe(repository)} on ${safe(a.source)}`,
     `request id: ${d.requestId}`,
@@ -145,7 +147,14 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
     ...(d.action === 'reprioritize' ? [`new priority: ${d.priority === null ? 'press 1..5' : `P${d.priority}`}`] : []),
   ], width);
   const effect = wrap([TITLES[d.action], EFFECTS[d.action]], width);
-  const targets = wrap(d.targets.flatMap((t) => [`${t.problem === null ? '-' : '!'} ${t.kind} ${t.id}`, ...t.summary, ...(t.problem === null ? [] : [`  ! ${t.problem}`])]), width);
+  // A Claim's Work id is shown in full when a line holds it, else abbreviated (the Claim id is the exact target).
+  const workLine = (t: Target): string[] => (t.work === undefined ? [] : [`  work ${width >= 72 ? t.work.id : abbrev(t.work.id, 12)}`]);
+  const targets = wrap(d.targets.flatMap((t) => [
+    `${t.problem === null ? '-' : '!'} ${t.kind} ${t.id}`,
+    ...(t.summary === '' ? [] : [t.summary]),
+    ...workLine(t),
+    ...(t.problem === null ? [] : [`  ! ${t.problem}`]),
+  ]), width);
   const ready = wrap([readyFooter(d)], width);
   const fits = head.length + targets.length + ready.length <= l.overlayLines;
   const withEffect = fits && head.length + effect.length + targets.length + ready.length <= l.overlayLines ? [...head, ...effect] : head;

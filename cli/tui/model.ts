@@ -164,7 +164,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
           profile: c.dispatch.profile,
           runBound: c.dispatch.run !== null,
         },
-        search: [c.claim_id, c.work_id, c.state, c.handle, c.request_id, c.dispatch.dispatch_id, c.dispatch.state].join('\n').toLowerCase(),
+        search: [c.claim_id, c.state, c.handle, c.request_id, c.dispatch.dispatch_id, c.dispatch.state].join('\n').toLowerCase(),
       });
     }
   }

@@ -63,16 +63,16 @@ function onPublished(s: TuiState, at: number, plan: ActionPlan, result: PublishR
   if (result.status === 'committed' || result.status === 'replayed') {
     const done = new Set(plan.ids.map((id) => (plan.action === 'cancel_claims' ? rowKey('claim', id) : rowKey('work', id))));
     next = info({ ...next, selected: new Set([...s.selected].filter((k) => !done.has(k))) },
-      `${result.status === 'replayed' ? 'already committed' : 'committed'}: ${plan.action} of ${plan.ids.length} in ${result.commitId} (request ${plan.requestId})`);
+      `${result.status === 'replayed' ? 'already committed' : 'committed'} ${plan.requestId}: ${plan.action} of ${plan.ids.length} in ${result.commitId}`);
   } else if (result.status === 'rejected') {
-    next = error(next, `not published (${result.code}): ${result.message}`);
+    next = error(next, `not published ${plan.requestId} (${result.code}): ${result.message}`);
   } else {
-    next = error(next, `UNCERTAIN (${result.code}): check with fairway explain --request-id ${plan.requestId}`);
+    next = error(next, `UNCERTAIN ${plan.requestId} (${result.code}): check with fairway explain --request-id ${plan.requestId}`);
   }
   return startLoad(next);
 }
 
-/** Re-anchors cursor (by key when it is still shown), scroll offsets and focus after any change. */
+/** Re-anchors the cursor (by key while its row is shown, else by position) and the scroll offsets. */
 function settle(s: TuiState): TuiState {
   const rows = rowsOf(s);
   let cursor = s.cursorKey === null ? -1 : rows.findIndex((r) => r.key === s.cursorKey);

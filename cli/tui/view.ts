@@ -107,15 +107,16 @@ function readStatus(s: TuiState): { text: string; tone: Tone } {
   return { text: `live, read ${clock(s.snapshot.readAt)}${s.read.loading ? ' (reading...)' : ''}`, tone: 'normal' };
 }
 
+/** Request id first: in a narrow terminal the tail is cut, never the id. */
 function ackText(a: Ack): string {
   const r = a.result;
-  const what = `${a.action} x${a.targets} ${a.requestId}`;
+  const what = `${a.action} x${a.targets}`;
   if (r.status === 'uncertain') {
     const found = a.foundCommit === null ? '' : ` (since found committed in ${a.foundCommit})`;
-    return `UNCERTAIN ${what}: ${r.code}${found}; inspect: fairway explain --request-id ${a.requestId}`;
+    return `UNCERTAIN ${a.requestId}: ${what} ${r.code}${found}; fairway explain --request-id ${a.requestId}`;
   }
-  if (r.status === 'rejected') return `rejected ${what}: ${r.code}: ${safe(r.message)}`;
-  return `${r.status} ${what} in ${r.commitId}`;
+  if (r.status === 'rejected') return `rejected ${a.requestId}: ${what} ${r.code}: ${safe(r.message)}`;
+  return `${r.status} ${a.requestId}: ${what} in ${r.commitId}`;
 }
 
 function footer(s: TuiState): ReactElement[] {
@@ -133,7 +134,7 @@ function footer(s: TuiState): ReactElement[] {
     : line(parts.join(' | '), 'status', { tone: status.tone });
   const latest = s.acks.at(-1);
   const message = s.message !== null
-    ? line(s.message.text, 'message', { tone: s.message.tone === 'error' ? 'error' : 'normal' })
+    ? line(safe(s.message.text), 'message', { tone: s.message.tone === 'error' ? 'error' : 'normal' })
     : line(latest === undefined ? '' : ackText(latest), 'message', { tone: 'dim' });
   const uncertain = uncertainAcks(s);
   const detail = uncertain.length > 0
@@ -146,11 +147,11 @@ function footer(s: TuiState): ReactElement[] {
 
 function keyLine(s: TuiState): ReactElement {
   const keys = s.dialog !== null
-    ? 'y publish  n/Esc dismiss' + (s.dialog.action === 'reprioritize' ? '  1..5 priority' : '')
+    ? 'nothing is published until y'
     : s.help
       ? 'j/k scroll  ? or Esc close  q quit'
       : layoutOf(s).wide
-      ? 'j/k move  h/l claims  Tab pane  / search  Space select  c cancel  p priority  r refresh  ? help  q quit'
+      ? 'j/k move h/l claims Tab pane / search Space select c cancel p priority r refresh ? help q quit'
       : 'j/k h/l Tab / Space c:cancel p:priority r ? q';
   return line(keys, 'keys', { tone: 'dim' });
 }
@@ -159,7 +160,7 @@ function header(s: TuiState): ReactElement {
   const snap = s.snapshot;
   const tip = snap === null ? 'no read yet' : `tip ${snap.tip === null ? '-' : abbrev(snap.tip)} (${snap.commits} commits) epoch ${safe(snap.policyEpoch ?? '-')}`;
   const controls = snap === null ? '' : `${snap.controls.grants_paused ? ' [grants paused]' : ''}${snap.controls.admission_paused ? ' [admission paused]' : ''}`;
-  return line(`FAIRWAY ${safe(snap?.repository ?? '')} ${safe(s.authority.source)}  ${tip}${controls}${s.authority.writable ? '' : ' [read-only]'}`, 'header', { bold: true });
+  return line(`FAIRWAY${s.authority.writable ? '' : ' [read-only]'} ${safe(snap?.repository ?? '')} ${safe(s.authority.source)}  ${tip}${controls}`, 'header', { bold: true });
 }
 
 export function Screen({ state: s }: { state: TuiState }): ReactElement {

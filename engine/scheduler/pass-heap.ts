@@ -1,29 +1,37 @@
 /**
- * Indexed binary min-heap of sibling members keyed by (pass, stable order)
- * (spec 7.5: "minimum eligible key by (P[key], stable key ordering)"). Used by
- * the prefix planner for the key level of each priority class: O(1) peek,
- * O(log n) charge of the winner and removal of a member that stops being
- * eligible, and the leading `k` members in order in O(k log k) without
- * disturbing the heap.
+ * Sibling members ordered by (pass, stable order) — spec 7.5: "minimum
+ * eligible key by (P[key], stable key ordering)" — for the prefix planner's
+ * key level of each priority class. Members are small integer ids into a
+ * caller-owned table (struct of arrays: no object per member).
+ *
+ * `PassHeap` is an indexed binary min-heap: O(1) peek, O(log n) insert,
+ * removal and re-placement. `LeadingSet` keeps the `k` least members as a
+ * sorted array (an explanation's candidate list, read for free) in front of a
+ * `PassHeap` holding the rest.
  */
 
-export interface HeapMember {
-  /** Effective pass compared at this level (after the entry clamp). */
-  pass: bigint;
-  /** Position in the heap array; -1 when not in a heap. */
-  heapIndex: number;
+export interface MemberTable {
+  /** Effective pass of each member id (after the entry clamp). */
+  readonly pass: bigint[];
+  /** Position of each member id in its heap array; -1 when not in a heap. */
+  readonly heapIndex: Int32Array;
+  /** Position of each member id in its leading list; -1 when not in it. */
+  readonly leadIndex: Int32Array;
+  /** Stable order between two distinct member ids (never 0: members are distinct). */
+  order(a: number, b: number): number;
 }
 
-export class PassHeap<M extends HeapMember> {
-  private readonly items: M[];
-  /** Stable order between members with equal passes (members are distinct, so it is total). */
-  private readonly order: (a: M, b: M) => number;
+export class PassHeap {
+  private readonly items: number[];
 
   /** Heapify `members` (O(n)); the array is taken over. */
-  constructor(members: M[], order: (a: M, b: M) => number) {
+  constructor(
+    private readonly table: MemberTable,
+    members: number[],
+  ) {
     this.items = members;
-    this.order = order;
-    for (let i = 0; i < members.length; i++) members[i]!.heapIndex = i;
+    const at = table.heapIndex;
+    for (let i = 0; i < members.length; i++) at[members[i]!] = i;
     for (let i = (members.length >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
@@ -31,81 +39,58 @@ export class PassHeap<M extends HeapMember> {
     return this.items.length;
   }
 
-  /** The least member, or undefined when empty. */
-  peek(): M | undefined {
-    return this.items[0];
+  /** The least member, or -1 when empty. */
+  peek(): number {
+    return this.items.length === 0 ? -1 : this.items[0]!;
   }
 
-  less(a: M, b: M): boolean {
-    return a.pass < b.pass || (a.pass === b.pass && this.order(a, b) < 0);
+  less(a: number, b: number): boolean {
+    const pass = this.table.pass;
+    const pa = pass[a]!;
+    const pb = pass[b]!;
+    return pa < pb || (pa === pb && this.table.order(a, b) < 0);
   }
 
-  /** Restore the heap after `member.pass` changed (either direction). */
-  update(member: M): void {
-    const i = member.heapIndex;
-    if (this.items[i] !== member) throw new Error('PassHeap.update: member is not in this heap');
-    this.down(this.up(i));
+  /** Add `member` (not already in a heap). */
+  push(member: number): void {
+    this.items.push(member);
+    this.table.heapIndex[member] = this.items.length - 1;
+    this.up(this.items.length - 1);
   }
 
   /** Remove `member` (no-op when it is not in this heap). */
-  remove(member: M): void {
-    const i = member.heapIndex;
+  remove(member: number): void {
+    const at = this.table.heapIndex;
+    const i = at[member]!;
     if (i < 0 || this.items[i] !== member) return;
     const last = this.items.pop()!;
-    member.heapIndex = -1;
+    at[member] = -1;
     if (last === member) return;
     this.items[i] = last;
-    last.heapIndex = i;
+    at[last] = i;
     this.down(this.up(i));
-  }
-
-  /** The `k` least members in ascending order; the heap is not modified. */
-  leading(k: number): M[] {
-    const out: M[] = [];
-    const items = this.items;
-    if (items.length === 0 || k <= 0) return out;
-    // Best-first walk of the heap tree: a small heap of frontier indexes.
-    const frontier: number[] = [0];
-    const lessAt = (x: number, y: number): boolean => this.less(items[x]!, items[y]!);
-    while (out.length < k && frontier.length > 0) {
-      const top = frontier[0]!;
-      const last = frontier.pop()!;
-      if (frontier.length > 0) {
-        frontier[0] = last;
-        siftDown(frontier, 0, lessAt);
-      }
-      out.push(items[top]!);
-      const left = 2 * top + 1;
-      if (left < items.length) {
-        frontier.push(left);
-        siftUp(frontier, frontier.length - 1, lessAt);
-        if (left + 1 < items.length) {
-          frontier.push(left + 1);
-          siftUp(frontier, frontier.length - 1, lessAt);
-        }
-      }
-    }
-    return out;
   }
 
   private up(i: number): number {
     const items = this.items;
+    const at = this.table.heapIndex;
     const member = items[i]!;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = items[parent]!;
       if (!this.less(member, p)) break;
       items[i] = p;
-      p.heapIndex = i;
+      at[p] = i;
       i = parent;
     }
     items[i] = member;
-    member.heapIndex = i;
+    at[member] = i;
     return i;
   }
 
   private down(i: number): void {
     const items = this.items;
+    const at = this.table.heapIndex;
     const n = items.length;
     const member = items[i]!;
     for (;;) {
@@ -117,36 +102,106 @@ export class PassHeap<M extends HeapMember> {
       const c = items[child]!;
       if (!this.less(c, member)) break;
       items[i] = c;
-      c.heapIndex = i;
+      at[c] = i;
       i = child;
     }
     items[i] = member;
-    member.heapIndex = i;
+    at[member] = i;
   }
 }
 
-function siftUp(a: number[], i: number, less: (x: number, y: number) => boolean): void {
-  const v = a[i]!;
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    if (!less(v, a[parent]!)) break;
-    a[i] = a[parent]!;
-    i = parent;
-  }
-  a[i] = v;
-}
+/**
+ * A sibling set that keeps its `k` least members as a sorted array and the
+ * rest in a `PassHeap`. Invariants: every leading member is less than every
+ * heap member, and the leading list is full (`k`) whenever the heap is
+ * nonempty. Re-placing the charged winner or removing a member costs O(k)
+ * array moves plus O(log n) comparisons.
+ */
+export class LeadingSet {
+  private readonly lead: number[] = [];
+  private readonly rest: PassHeap;
 
-function siftDown(a: number[], i: number, less: (x: number, y: number) => boolean): void {
-  const n = a.length;
-  const v = a[i]!;
-  for (;;) {
-    const left = 2 * i + 1;
-    if (left >= n) break;
-    let child = left;
-    if (left + 1 < n && less(a[left + 1]!, a[left]!)) child = left + 1;
-    if (!less(a[child]!, v)) break;
-    a[i] = a[child]!;
-    i = child;
+  /** O(n + k log n): heapify, then move the `k` least into the sorted list. */
+  constructor(
+    private readonly table: MemberTable,
+    members: number[],
+    private readonly k: number,
+  ) {
+    for (const m of members) table.leadIndex[m] = -1;
+    this.rest = new PassHeap(table, members);
+    while (this.lead.length < k && this.rest.size > 0) {
+      const m = this.rest.peek();
+      this.rest.remove(m);
+      table.leadIndex[m] = this.lead.length;
+      this.lead.push(m);
+    }
   }
-  a[i] = v;
+
+  get size(): number {
+    return this.lead.length + this.rest.size;
+  }
+
+  /** The least member, or -1 when empty. */
+  peek(): number {
+    return this.lead.length === 0 ? -1 : this.lead[0]!;
+  }
+
+  /** The (at most `k`) least members in ascending order. Read-only; it changes with the set. */
+  leading(): readonly number[] {
+    return this.lead;
+  }
+
+  /** Remove `member` (no-op when absent). */
+  remove(member: number): void {
+    const index = this.table.leadIndex[member]!;
+    if (index < 0) {
+      this.rest.remove(member);
+      return;
+    }
+    this.spliceOut(index);
+    this.table.leadIndex[member] = -1;
+    const next = this.rest.peek();
+    if (next >= 0) {
+      this.rest.remove(next);
+      this.table.leadIndex[next] = this.lead.length;
+      this.lead.push(next);
+    }
+  }
+
+  /** Re-place `member` after its pass changed. */
+  update(member: number): void {
+    this.remove(member);
+    this.insert(member);
+  }
+
+  private insert(member: number): void {
+    const lead = this.lead;
+    if (lead.length === this.k && !this.rest.less(member, lead[lead.length - 1]!)) {
+      this.rest.push(member);
+      return;
+    }
+    // First leading member greater than `member`.
+    let lo = 0;
+    let hi = lead.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rest.less(lead[mid]!, member)) lo = mid + 1;
+      else hi = mid;
+    }
+    lead.splice(lo, 0, member);
+    const at = this.table.leadIndex;
+    for (let i = lo; i < lead.length; i++) at[lead[i]!] = i;
+    if (lead.length > this.k) {
+      const evicted = lead.pop()!;
+      at[evicted] = -1;
+      this.rest.push(evicted);
+    }
+  }
+
+  private spliceOut(index: number): void {
+    const lead = this.lead;
+    lead.splice(index, 1);
+    const at = this.table.leadIndex;
+    for (let i = index; i < lead.length; i++) at[lead[i]!] = i;
+  }
 }

@@ -28,7 +28,8 @@
  * plain pick rule over a private copy of the class clock.
  *
  * Planning never mutates the replay state or its clocks; `admit` only moves
- * this planner's own tentative counters, copies and indexes.
+ * this planner's own tentative counters, copies and indexes. The indexes are
+ * a struct of arrays over the buckets (no object per bucket or member).
  */
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
@@ -50,42 +51,78 @@ import { workGates } from './eligibility.ts';
 import type { FifoTree } from './fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
-import { PassHeap, type HeapMember } from './pass-heap.ts';
+import { LeadingSet, type MemberTable } from './pass-heap.ts';
 import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan.ts';
 import { poolPolicy } from './policy-view.ts';
 import { availableIn, bucketsOf } from './ready-index.ts';
 
+/** `leftAt` of a bucket still in its class's competition set. */
+const STILL_ELIGIBLE = 0x7fffffff;
+const NO_OBSERVATIONS: readonly string[] = Object.freeze([]);
+const SURROGATE = /[\ud800-\udfff]/;
+
 /**
- * One (priority, fairness key) bucket of the pool, in ready-index iteration
- * order (`seq`), with its head scan and, while its head is eligible and its
- * key unblocked, its key's membership in the class's pass heap.
+ * The pool's (priority, fairness key) buckets as a struct of arrays indexed by
+ * walk order (`b`, the ready-index iteration order): head scans, blocks, and
+ * each eligible bucket's key as a member of its class's key-level sibling set.
  */
-interface Bucket extends HeapMember {
-  seq: number;
-  priority: number;
-  key: string;
-  tree: FifoTree;
-  /** Blocked by its key's per-account limit: not scanned, not counted as skipped. */
-  blocked: boolean;
+class BucketTable implements MemberTable {
+  readonly key: string[] = [];
+  readonly tree: FifoTree[] = [];
+  readonly priority: number[] = [];
+  /** Blocked by its key's per-account limit: not scanned, its skipped heads not counted. */
+  readonly blocked: Uint8Array;
+  /** Unblocked with an eligible head: its key competes in its class. */
+  readonly eligible: Uint8Array;
   /** First Work passing the Work-level gates (null: none, or not scanned). */
-  head: WorkRecord | null;
-  observations: string[];
+  readonly head: Array<WorkRecord | null> = [];
+  readonly observations: Array<readonly string[]> = [];
   /** Rank of the last entry the scan examined (resume point once the head is claimed). */
-  scanned: number;
-  /** Ineligible entries skipped ahead of the head, by reason (null: none). */
-  skipped: Map<string, number> | null;
-  /** Sum of `skipped`. */
-  ahead: number;
-  /** Unblocked with an eligible head: a member of its class's competition set. */
-  eligible: boolean;
-  // Membership in the class's key-level sibling set (set when the lane is built).
-  stride: bigint;
-  /** Entering eligibility relative to the class's key clock at the start of the prefix. */
-  entering: boolean;
+  readonly scanned: Float64Array;
+  /** Ineligible entries skipped ahead of the head, by reason (null: none), and their sum. */
+  readonly skipped: Array<Map<string, number> | null> = [];
+  readonly ahead: Int32Array;
+  // Membership in the class's key-level set (written when the class's set is built).
+  readonly stride: bigint[];
   /** Pass at the start of the prefix (clamped when entering); `pass` moves only with charges. */
-  startPass: bigint;
-  /** Index of the first decision it is no longer eligible at (Infinity while eligible). */
-  leftAt: number;
+  readonly startPass: bigint[];
+  readonly pass: bigint[];
+  /** Entering eligibility relative to the class's key clock at the start of the prefix. */
+  readonly entering: Uint8Array;
+  /** The key has no surrogate code units, so UTF-16 order is its UTF-8 byte order. */
+  readonly plain: Uint8Array;
+  /** Index of the first decision the bucket is no longer eligible at. */
+  readonly leftAt: Int32Array;
+  readonly heapIndex: Int32Array;
+  readonly leadIndex: Int32Array;
+  /** Decimal renderings for explanations (undefined: not rendered since the pass last moved). */
+  readonly passText: Array<string | undefined>;
+  readonly strideText: Array<string | undefined>;
+
+  constructor(readonly size: number) {
+    this.blocked = new Uint8Array(size);
+    this.eligible = new Uint8Array(size);
+    this.scanned = new Float64Array(size);
+    this.ahead = new Int32Array(size);
+    this.stride = new Array<bigint>(size);
+    this.startPass = new Array<bigint>(size);
+    this.pass = new Array<bigint>(size);
+    this.entering = new Uint8Array(size);
+    this.plain = new Uint8Array(size);
+    this.leftAt = new Int32Array(size).fill(STILL_ELIGIBLE);
+    this.heapIndex = new Int32Array(size).fill(-1);
+    this.leadIndex = new Int32Array(size).fill(-1);
+    this.passText = new Array<string | undefined>(size);
+    this.strideText = new Array<string | undefined>(size);
+  }
+
+  /** UTF-8 byte order of the keys (spec 7.5 tie order); the native comparison when both are plain. */
+  order(a: number, b: number): number {
+    const x = this.key[a]!;
+    const y = this.key[b]!;
+    if ((this.plain[a]! & this.plain[b]!) === 1) return x === y ? 0 : x < y ? -1 : 1;
+    return utf8Compare(x, y);
+  }
 }
 
 /** Key-level sibling set of one priority class. */
@@ -97,25 +134,19 @@ interface Lane {
   v: bigint;
   /** Picked by an admitted decision of this prefix (its clock's active set is then a superset of the eligible set). */
   picked: boolean;
-  /** Buckets of this class that were eligible when the pool was indexed, in ready-index order. */
-  buckets: Bucket[];
+  /** Buckets of this class that were eligible when the pool was indexed, in walk order. */
+  buckets: number[];
   /** Buckets still eligible. */
   count: number;
-  /** Members when the heap was built (first use), in ready-index order: the `active` order. */
-  members: Bucket[] | null;
-  heap: PassHeap<Bucket> | null;
+  /** Members when the set was built (first use), in walk order: the `active` order. */
+  members: number[] | null;
+  set: LeadingSet | null;
 }
 
 interface Pending {
   transition: ClockTransition;
   lane: Lane;
-  member: Bucket;
-}
-
-const byKeyOrder = (a: Bucket, b: Bucket): number => utf8Compare(a.key, b.key);
-
-function candidateViews<K>(candidates: readonly PassCandidate<K>[]): CandidateView[] {
-  return candidates.map((c) => ({ member: String(c.member), pass: c.pass.toString(), stride: c.stride.toString(), entering: c.entering }));
+  bucket: number;
 }
 
 function levelView<K>(step: SiblingStep<K>, eligible: number): LevelView {
@@ -124,7 +155,7 @@ function levelView<K>(step: SiblingStep<K>, eligible: number): LevelView {
     v_before: step.vBefore.toString(),
     v_after: step.v.toString(),
     eligible,
-    candidates: candidateViews(step.candidates),
+    candidates: step.candidates.map((c) => ({ member: String(c.member), pass: c.pass.toString(), stride: c.stride.toString(), entering: c.entering })),
   };
 }
 
@@ -134,56 +165,58 @@ function levelView<K>(step: SiblingStep<K>, eligible: number): LevelView {
  * the reasons within that bucket's scan).
  */
 class SkipTally {
-  private readonly reasons = new Map<string, { total: number; seqs: number[]; front: number }>();
+  private readonly reasons = new Map<string, { total: number; buckets: number[]; front: number }>();
   private ordered: Array<readonly [string, number]> | null = null;
 
-  constructor(private readonly buckets: readonly Bucket[]) {}
+  constructor(private readonly table: BucketTable) {}
 
-  /** `n` more skipped heads of `reason` in `bucket`; `fresh` when the bucket had none of that reason. */
-  add(bucket: Bucket, reason: string, n: number, fresh: boolean): void {
+  /** `n` more skipped heads of `reason` in bucket `b`; `fresh` when the bucket had none of that reason. */
+  add(b: number, reason: string, n: number, fresh: boolean): void {
     let r = this.reasons.get(reason);
-    if (r === undefined) this.reasons.set(reason, (r = { total: 0, seqs: [], front: 0 }));
+    if (r === undefined) this.reasons.set(reason, (r = { total: 0, buckets: [], front: 0 }));
     r.total += n;
     if (fresh) {
-      const seqs = r.seqs;
-      let lo = seqs.length;
-      if (lo > 0 && seqs[lo - 1]! > bucket.seq) {
+      const buckets = r.buckets;
+      let lo = buckets.length;
+      if (lo > 0 && buckets[lo - 1]! > b) {
         let hi = lo;
         lo = 0;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (seqs[mid]! < bucket.seq) lo = mid + 1;
+          if (buckets[mid]! < b) lo = mid + 1;
           else hi = mid;
         }
       }
-      seqs.splice(lo, 0, bucket.seq);
+      buckets.splice(lo, 0, b);
       if (lo < r.front) r.front = lo; // entries before `front` are blocked buckets; this one is not
     }
     this.ordered = null;
   }
 
-  /** `bucket` became blocked: its skipped heads no longer count. */
-  drop(bucket: Bucket): void {
-    if (bucket.skipped === null) return;
-    for (const [reason, n] of bucket.skipped) this.reasons.get(reason)!.total -= n;
+  /** Bucket `b` became blocked: its skipped heads no longer count. */
+  drop(b: number): void {
+    const skipped = this.table.skipped[b];
+    if (skipped === null || skipped === undefined) return;
+    for (const [reason, n] of skipped) this.reasons.get(reason)!.total -= n;
     this.ordered = null;
   }
 
   record(): Record<string, number> {
     if (this.ordered === null) {
-      const found: Array<{ reason: string; total: number; seq: number; at: number }> = [];
+      const { blocked, skipped } = this.table;
+      const found: Array<{ reason: string; total: number; bucket: number; at: number }> = [];
       for (const [reason, r] of this.reasons) {
         if (r.total <= 0) continue;
-        while (this.buckets[r.seqs[r.front]!]!.blocked) r.front++;
-        const seq = r.seqs[r.front]!;
+        while (blocked[r.buckets[r.front]!] === 1) r.front++;
+        const bucket = r.buckets[r.front]!;
         let at = 0;
-        for (const k of this.buckets[seq]!.skipped!.keys()) {
+        for (const k of skipped[bucket]!.keys()) {
           if (k === reason) break;
           at++;
         }
-        found.push({ reason, total: r.total, seq, at });
+        found.push({ reason, total: r.total, bucket, at });
       }
-      found.sort((a, b) => a.seq - b.seq || a.at - b.at);
+      found.sort((a, b) => a.bucket - b.bucket || a.at - b.at);
       this.ordered = found.map((f) => [f.reason, f.total] as const);
     }
     const out: Record<string, number> = {};
@@ -211,13 +244,12 @@ export class PrefixPlanner {
   private pending: Pending | null = null;
 
   // Indexes, built by the first decision that reaches the buckets.
-  private indexed = false;
-  private readonly buckets: Bucket[] = [];
+  private table: BucketTable | null = null;
+  private tally: SkipTally | null = null;
   /** Buckets of each fairness key (only kept under a per-account limit, the one way a key gets blocked). */
-  private readonly keyBuckets = new Map<string, Bucket[]>();
+  private readonly keyBuckets = new Map<string, number[]>();
   private readonly lanes = new Map<number, Lane>();
   private lanesAscending: Lane[] = [];
-  private readonly tally: SkipTally;
   private blockedCount = 0;
   private eligibleCount = 0;
   /** Private copy of the pool's class clock (weighted mode moves it with each admitted pick). */
@@ -236,7 +268,6 @@ export class PrefixPlanner {
     this.byKey = local?.byKey ?? new Map();
     this.logical = local?.logical ?? 0;
     this.native = local?.native ?? 0;
-    this.tally = new SkipTally(this.buckets);
     const classes = this.fairness.pools.get(pool)?.classes;
     this.classClock = classes === undefined ? undefined : cloneClock(classes);
   }
@@ -292,11 +323,11 @@ export class PrefixPlanner {
     if (logical >= policy.logical_limit) return noGrant('capacity_blocked');
     if (available <= 0) return noGrant('no_work');
 
-    this.index();
+    const table = this.table ?? this.index();
     const eligibility = explanation.eligibility;
-    eligibility.buckets = this.buckets.length;
+    eligibility.buckets = table.size;
     eligibility.blocked_buckets = this.blockedCount;
-    eligibility.skipped = this.tally.record();
+    eligibility.skipped = this.tally!.record();
     eligibility.eligible_buckets = this.eligibleCount;
     if (this.eligibleCount === 0) return noGrant('no_eligible_work');
 
@@ -311,8 +342,7 @@ export class PrefixPlanner {
       priority = classes[0]!;
     }
     const lane = this.lanes.get(priority)!;
-    const keyStep = this.keyStep(lane);
-    const member = lane.heap!.peek()!;
+    const [keyStep, keyViews, b] = this.keyStep(table, lane);
     const transition: ClockTransition = {
       epoch: fairness.epoch,
       pool,
@@ -323,9 +353,10 @@ export class PrefixPlanner {
       keyStep,
       eligibleClasses: classes,
     };
-    this.pending = { transition, lane, member };
+    this.pending = { transition, lane, bucket: b };
 
-    const work = member.head!;
+    const work = table.head[b]!;
+    const observations = table.observations[b]!;
     const account = this.accountOutstanding(work.fairnessKey);
     explanation.outcome = 'selected';
     explanation.reason = selectionReason(fairness.mode, classes.length, lane.count);
@@ -337,7 +368,14 @@ export class PrefixPlanner {
       classStep !== null
         ? levelView(classStep, classes.length)
         : { selected: String(priority), v_before: classV, v_after: classV, eligible: classes.length, candidates: [] };
-    explanation.key = { priority, ...levelView(keyStep, lane.count) };
+    explanation.key = {
+      priority,
+      selected: keyStep.selected,
+      v_before: keyStep.vBefore.toString(),
+      v_after: keyStep.v.toString(),
+      eligible: lane.count,
+      candidates: keyViews,
+    };
     explanation.work = {
       work_id: work.workId,
       graph_id: work.graphId,
@@ -345,10 +383,10 @@ export class PrefixPlanner {
       priority,
       fairness_key: work.fairnessKey,
       position: { ordinal: work.position.ordinal, operation: work.position.operation },
-      bucket_position: member.ahead,
-      observations: [...member.observations],
+      bucket_position: table.ahead[b]!,
+      observations: [...observations],
     };
-    return { selected: true, work, observations: [...member.observations], transition, explanation };
+    return { selected: true, work, observations: [...observations], transition, explanation };
   }
 
   /**
@@ -358,8 +396,9 @@ export class PrefixPlanner {
    */
   admit(work: WorkRecord, transition: ClockTransition, opensGroup: boolean): void {
     const pending = this.pending;
+    const table = this.table;
     if (this.external !== undefined) throw new Error('PrefixPlanner.admit: the overlay belongs to the caller; use admitToOverlay');
-    if (pending === null || pending.transition !== transition || pending.member.head !== work) {
+    if (pending === null || table === null || pending.transition !== transition || table.head[pending.bucket] !== work) {
       throw new Error('PrefixPlanner.admit: only the winner of the latest decision can be admitted');
     }
     this.pending = null;
@@ -373,70 +412,85 @@ export class PrefixPlanner {
       if (this.classClock === undefined) this.classClock = emptyClock();
       applySiblingStep(this.classClock, transition.classStep, 'class');
     }
-    const { lane, member } = pending;
+    const { lane, bucket: b } = pending;
     lane.v = transition.keyStep.v;
     lane.picked = true;
-    member.pass = transition.keyStep.pass;
-    lane.heap!.update(member);
+    table.pass[b] = transition.keyStep.pass;
+    table.passText[b] = undefined;
+    lane.set!.update(b);
 
     // From the next decision on: the claimed head is gone, and the key may be at its limit.
     this.decisions++;
     const limit = this.policy.per_account_limit;
     if (limit !== undefined && this.accountOutstanding(key) >= limit) {
-      for (const bucket of this.keyBuckets.get(key)!) this.block(bucket);
+      for (const other of this.keyBuckets.get(key)!) this.block(table, other);
     } else {
-      this.scan(member, member.scanned, true);
-      if (member.head === null) this.leave(member);
+      this.scan(table, b, table.scanned[b]!, true);
+      if (table.head[b] === null) this.leave(table, b);
     }
   }
 
-  /** The key-level pick of `lane` (spec 7.5 `pick`) from its pass heap. */
-  private keyStep(lane: Lane): SiblingStep<string> {
-    const heap = lane.heap ?? this.build(lane);
-    const leading = heap.leading(MAX_STEP_CANDIDATES);
+  /** The key-level pick of `lane` (spec 7.5 `pick`), its explained candidates, and the winner's bucket. */
+  private keyStep(table: BucketTable, lane: Lane): [SiblingStep<string>, CandidateView[], number] {
+    const set = lane.set ?? this.build(table, lane);
+    const leading = set.leading();
     const top = leading[0]!;
     const decision = this.decisions;
     const picked = lane.picked;
     const members = lane.members!;
-    const candidates: PassCandidate<string>[] = leading.map((m) => ({ member: m.key, pass: m.pass, stride: m.stride, entering: !picked && m.entering }));
+    const { key, pass, stride, entering, passText, strideText } = table;
+    const candidates: PassCandidate<string>[] = [];
+    const views: CandidateView[] = [];
+    for (const m of leading) {
+      const isEntering = !picked && entering[m] === 1;
+      candidates.push({ member: key[m]!, pass: pass[m]!, stride: stride[m]!, entering: isEntering });
+      views.push({
+        member: key[m]!,
+        pass: (passText[m] ??= pass[m]!.toString()),
+        stride: (strideText[m] ??= stride[m]!.toString()),
+        entering: isEntering,
+      });
+    }
     // The eligible set and entry clamps of this decision, materialized only when applied.
+    const { leftAt, startPass } = table;
     let active: string[] | null = null;
     let entered: Array<readonly [string, bigint]> | null = null;
-    return {
+    const step: SiblingStep<string> = {
       get active(): readonly string[] {
         if (active === null) {
           active = [];
-          for (const m of members) if (m.leftAt > decision) active.push(m.key);
+          for (const m of members) if (leftAt[m]! > decision) active.push(key[m]!);
         }
         return active;
       },
       get entered(): ReadonlyArray<readonly [string, bigint]> {
         if (entered === null) {
           entered = [];
-          if (!picked) for (const m of members) if (m.leftAt > decision && m.entering) entered.push([m.key, m.startPass]);
+          if (!picked) for (const m of members) if (leftAt[m]! > decision && entering[m] === 1) entered.push([key[m]!, startPass[m]!]);
         }
         return entered;
       },
-      selected: top.key,
+      selected: key[top]!,
       vBefore: lane.v,
-      v: top.pass,
-      pass: top.pass + top.stride,
-      stride: top.stride,
+      v: pass[top]!,
+      pass: pass[top]! + stride[top]!,
+      stride: stride[top]!,
       candidates,
     };
+    return [step, views, top];
   }
 
   /**
    * The class's key-level competition set on first use: entering flags and
-   * entry clamps against its clock (untouched until the class is picked), heap.
+   * entry clamps against its clock (untouched until the class is picked).
    */
-  private build(lane: Lane): PassHeap<Bucket> {
+  private build(table: BucketTable, lane: Lane): LeadingSet {
     const { fairness } = this;
     const clock = lane.clock;
-    const members: Bucket[] = [];
-    for (const bucket of lane.buckets) {
-      if (!bucket.eligible) continue;
-      const key = bucket.key;
+    const members: number[] = [];
+    for (const b of lane.buckets) {
+      if (table.eligible[b] === 0) continue;
+      const key = table.key[b]!;
       const stride = keyStride(fairness, key);
       const previous = clock?.pass.get(key) ?? 0n;
       const entering = clock === undefined || !clock.active.has(key);
@@ -445,142 +499,146 @@ export class PrefixPlanner {
         const floor = lane.v + stride;
         if (floor > pass) pass = floor;
       }
-      bucket.stride = stride;
-      bucket.entering = entering;
-      bucket.startPass = pass;
-      bucket.pass = pass;
-      members.push(bucket);
+      table.stride[b] = stride;
+      table.entering[b] = entering ? 1 : 0;
+      table.plain[b] = SURROGATE.test(key) ? 0 : 1;
+      table.startPass[b] = pass;
+      table.pass[b] = pass;
+      members.push(b);
     }
     lane.members = members;
-    lane.heap = new PassHeap(members.slice(), byKeyOrder);
-    return lane.heap;
+    lane.set = new LeadingSet(table, members.slice(), MAX_STEP_CANDIDATES);
+    return lane.set;
   }
 
   /** Walk the pool's buckets once: per-account blocks, head scans, skipped tally, class lanes. */
-  private index(): void {
-    if (this.indexed) return;
-    this.indexed = true;
+  private index(): BucketTable {
     const { state, pool, fairness } = this;
+    const buckets = bucketsOf(state.ready, pool);
+    let size = 0;
+    for (const keys of buckets.values()) size += keys.size;
+    const table = new BucketTable(size);
+    const tally = new SkipTally(table);
+    this.table = table;
+    this.tally = tally;
     const limit = this.policy.per_account_limit;
     const clocks = fairness.pools.get(pool);
     const keyBlocked = new Map<string, boolean>();
-    for (const [priority, keys] of bucketsOf(state.ready, pool)) {
+    let b = 0;
+    for (const [priority, keys] of buckets) {
       let lane = this.lanes.get(priority);
       if (lane === undefined) {
         const clock = clocks?.keys.get(priority);
-        lane = { priority, clock, v: clock?.v ?? 0n, picked: false, buckets: [], count: 0, members: null, heap: null };
+        lane = { priority, clock, v: clock?.v ?? 0n, picked: false, buckets: [], count: 0, members: null, set: null };
         this.lanes.set(priority, lane);
       }
       for (const [key, tree] of keys) {
-        const bucket: Bucket = {
-          seq: this.buckets.length,
-          priority,
-          key,
-          tree,
-          blocked: false,
-          head: null,
-          observations: [],
-          scanned: -1,
-          skipped: null,
-          ahead: 0,
-          eligible: false,
-          stride: 0n,
-          entering: false,
-          startPass: 0n,
-          pass: 0n,
-          leftAt: Infinity,
-          heapIndex: -1,
-        };
-        this.buckets.push(bucket);
+        table.key.push(key);
+        table.tree.push(tree);
+        table.priority.push(priority);
+        table.head.push(null);
+        table.observations.push(NO_OBSERVATIONS);
+        table.skipped.push(null);
         if (limit !== undefined) {
           let same = this.keyBuckets.get(key);
           if (same === undefined) this.keyBuckets.set(key, (same = []));
-          same.push(bucket);
+          same.push(b);
           let blocked = keyBlocked.get(key);
           if (blocked === undefined) keyBlocked.set(key, (blocked = this.accountOutstanding(key) >= limit));
           if (blocked) {
-            bucket.blocked = true;
+            table.blocked[b] = 1;
             this.blockedCount++;
+            b++;
             continue;
           }
         }
-        if (this.cache === undefined) this.scan(bucket, -Infinity, false);
-        else this.scanCached(bucket, this.cache);
-        if (bucket.skipped !== null) for (const [reason, n] of bucket.skipped) this.tally.add(bucket, reason, n, true);
-        if (bucket.head === null) continue;
-        bucket.eligible = true;
-        lane.buckets.push(bucket);
-        lane.count++;
-        this.eligibleCount++;
+        if (this.cache === undefined) this.scan(table, b, -Infinity, false);
+        else this.scanCached(table, b, this.cache);
+        const skipped = table.skipped[b];
+        if (skipped !== null && skipped !== undefined) for (const [reason, n] of skipped) tally.add(b, reason, n, true);
+        if (table.head[b] !== null) {
+          table.eligible[b] = 1;
+          lane.buckets.push(b);
+          lane.count++;
+          this.eligibleCount++;
+        }
+        b++;
       }
     }
-    this.lanesAscending = [...this.lanes.values()].sort((a, b) => numericCompare(a.priority, b.priority));
+    this.lanesAscending = [...this.lanes.values()].sort((x, y) => numericCompare(x.priority, y.priority));
+    return table;
   }
 
   /**
-   * Scan a bucket in FIFO order from the first entry after rank `from` to the
+   * Scan bucket `b` in FIFO order from the first entry after rank `from` to the
    * first Work that passes the Work-level gates at `asOf`, skipping Work
    * claimed by this prefix and counting the ineligible ones (the reference
    * scan's order and counts: a claimed head is resumed after, since every
    * entry before it was already examined). `tallied` when the bucket's
    * earlier skips are already in the tally.
    */
-  private scan(bucket: Bucket, from: number, tallied: boolean): void {
+  private scan(table: BucketTable, b: number, from: number, tallied: boolean): void {
     const { state, asOf, policy } = this;
-    bucket.head = null;
-    bucket.observations = [];
-    for (let entry = bucket.tree.after(from); entry !== null; entry = bucket.tree.after(entry.rank)) {
-      bucket.scanned = entry.rank;
+    const tree = table.tree[b]!;
+    table.head[b] = null;
+    table.observations[b] = NO_OBSERVATIONS;
+    for (let entry = tree.after(from); entry !== null; entry = tree.after(entry.rank)) {
+      table.scanned[b] = entry.rank;
       if (this.claimed.has(entry.id)) continue;
       const work = state.works.get(entry.id)!;
       const verdict = workGates(state, work, asOf, policy);
       if (verdict.eligible) {
-        bucket.head = work;
-        bucket.observations = verdict.observations;
+        table.head[b] = work;
+        table.observations[b] = verdict.observations;
         return;
       }
-      const skipped = (bucket.skipped ??= new Map());
+      let skipped = table.skipped[b];
+      if (skipped === null || skipped === undefined) table.skipped[b] = skipped = new Map();
       const before = skipped.get(verdict.reason);
       skipped.set(verdict.reason, (before ?? 0) + 1);
-      bucket.ahead++;
-      if (tallied) this.tally.add(bucket, verdict.reason, 1, before === undefined);
+      table.ahead[b] = table.ahead[b]! + 1;
+      if (tallied) this.tally!.add(b, verdict.reason, 1, before === undefined);
     }
   }
 
   /** planNext with a caller's overlay: reuse (or fill) its head-scan cache, valid while its prefix and asOf are fixed. */
-  private scanCached(bucket: Bucket, cache: Map<string, HeadScan>): void {
-    const id = bucketId(bucket.priority, bucket.key);
-    let head = cache.get(id);
+  private scanCached(table: BucketTable, b: number, cache: Map<string, HeadScan>): void {
+    const id = bucketId(table.priority[b]!, table.key[b]!);
+    const head = cache.get(id);
     if (head === undefined) {
-      this.scan(bucket, -Infinity, false);
-      head = { work: bucket.head, observations: bucket.observations, skipped: bucket.skipped ?? new Map() };
-      cache.set(id, head);
+      this.scan(table, b, -Infinity, false);
+      cache.set(id, { work: table.head[b]!, observations: [...table.observations[b]!], skipped: table.skipped[b] ?? new Map() });
       return;
     }
-    bucket.head = head.work;
-    bucket.observations = head.observations;
-    bucket.skipped = head.skipped.size > 0 ? head.skipped : null;
-    for (const n of head.skipped.values()) bucket.ahead += n;
+    table.head[b] = head.work;
+    table.observations[b] = head.observations;
+    table.skipped[b] = head.skipped.size > 0 ? head.skipped : null;
+    let ahead = 0;
+    for (const n of head.skipped.values()) ahead += n;
+    table.ahead[b] = ahead;
   }
 
-  /** The bucket's head is no longer eligible (claimed and none after, or its key blocked): it leaves from the next decision. */
-  private leave(bucket: Bucket): void {
-    if (!bucket.eligible) return;
-    bucket.eligible = false;
-    bucket.leftAt = this.decisions;
-    const lane = this.lanes.get(bucket.priority)!;
+  /** Bucket `b`'s head is no longer eligible (claimed and none after, or its key blocked): it leaves from the next decision. */
+  private leave(table: BucketTable, b: number): void {
+    if (table.eligible[b] === 0) return;
+    table.eligible[b] = 0;
+    const lane = this.lanes.get(table.priority[b]!)!;
     lane.count--;
-    lane.heap?.remove(bucket);
     this.eligibleCount--;
+    if (lane.set !== null) {
+      // Every bucket still eligible when its class's set was built is a member of it.
+      table.leftAt[b] = this.decisions;
+      lane.set.remove(b);
+    }
   }
 
-  /** The bucket's key reached its per-account limit. */
-  private block(bucket: Bucket): void {
-    if (bucket.blocked) return;
-    bucket.blocked = true;
+  /** Bucket `b`'s key reached its per-account limit. */
+  private block(table: BucketTable, b: number): void {
+    if (table.blocked[b] === 1) return;
+    table.blocked[b] = 1;
     this.blockedCount++;
-    this.tally.drop(bucket);
-    this.leave(bucket);
+    this.tally!.drop(b);
+    this.leave(table, b);
   }
 }
 

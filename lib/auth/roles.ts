@@ -31,7 +31,7 @@ export function roleFor(file: RoleFile, githubId: string): Role | null {
 }
 
 /** The role file named by FAIRWAY_ROLES_FILE (hosted mode); an absent setting grants nobody. */
-export function loadRoleFile(env: NodeJS.ProcessEnv = process.env): RoleFile {
+export function loadRoleFile(env: Readonly<Record<string, string | undefined>> = process.env): RoleFile {
   const path = env.FAIRWAY_ROLES_FILE;
   if (path === undefined || path === '') return { administrators: [], observers: [], default_role: null };
   return parseRoleFile(readFileSync(path, 'utf8'));

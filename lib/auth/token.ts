@@ -16,7 +16,7 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function verifyLoginToken(candidate: unknown, env: NodeJS.ProcessEnv = process.env): boolean {
+export function verifyLoginToken(candidate: unknown, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   const expected = env[TOKEN_HASH_ENV];
   if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 256) return false;
   if (expected === undefined || !/^[0-9a-f]{64}$/.test(expected)) return false;

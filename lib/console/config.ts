@@ -35,7 +35,7 @@ export function encodeConfig(config: ConsoleConfig): string {
 }
 
 /** The server's configuration; null when the console was started without one. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig | null {
+export function readConfig(env: Readonly<Record<string, string | undefined>> = process.env): ConsoleConfig | null {
   const raw = env[CONFIG_ENV];
   if (raw === undefined || raw === '') return null;
   return ConsoleConfigSchema.parse(JSON.parse(raw));

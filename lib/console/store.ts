@@ -8,7 +8,7 @@ import { openStore } from '../store/open.ts';
 import type { ConsoleSource } from './config.ts';
 import { FileStore } from './file-store.ts';
 
-export function openConsoleStore(source: ConsoleSource, env: NodeJS.ProcessEnv = process.env): LedgerStore {
+export function openConsoleStore(source: ConsoleSource, env: Readonly<Record<string, string | undefined>> = process.env): LedgerStore {
   switch (source.kind) {
     case 'ledger':
       return new FileStore(source.ledger);

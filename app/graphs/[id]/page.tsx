@@ -8,6 +8,7 @@ import { graphView, MAX_DRAWN } from '../../../lib/console/views/graph.ts';
 
 export const dynamic = 'force-dynamic';
 
+const MAX_ROWS = 500;
 const SHAPES = [['▭', 'Work'], ['⬡', 'Issue gate'], ['▱', 'PR gate']] as const;
 
 export default async function GraphPage({ params, searchParams }: {
@@ -28,8 +29,8 @@ export default async function GraphPage({ params, searchParams }: {
       actions={<span className="text-sm muted">{Object.entries(g.counts).map(([k, n]) => `${k} ${n}`).join(' · ')}</span>}>
       {g.drawn < g.total && (
         <div className="rounded-md border border-sky-300 bg-sky-50 px-4 py-2 text-sm text-sky-950" data-testid="graph-bounded">
-          This graph has {g.total} vertices; drawing {g.drawn} (limit {MAX_DRAWN}) so the browser stays responsive.
-          {g.focus === null ? ' Showing the first vertices in admission order; pick a node below to see its neighbourhood.' : ' Showing the 2-hop neighbourhood of the focused node.'}
+          This graph has {g.total} vertices; {g.drawn} drawn individually (limit {MAX_DRAWN}){g.summarized > 0 && <>, {g.summarized} independent vertices counted per status</>} so the diagram stays readable.
+          {g.focus === null ? ' Pick “focus” on a node below to see its neighbourhood.' : ' Showing the 2-hop neighbourhood of the focused node.'}
         </div>
       )}
       <div className="card card-b">
@@ -45,7 +46,7 @@ export default async function GraphPage({ params, searchParams }: {
           <table className="tbl" data-testid="graph-nodes">
             <thead><tr><th>Vertex</th><th>Kind</th><th>Status</th><th>Reason</th><th>Drawn</th><th /></tr></thead>
             <tbody>
-              {g.rows.map((r) => (
+              {g.rows.slice(0, MAX_ROWS).map((r) => (
                 <tr key={r.key} data-testid="graph-node-row">
                   <td className="max-w-[40ch] truncate">{r.href === null ? r.text : r.kind === 'work' ? <Link prefetch={false} href={withAt(r.href, at)}>{r.text}</Link> : <a href={r.href} target="_blank" rel="noopener noreferrer">{r.text}</a>}</td>
                   <td>{r.kind === 'work' ? 'Work' : r.kind === 'issue' ? 'Issue' : 'PR'}</td>
@@ -57,6 +58,9 @@ export default async function GraphPage({ params, searchParams }: {
               ))}
             </tbody>
           </table>
+          {g.rows.length > MAX_ROWS && (
+            <p className="px-4 py-2 text-sm muted">Listing the first {MAX_ROWS}; <Link prefetch={false} href={withAt('/work', at, { graph: graphId })}>open all {g.total} in the explorer</Link>.</p>
+          )}
         </div>
       </div>
     </Frame>

@@ -30,14 +30,14 @@ export default async function WorkPage({ params, searchParams }: {
 
   return (
     <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}>
-      <section className="grid gap-4 lg:grid-cols-3">
+      <section className="grid gap-4 lg:grid-cols-3 lg:items-start">
         <div className="card lg:col-span-2">
           <div className="card-h"><h2>Status</h2><span className="text-xs muted">evaluated at {formatTime(view.asOf)}</span></div>
           <div className="card-b space-y-3">
             <div className="flex flex-wrap items-center gap-2" data-testid="work-status">
               <StateBadge state={w.state} />
               <ReadinessBadge readiness={d.status.readiness} />
-              <span data-testid="work-reason"><ReasonBadge code={d.status.reason} /></span>
+              {d.status.reason !== d.status.readiness && <span data-testid="work-reason"><ReasonBadge code={d.status.reason} /></span>}
               <span className="text-sm text-slate-700">{reasonText(d.status.reason)}</span>
             </div>
             {w.retryNotBefore !== null && w.state === 'available' && (
@@ -83,7 +83,7 @@ export default async function WorkPage({ params, searchParams }: {
           </dl>
           <details className="border-t border-slate-200 px-4 py-2" data-testid="payload">
             <summary className="cursor-pointer text-sm font-medium">Payload ({d.payloadJson.length} characters)</summary>
-            <pre className="mt-2 max-h-80 overflow-auto rounded bg-slate-900 p-3 text-slate-100">{d.payloadJson}</pre>
+            <pre className="mt-2 max-h-80 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-slate-100">{d.payloadJson}</pre>
           </details>
         </div>
       </section>
@@ -154,7 +154,7 @@ export default async function WorkPage({ params, searchParams }: {
             {d.result !== null && (
               <details>
                 <summary className="cursor-pointer"><strong className="text-emerald-700">Result</strong> verified {formatTime(d.result.at)} · <IdLink id={d.result.commitId} href={commit(d.result.commitId)} /></summary>
-                <pre className="mt-2 max-h-60 overflow-auto rounded bg-slate-900 p-3 text-slate-100">{d.result.descriptorJson}</pre>
+                <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap break-all rounded bg-slate-900 p-3 text-slate-100">{d.result.descriptorJson}</pre>
               </details>
             )}
             {d.deliveryFailure !== null && (

@@ -30,11 +30,13 @@ export function commitsPage(projection: Projection, page: number): CommitsPage {
   return { commits: all.slice(start, endExclusive).reverse(), page: p, pages, total: all.length };
 }
 
-export type ChangeGroup = 'admitted' | 'granted' | 'finished' | 'results' | 'released' | 'controls' | 'other';
+export type ChangeGroup = 'admitted' | 'granted' | 'launched' | 'finished' | 'results' | 'released' | 'observed' | 'controls' | 'other';
 
 const GROUP_OF: Record<string, ChangeGroup> = {
   Work: 'admitted',
   Claim: 'granted',
+  Dispatch: 'launched',
+  Observation: 'observed',
   Completion: 'finished',
   ClaimCancellation: 'finished',
   WorkCancellation: 'finished',
@@ -66,7 +68,7 @@ export function compareCommits(live: Projection, fromProjection: Projection, toP
   if (a.state.commits.length > b.state.commits.length) [a, b] = [b, a];
   const fromIndex = a.state.commits.length - 1;
   const toIndex = b.state.commits.length - 1;
-  const tally: Record<ChangeGroup, number> = { admitted: 0, granted: 0, finished: 0, results: 0, released: 0, controls: 0, other: 0 };
+  const tally: Record<ChangeGroup, number> = { admitted: 0, granted: 0, launched: 0, finished: 0, results: 0, released: 0, observed: 0, controls: 0, other: 0 };
   const byKind: Record<string, number> = {};
   const listed: Comparison['listed'] = [];
   let truncated = false;

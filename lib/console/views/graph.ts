@@ -13,6 +13,8 @@ import { classDefs, mermaidLabel, shape } from './mermaid.ts';
 import { workStatus, type Readiness } from './status.ts';
 
 export const MAX_DRAWN = 150;
+/** More independent vertices than this are summarized per status. */
+const MAX_ISOLATED = 12;
 const NEIGHBOURHOOD_DEPTH = 2;
 
 export interface GraphNodeRow {
@@ -32,6 +34,8 @@ export interface GraphView {
   rows: GraphNodeRow[];
   total: number;
   drawn: number;
+  /** Independent vertices shown as per-status count nodes instead of one box each. */
+  summarized: number;
   focus: string | null;
   counts: Partial<Record<Readiness, number>>;
 }
@@ -96,31 +100,45 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
   }
 
   const total = rows.size;
-  let drawnKeys: Set<string>;
+  const edges: Array<[string, string]> = [];
+  for (const w of works) {
+    for (const edge of w.dependsOn) if (rows.has(edgeKey(edge))) edges.push([edgeKey(edge), `w:${w.workId}`]);
+  }
+  const linked = new Set(edges.flat());
   const focusId = focus !== null && byId.has(focus) ? focus : null;
+  let drawnKeys: Set<string>;
   if (total <= MAX_DRAWN) drawnKeys = new Set(rows.keys());
   else if (focusId !== null) drawnKeys = neighbourhood(byId, state.successors, focusId, MAX_DRAWN);
-  else drawnKeys = new Set([...rows.keys()].slice(0, MAX_DRAWN));
+  else drawnKeys = new Set([...rows.keys()].filter((k) => linked.has(k)).slice(0, MAX_DRAWN));
+
+  // Many independent vertices say nothing as boxes in a row: count them per status instead.
+  const isolated = [...rows.keys()].filter((k) => !linked.has(k) && (drawnKeys.has(k) || (focusId === null && total > MAX_DRAWN)));
+  const summaries = new Map<string, number>();
+  if (isolated.length > MAX_ISOLATED) {
+    for (const k of isolated) {
+      drawnKeys.delete(k);
+      summaries.set(cls.get(k)!, (summaries.get(cls.get(k)!) ?? 0) + 1);
+    }
+  }
 
   const mermaidIds = new Map<string, string>();
-  const lines = [total > 40 ? 'flowchart TB' : 'flowchart LR'];
+  const nodes: DiagramNode[] = [];
+  const lines = [drawnKeys.size > 40 ? 'flowchart TB' : 'flowchart LR'];
+  const used: string[] = [];
   for (const key of drawnKeys) {
     const row = rows.get(key);
     if (row === undefined) continue;
     row.drawn = true;
     const id = `n${mermaidIds.size}`;
     mermaidIds.set(key, id);
+    nodes.push({ id, href: row.href, text: row.text });
     lines.push(`  ${shape(row.kind, id, labels.get(key)!)}`);
   }
-  for (const w of works) {
-    const to = mermaidIds.get(`w:${w.workId}`);
-    if (to === undefined) continue;
-    for (const edge of w.dependsOn) {
-      const from = mermaidIds.get(edgeKey(edge));
-      if (from !== undefined) lines.push(`  ${from} --> ${to}`);
-    }
+  for (const [from, to] of edges) {
+    const a = mermaidIds.get(from);
+    const b = mermaidIds.get(to);
+    if (a !== undefined && b !== undefined) lines.push(`  ${a} --> ${b}`);
   }
-  const used: string[] = [];
   for (const [key, id] of mermaidIds) {
     const c = cls.get(key)!;
     used.push(c);
@@ -130,15 +148,24 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
       lines.push(`  class ${id} focus`);
     }
   }
+  let s = 0;
+  for (const [status, n] of [...summaries].sort((a, b) => b[1] - a[1])) {
+    const id = `s${s++}`;
+    const text = `${n} independent Work · ${status}`;
+    lines.push(`  ${shape('work', id, mermaidLabel(`${n} independent Work`, status))}`, `  class ${id} ${status}`);
+    used.push(status);
+    nodes.push({ id, href: `/work?graph=${encodeURIComponent(graphId)}&readiness=${encodeURIComponent(status)}`, text });
+  }
   lines.push(...classDefs(used).map((d) => `  ${d}`));
 
   return {
     graphId,
     mermaid: lines.join('\n'),
-    nodes: [...mermaidIds].map(([key, id]) => ({ id, href: rows.get(key)!.href, text: rows.get(key)!.text })),
+    nodes,
     rows: [...rows.values()],
     total,
     drawn: mermaidIds.size,
+    summarized: [...summaries.values()].reduce((a, b) => a + b, 0),
     focus: focusId,
     counts,
   };

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { workId } from '../../../engine/identity/index.ts';
-import type { Projection } from '../../../engine/replay/index.ts';
+import { replayLedger, type Projection } from '../../../engine/replay/index.ts';
 import { seedDemoDay, PROBE_TEXT } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
 import { MemoryStore } from '../memory-store.ts';
@@ -18,9 +18,11 @@ import { workDetail } from './work.ts';
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
 let projection: Projection;
 let runtime: ConsoleRuntime;
+let storeText: () => Promise<string>;
 
 beforeAll(async () => {
   const store = new MemoryStore('views');
+  storeText = async () => store.text();
   await seedDemoDay(new Publisher(store), { now: NOW, probe: true });
   runtime = new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store);
   projection = (await runtime.live()).projection;
@@ -89,7 +91,11 @@ describe('graph', () => {
   it('bounds a large graph', () => {
     const g = graphView(projection, 'platform-migration', NOW, null)!;
     expect(g.total).toBe(501); // 500 tasks and one replacement node
-    expect(g.drawn).toBe(150);
+    expect(g.drawn).toBe(0); // all independent: summarized per status
+    expect(g.summarized).toBe(501);
+    expect(g.mermaid).toContain('independent Work');
+    const focused = graphView(projection, 'sdk-migration', NOW, null)!;
+    expect(focused.summarized).toBe(0);
   });
 });
 
@@ -123,6 +129,12 @@ describe('receipts', () => {
     expect(a.sequence).toContain('sequenceDiagram');
     const b = receiptView(projection, 'dispatch-0935-sdk-shared');
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+  });
+
+  it('reproduces identically from the ledger alone (a restart replays cold)', async () => {
+    const before = JSON.stringify(receiptView(projection, 'dispatch-1200'));
+    const restarted = replayLedger(await storeText());
+    expect(JSON.stringify(receiptView(restarted, 'dispatch-1200'))).toBe(before);
   });
 
   it('describes any request kind', () => {

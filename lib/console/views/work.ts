@@ -138,6 +138,6 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       const c = state.commits[i]!;
       return { commitId: id, at: c.at, kind: c.kind, requestId: c.requestId };
     }),
-    blocking: work.state === 'available' || work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
+    blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
   };
 }

@@ -1,0 +1,68 @@
+/**
+ * Trusted worker activation (spec 7.8 "Run binding", 7.14): before any agent step, the
+ * worker proves which run it is from its own job context (GITHUB_RUN_ID / ATTEMPT /
+ * REPOSITORY), authenticates that run through the run API against the group's frozen
+ * profile, checks the exact assignment against the ledger and the recorded start marker,
+ * and proposes Dispatch(bound) through the checked publisher when the dispatcher's
+ * response was lost. Only then is the immutable assignment emitted. A Re-run (attempt 2),
+ * a foreign or edited assignment, a missing marker or another bound run fail closed.
+ */
+import { fail } from '../../engine/errors.ts';
+import { checkAssignmentAgainstLedger, parseAssignment, type WorkerAssignment } from '../../engine/intents/assignment.ts';
+import { bindingStatus, boundTransition } from '../../engine/lifecycle/dispatch.ts';
+import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
+import { workerActor } from '../../engine/lifecycle/finish.ts';
+import { bindRequestId } from '../../engine/lifecycle/ids.ts';
+import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import type { GitHubApi } from './api.ts';
+import type { ActionsRun } from './context.ts';
+import { coordsOf, getRun } from './runs.ts';
+import { publishTransition } from './transition.ts';
+
+export interface ActivationInput {
+  publisher: Publisher;
+  api: GitHubApi;
+  /** The worker's own job context (never an agent-supplied run id). */
+  run: ActionsRun;
+  /** The raw `work_queue_assignment` input. */
+  assignment: unknown;
+  now?: () => number;
+}
+
+export interface Activation {
+  assignment: WorkerAssignment;
+  run_id: string;
+  binding: 'bound_now' | 'already_bound';
+  commit_id: string | null;
+}
+
+export async function activateWorker(input: ActivationInput): Promise<Activation> {
+  const assignment = parseAssignment(input.assignment);
+  const { run } = input;
+  if (run.runAttempt !== 1) fail('run_attempt_invalid', `run attempt ${run.runAttempt} is a Re-run: it cannot inherit the original attempt's authority; new execution needs a fresh fair Claim`);
+  const { projection } = await input.publisher.cache.load();
+  if (projection === null) fail('queue_uninitialized', 'the worker queue does not exist');
+  checkAssignmentAgainstLedger(projection, assignment);
+  const group = projection.dispatch(assignment.dispatch_id)!;
+  const repository = projection.state.repository ?? '';
+  if (group.released) fail('dispatch_released', `dispatch ${group.dispatchId} was already released`);
+  if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${group.dispatchId} has no start marker: this run was not launched by its sender`);
+  if (group.state === 'rejected') fail('launch_rejected', `dispatch ${group.dispatchId} was definitively rejected`);
+  if (run.repository.toLowerCase() !== repository.toLowerCase()) fail('run_binding_invalid', `this run belongs to ${run.repository}, not the queue repository ${repository}`);
+  const status = bindingStatus(group, run.runId);
+  if (status === 'conflict') fail('run_binding_conflict', `dispatch ${group.dispatchId} is bound to another run; run ${run.runId} gets no authority`);
+
+  const native = await getRun(input.api, coordsOf(repository), run.runId);
+  const mismatches = runMismatches(group, repository, native);
+  if (native.run_id !== run.runId) mismatches.push('run_repository_mismatch');
+  if (mismatches.length > 0) fail('run_binding_invalid', `run ${run.runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });
+  if (status === 'same') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
+
+  const actor = workerActor(projection.state, group.dispatchId, run.runId);
+  const t = await publishTransition(input.publisher, bindRequestId(group.dispatchId, run.runId), actor, (s, at) => boundTransition(s, group.dispatchId, run.runId,
+    groupEvidence(s, group.dispatchId, { kind: 'reconciliation', source: 'trusted_activation', checkedAt: at, runId: run.runId })),
+  { tolerate: ['already_bound'], ...(input.now === undefined ? {} : { now: input.now }) });
+  if (t.status === 'skipped') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
+  return { assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId };
+}

@@ -1,0 +1,50 @@
+/**
+ * Closing a group with definitive evidence (spec 7.8 recovery table): the attempt-exhaustion
+ * cancellations first, then the one Release that also cancels every other still-open
+ * Claim. Both requests have stable ids and are safe to repeat: a released group reports
+ * `already_released`, and a later call still finishes an interrupted exhaustion step.
+ */
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { groupEvidence, type EvidenceFacts } from '../../engine/lifecycle/evidence.ts';
+import { exhaustionRequestId, releaseRequestId } from '../../engine/lifecycle/ids.ts';
+import { exhaustionRequest, releaseRequest } from '../../engine/lifecycle/release.ts';
+import type { ReplayState } from '../../engine/replay/state.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import { publishTransition, type TransitionOutcome } from './transition.ts';
+
+export interface CloseResult {
+  exhaustion: TransitionOutcome | null;
+  release: TransitionOutcome;
+}
+
+export async function closeGroup(
+  publisher: Publisher,
+  actor: Actor,
+  dispatchId: string,
+  evidence: Omit<EvidenceFacts, 'checkedAt'>,
+  reason: string,
+  now?: () => number,
+  /** Re-checked inside the CAS-validated prefix before the Release is built (e.g. prelaunch). */
+  precheck?: (state: ReplayState) => void,
+): Promise<CloseResult> {
+  const opts = { tolerate: ['nothing_to_cancel', 'already_released'], ...(now === undefined ? {} : { now }) };
+  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (state, at) => {
+    const built = exhaustionRequest(state, dispatchId, reason, at);
+    if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} has exhausted its attempts`);
+    return built;
+  }, opts);
+  const { projection } = await publisher.cache.load();
+  const released = projection?.dispatch(dispatchId)?.released === true;
+  if (!released && projection !== null) precheck?.(projection.state);
+  const exhaustion = released ? null : await exhaust();
+  const release = await publishTransition(publisher, releaseRequestId(dispatchId), actor, (state, at) => {
+    precheck?.(state);
+    const facts = groupEvidence(state, dispatchId, { ...evidence, checkedAt: at }) as JsonObject;
+    return releaseRequest(state, dispatchId, facts, reason, at);
+  }, opts);
+  // An interrupted earlier close may have released without its exhaustion step: finish it.
+  const sweep = released ? await exhaust() : null;
+  return { exhaustion: exhaustion ?? sweep, release };
+}

@@ -1,0 +1,68 @@
+/**
+ * Trusted context of a Fairway step: the actor it publishes as (role, principal, queue
+ * repository and, inside GitHub Actions, its own workflow run), the worker's own native
+ * run from the job context, and the GitHub API clients with separate credentials for
+ * launching and for foreign Issue/PR reads (spec 7.16: the queue credential is not
+ * assumed sufficient for other repositories).
+ */
+import { fail } from '../../engine/errors.ts';
+import { isDecimalId } from '../../engine/identity/index.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import { GitHubApi, type GitHubApiOptions } from './api.ts';
+import type { DispatchPostOptions } from './dispatch-post.ts';
+
+type Env = Record<string, string | undefined>;
+
+/** The job context of a GitHub Actions run (GITHUB_* variables); null outside Actions. */
+export interface ActionsRun {
+  repository: string;
+  runId: string;
+  runAttempt: number;
+  /** Workflow file path of this run, from GITHUB_WORKFLOW_REF. */
+  workflow: string | null;
+}
+
+export function actionsRunFromEnv(env: Env): ActionsRun | null {
+  const runId = env.GITHUB_RUN_ID;
+  const repository = env.GITHUB_REPOSITORY;
+  if (runId === undefined || repository === undefined) return null;
+  if (!isDecimalId(runId)) fail('context_invalid', 'GITHUB_RUN_ID is not a run id');
+  const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? '1');
+  if (!Number.isInteger(attempt) || attempt < 1 || attempt > 4096) fail('context_invalid', 'GITHUB_RUN_ATTEMPT is not an attempt number');
+  const ref = env.GITHUB_WORKFLOW_REF;
+  const workflow = ref === undefined ? null : ref.replace(/@.*$/, '').split('/').slice(2).join('/') || null;
+  return { repository, runId, runAttempt: attempt, workflow };
+}
+
+/** The publishing actor; inside Actions it names its own run (e.g. a start marker's one sender). */
+export function trustedActor(role: Actor['role'], principal: string, repository: string, run: ActionsRun | null): Actor {
+  if (run === null) return { role, principal, repository };
+  return { role, principal, repository, ...(run.workflow === null ? {} : { workflow: run.workflow }), run_id: run.runId, run_attempt: run.runAttempt };
+}
+
+function token(env: Env, ...names: string[]): string {
+  for (const n of names) {
+    const v = env[n];
+    if (v !== undefined && v !== '') return v;
+  }
+  return fail('github_token_missing', `no GitHub token: set ${names.join(' or ')}`, {}, { usage: true });
+}
+
+/** Reads (runs, repositories) with the launch credential. */
+export function launchApi(env: Env, extra: Partial<GitHubApiOptions> = {}): GitHubApi {
+  return new GitHubApi({ token: token(env, 'FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra });
+}
+
+/** Foreign Issue/PR reads with their own (read-only) credential when configured. */
+export function observeApi(env: Env, extra: Partial<GitHubApiOptions> = {}): GitHubApi {
+  return new GitHubApi({ token: token(env, 'FAIRWAY_OBSERVE_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra });
+}
+
+export function dispatchPostOptions(env: Env, extra: Partial<DispatchPostOptions> = {}): DispatchPostOptions {
+  return { token: token(env, 'FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra };
+}
+
+function baseUrl(env: Env): { baseUrl?: string } {
+  const url = env.FAIRWAY_GITHUB_API_URL ?? env.GITHUB_API_URL;
+  return url === undefined || url === '' ? {} : { baseUrl: url };
+}

@@ -1,0 +1,20 @@
+/**
+ * Per-Claim finish of an activated worker (spec 7.14): one Completion or
+ * ClaimCancellation per original member, each in its own commit, from that member's own
+ * scope and the durably bound original attempt. The worker's own job context names the
+ * run; an attempt other than 1 has no authority. Repeating an outcome replays it; a
+ * conflicting outcome fails with `request_id_conflict` (the request id is the MCP path's).
+ */
+import { fail } from '../../engine/errors.ts';
+import { finishPlan, type FinishInput } from '../../engine/lifecycle/finish.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import type { ActionsRun } from './context.ts';
+import { publishTransition, type TransitionOutcome } from './transition.ts';
+
+export async function finishClaim(publisher: Publisher, run: ActionsRun, input: FinishInput, now?: () => number): Promise<TransitionOutcome> {
+  if (run.runAttempt !== 1) fail('run_attempt_invalid', `run attempt ${run.runAttempt} cannot finish Claims of the original attempt`);
+  const { projection } = await publisher.cache.load();
+  if (projection === null) fail('queue_uninitialized', 'the worker queue does not exist');
+  const plan = finishPlan(projection.state, input, run.runId);
+  return publishTransition(publisher, plan.requestId, plan.actor, plan.build, now === undefined ? {} : { now });
+}

@@ -1,0 +1,142 @@
+/**
+ * Launching one reserved dispatch group (spec 7.8): CAS-commit the start marker (this
+ * publisher becomes the group's one sender), then send the one `workflow_dispatch` POST
+ * with the immutable assignment as `work_queue_assignment`; the worker's run name carries
+ * the delimited dispatch id. A validated run id is fetched and checked (repository,
+ * workflow, immutable ref, event, principal, attempt 1) before Dispatch(bound); anything
+ * less is Dispatch(uncertain) and keeps the reservation. A definitive refusal is
+ * Dispatch(rejected) with nonlaunch evidence, then the group is released once. If the
+ * marker already exists, even from an earlier run of this same step, nothing is sent.
+ */
+import { canonicalize } from '../../engine/codec/index.ts';
+import { fail, isProtocolError } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { boundTransition, rejectedTransition, startMarker, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
+import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
+import { bindRequestId, rejectedRequestId, startRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
+import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
+import { grantPlan } from '../../engine/receipts/dispatch.ts';
+import type { Projection } from '../../engine/replay/index.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import type { GitHubApi } from './api.ts';
+import { closeGroup } from './closing.ts';
+import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from './dispatch-post.ts';
+import { coordsOf, getRun } from './runs.ts';
+import { publishTransition } from './transition.ts';
+
+export interface LaunchDeps {
+  publisher: Publisher;
+  /** Reads of the launched run (retries allowed: safe reads). */
+  api: GitHubApi;
+  post: DispatchPostOptions;
+  /** The dispatcher: the start marker's one sender. */
+  sender: Actor;
+  /** Publishes the Release after a definitive rejection. */
+  reconciler: Actor;
+  /** Branch or tag the workflow is dispatched on. */
+  ref: string;
+  now?: () => number;
+}
+
+export type LaunchOutcome = 'bound' | 'uncertain' | 'rejected' | 'marker_exists' | 'grants_paused' | 'run_binding_conflict';
+
+export interface LaunchReport {
+  dispatch_id: string;
+  outcome: LaunchOutcome;
+  state: LaunchState;
+  posted: boolean;
+  run_id: string | null;
+  reason: string | null;
+  http_status: number | null;
+  mismatches: string[];
+  commits: string[];
+}
+
+async function current(publisher: Publisher): Promise<Projection> {
+  const { projection } = await publisher.cache.load();
+  if (projection === null) fail('queue_uninitialized', 'there is no queue to launch from');
+  return projection;
+}
+
+/** The group's immutable assignment, exactly as the packer built it at grant time. */
+export function groupAssignment(projection: Projection, dispatchId: string): JsonObject {
+  const group = projection.dispatch(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  const found = grantPlan(projection, group.requestId).groups.find((g) => g.dispatch_id === dispatchId);
+  if (found === undefined) fail('assignment_invalid', `the grant of ${dispatchId} does not reproduce its group`);
+  return found.assignment;
+}
+
+export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise<LaunchReport> {
+  const opts = deps.now === undefined ? {} : { now: deps.now };
+  const report: LaunchReport = { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
+  const finish = async (outcome: LaunchOutcome): Promise<LaunchReport> => {
+    report.outcome = outcome;
+    report.state = launchState((await current(deps.publisher)).dispatch(dispatchId)!);
+    return report;
+  };
+  const before = await current(deps.publisher);
+  const group = before.dispatch(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (group.released || group.state !== 'reserved') return finish('marker_exists');
+  const assignment = groupAssignment(before, dispatchId);
+  const repository = before.state.repository ?? '';
+
+  let marker;
+  try {
+    marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
+  } catch (e) {
+    if (isProtocolError(e) && e.code === 'grants_paused') return finish('grants_paused');
+    if (isProtocolError(e) && e.code === 'request_id_conflict') return finish('marker_exists');
+    throw e;
+  }
+  // Only a marker this call committed selects it as sender; a found marker means "reconcile".
+  if (marker.status !== 'committed') return finish('marker_exists');
+  report.commits.push(marker.commitId);
+
+  const coords = coordsOf(repository);
+  report.posted = true;
+  const posted: PostOutcome = await postWorkflowDispatch(deps.post, {
+    ...coords, workflow: String(group.profile.workflow), ref: deps.ref, inputs: { [ASSIGNMENT_INPUT]: canonicalize(assignment) },
+  });
+  report.http_status = posted.status === 'accepted' ? 200 : posted.httpStatus;
+
+  const uncertain = async (reason: string, runId?: string): Promise<LaunchReport> => {
+    report.reason = reason;
+    const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.sender, (s, at) => uncertainTransition(s, dispatchId, reason,
+      runId === undefined ? undefined : groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+    if (t.status === 'committed') report.commits.push(t.commitId);
+    return finish('uncertain');
+  };
+
+  if (posted.status === 'rejected') {
+    report.reason = posted.reason;
+    const t = await publishTransition(deps.publisher, rejectedRequestId(dispatchId), deps.sender, (s, at) => rejectedTransition(s, dispatchId, posted.reason,
+      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+    if (t.status === 'committed') report.commits.push(t.commitId);
+    const closed = await closeGroup(deps.publisher, deps.reconciler, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected', deps.now);
+    for (const c of [closed.exhaustion, closed.release]) if (c !== null && c.status === 'committed') report.commits.push(c.commitId);
+    return finish('rejected');
+  }
+  if (posted.status === 'uncertain') return uncertain(posted.reason);
+
+  report.run_id = posted.runId;
+  let run;
+  try {
+    run = await getRun(deps.api, coords, posted.runId);
+  } catch {
+    return uncertain('run_unverified', posted.runId);
+  }
+  report.mismatches = runMismatches(group, repository, run);
+  if (report.mismatches.length > 0) return uncertain(report.mismatches[0]!, posted.runId);
+  const bound = await publishTransition(deps.publisher, bindRequestId(dispatchId, posted.runId), deps.sender, (s, at) => boundTransition(s, dispatchId, posted.runId,
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
+  if (bound.status === 'committed') report.commits.push(bound.commitId);
+  if (bound.status === 'skipped' && bound.code === 'run_binding_conflict') {
+    report.reason = bound.code;
+    return finish('run_binding_conflict');
+  }
+  return finish('bound');
+}

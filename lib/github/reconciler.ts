@@ -1,0 +1,187 @@
+/**
+ * Trusted reconciliation of one dispatch group (spec 7.8, 7.18). Bound: exact terminal
+ * evidence of the bound run's original attempt cancels only still-open Claims and releases
+ * once; a queued/running run (also one with a cancellation requested) keeps its slot.
+ * Unbound after a start marker: bind the one valid possible launch, release when the run a
+ * POST response named has terminated, keep the reservation on several possible launches
+ * (`run_binding_conflict`), and after the bounded attempt/deadline budget record
+ * `launch_unresolved` -- the reservation stays. A reserved group is released only by an
+ * explicit prelaunch cancellation that wins the CAS race against a start marker. There is
+ * no force-release path.
+ */
+import { fail } from '../../engine/errors.ts';
+import { boundTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
+import { dispatchHistory } from '../../engine/lifecycle/history.ts';
+import { bindRequestId, uncertainRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
+import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
+import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
+import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
+import type { Projection } from '../../engine/replay/index.ts';
+import type { DispatchRecord } from '../../engine/replay/state.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import { readStatusOf, type GitHubApi } from './api.ts';
+import { closeGroup } from './closing.ts';
+import { coordsOf, discoverRuns, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
+import { publishTransition } from './transition.ts';
+
+export interface ReconcileDeps {
+  publisher: Publisher;
+  api: GitHubApi;
+  reconciler: Actor;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Pause between discovery polls (default 5 s). */
+  intervalMs?: number;
+  /** Polls at most (default: the pool's reconciliation.max_attempts). */
+  maxPolls?: number;
+  /** Release a group that has no start marker (prelaunch cancellation). */
+  cancelReserved?: boolean;
+  /** Ask GitHub to cancel a bound, still running worker (a request, not evidence). */
+  cancelRunning?: boolean;
+}
+
+export type ReconcileOutcome =
+  | 'released' | 'already_released' | 'running' | 'reserved' | 'launch_unresolved' | 'run_binding_conflict' | 'run_identity_invalid' | 'evidence_unavailable';
+
+export interface ReconcileReport {
+  dispatch_id: string;
+  outcome: ReconcileOutcome;
+  state: LaunchState;
+  polls: number;
+  run_id: string | null;
+  candidates: Array<{ run_id: string; reported: boolean; status: string | null; mismatches: string[] }>;
+  last_error: string | null;
+  cancel_requested: boolean;
+  pending_barriers: string[];
+  next_action: string | null;
+  commits: string[];
+}
+
+export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string): Promise<ReconcileReport> {
+  const now = deps.now ?? Date.now;
+  const opts = deps.now === undefined ? {} : { now: deps.now };
+  const report: ReconcileReport = {
+    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], last_error: null,
+    cancel_requested: false, pending_barriers: [], next_action: null, commits: [],
+  };
+  const load = async (): Promise<{ projection: Projection; group: DispatchRecord }> => {
+    const { projection } = await deps.publisher.cache.load();
+    const group = projection?.dispatch(dispatchId);
+    if (projection === null || group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+    return { projection, group };
+  };
+  const done = async (outcome: ReconcileOutcome, next: string | null = null): Promise<ReconcileReport> => {
+    const { projection, group } = await load();
+    report.outcome = outcome;
+    report.state = launchState(group);
+    report.run_id = (group.run as { run_id?: string } | null)?.run_id ?? report.run_id;
+    report.next_action = next;
+    report.pending_barriers = group.claimIds.filter((id) => projection.claim(id)?.state === 'completed' && projection.work(projection.claim(id)!.workId)?.barrier === 'pending');
+    return report;
+  };
+  const close = async (evidence: Parameters<typeof closeGroup>[3], reason: string, precheck?: Parameters<typeof closeGroup>[6]) => {
+    const closed = await closeGroup(deps.publisher, deps.reconciler, dispatchId, evidence, reason, deps.now, precheck);
+    for (const c of [closed.exhaustion, closed.release]) if (c !== null && c.status === 'committed') report.commits.push(c.commitId);
+    return done(closed.release.status === 'committed' ? 'released' : 'already_released');
+  };
+
+  let { projection, group } = await load();
+  const where = coordsOf(projection.state.repository ?? '');
+  if (group.released) return close({ kind: 'nonlaunch', source: 'github_api' }, 'exhausted');
+  if (group.state === 'reserved') {
+    if (deps.cancelReserved !== true) return done('reserved', 'launch it (fairway launch) or cancel it before any start marker (fairway reconcile --cancel-reserved)');
+    return close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
+  }
+  if (group.state === 'rejected') return close({ kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected');
+  if (group.state !== 'bound') {
+    const unbound = await reconcileUnbound(deps, dispatchId, where, report, now, opts);
+    if ('release' in unbound) {
+      return close({ kind: 'terminal_run', source: 'github_api', runId: unbound.release.runId, conclusion: unbound.release.conclusion, completed: true }, 'run_terminal');
+    }
+    if ('final' in unbound) {
+      return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
+    }
+    ({ projection, group } = await load());
+  }
+  // Bound: only the original attempt's own terminal state releases.
+  const runId = (group.run as { run_id: string }).run_id;
+  report.run_id = runId;
+  let attempt1;
+  try {
+    attempt1 = await getFirstAttempt(deps.api, where, runId);
+  } catch (e) {
+    report.last_error = readStatusOf(e);
+    return done('evidence_unavailable', 'restore GitHub API access; the reservation is kept');
+  }
+  if (attempt1.status === 'completed') {
+    return close({ kind: 'terminal_run', source: 'github_api', runId, conclusion: attempt1.conclusion ?? 'unknown', completed: true }, 'run_terminal');
+  }
+  if (deps.cancelRunning === true) report.cancel_requested = (await requestCancel(deps.api, where, runId)) === 'requested';
+  return done('running', 'the worker run is queued or running: its slot is kept until GitHub reports it terminal');
+}
+
+type UnboundResult = { final: ReconcileOutcome } | { release: { runId: string; conclusion: string } } | { bound: string };
+
+/** A final outcome, a release (the response-named run terminated), or the new binding. */
+async function reconcileUnbound(
+  deps: ReconcileDeps, dispatchId: string, where: RepoCoords, report: ReconcileReport, now: () => number, opts: { now?: () => number },
+): Promise<UnboundResult> {
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const { projection } = await deps.publisher.cache.load();
+  const group = projection!.dispatch(dispatchId)!;
+  const history = dispatchHistory(projection!, dispatchId);
+  const pool = (projection!.state.policy!.policy.pools as Record<string, { reconciliation: { max_attempts: number; deadline_ms: number } }>)[group.pool]!;
+  const maxAttempts = deps.maxPolls ?? pool.reconciliation.max_attempts;
+  const repository = projection!.state.repository ?? '';
+  for (;;) {
+    report.polls += 1;
+    const candidates: Candidate[] = [];
+    try {
+      for (const id of history.reportedRunIds) {
+        const run = await getFirstAttempt(deps.api, where, id);
+        candidates.push({ run, reported: true, mismatches: runMismatches(group, repository, run, { requireFirstAttempt: false }) });
+      }
+      for (const run of await discoverRuns(deps.api, where, dispatchId, { workflow: String(group.profile.workflow) })) {
+        if (candidates.some((c) => c.run.run_id === run.run_id)) continue;
+        candidates.push({ run, reported: false, mismatches: runMismatches(group, repository, run, { requireFirstAttempt: false }) });
+      }
+      report.last_error = null;
+    } catch (e) {
+      report.last_error = readStatusOf(e);
+      candidates.length = 0;
+    }
+    report.candidates = candidates.map((c) => ({ run_id: c.run.run_id, reported: c.reported, status: c.run.status, mismatches: c.mismatches }));
+    const decision = report.last_error === null ? decideUnbound(candidates) : { action: 'none' as const };
+    if (decision.action === 'bind') {
+      report.run_id = decision.runId;
+      const t = await publishTransition(deps.publisher, bindRequestId(dispatchId, decision.runId), deps.reconciler, (s, at) => boundTransition(s, dispatchId, decision.runId,
+        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { tolerate: ['already_bound'], ...opts });
+      if (t.status === 'committed') report.commits.push(t.commitId);
+      return { bound: decision.runId };
+    }
+    if (decision.action === 'release_terminal') {
+      report.run_id = decision.runId;
+      return { release: { runId: decision.runId, conclusion: decision.conclusion } };
+    }
+    if (decision.action === 'conflict' || decision.action === 'invalid') {
+      await markUncertain(deps, dispatchId, decision.action === 'conflict' ? 'run_binding_conflict' : decision.mismatches[0]!, report, opts);
+      return { final: decision.action === 'conflict' ? 'run_binding_conflict' : 'run_identity_invalid' };
+    }
+    if (budgetExhausted({ polls: report.polls, maxAttempts, now: now(), startedAt: history.startedAt ?? history.grantAt, deadlineMs: pool.reconciliation.deadline_ms })) break;
+    await sleep(deps.intervalMs ?? 5000);
+  }
+  await markUncertain(deps, dispatchId, 'launch_unbound', report, opts);
+  const t = await publishTransition(deps.publisher, unresolvedRequestId(dispatchId), deps.reconciler, (s, at) => unresolvedTransition(s, dispatchId, 'launch_unresolved',
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+  if (t.status === 'committed') report.commits.push(t.commitId);
+  return { final: 'launch_unresolved' };
+}
+
+/** A crash may leave only `started`: record the sanitized uncertainty before anything else. */
+async function markUncertain(deps: ReconcileDeps, dispatchId: string, reason: string, report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
+  const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.reconciler, (s) => uncertainTransition(s, dispatchId, reason), { tolerate: ['dispatch_transition_invalid'], ...opts });
+  if (t.status === 'committed') report.commits.push(t.commitId);
+}

@@ -1,0 +1,165 @@
+/**
+ * The keyboard browser end to end: ink renders to a fake terminal (streams
+ * with `isTTY`, `columns`, `rows`) against a real temporary Git repository
+ * queue; keys go in as terminal bytes; the reviewed cancellation must land in
+ * the ledger, as `replay --json` shows. Also the command's refusals.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.ts';
+import { startTui } from '../../cli/tui/run.ts';
+import type { TuiState } from '../../cli/tui/state.ts';
+
+function git(repo: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
+}
+
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
+}
+
+class FakeStdin extends PassThrough {
+  isTTY = true;
+  setRawMode(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+}
+
+class FakeStdout extends Writable {
+  isTTY = true;
+  columns = 120;
+  rows = 30;
+  frames: string[] = [];
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
+    this.frames.push(String(chunk));
+    done();
+  }
+  /** The latest full frame (debug mode writes every frame whole). */
+  screen(): string {
+    return stripVTControlCharacters(this.frames.at(-1) ?? '');
+  }
+}
+
+async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+let repo: string;
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), 'fairway-tui-'));
+  git(repo, 'init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), 'project\n');
+  git(repo, 'add', 'README.md');
+  git(repo, 'commit', '-q', '-m', 'init');
+});
+
+describe('fairway tui on a real Git queue', () => {
+  it('navigates, selects two Work, reviews and publishes a cancellation that replay then shows', async () => {
+    const graph = join(repo, '..', `${repo.split('/').at(-1)}-graph.json`);
+    writeFileSync(graph, JSON.stringify([
+      { node_key: 'alpha', payload: { secret: 'NOT-SHOWN' } },
+      { node_key: 'beta', payload: {} },
+      { node_key: 'gamma', payload: {}, depends_on: [{ kind: 'work', node_key: 'alpha' }] },
+    ]));
+    const submitted = await cli('--repo', repo, '--json', 'submit-graph', '--file', graph, '--graph-id', 'sdk');
+    expect(submitted.code).toBe(0);
+    const [alpha, beta, gamma] = JSON.parse(submitted.out).work_ids as string[];
+
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout();
+    const tui = startTui({ repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'it' });
+    const state = (): TuiState => tui.controller.getState();
+    const type = async (bytes: string, settled: () => boolean, what: string) => {
+      stdin.write(bytes);
+      await until(what, settled);
+      await tui.controller.idle();
+    };
+
+    await until('the first read', () => state().snapshot !== null);
+    await until('the tree on screen', () => stdout.screen().includes('"gamma"'));
+    expect(stdout.screen()).toContain('>> TREE rows 1-4 of 4');
+    expect(stdout.screen()).not.toContain('NOT-SHOWN');
+
+    await type('\x1b[B', () => state().cursor === 1, 'down arrow'); // arrow keys arrive as escape sequences
+    await type(' ', () => state().selected.size === 1, 'space');
+    await type('j', () => state().cursor === 2, 'j');
+    await type(' ', () => state().selected.size === 2, 'second selection');
+    await until('both marked', () => (stdout.screen().match(/\[x\]/g) ?? []).length >= 2);
+    expect(stdout.screen()).toMatch(/\[x\] {5}available P3 [0-9a-f]{8}… "alpha"/);
+
+    await type('c', () => state().dialog !== null, 'review');
+    await until('the confirmation', () => stdout.screen().includes('>> CONFIRM'));
+    const review = stdout.screen();
+    expect(review).toContain('cancel-work: 2 targets, all-or-nothing');
+    expect(review).toContain('authority: administrator, principal 1 (local principal, unauthenticated)');
+    expect(review).toContain('request id: tui-cancel_work-it-1');
+    expect(review).toContain(`- work ${alpha}`);
+    expect(review).toContain(`- work ${beta}`);
+    expect(review).not.toContain(gamma);
+
+    await type('y', () => state().acks.length === 1 && !state().read.loading, 'publication');
+    expect(state().acks[0]!.result.status).toBe('committed');
+    await until('the acknowledgement', () => stdout.screen().includes('committed tui-cancel_work-it-1: cancel_work of 2'));
+    await until('the re-read', () => (stdout.screen().match(/cancelled/g) ?? []).length >= 2);
+
+    const replay = await cli('--repo', repo, '--json', 'replay');
+    expect(JSON.parse(replay.out).works.by_state).toEqual({ available: 1, claimed: 0, completed: 0, cancelled: 2 });
+    const trace = await cli('--repo', repo, '--json', '--request-id', 'tui-cancel_work-it-1', 'trace');
+    expect(JSON.parse(trace.out).events).toEqual([expect.objectContaining({ kind: 'cancel_work', role: 'administrator' })]);
+
+    stdin.write('q');
+    await tui.done;
+    expect(state().quit).toBe(true);
+  });
+
+  it('keeps the last view with a STALE status when a read fails', async () => {
+    const file = join(repo, '..', `${repo.split('/').at(-1)}-w.json`);
+    writeFileSync(file, JSON.stringify({ task: 1 }));
+    expect((await cli('--repo', repo, 'submit-work', '--file', file, '--node-key', 'only')).code).toBe(0);
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout();
+    const tui = startTui({ repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'st' });
+    await until('the first read', () => tui.controller.getState().snapshot !== null);
+    git(repo, 'update-ref', '-d', 'refs/heads/work-queue'); // the queue branch disappears
+    stdin.write('r');
+    await until('the failed read', () => tui.controller.getState().read.error !== null);
+    await until('the stale status', () => stdout.screen().includes('STALE: read failed'));
+    expect(stdout.screen()).toContain('"only"');
+    expect(tui.controller.getState().read.error!.code).toBe('queue_uninitialized');
+    stdin.write('q');
+    await tui.done;
+  });
+});
+
+describe('fairway tui refusals', () => {
+  it('rejects --json and --request-id, and a non-interactive terminal', async () => {
+    const json = await cli('--repo', repo, '--json', 'tui');
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out).error.code).toBe('option_invalid');
+    const rid = await cli('--repo', repo, '--request-id', 'x', 'interactive');
+    expect(rid.code).toBe(2);
+    expect(rid.err).toMatch(/--request-id is not accepted/);
+    expect(() => startTui({ repo }, { stdin: new PassThrough() as never, stdout: new FakeStdout() as never })).toThrow(expect.objectContaining({ code: 'terminal_not_interactive' }));
+    const tiny = Object.assign(new FakeStdout(), { columns: 44 });
+    expect(() => startTui({ repo }, { stdin: new FakeStdin() as never, stdout: tiny as never })).toThrow(expect.objectContaining({ code: 'terminal_too_small' }));
+  });
+});

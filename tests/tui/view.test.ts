@@ -1,0 +1,144 @@
+/**
+ * What the screen shows, rendered to a string: panes by width, text markers
+ * for cursor/selection/focus, full ids in details with dependency and gate
+ * cross-references, escaped metadata, status lines, overlays; never payloads.
+ */
+import { stripVTControlCharacters } from 'node:util';
+import { renderToString } from 'ink';
+import { createElement } from 'react';
+import { describe, expect, it } from 'vitest';
+import { detailLines } from '../../cli/tui/details.ts';
+import { reduce } from '../../cli/tui/reducer.ts';
+import { rowsOf, type TuiState } from '../../cli/tui/state.ts';
+import { Screen } from '../../cli/tui/view.ts';
+import { ISSUE, SECRET, fresh, goTo, press, snapshot, workByKey } from './fixtures.ts';
+
+function screen(s: TuiState): string[] {
+  const text = stripVTControlCharacters(renderToString(createElement(Screen, { state: s }), { columns: s.viewport.columns }));
+  return text.split('\n');
+}
+
+describe('layout', () => {
+  it('at 100+ columns the tree is beside the details, the frame fills the terminal but one line', () => {
+    const lines = screen(fresh());
+    expect(lines).toHaveLength(29);
+    expect(lines.every((l) => l.length <= 120)).toBe(true);
+    expect(lines[2]).toMatch(/>> TREE rows 1-21 of 37 .* {3}DETAILS lines 1-/);
+  });
+
+  it('narrower, one pane at a time: Tab switches, and the title says so', () => {
+    const tree = screen(fresh({ columns: 60, rows: 20 }));
+    expect(tree.join('\n')).toContain('>> TREE rows 1-11 of 37  (Tab: details)');
+    expect(tree.join('\n')).not.toContain('DETAILS');
+    const details = screen(press(fresh({ columns: 60, rows: 20 }), 'tab').state);
+    expect(details.join('\n')).toContain('>> DETAILS lines 1-');
+    expect(details.join('\n')).not.toContain('TREE');
+    expect(details).toHaveLength(19);
+  });
+
+  it('below 45x16 it says the terminal is too small', () => {
+    const s = reduce(fresh(), { type: 'resize', viewport: { columns: 44, rows: 16 } }).state;
+    expect(screen(s).join('\n')).toMatch(/terminal too small: 44x16/);
+  });
+});
+
+describe('markers, not color alone', () => {
+  it('cursor ">", selection "[x]", a partly selected graph "[~]", focus ">>", collapsed "+"', () => {
+    const s = press(fresh(), 'j', ' ', 'j').state;
+    const lines = screen(s);
+    expect(lines.find((l) => l.includes('"Task-01"'))).toMatch(/║ \[x\] {5}available P3 [0-9a-f]{8}… "Task-01"/);
+    expect(lines.find((l) => l.includes('"Task-02"'))).toMatch(/║>\[ \] {5}available/);
+    expect(lines.find((l) => l.includes('graph "backlog"'))).toMatch(/\[~\] - graph "backlog" \(30 Work\)/);
+    const claimed = screen(goTo(fresh(), `w:${workByKey(snapshot(), 'lint').id}`, rowsOf(fresh())));
+    expect(claimed.find((l) => l.includes('"lint" ('))).toMatch(/>\[ \] {3}\+ claimed {3}P1 [0-9a-f]{8}… "lint" \(1 claim\)/);
+  });
+
+  it('list labels abbreviate ids; details show them in full', () => {
+    const lint = workByKey(snapshot(), 'lint');
+    const s = goTo(fresh(), `w:${lint.id}`, rowsOf(fresh()));
+    const text = screen(s).join('\n');
+    expect(text).toContain(`${lint.id.slice(0, 8)}…`);
+    expect(text).toContain(lint.id);
+    expect(text).toContain(lint.claims[0]);
+  });
+});
+
+describe('details', () => {
+  const snap = snapshot();
+
+  it('cross-reference shared Work dependencies and Issue gates with their latest observation', () => {
+    const docs = workByKey(snap, 'docs');
+    const inspect = workByKey(snap, 'inspect');
+    const lines = detailLines(snap, `w:${docs.id}`).join('\n');
+    expect(lines).toContain('DEPENDS ON (2)');
+    expect(lines).toContain(`- work "inspect" cancelled (1 attempts)\n  ${inspect.id}`);
+    expect(lines).toContain(`- issue gate: ${ISSUE.repository}#7 must be completed`);
+    expect(lines).toContain('latest: no observation yet');
+    expect(lines).toContain('BLOCKING PATH');
+    const up = detailLines(snap, `w:${inspect.id}`).join('\n');
+    expect(up).toContain('DEPENDED ON BY (2)');
+    expect(up).toContain(workByKey(snap, 'code').id);
+  });
+
+  it('a Claim shows its Work, ownership, dispatch group and reservation', () => {
+    const lint = workByKey(snap, 'lint');
+    const lines = detailLines(snap, `c:${lint.claims[0]}`).join('\n');
+    expect(lines).toContain(`claim_id\n${lint.claims[0]}`);
+    expect(lines).toContain('current         yes (owns the Work)');
+    expect(lines).toContain('DISPATCH GROUP');
+    expect(lines).toContain('reservation     outstanding');
+  });
+
+  it('no view shows payloads; metadata is escaped', () => {
+    const all = [...snap.works.keys()].map((k) => `w:${k}`).concat([...snap.claims.keys()].map((k) => `c:${k}`), ['g:sdk', 'g:backlog']);
+    for (const key of all) expect(detailLines(snap, key).join('\n')).not.toContain(SECRET);
+    const weird = workByKey(snap, 'w\u00e9ird\u009b[31m');
+    const s = goTo(fresh(), `w:${weird.id}`, rowsOf(fresh()));
+    const text = screen(s).join('\n');
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain('"w\\u00e9ird\\u009b[31m"');
+    expect(text).not.toContain('\u009b');
+  });
+});
+
+describe('status and overlays', () => {
+  it('a failed read shows STALE with the previous view kept; with no view yet, ERROR', () => {
+    const s = fresh();
+    const stale = reduce(s, { type: 'load_failed', at: s.now + 1000, code: 'store_read_failed', message: 'git: fatal' }).state;
+    const text = screen(stale).join('\n');
+    expect(text).toMatch(/STALE: read failed \d\d:\d\d:\d\d \(store_read_failed\); showing the read of/);
+    expect(text).toContain('read error: git: fatal');
+    expect(text).toContain('"Task-01"');
+    const none = reduce(fresh({ snap: null }), { type: 'load_failed', at: 1, code: 'queue_uninitialized', message: 'no queue' }).state;
+    expect(screen(none).join('\n')).toMatch(/ERROR: read failed .* \(queue_uninitialized\)/);
+  });
+
+  it('search prompt, search, selection and the pause show on the status line', () => {
+    const typing = screen(press(fresh(), 'j', ' ', '/', 'lin').state).join('\n');
+    expect(typing).toContain('/ lin_   (Enter apply, Esc cancel)');
+    const applied = screen(press(fresh(), 'j', ' ', '/', 'lint', 'enter').state).join('\n');
+    expect(applied).toMatch(/search "lint" \| selected 1 \(1 not shown\)/);
+  });
+
+  it('the confirmation overlay names authority, request id and full target ids; uncertain outcomes stay listed', () => {
+    const t1 = workByKey(snapshot(), 'Task-01');
+    const review = press(fresh(), 'j', 'c');
+    const text = screen(review.state).join('\n');
+    expect(text).toContain('>> CONFIRM (automatic reads paused)');
+    expect(text).toContain('authority: administrator, principal 1');
+    expect(text).toContain('request id: tui-cancel_work-sess-1');
+    expect(text).toContain(`- work ${t1.id}`);
+    expect(text).toContain('y publish, n/Esc dismiss');
+    const y = press(review.state, 'y');
+    const plan = (y.effects[0] as { type: 'publish'; plan: never }).plan;
+    const after = reduce(y.state, { type: 'published', at: y.state.now, plan, result: { status: 'uncertain', code: 'store_write_failed', message: 'reset' } }).state;
+    const later = press(after, 'j', 'j').state;
+    expect(screen(later).join('\n')).toContain('UNCERTAIN tui-cancel_work-sess-1: cancel_work x1 store_write_failed; fairway explain --request-id tui-cancel_work-sess-1');
+  });
+
+  it('help lists the keys', () => {
+    const text = screen(press(fresh(), '?').state).join('\n');
+    expect(text).toContain('>> HELP');
+    expect(text).toMatch(/Space +select \/ unselect \(kept while hidden by search\)/);
+  });
+});
