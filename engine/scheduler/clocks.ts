@@ -6,6 +6,9 @@
  *
  * Planning never mutates: `planPick` returns a `ClockTransition`; only
  * `applyTransition` (for an admitted Claim) changes a `FairnessState`.
+ * `planPick`/`planSibling` evaluate the pick rule directly over a given
+ * eligible set; `planNext` and the packer use the same rule incrementally
+ * (prefix-planner.ts: per-class pass heaps), producing identical transitions.
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
@@ -52,7 +55,7 @@ export interface PassCandidate<K> {
 
 /** One `pick` over a sibling set, as data (spec 7.5 pseudo-code). */
 export interface SiblingStep<K> {
-  /** The eligible set; it becomes the active set. */
+  /** The eligible set; it becomes the active set. (The prefix planner materializes it on first read.) */
   active: readonly K[];
   /** Clamped passes of entering members: max(previous P, V + stride). */
   entered: ReadonlyArray<readonly [K, bigint]>;

@@ -1,12 +1,18 @@
 /**
  * Tentative packing state (spec 7.3): the Claims, charges, reservations and
- * clock transitions of the candidate prefix, held beside the untouched replay
+ * clock transitions of a candidate prefix, held beside the untouched replay
  * state. Only the packed pool's clocks are copied.
+ *
+ * The packer itself keeps its prefix inside one `PrefixPlanner`
+ * (prefix-planner.ts), which updates its indexes incrementally; an overlay is
+ * for a caller that holds its own prefix across `planNext(…, overlay)` calls
+ * (each such call walks the pool once, reusing the cached bucket heads), and
+ * for the capacity reads of the eligibility checks.
  */
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
 import { applyTransition, forkPool, type ClockTransition, type FairnessState } from './clocks.ts';
 
-/** First Work of a bucket that passes the Work-level gates (cached per prefix). */
+/** First Work of a bucket that passes the Work-level gates (cached per overlay prefix). */
 export interface HeadScan {
   work: WorkRecord | null;
   observations: string[];

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../json.ts';
 import type { DependencyEdge, ReplayState } from '../replay/state.ts';
-import { dispatchBound, dispatchStarted, observation, release, result } from '../requests/lifecycle.ts';
+import { dispatchBound, dispatchStarted, release, result } from '../requests/lifecycle.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';

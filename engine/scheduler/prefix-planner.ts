@@ -6,13 +6,17 @@
  * `asOf`. On its first decision it walks the pool's (priority, fairness key)
  * buckets once: the per-account block of each key, the FIFO head scan of
  * each unblocked bucket (Work-level gates evaluated once at `asOf`), and the
- * skipped-head tally. Each priority class keeps its eligible keys in a pass
- * heap keyed by (P, UTF-8 key order) with the entry clamp
- * `max(previous P, V + stride)` applied once, so a decision is a heap peek
- * (plus the leading MAX_STEP_CANDIDATES for its explanation) and an admitted
- * Claim costs O(log n): the winner's charge, the rescan of its bucket from
- * where the previous scan stopped, and, when its key reaches its per-account
- * limit, the removal of that key's buckets.
+ * skipped-head tally. When a priority class is first selected, its eligible
+ * keys get the entry clamp `max(previous P, V + stride)` once and go into a
+ * `LeadingSet` keyed by (P, UTF-8 key order): the MAX_STEP_CANDIDATES least
+ * kept sorted (the explanation's candidate list) in front of a pass heap. A
+ * decision then reads the winner and that list, and an admitted Claim costs
+ * O(log n) plus O(MAX_STEP_CANDIDATES) moves: the winner's charge, the rescan
+ * of its bucket from where the previous scan stopped, and, when its key
+ * reaches its per-account limit, the removal of that key's buckets. One pack
+ * is O(buckets) for the walk and the class sets plus that per Claim; the
+ * `active`/`entered` lists of a step (O(class size)) are only materialized
+ * when the transition is applied.
  *
  * Why the result equals a full re-walk (reference-pack.test-support.ts) at
  * every decision: within a prefix the state and `asOf` are fixed and the
@@ -582,7 +586,7 @@ export class PrefixPlanner {
     const tree = table.tree[b]!;
     table.head[b] = null;
     table.observations[b] = NO_OBSERVATIONS;
-    for (let entry = tree.after(from); entry !== null; entry = tree.after(entry.rank)) {
+    for (let entry = from === -Infinity ? tree.first() : tree.after(from); entry !== null; entry = tree.after(entry.rank)) {
       table.scanned[b] = entry.rank;
       if (this.claimed.has(entry.id)) continue;
       const work = state.works.get(entry.id)!;

@@ -22,6 +22,15 @@ describe('FifoTree', () => {
         const expected = [...model].sort((a, b) => a[0] - b[0]);
         expect([...tree.entries()]).toEqual(expected);
         expect(tree.size).toBe(model.size);
+        // Seeking: first() and after(rank) walk the same order without a generator.
+        const walked: Array<[number, string]> = [];
+        for (let e = tree.first(); e !== null; e = tree.after(e.rank)) walked.push([e.rank, e.id]);
+        expect(walked).toEqual(expected);
+        for (const probe of [-Infinity, -1, 0, 57, 100, 199, 200]) {
+          const next = expected.find(([rank]) => rank > probe);
+          const found = tree.after(probe);
+          expect(found === null ? null : [found.rank, found.id]).toEqual(next ?? null);
+        }
         // AVL height bound: 1.44 log2(n + 2)
         expect(tree.depth()).toBeLessThanOrEqual(Math.ceil(1.45 * Math.log2(model.size + 2)));
       }),

@@ -8,9 +8,9 @@
  * test (prefix-planner.test.ts) compares the optimized code against an
  * independent implementation, not against itself. Do not use in production.
  *
- * The only deliberate difference from the historical code: nothing. Callers
- * compare `SiblingStep.candidates` after bounding them to
- * MAX_STEP_CANDIDATES, since the optimized steps carry only the leading ones.
+ * Its steps list every eligible candidate (the historical behaviour); the
+ * production steps carry the leading MAX_STEP_CANDIDATES, so comparisons
+ * bound the reference's list first. Explanations were always bounded.
  */
 import { createHash } from 'node:crypto';
 import { fail } from '../errors.ts';

@@ -103,7 +103,13 @@ export class Publisher {
       // Validate by applying: this advances the cached projection to the candidate.
       // If the CAS then fails, the cache knows its projection no longer matches the branch.
       this.cache.applyCandidate(line);
-      const outcome = await this.store.compareAndSwap(snapshot.version, bytes, commitMessage(commit));
+      let outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>;
+      try {
+        outcome = await this.store.compareAndSwap(snapshot.version, bytes, commitMessage(commit));
+      } catch (e) {
+        this.cache.discard(); // the projection holds an unconfirmed candidate
+        throw e;
+      }
       if (outcome.status === 'committed') this.cache.confirm(outcome.version, bytes);
       else this.cache.discard();
       const settled = await this.settle(outcome, input, attempt, commit);

@@ -51,7 +51,7 @@ export class OpenApiValidator {
     addFormats(this.ajv);
     const components = doc.components as Json;
     const schemas = structuredClone(components.schemas) as Json;
-    for (const schema of Object.values(schemas)) closeObjects(schema);
+    for (const [name, schema] of Object.entries(schemas)) schemas[name] = closeObjects(nullableWithoutType(schema));
     this.ajv.addSchema({ $id: DOC_ID, components: { schemas } });
   }
 
@@ -86,7 +86,7 @@ export class OpenApiValidator {
   private validator(key: string, schema: Json): ValidateFunction {
     let v = this.compiled.get(key);
     if (v === undefined) {
-      v = this.ajv.compile(rebase(closeObjects(structuredClone(schema))) as Json);
+      v = this.ajv.compile(rebase(closeObjects(nullableWithoutType(structuredClone(schema)))) as Json);
       this.compiled.set(key, v);
     }
     return v;
@@ -124,6 +124,26 @@ function closeObjects(node: unknown, inAllOf = false): unknown {
     s.unevaluatedProperties = false;
   }
   return s;
+}
+
+/**
+ * OpenAPI 3.0 lets `nullable: true` stand beside `anyOf`/`oneOf`/`allOf` without a `type`
+ * (e.g. `issue-field-value`, reachable from every Issue response); ajv refuses that form.
+ * It means "this schema, or null", which is exactly `anyOf: [schema, {type: null}]`.
+ * (Needed since the fake serves Issues: `issue.state_reason` is a nullable enum.)
+ */
+function nullableWithoutType(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableWithoutType);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json)) out[k] = k === 'example' || k === 'examples' ? v : nullableWithoutType(v);
+  if (out.nullable === true && out.type === undefined) {
+    delete out.nullable;
+    return { anyOf: [out, { type: 'null' }] };
+  }
+  // Likewise `nullable` beside `enum` admits null, which ajv only accepts when listed.
+  if (out.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+  return out;
 }
 
 /** Points document-relative `#/components/...` references at the added description. */

@@ -70,7 +70,8 @@ export interface Bench {
 
 export interface BenchOptions {
   maxClaims?: number;
-  nodes?: SubmitNode[];
+  /** The genesis Work, or a function of the fake (to reference its repositories' ids). */
+  nodes?: SubmitNode[] | ((fake: FakeGitHub) => SubmitNode[]);
   retry?: { max_attempts: number; backoff_seconds: number };
 }
 
@@ -119,7 +120,7 @@ export async function createBench(options: BenchOptions = {}): Promise<Bench> {
     requestId: 'seed',
     actor: actor('producer'),
     prepare: () => { throw new Error('the seed bootstraps'); },
-    bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', options.nodes ?? nodes('a'), { graphId: 'g', at: ids.at }),
+    bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', typeof options.nodes === 'function' ? options.nodes(fake) : options.nodes ?? nodes('a'), { graphId: 'g', at: ids.at }),
     now,
   });
 
