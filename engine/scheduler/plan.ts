@@ -85,7 +85,8 @@ export type PlanResult =
  * Next fair winner of `pool` at `asOf` (spec 7.3 competition set, 7.5 pick),
  * with its proposed clock transition. Never mutates `state`; with an overlay,
  * its tentative Claims, charges and clocks are taken into account. Cost: one
- * walk of the pool's buckets plus O(log n) for the pick and its explanation.
+ * walk of the pool's buckets, a heap over the selected class's eligible keys
+ * (O(class size)), and O(log n) for the pick and its bounded explanation.
  */
 export function planNext(state: ReplayState, pool: string, asOf: number, overlay?: PlanOverlay): PlanResult {
   return new PrefixPlanner(state, pool, asOf, overlay).next();

@@ -66,3 +66,13 @@ function baseUrl(env: Env): { baseUrl?: string } {
   const url = env.FAIRWAY_GITHUB_API_URL ?? env.GITHUB_API_URL;
   return url === undefined || url === '' ? {} : { baseUrl: url };
 }
+
+/** The trusted actors of one lifecycle step, bound to this step's own run inside Actions. */
+export function lifecycleActors(principal: string, repository: string, env: Env): Record<'dispatcher' | 'reconciler' | 'administrator', Actor> {
+  const run = actionsRunFromEnv(env);
+  return {
+    dispatcher: trustedActor('dispatcher', principal, repository, run),
+    reconciler: trustedActor('reconciler', principal, repository, run),
+    administrator: trustedActor('administrator', principal, repository, run),
+  };
+}

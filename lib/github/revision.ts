@@ -24,6 +24,13 @@ export interface WorkerRevision {
 const RefSchema = z.object({ object: z.object({ sha: z.string(), type: z.string() }) });
 const ContentSchema = z.object({ type: z.string(), path: z.string() });
 
+/** The repository's default branch (where workers are dispatched unless told otherwise). */
+export async function defaultBranch(api: GitHubApi, repository: string): Promise<string> {
+  const repo = await api.get('/repos/{owner}/{repo}', coordsOf(repository), RepositorySchema, `read repository ${repository}`);
+  if (repo.default_branch === undefined) throw new ProtocolError('github_response_invalid', `${repository} reports no default branch`);
+  return repo.default_branch;
+}
+
 export async function githubRevision(api: GitHubApi, repository: string, workflow: string): Promise<WorkerRevision> {
   const where = coordsOf(repository);
   const repo = await api.get('/repos/{owner}/{repo}', where, RepositorySchema, `read repository ${repository}`);

@@ -6,6 +6,11 @@
  * empty 204. A run's title is the workflow's `run-name` evaluated on the inputs; its actor is
  * the user the token belongs to. Run ids start above 2^53 and are written losslessly.
  * Tests drive run progress with `setRunStatus` (GitHub's own scheduler is not modelled).
+ *
+ * Deviation of the description (not of the fake): GitHub answers a dispatch for an unknown
+ * workflow with 404 and a bad ref or undeclared input with 422, but @octokit/openapi 23.0.2
+ * documents only 200 and 204 for this operation, so the validator reports those answers as
+ * undocumented. Lifecycle tests that need a refusal inject it as a fault instead.
  */
 import { errorBody, notFound, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
 import { isoNow, type FakeGitHubState, type FakeRepository } from './state.ts';

@@ -60,6 +60,7 @@ describe('the resolver never turns a failed read into a condition', () => {
       [{ method: 'GET', path: ISSUE, kind: 'status', status: 404, body: { message: 'Not Found', documentation_url: 'x' } }, 'not_found'],
       [{ method: 'GET', path: ISSUE, kind: 'status', status: 410, body: { message: 'Gone', documentation_url: 'x' } }, 'not_found'],
       [{ method: 'GET', path: ISSUE, kind: 'status', status: 403, body: { message: 'API rate limit exceeded', documentation_url: 'x' }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600) } }, 'rate_limited'],
+      [{ method: 'GET', path: ISSUE, kind: 'status', status: 502, body: { message: 'Bad Gateway', documentation_url: 'x' } }, 'unavailable'],
       [{ method: 'GET', path: ISSUE, kind: 'drop-before' }, 'network'],
       [{ method: 'GET', path: ISSUE, kind: 'status', status: 200, body: { id: 1 } }, 'response_invalid'],
       [null, 'ok'],

@@ -1,0 +1,51 @@
+/**
+ * `fairway deploy --from-config [--pool P] [--worker-profile NAME]`: record Deployment
+ * transitions (spec 7.10) for approved worker profiles from the repository's verified
+ * default revision: the profile's workflow must exist there to be available. Only the
+ * revision and availability move (a compare-and-set on the installed ref); no draining,
+ * no fairness-debt reset, existing Dispatch records keep their frozen profile. Host facts
+ * come from the GitHub API of the queue repository when a token is set, else from the
+ * local repository's default branch.
+ */
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
+import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
+import { githubRevision, localRevision } from '../../lib/github/revision.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { principalOf, requestIdOf, writeTarget } from '../source.ts';
+
+export const registerDeploy: CommandModule = (program, ctx) => {
+  program.command('deploy')
+    .description('Move approved worker profiles to the verified default revision (Deployment transitions; no drain, no debt reset).')
+    .requiredOption('--from-config', 'derive the revision and availability from the repository default branch')
+    .option('--pool <name>', 'only this pool')
+    .option('--worker-profile <name>', 'only this worker profile')
+    .action(ctx.action(async (g, o: { pool?: string; workerProfile?: string }) => {
+      const { publisher } = writeTarget(g);
+      const { projection } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
+      const repository = projection.state.repository ?? '';
+      const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
+      if (o.pool !== undefined && pools[o.pool] === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
+      const useGitHub = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
+      const api = useGitHub ? launchApi(process.env) : null;
+      if (!useGitHub && g.github !== undefined) throw new UsageError('deploy --github needs a token', 'github_token_missing');
+      const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;
+      const base = requestIdOf(g, 'deploy');
+      const reports: DeployReport[] = [];
+      for (const [pool, p] of Object.entries(pools).sort(([a], [b]) => (a < b ? -1 : 1))) {
+        if (o.pool !== undefined && pool !== o.pool) continue;
+        for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
+          if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
+          const workflow = String(profile.workflow);
+          const revision = api !== null ? await githubRevision(api, repository, workflow) : await localRevision(g.repo ?? process.cwd(), workflow);
+          reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
+        }
+      }
+      if (reports.length === 0) fail('unknown_profile', 'no worker profile matched --pool/--worker-profile');
+      if (g.json) return printJson(ctx.io, { ok: true, deployments: reports });
+      for (const r of reports) ctx.io.out(`${r.pool}/${r.worker_profile}: ${r.status} ${r.from.slice(0, 12)} -> ${r.to.slice(0, 12)}${r.available ? '' : ' (unavailable)'}`);
+    }));
+};

@@ -1,0 +1,37 @@
+/**
+ * `fairway evidence --dispatch-id ID | --work-id ID`: the durable launch evidence of a
+ * dispatch group, read from the ledger alone (works offline with `--ledger`): derived
+ * launch state (reserved / started / bound / uncertain / unresolved / rejected /
+ * released), start marker and sender, every Dispatch transition with its reason and the
+ * run ids its evidence named, the Release, and each member's finish and delivery barrier.
+ */
+import { fail } from '../../engine/errors.ts';
+import { launchView, type LaunchView } from '../../engine/lifecycle/launch-state.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { readSource } from '../source.ts';
+
+export const registerEvidence: CommandModule = (program, ctx) => {
+  program.command('evidence')
+    .description('Show the recorded launch evidence of a dispatch group (or of every group a Work was granted in), offline-capable.')
+    .option('--dispatch-id <id>', 'the dispatch group')
+    .option('--work-id <id>', 'every group this Work was granted in')
+    .action(ctx.action(async (g, o: { dispatchId?: string; workId?: string }) => {
+      if ((o.dispatchId === undefined) === (o.workId === undefined)) throw new UsageError('give exactly one of --dispatch-id or --work-id', 'option_invalid');
+      const projection = await readSource(g).load();
+      let ids: string[];
+      if (o.dispatchId !== undefined) ids = [o.dispatchId];
+      else {
+        const work = projection.work(o.workId!);
+        if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
+        ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
+      }
+      const groups: LaunchView[] = ids.map((id) => launchView(projection, id));
+      if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
+      for (const v of groups) {
+        ctx.io.out(`${v.dispatch_id}: ${v.state}${v.run_id ? ` run ${v.run_id}` : ''}${v.reason ? ` (${v.reason})` : ''}  profile ${v.pool}/${v.worker_profile} @ ${v.ref.slice(0, 12)}`);
+        for (const e of v.events) ctx.io.out(`  ${new Date(e.at).toISOString()} ${e.role.padEnd(10)} ${e.state}${e.run_id ? ` run ${e.run_id}` : ''}${e.reason ? ` ${e.reason}` : ''}`);
+        for (const c of v.claims) ctx.io.out(`  ${c.handle} ${c.claim_id}  claim ${c.claim}  work ${c.work}  barrier ${c.barrier}`);
+      }
+    }));
+};

@@ -1,0 +1,110 @@
+/**
+ * `launch` and `activate`, the two sides of a worker launch (spec 7.8).
+ *
+ * - `fairway launch --dispatch-id ID`: start marker, then the one workflow_dispatch POST,
+ *   then the validated binding (or uncertainty). `--next` first commits a fair
+ *   dispatch_next (refreshing Issue/PR gates into the same commit) and launches every
+ *   group it reserved; a replayed request launches only still-reserved groups.
+ * - `fairway activate --assignment FILE`: the worker's trusted first step: authenticate
+ *   this run (GITHUB_RUN_ID/ATTEMPT/REPOSITORY and the run API), check the assignment
+ *   against the ledger, bind the group if the dispatcher's response was lost, and write
+ *   the verified immutable assignment. Fails closed otherwise.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { fail } from '../../engine/errors.ts';
+import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
+import { activateWorker } from '../../lib/github/activation.ts';
+import { actionsRunFromEnv, dispatchPostOptions, launchApi, lifecycleActors, observeApi } from '../../lib/github/context.ts';
+import { observeAndGrant } from '../../lib/github/grant.ts';
+import { launchGroup, type LaunchReport } from '../../lib/github/launcher.ts';
+import { defaultBranch } from '../../lib/github/revision.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { principalOf, requestIdOf, writeTarget } from '../source.ts';
+
+function int(name: string, min: number, max: number) {
+  return (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer ${min}..${max}`, 'option_invalid');
+    return n;
+  };
+}
+
+interface LaunchOptions {
+  dispatchId?: string;
+  next?: boolean;
+  pool: string;
+  maxClaims: number;
+  maxDispatches: number;
+  maxBytes: number;
+  refresh: number;
+  ref?: string;
+  timeoutMs: number;
+}
+
+export const registerLaunch: CommandModule = (program, ctx) => {
+  program.command('launch')
+    .description('Launch reserved worker groups on GitHub Actions: start marker, one workflow_dispatch POST, verified run binding.')
+    .option('--dispatch-id <id>', 'the reserved group to launch')
+    .option('--next', 'first commit the next fair dispatch_next (with fresh Issue/PR observations), then launch its groups')
+    .option('--pool <name>', 'scheduling pool (with --next)', 'default')
+    .option('--max-claims <n>', 'Claims to grant at most (with --next)', int('--max-claims', 1, 256), 1)
+    .option('--max-dispatches <n>', 'groups to open at most (with --next)', int('--max-dispatches', 1, 256), 1)
+    .option('--max-bytes <n>', 'assignment size bound (with --next)', int('--max-bytes', 1, 49152), 49152)
+    .option('--refresh <n>', 'Issue/PR gate refreshes before granting (0..255, contract default 128)', int('--refresh', 0, 255), 128)
+    .option('--ref <branch>', 'branch or tag to dispatch the worker on (default: the repository default branch)')
+    .option('--timeout-ms <n>', 'dispatch POST timeout; a timeout is an uncertain launch', int('--timeout-ms', 1, 600_000), 30_000)
+    .action(ctx.action(async (g, o: LaunchOptions) => {
+      if ((o.dispatchId === undefined) === (o.next !== true)) throw new UsageError('give exactly one of --dispatch-id or --next', 'option_invalid');
+      const { publisher } = writeTarget(g);
+      const { projection } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'no queue to launch from');
+      const repository = projection.state.repository ?? '';
+      const actors = lifecycleActors(principalOf(g), repository, process.env);
+      const api = launchApi(process.env);
+      const ref = o.ref ?? (await defaultBranch(api, repository));
+      const deps = { publisher, api, post: dispatchPostOptions(process.env, { timeoutMs: o.timeoutMs }), sender: actors.dispatcher, reconciler: actors.reconciler, ref };
+      let ids: string[];
+      let grant: unknown = null;
+      if (o.next === true) {
+        const requestId = requestIdOf(g, 'dispatch');
+        const r = await observeAndGrant(publisher, o.refresh > 0 ? observeApi(process.env) : null, {
+          requestId, actor: actors.dispatcher, pool: o.pool, max_claims: o.maxClaims, max_dispatches: o.maxDispatches, max_bytes: o.maxBytes, refresh: o.refresh,
+        });
+        if (r.outcome.status === 'no_write') {
+          grant = { status: 'no_grant', limiting_reason: r.outcome.code, observe_commit: r.observeCommit };
+          ids = [];
+        } else {
+          const receipt = dispatchReceipt(r.outcome.projection, requestId, r.plan);
+          grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
+          ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
+        }
+      } else ids = [o.dispatchId!];
+      const launches: LaunchReport[] = [];
+      for (const id of ids) launches.push(await launchGroup(deps, id));
+      if (g.json) return printJson(ctx.io, { ok: true, grant, launches });
+      for (const l of launches) ctx.io.out(`${l.dispatch_id}: ${l.outcome} (${l.state})${l.run_id ? ` run ${l.run_id}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
+      if (launches.length === 0) ctx.io.out('nothing to launch');
+    }));
+
+  program.command('activate')
+    .description('Worker step: verify this run\'s binding from its own job context, then write the immutable assignment.')
+    .requiredOption('--assignment <file>', 'the work_queue_assignment input (JSON file)')
+    .option('--out <file>', 'where to write the verified assignment (default: stdout only)')
+    .action(ctx.action(async (g, o: { assignment: string; out?: string }) => {
+      const run = actionsRunFromEnv(process.env);
+      if (run === null) throw new UsageError('activate runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await readFile(o.assignment, 'utf8'));
+      } catch (e) {
+        fail('assignment_invalid', `cannot read the assignment ${o.assignment}: ${(e as Error).message}`);
+      }
+      const { publisher } = writeTarget(g);
+      const a = await activateWorker({ publisher, api: launchApi(process.env), run, assignment: raw });
+      if (o.out !== undefined) await writeFile(o.out, `${JSON.stringify(a.assignment)}\n`, { flag: 'wx' });
+      const result = { ok: true, dispatch_id: a.assignment.dispatch_id, run_id: a.run_id, binding: a.binding, commit_id: a.commit_id, handles: a.assignment.claims.map((c) => c.handle), assignment: a.assignment };
+      if (g.json) return printJson(ctx.io, result);
+      ctx.io.out(`run ${a.run_id} holds ${a.assignment.dispatch_id} (${a.binding}): ${result.handles.join(', ')}`);
+    }));
+};

@@ -1,0 +1,38 @@
+/**
+ * `fairway observe [--pool P] [--refresh N]`: trusted Issue/PR gate refresh (spec 7.16).
+ * Reads the pool's candidate gates with the observation credential (FAIRWAY_OBSERVE_TOKEN,
+ * else GH_TOKEN/GITHUB_TOKEN), within the refresh budget and the pool's repository
+ * allowlist, and records changed results as one `observe` request. Failed reads are
+ * recorded as unknown; they never satisfy a gate.
+ */
+import { fail } from '../../engine/errors.ts';
+import { lifecycleActors, observeApi } from '../../lib/github/context.ts';
+import { observePool } from '../../lib/github/grant.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { principalOf, requestIdOf, writeTarget } from '../source.ts';
+
+export const registerObserve: CommandModule = (program, ctx) => {
+  program.command('observe')
+    .description('Refresh Issue/PR dependency gates of a pool and record the trusted Observations.')
+    .option('--pool <name>', 'scheduling pool', 'default')
+    .option('--refresh <n>', 'gates to refresh at most (0..255, contract default 128)', (v) => Number(v), 128)
+    .action(ctx.action(async (g, o: { pool: string; refresh: number }) => {
+      if (!Number.isInteger(o.refresh) || o.refresh < 0 || o.refresh > 255) throw new UsageError('--refresh must be an integer 0..255', 'option_invalid');
+      const { publisher } = writeTarget(g);
+      const { projection } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'there is no queue to observe for');
+      const actor = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).dispatcher;
+      const requestId = requestIdOf(g, 'observe');
+      const { refresh, outcome } = await observePool(publisher, observeApi(process.env), { requestId, actor, pool: o.pool, refresh: o.refresh });
+      const commitId = outcome === null ? null : outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
+      const result = {
+        ok: true, request_id: outcome === null ? null : requestId, commit_id: commitId, budget: refresh.budget, candidates: refresh.candidates, reads: refresh.reads,
+        observations: refresh.operations.map((op) => ({ observation_id: op.observation_id, resource: op.resource, condition: op.condition, state: op.state, read_status: op.read_status })),
+        skipped: refresh.skipped,
+      };
+      if (g.json) return printJson(ctx.io, result);
+      ctx.io.out(`${refresh.candidates} gate(s), ${refresh.reads} read(s), ${refresh.operations.length} recorded${commitId ? ` in ${commitId}` : ''}`);
+      for (const ob of result.observations) ctx.io.out(`  ${String(ob.condition).padEnd(9)} ${String(ob.state).padEnd(8)} ${String(ob.read_status)}`);
+    }));
+};

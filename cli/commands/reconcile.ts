@@ -1,0 +1,101 @@
+/**
+ * `fairway reconcile --dispatch-id ID | --work-id ID | --all`: trusted, bounded
+ * reconciliation (spec 7.8, 7.18). Binds lost launches, releases once with exact terminal
+ * or nonlaunch evidence, keeps every possibly running reservation, and ends an exhausted
+ * budget in `launch_unresolved`. `--receipts DIR` then settles completed members' delivery
+ * barriers from `DIR/<claim_id>.json` (Result, or a guarded DeliveryFailure) without
+ * rerunning effects. There is no force-release option.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import type { Projection } from '../../engine/replay/index.ts';
+import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
+import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
+import { reconcileDispatch, type ReconcileReport } from '../../lib/github/reconciler.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { principalOf, writeTarget } from '../source.ts';
+
+interface ReconcileOptions {
+  dispatchId?: string;
+  workId?: string;
+  all?: boolean;
+  cancelReserved?: boolean;
+  cancelRunning?: boolean;
+  maxPolls?: number;
+  intervalMs: number;
+  receipts?: string;
+}
+
+function targets(p: Projection, o: ReconcileOptions): string[] {
+  if (o.dispatchId !== undefined) return [o.dispatchId];
+  if (o.workId !== undefined) {
+    const work = p.work(o.workId);
+    if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
+    return [...new Set(work.claims.map((c) => p.claim(c)!.dispatchId))];
+  }
+  // --all: every group that may still hold a reservation or a pending barrier, except unstarted ones.
+  return [...p.state.dispatches.values()].filter((d) => (!d.released && d.state !== 'reserved') || d.claimIds.some((c) => {
+    const claim = p.claim(c)!;
+    return claim.state === 'completed' && p.work(claim.workId)?.barrier === 'pending';
+  })).map((d) => d.dispatchId);
+}
+
+async function readReceipts(dir: string, claimId: string): Promise<{ receipts: unknown; descriptor?: JsonObject }> {
+  const read = async (name: string): Promise<unknown> => {
+    try {
+      return JSON.parse(await readFile(join(dir, name), 'utf8'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      fail('input_invalid', `cannot read ${name}: ${(e as Error).message}`);
+    }
+  };
+  const descriptor = await read(`${claimId}.descriptor.json`);
+  return { receipts: await read(`${claimId}.json`), ...(descriptor === null ? {} : { descriptor: descriptor as JsonObject }) };
+}
+
+export const registerReconcile: CommandModule = (program, ctx) => {
+  program.command('reconcile')
+    .description('Reconcile launches and releases with exact evidence; keeps capacity otherwise. Never force-releases.')
+    .option('--dispatch-id <id>', 'one dispatch group')
+    .option('--work-id <id>', 'every group this Work was granted in')
+    .option('--all', 'every started, unreleased group and every pending delivery barrier')
+    .option('--cancel-reserved', 'release a group with no start marker (prelaunch cancellation, CAS-raced against a start)')
+    .option('--cancel-running', 'ask GitHub to cancel a bound running worker (a request; the slot is kept until it is terminal)')
+    .option('--max-polls <n>', 'discovery polls at most (default: the pool\'s reconciliation.max_attempts)', (v) => Number(v))
+    .option('--interval-ms <n>', 'pause between polls', (v) => Number(v), 5000)
+    .option('--receipts <dir>', 'settle delivery barriers from <dir>/<claim_id>.json (and optional .descriptor.json)')
+    .action(ctx.action(async (g, o: ReconcileOptions) => {
+      const chosen = [o.dispatchId, o.workId, o.all].filter((v) => v !== undefined && v !== false).length;
+      if (chosen !== 1) throw new UsageError('give exactly one of --dispatch-id, --work-id or --all', 'option_invalid');
+      if (o.maxPolls !== undefined && (!Number.isInteger(o.maxPolls) || o.maxPolls < 1 || o.maxPolls > 4096)) throw new UsageError('--max-polls must be 1..4096', 'option_invalid');
+      if (!Number.isInteger(o.intervalMs) || o.intervalMs < 0) throw new UsageError('--interval-ms must be a non-negative integer', 'option_invalid');
+      const { publisher } = writeTarget(g);
+      const { projection } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
+      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env);
+      const api = launchApi(process.env);
+      const reports: ReconcileReport[] = [];
+      const deliveries: DeliveryReport[] = [];
+      for (const id of targets(projection, o)) {
+        const r = await reconcileDispatch({
+          publisher, api, reconciler: actors.reconciler, intervalMs: o.intervalMs, cancelReserved: o.cancelReserved === true, cancelRunning: o.cancelRunning === true,
+          ...(o.maxPolls === undefined ? {} : { maxPolls: o.maxPolls }),
+        }, id);
+        reports.push(r);
+        if (o.receipts === undefined) continue;
+        for (const claimId of r.pending_barriers) {
+          const files = await readReceipts(o.receipts, claimId);
+          deliveries.push(await settleDelivery({ publisher, api, reconciler: actors.reconciler }, { claimId, ...files, attempts: Math.max(1, r.polls) }));
+        }
+      }
+      if (g.json) return printJson(ctx.io, { ok: true, reconciled: reports, deliveries });
+      for (const r of reports) {
+        ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${r.last_error ? ` last error ${r.last_error}` : ''}`);
+        if (r.next_action !== null) ctx.io.out(`  next: ${r.next_action}`);
+      }
+      for (const d of deliveries) ctx.io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+    }));
+};

@@ -1,0 +1,91 @@
+/**
+ * Per-Claim settlement (spec 7.14, 7.15):
+ *
+ * - `fairway finish --dispatch-id ID --handle H --outcome completed|cancelled`: the
+ *   worker's own finish of one member, from this run's job context (attempt 1 only).
+ * - `fairway result --claim-id ID --descriptor FILE --evidence FILE`: verify the Claim's
+ *   trusted effect receipts (`fairway.delivery/1`) against its Work's effect contract and
+ *   publish the immutable Result; refuses unverified delivery.
+ * - `fairway delivery-failure --claim-id ID [--evidence FILE] [--attempts N]`: the guarded
+ *   DeliveryFailure; admitted only with exact terminal evidence of the bound run and an
+ *   exhausted reconciliation budget (contract `delivery_verification`), never when the
+ *   receipts verify.
+ */
+import { readFile } from 'node:fs/promises';
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/context.ts';
+import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
+import { finishClaim } from '../../lib/github/finish.ts';
+import type { CommandModule, GlobalOptions } from '../context.ts';
+import { printJson, UsageError, type Io } from '../output.ts';
+import { principalOf, writeTarget } from '../source.ts';
+
+async function json(path: string, what: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (e) {
+    return fail('input_invalid', `cannot read the ${what} ${path}: ${(e as Error).message}`);
+  }
+}
+
+async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receipts: unknown; descriptor?: JsonObject; attempts: number }, want: 'result' | 'delivery_failure'): Promise<void> {
+  const { publisher } = writeTarget(g);
+  const { projection } = await publisher.cache.load();
+  if (projection === null) fail('queue_uninitialized', 'there is no queue');
+  const reconciler = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).reconciler;
+  const hasToken = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
+  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken ? launchApi(process.env) : null, reconciler }, input);
+  const settled = report.outcome === want || (want === 'result' ? report.outcome === 'already_verified' : report.outcome === 'already_failed');
+  if (!settled) {
+    const code = report.outcome === 'pending' ? (want === 'result' ? 'delivery_unverified' : 'reconciliation_pending') : report.outcome;
+    fail(code, `${input.claimId}: ${report.outcome}${report.reason ? ` (${report.reason})` : ''}`, {}, { report });
+  }
+  if (g.json) return printJson(io, { ok: true, ...report });
+  io.out(`${report.claim_id}: ${report.outcome}${report.commit_id ? ` commit ${report.commit_id}` : ''}`);
+}
+
+function attempts(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError('--attempts must be an integer 1..4096', 'option_invalid');
+  return n;
+}
+
+export const registerResult: CommandModule = (program, ctx) => {
+  program.command('finish')
+    .description('Worker step: finish one original member (completed | cancelled) from this run\'s own context.')
+    .requiredOption('--dispatch-id <id>', 'the worker\'s dispatch group')
+    .requiredOption('--handle <h>', 'the member\'s claim handle')
+    .requiredOption('--outcome <outcome>', 'completed | cancelled')
+    .action(ctx.action(async (g, o: { dispatchId: string; handle: string; outcome: string }) => {
+      if (o.outcome !== 'completed' && o.outcome !== 'cancelled') throw new UsageError('--outcome must be completed or cancelled', 'option_invalid');
+      const run = actionsRunFromEnv(process.env);
+      if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
+      const { publisher } = writeTarget(g);
+      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome });
+      const result = { ok: true, status: t.status, request_id: t.requestId, commit_id: t.status === 'skipped' ? null : t.commitId, outcome: o.outcome };
+      if (g.json) return printJson(ctx.io, result);
+      ctx.io.out(`${o.handle}: ${o.outcome} (${t.status})`);
+    }));
+
+  program.command('result')
+    .description('Publish the verified Result of a completed Claim from its trusted effect receipts (no effect is rerun).')
+    .requiredOption('--claim-id <id>', 'the completed Claim')
+    .requiredOption('--descriptor <file>', 'the bounded Result descriptor (JSON object)')
+    .requiredOption('--evidence <file>', 'the Claim\'s effect receipts (fairway.delivery/1)')
+    .action(ctx.action(async (g, o: { claimId: string; descriptor: string; evidence: string }) => {
+      const descriptor = await json(o.descriptor, 'descriptor');
+      if (descriptor === null || typeof descriptor !== 'object' || Array.isArray(descriptor)) fail('input_invalid', 'the descriptor must be a JSON object');
+      await settle(ctx.io, g, { claimId: o.claimId, receipts: await json(o.evidence, 'evidence'), descriptor: descriptor as JsonObject, attempts: 1 }, 'result');
+    }));
+
+  program.command('delivery-failure')
+    .description('Publish the guarded DeliveryFailure of a completed Claim (exact terminal evidence and exhausted budget required).')
+    .requiredOption('--claim-id <id>', 'the completed Claim')
+    .option('--evidence <file>', 'the Claim\'s effect receipts, if any (absent: effects unknown)')
+    .option('--attempts <n>', 'verification attempts made (evidence.attempts)', attempts, 1)
+    .action(ctx.action(async (g, o: { claimId: string; evidence?: string; attempts: number }) => {
+      const receipts = o.evidence === undefined ? null : await json(o.evidence, 'evidence');
+      await settle(ctx.io, g, { claimId: o.claimId, receipts, attempts: o.attempts }, 'delivery_failure');
+    }));
+};

@@ -1,0 +1,46 @@
+/**
+ * `deploy`: the durable Deployment transition of a worker profile (spec 7.10). Host facts
+ * come from the verified default revision (revision.ts); the transition is a
+ * compare-and-set on the installed profile's ref, published by an administrator through
+ * the checked publisher. Unchanged facts write nothing. No drain, no debt reset, and
+ * existing Dispatch records keep their frozen profile.
+ */
+import { fail } from '../../engine/errors.ts';
+import { deploymentPlan } from '../../engine/lifecycle/deploy.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import type { Publisher } from '../publisher/publisher.ts';
+import type { WorkerRevision } from './revision.ts';
+import { publishTransition, type TransitionOutcome } from './transition.ts';
+
+export interface DeployReport {
+  pool: string;
+  worker_profile: string;
+  from: string;
+  to: string;
+  available: boolean;
+  status: 'deployed' | 'unchanged' | 'replayed';
+  commit_id: string | null;
+}
+
+export async function deployWorker(
+  publisher: Publisher,
+  actor: Actor,
+  input: { requestId: string; pool: string; workerProfile: string; revision: WorkerRevision; reason?: string },
+  now?: () => number,
+): Promise<DeployReport> {
+  const { projection } = await publisher.cache.load();
+  const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing') };
+  const base = { pool: input.pool, worker_profile: input.workerProfile, to: input.revision.ref, available: input.revision.available };
+  const plan = deploymentPlan(projection!.state, facts);
+  if (!plan.changed && projection!.request(input.requestId) === undefined) {
+    return { ...base, from: String(plan.profile.ref), status: 'unchanged', commit_id: null };
+  }
+  const t: TransitionOutcome = await publishTransition(publisher, input.requestId, actor, (state) => {
+    const p = deploymentPlan(state, facts);
+    if (!p.changed) fail('deployment_unchanged', `${input.pool}/${input.workerProfile} already runs ${input.revision.ref}`);
+    return p.request;
+  }, { tolerate: ['deployment_unchanged'], ...(now === undefined ? {} : { now }) });
+  const from = plan.changed ? plan.from : String(plan.profile.ref);
+  if (t.status === 'skipped') return { ...base, from, status: 'unchanged', commit_id: null };
+  return { ...base, from, status: t.status === 'committed' ? 'deployed' : 'replayed', commit_id: t.commitId };
+}

@@ -1,0 +1,103 @@
+/**
+ * The lifecycle CLI end to end (`--json` receipts): dispatch-and-launch with gate refresh,
+ * evidence, worker activation and finish from the job context, Result from receipts,
+ * reconciliation, deployment, observe, and the documented failure shapes.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.ts';
+import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
+import { seedCommit } from '../fake-github/state.ts';
+import { countOps, createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- CLI JSON outputs are asserted structurally */
+async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
+  let out = '';
+  const code = await main(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
+  return { code, json: out === '' ? null : JSON.parse(out) };
+}
+
+const saved = { ...process.env };
+let bench: Bench;
+beforeAll(() => {
+  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
+});
+afterEach(async () => {
+  for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
+  await bench?.close();
+});
+afterAll(() => {
+  process.env = saved;
+});
+
+function workerEnv(runId: string, attempt = 1): void {
+  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: String(attempt), GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
+}
+
+describe('fairway lifecycle commands', () => {
+  it('launch --next, evidence, activate, finish, result, reconcile --all, deploy and observe', async () => {
+    bench = await createBench();
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const launched = await cli(bench, '--request-id', 'cli-d1', 'launch', '--next', '--max-claims', '1');
+    expect(launched.code).toBe(0);
+    expect(launched.json.grant).toMatchObject({ granted_claims: 1, replayed: false });
+    expect(launched.json.launches).toHaveLength(1);
+    const [l] = launched.json.launches;
+    expect(l).toMatchObject({ outcome: 'bound', state: 'bound', run_id: '9007199254740993' });
+    // Re-running the same request launches nothing new.
+    const again = await cli(bench, '--request-id', 'cli-d1', 'launch', '--next');
+    expect(again.json).toMatchObject({ grant: { replayed: true }, launches: [] });
+
+    const evidence = await cli(bench, 'evidence', '--dispatch-id', l.dispatch_id);
+    expect(evidence.json.groups[0]).toMatchObject({ state: 'bound', run_id: l.run_id, events: [{ state: 'started' }, { state: 'bound' }] });
+
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
+    const assignmentFile = join(dir, 'assignment.json');
+    writeFileSync(assignmentFile, String(findRun(bench.fake.state, l.run_id)!.inputs.work_queue_assignment));
+    workerEnv(l.run_id);
+    const activated = await cli(bench, 'activate', '--assignment', assignmentFile, '--out', join(dir, 'verified.json'));
+    expect(activated.json).toMatchObject({ ok: true, binding: 'already_bound', handles: ['h1'] });
+    const finished = await cli(bench, 'finish', '--dispatch-id', l.dispatch_id, '--handle', 'h1', '--outcome', 'completed');
+    expect(finished.json).toMatchObject({ ok: true, status: 'committed' });
+    const claimId = activated.json.assignment.claims[0].claim_id;
+    writeFileSync(join(dir, 'descriptor.json'), JSON.stringify({ summary: 'done', run_id: l.run_id }));
+    writeFileSync(join(dir, 'unverified.json'), JSON.stringify({ schema: 'fairway.delivery/1', dispatch_id: l.dispatch_id, claim_id: claimId, run_id: l.run_id, complete: false, outputs: [] }));
+    const refused = await cli(bench, 'result', '--claim-id', claimId, '--descriptor', join(dir, 'descriptor.json'), '--evidence', join(dir, 'unverified.json'));
+    expect(refused).toMatchObject({ code: 3, json: { ok: false, error: { code: 'delivery_unverified' } } });
+    writeFileSync(join(dir, 'receipts.json'), JSON.stringify({ schema: 'fairway.delivery/1', dispatch_id: l.dispatch_id, claim_id: claimId, run_id: l.run_id, complete: true, outputs: [] }));
+    const result = await cli(bench, 'result', '--claim-id', claimId, '--descriptor', join(dir, 'descriptor.json'), '--evidence', join(dir, 'receipts.json'));
+    expect(result.json).toMatchObject({ ok: true, outcome: 'result', verified: true });
+
+    setRunStatus(bench.fake.state, l.run_id, 'completed', 'success');
+    const reconciled = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(reconciled.json.reconciled).toEqual([expect.objectContaining({ dispatch_id: l.dispatch_id, outcome: 'released', state: 'released' })]);
+
+    seedCommit(bench.repo, 'main', { 'src/v2.ts': 'v2' });
+    const deployed = await cli(bench, 'deploy', '--from-config');
+    expect(deployed.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', available: true })]);
+    const unchanged = await cli(bench, 'deploy', '--from-config', '--pool', 'default');
+    expect(unchanged.json.deployments[0].status).toBe('unchanged');
+
+    const observed = await cli(bench, 'observe');
+    expect(observed.json).toMatchObject({ ok: true, candidates: 0, commit_id: null });
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Result')).toBe(1);
+    expect(countOps(p, 'Deployment')).toBe(1);
+  });
+
+  it('usage and protocol failures keep the documented shapes', async () => {
+    bench = await createBench();
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    expect(await cli(bench, 'launch')).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
+    expect(await cli(bench, 'reconcile')).toMatchObject({ code: 2, json: { error: { code: 'option_invalid' } } });
+    expect(await cli(bench, 'launch', '--dispatch-id', 'd_nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_dispatch' } } });
+    expect(await cli(bench, 'activate', '--assignment', '/nonexistent')).toMatchObject({ code: 2, json: { error: { code: 'context_missing' } } });
+    workerEnv('9007199254740993', 2);
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
+    writeFileSync(join(dir, 'a.json'), '{"dispatch_id":"x"}');
+    expect(await cli(bench, 'activate', '--assignment', join(dir, 'a.json'))).toMatchObject({ code: 3, json: { error: { code: 'assignment_invalid' } } });
+    expect(await cli(bench, 'evidence', '--work-id', 'nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_work' } } });
+  });
+});
