@@ -75,7 +75,7 @@ function number(n: number): string {
 }
 
 /** Code-point (= UTF-8 byte) order; differs from `<` only around surrogates. */
-function compareCodePoints(a: string, b: string): number {
+export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);

@@ -93,3 +93,20 @@ export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: prelaunch cancellation needs an unstarted group`);
 }
+
+/**
+ * Reconciler `cancel_claim`: close exact open Claims (e.g. a member whose Work was
+ * cancelled meanwhile) without touching the group's native reservation, which only a
+ * Release with exact evidence frees.
+ */
+export function cancelClaims(state: ReplayState, claimIds: readonly string[], why: string, at: number): BuiltRequest {
+  if (claimIds.length === 0) fail('targets_missing', 'name at least one Claim');
+  const ops = claimIds.map((id) => {
+    const claim = state.claims.get(id);
+    if (claim === undefined) fail('unknown_claim', `Claim ${id} does not exist`);
+    if (claim.state !== 'open') fail('claim_terminal', `Claim ${id} is already ${claim.state}`);
+    const group = state.dispatches.get(claim.dispatchId)!;
+    return cancellation({ claim, work: state.works.get(claim.workId)! }, why, at, retryPolicy(state, group.pool).backoff_ms);
+  });
+  return operationsRequest('cancel_claim', ops);
+}

@@ -57,7 +57,7 @@ export async function postWorkflowDispatch(options: DispatchPostOptions, target:
   const workflowId = target.workflow.split('/').pop()!;
   let status: number;
   let text: string;
-  let selected: string | null = null;
+  let selected: string | null;
   try {
     const res = await octokit.request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
       owner: target.owner, repo: target.repo, workflow_id: workflowId, ref: target.ref, inputs: target.inputs, return_run_details: true,

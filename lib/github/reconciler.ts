@@ -88,7 +88,9 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     return done(closed.release.status === 'committed' ? 'released' : 'already_released');
   };
 
-  let { projection, group } = await load();
+  const loaded = await load();
+  const { projection } = loaded;
+  let { group } = loaded;
   const where = coordsOf(projection.state.repository ?? '');
   if (group.released) return close({ kind: 'nonlaunch', source: 'github_api' }, 'exhausted');
   if (group.state === 'reserved') {
@@ -104,7 +106,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     if ('final' in unbound) {
       return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
     }
-    ({ projection, group } = await load());
+    ({ group } = await load());
   }
   // Bound: only the original attempt's own terminal state releases.
   const runId = (group.run as { run_id: string }).run_id;

@@ -12,7 +12,6 @@ import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { seedCommit } from '../fake-github/state.ts';
 import { countOps, createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- CLI JSON outputs are asserted structurally */
 async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
   const code = await main(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });

@@ -1,0 +1,88 @@
+/**
+ * Every lifecycle builder's output is accepted by replay (the in-memory LedgerWriter
+ * validates each candidate by applying it), and refused transitions fail with stable codes.
+ */
+import { describe, expect, it } from 'vitest';
+import { isProtocolError } from '../errors.ts';
+import { workId } from '../identity/index.ts';
+import { replayLedger } from '../replay/index.ts';
+import { bootstrapRequest } from '../requests/operations.ts';
+import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
+import type { Actor } from '../schema/index.ts';
+import { deploymentPlan } from './deploy.ts';
+import { boundTransition, rejectedTransition, startMarker, uncertainTransition, unresolvedTransition } from './dispatch.ts';
+import { groupEvidence } from './evidence.ts';
+import { finishPlan } from './finish.ts';
+import { cancelClaims, exhaustionRequest, releaseRequest } from './release.ts';
+import { replacementRequest } from './replacement.ts';
+
+const REPO = 'acme/queue';
+const actor = (role: Actor['role']): Actor => ({ role, principal: '1', repository: REPO });
+
+function queue(keys: string[], maxAttempts = 3): LedgerWriter {
+  const w = new LedgerWriter();
+  const policy = defaultPolicy({ repository: REPO, principal: '1', maxClaims: 4 });
+  ((policy.pools as Record<string, { retry: { max_attempts: number } }>).default!).retry.max_attempts = maxAttempts;
+  w.publish('seed', actor('producer'), 1, bootstrapRequest(policy, 'e1', keys.map((k) => ({ node_key: k, payload: {} })), { graphId: 'g', at: 1 }));
+  return w;
+}
+
+function code(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (e) {
+    return isProtocolError(e) ? e.code : String(e);
+  }
+  return undefined;
+}
+
+describe('lifecycle request generation is validated by replay', () => {
+  it('start, uncertain, unresolved, bound, finish, release; and the refused transitions', () => {
+    const w = queue(['a', 'b']);
+    const grant = w.dispatchNext('r1', actor('dispatcher'), 2, { pool: 'default', max_claims: 2, max_dispatches: 1, max_bytes: 49152 });
+    const d = grant.built.plan.groups[0]!.dispatch_id;
+    const dispatcher = actor('dispatcher');
+    expect(code(() => boundTransition(w.state, d, '5', groupEvidence(w.state, d, { kind: 'reconciliation', source: 'github_api', checkedAt: 3, runId: '5' })))).toBe('launch_marker_missing');
+    w.publish('s', dispatcher, 3, startMarker(w.state, d, dispatcher));
+    expect(code(() => startMarker(w.state, d, dispatcher))).toBe('launch_already_started');
+    w.publish('u', dispatcher, 4, uncertainTransition(w.state, d, 'dispatch_timeout'));
+    w.publish('x', actor('reconciler'), 5, unresolvedTransition(w.state, d, 'launch_unresolved', groupEvidence(w.state, d, { kind: 'reconciliation', source: 'github_api', checkedAt: 5, attempts: 5 })));
+    w.publish('b', actor('reconciler'), 6, boundTransition(w.state, d, '9007199254740993', groupEvidence(w.state, d, { kind: 'reconciliation', source: 'github_api', checkedAt: 6, runId: '9007199254740993' })));
+    expect(code(() => boundTransition(w.state, d, '7', groupEvidence(w.state, d, { kind: 'reconciliation', source: 'github_api', checkedAt: 6, runId: '7' })))).toBe('run_binding_conflict');
+    const fin = finishPlan(w.state, { dispatch_id: d, claim_handle: 'h1', outcome: 'completed' }, '9007199254740993');
+    w.publish(fin.requestId, fin.actor, 7, fin.build(w.state, 7));
+    expect(code(() => finishPlan(w.state, { dispatch_id: d, claim_handle: 'h2', outcome: 'completed' }, '8'))).toBe('run_binding_conflict');
+    const evidence = groupEvidence(w.state, d, { kind: 'terminal_run', source: 'github_api', checkedAt: 8, runId: '9007199254740993', conclusion: 'failure', completed: true });
+    w.publish('rel', actor('reconciler'), 8, releaseRequest(w.state, d, evidence, 'run_terminal', 8));
+    expect(code(() => releaseRequest(w.state, d, evidence, 'run_terminal', 9))).toBe('already_released');
+    const p = replayLedger(w.text());
+    expect(p.claim(grant.built.plan.claims[1]!.claim_id)).toMatchObject({ state: 'cancelled', retryNotBefore: 8 + 30_000 });
+    expect(p.state.outstandingNative.get('default') ?? 0).toBe(0);
+  });
+
+  it('rejection, exhaustion and reconciler cancel_claim', () => {
+    const w = queue(['a', 'b'], 1);
+    const grant = w.dispatchNext('r1', actor('dispatcher'), 2, { pool: 'default', max_claims: 2, max_dispatches: 1, max_bytes: 49152 });
+    const d = grant.built.plan.groups[0]!.dispatch_id;
+    const [c1] = grant.built.plan.claims;
+    w.publish('cc', actor('reconciler'), 3, cancelClaims(w.state, [c1!.claim_id], 'obsolete', 3));
+    w.publish('s', actor('dispatcher'), 4, startMarker(w.state, d, actor('dispatcher')));
+    w.publish('rj', actor('dispatcher'), 5, rejectedTransition(w.state, d, 'dispatch_rejected_422', groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 5 })));
+    w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d, 'launch_rejected', 6)!);
+    w.publish('rel', actor('reconciler'), 7, releaseRequest(w.state, d, groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 7 }), 'launch_rejected', 7));
+    const p = replayLedger(w.text());
+    expect(p.work(workId('g', 'a'))!.state).toBe('cancelled');
+    expect(p.work(workId('g', 'b'))!.state).toBe('cancelled');
+    expect(exhaustionRequest(w.state, d, 'x', 8)).toBeNull();
+  });
+
+  it('deployment and replacement admission', () => {
+    const w = queue(['a']);
+    const plan = deploymentPlan(w.state, { pool: 'default', workerProfile: 'default', ref: 'b'.repeat(40), available: true, reason: 'worker_deployed' });
+    expect(plan.changed).toBe(true);
+    if (plan.changed) w.publish('dep', actor('administrator'), 2, plan.request);
+    expect(deploymentPlan(w.state, { pool: 'default', workerProfile: 'default', ref: 'b'.repeat(40), available: true, reason: 'x' }).changed).toBe(false);
+    expect(code(() => replacementRequest(w.state, { failedWorkId: workId('g', 'a'), node_key: 'a2', payload: {}, disposition: 'inspection', evidence: 'e' }, 3))).toBe('replacement_invalid');
+    expect(replayLedger(w.text()).state.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: 'b'.repeat(40) } } } });
+  });
+});
