@@ -225,7 +225,7 @@ if (genRows.length > 0) console.log(`\nGenerated ledgers (generator v${GENERATOR
 if (phaseText !== '') console.log(phaseText);
 
 // Scheduler and publication benchmarks (issues 3 and 4).
-const schedulerRows = runSchedulerBench();
+const schedulerRows = runSchedulerBench({ print: false });
 console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
 const publishLedgers = results.filter((r) => r.spec.source === 'generated').map((r) => ({ label: r.spec.label, path: r.spec.path }));
 const publishRows = await runPublishBench(publishLedgers);

@@ -3,7 +3,7 @@
  *
  * - `fairway finish --dispatch-id ID --handle H --outcome completed|cancelled`: the
  *   worker's own finish of one member, from this run's job context (attempt 1 only).
- * - `fairway result --claim-id ID --descriptor FILE --evidence FILE`: verify the Claim's
+ * - `fairway result --claim-id ID --evidence FILE [--descriptor FILE]`: verify the Claim's
  *   trusted effect receipts (`fairway.delivery/1`) against its Work's effect contract and
  *   publish the immutable Result; refuses unverified delivery.
  * - `fairway delivery-failure --claim-id ID [--evidence FILE] [--attempts N]`: the guarded
@@ -71,12 +71,13 @@ export const registerResult: CommandModule = (program, ctx) => {
   program.command('result')
     .description('Publish the verified Result of a completed Claim from its trusted effect receipts (no effect is rerun).')
     .requiredOption('--claim-id <id>', 'the completed Claim')
-    .requiredOption('--descriptor <file>', 'the bounded Result descriptor (JSON object)')
+    .option('--descriptor <file>', 'the bounded Result descriptor (JSON object); default: a summary of the verified receipts')
     .requiredOption('--evidence <file>', 'the Claim\'s effect receipts (fairway.delivery/1)')
-    .action(ctx.action(async (g, o: { claimId: string; descriptor: string; evidence: string }) => {
-      const descriptor = await json(o.descriptor, 'descriptor');
-      if (descriptor === null || typeof descriptor !== 'object' || Array.isArray(descriptor)) fail('input_invalid', 'the descriptor must be a JSON object');
-      await settle(ctx.io, g, { claimId: o.claimId, receipts: await json(o.evidence, 'evidence'), descriptor: descriptor as JsonObject, attempts: 1 }, 'result');
+    .action(ctx.action(async (g, o: { claimId: string; descriptor?: string; evidence: string }) => {
+      const descriptor = o.descriptor === undefined ? undefined : await json(o.descriptor, 'descriptor');
+      if (descriptor !== undefined && (descriptor === null || typeof descriptor !== 'object' || Array.isArray(descriptor))) fail('input_invalid', 'the descriptor must be a JSON object');
+      const receipts = await json(o.evidence, 'evidence');
+      await settle(ctx.io, g, { claimId: o.claimId, receipts, ...(descriptor === undefined ? {} : { descriptor: descriptor as JsonObject }), attempts: 1 }, 'result');
     }));
 
   program.command('delivery-failure')

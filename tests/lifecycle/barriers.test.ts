@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { workId } from '../../engine/identity/index.ts';
+import { replacementRequest } from '../../engine/lifecycle/replacement.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { settleDelivery } from '../../lib/github/delivery.ts';
 import { reconcileDispatch } from '../../lib/github/reconciler.ts';
@@ -99,6 +100,17 @@ describe('result barrier', () => {
     const late = await settleDelivery(deps, { claimId: c, receipts: receipts(d!, c, run, [{ type: 'create_issue', status: 'succeeded' }]) });
     expect(late.outcome).toBe('already_failed');
     expect(countOps(await bench.replayValid(), 'Result')).toBe(0);
+    // An approved replacement is a new node; the old successor's edge stays on the failed one.
+    await bench.publisher.publish({
+      requestId: 'replace-a', actor: { role: 'producer', principal: bench.dispatcher.principal, repository: bench.dispatcher.repository }, now: bench.now,
+      prepare: (pr, ids) => replacementRequest(pr.state, { failedWorkId: W('A'), node_key: 'A-fix', payload: { plan: 'inspect and remediate' }, disposition: 'inspection', evidence: 'remediation-review-1' }, ids.at),
+    });
+    p = await bench.replayValid();
+    const replacement = p.work(W('A-fix'))!;
+    const failed = p.work(W('A'))!;
+    expect(replacement).toMatchObject({ pool: failed.pool, priority: failed.priority, fairnessKey: failed.fairnessKey, state: 'available' });
+    expect(replacement.fifo).toBeGreaterThan(p.work(W('J'))!.fifo);
+    expect(eligibility(p.state, p.work(W('J'))!, bench.clock.t)).toMatchObject({ eligible: false, reason: 'dependency_delivery_failed' });
   });
 
   it('recovery publishes the same Result without rerunning effects', async () => {

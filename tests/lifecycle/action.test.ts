@@ -1,0 +1,108 @@
+/**
+ * The reusable Action (`action.yml`) end to end: its composite step script runs under bash
+ * exactly as GitHub would run it (inputs through the environment), with the queue ledger on
+ * the GitHub stand-in's Git data API: dispatcher `dispatch`, worker `activate` + `settle`,
+ * then `reconcile` after the worker run ends.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { titleToken } from '../../engine/lifecycle/run-identity.ts';
+import { replayLedger } from '../../engine/replay/index.ts';
+import { bootstrapRequest } from '../../engine/requests/operations.ts';
+import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
+import { Publisher } from '../../lib/publisher/publisher.ts';
+import { GitHubStore } from '../../lib/store/github.ts';
+import { actionRoutes, actions, registerWorkflow, setRunStatus } from '../fake-github/routes-actions.ts';
+import { issueRoutes } from '../fake-github/routes-issues.ts';
+import { pullRoutes } from '../fake-github/routes-pulls.ts';
+import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
+import { seedCommit } from '../fake-github/state.ts';
+import { countOps, PRINCIPAL, REPOSITORY, TOKEN, WORKFLOW } from './harness.ts';
+
+const run = promisify(execFile);
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** The `run:` block of the composite step `fairway` in action.yml. */
+function stepScript(): string {
+  const lines = readFileSync(join(ROOT, 'action.yml'), 'utf8').split('\n');
+  const start = lines.findIndex((l, i) => l.trim() === 'run: |' && lines.slice(Math.max(0, i - 40), i).some((x) => x.includes('id: fairway')));
+  const body: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (l.trim() !== '' && !l.startsWith('        ')) break;
+    body.push(l.slice(8));
+  }
+  return body.join('\n');
+}
+
+let fake: FakeGitHub;
+let temp: string;
+beforeAll(async () => {
+  fake = await createFakeGitHub({ routes: [...issueRoutes, ...pullRoutes, ...actionRoutes] });
+  temp = mkdtempSync(join(tmpdir(), 'fairway-action-'));
+});
+afterAll(async () => {
+  expect(fake.violations).toEqual([]);
+  await fake.close();
+  rmSync(temp, { recursive: true, force: true });
+});
+
+async function step(name: string, env: Record<string, string>): Promise<unknown> {
+  const output = join(temp, `output-${name}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(output, '');
+  const base: Record<string, string> = {
+    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? temp, FAIRWAY_STEP: name, FAIRWAY_REPOSITORY: REPOSITORY, FAIRWAY_BRANCH: 'work-queue',
+    GH_TOKEN: TOKEN, FAIRWAY_DISPATCH_TOKEN: '', FAIRWAY_OBSERVE_TOKEN: '', FAIRWAY_PRINCIPAL: PRINCIPAL, FAIRWAY_GITHUB_API_URL: fake.url,
+    GITHUB_ACTION_PATH: ROOT, RUNNER_TEMP: temp, GITHUB_OUTPUT: output, GITHUB_REPOSITORY: REPOSITORY, GITHUB_RUN_ID: '4242', GITHUB_RUN_ATTEMPT: '1',
+    IN_POOL: 'default', IN_MAX_CLAIMS: '1', IN_MAX_DISPATCHES: '1', IN_REF: '', IN_ASSIGNMENT: '', IN_OUTCOMES: '', IN_DISPATCH_ID: '', IN_HANDLE: '',
+    IN_OUTCOME: '', IN_CLAIM_ID: '', IN_EVIDENCE: '', IN_DESCRIPTOR: '', IN_RECEIPTS: '',
+  };
+  await run('bash', ['-c', stepScript()], { env: { ...base, ...env } as NodeJS.ProcessEnv, cwd: temp, maxBuffer: 1 << 24, encoding: 'utf8' });
+  const text = readFileSync(output, 'utf8');
+  const m = /result<<FAIRWAY_RESULT_EOF\n([\s\S]*)\nFAIRWAY_RESULT_EOF/.exec(text);
+  return JSON.parse(m![1]!);
+}
+
+describe('action.yml', () => {
+  it('dispatch, activate, settle and reconcile through the composite step script', async () => {
+    const repo = fake.state.createRepo('acme', 'queue');
+    const ref = seedCommit(repo, 'main', { [WORKFLOW]: 'on: workflow_dispatch\n' });
+    registerWorkflow(fake.state, repo, {
+      path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
+      runName: (inputs) => `worker ${titleToken((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id)}`,
+    });
+    const store = new GitHubStore({ owner: 'acme', repo: 'queue', token: TOKEN, baseUrl: fake.url, writeIntervalMs: 0 });
+    const policy = policyFromSettings(defaultWorkQueueSettings(), { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref } });
+    await new Publisher(store).publish({
+      requestId: 'seed', actor: { role: 'producer', principal: PRINCIPAL, repository: REPOSITORY },
+      prepare: () => { throw new Error('bootstraps'); },
+      bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', [{ node_key: 'task', payload: { plan: 'do it' } }], { graphId: 'g', at: ids.at }),
+    });
+
+    const dispatched = await step('dispatch', {}) as { launches: Array<{ outcome: string; run_id: string; dispatch_id: string }> };
+    expect(dispatched.launches).toEqual([expect.objectContaining({ outcome: 'bound', run_id: '9007199254740993' })]);
+    const worker = actions(fake.state).runs.at(-1)!;
+
+    const workerEnv = { GITHUB_RUN_ID: worker.id, GITHUB_WORKFLOW_REF: `${REPOSITORY}/${WORKFLOW}@refs/heads/main` };
+    const activated = await step('activate', { ...workerEnv, IN_ASSIGNMENT: String(worker.inputs.work_queue_assignment) }) as { binding: string; assignment: { claims: Array<{ claim_id: string }> } };
+    expect(activated.binding).toBe('already_bound');
+    const claimId = activated.assignment.claims[0]!.claim_id;
+    const outcomes = join(temp, 'outcomes');
+    mkdirSync(outcomes);
+    writeFileSync(join(outcomes, `${claimId}.outcome`), 'completed\n');
+    writeFileSync(join(outcomes, `${claimId}.json`), JSON.stringify({ schema: 'fairway.delivery/1', dispatch_id: dispatched.launches[0]!.dispatch_id, claim_id: claimId, run_id: worker.id, complete: true, outputs: [] }));
+    const settled = await step('settle', { ...workerEnv, IN_OUTCOMES: outcomes }) as Array<{ finish: { status: string }; result: { outcome: string } | null }>;
+    expect(settled).toEqual([{ finish: expect.objectContaining({ status: 'committed' }), result: expect.objectContaining({ outcome: 'result' }) }]);
+
+    setRunStatus(fake.state, worker.id, 'completed', 'success');
+    const reconciled = await step('reconcile', {}) as { reconciled: Array<{ outcome: string }> };
+    expect(reconciled.reconciled).toEqual([expect.objectContaining({ outcome: 'released' })]);
+
+    const ledger = replayLedger((await store.read()).bytes!);
+    expect(countOps(ledger, 'Result')).toBe(1);
+    expect(countOps(ledger, 'Release')).toBe(1);
+  }, 90_000);
+});
