@@ -8,7 +8,6 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { ConsoleSource } from '../../lib/console/config.ts';
-import { startConsole } from '../../lib/console/server.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { UsageError, type Io } from '../output.ts';
 
@@ -40,6 +39,8 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   const pollMs = Number(opts.pollMs);
   if (!Number.isInteger(pollMs) || pollMs < 500) throw new UsageError('--poll-ms must be an integer ≥ 500', 'usage_error');
   const source = opts.demo === true ? undefined : await resolveSource(g);
+  // Loaded on demand: the console server pulls in Next.js, which other commands never need.
+  const { startConsole } = await import('../../lib/console/server.ts');
   const running = await startConsole({
     ...(source === undefined ? {} : { source }),
     port,

@@ -4,10 +4,6 @@
  * it reads the snapshot and writes only staged intents. Nothing is printed on
  * stdout except the MCP protocol itself.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { loadSnapshot } from '../../lib/intents/snapshot.ts';
-import { IntentStore } from '../../lib/intents/store.ts';
-import { createIntentServer } from '../../mcp/server.ts';
 import type { CommandModule } from '../context.ts';
 import { UsageError } from '../output.ts';
 
@@ -20,6 +16,13 @@ export const registerMcp: CommandModule = (program, ctx) => {
       if (g.repo !== undefined || g.remote !== undefined || g.github !== undefined || g.ledger !== undefined) {
         throw new UsageError('the MCP server reads only its snapshot; it takes no --repo, --remote, --github or --ledger', 'mcp_no_store');
       }
+      // Loaded on demand so other commands start without the MCP SDK.
+      const [{ StdioServerTransport }, { loadSnapshot }, { IntentStore }, { createIntentServer }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../lib/intents/snapshot.ts'),
+        import('../../lib/intents/store.ts'),
+        import('../../mcp/server.ts'),
+      ]);
       const loaded = await loadSnapshot(o.snapshot);
       const server = createIntentServer({ loaded, intents: new IntentStore(o.intents) });
       const transport = new StdioServerTransport();

@@ -5,7 +5,6 @@
  */
 import type { CommandModule } from '../context.ts';
 import { UsageError } from '../output.ts';
-import { runTui } from '../tui/run.ts';
 
 export const registerTui: CommandModule = (program, ctx) => {
   program.command('tui')
@@ -14,6 +13,7 @@ export const registerTui: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g) => {
       if (g.json === true) throw new UsageError('tui is interactive and has no --json output; use state --json or replay --json', 'option_invalid');
       if (g.requestId !== undefined) throw new UsageError('tui generates a stable request id for each reviewed action; --request-id is not accepted', 'option_invalid');
+      const { runTui } = await import('../tui/run.ts'); // ink + React only when the TUI runs
       await runTui(g, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
     }));
 };
