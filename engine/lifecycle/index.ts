@@ -28,8 +28,8 @@ export { candidateGates, gateState, isRedundant, observationOperation, refreshBu
 export type { GateFacts, GateTarget, ReadStatus } from './observations.ts';
 export { budgetExhausted, decideUnbound, possibleLaunches, UNRESOLVED_NEXT_ACTION } from './reconcile.ts';
 export type { Budget, Candidate, UnboundDecision } from './reconcile.ts';
-export { cancelClaims, checkPrelaunch, exhaustionRequest, needsExhaustion, releaseRequest } from './release.ts';
+export { cancelClaims, checkPrelaunch, exhaustionRequest, releaseRequest } from './release.ts';
 export { replacementRequest } from './replacement.ts';
 export type { ReplacementInput } from './replacement.ts';
-export { isTerminal, runBinding, runMismatches, titleNames, titleToken, workflowFile } from './run-identity.ts';
+export { runBinding, runMismatches, titleNames, titleToken, workflowFile } from './run-identity.ts';
 export type { NativeRunFacts, RunMismatch } from './run-identity.ts';

@@ -83,11 +83,6 @@ export function releaseRequest(state: ReplayState, dispatchId: string, evidence:
   return operationsRequest('release', ops);
 }
 
-/** True when some member's Work needs the exhaustion request before or after the release. */
-export function needsExhaustion(state: ReplayState, dispatchId: string): boolean {
-  return exhaustionRequest(state, dispatchId, 'exhausted', 0) !== null;
-}
-
 /** Prelaunch cancellation is valid only while no start marker exists (spec 7.8). */
 export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
   const group = dispatchGroup(state, dispatchId);

@@ -85,7 +85,3 @@ export function runBinding(group: DispatchRecord, repository: string, runId: str
     event: 'workflow_dispatch',
   };
 }
-
-export function isTerminal(run: Pick<NativeRunFacts, 'status'>): boolean {
-  return run.status === 'completed';
-}

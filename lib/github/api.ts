@@ -18,8 +18,6 @@ export interface GitHubApiOptions {
   /** Retries of idempotent reads (default 3); tests use 0. */
   retries?: number;
   retryBaseMs?: number;
-  /** Replacement fetch (tests: latency injection). */
-  fetch?: typeof globalThis.fetch;
   /** Resource host of Issue/PR identities served by this API (default github.com). */
   host?: string;
 }
@@ -36,7 +34,6 @@ export class GitHubApi {
       ...(options.retries !== undefined && { retries: options.retries }),
       ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
     });
-    if (options.fetch !== undefined) this.octokit.hook.before('request', (o) => void (o.request = { ...o.request, fetch: options.fetch }));
     this.host = options.host ?? 'github.com';
   }
 

@@ -4,7 +4,6 @@
  * reconciliation, deployment, observe, and the documented failure shapes.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
@@ -52,7 +51,7 @@ describe('fairway lifecycle commands', () => {
     const evidence = await cli(bench, 'evidence', '--dispatch-id', l.dispatch_id);
     expect(evidence.json.groups[0]).toMatchObject({ state: 'bound', run_id: l.run_id, events: [{ state: 'started' }, { state: 'bound' }] });
 
-    const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
+    const dir = mkdtempSync(join(bench.dir, 'cli-'));
     const assignmentFile = join(dir, 'assignment.json');
     writeFileSync(assignmentFile, String(findRun(bench.fake.state, l.run_id)!.inputs.work_queue_assignment));
     workerEnv(l.run_id);
@@ -94,7 +93,7 @@ describe('fairway lifecycle commands', () => {
     expect(await cli(bench, 'launch', '--dispatch-id', 'd_nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_dispatch' } } });
     expect(await cli(bench, 'activate', '--assignment', '/nonexistent')).toMatchObject({ code: 2, json: { error: { code: 'context_missing' } } });
     workerEnv('9007199254740993', 2);
-    const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
+    const dir = mkdtempSync(join(bench.dir, 'cli-'));
     writeFileSync(join(dir, 'a.json'), '{"dispatch_id":"x"}');
     expect(await cli(bench, 'activate', '--assignment', join(dir, 'a.json'))).toMatchObject({ code: 3, json: { error: { code: 'assignment_invalid' } } });
     expect(await cli(bench, 'evidence', '--work-id', 'nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_work' } } });
