@@ -126,9 +126,10 @@ describe('crash safety', () => {
     const TRIALS = Number(process.env.FAIRWAY_CRASH_TRIALS ?? 50);
     for (let t = 0; t < TRIALS; t++) {
       const child = spawn(process.execPath, [BIN, '--repo', repo, '--json', '--request-id', `crash-${t}`, 'dispatch-next'], { stdio: 'ignore' });
-      await new Promise((r) => setTimeout(r, 200 + Math.random() * 900));
+      const exited = new Promise((r) => child.once('exit', r)); // listen before it can exit on its own
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 1200));
       child.kill('SIGKILL');
-      await new Promise((r) => child.once('exit', r));
+      await exited;
       const ledger = gitSync(repo, ['cat-file', 'blob', 'work-queue:work-queue.jsonl']);
       replayLedger(ledger); // still valid after every kill
       const again = await cli('--request-id', `crash-${t}`, 'dispatch-next');
