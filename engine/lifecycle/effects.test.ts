@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { describeReference } from '../../tests/support/reference.ts';
 import type { JsonObject } from '../json.ts';
 import { effectContract, verifyDelivery } from './effects.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/effect-contract.json', import.meta.url));
 
-describe('effect contracts (fixture effect-contract.json, runtime validity)', () => {
-  const present = existsSync(FIXTURE);
-  const cases = present ? (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { cases: Array<{ name: string; contract: unknown; valid: boolean }> }).cases : [];
-  it.skipIf(!present).each(cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+describeReference(existsSync(FIXTURE), 'effect contracts (fixture effect-contract.json, runtime validity)', () => {
+  const cases = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { cases: Array<{ name: string; contract: unknown; valid: boolean }> }).cases;
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
     expect(effectContract({ effect_contract: c.contract as JsonObject }) !== 'invalid').toBe(c.valid);
   });
 });

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { describeReference } from '../../tests/support/reference.ts';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import {
@@ -89,7 +90,7 @@ function extendedQueueCommit(): Json {
   return schema;
 }
 
-describe.skipIf(!present)('reference records (skipped: /work/shared/reference is absent)', () => {
+describeReference(present, 'reference records (skipped: /work/shared/reference is absent)', () => {
   const ajv = newAjv();
   const ajvV3 = ajv.compile(schemaFile('QueueCommit.json'));
   const ajvExtended = ajv.compile(extendedQueueCommit());

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { describeReference } from '../../tests/support/reference.ts';
 import type { z } from 'zod';
 import { isDecimalId, isIdentity, isReasonCode } from '../identity/validate.ts';
 import {
@@ -74,7 +75,7 @@ const reasonFields: [string, z.ZodType, (s: string) => unknown][] = [
   ['ClaimCancellation.reason', ClaimCancellationOperationSchema, (s) => ({ kind: 'ClaimCancellation', work_id: 'w', claim_id: 'c', reason: s, retry_not_before: 0 })],
 ];
 
-describe.skipIf(!present)('identity-validation.json (skipped: /work/shared/reference is absent)', () => {
+describeReference(present, 'identity-validation.json (skipped: /work/shared/reference is absent)', () => {
   const fixture = readJson<{ identity: IdentityCase[]; decimal: DecimalCase[] }>('identity-validation.json');
 
   it.each(fixture.identity.map((c) => [c.name, c] as const))('identity: %s', (_name, c) => {
@@ -102,7 +103,7 @@ describe.skipIf(!present)('identity-validation.json (skipped: /work/shared/refer
   });
 });
 
-describe.skipIf(!present)('reason-validation.json (skipped: /work/shared/reference is absent)', () => {
+describeReference(present, 'reason-validation.json (skipped: /work/shared/reference is absent)', () => {
   const fixture = readJson<{ cases: ReasonCase[] }>('reason-validation.json');
 
   it.each(fixture.cases.map((c) => [c.name, c] as const))('reason: %s', (_name, c) => {

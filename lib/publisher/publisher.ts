@@ -69,7 +69,7 @@ export class Publisher {
 
   async publish(input: PublishInput): Promise<PublishOutcome> {
     const now = input.now ?? Date.now;
-    const maxAttempts = input.maxAttempts ?? 8;
+    const maxAttempts = input.maxAttempts ?? 20;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const { snapshot, projection } = await this.cache.load();
       const at = now();
