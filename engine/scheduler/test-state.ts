@@ -5,11 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../json.ts';
+import { createState } from '../replay/replay.ts';
 import type { Barrier, DependencyEdge, ReplayState, WorkRecord, WorkState } from '../replay/state.ts';
 import { applyTransition, createFairnessState } from './clocks.ts';
 import { accountKey } from './overlay.ts';
 import type { PackResult } from './pack.ts';
-import { createReadyIndex, indexWork, recordResult } from './ready-index.ts';
+import { indexWork, recordResult } from './ready-index.ts';
 
 export interface ProfileSpec {
   max_claims?: number;
@@ -103,30 +104,12 @@ export function workId(key: string): string {
 export function emptyState(policy: JsonObject, epoch = 'epoch1'): ReplayState {
   const record = { epoch, policy, commitId: 'q0', ordinal: 0 };
   return {
+    ...createState(),
     repository: 'owner/repo',
     tip: 'q0',
-    commits: [],
-    commitIndex: new Map(),
     policy: record,
     policyHistory: [record],
-    controls: { admission_paused: false, grants_paused: false, credential_generation: 'initial' },
-    works: new Map(),
-    graphs: new Map(),
-    successors: new Map(),
-    claims: new Map(),
-    dispatches: new Map(),
-    observations: new Map(),
-    latestObservation: new Map(),
-    observationWrites: new Map(),
-    requests: new Map(),
     fairness: createFairnessState(policy, epoch),
-    ready: createReadyIndex(),
-    outstandingClaims: new Map(),
-    outstandingByKey: new Map(),
-    outstandingNative: new Map(),
-    pendingByPool: new Map(),
-    unavailableProfiles: new Set(),
-    issueLinks: new Map(),
   };
 }
 
