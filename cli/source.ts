@@ -17,6 +17,7 @@ import { openStore } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
 import type { GlobalOptions } from './context.ts';
 import { UsageError } from './output.ts';
+import { replayProgress } from './progress.ts';
 
 const run = promisify(execFile);
 
@@ -44,13 +45,24 @@ export function readSource(g: GlobalOptions): ReadSource {
       throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --remote or --github', 'source_conflict');
     }
     const file = g.ledger;
-    return { label: file, load: async () => replayLedger(await readLedgerFile(file)) };
+    return {
+      label: file,
+      load: async () => {
+        const progress = replayProgress(g.json === true);
+        try {
+          return replayLedger(await readLedgerFile(file), progress.onProgress);
+        } finally {
+          progress.done();
+        }
+      },
+    };
   }
   const store = storeFor(g);
   return {
     label: store.label,
     load: async () => {
-      const { projection } = await new Publisher(store).cache.load();
+      const progress = replayProgress(g.json === true);
+      const { projection } = await new Publisher(store, { onProgress: progress.onProgress }).cache.load().finally(() => progress.done());
       if (projection === null) fail('queue_uninitialized', `no queue on ${store.label} yet: the first submit-work or submit-graph creates it`);
       return projection;
     },
@@ -61,7 +73,9 @@ export function readSource(g: GlobalOptions): ReadSource {
 export function writeTarget(g: GlobalOptions): { store: LedgerStore; publisher: Publisher } {
   if (g.ledger !== undefined) throw new UsageError('--ledger is read-only; mutations publish to a Git branch (--repo, --remote or --github)', 'ledger_read_only');
   const store = storeFor(g);
-  return { store, publisher: new Publisher(store) };
+  // The first load of a large ledger is a cold replay: show progress on a terminal.
+  const progress = replayProgress(g.json === true);
+  return { store, publisher: new Publisher(store, { onProgress: progress.onProgress }) };
 }
 
 export function principalOf(g: GlobalOptions): string {

@@ -2,12 +2,15 @@
 import { replayLedger } from '../../engine/replay/index.ts';
 import { readLedgerFile } from '../../lib/ledger-file.ts';
 import type { CommandModule } from '../context.ts';
+import { replayProgress } from '../progress.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 
 export async function verify(io: Io, opts: { ledger: string; json: boolean }): Promise<void> {
   const bytes = await readLedgerFile(opts.ledger);
   const started = performance.now();
-  const projection = replayLedger(bytes);
+  const progress = replayProgress(opts.json);
+  const projection = replayLedger(bytes, progress.onProgress);
+  progress.done();
   const ms = Math.round(performance.now() - started);
   const result = { ok: true, tip: projection.tip, commits: projection.commitCount, policy_epoch: projection.policyEpoch };
   if (opts.json) printJson(io, result);

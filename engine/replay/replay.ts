@@ -73,9 +73,9 @@ export function appendLedger(projection: Projection, appended: Uint8Array | stri
 }
 
 /** Incremental refresh from the full new ledger: reuses the projection only if `full` extends its bytes. */
-export function refreshLedger(projection: Projection, full: Uint8Array): Projection {
+export function refreshLedger(projection: Projection, full: Uint8Array, onProgress?: ReplayProgress): Projection {
   if (projection.isPrefixOf(full)) return appendLedger(projection, full.subarray(projection.validatedLength));
-  return replayLedger(full);
+  return replayLedger(full, onProgress);
 }
 
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {

@@ -4,7 +4,7 @@
  * extend the validated bytes, and rebuilt by cold replay otherwise.
  */
 import { fail } from '../../engine/errors.ts';
-import { appendLedger, refreshLedger, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { appendLedger, refreshLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import type { LedgerSnapshot, LedgerStore } from '../store/types.ts';
 
 const encoder = new TextEncoder();
@@ -15,7 +15,11 @@ export class ProjectionCache {
   /** The exact ledger bytes at `version` (kept so an unchanged branch is not read again). */
   private bytes: Uint8Array | null = null;
 
-  constructor(private readonly store: LedgerStore) {}
+  constructor(
+    private readonly store: LedgerStore,
+    /** Called during cold replays of large ledgers (progress on a TTY). */
+    private readonly onProgress?: ReplayProgress,
+  ) {}
 
   /** Reads the branch and returns a projection validated against exactly those bytes (null: no queue yet). */
   async load(): Promise<{ snapshot: LedgerSnapshot; projection: Projection | null }> {
@@ -39,7 +43,7 @@ export class ProjectionCache {
     }
     const reusable = this.projection !== null && this.projection.valid ? this.projection : null;
     this.projection = null; // if validation throws below, nothing stale survives
-    this.projection = reusable === null ? replayLedger(snapshot.bytes) : refreshLedger(reusable, snapshot.bytes);
+    this.projection = reusable === null ? replayLedger(snapshot.bytes, this.onProgress) : refreshLedger(reusable, snapshot.bytes, this.onProgress);
     this.version = snapshot.version;
     this.bytes = snapshot.bytes;
     return { snapshot, projection: this.projection };

@@ -17,7 +17,7 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { ProtocolError, fail } from '../../engine/errors.ts';
 import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
-import { appendLedger, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
@@ -63,8 +63,8 @@ const encoder = new TextEncoder();
 export class Publisher {
   readonly cache: ProjectionCache;
 
-  constructor(readonly store: LedgerStore) {
-    this.cache = new ProjectionCache(store);
+  constructor(readonly store: LedgerStore, options: { onProgress?: ReplayProgress } = {}) {
+    this.cache = new ProjectionCache(store, options.onProgress);
   }
 
   async publish(input: PublishInput): Promise<PublishOutcome> {
