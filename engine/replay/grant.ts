@@ -4,10 +4,9 @@
  * prefix, after the commit's own preceding Observations, at the commit's
  * decision time. There is no second, approximate check.
  */
-import { canonicalize } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
-import type { JsonObject } from '../json.ts';
-import { pack } from '../scheduler/pack.ts';
+import type { JsonValue } from '../json.ts';
+import { claimMismatch, pack } from '../scheduler/pack.ts';
 import type { CommitContext, OperationOf } from './context.ts';
 import { applyClaim } from './ops/claim.ts';
 import { applyObservation } from './ops/observation.ts';
@@ -50,18 +49,17 @@ export function applyGrant(ctx: CommitContext): void {
     max_bytes: params.max_bytes,
     precedingOperations: firstClaim,
   }, commit.at);
-  for (let i = 0; i < claims.length; i++) {
-    const actual = claims[i]!;
-    const expected = plan.claims[i];
-    if (expected === undefined || canonicalize(expected as unknown as JsonObject) !== canonicalize(actual as unknown as JsonObject)) {
-      fail('claim_not_fair', expected === undefined
-        ? `Claim ${i + 1} exceeds the fair prefix, which stops after ${plan.claims.length} Claims (${plan.stopReason})`
-        : `Claim ${i + 1} is not the fair selection: expected Work ${expected.work_id} in ${expected.dispatch_id}/${expected.handle}, found Work ${actual.work_id} in ${actual.dispatch_id}/${actual.handle}`,
-      { ...at, operation: firstClaim + i }, { expected: expected ?? null, stop_reason: plan.stopReason });
-    }
-  }
-  if (plan.claims.length !== claims.length) {
-    fail('claim_not_fair', `the fair prefix has ${plan.claims.length} Claims but the commit persists ${claims.length}`, at, { stop_reason: plan.stopReason });
+  const mismatch = claimMismatch(plan.claims, claims as unknown as JsonValue[]);
+  if (mismatch !== null) {
+    const { index } = mismatch;
+    const expected = plan.claims[index];
+    const actual = claims[index];
+    fail('claim_not_fair', expected === undefined
+      ? `Claim ${index + 1} exceeds the fair prefix, which stops after ${plan.claims.length} Claims (${plan.stopReason})`
+      : actual === undefined
+        ? `the fair prefix has ${plan.claims.length} Claims but the commit persists ${claims.length}`
+        : `Claim ${index + 1} is not the fair selection (${mismatch.field} differs): expected Work ${expected.work_id} in ${expected.dispatch_id}/${expected.handle}, found Work ${actual.work_id} in ${actual.dispatch_id}/${actual.handle}`,
+    { ...at, operation: firstClaim + Math.min(index, claims.length - 1) }, { expected: expected ?? null, field: mismatch.field, stop_reason: plan.stopReason });
   }
   claims.forEach((claim, i) => {
     ctx.index = firstClaim + i;

@@ -10,7 +10,8 @@
  * in `state` changes. Cost: one walk of the pool's buckets, then O(log n) per
  * decision (plus the assignment sizing).
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../codec/digest.ts';
+import { claimHandle, claimId as contractClaimId, dispatchId as contractDispatchId } from '../identity/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
@@ -87,8 +88,9 @@ function bounded(value: number, min: number, max: number, name: string): number 
   return value;
 }
 
+/** SHA-256 of the request id: the shared part of its Claim and dispatch ids (contract `identities`). */
 export function requestDigest(requestId: string): string {
-  return createHash('sha256').update(requestId, 'utf8').digest('hex');
+  return sha256Hex(requestId);
 }
 
 interface OpenGroup extends Omit<PackGroup, 'bytes' | 'assignment'> {
@@ -119,7 +121,6 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   bounded(asOf, 0, Number.MAX_SAFE_INTEGER, 'asOf');
 
   const planner = new PrefixPlanner(state, request.pool, asOf);
-  const digest = requestDigest(request.requestId);
   const byteLimit = Math.min(request.max_bytes, policy.limits.assignment_bytes);
   const limit = Math.min(request.max_claims, policy.limits.operations - preceding);
   const epoch = state.policy!.epoch;
@@ -138,13 +139,13 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   while (claims.length < limit && next.selected) {
     const { work, transition, observations } = next;
     const profile = workerProfile(pool, work.workerProfile)!;
-    const claimId = `c_${digest}_${claims.length + 1}`;
+    const claimId = contractClaimId(request.requestId, claims.length + 1);
     let group: OpenGroup | undefined;
     let member: JsonObject | undefined;
     let memberBytes = 0;
     for (const candidate of groups) {
       if (!compatible(candidate, work, profile)) continue;
-      const proposed = assignmentMember(state, work, claimId, `h${candidate.claim_ids.length + 1}`);
+      const proposed = assignmentMember(state, work, claimId, claimHandle(candidate.claim_ids.length + 1));
       const bytes = AssignmentSize.memberBytes(proposed);
       if (candidate.size.withMember(bytes) <= byteLimit) {
         [group, member, memberBytes] = [candidate, proposed, bytes];
@@ -161,7 +162,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
         stop = 'native_capacity_blocked';
         break;
       }
-      const dispatchId = `d_${digest}_${groups.length + 1}`;
+      const dispatchId = contractDispatchId(request.requestId, groups.length + 1);
       const provenance: AssignmentProvenance = {
         dispatch_id: dispatchId,
         request_id: request.requestId,
@@ -194,7 +195,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
       work_id: work.workId,
       claim_id: claimId,
       dispatch_id: group.dispatch_id,
-      handle: `h${group.claim_ids.length + 1}`,
+      handle: claimHandle(group.claim_ids.length + 1),
       observations: [...observations],
     });
     group.claim_ids.push(claimId);
