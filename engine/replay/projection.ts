@@ -47,9 +47,15 @@ export class Projection {
     return true;
   }
 
-  /** @internal the index the next byte input will have in the retained chunks */
-  nextChunk(input: Uint8Array | string): number {
-    return typeof input === 'string' ? -1 : this.chunks.length;
+  /**
+   * @internal Retains a byte input before its records are folded, so records
+   * released from it can be read back (exact-duplicate checks) while the same
+   * input is still being replayed. Returns its chunk index (-1 for text).
+   */
+  stageChunk(input: Uint8Array | string): number {
+    if (typeof input === 'string') return -1;
+    this.chunks.push(input);
+    return this.chunks.length - 1;
   }
 
   /** @internal replay bookkeeping */
@@ -65,8 +71,7 @@ export class Projection {
       this.bytesExact = false;
       this.byteLength += Buffer.byteLength(input);
     } else {
-      this.chunks.push(input);
-      this.byteLength += input.length;
+      this.byteLength += input.length; // retained by stageChunk
     }
   }
 

@@ -80,7 +80,7 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
 
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
-  const chunk = projection.nextChunk(input);
+  const chunk = projection.stageChunk(input);
   const records = records_(input);
   const lineBase = projection.lineCount;
   const chain = new CausalChain<ParsedRecord>(
