@@ -23,9 +23,9 @@
  * Exit 0: a usable browser (or, in a dry run, the install it would run); exit 1: none.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Environment variables that name the browser explicitly, first set wins. */
@@ -203,6 +203,16 @@ export function ensureChromium({ env = process.env, uid = process.getuid?.(), io
   return 0;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+/** Run as a script (not imported by playwright.config.ts); realpath, so a symlinked checkout still runs the check. */
+function isMain() {
+  if (process.argv[1] === undefined) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
   process.exitCode = ensureChromium();
 }

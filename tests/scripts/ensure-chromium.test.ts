@@ -5,9 +5,9 @@
  * a fake `chromium` answers `--version`. Nothing is ever really installed.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chromiumChoice, DEFAULT_CHROMIUM } from '../../scripts/ensure-chromium.mjs';
 
@@ -59,8 +59,8 @@ function putChromium(root: Root, mode = 0o755, text = FAKE_CHROMIUM): void {
 }
 
 /** Runs the check with only the variables given (never the caller's FAIRWAY_CHROMIUM & co.). */
-function check(root: Root, env: { root: boolean; dryRun?: boolean; extra?: Record<string, string> }) {
-  const run = spawnSync(process.execPath, [SCRIPT], {
+function check(root: Root, env: { root: boolean; dryRun?: boolean; extra?: Record<string, string> }, script = SCRIPT) {
+  const run = spawnSync(process.execPath, [script], {
     encoding: 'utf8',
     cwd: root.dir,
     env: {
@@ -209,6 +209,15 @@ describe('scripts/ensure-chromium.mjs (the browser check before Playwright)', ()
     const r = check(root, { root: true });
     expect(r.status).toBe(1);
     expect(r.err).toBe(`fairway: the browser tests cannot use ${root.chromium}: it does not run \`--version\` (exit 127):\nerror while loading shared libraries: libnss3.so.\n`);
+  });
+
+  it('run through a symlinked checkout, the check still runs (never a silent exit 0)', () => {
+    const root = makeRoot({ sudo: true });
+    const link = join(root.dir, 'checkout-scripts');
+    symlinkSync(dirname(SCRIPT), link);
+    const r = check(root, { root: false }, join(link, 'ensure-chromium.mjs'));
+    expect(r.status).toBe(1);
+    expect(r.err).toContain('sudo apt-get update && sudo apt-get install -y chromium');
   });
 
   it('chromiumChoice (what playwright.config.ts launches): overrides in order, else the first existing candidate, else /usr/bin/chromium', () => {
