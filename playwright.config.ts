@@ -3,13 +3,15 @@
  * (the system package, never a downloaded browser) against `fairway console`
  * started on the embedded demo queue at a free port.
  *
- *   npx playwright test        (builds the console first if its build is stale)
+ *   npm run test:e2e   (checks the browser first: scripts/ensure-chromium.mjs;
+ *                       builds the console first if its build is stale)
  */
 import { defineConfig } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { chromiumExecutable } from './scripts/ensure-chromium.mjs';
 
 // Chosen once in the runner process; workers inherit the environment.
 if (process.env.FAIRWAY_E2E_PORT === undefined) {
@@ -39,7 +41,9 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      // FAIRWAY_CHROMIUM / PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH / CHROMIUM_PATH, else /usr/bin/chromium:
+      // the browser `node scripts/ensure-chromium.mjs` checked (it runs first in `npm test`).
+      executablePath: chromiumExecutable(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     },
   },

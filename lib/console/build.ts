@@ -1,7 +1,9 @@
 /**
  * Builds the Next.js app when the production build is missing or older than
  * its sources, so `npm start` works on a fresh clone. One `next build`
- * (Turbopack) child process; output goes to the caller's log.
+ * (Turbopack) child process; the caller's log gets what is running and roughly
+ * how long it takes, progress while it runs and the time taken (issue 19);
+ * the build's own output is kept for the error when it fails.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
@@ -24,25 +26,59 @@ function newestMtime(dir: string, path = ''): number {
   return newest;
 }
 
-/** True when `.next` holds a production build at least as new as every source. */
-export function buildIsFresh(root: string): boolean {
+/**
+ * Whether `npm start` must build first: `first` when `.next` holds no
+ * production build (a fresh clone), `stale` when a source is newer than it,
+ * `fresh` when the build can be served as is.
+ */
+export type BuildNeed = 'fresh' | 'first' | 'stale';
+
+export function buildNeed(root: string): BuildNeed {
   const id = join(root, '.next', 'BUILD_ID');
-  if (!existsSync(id)) return false;
+  if (!existsSync(id)) return 'first';
   const built = statSync(id).mtimeMs;
   let newest = 0;
   for (const d of SOURCE_DIRS) newest = Math.max(newest, newestMtime(root, d));
   for (const f of SOURCE_FILES) if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
-  return newest <= built;
+  return newest <= built ? 'fresh' : 'stale';
 }
 
-export function buildConsole(root: string, log: (line: string) => void): Promise<void> {
-  log('Building the console (next build); this happens once per source change…');
-  return new Promise((resolve, reject) => {
+/** True when `.next` holds a production build at least as new as every source. */
+export function buildIsFresh(root: string): boolean {
+  return buildNeed(root) === 'fresh';
+}
+
+/** Measured: `next build` of this app takes about 48 s on a 2-core machine. */
+const ESTIMATE = 'about 50 s on a 2-core machine';
+
+/** The line printed before a build, saying what runs and roughly how long it takes. */
+export function buildNotice(need: Exclude<BuildNeed, 'fresh'>): string {
+  return need === 'first'
+    ? `fairway console: first start: building the Next.js app (${ESTIMATE}; later starts reuse the build) ...`
+    : `fairway console: sources changed since the last build: rebuilding the Next.js app (${ESTIMATE}) ...`;
+}
+
+export interface BuildOptions {
+  /** Interval of the "still building" lines (default 15 s; 0: none). */
+  progressMs?: number;
+}
+
+/**
+ * Runs `next build` in root, printing the notice first, a "still building"
+ * line every progressMs, and the time taken at the end: never a silent wait.
+ */
+export function buildConsole(root: string, log: (line: string) => void, need: Exclude<BuildNeed, 'fresh'> = 'stale', options: BuildOptions = {}): Promise<void> {
+  log(buildNotice(need));
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  const progressMs = options.progressMs ?? 15_000;
+  return new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
       cwd: root,
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const progress = progressMs > 0 ? setInterval(() => log(`fairway console: still building the Next.js app (${seconds()} s so far) ...`), progressMs) : null;
     const tail: string[] = [];
     const collect = (chunk: Buffer) => {
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') tail.push(line);
@@ -50,10 +86,16 @@ export function buildConsole(root: string, log: (line: string) => void): Promise
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    child.on('error', reject);
+    child.on('error', (error) => {
+      if (progress !== null) clearInterval(progress);
+      reject(error);
+    });
     child.on('close', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`next build failed (exit ${code}):\n${tail.join('\n')}`));
+      if (progress !== null) clearInterval(progress);
+      if (code === 0) {
+        log(`fairway console: built the Next.js app in ${seconds()} s`);
+        resolve();
+      } else reject(new Error(`next build failed (exit ${code}):\n${tail.join('\n')}`));
     });
   });
 }

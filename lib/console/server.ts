@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { TOKEN_HASH_ENV, newLoginToken, tokenHash } from '../auth/token.ts';
 import { createDemoRepository } from '../demo/repo.ts';
-import { buildConsole, buildIsFresh } from './build.ts';
+import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
 import { resetRuntime } from './context.ts';
 
@@ -72,9 +72,10 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   const host = options.host ?? '127.0.0.1';
   const root = CONSOLE_ROOT;
 
-  if (!buildIsFresh(root)) {
+  const need = buildNeed(root);
+  if (need !== 'fresh') {
     if (options.build === 'never') throw new Error('the console has no current production build; run `npx next build`');
-    await buildConsole(root, log);
+    await buildConsole(root, log, need);
   }
 
   let source = options.source;

@@ -1,0 +1,89 @@
+/**
+ * `npm start`'s first build (issue 19): the decision whether a build is
+ * needed, and what the console prints while it runs. The build itself is a
+ * stand-in `next` binary in a temporary root; the real `next build` is left
+ * to the browser tests.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildConsole, buildIsFresh, buildNeed, buildNotice } from './build.ts';
+
+function appRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'fairway-build-'));
+  mkdirSync(join(root, 'app'));
+  writeFileSync(join(root, 'app', 'page.tsx'), 'export default function Page() { return null; }\n');
+  writeFileSync(join(root, 'package.json'), '{}\n');
+  return root;
+}
+
+function at(path: string, seconds: number): void {
+  utimesSync(path, seconds, seconds);
+}
+
+function writeBuild(root: string, seconds: number): void {
+  mkdirSync(join(root, '.next'), { recursive: true });
+  writeFileSync(join(root, '.next', 'BUILD_ID'), 'test-build\n');
+  at(join(root, '.next', 'BUILD_ID'), seconds);
+}
+
+/** A stand-in for node_modules/next/dist/bin/next: records its argv and NODE_ENV, waits, exits with code. */
+function fakeNext(root: string, opts: { waitMs: number; code: number; output?: string }): string {
+  const dir = join(root, 'node_modules', 'next', 'dist', 'bin');
+  mkdirSync(dir, { recursive: true });
+  const record = join(root, 'next-call.json');
+  writeFileSync(join(dir, 'next'), [
+    `require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), nodeEnv: process.env.NODE_ENV, telemetry: process.env.NEXT_TELEMETRY_DISABLED }));`,
+    `process.stderr.write(${JSON.stringify(opts.output ?? '')});`,
+    `setTimeout(() => process.exit(${opts.code}), ${opts.waitMs});`,
+  ].join('\n'));
+  return record;
+}
+
+describe('console build: when npm start builds, and what it prints', () => {
+  it('buildNeed is "first" on a fresh clone (no .next/BUILD_ID), "fresh" when the build is newer than every source, "stale" when a source is newer', () => {
+    const root = appRoot();
+    expect(buildNeed(root)).toBe('first');
+    expect(buildIsFresh(root)).toBe(false);
+    at(join(root, 'app', 'page.tsx'), 1_000_000);
+    at(join(root, 'package.json'), 1_000_000);
+    writeBuild(root, 2_000_000);
+    expect(buildNeed(root)).toBe('fresh');
+    expect(buildIsFresh(root)).toBe(true);
+    writeFileSync(join(root, 'app', 'page.test.ts'), '');
+    at(join(root, 'app', 'page.test.ts'), 3_000_000);
+    expect(buildNeed(root)).toBe('fresh'); // tests are not console sources
+    at(join(root, 'app', 'page.tsx'), 3_000_000);
+    expect(buildNeed(root)).toBe('stale');
+  });
+
+  it('the first-start notice says it is building the Next.js app, about how long, and that later starts reuse the build', () => {
+    expect(buildNotice('first')).toBe('fairway console: first start: building the Next.js app (about 50 s on a 2-core machine; later starts reuse the build) ...');
+    expect(buildNotice('stale')).toBe('fairway console: sources changed since the last build: rebuilding the Next.js app (about 50 s on a 2-core machine) ...');
+  });
+
+  it('buildConsole prints the notice before the build, "still building" lines while it runs, and the time taken after', async () => {
+    const root = appRoot();
+    const record = fakeNext(root, { waitMs: 400, code: 0 });
+    const lines: string[] = [];
+    await buildConsole(root, (line) => lines.push(line), 'first', { progressMs: 100 });
+    expect(lines[0]).toBe(buildNotice('first'));
+    expect(lines.slice(1, -1).length).toBeGreaterThanOrEqual(1);
+    for (const line of lines.slice(1, -1)) expect(line).toMatch(/^fairway console: still building the Next\.js app \(\d+ s so far\) \.\.\.$/);
+    expect(lines.at(-1)).toMatch(/^fairway console: built the Next\.js app in \d+ s$/);
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual({ argv: ['build'], nodeEnv: 'production', telemetry: '1' });
+  });
+
+  it('a failed build rejects with the build output and stops the progress lines', async () => {
+    const root = appRoot();
+    fakeNext(root, { waitMs: 50, code: 1, output: 'Type error: app/page.tsx\n' });
+    const lines: string[] = [];
+    await expect(buildConsole(root, (line) => lines.push(line), 'stale', { progressMs: 20 })).rejects.toThrow('next build failed (exit 1):\nType error: app/page.tsx');
+    const after = lines.length;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(lines.length).toBe(after);
+    expect(lines[0]).toBe(buildNotice('stale'));
+    expect(lines.some((l) => l.startsWith('fairway console: built'))).toBe(false);
+  });
+});
