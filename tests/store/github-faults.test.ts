@@ -3,7 +3,11 @@
  * a lagging replica right after bootstrap, and hung requests. Each test
  * reproduces the fault in the fake GitHub first (`lagRefReads`, `hang`).
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.ts';
 import { bootstrapRequest } from '../../engine/requests/operations.ts';
 import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
@@ -92,6 +96,32 @@ describe.each<Kind>(['rest', 'graphql'])('lagging replica after bootstrap (%s)',
     const from = fake.requests.length;
     expect(await storeFor(kind, repo).read()).toEqual({ version: null, bytes: null });
     expect(refReads(from)).toBe(1);
+  });
+});
+
+describe.each<Kind>(['rest', 'graphql'])('fairway submit-work on a lagging replica (%s)', (kind) => {
+  it('prints the committed first submission with its Work id instead of internal_error', async () => {
+    const repo = newRepo();
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-lag-'));
+    const payload = join(dir, 'task.json');
+    writeFileSync(payload, '{"plan":"inspect"}');
+    const saved = { ...process.env };
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: fake.url, FAIRWAY_GITHUB_STORE_API: kind, FAIRWAY_PRINCIPAL: String(FAKE_USER.id) });
+    let out = '';
+    let err = '';
+    try {
+      fake.lagRefReads(3);
+      const code = await main(['--github', `${repo.owner}/${repo.name}`, '--json', '--request-id', 'first-submit', 'submit-work', '--file', payload, '--node-key', 'inspect'], { out: (t) => void (out += t), err: (t) => void (err += t) });
+      expect(err).toBe('');
+      expect(code).toBe(0);
+    } finally {
+      process.env = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const printed = JSON.parse(out) as { ok: boolean; status: string; bootstrap: boolean; work_ids: string[] };
+    expect(printed).toMatchObject({ ok: true, status: 'committed', bootstrap: true });
+    expect(printed.work_ids).toHaveLength(1);
+    expect(tipOf(repo)).not.toBeNull();
   });
 });
 
