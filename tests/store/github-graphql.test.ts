@@ -234,6 +234,15 @@ describe('GitHubGraphqlStore: reads at an immutable head', () => {
     await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_response_invalid' });
   });
 
+  it('reports an exhausted GraphQL rate limit as github_rate_limited, without waiting an hour', async () => {
+    const repo = newRepo();
+    const reset = String(Math.floor(Date.now() / 1000) + 3600);
+    fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: READ, kind: 'status', status: 200, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, body: { errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] } });
+    const started = Date.now();
+    await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_rate_limited' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('does not take an empty or missing repository for an absent queue', async () => {
     const empty = fake.state.createRepo('fairway-org', `gql-empty-${++repoCount}`);
     await expect(storeFor(empty).read()).rejects.toMatchObject({ code: 'store_repository_empty' });
