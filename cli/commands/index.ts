@@ -9,6 +9,7 @@ import { registerConsole } from './console.ts';
 import { registerDemo } from './demo.ts';
 import { registerDeploy } from './deploy.ts';
 import { registerDispatch } from './dispatch.ts';
+import { registerDoctor } from './doctor.ts';
 import { registerEvidence } from './evidence.ts';
 import { registerExplain } from './explain.ts';
 import { registerInspect } from './inspect.ts';
@@ -47,4 +48,5 @@ export const COMMANDS: CommandModule[] = [
   registerProcessIntents,
   registerDemo,
   registerConsole,
+  registerDoctor,
 ];

@@ -27,6 +27,100 @@ export interface GitHubClientOptions {
   retryBaseMs?: number;
   /** Retries for idempotent requests (default 3). Ref updates never retry. */
   retries?: number;
+  /**
+   * Per-attempt request timeouts. Unset: none (the caller's own choice); the
+   * ledger stores always set them (`storeTimeouts`). A read that times out is
+   * retried like any transport failure; a write that times out is never retried
+   * and its outcome is `uncertain` (resolved by reading back).
+   */
+  timeouts?: RequestTimeouts;
+}
+
+export interface RequestTimeouts {
+  /** Until the response headers of a read (GET, or a GraphQL query) arrive. */
+  readMs: number;
+  /** Until the response headers of a write (any other request, or a GraphQL mutation) arrive. */
+  writeMs: number;
+}
+
+/** Default read timeout of the GitHub store: a hung request is abandoned after this long. */
+export const DEFAULT_READ_TIMEOUT_MS = 8_000;
+/** Default write timeout: longer, since GitHub may take a while to build a large commit. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
+/** Once headers have arrived, the body may take this much longer (large ledgers). */
+const BODY_TIMEOUT_MS = 120_000;
+
+/**
+ * The store's timeouts: explicit options first, then `FAIRWAY_GITHUB_TIMEOUT_MS`
+ * (reads) and `FAIRWAY_GITHUB_WRITE_TIMEOUT_MS` (writes), then the defaults.
+ */
+export function storeTimeouts(given: Partial<RequestTimeouts> = {}, env: Readonly<Record<string, string | undefined>> = process.env): RequestTimeouts {
+  const fromEnv = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new ProtocolError('store_options_invalid', `${name} must be a positive whole number of milliseconds, not ${JSON.stringify(raw)}`, {}, { usage: true });
+    return n;
+  };
+  return {
+    readMs: given.readMs ?? fromEnv('FAIRWAY_GITHUB_TIMEOUT_MS') ?? DEFAULT_READ_TIMEOUT_MS,
+    writeMs: given.writeMs ?? fromEnv('FAIRWAY_GITHUB_WRITE_TIMEOUT_MS') ?? DEFAULT_WRITE_TIMEOUT_MS,
+  };
+}
+
+/** The `code` a timed-out request's cause carries (see `timedOut`). */
+const TIMEOUT_CODE = 'FAIRWAY_REQUEST_TIMEOUT';
+
+/**
+ * A fetch that gives up when the response headers do not arrive within the
+ * request's timeout. It fails like a transport error (TypeError with a coded
+ * cause), so Octokit reports a RequestError without a response and the retry
+ * plugin treats a timed-out read like any other lost connection.
+ */
+function timedFetch(timeouts: RequestTimeouts): typeof fetch {
+  return async (input, init) => {
+    const ms = isWriteRequest(init) ? timeouts.writeMs : timeouts.readMs;
+    const controller = new AbortController();
+    const outer = init?.signal ?? undefined;
+    const onOuter = () => controller.abort(outer?.reason);
+    outer?.addEventListener('abort', onOuter, { once: true });
+    let timedOutAfter: number | null = null;
+    const arm = (after: number) => setTimeout(() => {
+      timedOutAfter = after;
+      controller.abort(new Error(`no answer within ${after} ms`));
+    }, after);
+    const timer = arm(ms);
+    try {
+      const response = await fetch(input, { ...init, signal: controller.signal });
+      // The body of a large ledger may take longer than its headers: a second, longer
+      // bound (unref'd; aborting a fetch whose body was read already does nothing).
+      arm(Math.max(ms, BODY_TIMEOUT_MS)).unref();
+      return response;
+    } catch (e) {
+      if (timedOutAfter === null) throw e;
+      const cause = Object.assign(new Error(`GitHub did not answer within ${timedOutAfter} ms`), { code: TIMEOUT_CODE });
+      throw Object.assign(new TypeError('fetch failed'), { cause });
+    } finally {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  };
+}
+
+/** GET/HEAD and GraphQL queries are reads; everything else (including GraphQL mutations) is a write. */
+function isWriteRequest(init: RequestInit | undefined): boolean {
+  const method = (init?.method ?? 'GET').toUpperCase();
+  if (method === 'GET' || method === 'HEAD') return false;
+  if (typeof init?.body === 'string' && /^\{"query":"\s*query\b/.test(init.body)) return false;
+  return true;
+}
+
+/** Whether a failure is a request that timed out (no answer, so a write's outcome is unknown). */
+export function timedOut(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    if ((c as { code?: unknown }).code === TIMEOUT_CODE) return true;
+  }
+  return false;
 }
 
 /** How many times, and how long at most, to wait out a (secondary) rate limit before failing. */
@@ -40,6 +134,7 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
   };
   return new FairwayOctokit({
     auth: options.token,
+    ...(options.timeouts !== undefined && { request: { fetch: timedFetch(options.timeouts) } }),
     ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl.replace(/\/+$/, '') }),
     userAgent: 'fairway-work-queue',
     log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log('warn: %s', m), error: (m: string) => log('error: %s', m) },

@@ -1,21 +1,36 @@
 /**
- * The ledger on a branch of a GitHub repository, through the Git data API.
+ * The ledger on a branch of a GitHub repository, through the REST Git data API
+ * (for hosts without GraphQL; api.github.com uses `GitHubGraphqlStore`).
  * Reads: ref → commit → tree → blob. Writes: blob, tree (on the parent's tree,
  * so other files stay), commit with parent `expected`, then a ref update with
  * `force: false` (absent branch: create the ref). GitHub refuses a
  * non-fast-forward, so a moved branch is a conflict (spec 7.7). The ref update
- * is never retried blindly: a transport failure or 5xx after sending it is
- * `uncertain`.
+ * is never retried blindly: a transport failure, a timeout or a 5xx after
+ * sending it is `uncertain`.
+ *
+ * Known gap: `PATCH … force: false` is a fast-forward check, not a strict
+ * compare-and-swap. If the branch was rewound to an ancestor of `expected`
+ * (a force-push elsewhere) between our read and the update, the new commit
+ * still fast-forwards from that ancestor and the update succeeds although the
+ * branch was not at `expected`. Nothing is lost (the new commit contains
+ * `expected`'s history), but the guard is weaker than on the GraphQL path,
+ * whose `createCommitOnBranch(expectedHeadOid)` refuses any head but
+ * `expected` (strict CAS).
  */
 import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
-import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, type FairwayOctokit, type GitHubClientOptions } from './github-client.ts';
+import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
+import { DEFAULT_LAG_POLICY, ReadYourWrites, type LagPolicy } from './read-your-writes.ts';
 
-export interface GitHubStoreOptions extends GitHubClientOptions {
+export interface GitHubStoreOptions extends Omit<GitHubClientOptions, 'timeouts'> {
   owner: string;
   repo: string;
   branch?: string;
+  /** Request timeouts (default: `storeTimeouts()`, from the environment or the built-in defaults). */
+  timeouts?: Partial<RequestTimeouts>;
+  /** How long to wait out a replica that does not yet show this store's own write. */
+  lag?: Partial<LagPolicy>;
 }
 
 const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
@@ -26,10 +41,11 @@ const MOVED = /not a fast forward|reference already exists|reference does not ex
 export class GitHubStore implements LedgerStore {
   readonly label: string;
   readonly branch: string;
-  private readonly octokit: FairwayOctokit;
-  private readonly where: { owner: string; repo: string };
+  protected readonly octokit: FairwayOctokit;
+  protected readonly where: { owner: string; repo: string };
   /** commit → tree, for the commits this store read or wrote (saves a request per CAS). */
   private readonly trees = new Map<string, string>();
+  protected readonly lag: ReadYourWrites;
 
   constructor(options: GitHubStoreOptions) {
     if (!OWNER.test(options.owner) || !REPO.test(options.repo)) {
@@ -40,10 +56,15 @@ export class GitHubStore implements LedgerStore {
     checkBranchName(this.branch);
     this.where = { owner: options.owner, repo: options.repo };
     this.label = `github:${options.owner}/${options.repo}#${this.branch}`;
-    this.octokit = createOctokit(options);
+    this.octokit = createOctokit({ ...options, timeouts: storeTimeouts(options.timeouts) });
+    this.lag = new ReadYourWrites(this.label, { ...DEFAULT_LAG_POLICY, ...options.lag });
   }
 
-  async read(): Promise<LedgerSnapshot> {
+  read(): Promise<LedgerSnapshot> {
+    return this.lag.read(() => this.readOnce(), (s) => s.version);
+  }
+
+  private async readOnce(): Promise<LedgerSnapshot> {
     const tip = await this.tip();
     if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
     const tree = await this.treeOf(tip);
@@ -54,7 +75,7 @@ export class GitHubStore implements LedgerStore {
   }
 
   async readVersion(): Promise<string | null> {
-    return this.tip();
+    return this.lag.read(() => this.tip(), (v) => v);
   }
 
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
@@ -77,8 +98,10 @@ export class GitHubStore implements LedgerStore {
       if (expected === null) {
         await this.octokit.rest.git.createRef({ ...this.where, ref: `refs/${ref}`, sha: next, request: { retries: 0 } });
       } else {
+        // Not a strict CAS: see the module comment (a rewound branch fast-forwards).
         await this.octokit.rest.git.updateRef({ ...this.where, ref, sha: next, force: false, request: { retries: 0 } });
       }
+      this.lag.committed(next, expected);
       return { status: 'committed', version: next };
     } catch (e) {
       if (!isRequestError(e)) throw e;
@@ -89,7 +112,10 @@ export class GitHubStore implements LedgerStore {
       if (e.status >= 500) return { status: 'uncertain', reason: `ref update: GitHub answered ${e.status}` };
       if (e.status === 422 || e.status === 409) {
         const actual = await this.tip();
-        if (actual === next) return { status: 'committed', version: next };
+        if (actual === next) {
+          this.lag.committed(next, expected);
+          return { status: 'committed', version: next };
+        }
         if (actual !== expected || MOVED.test(githubMessage(e))) return { status: 'conflict', actual };
       }
       throw githubFailure('update the branch', e, this.label, true);
@@ -150,7 +176,7 @@ export class GitHubStore implements LedgerStore {
     return entry?.type !== undefined && entry.sha !== undefined ? { type: entry.type, sha: entry.sha } : null;
   }
 
-  private async blob(sha: string): Promise<Uint8Array> {
+  protected async blob(sha: string): Promise<Uint8Array> {
     const { data } = await this.call(`read blob ${sha}`, () => this.octokit.rest.git.getBlob({ ...this.where, file_sha: sha }));
     if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('ledger_too_large', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`);
     const bytes = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');

@@ -2,6 +2,9 @@
  * The ledger on a branch of a local Git repository (bare or not), through git
  * plumbing. Publication is `update-ref <ref> <new> <expected-old>`: git checks
  * the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
+ * A ref lock that outlives the retries (a git killed mid-update leaves it) is
+ * `store_locked`, naming the lock, its age and the command that clears it
+ * (`fairway doctor --fix` removes it once no git process can own it).
  */
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +13,7 @@ import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
 import { readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
 export interface LocalGitStoreOptions {
   /** The repository: a work tree (or any directory inside one) or a bare repository. */
@@ -22,13 +26,19 @@ export interface LocalGitStoreOptions {
 
 /** Another writer holds the ref lock: retry briefly, then decide from the ref itself. */
 const LOCK_RETRIES = 50;
+/** A lock this old is no live update-ref's (they hold it for milliseconds): report it at once. */
+const LOCK_STALE_MS = 10_000;
+/** Older than this with no running git on the repository: nobody will release it. */
+const LOCK_ORPHAN_MS = 1_000;
 
 export class LocalGitStore implements LedgerStore {
   readonly label: string;
   readonly branch: string;
   private readonly ctx: GitContext;
-  private readonly ref: string;
+  /** The queue branch's full ref name. */
+  readonly ref: string;
   private verified: Promise<void> | undefined;
+  private dirs: Promise<GitDirs> | undefined;
 
   constructor(options: LocalGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -36,6 +46,11 @@ export class LocalGitStore implements LedgerStore {
     this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
     this.ref = `refs/heads/${this.branch}`;
     this.label = `git:${this.ctx.cwd}#${this.branch}`;
+  }
+
+  /** The directory git runs in (for `fairway doctor`). */
+  get repository(): string {
+    return this.ctx.cwd;
   }
 
   private ready(): Promise<void> {
@@ -73,9 +88,15 @@ export class LocalGitStore implements LedgerStore {
       if (r.code === 0) return { status: 'committed', version: next };
       const actual = await resolveRef(this.ctx, this.ref);
       if (actual !== expected) return { status: 'conflict', actual };
-      if (/\.lock'?: File exists|cannot lock ref/i.test(r.stderr) && attempt < LOCK_RETRIES) {
-        await sleep(2 + Math.random() * 20);
-        continue;
+      if (/\.lock'?: File exists|cannot lock ref/i.test(r.stderr)) {
+        const dirs = await (this.dirs ??= gitDirs(this.ctx));
+        const lock = refLocks(dirs, this.ref)[0];
+        const orphaned = () => lock!.ageMs >= LOCK_ORPHAN_MS && gitProcessesTouching([dirs.cwd, dirs.gitDir, dirs.commonDir])?.length === 0;
+        if (lock !== undefined && (attempt >= LOCK_RETRIES || lock.ageMs >= LOCK_STALE_MS || orphaned())) throw storeLocked(lock, dirs, this.ref);
+        if (attempt < LOCK_RETRIES) {
+          await sleep(2 + Math.random() * 20);
+          continue;
+        }
       }
       throw gitFailure(args, r, 'store_write_failed');
     }

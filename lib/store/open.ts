@@ -10,6 +10,8 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { GitHubStore } from './github.ts';
+import { GitHubGraphqlStore } from './github-graphql.ts';
+import { storeTimeouts } from './github-client.ts';
 import { LocalGitStore } from './local-git.ts';
 import { RemoteGitStore } from './remote-git.ts';
 import type { LedgerStore } from './types.ts';
@@ -24,12 +26,38 @@ export interface OpenStoreOptions {
   token?: string;
   /** GitHub API root for GitHub Enterprise Server or a test server. */
   githubBaseUrl?: string;
+  /**
+   * Which GitHub API the store speaks: `graphql` (two requests per checked
+   * read + publication) or `rest` (the Git data API, for hosts without
+   * GraphQL). Default: `FAIRWAY_GITHUB_STORE_API` when set, else `graphql` for
+   * api.github.com and `rest` for any other API root.
+   */
+  githubApi?: GitHubApiKind;
+  /** Read by default for `githubApi` and the request timeouts (default process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Resolves a relative `--repo` and is the default repository. */
   cwd: string;
 }
 
 function usage(code: string, message: string): never {
   throw new ProtocolError(code, message, {}, { usage: true });
+}
+
+export type GitHubApiKind = 'graphql' | 'rest';
+
+/** The API the GitHub store uses for `baseUrl` (see `OpenStoreOptions.githubApi`). */
+export function githubApiFor(baseUrl: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): GitHubApiKind {
+  const chosen = env.FAIRWAY_GITHUB_STORE_API;
+  if (chosen !== undefined && chosen !== '') {
+    if (chosen !== 'graphql' && chosen !== 'rest') usage('store_options_invalid', `FAIRWAY_GITHUB_STORE_API must be graphql or rest, not ${JSON.stringify(chosen)}`);
+    return chosen;
+  }
+  if (baseUrl === undefined) return 'graphql';
+  try {
+    return new URL(baseUrl).hostname.toLowerCase() === 'api.github.com' ? 'graphql' : 'rest';
+  } catch {
+    return 'rest';
+  }
 }
 
 export function openStore(options: OpenStoreOptions): LedgerStore {
@@ -43,7 +71,13 @@ export function openStore(options: OpenStoreOptions): LedgerStore {
     if (options.githubBaseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(options.githubBaseUrl)) {
       usage('store_options_invalid', `the GitHub API URL must be http(s), not ${JSON.stringify(options.githubBaseUrl)}`);
     }
-    return new GitHubStore({ owner: m[1]!, repo: m[2]!, token: options.token, ...(branch !== undefined && { branch }), ...(options.githubBaseUrl !== undefined && { baseUrl: options.githubBaseUrl }) });
+    const env = options.env ?? process.env;
+    const api = options.githubApi ?? githubApiFor(options.githubBaseUrl, env);
+    const storeOptions = {
+      owner: m[1]!, repo: m[2]!, token: options.token, timeouts: storeTimeouts({}, env),
+      ...(branch !== undefined && { branch }), ...(options.githubBaseUrl !== undefined && { baseUrl: options.githubBaseUrl }),
+    };
+    return api === 'graphql' ? new GitHubGraphqlStore(storeOptions) : new GitHubStore(storeOptions);
   }
   if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --repo CLONE (the local clone that holds the objects)');
   if (options.repo === '') usage('store_options_invalid', '--repo needs a path');

@@ -14,6 +14,7 @@ import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
 import { hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 
 export interface RemoteGitStoreOptions {
   /** The local clone (work tree or bare) that holds objects. */
@@ -38,7 +39,8 @@ export class RemoteGitStore implements LedgerStore {
   readonly branch: string;
   readonly remote: string;
   private readonly ctx: GitContext;
-  private readonly ref: string;
+  /** The queue branch's full ref name. */
+  readonly ref: string;
   private urls: Promise<{ fetch: string; push: string }> | undefined;
 
   constructor(options: RemoteGitStoreOptions) {
@@ -51,6 +53,11 @@ export class RemoteGitStore implements LedgerStore {
     this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
     this.ref = `refs/heads/${this.branch}`;
     this.label = `git:${this.ctx.cwd}@${this.remote}#${this.branch}`;
+  }
+
+  /** The local clone git runs in (for `fairway doctor`). */
+  get repository(): string {
+    return this.ctx.cwd;
   }
 
   /**
@@ -66,6 +73,7 @@ export class RemoteGitStore implements LedgerStore {
         throw new ProtocolError('store_remote_unknown', `${this.ctx.cwd} has no remote named ${this.remote}`, {}, { usage: true });
       }
       const pushUrl = await git(this.ctx, ['remote', 'get-url', '--push', this.remote]);
+      await removeStaleScratchRefs(this.ctx);
       const url = fetchUrl.stdout.toString('utf8').trim();
       return { fetch: url, push: (pushUrl.code === 0 && pushUrl.stdout.toString('utf8').trim()) || url };
     })());
@@ -131,7 +139,7 @@ export class RemoteGitStore implements LedgerStore {
    */
   private async fetchBranch(ref: string): Promise<string | null> {
     const { fetch } = await this.endpoints();
-    const scratch = `refs/fairway/fetch/${process.pid}-${++fetchCounter}-${randomBytes(4).toString('hex')}`;
+    const scratch = scratchRefName(++fetchCounter, randomBytes(4).toString('hex'));
     const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules', fetch, `+${ref}:${scratch}`];
     const r = await git(this.ctx, args);
     if (r.code !== 0) {
@@ -161,6 +169,20 @@ export class RemoteGitStore implements LedgerStore {
       remote: this.remote,
       stderr: r.stderr.trim().slice(0, 2000),
     });
+  }
+}
+
+/**
+ * Scratch refs a killed fetch left behind (older than SCRATCH_MAX_AGE_MS, or
+ * whose process is gone), removed once per store; a failure here never fails
+ * the read (`fairway doctor` reports what is left).
+ */
+async function removeStaleScratchRefs(ctx: GitContext): Promise<void> {
+  try {
+    const now = Date.now();
+    await deleteRefs(ctx, (await listScratchRefs(ctx)).filter((s) => isStaleScratch(s, SCRATCH_MAX_AGE_MS, now)).map((s) => s.ref));
+  } catch {
+    // best effort
   }
 }
 

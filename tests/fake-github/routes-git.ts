@@ -6,7 +6,7 @@
  */
 import type { ObjectType, TreeChange, TreeEntry } from './objects.ts';
 import { errorBody, notFound, unprocessable, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
-import { FAKE_USER, isoNow, type FakeGitHubState, type FakeRepository } from './state.ts';
+import { FAKE_USER, isoNow, noteRefCreated, refVisible, type FakeGitHubState, type FakeRepository } from './state.ts';
 
 const DOCS = 'https://docs.github.com/rest/git';
 type Body = Record<string, unknown>;
@@ -89,7 +89,7 @@ export const gitRoutes: FakeRoute[] = [
     path: '/repos/{owner}/{repo}/git/ref/{ref}',
     handle: (req, state) => withRepo(req, state, (repo) => {
       const ref = `refs/${req.params.ref}`;
-      return repo.refs.has(ref) ? { status: 200, body: refJson(req, repo, ref) } : notFound();
+      return repo.refs.has(ref) && refVisible(repo, ref) ? { status: 200, body: refJson(req, repo, ref) } : notFound();
     }),
   },
   {
@@ -101,6 +101,7 @@ export const gitRoutes: FakeRoute[] = [
       if (typeof sha !== 'string' || !repo.objects.commits.has(sha)) return unprocessable('Object does not exist', `${DOCS}/refs#create-a-reference`);
       if (repo.refs.has(ref)) return unprocessable('Reference already exists', `${DOCS}/refs#create-a-reference`);
       repo.refs.set(ref, sha);
+      noteRefCreated(state, repo, ref);
       return { status: 201, body: refJson(req, repo, ref), headers: { location: `${repoUrl(req, repo)}/git/${ref}` } };
     }),
   },

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_BLOB_TEXT_LIMIT, GRAPHQL_PATH, handleGraphql, operationName, type FakeGraphqlOptions } from './graphql.ts';
 import { githubOpenApi, type OpenApiViolation } from './openapi.ts';
 import { errorBody, matchRoute, type FakeResponse, type FakeRoute } from './router.ts';
 import { gitRoutes } from './routes-git.ts';
@@ -21,14 +22,18 @@ export interface Fault {
    * `drop-after`: run the handler (state changes), then close the connection
    * without answering. `drop-before`: close without running it. `status`:
    * answer `status` (and `body`) instead; with `process`, after running it.
+   * `hang`: never answer (the connection stays open until the client gives
+   * up); with `process`, after running the handler.
    */
-  kind: 'drop-after' | 'drop-before' | 'status';
+  kind: 'drop-after' | 'drop-before' | 'status' | 'hang';
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
   process?: boolean;
   /** How many matching requests to disturb (default 1). */
   times?: number;
+  /** For `POST /graphql`: only requests running this operation (its name, e.g. `FairwayPublishLedger`). */
+  operation?: string;
 }
 
 export interface RequestRecord {
@@ -38,6 +43,8 @@ export interface RequestRecord {
   /** Status sent; 0 when the connection was dropped. */
   status: number;
   authorization: string | undefined;
+  /** For `POST /graphql`: the operation's name. */
+  operation?: string;
 }
 
 export interface FakeGitHubOptions {
@@ -45,6 +52,8 @@ export interface FakeGitHubOptions {
   routes?: FakeRoute[];
   /** Check every response against the OpenAPI description (default true). */
   validate?: boolean;
+  /** The GraphQL endpoint's knobs (`POST /graphql`, always validated against GitHub's schema). */
+  graphql?: Partial<FakeGraphqlOptions>;
 }
 
 export interface FakeGitHub {
@@ -57,6 +66,8 @@ export interface FakeGitHub {
   readonly exempt: OpenApiViolation[];
   readonly requests: RequestRecord[];
   inject(fault: Fault): void;
+  /** A lagging replica: every ref created from now on reads as absent for its first `reads` reads (0: off). */
+  lagRefReads(reads: number): void;
   close(): Promise<void>;
 }
 
@@ -68,10 +79,11 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
   const violations: OpenApiViolation[] = [];
   const exempt: OpenApiViolation[] = [];
   const requests: RequestRecord[] = [];
+  const graphqlOptions: FakeGraphqlOptions = { blobTextLimit: DEFAULT_BLOB_TEXT_LIMIT, ...options.graphql };
   let baseUrl = '';
 
-  function takeFault(method: string, template: string | null): Fault | undefined {
-    const i = faults.findIndex((f) => f.method === method && f.path === template);
+  function takeFault(method: string, template: string | null, operation?: string): Fault | undefined {
+    const i = faults.findIndex((f) => f.method === method && f.path === template && (f.operation === undefined || f.operation === operation));
     if (i < 0) return undefined;
     const fault = faults[i]!;
     if (--fault.left <= 0) faults.splice(i, 1);
@@ -84,11 +96,13 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     const raw = Buffer.concat(chunks).toString('utf8');
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', baseUrl);
+    if (method === 'POST' && url.pathname === GRAPHQL_PATH) return handleGraphqlRequest(req, res, raw);
     const match = matchRoute(routes, method, url.pathname);
     const record: RequestRecord = { method, path: url.pathname, template: match?.route.path ?? null, status: 0, authorization: req.headers.authorization };
     requests.push(record);
     const fault = takeFault(method, record.template);
     if (fault?.kind === 'drop-before') return void req.socket.destroy();
+    if (fault?.kind === 'hang' && !fault.process) return;
 
     let response: FakeResponse;
     if (match === null) {
@@ -105,10 +119,43 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
         violations.push({ method, path: match.route.path, status: 500, message: `handler threw: ${String(e)}` });
       }
       if (fault?.kind === 'drop-after') return void req.socket.destroy();
+      if (fault?.kind === 'hang') return;
       if (fault?.kind === 'status') response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
     }
     record.status = response.status;
     send(res, response, match?.route.path ?? null, method, fault !== undefined);
+  }
+
+  /** `POST /graphql`: validated against GitHub's GraphQL schema instead of the OpenAPI description. */
+  function handleGraphqlRequest(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      body = undefined;
+    }
+    const operation = operationName(body);
+    const record: RequestRecord = { method: 'POST', path: GRAPHQL_PATH, template: GRAPHQL_PATH, status: 0, authorization: req.headers.authorization, ...(operation !== undefined && { operation }) };
+    requests.push(record);
+    const fault = takeFault('POST', GRAPHQL_PATH, operation);
+    if (fault?.kind === 'drop-before') return void req.socket.destroy();
+    if (fault?.kind === 'hang' && !fault.process) return;
+    let response: FakeResponse;
+    if (fault?.kind === 'status' && !fault.process) {
+      response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+    } else {
+      try {
+        response = handleGraphql(body, state, graphqlOptions, violations);
+      } catch (e) {
+        response = { status: 500, body: errorBody(`fake GraphQL handler failed: ${String(e)}`) };
+        violations.push({ method: 'POST', path: GRAPHQL_PATH, status: 500, message: `handler threw: ${String(e)}` });
+      }
+      if (fault?.kind === 'drop-after') return void req.socket.destroy();
+      if (fault?.kind === 'hang') return;
+      if (fault?.kind === 'status') response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+    }
+    record.status = response.status;
+    send(res, response, null, 'POST', fault !== undefined);
   }
 
   function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, injected: boolean): void {
@@ -146,6 +193,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     exempt,
     requests,
     inject: (fault) => void faults.push({ ...fault, left: fault.times ?? 1 }),
+    lagRefReads: (reads) => void (state.refReadLag = reads),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -14,6 +14,12 @@ export interface FakeRepository {
   refs: Map<string, string>;
   objects: ObjectStore;
   createdAt: string;
+  /**
+   * Fault injection (a lagging replica): full ref name → how many more reads
+   * (REST `GET /git/ref`, GraphQL `ref(qualifiedName:)`) answer as if the ref
+   * did not exist. Set on creation from `FakeGitHubState.refReadLag`.
+   */
+  laggingReads?: Map<string, number>;
 }
 
 /** A seeded file: bytes (mode 100644) or bytes with a mode. */
@@ -23,6 +29,8 @@ export const FAKE_USER = { login: 'fairway-fake', id: 583231, name: 'Fairway Fak
 
 export class FakeGitHubState {
   readonly repos = new Map<string, FakeRepository>();
+  /** Fault injection: every ref created from now on reads as absent for this many reads (default 0). */
+  refReadLag = 0;
   private nextId = 1296269;
 
   createRepo(owner: string, name: string, options: { defaultBranch?: string } = {}): FakeRepository {
@@ -42,6 +50,19 @@ export class FakeGitHubState {
   repo(owner: string, name: string): FakeRepository | undefined {
     return this.repos.get(`${owner}/${name}`.toLowerCase());
   }
+}
+
+/** A ref was created through the API: a lagging replica will not show it for `state.refReadLag` reads. */
+export function noteRefCreated(state: FakeGitHubState, repo: FakeRepository, ref: string): void {
+  if (state.refReadLag > 0) (repo.laggingReads ??= new Map()).set(ref, state.refReadLag);
+}
+
+/** Whether a read of an existing ref sees it (false while its replica lags; each call is one read). */
+export function refVisible(repo: FakeRepository, ref: string): boolean {
+  const left = repo.laggingReads?.get(ref) ?? 0;
+  if (left <= 0) return true;
+  repo.laggingReads!.set(ref, left - 1);
+  return false;
 }
 
 /** The current time as GitHub prints it: ISO 8601, whole seconds, `Z`. */
