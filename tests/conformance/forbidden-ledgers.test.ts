@@ -32,7 +32,7 @@ function releaseWith(q: TestQueue, dispatchId: string, ev: JsonObject): Uint8Arr
   return forgeBuilt(q, `release-${dispatchId}`, reconciler, at, releaseRequest(q.state, dispatchId, ev, 'run_terminal', at));
 }
 
-describe('Release evidence (spec 7.8)', () => {
+describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence releases (spec 7.8)', () => {
   it('§8.1 "Release an unbound launch using the dispatcher\'s terminal run": rejected (terminal_evidence_required); binding the actual worker run permits the release', () => {
     const q = queue();
     const { dispatchId } = grantOne(q);
@@ -99,7 +99,7 @@ describe('Release evidence (spec 7.8)', () => {
   });
 });
 
-describe('DeliveryFailure needs exact terminal evidence of the Claim\'s original run and attempt (contract delivery_verification.required_proof)', () => {
+describe('§8.2 "Delivery failure": DeliveryFailure needs exact terminal evidence of the Claim\'s original run and attempt (contract delivery_verification.required_proof)', () => {
   function failing(edit: (ev: JsonObject) => void): string {
     const q = queue();
     const { workId } = completedClaim(q, '7001');
@@ -131,7 +131,7 @@ describe('DeliveryFailure needs exact terminal evidence of the Claim\'s original
   });
 });
 
-describe('replacement Work inherits the failed Work\'s pool, priority and fairness key (spec 7.15)', () => {
+describe('§8.2 "Replacement": replacement Work inherits the failed Work\'s pool, priority and fairness key (spec 7.15)', () => {
   function failedNode(): { q: TestQueue; workId: string } {
     const q = new TestQueue(policyOf(TWO_POOLS), nodes('p', 1, 'a', 3));
     const { workId } = completedClaim(q, '7001');
@@ -166,7 +166,7 @@ describe('replacement Work inherits the failed Work\'s pool, priority and fairne
   });
 });
 
-describe('a worker\'s submit and dispatch_next stay inside its Claim scope (spec 7.14)', () => {
+describe('§8.2 "Trust" / "Worker safety": a worker\'s submit and dispatch_next stay inside its Claim scope (spec 7.14)', () => {
   const child = (q: TestQueue, extra: Partial<SubmitNode> = {}, graphId = 'g') => submitRequest(q.state, [{ node_key: 'child', payload: { plan: 'child' }, fairness_key: 'a', priority: 3, ...extra }], { graphId, at: q.t });
 
   function afterCompletion(): { q: TestQueue; worker: Actor; workId: string; dispatchId: string } {
@@ -278,7 +278,7 @@ describe('one graph stays in one pool (spec 7.15)', () => {
   });
 });
 
-describe('Issue/PR gates are deduplicated by resolved identity and condition (spec 7.16)', () => {
+describe('§8.2 "DAG node kinds": Issue/PR gates are deduplicated by resolved identity and condition (spec 7.16)', () => {
   const gate = (resource: JsonObject, condition = 'completed') => ({ kind: 'issue' as const, condition, resource });
   function gated(depends: SubmitNode['depends_on']): string {
     const q = queue();
@@ -298,7 +298,7 @@ describe('Issue/PR gates are deduplicated by resolved identity and condition (sp
   });
 });
 
-describe('a Work subject stays inside the pool\'s allowed repositories (spec 7.16)', () => {
+describe('§8.2 "Typed foreign resources": a Work subject stays inside the pool\'s allowed repositories (spec 7.16)', () => {
   function withSubject(subject: JsonObject): string {
     const q = queue();
     const at = q.tick();
