@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
+import { defaultGraphId } from '../../engine/intents/limits.ts';
 import { bootstrapRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
@@ -55,7 +56,18 @@ function parseNodes(value: unknown, path: string): SubmitNode[] {
   return parsed.data as SubmitNode[];
 }
 
-export async function submitNodes(io: Io, g: GlobalOptions, nodes: SubmitNode[], graphId: string): Promise<void> {
+/**
+ * Nodes without a graph id join the graph named by `--graph-id`, or else their pool's own
+ * default graph (`defaultGraphId`: pool `default` keeps graph `default`): one graph stays
+ * in one pool (spec 7.15), so pools never share a default graph.
+ */
+function withGraphs(nodes: SubmitNode[], graphId: string | undefined): SubmitNode[] {
+  return nodes.map((node) => (node.graph_id !== undefined ? node : { ...node, graph_id: graphId ?? defaultGraphId(node.pool) }));
+}
+
+export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined): Promise<void> {
+  const nodes = withGraphs(given, explicitGraph);
+  const graphId = explicitGraph ?? defaultGraphId(nodes[0]?.pool);
   const { store, publisher } = writeTarget(g);
   const requestId = requestIdOf(g, 'submit');
   const principal = principalOf(g);
@@ -94,7 +106,7 @@ export const registerSubmit: CommandModule = (program, ctx) => {
   program.command('submit-work')
     .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
     .requiredOption('--file <payload.json>', 'the Work payload: a JSON object')
-    .option('--graph-id <id>', 'graph namespace (default: "default")')
+    .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
     .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
     .option('--pool <name>', 'scheduling pool', 'default')
     .option('--priority <1..5>', 'priority class (1 most urgent)', (v) => Number(v))
@@ -115,14 +127,14 @@ export const registerSubmit: CommandModule = (program, ctx) => {
         ...(opts.fairnessKey === undefined ? {} : { fairness_key: opts.fairnessKey }),
         ...(opts.workerProfile === undefined ? {} : { worker_profile: opts.workerProfile }),
       };
-      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId ?? 'default');
+      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId);
     }));
 
   program.command('submit-graph')
     .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
     .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?}')
-    .option('--graph-id <id>', 'default graph id for nodes without graph_id', 'default')
-    .action(ctx.action(async (g, opts: { file: string; graphId: string }) => {
+    .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)')
+    .action(ctx.action(async (g, opts: { file: string; graphId?: string }) => {
       await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);
     }));
 };

@@ -24,7 +24,7 @@ import type { DispatchInput, SubmitInput, SubmitNodeInput } from './schemas.ts';
 /** The parent Claim a worker-generated intent inherits from. */
 export interface ParentScope {
   pool: string;
-  /** Effective priority the parent Claim was charged at. */
+  /** The parent Work's admitted priority: child admission inherits the original definition (spec 7.6 WorkPriority). */
   priority: number;
   fairness_key: string;
   graph_id: string;
@@ -39,15 +39,23 @@ export interface SubmitContext {
   parent: ParentScope | null;
 }
 
-export const DEFAULT_GRAPH = 'default';
 export const DEFAULT_POOL = 'default';
+
+/**
+ * The graph of a node submitted without a graph id: one per pool, named after the pool
+ * (pool `default` keeps graph `default`). One graph stays in one pool (spec 7.15), so a
+ * shared default graph would make a second pool's Work inadmissible.
+ */
+export function defaultGraphId(pool: string | undefined): string {
+  return pool ?? DEFAULT_POOL;
+}
 
 /** The inherited scheduling scope of a worker's Claim (from the ledger, never from the agent). */
 export function parentScopeOf(projection: Projection, scope: ClaimScope): ParentScope {
   const claim = projection.claim(scope.claim_id);
   if (claim === undefined || claim.handle !== scope.claim_handle) fail('claim_scope_invalid', `Claim ${scope.claim_id} is not in the queue ledger`);
   const work = projection.work(claim.workId)!;
-  return { pool: work.pool, priority: claim.priority, fairness_key: claim.fairnessKey, graph_id: work.graphId };
+  return { pool: work.pool, priority: work.priority, fairness_key: work.fairnessKey, graph_id: work.graphId };
 }
 
 function inherit(node: SubmitNodeInput, parent: ParentScope, where: string): { pool: string; priority: number; fairness_key: string } {
@@ -81,7 +89,8 @@ function checkAgainstPolicy(policy: JsonObject, node: SubmitNode, where: string)
 /** Resolves a staged submit into complete submit nodes, or throws the coded limit it breaks. */
 export function resolveSubmit(input: SubmitInput, ctx: SubmitContext): { graphId: string; nodes: SubmitNode[] } {
   const given = input.nodes ?? (input.node === undefined ? [] : [input.node]);
-  const graphId = input.graph_id ?? ctx.parent?.graph_id ?? DEFAULT_GRAPH;
+  const explicitGraph = input.graph_id ?? ctx.parent?.graph_id;
+  const graphId = explicitGraph ?? defaultGraphId(given[0]?.pool);
   const nodes = given.map((node, i): SubmitNode => {
     const where = input.nodes === undefined ? 'node' : `nodes.${i}`;
     const scope = ctx.parent === null
@@ -96,6 +105,7 @@ export function resolveSubmit(input: SubmitInput, ctx: SubmitContext): { graphId
       ...(scope.fairness_key === undefined ? {} : { fairness_key: scope.fairness_key }),
       ...(node.worker_profile === undefined ? {} : { worker_profile: node.worker_profile }),
       ...(node.depends_on === undefined ? {} : { depends_on: node.depends_on as SubmitNode['depends_on'] }),
+      ...(explicitGraph === undefined ? { graph_id: defaultGraphId(scope.pool) } : {}),
     };
     if (ctx.policy !== null) checkAgainstPolicy(ctx.policy, resolved, where);
     return resolved;

@@ -24,9 +24,10 @@ describe('decideUnbound (spec 7.8 bounded reconciliation)', () => {
   it('no candidate proves nothing', () => {
     expect(decideUnbound([])).toEqual({ action: 'none' });
   });
-  it('the run a response named decides; its own terminal state releases only when it cannot bind', () => {
+  it('the run a response named decides; a terminated run that cannot bind never releases the unbound group', () => {
     expect(decideUnbound([c('5', { reported: true }), c('6')])).toEqual({ action: 'bind', runId: '5', duplicates: ['6'] });
-    expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'], run: run('5', 'completed') })])).toEqual({ action: 'release_terminal', runId: '5', conclusion: 'cancelled' });
+    expect(decideUnbound([c('5', { reported: true, run: run('5', 'completed') })])).toMatchObject({ action: 'bind', runId: '5' });
+    expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'], run: run('5', 'completed') })])).toEqual({ action: 'invalid', runId: '5', mismatches: ['run_ref_mismatch'] });
     expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'] })])).toMatchObject({ action: 'invalid' });
   });
   it('the budget ends on attempts or the deadline from the start marker, whichever first', () => {

@@ -19,7 +19,6 @@ export interface Candidate {
 
 export type UnboundDecision =
   | { action: 'bind'; runId: string; duplicates: string[] }
-  | { action: 'release_terminal'; runId: string; conclusion: string }
   | { action: 'conflict'; runIds: string[] }
   | { action: 'invalid'; runId: string; mismatches: RunMismatch[] }
   | { action: 'none' };
@@ -34,7 +33,8 @@ export function decideUnbound(candidates: readonly Candidate[]): UnboundDecision
   if (reported !== undefined) {
     const others = possibleLaunches(candidates).filter((c) => c !== reported).map((c) => c.run.run_id);
     if (reported.mismatches.length === 0) return { action: 'bind', runId: reported.run.run_id, duplicates: others };
-    if (reported.run.status === 'completed') return { action: 'release_terminal', runId: reported.run.run_id, conclusion: reported.run.conclusion ?? 'unknown' };
+    // Even terminated, a run that does not match the approved profile was never bound: its
+    // terminal state is not exact evidence for this group (spec 7.8), so the reservation stays.
     return { action: 'invalid', runId: reported.run.run_id, mismatches: reported.mismatches };
   }
   const possible = possibleLaunches(candidates);

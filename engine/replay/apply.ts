@@ -19,6 +19,7 @@ import { applyObservation } from './ops/observation.ts';
 import { applyControl, applyDeployment, applyPolicy } from './ops/policy.ts';
 import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
 import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
+import { checkWorkerCommit } from './ops/worker-scope.ts';
 import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
 import type { ReplayState } from './state.ts';
 
@@ -41,6 +42,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   const base = { commit: commit.id, line: options.line };
 
   checkEnvelope(state, commit, ordinal, options);
+  checkWorkerCommit({ state, commit, ordinal, index: -1, line: options.line });
   const checkpointRoot = ordinal === 0 && commit.request.kind === 'checkpoint';
   if (checkpointRoot) ordinal = restoreCheckpoint(state, commit, options.line);
   const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line };

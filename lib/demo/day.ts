@@ -12,6 +12,8 @@
  * approved replacement node; launches still running, uncertain or reserved.
  */
 import type { JsonObject } from '../../engine/json.ts';
+import { workerActor } from '../../engine/lifecycle/finish.ts';
+import type { ReplayState } from '../../engine/replay/state.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { control, deliveryFailure, dispatchBound, dispatchStarted, dispatchUncertain, observation, release, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
@@ -46,8 +48,9 @@ const reconciler: Actor = { role: 'reconciler', ...base };
 const dispatcher: Actor = { role: 'dispatcher', ...base, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '5001', run_attempt: 1 };
 const POOL = 'default';
 
-function worker(dispatchId: string, handle: string, runId: string): Actor {
-  return { role: 'worker', ...base, workflow: '.github/workflows/worker.lock.yml', run_id: runId, run_attempt: 1, dispatch_id: dispatchId, claim_handle: handle };
+/** The worker actor of one member: the group's frozen profile principal/workflow and bound run (replay checks it). */
+function worker(state: ReplayState, dispatchId: string, handle: string, runId: string): Actor {
+  return workerActor(state, dispatchId, runId, handle);
 }
 
 export async function seedDemoDay(publisher: Publisher, options: DemoOptions): Promise<DemoSummary> {
@@ -68,7 +71,7 @@ export async function seedDemoDay(publisher: Publisher, options: DemoOptions): P
     }
     await s.publish(`${id}-bind`, reconciler, at(t - 1), (state) => dispatchBound(state, claim.dispatch_id, runId, at(t - 1)));
     if (outcome === 'running') return;
-    const w = worker(claim.dispatch_id, claim.handle, runId);
+    const w = worker(s.current, claim.dispatch_id, claim.handle, runId);
     await s.publish(`${id}-finish`, w, at(t - 8), (state) => finishRequest(state, { dispatch_id: claim.dispatch_id, claim_handle: claim.handle, outcome: 'completed' }, at(t - 8)));
     if (outcome === 'result') {
       await s.publish(`${id}-result`, reconciler, at(t - 9), (state) => result(state, claim.work_id, { summary: 'verified outputs', files_changed: 3 }, at(t - 9), `receipt-${runId}`));
@@ -119,7 +122,7 @@ export async function seedDemoDay(publisher: Publisher, options: DemoOptions): P
   // The code proposal finishes and is verified.
   const [code, docs, ci] = shared.claims;
   const sharedFinish = (claim: typeof code, outcome: 'completed' | 'cancelled', t: number) =>
-    s.publish(`dispatch-0935-sdk-shared-finish-${claim!.handle}`, worker(sharedGroup, claim!.handle, sharedRun), at(t), (state) =>
+    s.publish(`dispatch-0935-sdk-shared-finish-${claim!.handle}`, worker(s.current, sharedGroup, claim!.handle, sharedRun), at(t), (state) =>
       finishRequest(state, { dispatch_id: sharedGroup, claim_handle: claim!.handle, outcome }, at(t)));
   await sharedFinish(code, 'completed', 305);
   await s.publish('dispatch-0935-sdk-shared-result-h1', reconciler, at(304), (state) => result(state, code!.work_id, { summary: 'code proposal verified', pull_request: 'draft' }, at(304), `receipt-${sharedRun}-h1`));

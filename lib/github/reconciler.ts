@@ -2,12 +2,13 @@
  * Trusted reconciliation of one dispatch group (spec 7.8, 7.18). Bound: exact terminal
  * evidence of the bound run's original attempt cancels only still-open Claims and releases
  * once; a queued/running run (also one with a cancellation requested) keeps its slot.
- * Unbound after a start marker: bind the one valid possible launch, release when the run a
- * POST response named has terminated, keep the reservation on several possible launches
+ * Unbound after a start marker: bind the one valid possible launch (then release it on its
+ * exact terminal evidence), keep the reservation on several possible launches
  * (`run_binding_conflict`), and after the bounded attempt/deadline budget record
- * `launch_unresolved` -- the reservation stays. A reserved group is released only by an
- * explicit prelaunch cancellation that wins the CAS race against a start marker. There is
- * no force-release path.
+ * `launch_unresolved` -- the reservation stays. Terminal evidence of a run that was never
+ * bound (a mismatching run, the dispatcher's own run) never releases a group. A reserved
+ * group is released only by an explicit prelaunch cancellation that wins the CAS race
+ * against a start marker. There is no force-release path.
  */
 import { fail } from '../../engine/errors.ts';
 import { boundTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
@@ -100,9 +101,6 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   if (group.state === 'rejected') return close({ kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected');
   if (group.state !== 'bound') {
     const unbound = await reconcileUnbound(deps, dispatchId, where, report, now, opts);
-    if ('release' in unbound) {
-      return close({ kind: 'terminal_run', source: 'github_api', runId: unbound.release.runId, conclusion: unbound.release.conclusion, completed: true }, 'run_terminal');
-    }
     if ('final' in unbound) {
       return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
     }
@@ -125,9 +123,9 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   return done('running', 'the worker run is queued or running: its slot is kept until GitHub reports it terminal');
 }
 
-type UnboundResult = { final: ReconcileOutcome } | { release: { runId: string; conclusion: string } } | { bound: string };
+type UnboundResult = { final: ReconcileOutcome } | { bound: string };
 
-/** A final outcome, a release (the response-named run terminated), or the new binding. */
+/** A final outcome or the new binding. */
 async function reconcileUnbound(
   deps: ReconcileDeps, dispatchId: string, where: RepoCoords, report: ReconcileReport, now: () => number, opts: { now?: () => number },
 ): Promise<UnboundResult> {
@@ -163,10 +161,6 @@ async function reconcileUnbound(
         groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { tolerate: ['already_bound'], ...opts });
       if (t.status === 'committed') report.commits.push(t.commitId);
       return { bound: decision.runId };
-    }
-    if (decision.action === 'release_terminal') {
-      report.run_id = decision.runId;
-      return { release: { runId: decision.runId, conclusion: decision.conclusion } };
     }
     if (decision.action === 'conflict' || decision.action === 'invalid') {
       await markUncertain(deps, dispatchId, decision.action === 'conflict' ? 'run_binding_conflict' : decision.mismatches[0]!, report, opts);

@@ -9,6 +9,7 @@ import { recordResult } from '../../scheduler/ready-index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, touch } from '../mutate.ts';
 import type { WorkRecord } from '../state.ts';
+import { checkExactTerminal } from './evidence.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 const utf8 = new TextEncoder();
@@ -61,8 +62,9 @@ export function applyDeliveryFailure(ctx: CommitContext, op: OperationOf<'Delive
   const at = where(ctx);
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
   const evidence = op.evidence;
-  if (evidence.kind !== 'terminal_run') fail('evidence_invalid', 'DeliveryFailure needs exact terminal-run evidence', at);
-  checkEvidenceRun(ctx, work, evidence);
+  // Contract `delivery_verification.required_proof`: exact original run/attempt terminal evidence.
+  const claim = ctx.state.claims.get(op.claim_id)!;
+  checkExactTerminal(ctx, ctx.state.dispatches.get(claim.dispatchId)!, evidence, `DeliveryFailure of Work ${op.work_id}`);
   const reconciliation = poolPolicy(ctx, work.pool).reconciliation as { max_attempts: number; deadline_ms: number };
   const verdict = deliveryFailureVerdict({
     at: ctx.commit.at,

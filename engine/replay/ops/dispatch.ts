@@ -1,7 +1,8 @@
 /**
  * Native dispatch lifecycle (spec 7.8): one start marker and sender per group,
  * a binding to the original run attempt, uncertainty that keeps the
- * reservation, and exactly one Release with termination or nonlaunch evidence.
+ * reservation, and exactly one Release with termination or nonlaunch evidence
+ * (the evidence rules by launch state are in `evidence.ts`).
  */
 import { canonicalize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
@@ -9,6 +10,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../mutate.ts';
 import type { DispatchRecord, DispatchState } from '../state.ts';
+import { checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
 const FROM: Readonly<Record<Exclude<DispatchState, 'reserved'>, readonly DispatchState[]>> = {
@@ -36,6 +38,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   if (!FROM[op.state].includes(g.state)) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
   }
+  if (op.state === 'rejected') checkRejectionEvidence(ctx, g, op.evidence);
   if (op.state === 'started') {
     if (ctx.state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded', at);
     if (op.sender === undefined) fail('sender_required', 'a start marker names its single sender', at);
@@ -65,19 +68,7 @@ export function applyRelease(ctx: CommitContext, op: OperationOf<'Release'>): vo
   const at = where(ctx);
   const g = group(ctx, op.dispatch_id);
   if (g.released) fail('already_released', `dispatch ${g.dispatchId} was already released`, at);
-  const evidence = op.evidence;
-  if (g.state === 'bound') {
-    const run = g.run as { run_id: string };
-    if (evidence.kind !== 'terminal_run' || evidence.run_id !== run.run_id) {
-      fail('evidence_invalid', `releasing bound dispatch ${g.dispatchId} needs terminal evidence for run ${run.run_id}`, at);
-    }
-  } else if (g.state === 'reserved') {
-    if (evidence.kind !== 'prelaunch' && evidence.kind !== 'nonlaunch') {
-      fail('evidence_invalid', 'an unstarted group is released only by definitive prelaunch cancellation', at);
-    }
-  } else if (evidence.kind !== 'nonlaunch' && evidence.kind !== 'terminal_run') {
-    fail('evidence_invalid', `releasing a ${g.state} dispatch needs nonlaunch or terminal-run evidence`, at);
-  }
+  checkReleaseEvidence(ctx, g, op.evidence);
   const open = g.claimIds.filter((id) => ctx.state.claims.get(id)?.state === 'open');
   if (open.length > 0) fail('claims_open', `release of ${g.dispatchId} leaves open Claims: ${open.join(', ')}`, at);
   g.released = true;

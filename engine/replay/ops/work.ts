@@ -9,6 +9,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, reindexWork, setWorkState, touch } from '../mutate.ts';
 import type { DependencyEdge, WorkRecord } from '../state.ts';
+import { checkGates, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 type WorkOp = OperationOf<'Work'>;
@@ -45,14 +46,11 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     fail('payload_too_large', `payload is ${payloadBytes} canonical bytes; the limit is ${limits.payload_bytes}`, at);
   }
   if (op.depends_on.length > (limits.predecessors ?? 64)) fail('too_many_predecessors', `Work has ${op.depends_on.length} predecessors`, at);
+  checkGraphPool(ctx, op);
+  checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
-  if (op.replacement_of !== undefined) {
-    const failed = state.works.get(op.replacement_of.work_id);
-    if (failed === undefined || failed.barrier !== 'failed') {
-      fail('replacement_invalid', `replacement_of ${op.replacement_of.work_id} is not a delivery-failed Work`, at);
-    }
-    if (failed.pool !== op.pool) fail('replacement_invalid', 'a replacement stays in the failed node\'s pool', at);
-  }
+  checkSubject(ctx, op, pool.allowed_repositories as string[]);
+  checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
   if ((graph?.length ?? 0) + 1 > (limits.graph_nodes ?? 4096)) fail('graph_limit', `graph ${op.graph_id} is at its node limit`, at);

@@ -1,0 +1,62 @@
+/**
+ * Admission rules of a Work node beyond its own fields (spec 7.15 "Atomic graph
+ * admission", "Replacement after delivery failure"; 7.16 "Stable identity and
+ * permissions"):
+ *
+ * - one graph stays in one pool (first release): `graph_invalid`;
+ * - an Issue/PR gate appears once per Work, deduplicated by its resolved
+ *   identity and condition, never by edge text: `dependency_invalid`;
+ * - a `subject` names a resource of the pool's allowed repositories:
+ *   `resource_unauthorized`;
+ * - a replacement references a delivery-failed node and inherits its pool,
+ *   priority and fairness key: `replacement_invalid`.
+ */
+import { fail } from '../../errors.ts';
+import { where, type CommitContext, type OperationOf } from '../context.ts';
+import { gateIdentity } from './observation.ts';
+
+type WorkOp = OperationOf<'Work'>;
+
+export function checkGraphPool(ctx: CommitContext, op: WorkOp): void {
+  const first = ctx.state.graphs.get(op.graph_id)?.[0];
+  const pool = first === undefined ? undefined : ctx.state.works.get(first)?.pool;
+  if (pool !== undefined && pool !== op.pool) {
+    fail('graph_invalid', `graph ${op.graph_id} is in pool ${pool}; node ${op.node_key} cannot join it from pool ${op.pool} (one graph stays in one pool)`, where(ctx), { graph_id: op.graph_id, graph_pool: pool, pool: op.pool });
+  }
+}
+
+export function checkGates(ctx: CommitContext, op: WorkOp): void {
+  const seen = new Map<string, number>();
+  op.depends_on.forEach((edge, index) => {
+    if (edge.kind === 'work') return;
+    const gate = gateIdentity(edge.resource, edge.condition);
+    const earlier = seen.get(gate);
+    if (earlier !== undefined) {
+      fail('dependency_invalid', `node ${op.node_key} lists the ${edge.kind} gate ${edge.resource.repository}#${edge.resource.number} (${edge.condition}) twice: depends_on.${earlier} and depends_on.${index} resolve to the same resource and condition`, { ...where(ctx), path: `depends_on.${index}` });
+    }
+    seen.set(gate, index);
+  });
+}
+
+export function checkSubject(ctx: CommitContext, op: WorkOp, allowed: readonly string[]): void {
+  const subject = op.subject;
+  if (subject !== undefined && !allowed.includes(subject.repository)) {
+    fail('resource_unauthorized', `subject ${subject.repository}#${subject.number} of node ${op.node_key} is not in pool ${op.pool}'s allowed repositories`, { ...where(ctx), path: 'subject' });
+  }
+}
+
+export function checkReplacement(ctx: CommitContext, op: WorkOp): void {
+  if (op.replacement_of === undefined) return;
+  const at = where(ctx);
+  const failed = ctx.state.works.get(op.replacement_of.work_id);
+  if (failed === undefined || failed.barrier !== 'failed') {
+    fail('replacement_invalid', `replacement_of ${op.replacement_of.work_id} is not a delivery-failed Work`, at);
+  }
+  const differs = failed.pool !== op.pool ? `pool ${op.pool} (the failed node's is ${failed.pool})`
+    : failed.priority !== op.priority ? `priority ${op.priority} (the failed node's is ${failed.priority})`
+      : failed.fairnessKey !== op.fairness_key ? `fairness key ${JSON.stringify(op.fairness_key)} (the failed node's is ${JSON.stringify(failed.fairnessKey)})`
+        : null;
+  if (differs !== null) {
+    fail('replacement_invalid', `a replacement inherits the failed node's pool, priority and fairness key; node ${op.node_key} has ${differs}`, at);
+  }
+}

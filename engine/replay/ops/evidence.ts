@@ -1,0 +1,98 @@
+/**
+ * Lifecycle evidence a reconciler may cite (spec 7.8 "Run binding and bounded
+ * reconciliation", 7.15 "Completion is not yet dependency success"; contract
+ * `delivery_verification.required_proof`, `provenance.evidence`).
+ *
+ * - Every Release/DeliveryFailure evidence fits the group's frozen execution
+ *   scope: the queue repository and the approved workflow, ref and principal,
+ *   checked no later than the decision.
+ * - Exact terminal evidence names the group's BOUND run, original attempt 1,
+ *   completed with a conclusion, read from the GitHub API. An unbound group has
+ *   no run any terminal evidence could be exact for: a terminal dispatcher (or
+ *   any other run) proves nothing about whether the worker launched.
+ * - A reserved group is released only by a prelaunch cancellation of the
+ *   trusted publisher; a started/uncertain/unresolved group only after its
+ *   definitive nonlaunch evidence was persisted as Dispatch(rejected), or once
+ *   bound, on exact terminal evidence of that run.
+ */
+import { fail } from '../../errors.ts';
+import type { Evidence } from '../../schema/index.ts';
+import { where, type CommitContext } from '../context.ts';
+import type { DispatchRecord } from '../state.ts';
+
+interface BoundRun {
+  run_id: string;
+  run_attempt: number;
+}
+
+/** Evidence must describe the group's approved execution scope (contract `evidenceFits`). */
+export function checkEvidenceScope(ctx: CommitContext, group: DispatchRecord, evidence: Evidence): void {
+  const at = where(ctx);
+  const profile = group.profile;
+  const mismatch = evidence.repository !== ctx.state.repository ? 'repository'
+    : evidence.workflow !== profile.workflow ? 'workflow'
+      : evidence.ref !== profile.ref ? 'ref'
+        : evidence.principal !== profile.principal ? 'principal'
+          : null;
+  if (mismatch !== null) {
+    fail('evidence_invalid', `evidence ${mismatch} ${JSON.stringify(evidence[mismatch])} is not dispatch ${group.dispatchId}'s approved execution scope`, at);
+  }
+  if (evidence.checked_at > ctx.commit.at) {
+    fail('evidence_invalid', `evidence checked at ${evidence.checked_at} postdates the decision time ${ctx.commit.at}`, at);
+  }
+}
+
+/** Exact native run/attempt terminal evidence for the group's bound run (7.8, 7.15). */
+export function checkExactTerminal(ctx: CommitContext, group: DispatchRecord, evidence: Evidence, what: string): void {
+  const at = where(ctx);
+  const run = group.run as BoundRun | null;
+  if (group.state !== 'bound' || run === null) {
+    const named = evidence.run_id === undefined ? '' : ` of run ${evidence.run_id}`;
+    fail('terminal_evidence_required', `${what}: dispatch ${group.dispatchId} was never bound to a worker run (${group.state}); terminal evidence${named} is not exact evidence for its launch`, at);
+  }
+  checkEvidenceScope(ctx, group, evidence);
+  const problem = evidence.kind !== 'terminal_run' ? `evidence is ${evidence.kind}, not terminal_run`
+    : evidence.source !== 'github_api' ? `terminal evidence comes from ${evidence.source}, not the GitHub API`
+      : evidence.run_id !== run.run_id ? `evidence names run ${evidence.run_id ?? '(none)'}, not the bound run ${run.run_id}`
+        : evidence.run_attempt !== run.run_attempt ? `evidence names attempt ${evidence.run_attempt ?? '(none)'}, not the original attempt ${run.run_attempt}`
+          : evidence.status !== 'completed' || evidence.conclusion === undefined ? `run ${run.run_id} is not reported completed with a conclusion`
+            : null;
+  if (problem !== null) fail('terminal_evidence_required', `${what} needs exact terminal evidence of run ${run.run_id} attempt ${run.run_attempt}: ${problem}`, at);
+}
+
+/** Release evidence by launch state (spec 7.8 state diagram and recovery table). */
+export function checkReleaseEvidence(ctx: CommitContext, group: DispatchRecord, evidence: Evidence): void {
+  const at = where(ctx);
+  switch (group.state) {
+    case 'reserved':
+      checkEvidenceScope(ctx, group, evidence);
+      if (evidence.kind !== 'prelaunch' || evidence.source !== 'trusted_publisher') {
+        fail('nonlaunch_evidence_required', `dispatch ${group.dispatchId} has no start marker: it is released only by the trusted publisher's prelaunch cancellation, not ${evidence.kind} evidence from ${evidence.source}`, at);
+      }
+      return;
+    case 'rejected':
+      checkEvidenceScope(ctx, group, evidence);
+      if (evidence.kind !== 'nonlaunch' || evidence.source !== 'github_api') {
+        fail('nonlaunch_evidence_required', `rejected dispatch ${group.dispatchId} is released on its definitive nonlaunch evidence from the GitHub API, not ${evidence.kind} evidence from ${evidence.source}`, at);
+      }
+      return;
+    case 'bound':
+      return checkExactTerminal(ctx, group, evidence, `releasing dispatch ${group.dispatchId}`);
+    case 'started':
+    case 'uncertain':
+    case 'unresolved':
+      if (evidence.kind === 'nonlaunch' || evidence.kind === 'prelaunch') {
+        fail('nonlaunch_evidence_required', `dispatch ${group.dispatchId} is ${group.state}: persist its definitive nonlaunch evidence as Dispatch(rejected) before the Release (a start marker rules out prelaunch cancellation)`, at);
+      }
+      return checkExactTerminal(ctx, group, evidence, `releasing dispatch ${group.dispatchId}`);
+  }
+}
+
+/** Dispatch(rejected) persists the definitive nonlaunch evidence a later Release relies on. */
+export function checkRejectionEvidence(ctx: CommitContext, group: DispatchRecord, evidence: Evidence | undefined): void {
+  if (evidence === undefined || evidence.kind !== 'nonlaunch' || evidence.source !== 'github_api') {
+    const found = evidence === undefined ? 'no evidence' : `${evidence.kind} evidence from ${evidence.source}`;
+    fail('nonlaunch_evidence_required', `rejecting dispatch ${group.dispatchId} needs definitive nonlaunch evidence from the GitHub API, not ${found}`, where(ctx));
+  }
+  checkEvidenceScope(ctx, group, evidence);
+}
