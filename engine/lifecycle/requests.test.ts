@@ -68,12 +68,12 @@ describe('lifecycle request generation is validated by replay', () => {
     w.publish('cc', actor('reconciler'), 3, cancelClaims(w.state, [c1!.claim_id], 'obsolete', 3));
     w.publish('s', actor('dispatcher'), 4, startMarker(w.state, d, actor('dispatcher')));
     w.publish('rj', actor('dispatcher'), 5, rejectedTransition(w.state, d, 'dispatch_rejected_422', groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 5 })));
-    w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d, 'launch_rejected', 6)!);
+    w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d)!);
     w.publish('rel', actor('reconciler'), 7, releaseRequest(w.state, d, groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 7 }), 'launch_rejected', 7));
     const p = replayLedger(w.text());
     expect(p.work(workId('g', 'a'))!.state).toBe('cancelled');
     expect(p.work(workId('g', 'b'))!.state).toBe('cancelled');
-    expect(exhaustionRequest(w.state, d, 'x', 8)).toBeNull();
+    expect(exhaustionRequest(w.state, d)).toBeNull();
   });
 
   it('deployment and replacement admission', () => {

@@ -150,6 +150,7 @@ function workEntry(state: ReplayState, w: WorkRecord, terminal: JsonObject): Jso
   const settled = terminal[w.workId] as JsonObject | undefined;
   if (w.barrier === 'failed' && typeof settled?.disposition === 'string') entry.disposition = settled.disposition;
   if (w.cancellationReason !== null) entry.cancellation_reason = w.cancellationReason;
+  if (w.cancellationClaim !== undefined) entry.cancellation_claim_id = w.cancellationClaim;
   if (w.cancellationCommit !== null) entry.cancellation_commit_id = w.cancellationCommit;
   return entry;
 }
