@@ -17,7 +17,10 @@ import { cancelClaims, exhaustionRequest, releaseRequest } from './release.ts';
 import { replacementRequest } from './replacement.ts';
 
 const REPO = 'acme/queue';
-const actor = (role: Actor['role']): Actor => ({ role, principal: '1', repository: REPO });
+const actor = (role: Actor['role']): Actor => (role === 'dispatcher'
+  // A start marker's sender names its own Actions run (spec 7.8).
+  ? { role, principal: '1', repository: REPO, workflow: '.github/workflows/dispatcher.yml', run_id: '4001', run_attempt: 1 }
+  : { role, principal: '1', repository: REPO });
 
 function queue(keys: string[], maxAttempts = 3): LedgerWriter {
   const w = new LedgerWriter();
