@@ -26,7 +26,7 @@
  *
  * Size: the root is one ledger record, so the state must fit LINE_BYTES (8 MiB). This shape keeps
  * every Work, Claim, dispatch, receipt and settling operation ever committed, so it can be larger
- * than the ledger it replaces; `buildCheckpointCommit` fails with `line_too_large` when it does
+ * than the ledger it replaces; `buildCheckpointCommit` fails with `resource_limit` (line_bytes) when it does
  * not fit.
  */
 import { LINE_BYTES, canonicalize, sha256Hex, utf8ByteLength } from '../codec/index.ts';
@@ -301,7 +301,7 @@ export function buildCheckpointCommit(source: CheckpointSource | Projection, opt
   });
   // The root is one ledger record, so the whole state must fit the record bound.
   const bytes = utf8ByteLength(line);
-  if (bytes > LINE_BYTES) fail('line_too_large', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}`);
+  if (bytes > LINE_BYTES) fail('resource_limit', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   const commit = parseQueueCommit(JSON.parse(line));
   applyCommit(createState(), commit);
   return commit;
