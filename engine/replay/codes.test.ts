@@ -8,12 +8,16 @@
  * canonical.json `error_codes` are answered inside a ledger record too.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeReference } from '../../tests/support/reference.ts';
 import { canonicalize } from '../codec/index.ts';
 import { isProtocolError, type ProtocolError } from '../errors.ts';
-import { requestFingerprint } from '../identity/index.ts';
+import { requestFingerprint, workId } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
+import { buildCommit } from '../requests/build.ts';
+import { bootstrapRequest, operationsRequest, submitRequest, type BuiltRequest } from '../requests/operations.ts';
+import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
+import type { Actor } from '../schema/index.ts';
 import { replayLedger } from './index.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
@@ -165,4 +169,36 @@ describeReference(present, 'the reference contract\'s specific codes, on the byt
       expect(codeOf(input)).toBe(c.code);
     });
   }
+});
+
+describe('the installed Policy\'s operation budget applies to every commit', () => {
+  const REPO = 'acme/queue';
+  const producer: Actor = { role: 'producer', principal: '1001', repository: REPO };
+  const admin: Actor = { role: 'administrator', principal: '1001', repository: REPO };
+
+  function smallQueue(): LedgerWriter {
+    const w = new LedgerWriter();
+    const policy = defaultPolicy({ repository: REPO, principal: '1001' });
+    (policy.limits as JsonObject).operations = 3;
+    w.publish('seed', producer, 1, bootstrapRequest(policy, 'e1', [{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {} }], { graphId: 'g', at: 1 }));
+    return w;
+  }
+
+  function unchecked(w: LedgerWriter, id: string, actor: Actor, built: BuiltRequest): Uint8Array {
+    const commit = buildCommit(w.state, { id, kind: built.kind, parameters: built.parameters, actor, at: 5, operations: built.operations });
+    return new TextEncoder().encode(w.text() + canonicalize(commit as unknown as JsonValue) + '\n');
+  }
+
+  it('a cancel_work with more operations than limits.operations is resource_limit before any operation applies', () => {
+    const w = smallQueue();
+    const ops = ['a', 'b', 'a', 'b'].map((k, i) => ({ kind: 'WorkCancellation', work_id: workId('g', k), reason: `r${i}` }));
+    expect(codeOf(unchecked(w, 'too-many', admin, operationsRequest('cancel_work', ops)))).toBe('resource_limit');
+  });
+
+  it('a submit within the budget is accepted; one over it is resource_limit', () => {
+    const w = smallQueue();
+    const nodes = (keys: string[]) => submitRequest(w.state, keys.map((k) => ({ node_key: k, payload: {} })), { graphId: 'g', at: 5 });
+    expect(codeOf(unchecked(w, 'ok', producer, nodes(['c', 'd', 'e'])))).toBe('accepted');
+    expect(codeOf(unchecked(w, 'over', producer, nodes(['c', 'd', 'e', 'f'])))).toBe('resource_limit');
+  });
 });
