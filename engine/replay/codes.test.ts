@@ -157,6 +157,22 @@ describeReference(present, 'the reference contract\'s specific codes, on the byt
     expect(codeOf(edited('q3', (q) => (op0(q).observations = Array.from({ length: 65 }, (_, i) => `o${i}`))))).toBe('claim_invalid');
   });
 
+  it('a Result descriptor over limits.result_bytes is resource_limit (was result_too_large)', () => {
+    const f = failure(edited('q7', (q) => (op0(q).descriptor = { blob: 'x'.repeat(5000) })));
+    expect(f !== 'accepted' && [f.code, f.details?.limit]).toEqual(['resource_limit', 'result_bytes']);
+  });
+
+  it('a gate observed more often than limits.observation_writes is resource_limit (was observation_budget_exhausted)', () => {
+    const commits = structuredClone(base);
+    ((commits[0]!.operations[0]!.policy as JsonObject).limits as JsonObject).observation_writes = 1;
+    seal(commits[0]!);
+    const q2 = commits.find((c) => c.id === 'q2')!;
+    q2.operations.push({ ...structuredClone(op0(q2)), observation_id: 'o1-again' });
+    seal(q2);
+    const f = failure(new TextEncoder().encode(commits.map((c) => canonicalize(c as unknown as JsonValue)).join('\n') + '\n'));
+    expect(f !== 'accepted' && [f.code, f.details?.limit]).toEqual(['resource_limit', 'observation_writes']);
+  });
+
   it('a missing or unknown field stays schema_invalid (the reference answers the generic ledger_invalid)', () => {
     expect(codeOf(edited('q13', (q) => (op0(q).extra = 1)))).toBe('schema_invalid');
   });
