@@ -183,6 +183,9 @@ describe('§7.18 walkthroughs', () => {
     p = await bench.replayValid();
     expect(p.work(W('r1/prepare'))!.state).toBe('cancelled');
     expect(p.claim(claimOf(p, d!, 'h1'))!.state).toBe('cancelled');
+    // The Work cancellation closed the Claim: the reconciler's release cancels nothing again.
+    expect(countOps(p, 'ClaimCancellation', undefined)).toBe(0);
+    expect(countOps(p, 'Release', d!)).toBe(1);
     expect(actions(bench.fake.state).runs).toHaveLength(1);
   });
 });
