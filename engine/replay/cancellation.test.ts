@@ -216,3 +216,29 @@ describe('ClaimCancellation by a non-worker carries trusted retry backoff (spec 
     expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(5 + BACKOFF - 1)))).toBe('retry_invalid');
   });
 });
+
+describe('a producer cancels only Work inside its own entitlement (reference: "producer cannot cancel another accounting scope")', () => {
+  function entitled(): LedgerWriter {
+    const w = new LedgerWriter();
+    const policy = defaultPolicy({ repository: REPO, principal: '1001' });
+    policy.producers = {
+      '2001': { pools: ['default'], priorities: [3], fairness_keys: [''] },
+      '2002': { pools: ['default'], priorities: [1], fairness_keys: [''] },
+    };
+    w.publish('seed', { role: 'producer', principal: '2001', repository: REPO }, 1, bootstrapRequest(policy, 'e1', [{ node_key: 'a', payload: {} }], { graphId: 'g', at: 1 }));
+    return w;
+  }
+  const cancelA = ops({ kind: 'WorkCancellation', work_id: workId('g', 'a'), reason: 'producer_cancelled' });
+
+  it('rejects a producer cancelling Work of a priority it may not submit (producer_not_authorized)', () => {
+    const w = entitled();
+    expect(codeOf(withUnchecked(w, 'cancel-1', { role: 'producer', principal: '2002', repository: REPO }, 3, cancelA))).toBe('producer_not_authorized');
+    expect(codeOf(withUnchecked(w, 'cancel-1', { role: 'producer', principal: '2003', repository: REPO }, 3, cancelA))).toBe('producer_not_authorized');
+  });
+
+  it('accepts the entitled producer\'s cancellation, and an administrator\'s', () => {
+    const w = entitled();
+    expect(codeOf(withUnchecked(w, 'cancel-1', { role: 'producer', principal: '2001', repository: REPO }, 3, cancelA))).toBe('accepted');
+    expect(codeOf(withUnchecked(w, 'cancel-1', admin, 3, cancelA))).toBe('accepted');
+  });
+});

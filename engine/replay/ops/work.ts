@@ -186,6 +186,7 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
     }
     work.cancellationClaim = op.claim_id;
   }
+  checkProducerCancellation(ctx, work);
   if (work.state === 'claimed' && work.currentClaim !== null) {
     const claim = state.claims.get(work.currentClaim)!;
     if (claim.state === 'open') {
@@ -200,6 +201,21 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
   work.cancellationCommit = ctx.commit.id;
   work.cancellationReason = op.reason;
   touch(work, ctx.commit.id);
+}
+
+/**
+ * A producer cancels only Work inside its own entitlement (pool, admitted priority, fairness
+ * key), as the reference replayer checks ("producer cannot cancel another accounting scope").
+ * With no producer rules installed, admission is open and so is this.
+ */
+function checkProducerCancellation(ctx: CommitContext, work: WorkRecord): void {
+  if (ctx.commit.actor.role !== 'producer') return;
+  const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  if (producers === undefined || Object.keys(producers).length === 0) return;
+  const rule = producers[ctx.commit.actor.principal];
+  if (rule === undefined || !rule.pools.includes(work.pool) || !rule.priorities.includes(work.priority) || !rule.fairness_keys.includes(work.fairnessKey)) {
+    fail('producer_not_authorized', `producer ${ctx.commit.actor.principal} may not cancel Work ${work.workId} outside its entitlement`, where(ctx));
+  }
 }
 
 export function applyWorkPriority(ctx: CommitContext, op: OperationOf<'WorkPriority'>): void {
