@@ -14,7 +14,7 @@ export async function readLedgerFile(path: string): Promise<Uint8Array> {
     throw new ProtocolError(code === 'ENOENT' ? 'ledger_not_found' : 'ledger_unreadable', `cannot read ledger ${path}: ${code ?? String(e)}`);
   }
   if (size > PARSER_BYTES) {
-    throw new ProtocolError('ledger_too_large', `ledger ${path} is ${size} bytes; the parser limit is ${PARSER_BYTES}`);
+    throw new ProtocolError('resource_limit', `ledger ${path} is ${size} bytes; the parser limit is ${PARSER_BYTES}`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
   }
   return new Uint8Array(await readFile(path));
 }

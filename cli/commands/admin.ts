@@ -78,7 +78,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s, at) => cancelClaimsRequest(s, ids(o.claimId), why, at), 'Claims cancelled');
+      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelClaimsRequest(s, ids(o.claimId), why), 'Claims cancelled');
     }));
 
   program.command('reprioritize')

@@ -2,7 +2,9 @@
  * `launch` and `activate`, the two sides of a worker launch (spec 7.8).
  *
  * - `fairway launch --dispatch-id ID`: start marker, then the one workflow_dispatch POST,
- *   then the validated binding (or uncertainty). `--next` first commits a fair
+ *   then the validated binding (or uncertainty). It runs inside the dispatcher's GitHub
+ *   Actions job: the marker selects that run as the group's one sender (spec 7.8), and outside
+ *   Actions the command refuses with `sender_run_missing` before writing anything. `--next` first commits a fair
  *   dispatch_next (refreshing Issue/PR gates into the same commit) and launches every
  *   group it reserved; a replayed request launches only still-reserved groups.
  * - `fairway activate --assignment FILE`: the worker's trusted first step: authenticate
@@ -14,7 +16,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { activateWorker } from '../../lib/github/activation.ts';
-import { actionsRunFromEnv, dispatchPostOptions, launchApi, lifecycleActors, observeApi } from '../../lib/github/context.ts';
+import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecycleActors, observeApi } from '../../lib/github/context.ts';
 import { observeAndGrant } from '../../lib/github/grant.ts';
 import { launchGroup, type LaunchReport } from '../../lib/github/launcher.ts';
 import { defaultBranch } from '../../lib/github/revision.ts';
@@ -44,7 +46,7 @@ interface LaunchOptions {
 
 export const registerLaunch: CommandModule = (program, ctx) => {
   program.command('launch')
-    .description('Launch reserved worker groups on GitHub Actions: start marker, one workflow_dispatch POST, verified run binding.')
+    .description('Launch reserved worker groups on GitHub Actions: start marker, one workflow_dispatch POST, verified run binding. Runs inside the dispatcher\'s Actions job (its run is the one sender).')
     .option('--dispatch-id <id>', 'the reserved group to launch')
     .option('--next', 'first commit the next fair dispatch_next (with fresh Issue/PR observations), then launch its groups')
     .option('--pool <name>', 'scheduling pool (with --next)', 'default')
@@ -60,10 +62,12 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'no queue to launch from');
       const repository = projection.state.repository ?? '';
+      // Refuse before granting or writing anything when no authenticated sender run exists.
+      const sender = launchSender(principalOf(g), repository, process.env);
       const actors = lifecycleActors(principalOf(g), repository, process.env);
       const api = launchApi(process.env);
       const ref = o.ref ?? (await defaultBranch(api, repository));
-      const deps = { publisher, api, post: dispatchPostOptions(process.env, { timeoutMs: o.timeoutMs }), sender: actors.dispatcher, reconciler: actors.reconciler, ref };
+      const deps = { publisher, api, post: dispatchPostOptions(process.env, { timeoutMs: o.timeoutMs }), sender, reconciler: actors.reconciler, ref };
       let ids: string[];
       let grant: unknown = null;
       if (o.next === true) {

@@ -29,10 +29,10 @@ function errorOf(e: unknown): { code: string; message: string } {
   return { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
 }
 
-export function buildRequest(plan: ActionPlan, state: ReplayState, at: number): BuiltRequest {
+export function buildRequest(plan: ActionPlan, state: ReplayState): BuiltRequest {
   switch (plan.action) {
     case 'cancel_work': return cancelWorkRequest(state, plan.ids, plan.reason);
-    case 'cancel_claims': return cancelClaimsRequest(state, plan.ids, plan.reason, at);
+    case 'cancel_claims': return cancelClaimsRequest(state, plan.ids, plan.reason);
     case 'reprioritize': return reprioritizeRequest(state, plan.ids, plan.priority ?? 0, plan.reason);
   }
 }
@@ -93,9 +93,9 @@ export function storeBackend(
         const outcome = await publisher.publish({
           requestId: plan.requestId,
           actor: actor('administrator', o.principal, repository),
-          prepare: (projection, ids) => {
+          prepare: (projection) => {
             try {
-              return buildRequest(plan, projection.state, ids.at);
+              return buildRequest(plan, projection.state);
             } catch (e) {
               prepareError = e;
               throw e;

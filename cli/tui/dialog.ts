@@ -27,7 +27,7 @@ const TITLES: Record<ActionKind, string> = {
 
 const EFFECTS: Record<ActionKind, string> = {
   cancel_work: 'Keeps fairness charges and native reservations; does not stop a native run.',
-  cancel_claims: 'Ownership-fenced; keeps charges and reservations; does not stop a native run or free capacity.',
+  cancel_claims: 'Ownership-fenced; closes the Claim (its logical slot); keeps charges and the native reservation; does not stop a native run.',
   reprioritize: 'Compare-and-set on the current priority; admitted metadata and charges are unchanged.',
 };
 

@@ -15,7 +15,8 @@ function codeOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (e) {
-    if (e instanceof ProtocolError) return e.code;
+    // The contract limits answer the reference's resource_limit; details.limit says which one.
+    if (e instanceof ProtocolError) return e.code === 'resource_limit' ? `resource_limit:${String(e.details?.limit)}` : e.code;
     throw e;
   }
   return undefined;
@@ -88,23 +89,23 @@ const nested = (depth: number, leaf: string): string => '['.repeat(depth) + leaf
 describe('parseStrict limits and syntax', () => {
   it(`accepts a value inside ${NESTING_LIMIT} containers, rejects one inside ${NESTING_LIMIT + 1}`, () => {
     expect(codeOf(() => parseStrict(nested(NESTING_LIMIT, '1')))).toBeUndefined();
-    expect(codeOf(() => parseStrict(nested(NESTING_LIMIT + 1, '1')))).toBe('nesting_limit');
-    expect(codeOf(() => parseStrict('{"a":'.repeat(NESTING_LIMIT + 1) + '1' + '}'.repeat(NESTING_LIMIT + 1)))).toBe('nesting_limit');
-    expect(codeOf(() => parseStrict(nested(100000, '')))).toBe('nesting_limit');
-    expect(codeOf(() => parseStrict(nested(3, '1'), { maxDepth: 2 }))).toBe('nesting_limit');
+    expect(codeOf(() => parseStrict(nested(NESTING_LIMIT + 1, '1')))).toBe('resource_limit:nesting');
+    expect(codeOf(() => parseStrict('{"a":'.repeat(NESTING_LIMIT + 1) + '1' + '}'.repeat(NESTING_LIMIT + 1)))).toBe('resource_limit:nesting');
+    expect(codeOf(() => parseStrict(nested(100000, '')))).toBe('resource_limit:nesting');
+    expect(codeOf(() => parseStrict(nested(3, '1'), { maxDepth: 2 }))).toBe('resource_limit:nesting');
   });
   it(`accepts ${ARRAY_MEMBER_LIMIT} array members, rejects ${ARRAY_MEMBER_LIMIT + 1}`, () => {
     const arr = (n: number) => '[' + Array(n).fill('0').join(',') + ']';
     expect((parseStrict(arr(ARRAY_MEMBER_LIMIT)) as JsonValue[]).length).toBe(ARRAY_MEMBER_LIMIT);
-    expect(codeOf(() => parseStrict(arr(ARRAY_MEMBER_LIMIT + 1)))).toBe('array_member_limit');
-    expect(codeOf(() => parseStrict('[1,2,3]', { maxArrayMembers: 2 }))).toBe('array_member_limit');
+    expect(codeOf(() => parseStrict(arr(ARRAY_MEMBER_LIMIT + 1)))).toBe('resource_limit:array_members');
+    expect(codeOf(() => parseStrict('[1,2,3]', { maxArrayMembers: 2 }))).toBe('resource_limit:array_members');
   });
   it('enforces the byte limit in UTF-8 bytes, not UTF-16 units', () => {
     expect(codeOf(() => parseStrict('"abcd"', { maxBytes: 6 }))).toBeUndefined();
-    expect(codeOf(() => parseStrict('"abcde"', { maxBytes: 6 }))).toBe('input_too_large');
+    expect(codeOf(() => parseStrict('"abcde"', { maxBytes: 6 }))).toBe('resource_limit:parser_bytes');
     expect(codeOf(() => parseStrict('"éé"', { maxBytes: 6 }))).toBeUndefined(); // 4 units, 6 bytes
-    expect(codeOf(() => parseStrict('"éé"', { maxBytes: 5 }))).toBe('input_too_large');
-    expect(codeOf(() => parseStrict('"😀"', { maxBytes: 5 }))).toBe('input_too_large'); // 4 units, 6 bytes
+    expect(codeOf(() => parseStrict('"éé"', { maxBytes: 5 }))).toBe('resource_limit:parser_bytes');
+    expect(codeOf(() => parseStrict('"😀"', { maxBytes: 5 }))).toBe('resource_limit:parser_bytes'); // 4 units, 6 bytes
   });
   const syntax: Array<[string, string]> = [
     ['', 'empty'], [' ', 'whitespace only'], ['{} {}', 'two values'], ['{}x', 'trailing garbage'],
@@ -202,12 +203,12 @@ describe('canonicalize', () => {
   it('enforces nesting and array limits like parseStrict (cycles included)', () => {
     const deep = (n: number): JsonValue => (n === 0 ? 1 : [deep(n - 1)]);
     expect(canonicalize(deep(NESTING_LIMIT))).toBe(nested(NESTING_LIMIT, '1'));
-    expect(codeOf(() => canonicalize(deep(NESTING_LIMIT + 1)))).toBe('nesting_limit');
+    expect(codeOf(() => canonicalize(deep(NESTING_LIMIT + 1)))).toBe('resource_limit:nesting');
     const cyclic: Record<string, JsonValue> = {};
     cyclic.self = cyclic;
-    expect(codeOf(() => canonicalize(cyclic))).toBe('nesting_limit');
+    expect(codeOf(() => canonicalize(cyclic))).toBe('resource_limit:nesting');
     expect(codeOf(() => canonicalize(new Array<JsonValue>(ARRAY_MEMBER_LIMIT).fill(0)))).toBeUndefined();
-    expect(codeOf(() => canonicalize(new Array<JsonValue>(ARRAY_MEMBER_LIMIT + 1).fill(0)))).toBe('array_member_limit');
+    expect(codeOf(() => canonicalize(new Array<JsonValue>(ARRAY_MEMBER_LIMIT + 1).fill(0)))).toBe('resource_limit:array_members');
   });
 });
 

@@ -12,13 +12,13 @@ export const PARSER_BYTES = 83886080;
 
 /**
  * Codes thrown here. Contract (`codec_errors`): invalid_unicode, duplicate_key,
- * noncanonical_number. Local: invalid_json (RFC 8259 syntax, trailing data), nesting_limit
- * (a value inside more than 64 containers), array_member_limit (> 16384 members),
- * input_too_large (parseStrict byte limit), unsupported_value (canonicalize of a non-JSON value).
+ * noncanonical_number. Contract limits (`canonical_json` nesting_limit, array_member_limit,
+ * parser_bytes) answer the reference's `resource_limit`, with `details.limit` naming which one
+ * (`nesting`, `array_members`, `parser_bytes`). Local: invalid_json (RFC 8259 syntax, trailing
+ * data), unsupported_value (canonicalize of a non-JSON value).
  */
 export const JSON_ERROR_CODES = [
-  'invalid_unicode', 'duplicate_key', 'noncanonical_number', 'invalid_json',
-  'nesting_limit', 'array_member_limit', 'input_too_large', 'unsupported_value',
+  'invalid_unicode', 'duplicate_key', 'noncanonical_number', 'invalid_json', 'resource_limit', 'unsupported_value',
 ] as const;
 
 export interface ParseLimits {
@@ -111,7 +111,7 @@ function writeObject(o: Record<string, unknown>, depth: number): string {
 }
 
 function write(v: unknown, depth: number): string {
-  if (depth > NESTING_LIMIT) fail('nesting_limit', `JSON nesting exceeds ${NESTING_LIMIT}`);
+  if (depth > NESTING_LIMIT) fail('resource_limit', `JSON nesting exceeds ${NESTING_LIMIT}`, {}, { limit: 'nesting', max: NESTING_LIMIT });
   switch (typeof v) {
     case 'string':
       return quote(v);
@@ -122,7 +122,7 @@ function write(v: unknown, depth: number): string {
     case 'object': {
       if (v === null) return 'null';
       if (Array.isArray(v)) {
-        if (v.length > ARRAY_MEMBER_LIMIT) fail('array_member_limit', `JSON array exceeds ${ARRAY_MEMBER_LIMIT} members`);
+        if (v.length > ARRAY_MEMBER_LIMIT) fail('resource_limit', `JSON array exceeds ${ARRAY_MEMBER_LIMIT} members`, {}, { limit: 'array_members', max: ARRAY_MEMBER_LIMIT });
         let out = '[';
         for (let i = 0; i < v.length; i++) {
           if (i > 0) out += ',';
@@ -171,8 +171,8 @@ class Parser {
   }
 
   /** Offsets are diagnostics only: they may differ between engines (`codec_errors`). */
-  error(code: string, message: string, at: number = this.pos): never {
-    return fail(code, `${message} at offset ${at}`, {}, { offset: at });
+  error(code: string, message: string, at: number = this.pos, details: Record<string, unknown> = {}): never {
+    return fail(code, `${message} at offset ${at}`, {}, { offset: at, ...details });
   }
 
   ws(): void {
@@ -182,7 +182,7 @@ class Parser {
   }
 
   value(depth: number): JsonValue {
-    if (depth > this.maxDepth) this.error('nesting_limit', `JSON nesting exceeds ${this.maxDepth}`);
+    if (depth > this.maxDepth) this.error('resource_limit', `JSON nesting exceeds ${this.maxDepth}`, this.pos, { limit: 'nesting', max: this.maxDepth });
     this.ws();
     const c = this.text.charCodeAt(this.pos);
     if (c === 0x7b) return this.object(depth);
@@ -239,7 +239,7 @@ class Parser {
       return arr;
     }
     for (;;) {
-      if (arr.length >= this.maxArray) this.error('array_member_limit', `JSON array exceeds ${this.maxArray} members`);
+      if (arr.length >= this.maxArray) this.error('resource_limit', `JSON array exceeds ${this.maxArray} members`, this.pos, { limit: 'array_members', max: this.maxArray });
       arr.push(this.value(depth + 1));
       this.ws();
       const c = t.charCodeAt(this.pos);
@@ -333,7 +333,7 @@ export function parseStrict(text: string, limits: ParseLimits = {}): JsonValue {
   const maxBytes = limits.maxBytes ?? PARSER_BYTES;
   if (typeof text !== 'string') fail('invalid_json', 'JSON input must be a string');
   if (text.length > maxBytes || (text.length * 3 > maxBytes && utf8ByteLength(text) > maxBytes)) {
-    fail('input_too_large', `JSON input exceeds ${maxBytes} bytes`);
+    fail('resource_limit', `JSON input exceeds ${maxBytes} bytes`, {}, { limit: 'parser_bytes', max: maxBytes });
   }
   const p = new Parser(text, limits.maxDepth ?? NESTING_LIMIT, limits.maxArrayMembers ?? ARRAY_MEMBER_LIMIT);
   const v = p.value(0);

@@ -15,7 +15,9 @@ function errorOf(fn: () => unknown): { code: string; line?: number } | undefined
   try {
     fn();
   } catch (e) {
-    if (e instanceof ProtocolError) return e.line === undefined ? { code: e.code } : { code: e.code, line: e.line };
+    // The contract limits answer the reference's resource_limit; details.limit says which one.
+    const code = e instanceof ProtocolError && e.code === 'resource_limit' ? `resource_limit:${String(e.details?.limit)}` : (e as ProtocolError).code;
+    if (e instanceof ProtocolError) return e.line === undefined ? { code } : { code, line: e.line };
     throw e;
   }
   return undefined;
@@ -66,30 +68,30 @@ describe('splitLedger', () => {
   });
   it('enforces the ledger byte limit in UTF-8 bytes (text and bytes input)', () => {
     expect(splitLedger('{}\n{}\n', { ledgerBytes: 6 })).toHaveLength(2);
-    expect(errorOf(() => splitLedger('{}\n{}\n', { ledgerBytes: 5 }))?.code).toBe('ledger_too_large');
-    expect(errorOf(() => splitLedger(utf8('{}\n{}\n'), { ledgerBytes: 5 }))?.code).toBe('ledger_too_large');
+    expect(errorOf(() => splitLedger('{}\n{}\n', { ledgerBytes: 5 }))?.code).toBe('resource_limit:ledger_bytes');
+    expect(errorOf(() => splitLedger(utf8('{}\n{}\n'), { ledgerBytes: 5 }))?.code).toBe('resource_limit:ledger_bytes');
     // 7 UTF-16 units but 9 UTF-8 bytes.
-    expect(errorOf(() => splitLedger('"éé"\n', { ledgerBytes: 6 }))?.code).toBe('ledger_too_large');
+    expect(errorOf(() => splitLedger('"éé"\n', { ledgerBytes: 6 }))?.code).toBe('resource_limit:ledger_bytes');
     expect(splitLedger('"éé"\n', { ledgerBytes: 7 })).toHaveLength(1);
   });
   it(`rejects a ledger above the default ${PARSER_BYTES} bytes before decoding it`, () => {
     const bytes = new Uint8Array(PARSER_BYTES + 1).fill(0xff); // invalid UTF-8: size must win
-    expect(errorOf(() => splitLedger(bytes))?.code).toBe('ledger_too_large');
-    expect(errorOf(() => splitLedger('x'.repeat(PARSER_BYTES + 1)))?.code).toBe('ledger_too_large');
+    expect(errorOf(() => splitLedger(bytes))?.code).toBe('resource_limit:ledger_bytes');
+    expect(errorOf(() => splitLedger('x'.repeat(PARSER_BYTES + 1)))?.code).toBe('resource_limit:ledger_bytes');
   });
   it('enforces the line byte limit in UTF-8 bytes, LF excluded', () => {
     expect(splitLedger('[1]\n[12]\n', { lineBytes: 4 })).toHaveLength(2);
-    expect(errorOf(() => splitLedger('[1]\n[123]\n', { lineBytes: 4 }))).toEqual({ code: 'line_too_large', line: 2 });
+    expect(errorOf(() => splitLedger('[1]\n[123]\n', { lineBytes: 4 }))).toEqual({ code: 'resource_limit:line_bytes', line: 2 });
     // 2 units, 6 bytes: only the byte count catches it.
-    expect(errorOf(() => splitLedger('[1]\n"😀"\n', { lineBytes: 5 }))).toEqual({ code: 'line_too_large', line: 2 });
-    expect(errorOf(() => splitLedger(utf8('[1]\n"😀"\n'), { lineBytes: 5 }))).toEqual({ code: 'line_too_large', line: 2 });
+    expect(errorOf(() => splitLedger('[1]\n"😀"\n', { lineBytes: 5 }))).toEqual({ code: 'resource_limit:line_bytes', line: 2 });
+    expect(errorOf(() => splitLedger(utf8('[1]\n"😀"\n'), { lineBytes: 5 }))).toEqual({ code: 'resource_limit:line_bytes', line: 2 });
     expect(splitLedger('"😀"\n', { lineBytes: 6 })).toHaveLength(1);
   });
   it(`rejects a record above the default ${LINE_BYTES} bytes`, () => {
     const ok = '"' + 'a'.repeat(LINE_BYTES - 2) + '"';
     expect(splitLedger(ok + '\n')).toHaveLength(1);
     const big = '"' + 'é'.repeat(LINE_BYTES / 2) + '"'; // fewer units than the limit, more bytes
-    expect(errorOf(() => splitLedger('{}\n' + big + '\n'))).toEqual({ code: 'line_too_large', line: 2 });
+    expect(errorOf(() => splitLedger('{}\n' + big + '\n'))).toEqual({ code: 'resource_limit:line_bytes', line: 2 });
   });
 });
 
@@ -112,10 +114,10 @@ describe('parseLedgerLine', () => {
     ['unsafe integer', '{"a":9007199254740993}', 'noncanonical_number'],
     ['syntax error', '{"a":1', 'invalid_json'],
     ['trailing data', '{"a":1} {}', 'invalid_json'],
-    ['too deep', '{"a":' + '['.repeat(64) + '1' + ']'.repeat(64) + '}', 'nesting_limit'],
-    ['too deep for JSON.parse itself', '['.repeat(200000) + ']'.repeat(200000), 'nesting_limit'],
-    ['too many members', '[' + Array(16385).fill('0').join(',') + ']', 'array_member_limit'],
-    ['too long', '"' + 'x'.repeat(LINE_BYTES) + '"', 'line_too_large'],
+    ['too deep', '{"a":' + '['.repeat(64) + '1' + ']'.repeat(64) + '}', 'resource_limit:nesting'],
+    ['too deep for JSON.parse itself', '['.repeat(200000) + ']'.repeat(200000), 'resource_limit:nesting'],
+    ['too many members', '[' + Array(16385).fill('0').join(',') + ']', 'resource_limit:array_members'],
+    ['too long', '"' + 'x'.repeat(LINE_BYTES) + '"', 'resource_limit:line_bytes'],
   ];
   for (const [name, text, code] of rejected) {
     it(`rejects: ${name}`, () => expect(errorOf(() => parseLedgerLine(text))?.code).toBe(code));

@@ -10,12 +10,13 @@ import { canonicalMembers, type MemberSpans } from './members.ts';
 export const LINE_BYTES = 8388608;
 
 /**
- * Codes thrown here (all local names; the contract only says "Rejected"):
- * ledger_too_large (> 80 MiB), line_too_large (> 8 MiB, LF excluded), truncated_record
- * (final line without LF), blank_record (empty or whitespace-only line), crlf_record
- * (a line ending in CR), invalid_unicode (bad UTF-8). Line errors carry `line` (1-based).
+ * Codes thrown here. The contract limits answer the reference's `resource_limit`, with
+ * `details.limit` naming which: `ledger_bytes` (> 80 MiB) or `line_bytes` (> 8 MiB, LF
+ * excluded). Local names where the contract only says "Rejected": truncated_record (final line
+ * without LF), blank_record (empty or whitespace-only line), crlf_record (a line ending in CR);
+ * invalid_unicode (bad UTF-8). Line errors carry `line` (1-based).
  */
-export const LINE_ERROR_CODES = ['ledger_too_large', 'line_too_large', 'truncated_record', 'blank_record', 'crlf_record', 'invalid_unicode'] as const;
+export const LINE_ERROR_CODES = ['resource_limit', 'truncated_record', 'blank_record', 'crlf_record', 'invalid_unicode'] as const;
 
 export interface LedgerLimits {
   /** UTF-8 bytes of the whole ledger (default 80 MiB = 64 MiB budget + 16 MiB reserve, spec 7.17). */
@@ -82,7 +83,7 @@ export function splitLedger(input: Uint8Array | string, limits: LedgerLimits = {
     }
     if (record.charCodeAt(record.length - 1) === 0x0d) fail('crlf_record', 'ledger record ends with CR (CRLF line ending)', { line });
     if (checkLines && record.length * 3 > lineBytes && (record.length > lineBytes || utf8ByteLength(record) > lineBytes)) {
-      fail('line_too_large', `ledger record exceeds ${lineBytes} bytes`, { line });
+      fail('resource_limit', `ledger record exceeds ${lineBytes} bytes`, { line }, { limit: 'line_bytes', max: lineBytes });
     }
     out.push({ text: record, line });
   }
@@ -120,7 +121,7 @@ export function frameLedger(bytes: Uint8Array, limits: LedgerLimits = {}): Ledge
       if (i === end) fail('blank_record', 'blank ledger record', { line });
     }
     if (bytes[end - 1] === 0x0d) fail('crlf_record', 'ledger record ends with CR (CRLF line ending)', { line });
-    if (end - pos > lineBytes) fail('line_too_large', `ledger record exceeds ${lineBytes} bytes`, { line });
+    if (end - pos > lineBytes) fail('resource_limit', `ledger record exceeds ${lineBytes} bytes`, { line }, { limit: 'line_bytes', max: lineBytes });
     out.push({ start: pos, end, line });
     pos = end + 1;
   }
@@ -128,7 +129,7 @@ export function frameLedger(bytes: Uint8Array, limits: LedgerLimits = {}): Ledge
 }
 
 function tooLarge(limit: number): never {
-  return fail('ledger_too_large', `ledger exceeds ${limit} bytes`);
+  return fail('resource_limit', `ledger exceeds ${limit} bytes`, {}, { limit: 'ledger_bytes', max: limit });
 }
 
 /**
@@ -144,7 +145,7 @@ function tooLarge(limit: number): never {
  */
 export function parseLedgerLine(text: string): JsonValue {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
-    fail('line_too_large', `ledger record exceeds ${LINE_BYTES} bytes`);
+    fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
   try {
     const value = JSON.parse(text) as JsonValue;
@@ -162,7 +163,7 @@ export function parseLedgerLine(text: string): JsonValue {
  */
 export function parseLedgerRecord(text: string): { value: JsonValue; spans: MemberSpans | null } {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
-    fail('line_too_large', `ledger record exceeds ${LINE_BYTES} bytes`);
+    fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
   try {
     const value = JSON.parse(text) as JsonValue;

@@ -37,6 +37,10 @@ export function startMarker(state: ReplayState, dispatchId: string, sender: Acto
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: its one sender was already selected`);
   if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded');
+  if (sender.role !== 'dispatcher') fail('sender_role_invalid', `a start marker's sender is a dispatcher, not a ${sender.role}`);
+  if (sender.workflow === undefined || sender.run_id === undefined || sender.run_attempt === undefined) {
+    fail('sender_run_missing', 'a start marker selects one authenticated sender run (spec 7.8): the sender must name its workflow, run_id and run_attempt');
+  }
   return op(dispatchId, { state: 'started', sender: sender as unknown as JsonObject });
 }
 

@@ -3,7 +3,9 @@
  * definitive nonlaunch/prelaunch evidence, cancel only the still-open Claims (completed
  * members keep their facts) and release the shared native reservation once. A Claim whose
  * Work used its last attempt is cancelled together with its Work (spec 7.4: no
- * immediately retryable poison head), in a `cancel_work` request before the release.
+ * immediately retryable poison head), in a `cancel_work` request before the release: its
+ * WorkCancellation, fenced with the Claim id, closes the Claim, so the Release that follows
+ * does not cancel it again.
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
@@ -44,11 +46,12 @@ function cancellation(m: Member, why: string, at: number, backoffMs: number): Js
 }
 
 /**
- * `cancel_work` for members whose Work has no attempt left: an open effective Claim is
- * cancelled with its Work; a Work already returned to available by an earlier
- * cancellation of this group's Claim is cancelled terminally. Null when none applies.
+ * `cancel_work` for members whose Work has no attempt left: an open effective Claim's Work is
+ * cancelled with the Claim as its ownership fence (which closes the Claim); a Work already
+ * returned to available by an earlier cancellation of this group's Claim is cancelled
+ * terminally. Null when none applies.
  */
-export function exhaustionRequest(state: ReplayState, dispatchId: string, why: string, at: number): BuiltRequest | null {
+export function exhaustionRequest(state: ReplayState, dispatchId: string): BuiltRequest | null {
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   const retry = retryPolicy(state, group.pool);
@@ -56,8 +59,8 @@ export function exhaustionRequest(state: ReplayState, dispatchId: string, why: s
   for (const m of members(state, group.claimIds)) {
     if (m.work.attempts < retry.max_attempts) continue;
     if (effective(m)) {
-      ops.push(cancellation(m, why, at, retry.backoff_ms));
-      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted' });
+      // The fenced WorkCancellation closes the Claim and its logical slot too (spec 7.14).
+      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted', claim_id: m.claim.claimId });
     } else if (m.claim.state === 'cancelled' && m.work.state === 'available' && m.work.claims.at(-1) === m.claim.claimId) {
       ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted' });
     }
@@ -76,7 +79,7 @@ export function releaseRequest(state: ReplayState, dispatchId: string, evidence:
   const retry = retryPolicy(state, group.pool);
   const ops: JsonObject[] = [];
   for (const m of members(state, group.claimIds)) {
-    // An open Claim whose Work was cancelled meanwhile (7.18 campaign revision) is closed too.
+    // A Claim closed by its Work's cancellation (spec 7.14) is not cancelled again.
     if (m.claim.state === 'open') ops.push(cancellation(m, why, at, retry.backoff_ms));
   }
   ops.push({ kind: 'Release', dispatch_id: dispatchId, evidence });
@@ -90,9 +93,9 @@ export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
 }
 
 /**
- * Reconciler `cancel_claim`: close exact open Claims (e.g. a member whose Work was
- * cancelled meanwhile) without touching the group's native reservation, which only a
- * Release with exact evidence frees.
+ * Reconciler `cancel_claim`: close exact open Claims (with trusted retry backoff) without
+ * touching the group's native reservation, which only a Release with exact evidence frees.
+ * (A Work cancellation already closes its Claim: such a Claim is not open any more.)
  */
 export function cancelClaims(state: ReplayState, claimIds: readonly string[], why: string, at: number): BuiltRequest {
   if (claimIds.length === 0) fail('targets_missing', 'name at least one Claim');

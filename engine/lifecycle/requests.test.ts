@@ -17,7 +17,10 @@ import { cancelClaims, exhaustionRequest, releaseRequest } from './release.ts';
 import { replacementRequest } from './replacement.ts';
 
 const REPO = 'acme/queue';
-const actor = (role: Actor['role']): Actor => ({ role, principal: '1', repository: REPO });
+const actor = (role: Actor['role']): Actor => (role === 'dispatcher'
+  // A start marker's sender names its own Actions run (spec 7.8).
+  ? { role, principal: '1', repository: REPO, workflow: '.github/workflows/dispatcher.yml', run_id: '4001', run_attempt: 1 }
+  : { role, principal: '1', repository: REPO });
 
 function queue(keys: string[], maxAttempts = 3): LedgerWriter {
   const w = new LedgerWriter();
@@ -68,12 +71,12 @@ describe('lifecycle request generation is validated by replay', () => {
     w.publish('cc', actor('reconciler'), 3, cancelClaims(w.state, [c1!.claim_id], 'obsolete', 3));
     w.publish('s', actor('dispatcher'), 4, startMarker(w.state, d, actor('dispatcher')));
     w.publish('rj', actor('dispatcher'), 5, rejectedTransition(w.state, d, 'dispatch_rejected_422', groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 5 })));
-    w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d, 'launch_rejected', 6)!);
+    w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d)!);
     w.publish('rel', actor('reconciler'), 7, releaseRequest(w.state, d, groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 7 }), 'launch_rejected', 7));
     const p = replayLedger(w.text());
     expect(p.work(workId('g', 'a'))!.state).toBe('cancelled');
     expect(p.work(workId('g', 'b'))!.state).toBe('cancelled');
-    expect(exhaustionRequest(w.state, d, 'x', 8)).toBeNull();
+    expect(exhaustionRequest(w.state, d)).toBeNull();
   });
 
   it('deployment and replacement admission', () => {

@@ -137,6 +137,14 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
     }
   }
 
+  // Installed (or, for a bootstrap genesis, the one being installed) Policy's operation budget;
+  // the reference answers resource_limit ("operation count exceeds installed policy").
+  const installing = ordinal === 0 && ops[0]!.kind === 'Policy' ? (ops[0] as { policy: { limits?: { operations?: number } } }).policy : undefined;
+  const operationLimit = (installing ?? (state.policy?.policy as { limits?: { operations?: number } } | undefined))?.limits?.operations;
+  if (operationLimit !== undefined && ops.length > operationLimit) {
+    fail('resource_limit', `commit has ${ops.length} operations; the installed Policy allows ${operationLimit}`, at, { limit: 'operations', max: operationLimit });
+  }
+
   const existing = state.requests.get(request.id);
   if (existing !== undefined) {
     fail('duplicate_request', `request ${request.id} was already committed in ${existing.commitId}`, at, { first_commit: existing.commitId });

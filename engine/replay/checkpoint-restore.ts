@@ -156,6 +156,8 @@ function restoreWorks(r: StateReader, state: ReplayState, snapshot: JsonObject, 
       cancellationCommit: r.optStr(raw.cancellation_commit_id, `${what}.cancellation_commit_id`),
       cancellationReason: r.optStr(raw.cancellation_reason, `${what}.cancellation_reason`), touchedBy: [],
     };
+    const fenced = r.optStr(raw.cancellation_claim_id, `${what}.cancellation_claim_id`);
+    if (fenced !== null) record.cancellationClaim = fenced;
     if (barrier === 'verified') {
       recordResult(state.ready, id, r.str(raw.result_commit_id, `${what}.result_commit_id`), r.obj(raw.result, `${what}.result`));
     }

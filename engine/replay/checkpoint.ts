@@ -26,7 +26,7 @@
  *
  * Size: the root is one ledger record, so the state must fit LINE_BYTES (8 MiB). This shape keeps
  * every Work, Claim, dispatch, receipt and settling operation ever committed, so it can be larger
- * than the ledger it replaces; `buildCheckpointCommit` fails with `line_too_large` when it does
+ * than the ledger it replaces; `buildCheckpointCommit` fails with `resource_limit` (line_bytes) when it does
  * not fit.
  */
 import { LINE_BYTES, canonicalize, sha256Hex, utf8ByteLength } from '../codec/index.ts';
@@ -150,6 +150,7 @@ function workEntry(state: ReplayState, w: WorkRecord, terminal: JsonObject): Jso
   const settled = terminal[w.workId] as JsonObject | undefined;
   if (w.barrier === 'failed' && typeof settled?.disposition === 'string') entry.disposition = settled.disposition;
   if (w.cancellationReason !== null) entry.cancellation_reason = w.cancellationReason;
+  if (w.cancellationClaim !== undefined) entry.cancellation_claim_id = w.cancellationClaim;
   if (w.cancellationCommit !== null) entry.cancellation_commit_id = w.cancellationCommit;
   return entry;
 }
@@ -300,7 +301,7 @@ export function buildCheckpointCommit(source: CheckpointSource | Projection, opt
   });
   // The root is one ledger record, so the whole state must fit the record bound.
   const bytes = utf8ByteLength(line);
-  if (bytes > LINE_BYTES) fail('line_too_large', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}`);
+  if (bytes > LINE_BYTES) fail('resource_limit', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   const commit = parseQueueCommit(JSON.parse(line));
   applyCommit(createState(), commit);
   return commit;

@@ -32,7 +32,7 @@ export function applyGrant(ctx: CommitContext): void {
   });
   if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new Claims may be committed', at);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).operations ?? 256;
-  if (ops.length > limit) fail('operation_limit', `commit has ${ops.length} operations; the limit is ${limit}`, at);
+  if (ops.length > limit) fail('resource_limit', `commit has ${ops.length} operations; the limit is ${limit}`, at, { limit: 'operations', max: limit });
 
   for (let i = 0; i < firstClaim; i++) {
     ctx.index = i;

@@ -121,10 +121,10 @@ describe.skipIf(!haveReference)('replay rejections (../shared/reference absent: 
     expect(codeOf(ledger(c))).toBe('policy_epoch_mismatch');
   });
 
-  it('unsupported_version: a version 2 record', () => {
+  it('unsupported_protocol: a version 2 record (the reference contract\'s code)', () => {
     const c = copy();
     byId(c, 'q5').version = 2;
-    expect(codeOf(ledger(c))).toBe('unsupported_version');
+    expect(codeOf(ledger(c))).toBe('unsupported_protocol');
   });
 
   it('schema_invalid: an unknown field in a closed record', () => {

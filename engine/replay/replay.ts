@@ -141,7 +141,7 @@ function parseRecord(text: string, line: number): { commit: QueueCommit; verdict
   try {
     const { value, spans } = parseLedgerRecord(text);
     const version = (value as { version?: unknown } | null)?.version;
-    if (version !== 3) fail('unsupported_version', `record version ${JSON.stringify(version)} is not the supported version 3`);
+    if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
     const commit = parseQueueCommit(value);
     return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit) };
   } catch (e) {

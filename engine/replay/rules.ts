@@ -27,11 +27,13 @@ export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> =
   finish: new Set(['Completion', 'ClaimCancellation', 'WorkCancellation', 'IssueComment']),
   observe: new Set(['Observation']),
   dispatch: new Set(['Dispatch']),
-  release: new Set(['Release', 'ClaimCancellation']),
+  release: new Set(['Release', 'ClaimCancellation', 'WorkCancellation']),
   result: new Set(['Result', 'IssueComment']),
   delivery_failure: new Set(['DeliveryFailure']),
-  cancel_work: new Set(['WorkCancellation', 'ClaimCancellation']),
-  cancel_claim: new Set(['ClaimCancellation']),
+  // An administrator or producer never writes a ClaimCancellation: cancel_work terminally
+  // cancels Work, fencing its owner with WorkCancellation.claim_id (spec 7.6; reference replayer).
+  cancel_work: new Set(['WorkCancellation']),
+  cancel_claim: new Set(['ClaimCancellation', 'WorkCancellation']),
   checkpoint: new Set(['Checkpoint']),
 };
 

@@ -69,6 +69,8 @@ export interface WorkRecord {
   deliveryFailureCommit: string | null;
   cancellationCommit: string | null;
   cancellationReason: string | null;
+  /** The Claim a fenced WorkCancellation named (`claim_id`), when it carried one. */
+  cancellationClaim?: string;
   /** Ids of commits that touched this Work, causal order (explorer history). */
   touchedBy: string[];
 }

@@ -29,10 +29,14 @@ export function reprioritizeRequest(state: ReplayState, workIds: readonly string
 }
 
 /**
- * cancel-claim: revoke each exact current Claim (the ClaimCancellation is the
- * ownership fence) and terminally cancel its Work, in one transaction.
+ * cancel-claim (operator reference: "Atomically revoke the exact current Claims' authority and
+ * terminally cancel their Work"): one administrator `cancel_work` whose WorkCancellation
+ * operations carry the `claim_id` ownership fence (spec 7.6), so a refresh after a conflict can
+ * never cancel a replacement owner. Replay closes each Claim and frees its logical slot; the
+ * native reservation stays until exact termination or nonlaunch evidence. No ClaimCancellation
+ * is written: that record is a worker's or reconciler's, with trusted retry backoff.
  */
-export function cancelClaimsRequest(state: ReplayState, claimIds: readonly string[], reason: string, at: number): BuiltRequest {
+export function cancelClaimsRequest(state: ReplayState, claimIds: readonly string[], reason: string): BuiltRequest {
   const ops: JsonObject[] = [];
   for (const id of unique(claimIds, 'Claim id')) {
     const claim = state.claims.get(id);
@@ -40,9 +44,8 @@ export function cancelClaimsRequest(state: ReplayState, claimIds: readonly strin
     if (claim.state !== 'open') fail('claim_terminal', `Claim ${id} is already ${claim.state}`);
     const work = state.works.get(claim.workId)!;
     if (work.currentClaim !== id || work.state !== 'claimed') fail('claim_not_effective', `Claim ${id} no longer owns Work ${claim.workId}`);
-    // The Work is cancelled in the same commit, so its retry boundary is simply now.
-    ops.push({ kind: 'ClaimCancellation', work_id: claim.workId, claim_id: id, reason, retry_not_before: at });
-    ops.push({ kind: 'WorkCancellation', work_id: claim.workId, reason });
+    if (ops.some((op) => op.work_id === claim.workId)) fail('targets_duplicate', `Work ${claim.workId} is named twice`);
+    ops.push({ kind: 'WorkCancellation', work_id: claim.workId, reason, claim_id: id });
   }
   return operationsRequest('cancel_work', ops);
 }

@@ -45,7 +45,7 @@ describe('parseQueueCommit', () => {
     expect(parseQueueCommit({ ...commit, previous: null, trace: { trace_id: 't', span_id: 's', publisher_attempt: 2 } }).trace?.publisher_attempt).toBe(2);
   });
 
-  it('throws ProtocolError schema_invalid with the first issue path and the commit id', () => {
+  it('throws a ProtocolError with the first issue path and the commit id; a bad reason code is reason_invalid (reference contract)', () => {
     const bad = { ...commit, operations: [{ ...control }, { ...control, reason: 'not ok' }] };
     const error = (() => {
       try {
@@ -56,7 +56,7 @@ describe('parseQueueCommit', () => {
       throw new Error('accepted');
     })();
     expect(error).toBeInstanceOf(ProtocolError);
-    expect(error.code).toBe('schema_invalid');
+    expect(error.code).toBe('reason_invalid');
     expect(error.path).toBe('operations.1.reason');
     expect(error.commit).toBe('q1');
     expect(error.message).toContain('operations.1.reason');

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ProtocolError, type ErrorLocation } from '../errors.ts';
+import { schemaErrorCode } from './codes.ts';
 import { IdentitySchema, TimestampSchema } from './common.ts';
 import { QueueOperationSchema } from './operations.ts';
 import { QueueRequestSchema } from './parameters.ts';
@@ -29,8 +30,10 @@ export function issuePath(issue: z.core.$ZodIssue | undefined): string {
 }
 
 /**
- * Parse a schema-checked value or throw `ProtocolError('schema_invalid')` located at the first
- * issue. `what` names the record kind in the message.
+ * Parse a schema-checked value or throw a `ProtocolError` located at the first issue: the
+ * reference contract's specific code where it has one (`reason_invalid`, `resource_limit`,
+ * `unsupported_protocol`, ... see codes.ts), otherwise `schema_invalid`. `what` names the record
+ * kind in the message.
  */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string, where: ErrorLocation = {}): z.output<S> {
   const result = schema.safeParse(value);
@@ -39,7 +42,7 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
   const path = issuePath(issue);
   const at = path === '' ? '(root)' : path;
   const detail = issue === undefined ? 'invalid' : issue.code === 'invalid_key' ? `invalid key: ${issue.issues[0]?.message ?? issue.message}` : issue.message;
-  throw new ProtocolError('schema_invalid', `${what} does not match the version-3 schema at ${at}: ${detail}`, {
+  throw new ProtocolError(schemaErrorCode(issue, value), `${what} does not match the version-3 schema at ${at}: ${detail}`, {
     ...where,
     path,
   });

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeReference } from '../../tests/support/reference.ts';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -36,6 +36,8 @@ interface Case {
   ajv: boolean;
   /** Validate this part against this snapshot schema file instead of the whole record against QueueCommit.json. */
   snapshot?: { file: string; pick: (r: Json) => unknown };
+  /** The error code (codes.ts: the reference contract's specific code where it has one); default schema_invalid. */
+  code?: string;
 }
 
 const emoji = (n: number) => '😀'.repeat(n);
@@ -45,12 +47,12 @@ const firstOp = (r: Json) => r.operations[0];
 const CASES: Case[] = [
   // Envelope.
   { name: 'unknown top-level field', base: 'control', mutate: (r) => (r.extra = 1), path: '', ajv: true },
-  { name: 'version 2', base: 'control', mutate: (r) => (r.version = 2), path: 'version', ajv: true },
-  { name: 'missing version', base: 'control', mutate: (r) => delete r.version, path: 'version', ajv: true },
-  { name: 'missing request.fingerprint', base: 'control', mutate: (r) => delete r.request.fingerprint, path: 'request.fingerprint', ajv: true },
-  { name: 'uppercase fingerprint', base: 'control', mutate: (r) => (r.request.fingerprint = r.request.fingerprint.toUpperCase()), path: 'request.fingerprint', ajv: true },
+  { name: 'version 2', base: 'control', mutate: (r) => (r.version = 2), path: 'version', ajv: true , code: 'unsupported_protocol' },
+  { name: 'missing version', base: 'control', mutate: (r) => delete r.version, path: 'version', ajv: true , code: 'unsupported_protocol' },
+  { name: 'missing request.fingerprint', base: 'control', mutate: (r) => delete r.request.fingerprint, path: 'request.fingerprint', ajv: true , code: 'request_invalid' },
+  { name: 'uppercase fingerprint', base: 'control', mutate: (r) => (r.request.fingerprint = r.request.fingerprint.toUpperCase()), path: 'request.fingerprint', ajv: true , code: 'request_invalid' },
   { name: 'operations empty', base: 'control', mutate: (r) => (r.operations = []), path: 'operations', ajv: true },
-  { name: '257 operations', base: 'control', mutate: (r) => (r.operations = Array.from({ length: 257 }, () => op(r))), path: 'operations', ajv: true },
+  { name: '257 operations', base: 'control', mutate: (r) => (r.operations = Array.from({ length: 257 }, () => op(r))), path: 'operations', ajv: true , code: 'resource_limit' },
   { name: 'empty previous', base: 'control', mutate: (r) => (r.previous = ''), path: 'previous', ajv: true },
   { name: 'negative at', base: 'control', mutate: (r) => (r.at = -1), path: 'at', ajv: true },
   { name: 'fractional at', base: 'control', mutate: (r) => (r.at = 4900.5), path: 'at', ajv: true },
@@ -58,7 +60,7 @@ const CASES: Case[] = [
   { name: 'at as a string', base: 'control', mutate: (r) => (r.at = '4900'), path: 'at', ajv: true },
   { name: 'unknown trace field', base: 'control', mutate: (r) => (r.trace = { span_id: 's', baggage: 'x' }), path: 'trace', ajv: true },
   { name: 'trace.publisher_attempt 0', base: 'control', mutate: (r) => (r.trace = { publisher_attempt: 0 }), path: 'trace.publisher_attempt', ajv: true },
-  { name: 'unknown request kind', base: 'control', mutate: (r) => (r.request.kind = 'grant'), path: 'request.kind', ajv: true },
+  { name: 'unknown request kind', base: 'control', mutate: (r) => (r.request.kind = 'grant'), path: 'request.kind', ajv: true , code: 'request_invalid' },
   { name: 'unknown actor role', base: 'control', mutate: (r) => (r.actor.role = 'projector'), path: 'actor.role', ajv: true },
   { name: 'identity of 257 ASCII bytes', base: 'control', mutate: (r) => (r.policy_epoch = 'e'.repeat(257)), path: 'policy_epoch', ajv: true },
   // Identity byte and character rules: the JSON Schema only annotates them (x-utf8-max-bytes, x-forbid-ascii-controls).
@@ -67,21 +69,21 @@ const CASES: Case[] = [
   { name: 'zod only (x-forbid-ascii-controls): identity with DEL', base: 'submit', mutate: (r) => (op(r).node_key = 'a\u007f'), path: 'operations.0.node_key', ajv: false },
   // Principals: decimal IDs per contract.json provenance.principal; the JSON Schema types them as Identity.
   { name: 'zod only (principal is Identity in the JSON Schema): actor.principal "0123"', base: 'control', mutate: (r) => (r.actor.principal = '0123'), path: 'actor.principal', ajv: false },
-  { name: 'zod only (principal is Identity in the JSON Schema): evidence.principal is a login', base: 'release', mutate: (r) => (op(r).evidence.principal = 'octocat'), path: 'operations.0.evidence.principal', ajv: false },
+  { name: 'zod only (principal is Identity in the JSON Schema): evidence.principal is a login', base: 'release', mutate: (r) => (op(r).evidence.principal = 'octocat'), path: 'operations.0.evidence.principal', ajv: false , code: 'evidence_invalid' },
   { name: 'zod only (producer keys are principals): non-decimal producer key', base: 'policy', mutate: (r) => (op(r).policy.producers = { bot: op(r).policy.producers['1001'] }), path: 'operations.0.policy.producers.bot', ajv: false },
   // Request parameters are bound to the kind (contract.json request_parameters); the JSON Schema's anyOf is not.
-  { name: 'zod only (parameters bound to kind): finish request with operations parameters', base: 'cancel_work', mutate: (r) => (r.request.kind = 'finish'), path: 'request.parameters.dispatch_id', ajv: false },
-  { name: 'dispatch_next parameters with max_claims 0', base: 'grant', mutate: (r) => (r.request.parameters.max_claims = 0), path: 'request.parameters.max_claims', ajv: true },
-  { name: 'unknown field in request parameters', base: 'finish', mutate: (r) => (r.request.parameters.run_id = '1'), path: 'request.parameters', ajv: true },
-  { name: 'submit with zero nodes', base: 'submit', mutate: (r) => (r.request.parameters.nodes = []), path: 'request.parameters.nodes', ajv: true },
+  { name: 'zod only (parameters bound to kind): finish request with operations parameters', base: 'cancel_work', mutate: (r) => (r.request.kind = 'finish'), path: 'request.parameters.dispatch_id', ajv: false , code: 'request_invalid' },
+  { name: 'dispatch_next parameters with max_claims 0', base: 'grant', mutate: (r) => (r.request.parameters.max_claims = 0), path: 'request.parameters.max_claims', ajv: true , code: 'request_invalid' },
+  { name: 'unknown field in request parameters', base: 'finish', mutate: (r) => (r.request.parameters.run_id = '1'), path: 'request.parameters', ajv: true , code: 'request_invalid' },
+  { name: 'submit with zero nodes', base: 'submit', mutate: (r) => (r.request.parameters.nodes = []), path: 'request.parameters.nodes', ajv: true , code: 'request_invalid' },
   // Operations.
   { name: 'unknown operation field', base: 'grant', mutate: (r) => (op(r).priority = 1), path: 'operations.0', ajv: true },
-  { name: 'bad operation kind', base: 'grant', mutate: (r) => (op(r).kind = 'Grant'), path: 'operations.0.kind', ajv: true },
+  { name: 'bad operation kind', base: 'grant', mutate: (r) => (op(r).kind = 'Grant'), path: 'operations.0.kind', ajv: true , code: 'unsupported_protocol' },
   { name: 'legacy Transaction kind field', base: 'grant', mutate: (r) => (r.operations[0] = { kind: 'Claim', work_id: 'w', claim_id: 'c', run_id: '1' }), path: 'operations.0.dispatch_id', ajv: true },
-  { name: 'Claim with 65 observations', base: 'grant', mutate: (r) => (op(r).observations = Array.from({ length: 65 }, (_, i) => `o${i}`)), path: 'operations.0.observations', ajv: true },
-  { name: 'Claim with duplicate observations', base: 'grant', mutate: (r) => (op(r).observations = ['o1', 'o1']), path: 'operations.0.observations', ajv: true },
-  { name: 'Dispatch with bad state', base: 'start', mutate: (r) => (op(r).state = 'launched'), path: 'operations.0.state', ajv: true },
-  { name: 'Dispatch run attempt 2', base: 'bind', mutate: (r) => (op(r).run.run_attempt = 2), path: 'operations.0.run.run_attempt', ajv: true },
+  { name: 'Claim with 65 observations', base: 'grant', mutate: (r) => (op(r).observations = Array.from({ length: 65 }, (_, i) => `o${i}`)), path: 'operations.0.observations', ajv: true , code: 'claim_invalid' },
+  { name: 'Claim with duplicate observations', base: 'grant', mutate: (r) => (op(r).observations = ['o1', 'o1']), path: 'operations.0.observations', ajv: true , code: 'claim_invalid' },
+  { name: 'Dispatch with bad state', base: 'start', mutate: (r) => (op(r).state = 'launched'), path: 'operations.0.state', ajv: true , code: 'dispatch_invalid' },
+  { name: 'Dispatch run attempt 2', base: 'bind', mutate: (r) => (op(r).run.run_attempt = 2), path: 'operations.0.run.run_attempt', ajv: true , code: 'run_binding_conflict' },
   { name: 'Dispatch sender with unknown field', base: 'start', mutate: (r) => (op(r).sender.login = 'octocat'), path: 'operations.0.sender', ajv: true },
   { name: 'Completion missing run_id', base: 'finish', mutate: (r) => delete op(r).run_id, path: 'operations.0.run_id', ajv: true },
   { name: 'Completion run_id "0"', base: 'finish', mutate: (r) => (op(r).run_id = '0'), path: 'operations.0.run_id', ajv: true },
@@ -97,13 +99,13 @@ const CASES: Case[] = [
   { name: 'Resource repository_id "0"', base: 'observe', mutate: (r) => (op(r).resource.repository_id = '0'), path: 'operations.0.resource.repository_id', ajv: true },
   { name: 'Resource number as a JSON number', base: 'observe', mutate: (r) => (op(r).resource.number = 7), path: 'operations.0.resource.number', ajv: true },
   { name: 'Resource resource_id of 257 digits', base: 'observe', mutate: (r) => (op(r).resource.resource_id = '9'.repeat(257)), path: 'operations.0.resource.resource_id', ajv: true },
-  { name: 'Observation with unknown state', base: 'observe', mutate: (r) => (op(r).state = 'closed'), path: 'operations.0.state', ajv: true },
-  { name: 'Control reason with a space', base: 'control', mutate: (r) => (op(r).reason = 'worker cancelled'), path: 'operations.0.reason', ajv: true },
-  { name: 'Control value is a number', base: 'control', mutate: (r) => (op(r).value = 1), path: 'operations.0.value', ajv: true },
-  { name: 'ClaimCancellation reason with non-ASCII', base: 'cancel_claim', mutate: (r) => (op(r).reason = 'worker_é'), path: 'operations.0.reason', ajv: true },
-  { name: 'DeliveryFailure disposition "all"', base: 'delivery_failure', mutate: (r) => (op(r).disposition = 'all'), path: 'operations.0.disposition', ajv: true },
-  { name: 'Result evidence with unknown source', base: 'result', mutate: (r) => (op(r).evidence.source = 'agent'), path: 'operations.0.evidence.source', ajv: true },
-  { name: 'Release evidence with short ref', base: 'release', mutate: (r) => (op(r).evidence.ref = 'abc123'), path: 'operations.0.evidence.ref', ajv: true },
+  { name: 'Observation with unknown state', base: 'observe', mutate: (r) => (op(r).state = 'closed'), path: 'operations.0.state', ajv: true , code: 'observation_invalid' },
+  { name: 'Control reason with a space', base: 'control', mutate: (r) => (op(r).reason = 'worker cancelled'), path: 'operations.0.reason', ajv: true , code: 'reason_invalid' },
+  { name: 'Control value is a number', base: 'control', mutate: (r) => (op(r).value = 1), path: 'operations.0.value', ajv: true , code: 'control_invalid' },
+  { name: 'ClaimCancellation reason with non-ASCII', base: 'cancel_claim', mutate: (r) => (op(r).reason = 'worker_é'), path: 'operations.0.reason', ajv: true , code: 'reason_invalid' },
+  { name: 'DeliveryFailure disposition "all"', base: 'delivery_failure', mutate: (r) => (op(r).disposition = 'all'), path: 'operations.0.disposition', ajv: true , code: 'evidence_invalid' },
+  { name: 'Result evidence with unknown source', base: 'result', mutate: (r) => (op(r).evidence.source = 'agent'), path: 'operations.0.evidence.source', ajv: true , code: 'evidence_invalid' },
+  { name: 'Release evidence with short ref', base: 'release', mutate: (r) => (op(r).evidence.ref = 'abc123'), path: 'operations.0.evidence.ref', ajv: true , code: 'evidence_invalid' },
   { name: 'Policy with four class weights', base: 'policy', mutate: (r) => op(r).policy.class_weights.pop(), path: 'operations.0.policy.class_weights', ajv: true },
   { name: 'Policy accounting weight 0', base: 'policy', mutate: (r) => (op(r).policy.accounting_weights[''] = 0), path: 'operations.0.policy.accounting_weights.', ajv: true },
   { name: 'Policy profile max_claims 17', base: 'policy', mutate: (r) => (op(r).policy.pools.default.profiles.default.max_claims = 17), path: 'operations.0.policy.pools.default.profiles.default.max_claims', ajv: true },
@@ -116,7 +118,7 @@ const CASES: Case[] = [
   { name: 'IssueComment with unknown field', base: 'issue_comment', mutate: (r) => (op(r).body = 'hi'), path: 'operations.0', ajv: true, snapshot: { file: 'IssueCommentOperation.json', pick: firstOp } },
   { name: 'Checkpoint prior_git_sha is not hex', base: 'checkpoint', mutate: (r) => (op(r).prior_git_sha = 'z'.repeat(40)), path: 'operations.0.prior_git_sha', ajv: true, snapshot: { file: 'CheckpointOperation.json', pick: firstOp } },
   { name: 'Checkpoint state is null', base: 'checkpoint', mutate: (r) => (op(r).state = null), path: 'operations.0.state', ajv: true, snapshot: { file: 'CheckpointOperation.json', pick: firstOp } },
-  { name: 'checkpoint request parameters missing history_sha256', base: 'checkpoint', mutate: (r) => delete r.request.parameters.history_sha256, path: 'request.parameters.history_sha256', ajv: true, snapshot: { file: 'CheckpointParameters.json', pick: (r) => r.request.parameters } },
+  { name: 'checkpoint request parameters missing history_sha256', base: 'checkpoint', mutate: (r) => delete r.request.parameters.history_sha256, path: 'request.parameters.history_sha256', ajv: true, snapshot: { file: 'CheckpointParameters.json', pick: (r) => r.request.parameters } , code: 'request_invalid' },
 ];
 
 describeReference(present, 'broken records (skipped: /work/shared/reference is absent)', () => {
@@ -174,7 +176,7 @@ describeReference(present, 'broken records (skipped: /work/shared/reference is a
       thrown = e;
     }
     expect(thrown).toBeInstanceOf(ProtocolError);
-    expect((thrown as ProtocolError).code).toBe('schema_invalid');
+    expect((thrown as ProtocolError).code).toBe(c.code ?? 'schema_invalid');
     expect((thrown as ProtocolError).path).toBe(c.path);
     expect(ajvCheck(c, record)).toBe(!c.ajv);
   });

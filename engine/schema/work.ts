@@ -33,11 +33,15 @@ export const WorkOperationSchema = z.strictObject({
 });
 export type WorkOperation = z.infer<typeof WorkOperationSchema>;
 
-/** Terminal cancellation (WorkCancellationOperation.json, bda0dd04). */
+/**
+ * Terminal cancellation (WorkCancellationOperation.json, bda0dd04; spec 7.6 operation table:
+ * "optional claim_id fences the selected current owner", as the reference replayer reads it).
+ */
 export const WorkCancellationOperationSchema = z.strictObject({
   kind: z.literal('WorkCancellation'),
   work_id: IdentitySchema,
   reason: ReasonCodeSchema,
+  claim_id: IdentitySchema.optional(),
 });
 export type WorkCancellationOperation = z.infer<typeof WorkCancellationOperationSchema>;
 

@@ -73,7 +73,7 @@ describe('console runtime', () => {
     const state = (await runtime.live()).projection.state;
     const open = [...state.claims.values()].find((c) => c.state === 'open')!;
     const cancelled = await runAdminAction(runtime, 'cancel-claim', { claim_ids: [open.claimId], reason: 'operator_cancelled' }, '1001');
-    expect(cancelled.receipt?.operations.map((o) => o.kind)).toEqual(['ClaimCancellation', 'WorkCancellation']);
+    expect(cancelled.receipt?.operations.map((o) => o.kind)).toEqual(['WorkCancellation']);
     const available = [...state.works.values()].find((w) => w.state === 'available' && w.effectivePriority === 3)!;
     const re = await runAdminAction(runtime, 'reprioritize', { work_ids: [available.workId], priority: 1, reason: 'operator_reprioritized' }, '1001');
     expect(re.receipt?.operations[0]).toMatchObject({ kind: 'WorkPriority', detail: 'priority 3 → 1 (operator_reprioritized)' });

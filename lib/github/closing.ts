@@ -30,8 +30,8 @@ export async function closeGroup(
   precheck?: (state: ReplayState) => void,
 ): Promise<CloseResult> {
   const opts = { tolerate: ['nothing_to_cancel', 'already_released'], ...(now === undefined ? {} : { now }) };
-  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (state, at) => {
-    const built = exhaustionRequest(state, dispatchId, reason, at);
+  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (state) => {
+    const built = exhaustionRequest(state, dispatchId);
     if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} has exhausted its attempts`);
     return built;
   }, opts);

@@ -76,3 +76,19 @@ export function lifecycleActors(principal: string, repository: string, env: Env)
     administrator: trustedActor('administrator', principal, repository, run),
   };
 }
+
+/**
+ * The start marker's one sender (spec 7.8 "Recording Dispatch(started) atomically selects one
+ * trusted sender run/attempt"): the dispatcher of this GitHub Actions run, named by its own job
+ * context (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_WORKFLOW_REF, GITHUB_REPOSITORY). Outside
+ * such a run there is no authenticated sender run to select, so launching is refused
+ * (`sender_run_missing`) before anything is granted or written; flags cannot stand in for it.
+ */
+export function launchSender(principal: string, repository: string, env: Env): Actor {
+  const run = actionsRunFromEnv(env);
+  if (run === null || run.workflow === null) {
+    const missing = ['GITHUB_RUN_ID', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF'].filter((k) => env[k] === undefined || env[k] === '');
+    return fail('sender_run_missing', `launch records a start marker that selects one authenticated sender run (spec 7.8), so it runs inside the dispatcher's GitHub Actions job; missing ${missing.join(', ')}`, {}, { usage: true, missing });
+  }
+  return trustedActor('dispatcher', principal, repository, run);
+}

@@ -67,7 +67,7 @@ export function git(ctx: GitContext, args: string[], input?: Uint8Array): Promis
         }
         if (err && typeof err.code !== 'number') {
           if (err.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
-            reject(new ProtocolError('ledger_too_large', `git ${args[0]} produced more than ${LEDGER_MAX_BYTES} bytes (the ledger parser limit)`));
+            reject(new ProtocolError('resource_limit', `git ${args[0]} produced more than ${LEDGER_MAX_BYTES} bytes (the ledger parser limit)`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES }));
           } else if (err.code === 'ENOENT' && !existsSync(ctx.cwd)) {
             reject(new ProtocolError('not_a_git_repository', `${ctx.cwd} does not exist`, {}, { path: ctx.cwd }));
           } else if (err.code === 'ENOENT') {

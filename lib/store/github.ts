@@ -178,7 +178,7 @@ export class GitHubStore implements LedgerStore {
 
   protected async blob(sha: string): Promise<Uint8Array> {
     const { data } = await this.call(`read blob ${sha}`, () => this.octokit.rest.git.getBlob({ ...this.where, file_sha: sha }));
-    if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('ledger_too_large', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`);
+    if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('resource_limit', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
     const bytes = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
     return exactBytes(bytes, data.size, sha);
   }

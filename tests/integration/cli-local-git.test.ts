@@ -155,6 +155,11 @@ describe('fairway on a local Git repository', () => {
 
     const cancel = await cli(repo, 'cancel-claim', '--claim-id', grant.json.claims[0].claim_id, '--reason', 'operator_cancelled');
     expect(cancel.code).toBe(0);
+    // The reference's shape (contract request_roles): an administrator cancel_work with the claim_id fence.
+    const lines = git(repo, 'show', 'refs/heads/work-queue:work-queue.jsonl').split('\n');
+    const record = JSON.parse(lines.find((l) => l.includes(`"id":"${cancel.json.commit_id}"`))!);
+    expect(record.request.kind).toBe('cancel_work');
+    expect(record.operations).toEqual([{ kind: 'WorkCancellation', work_id: ids[3], reason: 'operator_cancelled', claim_id: grant.json.claims[0].claim_id }]);
     const inspect = await cli(repo, 'inspect', '--work-id', ids[3]);
     expect(inspect.json.state).toBe('cancelled');
     const policy = await cli(repo, 'policy', '--from-config', '--epoch', 'epoch-2');

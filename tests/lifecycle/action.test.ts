@@ -82,7 +82,9 @@ describe('action.yml', () => {
       bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', [{ node_key: 'task', payload: { plan: 'do it' } }], { graphId: 'g', at: ids.at }),
     });
 
-    const dispatched = await step('dispatch', {}) as { launches: Array<{ outcome: string; run_id: string; dispatch_id: string }> };
+    // The dispatcher job's own run (GitHub sets GITHUB_WORKFLOW_REF in every job): the marker's one sender (spec 7.8).
+    const dispatcherEnv = { GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` };
+    const dispatched = await step('dispatch', dispatcherEnv) as { launches: Array<{ outcome: string; run_id: string; dispatch_id: string }> };
     expect(dispatched.launches).toEqual([expect.objectContaining({ outcome: 'bound', run_id: '9007199254740993' })]);
     const worker = actions(fake.state).runs.at(-1)!;
 

@@ -30,6 +30,11 @@ afterAll(() => {
   process.env = saved;
 });
 
+/** The dispatcher's own Actions job: its run is the start marker's one sender (spec 7.8). */
+function dispatcherEnv(runId = '4001'): void {
+  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` });
+}
+
 function workerEnv(runId: string, attempt = 1): void {
   Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: String(attempt), GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
 }
@@ -38,12 +43,14 @@ describe('fairway lifecycle commands', () => {
   it('launch --next, evidence, activate, finish, result, reconcile --all, deploy and observe', async () => {
     bench = await createBench();
     Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    dispatcherEnv();
     const launched = await cli(bench, '--request-id', 'cli-d1', 'launch', '--next', '--max-claims', '1');
     expect(launched.code).toBe(0);
     expect(launched.json.grant).toMatchObject({ granted_claims: 1, replayed: false });
     expect(launched.json.launches).toHaveLength(1);
     const [l] = launched.json.launches;
     expect(l).toMatchObject({ outcome: 'bound', state: 'bound', run_id: '9007199254740993' });
+    expect((await bench.replayValid()).dispatch(l.dispatch_id)!.sender).toMatchObject({ role: 'dispatcher', workflow: '.github/workflows/dispatcher.yml', run_id: '4001', run_attempt: 1 });
     // Re-running the same request launches nothing new.
     const again = await cli(bench, '--request-id', 'cli-d1', 'launch', '--next');
     expect(again.json).toMatchObject({ grant: { replayed: true }, launches: [] });
@@ -90,12 +97,29 @@ describe('fairway lifecycle commands', () => {
     Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
     expect(await cli(bench, 'launch')).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
     expect(await cli(bench, 'reconcile')).toMatchObject({ code: 2, json: { error: { code: 'option_invalid' } } });
+    dispatcherEnv();
     expect(await cli(bench, 'launch', '--dispatch-id', 'd_nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_dispatch' } } });
+    for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
     expect(await cli(bench, 'activate', '--assignment', '/nonexistent')).toMatchObject({ code: 2, json: { error: { code: 'context_missing' } } });
     workerEnv('9007199254740993', 2);
     const dir = mkdtempSync(join(bench.dir, 'cli-'));
     writeFileSync(join(dir, 'a.json'), '{"dispatch_id":"x"}');
     expect(await cli(bench, 'activate', '--assignment', join(dir, 'a.json'))).toMatchObject({ code: 3, json: { error: { code: 'assignment_invalid' } } });
     expect(await cli(bench, 'evidence', '--work-id', 'nope')).toMatchObject({ code: 3, json: { error: { code: 'unknown_work' } } });
+  });
+
+  it('launch outside a GitHub Actions run refuses with sender_run_missing and writes nothing: a start marker selects one authenticated sender run (spec 7.8)', async () => {
+    bench = await createBench();
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const before = (await bench.replayValid()).state.tip;
+    const next = await cli(bench, '--request-id', 'laptop-1', 'launch', '--next');
+    expect(next).toMatchObject({ code: 2, json: { ok: false, error: { code: 'sender_run_missing' } } });
+    expect(next.json.error.message).toContain('GITHUB_RUN_ID');
+    // A run id without the workflow is not a sender run either.
+    Object.assign(process.env, { GITHUB_RUN_ID: '4001', GITHUB_REPOSITORY: REPOSITORY });
+    expect(await cli(bench, '--request-id', 'laptop-2', 'launch', '--next')).toMatchObject({ code: 2, json: { error: { code: 'sender_run_missing' } } });
+    const p = await bench.replayValid();
+    expect(p.state.tip).toBe(before); // no grant, no marker
+    expect(p.state.dispatches.size).toBe(0);
   });
 });

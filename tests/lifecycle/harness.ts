@@ -102,7 +102,8 @@ export async function createBench(options: BenchOptions = {}): Promise<Bench> {
   const clock = { t: T0 };
   const now = () => clock.t;
   const actor = (role: Actor['role']): Actor => ({ role, principal: PRINCIPAL, repository: REPOSITORY });
-  const dispatcher = actor('dispatcher');
+  // The dispatcher's own Actions run: a start marker selects it as the one sender (spec 7.8).
+  const dispatcher: Actor = { ...actor('dispatcher'), workflow: '.github/workflows/dispatcher.yml', run_id: '4001', run_attempt: 1 };
   const reconciler = actor('reconciler');
   const admin = actor('administrator');
   const api = new GitHubApi({ token: TOKEN, baseUrl: fake.url, retries: 0 });

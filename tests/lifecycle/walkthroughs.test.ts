@@ -157,7 +157,7 @@ describe('§7.18 walkthroughs', () => {
     expect(p.work(W('B'))!.attempts).toBe(2);
   });
 
-  it('campaign revised while work is in flight: obsolete Work is cancelled but keeps its slot until terminal evidence; a compatible deployment needs no drain', async () => {
+  it('campaign revised while work is in flight: obsolete Work is cancelled, its Claim and logical slot close, its native reservation is kept until terminal evidence; a compatible deployment needs no drain', async () => {
     bench = await createBench({ nodes: [{ node_key: 'r1/prepare', payload: { plan: 'old' } }] });
     const [d] = await bench.grant('g1');
     const run = await launchAndActivate(bench, d!);
@@ -173,6 +173,8 @@ describe('§7.18 walkthroughs', () => {
     let p = await bench.projection();
     expect(p.dispatch(d!)!.profile.ref).toBe(bench.ref); // the frozen assignment keeps its revision
     expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(p.state.outstandingClaims.get('default') ?? 0).toBe(0); // spec 7.14: closing a Claim frees its logical slot
+    expect(p.claim(claimOf(p, d!, 'h1'))!.state).toBe('cancelled');
     expect(JSON.stringify(clockView(p.state.fairness, 'default'))).toBe(passes); // no debt reset
     // Still running: the cancelled Work's slot is kept.
     expect((await reconcileDispatch(bench.reconcileDeps(), d!)).outcome).toBe('running');
@@ -181,6 +183,9 @@ describe('§7.18 walkthroughs', () => {
     p = await bench.replayValid();
     expect(p.work(W('r1/prepare'))!.state).toBe('cancelled');
     expect(p.claim(claimOf(p, d!, 'h1'))!.state).toBe('cancelled');
+    // The Work cancellation closed the Claim: the reconciler's release cancels nothing again.
+    expect(countOps(p, 'ClaimCancellation', undefined)).toBe(0);
+    expect(countOps(p, 'Release', d!)).toBe(1);
     expect(actions(bench.fake.state).runs).toHaveLength(1);
   });
 });

@@ -91,7 +91,7 @@ export async function submitDirect(repo: string, requestId: string, nodes: Submi
 /** The dispatcher records the start marker, the reconciler binds the actual run (spec 7.8). */
 export async function bindDispatch(repo: string, dispatchId: string, runId: string): Promise<void> {
   const publisher = publisherFor(repo);
-  const dispatcher: Actor = { role: 'dispatcher', principal: PRINCIPAL, repository: REPOSITORY };
+  const dispatcher: Actor = { role: 'dispatcher', principal: PRINCIPAL, repository: REPOSITORY, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '4001', run_attempt: 1 };
   await publisher.publish({ requestId: `start-${dispatchId}`, actor: dispatcher, prepare: () => dispatchStarted(dispatchId, dispatcher as unknown as JsonObject) });
   const reconciler: Actor = { role: 'reconciler', principal: PRINCIPAL, repository: REPOSITORY };
   await publisher.publish({ requestId: `bind-${dispatchId}`, actor: reconciler, prepare: (p, ids) => dispatchBound(p.state, dispatchId, runId, ids.at) });

@@ -130,13 +130,13 @@ describe('LocalGitStore', () => {
     expect(refTip(repo, 'work-queue')).toBe(v1.version);
   });
 
-  it('reads a ledger at the parser limit and refuses one byte more (ledger_too_large)', async () => {
+  it('reads a ledger at the parser limit and refuses one byte more (resource_limit, ledger_bytes)', async () => {
     const repo = initRepo({ bare: true });
     const atLimit = Buffer.alloc(LEDGER_MAX_BYTES, 0x61);
     commitFiles(repo, 'work-queue', { 'work-queue.jsonl': atLimit });
     expect((await new LocalGitStore({ repo }).read()).bytes?.length).toBe(LEDGER_MAX_BYTES);
     commitFiles(repo, 'work-queue', { 'work-queue.jsonl': Buffer.concat([atLimit, Buffer.from('b')]) });
-    await expect(new LocalGitStore({ repo }).read()).rejects.toMatchObject({ code: 'ledger_too_large' });
+    await expect(new LocalGitStore({ repo }).read()).rejects.toMatchObject({ code: 'resource_limit', details: { limit: 'ledger_bytes' } });
   });
 
   it('uses the configured branch and labels the store with it', async () => {

@@ -39,7 +39,7 @@ export function buildQueue(): { projection: Projection; writer: LedgerWriter } {
   w.publish('backlog', producer, T0 + 1000, submitRequest(w.state, backlog, { graphId: 'backlog', at: T0 + 1000 }));
   const grant = w.dispatchNext('grant-1', dispatcher, T0 + 2000, { pool: 'default', max_claims: 3, max_dispatches: 3, max_bytes: 49152 });
   const claims = grant.built.plan.claims.map((c) => String((c as unknown as { claim_id: string }).claim_id));
-  w.publish('cancel-1', admin, T0 + 3000, cancelClaimsRequest(w.state, [claims[2]!], 'operator_cancelled', T0 + 3000));
+  w.publish('cancel-1', admin, T0 + 3000, cancelClaimsRequest(w.state, [claims[2]!], 'operator_cancelled'));
   return { projection: replayLedger(w.text()), writer: w };
 }
 

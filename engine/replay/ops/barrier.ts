@@ -37,7 +37,7 @@ export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).result_bytes ?? 4096;
   const bytes = utf8.encode(canonicalize(op.descriptor as unknown as JsonObject)).length;
-  if (bytes > limit) fail('result_too_large', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx));
+  if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
   checkEvidenceRun(ctx, work, op.evidence);
   work.barrier = 'verified';
   work.resultCommit = ctx.commit.id;

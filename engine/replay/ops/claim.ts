@@ -124,16 +124,15 @@ export function applyCompletion(ctx: CommitContext, op: OperationOf<'Completion'
 }
 
 export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>): void {
-  const at = where(ctx);
   const { claim, work } = effectiveClaim(ctx, op.claim_id, op.work_id);
   checkWorkerScope(ctx, claim);
   const rnb = op.retry_not_before;
-  if (rnb !== undefined && rnb < ctx.commit.at) fail('retry_invalid', 'retry_not_before precedes the decision time', at);
+  const group = ctx.state.dispatches.get(claim.dispatchId)!;
+  checkTrustedBackoff(ctx, op, group.dispatchId, group.pool);
   claim.state = 'cancelled';
   claim.terminalCommitId = ctx.commit.id;
   claim.cancelReason = op.reason;
   claim.retryNotBefore = rnb ?? null;
-  const group = ctx.state.dispatches.get(claim.dispatchId)!;
   chargeLogical(ctx.state, group.pool, claim.fairnessKey, -1);
   if (work.state === 'claimed' && work.currentClaim === claim.claimId) {
     // Retryable: back to available with its original FIFO position (7.14).
@@ -142,4 +141,33 @@ export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'Clai
     setWorkState(ctx.state, work, 'available');
   }
   touch(work, ctx.commit.id);
+}
+
+/**
+ * Trusted retry backoff (spec 7.4 "Failures before Completion MUST use trusted retry backoff",
+ * 7.18 "the Work becomes eligible after trusted backoff"): `retry_not_before` is at least the
+ * pool's `retry.backoff_ms` after the backoff origin. The origin is the commit's decision time
+ * `at`, or, in a `release` request whose Release of this Claim's group carries definitive
+ * prelaunch/nonlaunch/terminal-run evidence, that evidence's `checked_at` (as the reference
+ * replayer anchors it). A worker's own cancelled finish is additionally pinned to exactly
+ * `at + backoff_ms` by finish.ts. A boundary that lets the Work be re-granted sooner (e.g. a
+ * zero backoff at `at`) is `retry_invalid`.
+ */
+function checkTrustedBackoff(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>, dispatchId: string, pool: string): void {
+  const { commit } = ctx;
+  const retry = poolPolicy(ctx, pool).retry as { backoff_ms: number };
+  let origin = commit.at;
+  if (commit.request.kind === 'release') {
+    for (const other of commit.operations) {
+      if (other.kind !== 'Release' || other.dispatch_id !== dispatchId) continue;
+      const kind = other.evidence.kind;
+      if (kind === 'prelaunch' || kind === 'nonlaunch' || kind === 'terminal_run') origin = Math.min(origin, other.evidence.checked_at);
+    }
+  }
+  const earliest = origin + retry.backoff_ms;
+  if (!Number.isSafeInteger(earliest) || op.retry_not_before < earliest) {
+    fail('retry_invalid', `retry_not_before ${op.retry_not_before} is earlier than the trusted backoff boundary ${earliest} (origin ${origin} + backoff_ms ${retry.backoff_ms})`, where(ctx), {
+      retry_not_before: op.retry_not_before, earliest, origin, backoff_ms: retry.backoff_ms,
+    });
+  }
 }

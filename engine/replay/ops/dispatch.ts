@@ -45,6 +45,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     if (canonicalize(op.sender as unknown as JsonObject) !== canonicalize(ctx.commit.actor as unknown as JsonObject)) {
       fail('sender_mismatch', 'the start marker sender must be the publishing actor', at);
     }
+    checkSenderRun(op.sender, at);
     g.sender = op.sender as unknown as JsonObject;
   }
   if (op.state === 'bound') {
@@ -62,6 +63,19 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   g.state = op.state;
   g.reason = op.reason ?? g.reason;
   g.lifecycleWrites += 1;
+}
+
+/**
+ * Spec 7.8: "Recording Dispatch(started) atomically selects one trusted sender run/attempt for
+ * the group". The sender is a dispatcher naming its own authenticated workflow run (workflow,
+ * run_id, run_attempt), as the reference replayer requires; a marker without one selects no
+ * sender run (`sender_run_missing`), a non-dispatcher sender is `sender_role_invalid`.
+ */
+function checkSenderRun(sender: { role: string; workflow?: string; run_id?: string; run_attempt?: number }, at: ReturnType<typeof where>): void {
+  if (sender.role !== 'dispatcher') fail('sender_role_invalid', `a start marker's sender is a dispatcher, not a ${sender.role}`, at);
+  if (sender.workflow === undefined || sender.run_id === undefined || sender.run_attempt === undefined) {
+    fail('sender_run_missing', 'a start marker selects one authenticated sender run: its sender names workflow, run_id and run_attempt', at);
+  }
 }
 
 export function applyRelease(ctx: CommitContext, op: OperationOf<'Release'>): void {

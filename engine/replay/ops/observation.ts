@@ -32,7 +32,7 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
   const gate = gateIdentity(op.resource, op.condition);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).observation_writes ?? 4096;
   const writes = (state.observationWrites.get(gate) ?? 0) + 1;
-  if (writes > limit) fail('observation_budget_exhausted', `gate has used its ${limit} observation writes in this epoch`, at);
+  if (writes > limit) fail('resource_limit', `gate has used its ${limit} observation writes in this epoch`, at, { limit: 'observation_writes', max: limit });
   state.observationWrites.set(gate, writes);
   state.observations.set(op.observation_id, {
     observationId: op.observation_id,

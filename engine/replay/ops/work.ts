@@ -7,7 +7,7 @@ import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { bump, reindexWork, setWorkState, touch } from '../mutate.ts';
+import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate.ts';
 import type { DependencyEdge, WorkRecord } from '../state.ts';
 import { checkGates, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
@@ -163,17 +163,57 @@ function checkCycle(ctx: CommitContext, op: WorkOp): void {
   visit(op.work_id);
 }
 
+/**
+ * Terminal cancellation (spec 7.6 operation table, 7.14, operator reference "Cancellation
+ * preserves dispatch membership, fairness charges, and native reservations"). An optional
+ * `claim_id` is the ownership fence: it must name the Work's current open Claim. Cancelling a
+ * claimed Work closes that Claim and frees its logical slot ("Closing a Claim frees its
+ * logical slot"); the group's native reservation stays until a Release with exact evidence,
+ * and the Claim's charge is never refunded.
+ */
 export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkCancellation'>): void {
   const at = where(ctx);
-  const work = ctx.state.works.get(op.work_id);
+  const { state } = ctx;
+  const work = state.works.get(op.work_id);
   if (work === undefined) fail('unknown_work', `Work ${op.work_id} is not admitted`, at);
   if (work.state === 'completed' || work.state === 'cancelled') fail('work_terminal', `Work ${op.work_id} is already ${work.state}`, at);
-  // A claimed Work keeps its Claim's logical slot: cancellation does not pretend the worker stopped.
-  setWorkState(ctx.state, work, 'cancelled');
-  bump(ctx.state.pendingByPool, work.pool, -1);
+  if (op.claim_id !== undefined) {
+    const fenced = state.claims.get(op.claim_id);
+    if (fenced === undefined || fenced.workId !== work.workId || work.state !== 'claimed' || work.currentClaim !== fenced.claimId || fenced.state !== 'open') {
+      fail('claim_scope_invalid', `Claim ${op.claim_id} is not the current open owner of Work ${op.work_id}; refresh state`, at);
+    }
+    work.cancellationClaim = op.claim_id;
+  }
+  checkProducerCancellation(ctx, work);
+  if (work.state === 'claimed' && work.currentClaim !== null) {
+    const claim = state.claims.get(work.currentClaim)!;
+    if (claim.state === 'open') {
+      claim.state = 'cancelled';
+      claim.terminalCommitId = ctx.commit.id;
+      claim.cancelReason = op.reason;
+      chargeLogical(state, state.dispatches.get(claim.dispatchId)!.pool, claim.fairnessKey, -1);
+    }
+  }
+  setWorkState(state, work, 'cancelled');
+  bump(state.pendingByPool, work.pool, -1);
   work.cancellationCommit = ctx.commit.id;
   work.cancellationReason = op.reason;
   touch(work, ctx.commit.id);
+}
+
+/**
+ * A producer cancels only Work inside its own entitlement (pool, admitted priority, fairness
+ * key), as the reference replayer checks ("producer cannot cancel another accounting scope").
+ * With no producer rules installed, admission is open and so is this.
+ */
+function checkProducerCancellation(ctx: CommitContext, work: WorkRecord): void {
+  if (ctx.commit.actor.role !== 'producer') return;
+  const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  if (producers === undefined || Object.keys(producers).length === 0) return;
+  const rule = producers[ctx.commit.actor.principal];
+  if (rule === undefined || !rule.pools.includes(work.pool) || !rule.priorities.includes(work.priority) || !rule.fairness_keys.includes(work.fairnessKey)) {
+    fail('producer_not_authorized', `producer ${ctx.commit.actor.principal} may not cancel Work ${work.workId} outside its entitlement`, where(ctx));
+  }
 }
 
 export function applyWorkPriority(ctx: CommitContext, op: OperationOf<'WorkPriority'>): void {

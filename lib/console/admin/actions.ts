@@ -25,7 +25,7 @@ export interface AdminOutcome {
   receipt: ReceiptView | null;
 }
 
-function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number): BuiltRequest {
+function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): BuiltRequest {
   switch (action) {
     case 'control': {
       const b = body as AdminBody<'control'>;
@@ -33,7 +33,7 @@ function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayS
     }
     case 'cancel-claim': {
       const b = body as AdminBody<'cancel-claim'>;
-      return cancelClaimsRequest(state, b.claim_ids, b.reason, at);
+      return cancelClaimsRequest(state, b.claim_ids, b.reason);
     }
     case 'cancel-work': {
       const b = body as AdminBody<'cancel-work'>;
@@ -65,7 +65,7 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     requestId,
     actor,
     now: () => runtime.now(),
-    prepare: (projection, ids) => build(action, body, projection.state, ids.at),
+    prepare: (projection) => build(action, body, projection.state),
   });
   runtime.invalidate();
   if (outcome.status === 'no_write') throw new ProtocolError(outcome.code, outcome.message);
