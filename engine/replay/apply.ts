@@ -16,7 +16,8 @@ import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
 import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
 import { applyObservation } from './ops/observation.ts';
-import { applyControl, applyDeployment, applyPolicy } from './ops/policy.ts';
+import { applyDeployment } from './ops/deployment.ts';
+import { applyControl, applyPolicy } from './ops/policy.ts';
 import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
 import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
 import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
@@ -148,6 +149,9 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
   const allowed = REQUEST_OPERATIONS[request.kind];
   ops.forEach((op, index) => {
     if (allowed === undefined || !allowed.has(op.kind)) {
+      if (op.kind === 'Deployment') {
+        fail('deployment_not_authorized', `Deployments are derived only by authorized operators in control requests, not in ${request.kind}`, { ...at, operation: index });
+      }
       fail('operation_not_allowed', `${request.kind} requests cannot carry ${op.kind} operations`, { ...at, operation: index });
     }
     if (op.kind === 'Policy' && request.kind === 'submit' && (ordinal !== 0 || index !== 0)) {

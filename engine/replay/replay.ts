@@ -39,7 +39,7 @@ export function createState(): ReplayState {
     outstandingByKey: new Map(),
     outstandingNative: new Map(),
     pendingByPool: new Map(),
-    unavailableProfiles: new Set(),
+    deployments: new Map(),
     issueLinks: new Map(),
   };
 }

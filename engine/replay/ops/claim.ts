@@ -9,6 +9,7 @@ import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
+import { routeProfile } from './deployment.ts';
 import { poolPolicy } from './policy.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
@@ -23,12 +24,11 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
 
   let group = state.dispatches.get(op.dispatch_id);
   if (group === undefined) {
-    const profiles = poolPolicy(ctx, pool).profiles as Record<string, JsonObject>;
     group = {
       dispatchId: op.dispatch_id,
       pool,
       workerProfile: work.workerProfile,
-      profile: profiles[work.workerProfile]!,
+      profile: routeProfile(state, pool, work.workerProfile),
       batchTrustDomain: work.batchTrustDomain,
       claimIds: [],
       commitId: commit.id,
