@@ -6,7 +6,7 @@ import { candidateCommitId, checkpointRequestId, requestFingerprint } from '../i
 import type { JsonObject, JsonValue } from '../json.ts';
 import { deploymentPlan } from '../lifecycle/deploy.ts';
 import { commitOn } from '../requests/build.ts';
-import { bootstrapRequest, operationsRequest, submitRequest } from '../requests/operations.ts';
+import { bootstrapRequest, submitRequest } from '../requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { planNext } from '../scheduler/plan.ts';

@@ -4,13 +4,11 @@
  * that slot independently of the group's native reservation.
  */
 import { fail } from '../../errors.ts';
-import type { JsonObject } from '../../json.ts';
 import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
 import { routeProfile } from './deployment.ts';
-import { poolPolicy } from './policy.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
 export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
