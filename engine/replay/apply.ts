@@ -16,7 +16,7 @@ import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
 import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
 import { applyObservation } from './ops/observation.ts';
-import { applyDeployment } from './ops/deployment.ts';
+import { admitExecution, applyDeployment } from './ops/deployment.ts';
 import { applyControl, applyPolicy } from './ops/policy.ts';
 import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
 import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
@@ -94,7 +94,9 @@ export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
     case 'Policy': return applyPolicy(ctx, op);
     case 'Control': return applyControl(ctx, op);
     case 'Deployment': return applyDeployment(ctx, op);
-    case 'Work': return applyWork(ctx, op);
+    case 'Work':
+      applyWork(ctx, op);
+      return admitExecution(ctx, op);
     case 'WorkCancellation': return applyWorkCancellation(ctx, op);
     case 'WorkPriority': return applyWorkPriority(ctx, op);
     case 'Completion': return applyCompletion(ctx, op);

@@ -6,16 +6,46 @@
  * Restoration re-checks what replay of the Deployments guaranteed: the pool profile is installed,
  * each revision's profile is the installed authority at its own ref, and the current ref is
  * registered. Anything else is `checkpoint_invalid`.
+ *
+ * Extension `admission_contracts` (`{work_id: contract}`): the contract a Work froze at admission,
+ * only where it differs from what restoration derives (`derivedAdmission`: its explicit
+ * `admission_contract`, else its pin's registered contract, else the installed profile's) — that
+ * is, Work admitted on a route a Deployment had moved.
  */
 import { canonicalize } from '../codec/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { StateReader } from './checkpoint-read.ts';
-import { routeKey } from './ops/deployment.ts';
-import type { ReplayState, WorkerRevision } from './state.ts';
+import { installedContract, routeKey } from './ops/deployment.ts';
+import type { ReplayState, WorkerRevision, WorkRecord } from './state.ts';
 
 const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
 
-export function deploymentsSnapshot(state: ReplayState): JsonObject | null {
+/** The snapshot's Deployment extensions (each only when nonempty). */
+export function deploymentExtensions(state: ReplayState): JsonObject {
+  const out: JsonObject = {};
+  const routes = routesSnapshot(state);
+  if (routes !== null) out.deployments = routes;
+  const admissions: JsonObject = {};
+  for (const id of [...state.admissions.keys()].sort()) {
+    const frozen = state.admissions.get(id)!;
+    if (derivedAdmission(state, state.works.get(id)!) !== frozen) admissions[id] = frozen;
+  }
+  if (Object.keys(admissions).length > 0) out.admission_contracts = admissions;
+  return out;
+}
+
+/** What restoration takes as a Work's frozen contract when `admission_contracts` does not name it. */
+function derivedAdmission(state: ReplayState, work: WorkRecord): string | undefined {
+  const def = work.definition;
+  if (typeof def.admission_contract === 'string') return def.admission_contract;
+  const route = state.deployments.get(routeKey(work.pool, work.workerProfile));
+  if (typeof def.execution_ref === 'string' && route !== undefined) return route.revisions.get(def.execution_ref)?.contract;
+  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+  const profiles = (Object.hasOwn(pools, work.pool) ? pools[work.pool]!.profiles : {}) as Record<string, JsonObject>;
+  return Object.hasOwn(profiles, work.workerProfile) ? installedContract(profiles[work.workerProfile]!) : undefined;
+}
+
+function routesSnapshot(state: ReplayState): JsonObject | null {
   if (state.deployments.size === 0) return null;
   const out: Record<string, Record<string, JsonObject>> = {};
   for (const key of [...state.deployments.keys()].sort()) {
@@ -30,7 +60,17 @@ export function deploymentsSnapshot(state: ReplayState): JsonObject | null {
   return out;
 }
 
-export function restoreDeployments(r: StateReader, state: ReplayState, raw: JsonObject): void {
+export function restoreDeployments(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
+  if (snapshot.deployments !== undefined) restoreRoutes(r, state, r.obj(snapshot.deployments, 'deployments'));
+  const explicit = snapshot.admission_contracts === undefined ? {} : r.obj(snapshot.admission_contracts, 'admission_contracts');
+  for (const id of Object.keys(explicit)) if (!state.works.has(id)) r.bad(`admission_contracts names unknown Work ${id}`);
+  for (const work of state.works.values()) {
+    const frozen = Object.hasOwn(explicit, work.workId) ? r.digest(explicit[work.workId], `admission_contracts.${work.workId}`) : derivedAdmission(state, work);
+    if (frozen !== undefined) state.admissions.set(work.workId, frozen);
+  }
+}
+
+function restoreRoutes(r: StateReader, state: ReplayState, raw: JsonObject): void {
   const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
   for (const [pool, routes] of Object.entries(r.obj(raw, 'deployments'))) {
     if (!Object.hasOwn(pools, pool)) r.bad(`deployments names pool ${pool}, which the Policy does not configure`);

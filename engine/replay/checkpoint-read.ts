@@ -25,7 +25,7 @@ export const STATE_KEYS = [
  * Fairway extensions, written only when nonempty (so reference-shaped states stay byte-identical):
  * replay facts of operations the reference's checkpoint version predates.
  */
-export const EXTENSION_KEYS = ['deployments', 'issue_links'] as const;
+export const EXTENSION_KEYS = ['deployments', 'admission_contracts', 'issue_links'] as const;
 
 /** Keys of a checkpoint Work entry that are replay state rather than the admitted Work operation. */
 export const WORK_STATE_KEYS: ReadonlySet<string> = new Set([
@@ -147,9 +147,9 @@ export function restoreObservations(r: StateReader, state: ReplayState, snapshot
   }
 }
 
-/** Fairway extensions: Deployment routes and backing-Issue records. */
+/** Fairway extensions: Deployment routes, admission contracts and backing-Issue records. */
 export function restoreExtensions(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
-  if (snapshot.deployments !== undefined) restoreDeployments(r, state, r.obj(snapshot.deployments, 'deployments'));
+  restoreDeployments(r, state, snapshot);
   if (snapshot.issue_links !== undefined) {
     for (const [workId, records] of Object.entries(r.obj(snapshot.issue_links, 'issue_links'))) {
       if (!state.works.has(workId)) r.bad(`issue_links names unknown Work ${workId}`);

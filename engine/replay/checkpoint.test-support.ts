@@ -81,6 +81,7 @@ export function semantic(state: ReplayState): JsonValue {
     graphs: sorted(state.graphs),
     successors: sorted(state.successors),
     deployments: sorted(state.deployments).map(([key, route]) => [key, route.currentRef, [...route.revisions].sort(byKey)]),
+    admissions: sorted(state.admissions),
     links: sorted(state.issueLinks),
   };
   return JSON.parse(JSON.stringify(view)) as JsonValue;

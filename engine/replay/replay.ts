@@ -40,6 +40,7 @@ export function createState(): ReplayState {
     outstandingNative: new Map(),
     pendingByPool: new Map(),
     deployments: new Map(),
+    admissions: new Map(),
     issueLinks: new Map(),
   };
 }

@@ -225,6 +225,8 @@ export interface ReplayState {
    * installed profile's own revision, available (replay/ops/deployment.ts). Cleared by a Policy epoch.
    */
   deployments: Map<string, WorkerRoute>;
+  /** The logical contract each Work froze at admission (spec 7.10 `admission_contract`), by Work id. */
+  admissions: Map<string, string>;
   /** Backing Issue links and comments by Work id (projector records). */
   issueLinks: Map<string, JsonObject[]>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */

@@ -8,7 +8,7 @@ import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
-import { routeProfile } from './deployment.ts';
+import { executionProfile } from './deployment.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
 export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
@@ -26,7 +26,7 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
       dispatchId: op.dispatch_id,
       pool,
       workerProfile: work.workerProfile,
-      profile: routeProfile(state, pool, work.workerProfile),
+      profile: executionProfile(state, work),
       batchTrustDomain: work.batchTrustDomain,
       claimIds: [],
       commitId: commit.id,

@@ -37,7 +37,7 @@
  * contract is `deployment_revision_immutable`; `activate: false` only updates a registered
  * historical revision's availability (an unregistered one is `deployment_revision_unregistered`,
  * the current one `deployment_revision_current`). A new Policy epoch installs fresh routes.
- * Existing Dispatch records keep their frozen profile (claim.ts freezes `routeProfile` at grant).
+ * Existing Dispatch records keep their frozen profile (claim.ts freezes `executionProfile` at grant).
  */
 import { canonicalize, sha256Hex } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
@@ -86,21 +86,65 @@ export function currentRevision(route: WorkerRoute): WorkerRevision {
 }
 
 /**
- * Whether the revision `work` runs now (its route's current revision) is available. Cheap on the
- * scheduling path: a route no Deployment has touched is its installed, available revision.
+ * Admission (spec 7.10): "Admission freezes admission_contract from the approved logical contract
+ * when the caller omits an explicit contract"; "explicit execution_ref pins MUST retain their
+ * approved revision". A pin must name a registered revision of the route
+ * (`execution_ref_unregistered`); an explicit contract must be the contract of the revision the
+ * Work would run — its pin, else the current route (`contract_incompatible`). Runs after
+ * applyWork admitted the operation (whose own checks come first).
  */
-export function executionAvailable(state: ReplayState, work: Pick<WorkRecord, 'pool' | 'workerProfile'>): boolean {
-  const deployed = state.deployments.get(routeKey(work.pool, work.workerProfile));
-  return deployed === undefined || currentRevision(deployed).available;
+export function admitExecution(ctx: CommitContext, op: OperationOf<'Work'>): void {
+  const { state } = ctx;
+  const at = where(ctx);
+  const route = workerRoute(state, op.pool, op.worker_profile)!;
+  let revision = currentRevision(route);
+  if (op.execution_ref !== undefined) {
+    const pinned = route.revisions.get(op.execution_ref);
+    if (pinned === undefined) fail('execution_ref_unregistered', `execution_ref ${op.execution_ref} is not a registered revision of ${op.pool}/${op.worker_profile}`, at);
+    revision = pinned;
+  }
+  if (op.admission_contract !== undefined && op.admission_contract !== revision.contract) {
+    fail('contract_incompatible', `admission_contract ${op.admission_contract} is not the contract ${revision.contract} of the revision this Work would run`, at);
+  }
+  state.admissions.set(op.work_id, revision.contract);
 }
 
-/** The profile a new dispatch group freezes (spec 7.10: later Deployments never reinterpret it). */
-export function routeProfile(state: ReplayState, pool: string, workerProfile: string): JsonObject {
-  const deployed = state.deployments.get(routeKey(pool, workerProfile));
-  if (deployed !== undefined) return currentRevision(deployed).profile;
-  const profiles = installedProfiles(state, pool);
-  if (profiles === undefined || !Object.hasOwn(profiles, workerProfile)) return fail('unknown_profile', `pool ${pool} has no worker profile ${workerProfile}`);
-  return profiles[workerProfile]!;
+/** The logical contract `work` froze at admission. */
+export function admissionContract(state: ReplayState, work: Pick<WorkRecord, 'workId' | 'pool' | 'workerProfile'>): string {
+  const frozen = state.admissions.get(work.workId);
+  if (frozen !== undefined) return frozen;
+  return fail('internal_error', `Work ${work.workId} has no frozen admission contract`);
+}
+
+function pinOf(work: Pick<WorkRecord, 'definition'>): string | undefined {
+  const pin = work.definition.execution_ref;
+  return typeof pin === 'string' ? pin : undefined;
+}
+
+/**
+ * Why the revision `work` would run now cannot take it, or null: its pin (else the current route)
+ * is unavailable (`deployment_unavailable`), or the current route's contract is not the one the
+ * unpinned Work froze (`contract_incompatible`). Cheap on the scheduling path: an unpinned Work on
+ * a route no Deployment has touched runs its installed revision, whose contract it froze.
+ */
+export function executionBlock(state: ReplayState, work: WorkRecord): 'deployment_unavailable' | 'contract_incompatible' | null {
+  const deployed = state.deployments.get(routeKey(work.pool, work.workerProfile));
+  if (deployed === undefined) return null;
+  const pin = pinOf(work);
+  const revision = pin === undefined ? currentRevision(deployed) : deployed.revisions.get(pin);
+  if (revision === undefined || !revision.available) return 'deployment_unavailable';
+  if (pin === undefined && revision.contract !== admissionContract(state, work)) return 'contract_incompatible';
+  return null;
+}
+
+/** The profile a new dispatch group of `work` freezes: its pinned revision, else the current route. */
+export function executionProfile(state: ReplayState, work: WorkRecord): JsonObject {
+  const route = workerRoute(state, work.pool, work.workerProfile);
+  if (route === null) return fail('unknown_profile', `pool ${work.pool} has no worker profile ${work.workerProfile}`);
+  const pin = pinOf(work);
+  const revision = pin === undefined ? currentRevision(route) : route.revisions.get(pin);
+  if (revision === undefined) return fail('execution_ref_unregistered', `execution_ref ${String(pin)} is no longer registered`);
+  return revision.profile;
 }
 
 export function applyDeployment(ctx: CommitContext, op: OperationOf<'Deployment'>): void {
