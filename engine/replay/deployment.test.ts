@@ -7,12 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { isProtocolError } from '../errors.ts';
-import { requestFingerprint } from '../identity/index.ts';
+import { requestFingerprint, workId } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { deploymentPlan } from '../lifecycle/deploy.ts';
 import { buildCommit, commitOn } from '../requests/build.ts';
 import { dispatchBound, dispatchStarted } from '../requests/lifecycle.ts';
-import { bootstrapRequest, finishRequest, operationsRequest, submitRequest, type BuiltRequest } from '../requests/operations.ts';
+import { bootstrapRequest, finishRequest, operationsRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { clockView } from '../scheduler/clocks.ts';
@@ -295,5 +295,109 @@ describe('Deployment routes survive checkpoints (spec 7.10)', () => {
     forged.request.fingerprint = requestFingerprint(forged.actor, 'checkpoint', forged.request.parameters as JsonValue);
     expect(codeOf(`${canonicalize(forged)}\n`)).toBe('checkpoint_invalid');
     expect(codeOf(`${canonicalize(root as unknown as JsonValue)}\n`)).toBe('accepted');
+  });
+});
+
+describe('admission contracts and execution pins (spec 7.10; issue 16 §2)', () => {
+  const WIDE = { pool: 'default', max_claims: 8, max_dispatches: 8, max_bytes: 49152 };
+  const node = (key: string, extra: Partial<SubmitNode> = {}): SubmitNode => ({ node_key: key, payload: { key }, ...extra });
+  const submit = (w: LedgerWriter, id: string, at: number, nodes: SubmitNode[]) => w.publish(id, producer, at, submitRequest(w.state, nodes, { graphId: 'g', at }));
+  const reason = (w: LedgerWriter, key: string, at: number) => {
+    const e = eligibility(w.state, w.state.works.get(workId('g', key))!, at);
+    return e.eligible ? 'eligible' : e.reason;
+  };
+  const refOf = (w: LedgerWriter, key: string) => {
+    const work = w.state.works.get(workId('g', key))!;
+    return w.state.dispatches.get(w.state.claims.get(work.currentClaim!)!.dispatchId)!.profile.ref;
+  };
+
+  it('rejects a pin to a revision the route never registered (execution_ref_unregistered)', () => {
+    const w = queue();
+    const pinned = submitRequest(w.state, [node('pinned', { execution_ref: REF_C })], { graphId: 'g', at: T0 + 1 });
+    expect(codeOf(w.text() + line(w, 'pin', producer, T0 + 1, pinned))).toBe('execution_ref_unregistered');
+    const installedPin = submitRequest(w.state, [node('pinned', { execution_ref: REF_A })], { graphId: 'g', at: T0 + 1 });
+    expect(codeOf(w.text() + line(w, 'pin', producer, T0 + 1, installedPin))).toBe('accepted');
+  });
+
+  it('rejects an explicit admission_contract that is not the contract of the revision the Work would run (contract_incompatible)', () => {
+    const w = queue();
+    w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B, (o) => (o.profile.logical_contract = 'e'.repeat(64)))));
+    const derived = installedContract(installed(w));
+    for (const [extra, expected] of [
+      [{ admission_contract: derived }, 'contract_incompatible'], // the current route (B) has contract e…
+      [{ admission_contract: 'e'.repeat(64) }, 'accepted'],
+      [{ execution_ref: REF_A, admission_contract: 'e'.repeat(64) }, 'contract_incompatible'], // the pin (A) has the derived one
+      [{ execution_ref: REF_A, admission_contract: derived }, 'accepted'],
+    ] as const) {
+      const built = submitRequest(w.state, [node('explicit', extra)], { graphId: 'g', at: T0 + 2 });
+      expect(codeOf(w.text() + line(w, 'explicit', producer, T0 + 2, built)), JSON.stringify(extra)).toBe(expected);
+    }
+  });
+
+  it('admission freezes the approved contract when omitted: the installed one, then the deployed one', () => {
+    const w = queue();
+    expect(w.state.admissions.get(workId('g', 'first'))).toBe(installedContract(installed(w)));
+    w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B, (o) => (o.profile.logical_contract = 'e'.repeat(64)))));
+    submit(w, 'later', T0 + 2, [node('later')]);
+    expect(w.state.admissions.get(workId('g', 'later'))).toBe('e'.repeat(64));
+    expect(w.state.works.get(workId('g', 'later'))!.definition.admission_contract).toBeUndefined(); // frozen by replay, not rewritten on the wire
+  });
+
+  it('pinned Work keeps its revision across deployments; unpinned Work follows a compatible one; an incompatible one pauses only the unpinned Work admitted before it and its successors', () => {
+    const w = new LedgerWriter();
+    w.publish('bootstrap', producer, T0, bootstrapRequest(policy(), 'epoch-1', [
+      node('pinned', { execution_ref: REF_A }), node('old'), node('successor', { depends_on: [{ kind: 'work', node_key: 'old' }] }), node('pinned-2', { execution_ref: REF_A }),
+    ], { graphId: 'g', at: T0 }));
+    w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B))); // compatible: same derived contract
+    w.dispatchNext('grant-1', dispatcher, T0 + 2, { ...WIDE, max_claims: 2, max_dispatches: 2 });
+    expect([refOf(w, 'pinned'), refOf(w, 'old')]).toEqual([REF_A, REF_B]);
+
+    submit(w, 'pending', T0 + 3, [node('pending')]);
+    const service = JSON.stringify(clockView(w.state.fairness, 'default'));
+    w.publish('deploy-c', admin, T0 + 4, control(deployment(w, REF_C, (o) => (o.profile.logical_contract = 'e'.repeat(64))))); // incompatible
+    submit(w, 'fresh', T0 + 5, [node('fresh'), node('after-pending', { depends_on: [{ kind: 'work', node_key: 'pending' }] })]);
+    expect(reason(w, 'pending', T0 + 6)).toBe('contract_incompatible');
+    expect(reason(w, 'successor', T0 + 6)).toBe('contract_incompatible'); // also admitted under the old contract
+    expect(reason(w, 'after-pending', T0 + 6)).toBe('dependency_wait'); // a dependent successor waits on the paused Work
+    expect(reason(w, 'pinned-2', T0 + 6)).toBe('eligible');
+    expect(reason(w, 'fresh', T0 + 6)).toBe('eligible');
+
+    w.dispatchNext('grant-2', dispatcher, T0 + 6, WIDE);
+    expect([refOf(w, 'pinned-2'), refOf(w, 'fresh')]).toEqual([REF_A, REF_C]);
+    const paused = w.state.works.get(workId('g', 'pending'))!;
+    expect([paused.state, paused.attempts, paused.claims.length]).toEqual(['available', 0, 0]); // no Claim, no attempt
+    expect(JSON.stringify(clockView(w.state.fairness, 'default'))).not.toBe(service); // the others were served…
+    expect(w.state.claims.size).toBe(4); // …and nothing was charged for the paused Work
+    expect(codeOf(w.text())).toBe('accepted');
+  });
+
+  it('activate: false on a pinned historical revision pauses only the Work pinned to it (deployment_unavailable)', () => {
+    const w = queue();
+    submit(w, 'pin', T0 + 1, [node('pinned', { execution_ref: REF_A })]);
+    w.publish('deploy-b', admin, T0 + 2, control(deployment(w, REF_B)));
+    w.publish('retire-a', admin, T0 + 3, control(deployment(w, REF_A, (o) => Object.assign(o, { activate: false, available: false, reason: 'retired' }))));
+    expect(reason(w, 'pinned', T0 + 4)).toBe('deployment_unavailable');
+    expect(reason(w, 'first', T0 + 4)).toBe('eligible');
+    w.dispatchNext('grant', dispatcher, T0 + 4, WIDE);
+    expect([refOf(w, 'first'), refOf(w, 'second')]).toEqual([REF_B, REF_B]);
+    expect(w.state.works.get(workId('g', 'pinned'))!.attempts).toBe(0);
+  });
+
+  it('admission contracts and pins survive a checkpoint: the restored ledger pauses and routes the same Work', () => {
+    const w = queue();
+    submit(w, 'pin', T0 + 1, [node('pinned', { execution_ref: REF_A })]);
+    w.publish('deploy-c', admin, T0 + 2, control(deployment(w, REF_C, (o) => (o.profile.logical_contract = 'e'.repeat(64)))));
+    submit(w, 'fresh', T0 + 3, [node('fresh')]);
+    const history = w.lines.map((l) => parseQueueCommit(JSON.parse(l)));
+    const root = buildCheckpointCommit({ state: w.state, history }, { priorGitSha: 'f'.repeat(40), actor: admin, at: T0 + 10 });
+    const state = (root.operations[0] as unknown as { state: JsonObject }).state;
+    expect(state.admission_contracts).toEqual({ [workId('g', 'fresh')]: 'e'.repeat(64) }); // only what restoration cannot derive
+    const restored = new LedgerWriter();
+    restored.lines.push(commitOn(restored.state, parseQueueCommit(JSON.parse(canonicalize(root as unknown as JsonValue)))));
+    expect(restored.state.admissions).toEqual(w.state.admissions);
+    for (const key of ['first', 'second', 'pinned', 'fresh']) expect(reason(restored, key, T0 + 11)).toBe(reason(w, key, T0 + 11));
+    expect(reason(restored, 'first', T0 + 11)).toBe('contract_incompatible');
+    restored.dispatchNext('grant', dispatcher, T0 + 11, WIDE);
+    expect([refOf(restored, 'pinned'), refOf(restored, 'fresh')]).toEqual([REF_A, REF_C]);
   });
 });
