@@ -39,6 +39,10 @@ function commitOnMain(repo: string, files: Record<string, string | null>): strin
   return git(repo, 'rev-parse', 'main');
 }
 
+function ledgerRef(repo: string): string {
+  return (ledger(repo).state.policy!.policy.pools as any).default.profiles.default.ref;
+}
+
 function ledger(repo: string) {
   const bytes = execFileSync('git', ['-C', repo, 'show', 'work-queue:work-queue.jsonl']);
   return { lines: bytes.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l)), state: replayLedger(new Uint8Array(bytes)).state };
@@ -99,6 +103,46 @@ describe('fairway deploy on a local Git repository', () => {
       [installedRef, installedContract(installed), v1], [v1, installedContract(installed), v2], [v2, installedContract(installed), v3], [v3, installedContract(installed), v4],
     ]);
     expect([...state.dispatches.values()].map((g) => g.profile.ref)).toEqual([installedRef, v4]);
+  });
+
+  it('submit-work --execution-ref pins a registered revision across deployments; unpinned Work follows the route and pauses when it is unavailable', async () => {
+    writeFileSync(join(files, 'p.json'), JSON.stringify({ task: 'x' }));
+    const payload = join(files, 'p.json');
+    expect((await cli(repo, '--request-id', 'seed', 'submit-work', '--file', payload, '--node-key', 'seed')).code).toBe(0);
+    const v1 = commitOnMain(repo, { [WORKFLOW]: 'name: worker v1\n' });
+    expect((await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1 });
+
+    const tipBefore = git(repo, 'rev-parse', 'work-queue');
+    const unregistered = await cli(repo, '--request-id', 'pin-x', 'submit-work', '--file', payload, '--node-key', 'pin-x', '--execution-ref', 'd'.repeat(40));
+    expect(unregistered).toMatchObject({ code: 3, json: { ok: false, error: { code: 'execution_ref_unregistered' } } });
+    expect((await cli(repo, '--request-id', 'pin-bad', 'submit-work', '--file', payload, '--execution-ref', 'main')).json.error.code).toBe('input_invalid');
+    expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipBefore);
+
+    const pinned = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1);
+    expect(pinned.code).toBe(0);
+    expect((await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
+    // A different (registered) pin for the admitted Work: rejected, as a new request and as a reused request id.
+    const tipPinned = git(repo, 'rev-parse', 'work-queue');
+    const changed = await cli(repo, '--request-id', 'pin-2', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
+    expect(changed).toMatchObject({ code: 3, json: { error: { code: 'duplicate_work' } } });
+    const reused = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
+    expect(reused.code).toBe(3);
+    expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipPinned);
+    writeFileSync(join(files, 'g.json'), JSON.stringify([{ node_key: 'graph-pinned', payload: { g: 1 }, execution_ref: v1 }, { node_key: 'graph-free', payload: { g: 2 } }]));
+    expect((await cli(repo, '--request-id', 'graph', 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
+
+    // The workflow disappears from the default branch: the new revision is unavailable.
+    const v2 = commitOnMain(repo, { [WORKFLOW]: null });
+    expect((await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v2, available: false });
+    const grant = await cli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '8', '--max-dispatches', '8');
+    expect(grant.json.granted_claims).toBe(2);
+    const { state } = ledger(repo);
+    const byKey = new Map([...state.works.values()].map((w) => [w.nodeKey, w]));
+    const refOf = (key: string) => state.dispatches.get(state.claims.get(byKey.get(key)!.currentClaim!)!.dispatchId)!.profile.ref;
+    expect([refOf('pinned'), refOf('graph-pinned')]).toEqual([v1, v1]);
+    expect([byKey.get('seed')!.state, byKey.get('graph-free')!.state, byKey.get('graph-free')!.attempts]).toEqual(['available', 'available', 0]);
+    const explained = await cli(repo, 'explain', '--pool', 'default', '--work-id', byKey.get('graph-free')!.workId);
+    expect(JSON.stringify(explained.json)).toContain('deployment_unavailable');
   });
 
   it('deploy on an uninitialized repository writes nothing (queue_uninitialized)', async () => {
