@@ -257,6 +257,23 @@ describe('compatible deployment: prospective, drain-free, frozen groups keep the
   });
 });
 
+describe('a drained Policy epoch is where authority changes', () => {
+  it('a new Policy epoch installs fresh routes: the widened authority a Deployment could not carry, at the epoch\'s own ref', () => {
+    const w = new LedgerWriter();
+    w.publish('genesis', admin, T0, operationsRequest('policy', [{ kind: 'Policy', epoch: 'epoch-1', policy: policy() }]));
+    w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B)));
+    const widened = deployment(w, REF_C, (o) => (o.profile.max_claims = 4));
+    expect(codeOf(w.text() + line(w, 'widen', admin, T0 + 2, control(widened)))).toBe('deployment_authority_changed');
+    const next = policy();
+    Object.assign(((next.pools as Record<string, JsonObject>).default!.profiles as Record<string, JsonObject>).default!, { max_claims: 4, ref: REF_C });
+    w.publish('epoch-2', admin, T0 + 2, operationsRequest('policy', [{ kind: 'Policy', epoch: 'epoch-2', policy: next }]));
+    expect(w.state.deployments.size).toBe(0);
+    const route = workerRoute(w.state, 'default', 'default')!;
+    expect([route.currentRef, [...route.revisions.keys()]]).toEqual([REF_C, [REF_C]]);
+    expect(codeOf(w.text())).toBe('accepted');
+  });
+});
+
 describe('Deployment routes survive checkpoints (spec 7.10)', () => {
   function compacted(w: LedgerWriter): { text: string; root: QueueCommit } {
     const history = w.lines.map((l) => parseQueueCommit(JSON.parse(l)));

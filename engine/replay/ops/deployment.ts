@@ -49,11 +49,17 @@ import { poolPolicy } from './policy.ts';
 /** The installed authority of a worker profile: a Deployment can never change these. */
 export const AUTHORITY_FIELDS = ['workflow', 'principal', 'trust_domain', 'credential_scope', 'effect_scope', 'max_claims', 'share_keys'] as const;
 
+const contracts = new WeakMap<JsonObject, string>();
+
 /** Fairway's logical contract of a profile without compiler metadata: SHA-256 of canonical authority. */
 export function installedContract(profile: JsonObject): string {
+  const known = contracts.get(profile);
+  if (known !== undefined) return known;
   const authority: JsonObject = {};
   for (const k of AUTHORITY_FIELDS) authority[k] = profile[k] ?? null;
-  return sha256Hex(canonicalize(authority));
+  const digest = sha256Hex(canonicalize(authority));
+  contracts.set(profile, digest);
+  return digest;
 }
 
 export function routeKey(pool: string, workerProfile: string): string {
