@@ -134,6 +134,8 @@ describe('fairway deploy on a local Git repository', () => {
     // The workflow disappears from the default branch: the new revision is unavailable.
     const v2 = commitOnMain(repo, { [WORKFLOW]: null });
     expect((await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v2, available: false });
+    // A retry of the pinned submission after the deployment is the same accepted request: the pin and contract stay.
+    expect((await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
     const grant = await cli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '8', '--max-dispatches', '8');
     expect(grant.json.granted_claims).toBe(2);
     const { state } = ledger(repo);
