@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
+import { workId } from '../../engine/identity/index.ts';
+import type { JsonObject } from '../../engine/json.ts';
 import { installedContract } from '../../engine/replay/ops/deployment.ts';
+import { bootstrapRequest, operationsRequest, submitRequest } from '../../engine/requests/operations.ts';
+import { defaultPolicy, LedgerWriter } from '../../engine/requests/writer.ts';
+import type { Actor } from '../../engine/schema/index.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 
 const WORKFLOW = '.github/workflows/worker.lock.yml';
@@ -145,6 +150,31 @@ describe('fairway deploy on a local Git repository', () => {
     expect([byKey.get('seed')!.state, byKey.get('graph-free')!.state, byKey.get('graph-free')!.attempts]).toEqual(['available', 'available', 0]);
     const explained = await cli(repo, 'explain', '--pool', 'default', '--work-id', byKey.get('graph-free')!.workId);
     expect(JSON.stringify(explained.json)).toContain('deployment_unavailable');
+  });
+
+  it('explain names contract_incompatible for unpinned Work admitted before an incompatible Deployment; a successor admitted after it waits on it (dependency_wait)', async () => {
+    const policy = defaultPolicy({ repository: 'acme/queue', principal: '1001' });
+    const admin: Actor = { role: 'administrator', principal: '1001', repository: 'acme/queue' };
+    const w = new LedgerWriter();
+    w.publish('bootstrap', { ...admin, role: 'producer' }, 1000, bootstrapRequest(policy, 'epoch-1', [{ node_key: 'old', payload: {} }], { graphId: 'g', at: 1000 }));
+    const profile = ((policy.pools as Record<string, JsonObject>).default!.profiles as Record<string, JsonObject>).default!;
+    w.publish('deploy', admin, 2000, operationsRequest('control', [{
+      kind: 'Deployment', pool: 'default', worker_profile: 'default', expected_ref: String(profile.ref), expected_contract: installedContract(profile),
+      profile: { ...profile, ref: 'b'.repeat(40), logical_contract: 'e'.repeat(64) }, available: true, reason: 'compiler_deployment',
+    }]));
+    // Admitted after the Deployment: it froze the new contract and only waits on its predecessor.
+    w.publish('later', { ...admin, role: 'producer' }, 2500, submitRequest(w.state, [{ node_key: 'next', payload: {}, depends_on: [{ kind: 'work', node_key: 'old' }] }], { graphId: 'g', at: 2500 }));
+    const path = join(files, 'work-queue.jsonl');
+    writeFileSync(path, w.text());
+    const explain = async (key: string) => {
+      let out = '';
+      await main(['--ledger', path, '--json', 'explain', '--pool', 'default', '--work-id', workId('g', key), '--as-of', '3000'], { out: (x) => (out += x), err: () => undefined });
+      return JSON.parse(out);
+    };
+    expect(await explain('old')).toMatchObject({ ok: true, reason: 'contract_incompatible' });
+    const successor = await explain('next');
+    expect(successor.reason).toBe('dependency_wait');
+    expect(JSON.stringify(successor.blocking_path)).toContain(workId('g', 'old'));
   });
 
   it('deploy on an uninitialized repository writes nothing (queue_uninitialized)', async () => {
