@@ -10,12 +10,13 @@
  * Extension `admission_contracts` (`{work_id: contract}`): the contract a Work froze at admission,
  * only where it differs from what restoration derives (`derivedAdmission`: its explicit
  * `admission_contract`, else its pin's registered contract, else the installed profile's) — that
- * is, Work admitted on a route a Deployment had moved.
+ * is, Work admitted on a route a Deployment had moved. A nonterminal Work's `execution_ref` must
+ * name a registered revision of its restored route.
  */
 import { canonicalize } from '../codec/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { StateReader } from './checkpoint-read.ts';
-import { installedContract, routeKey } from './ops/deployment.ts';
+import { installedContract, routeKey, workerRoute } from './ops/deployment.ts';
 import type { ReplayState, WorkerRevision, WorkRecord } from './state.ts';
 
 const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
@@ -67,6 +68,10 @@ export function restoreDeployments(r: StateReader, state: ReplayState, snapshot:
   for (const work of state.works.values()) {
     const frozen = Object.hasOwn(explicit, work.workId) ? r.digest(explicit[work.workId], `admission_contracts.${work.workId}`) : derivedAdmission(state, work);
     if (frozen !== undefined) state.admissions.set(work.workId, frozen);
+    const pin = work.definition.execution_ref;
+    if (typeof pin === 'string' && (work.state === 'available' || work.state === 'claimed') && workerRoute(state, work.pool, work.workerProfile)?.revisions.has(pin) !== true) {
+      r.bad(`Work ${work.workId} is pinned to ${pin}, which is not a registered revision of its route`);
+    }
   }
 }
 

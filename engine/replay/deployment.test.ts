@@ -299,6 +299,21 @@ describe('Deployment routes survive checkpoints (spec 7.10)', () => {
     expect(codeOf(restored.text())).toBe('accepted');
   });
 
+  it('rejects a checkpoint that drops the revision a pending Work is pinned to (checkpoint_invalid)', () => {
+    const w = queue();
+    w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B)));
+    w.publish('pin', producer, T0 + 2, submitRequest(w.state, [{ node_key: 'pinned', payload: {}, execution_ref: REF_A }], { graphId: 'g', at: T0 + 2 }));
+    const { root } = compacted(w);
+    const forged = structuredClone(root) as unknown as JsonObject & { operations: JsonObject[]; request: JsonObject; actor: JsonObject };
+    const op = forged.operations[0]! as JsonObject & { state: JsonObject };
+    delete ((((op.state.deployments as JsonObject).default as JsonObject).default as JsonObject).revisions as JsonObject)[REF_A];
+    op.state_sha256 = sha256Hex(canonicalize(op.state));
+    (forged.request.parameters as JsonObject).state_sha256 = op.state_sha256;
+    forged.request.fingerprint = requestFingerprint(forged.actor, 'checkpoint', forged.request.parameters as JsonValue);
+    expect(codeOf(`${canonicalize(forged)}\n`)).toBe('checkpoint_invalid');
+    expect(codeOf(`${canonicalize(root as unknown as JsonValue)}\n`)).toBe('accepted');
+  });
+
   it('rejects a checkpoint whose deployments extension widens a revision\'s authority (checkpoint_invalid)', () => {
     const w = queue();
     w.publish('deploy-b', admin, T0 + 1, control(deployment(w, REF_B)));
