@@ -31,6 +31,9 @@ const NodeSchema = z.strictObject({
   pool: z.string().min(1).optional(),
   worker_profile: z.string().min(1).optional(),
   graph_id: z.string().min(1).optional(),
+  /** Spec 7.10: pin a registered immutable revision; an explicit logical contract. */
+  execution_ref: z.string().regex(/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, 'expected a 40- or 64-hex immutable Git revision').optional(),
+  admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
 });
 
 async function readJson(path: string, what: string): Promise<unknown> {
@@ -112,7 +115,8 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .option('--priority <1..5>', 'priority class (1 most urgent)', (v) => Number(v))
     .option('--fairness-key <key>', 'accounting key registered in the Policy')
     .option('--worker-profile <name>', 'approved worker profile (default: the pool\'s default)')
-    .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string }) => {
+    .option('--execution-ref <sha>', 'pin execution to this registered immutable worker revision (default: follow compatible deployments)')
+    .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
       if (opts.priority !== undefined && !(Number.isInteger(opts.priority) && opts.priority >= 1 && opts.priority <= 5)) {
@@ -126,13 +130,14 @@ export const registerSubmit: CommandModule = (program, ctx) => {
         ...(opts.priority === undefined ? {} : { priority: opts.priority }),
         ...(opts.fairnessKey === undefined ? {} : { fairness_key: opts.fairnessKey }),
         ...(opts.workerProfile === undefined ? {} : { worker_profile: opts.workerProfile }),
+        ...(opts.executionRef === undefined ? {} : { execution_ref: opts.executionRef }),
       };
       await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId);
     }));
 
   program.command('submit-graph')
     .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
-    .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?}')
+    .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?, execution_ref?, admission_contract?}')
     .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)')
     .action(ctx.action(async (g, opts: { file: string; graphId?: string }) => {
       await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);

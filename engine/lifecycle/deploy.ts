@@ -5,23 +5,17 @@
  * principal, trust domain, credential/effect scope, batch bound) is its logical contract,
  * and changing it is an incompatible change that needs a drained Policy epoch instead.
  * A deployment never drains, resets fairness debt, or touches existing Dispatch records
- * (which keep their frozen profile).
+ * (which keep their frozen profile). Replay's rules are in replay/ops/deployment.ts.
  */
-import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
+import { currentRevision, installedContract, workerRoute } from '../replay/ops/deployment.ts';
 import type { ReplayState } from '../replay/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 
-const AUTHORITY = ['workflow', 'principal', 'trust_domain', 'credential_scope', 'effect_scope', 'max_claims', 'share_keys'] as const;
-
-/** Digest of a profile's authority fields: equal digests are compatible deployments. */
-export function contractDigest(profile: JsonObject): string {
-  const authority: JsonObject = {};
-  for (const k of AUTHORITY) authority[k] = profile[k] ?? null;
-  return sha256Hex(canonicalize(authority));
-}
+/** The logical contract of an installed profile (replay/ops/deployment.ts). */
+export const contractDigest = installedContract;
 
 export interface DeploymentInput {
   pool: string;
@@ -37,29 +31,37 @@ export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed
 
 export function installedProfile(state: ReplayState, pool: string, workerProfile: string): JsonObject {
   const pools = state.policy?.policy.pools as Record<string, JsonObject> | undefined;
-  const p = pools?.[pool];
+  const p = pools !== undefined && Object.hasOwn(pools, pool) ? pools[pool] : undefined;
   if (p === undefined) fail('unknown_pool', `pool ${pool} is not configured`);
-  const profile = (p.profiles as Record<string, JsonObject>)[workerProfile];
-  if (profile === undefined) fail('unknown_profile', `pool ${pool} has no worker profile ${workerProfile}`);
-  return profile;
+  const profiles = p.profiles as Record<string, JsonObject>;
+  if (!Object.hasOwn(profiles, workerProfile)) fail('unknown_profile', `pool ${pool} has no worker profile ${workerProfile}`);
+  return profiles[workerProfile]!;
 }
 
+/**
+ * The administrator `control` request that moves (pool, profile) to `input.ref` with its
+ * availability: a compare-and-set on the route's current ref and contract, carrying the
+ * installed authority unchanged. A ref already registered keeps its registered contract.
+ */
 export function deploymentPlan(state: ReplayState, input: DeploymentInput): DeploymentPlan {
   if (!/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/.test(input.ref)) fail('revision_invalid', `${input.ref} is not an immutable Git revision`);
   if (!isReasonCode(input.reason)) fail('reason_invalid', `${JSON.stringify(input.reason)} is not a sanitized reason code`);
-  const current = installedProfile(state, input.pool, input.workerProfile);
-  const available = !state.unavailableProfiles.has(`${input.pool}\u0000${input.workerProfile}`);
-  if (current.ref === input.ref && available === input.available) return { changed: false, profile: current };
-  const next: JsonObject = { ...current, ref: input.ref };
+  const installed = installedProfile(state, input.pool, input.workerProfile);
+  const route = workerRoute(state, input.pool, input.workerProfile)!;
+  const current = currentRevision(route);
+  if (route.currentRef === input.ref && current.available === input.available) return { changed: false, profile: current.profile };
+  const next: JsonObject = { ...installed, ref: input.ref };
+  const registered = route.revisions.get(input.ref);
+  if (registered !== undefined && registered.contract !== installedContract(installed)) next.logical_contract = registered.contract;
   const op: JsonObject = {
     kind: 'Deployment',
     pool: input.pool,
     worker_profile: input.workerProfile,
-    expected_ref: String(current.ref),
-    expected_contract: contractDigest(current),
+    expected_ref: route.currentRef,
+    expected_contract: current.contract,
     profile: next,
     available: input.available,
     reason: input.reason,
   };
-  return { changed: true, request: operationsRequest('control', [op]), from: String(current.ref), to: input.ref };
+  return { changed: true, request: operationsRequest('control', [op]), from: route.currentRef, to: input.ref };
 }

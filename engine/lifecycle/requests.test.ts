@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
 import { workId } from '../identity/index.ts';
 import { replayLedger } from '../replay/index.ts';
+import { workerRoute } from '../replay/ops/deployment.ts';
 import { bootstrapRequest } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';
@@ -86,6 +87,9 @@ describe('lifecycle request generation is validated by replay', () => {
     if (plan.changed) w.publish('dep', actor('administrator'), 2, plan.request);
     expect(deploymentPlan(w.state, { pool: 'default', workerProfile: 'default', ref: 'b'.repeat(40), available: true, reason: 'x' }).changed).toBe(false);
     expect(code(() => replacementRequest(w.state, { failedWorkId: workId('g', 'a'), node_key: 'a2', payload: {}, disposition: 'inspection', evidence: 'e' }, 3))).toBe('replacement_invalid');
-    expect(replayLedger(w.text()).state.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: 'b'.repeat(40) } } } });
+    // Issue 16: the Deployment moves the route; the installed Policy (authority) is never rewritten.
+    const replayed = replayLedger(w.text()).state;
+    expect(workerRoute(replayed, 'default', 'default')!.currentRef).toBe('b'.repeat(40));
+    expect(replayed.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: '0'.repeat(40) } } } });
   });
 });

@@ -16,7 +16,8 @@ import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
 import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
 import { applyObservation } from './ops/observation.ts';
-import { applyControl, applyDeployment, applyPolicy } from './ops/policy.ts';
+import { admitExecution, applyDeployment } from './ops/deployment.ts';
+import { applyControl, applyPolicy } from './ops/policy.ts';
 import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
 import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
 import { checkWorkerCommit } from './ops/worker-scope.ts';
@@ -95,7 +96,9 @@ export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
     case 'Policy': return applyPolicy(ctx, op);
     case 'Control': return applyControl(ctx, op);
     case 'Deployment': return applyDeployment(ctx, op);
-    case 'Work': return applyWork(ctx, op);
+    case 'Work':
+      applyWork(ctx, op);
+      return admitExecution(ctx, op);
     case 'WorkCancellation': return applyWorkCancellation(ctx, op);
     case 'WorkPriority': return applyWorkPriority(ctx, op);
     case 'Completion': return applyCompletion(ctx, op);
@@ -158,6 +161,9 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
   const allowed = REQUEST_OPERATIONS[request.kind];
   ops.forEach((op, index) => {
     if (allowed === undefined || !allowed.has(op.kind)) {
+      if (op.kind === 'Deployment') {
+        fail('deployment_not_authorized', `Deployments are derived only by authorized operators in control requests, not in ${request.kind}`, { ...at, operation: index });
+      }
       fail('operation_not_allowed', `${request.kind} requests cannot carry ${op.kind} operations`, { ...at, operation: index });
     }
     if (op.kind === 'Policy' && request.kind === 'submit' && (ordinal !== 0 || index !== 0)) {

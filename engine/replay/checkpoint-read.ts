@@ -9,6 +9,7 @@ import { fail, type ErrorLocation } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { ObservationOperationSchema } from '../schema/index.ts';
 import { createFairnessState, type FairnessState, type SiblingClock } from '../scheduler/clocks.ts';
+import { restoreDeployments } from './checkpoint-deployments.ts';
 import { gateIdentity } from './ops/observation.ts';
 import type { ReplayState, ResourceIdentity } from './state.ts';
 
@@ -24,7 +25,7 @@ export const STATE_KEYS = [
  * Fairway extensions, written only when nonempty (so reference-shaped states stay byte-identical):
  * replay facts of operations the reference's checkpoint version predates.
  */
-export const EXTENSION_KEYS = ['unavailable_profiles', 'issue_links'] as const;
+export const EXTENSION_KEYS = ['deployments', 'admission_contracts', 'issue_links'] as const;
 
 /** Keys of a checkpoint Work entry that are replay state rather than the admitted Work operation. */
 export const WORK_STATE_KEYS: ReadonlySet<string> = new Set([
@@ -146,13 +147,9 @@ export function restoreObservations(r: StateReader, state: ReplayState, snapshot
   }
 }
 
-/** Fairway extensions: unavailable Deployment profiles and backing-Issue records. */
+/** Fairway extensions: Deployment routes, admission contracts and backing-Issue records. */
 export function restoreExtensions(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
-  if (snapshot.unavailable_profiles !== undefined) {
-    for (const [pool, profiles] of Object.entries(r.obj(snapshot.unavailable_profiles, 'unavailable_profiles'))) {
-      for (const p of r.arr(profiles, `unavailable_profiles.${pool}`)) state.unavailableProfiles.add(`${pool}\u0000${r.str(p, 'profile')}`);
-    }
-  }
+  restoreDeployments(r, state, snapshot);
   if (snapshot.issue_links !== undefined) {
     for (const [workId, records] of Object.entries(r.obj(snapshot.issue_links, 'issue_links'))) {
       if (!state.works.has(workId)) r.bad(`issue_links names unknown Work ${workId}`);

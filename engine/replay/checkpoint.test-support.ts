@@ -80,7 +80,8 @@ export function semantic(state: ReplayState): JsonValue {
     counters: [state.outstandingClaims, state.outstandingByKey, state.outstandingNative, state.pendingByPool].map(sorted),
     graphs: sorted(state.graphs),
     successors: sorted(state.successors),
-    unavailable: [...state.unavailableProfiles].sort(),
+    deployments: sorted(state.deployments).map(([key, route]) => [key, route.currentRef, [...route.revisions].sort(byKey)]),
+    admissions: sorted(state.admissions),
     links: sorted(state.issueLinks),
   };
   return JSON.parse(JSON.stringify(view)) as JsonValue;

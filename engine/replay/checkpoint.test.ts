@@ -4,14 +4,16 @@ import { canonicalize } from '../codec/index.ts';
 import { isProtocolError } from '../errors.ts';
 import { candidateCommitId, checkpointRequestId, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
+import { deploymentPlan } from '../lifecycle/deploy.ts';
 import { commitOn } from '../requests/build.ts';
-import { bootstrapRequest, operationsRequest, submitRequest } from '../requests/operations.ts';
+import { bootstrapRequest, submitRequest } from '../requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { planNext } from '../scheduler/plan.ts';
 import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, historyDigest, stateDigest } from './checkpoint.ts';
 import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from './checkpoint.test-support.ts';
 import { replayLedger, summarize } from './index.ts';
+import { installedContract } from './ops/deployment.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const generated = new URL('../../../shared/reference/gh-aw-generated/', import.meta.url);
@@ -271,19 +273,23 @@ describe('compacted and uncompacted ledgers give identical future selections (in
     // Parameters bind only the Work nodes; the link rides along (a new array: nodes shares the old one).
     submit.operations = [...submit.operations, { kind: 'IssueLink', work_id: cpu, resource: issue, projector_ref: 'a'.repeat(40) } as never];
     w.publish('submit-mixed', producer, T0, submit);
-    const deployment = (available: boolean) => operationsRequest('control', [{
-      kind: 'Deployment', pool: 'default', worker_profile: 'gpu', expected_ref: '0'.repeat(40), expected_contract: '0'.repeat(64),
-      profile: profiles.gpu!, available, reason: available ? 'restore' : 'drain',
-    }]);
-    w.publish('drain-gpu', admin, T0 + 1, deployment(false));
+    // The writer `fairway deploy` uses: a CAS on the route's current ref and contract.
+    const deployment = (writer: LedgerWriter, available: boolean) => {
+      const plan = deploymentPlan(writer.state, { pool: 'default', workerProfile: 'gpu', ref: '0'.repeat(40), available, reason: available ? 'restore' : 'drain' });
+      if (!plan.changed) throw new Error('the availability changes');
+      return plan.request;
+    };
+    w.publish('drain-gpu', admin, T0 + 1, deployment(w, false));
     const compacted = compact(w, 'e'.repeat(40), T0 + 2);
     const state = (JSON.parse(compacted.lines[0]!).operations[0] as { state: JsonObject }).state;
-    expect(state.unavailable_profiles).toEqual({ default: ['gpu'] });
+    expect(state.deployments).toEqual({
+      default: { gpu: { current_ref: '0'.repeat(40), revisions: { ['0'.repeat(40)]: { available: false, contract: installedContract(profiles.gpu!), profile: profiles.gpu! } } } },
+    });
     expect(Object.keys(state.issue_links as JsonObject)).toEqual([cpu]);
     expect(semantic(compacted.state)).toEqual(semantic(w.state));
     expect((nextSelection(compacted.state, T0 + 3) as JsonObject).work).not.toBe(gpu);
     expect(nextSelection(compacted.state, T0 + 3)).toEqual(nextSelection(w.state, T0 + 3));
-    for (const writer of [w, compacted]) writer.publish('restore-gpu', admin, T0 + 4, deployment(true));
+    for (const writer of [w, compacted]) writer.publish('restore-gpu', admin, T0 + 4, deployment(writer, true));
     expect(nextSelection(compacted.state, T0 + 5)).toEqual({ work: gpu, observations: [] });
     expect(nextSelection(w.state, T0 + 5)).toEqual({ work: gpu, observations: [] });
     expect(semantic(compacted.state)).toEqual(semantic(w.state));

@@ -8,8 +8,8 @@
  * members, latest observation per gate, fairness clocks as decimal strings, controls, policy,
  * stats, ledger_bytes, observation write budgets) plus one receipt per committed request in causal
  * order (`requests`), seen epochs and credential generations, every observation by id, the
- * settling and cancelling operations, completion times and `last_at`. Two Fairway extensions,
- * `unavailable_profiles` and `issue_links`, appear only when nonempty (Deployment and IssueLink
+ * settling and cancelling operations, completion times and `last_at`. The Fairway extensions
+ * `deployments`/`admission_contracts` (checkpoint-deployments.ts) and `issue_links`, appear only when nonempty (Deployment and IssueLink
  * postdate that shape); a reference-shaped history therefore yields the reference bytes.
  *
  * Digests: `state_sha256` = SHA-256 of canonical(state). `history_sha256` = SHA-256 of the
@@ -37,6 +37,7 @@ import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.
 import { assignmentMember } from '../scheduler/assignment.ts';
 import type { SiblingClock } from '../scheduler/clocks.ts';
 import { applyCommit } from './apply.ts';
+import { deploymentExtensions } from './checkpoint-deployments.ts';
 import { gateIdentity } from './ops/observation.ts';
 import type { Projection } from './projection.ts';
 import { createState } from './replay.ts';
@@ -252,14 +253,7 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
     completion_times: completionTimes,
     last_at: state.commits[state.commits.length - 1]!.at,
   };
-  if (state.unavailableProfiles.size > 0) {
-    const unavailable: Record<string, string[]> = {};
-    for (const key of [...state.unavailableProfiles].sort()) {
-      const [pool, profile] = key.split('\u0000') as [string, string];
-      (unavailable[pool] ??= []).push(profile);
-    }
-    snapshot.unavailable_profiles = unavailable;
-  }
+  Object.assign(snapshot, deploymentExtensions(state));
   if (state.issueLinks.size > 0) snapshot.issue_links = Object.fromEntries(state.issueLinks);
   return snapshot;
 }

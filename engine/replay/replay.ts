@@ -39,7 +39,8 @@ export function createState(): ReplayState {
     outstandingByKey: new Map(),
     outstandingNative: new Map(),
     pendingByPool: new Map(),
-    unavailableProfiles: new Set(),
+    deployments: new Map(),
+    admissions: new Map(),
     issueLinks: new Map(),
   };
 }

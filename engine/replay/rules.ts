@@ -17,13 +17,15 @@ export const REQUEST_ROLES: Readonly<Record<Role, readonly string[]>> = {
  * Operation kinds a request kind may persist. Policy inside `submit` is the
  * bootstrap genesis form only (checked separately: ordinal 0, first operation).
  * IssueLink/IssueComment are projector records of the protected hooks that run
- * beside admission and settlement.
+ * beside admission and settlement. Deployment rides only in an administrator's
+ * `control` (spec 7.10: a separate transition, never inside the submit or
+ * dispatch_next it precedes; see ops/deployment.ts).
  */
 export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   policy: new Set(['Policy']),
   control: new Set(['Control', 'WorkPriority', 'Deployment']),
-  submit: new Set(['Policy', 'Work', 'Deployment', 'IssueLink']),
-  dispatch_next: new Set(['Observation', 'Claim', 'Deployment', 'IssueComment']),
+  submit: new Set(['Policy', 'Work', 'IssueLink']),
+  dispatch_next: new Set(['Observation', 'Claim', 'IssueComment']),
   finish: new Set(['Completion', 'ClaimCancellation', 'WorkCancellation', 'IssueComment']),
   observe: new Set(['Observation']),
   dispatch: new Set(['Dispatch']),

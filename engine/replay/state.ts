@@ -160,6 +160,21 @@ export interface PolicyRecord {
   ordinal: number;
 }
 
+/** One registered immutable worker revision of a route (spec 7.10). */
+export interface WorkerRevision {
+  /** The profile a dispatch group at this revision freezes: installed authority, this `ref`. */
+  profile: JsonObject;
+  /** Logical contract: the Deployment's `logical_contract`, else derived from the authority. */
+  contract: string;
+  available: boolean;
+}
+
+/** The prospective execution route of one pool profile: its current revision and every registered one. */
+export interface WorkerRoute {
+  currentRef: string;
+  revisions: Map<string, WorkerRevision>;
+}
+
 export interface CommitInfo {
   id: string;
   previous: string | null;
@@ -207,8 +222,13 @@ export interface ReplayState {
   outstandingNative: Map<string, number>;
   /** Nonterminal or delivery-pending Work per pool (pending_nodes limit, 7.17). */
   pendingByPool: Map<string, number>;
-  /** Deployment availability per `${pool}\u0000${profile}` (absent = available). */
-  unavailableProfiles: Set<string>;
+  /**
+   * Worker routes moved by Deployments, per `${pool}\u0000${profile}` (spec 7.10); absent = the
+   * installed profile's own revision, available (replay/ops/deployment.ts). Cleared by a Policy epoch.
+   */
+  deployments: Map<string, WorkerRoute>;
+  /** The logical contract each Work froze at admission (spec 7.10 `admission_contract`), by Work id. */
+  admissions: Map<string, string>;
   /** Backing Issue links and comments by Work id (projector records). */
   issueLinks: Map<string, JsonObject[]>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */

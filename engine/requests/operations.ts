@@ -29,6 +29,10 @@ export interface SubmitNode {
   pool?: string;
   worker_profile?: string;
   enqueued?: number;
+  /** Pin execution to this registered immutable revision (spec 7.10). */
+  execution_ref?: string;
+  /** Explicit logical contract; omitted, admission freezes the route's approved one. */
+  admission_contract?: string;
 }
 
 function policyOf(state: ReplayState): JsonObject {
@@ -63,6 +67,8 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
       payload: node.payload,
       depends_on: depends,
       enqueued: node.enqueued ?? defaults.at,
+      ...(node.execution_ref === undefined ? {} : { execution_ref: node.execution_ref }),
+      ...(node.admission_contract === undefined ? {} : { admission_contract: node.admission_contract }),
     } as unknown as QueueOperation;
   });
 }

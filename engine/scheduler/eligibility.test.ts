@@ -4,6 +4,15 @@ import type { DependencyEdge, ReplayState, ResourceIdentity } from '../replay/st
 import { eligibility, gateIdentity, MAX_BLOCKING_HOPS, type Eligibility } from './eligibility.ts';
 import { accountKey } from './overlay.ts';
 import { buildState, policyFor, workId, type WorkSpec } from './test-state.ts';
+import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
+
+/** What an accepted `available: false` Deployment of the installed revision leaves in the state. */
+function unavailable(state: ReplayState, profile: string): void {
+  const pools = state.policy!.policy.pools as Record<string, JsonObject>;
+  const route = installedRoute((pools.default!.profiles as Record<string, JsonObject>)[profile]!);
+  route.revisions.get(route.currentRef)!.available = false;
+  state.deployments.set(routeKey('default', profile), route);
+}
 
 const AS_OF = 100_000;
 
@@ -97,7 +106,7 @@ describe('eligibility reason codes (spec 7.3, 7.13, 7.15, 7.16)', () => {
 
   it('profile_unavailable and deployment_unavailable', () => {
     expect(reasonOf(check([{ key: 'a', profile: 'gone' }], 'a'))).toBe('profile_unavailable');
-    const off = (s: ReplayState) => s.unavailableProfiles.add('default\u0000default');
+    const off = (s: ReplayState) => unavailable(s, 'default');
     expect(reasonOf(check([{ key: 'a' }], 'a', off))).toBe('deployment_unavailable');
   });
 

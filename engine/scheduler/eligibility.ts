@@ -6,6 +6,7 @@
 import { canonicalize } from '../codec/index.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
 import type { DependencyEdge, ReplayState, WorkRecord } from '../replay/state.ts';
+import { executionBlock } from '../replay/ops/deployment.ts';
 import { accountOutstanding, isClaimed, logicalOutstanding, type PlanOverlay } from './overlay.ts';
 import { poolPolicy, workerProfile } from './policy-view.ts';
 
@@ -22,6 +23,7 @@ export const ELIGIBILITY_REASONS = [
   'account_capacity_blocked',
   'profile_unavailable',
   'deployment_unavailable',
+  'contract_incompatible',
   'dependency_wait',
   'dependency_result_unavailable',
   'dependency_delivery_failed',
@@ -184,7 +186,8 @@ export function workGates(state: ReplayState, work: WorkRecord, asOf: number, po
   if (work.retryNotBefore !== null && work.retryNotBefore > asOf) return blocked(work, 'retry_delayed');
   if (work.attempts >= pool.retry.max_attempts) return blocked(work, 'retry_exhausted');
   if (workerProfile(pool, work.workerProfile) === undefined) return blocked(work, 'profile_unavailable');
-  if (state.unavailableProfiles.has(`${work.pool}\u0000${work.workerProfile}`)) return blocked(work, 'deployment_unavailable');
+  const execution = executionBlock(state, work);
+  if (execution !== null) return blocked(work, execution);
   return dependencyGates(state, work, asOf, pool);
 }
 

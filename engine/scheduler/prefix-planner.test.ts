@@ -28,6 +28,15 @@ import { PrefixPlanner } from './prefix-planner.ts';
 import { indexWork } from './ready-index.ts';
 import { referenceApplyTransition, referencePack, referencePlanNext } from './reference-pack.test-support.ts';
 import { addWorks, buildState, commitPack, complete, policyFor, workId, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
+
+/** What an accepted `available: false` Deployment of the installed revision leaves in the state. */
+function unavailable(state: ReplayState, profile: string): void {
+  const pools = state.policy!.policy.pools as Record<string, JsonObject>;
+  const route = installedRoute((pools.default!.profiles as Record<string, JsonObject>)[profile]!);
+  route.revisions.get(route.currentRef)!.available = false;
+  state.deployments.set(routeKey('default', profile), route);
+}
 
 const AS_OF = 100_000;
 
@@ -275,7 +284,7 @@ function buildScenario(s: Scenario): ReplayState {
       state.outstandingClaims.set('default', (state.outstandingClaims.get('default') ?? 0) + s.outstanding[i]!);
     }
   }
-  if (s.unavailable) state.unavailableProfiles.add('default\u0000wide');
+  if (s.unavailable) unavailable(state, 'wide');
   return state;
 }
 

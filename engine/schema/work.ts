@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import {
+  DigestSchema,
   FairnessKeySchema,
   IdentitySchema,
   PrioritySchema,
@@ -30,6 +31,13 @@ export const WorkOperationSchema = z.strictObject({
   enqueued: TimestampSchema,
   subject: ResourceSchema.optional(),
   replacement_of: ReplacementSchema.optional(),
+  /**
+   * Spec 7.10 (Fairway extension of the bda0dd04 shape, written only when given): an explicit
+   * `execution_ref` pin to a registered immutable revision, and an explicit `admission_contract`
+   * (replay freezes the approved logical contract when it is omitted; replay/ops/deployment.ts).
+   */
+  execution_ref: RevisionSchema.optional(),
+  admission_contract: DigestSchema.optional(),
 });
 export type WorkOperation = z.infer<typeof WorkOperationSchema>;
 

@@ -4,12 +4,11 @@
  * that slot independently of the group's native reservation.
  */
 import { fail } from '../../errors.ts';
-import type { JsonObject } from '../../json.ts';
 import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
-import { poolPolicy } from './policy.ts';
+import { executionProfile } from './deployment.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
 export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
@@ -23,12 +22,11 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
 
   let group = state.dispatches.get(op.dispatch_id);
   if (group === undefined) {
-    const profiles = poolPolicy(ctx, pool).profiles as Record<string, JsonObject>;
     group = {
       dispatchId: op.dispatch_id,
       pool,
       workerProfile: work.workerProfile,
-      profile: profiles[work.workerProfile]!,
+      profile: executionProfile(state, work),
       batchTrustDomain: work.batchTrustDomain,
       claimIds: [],
       commitId: commit.id,

@@ -1,8 +1,7 @@
 /**
- * Policy epochs (spec 7.1, 7.10: quiescence), operational Controls (7.10) and
- * prospective worker Deployments (7.10 "Stable obligations and evolving execution").
+ * Policy epochs (spec 7.1, 7.10: quiescence) and operational Controls (7.10). Worker
+ * Deployments are in deployment.ts.
  */
-import { canonicalize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { createFairnessState } from '../../scheduler/clocks.ts';
@@ -55,7 +54,7 @@ export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void
   // A new economic epoch explicitly initializes its clocks (7.10) and gate write budgets.
   state.fairness = createFairnessState(policy, op.epoch);
   state.observationWrites.clear();
-  state.unavailableProfiles.clear();
+  state.deployments.clear();
 }
 
 function checkPolicyCoherence(ctx: CommitContext, policy: JsonObject): void {
@@ -83,30 +82,4 @@ export function applyControl(ctx: CommitContext, op: OperationOf<'Control'>): vo
     if (typeof op.value !== 'boolean') fail('control_invalid', `${op.control} takes a boolean`, at);
     controls[op.control] = op.value;
   }
-}
-
-/** Compare-and-set of a pool profile's prospective revision and availability. */
-export function applyDeployment(ctx: CommitContext, op: OperationOf<'Deployment'>): void {
-  const at = where(ctx);
-  const role = ctx.commit.actor.role;
-  if (role === 'worker' || role === 'reconciler') fail('role_not_allowed', `${role}s cannot derive Deployment operations`, at);
-  const pool = poolPolicy(ctx, op.pool);
-  const profiles = pool.profiles as Record<string, JsonObject>;
-  const current = profiles[op.worker_profile];
-  if (current === undefined) fail('unknown_profile', `pool ${op.pool} has no worker profile ${op.worker_profile}`, at);
-  if (current.ref !== op.expected_ref) {
-    fail('deployment_conflict', `expected ref ${op.expected_ref} but the profile is at ${String(current.ref)}`, at);
-  }
-  const key = `${op.pool}\u0000${op.worker_profile}`;
-  const next = op.profile as unknown as JsonObject;
-  if (op.activate !== false && canonicalize(next) !== canonicalize(current)) {
-    // Prospective only: existing Dispatch records keep their frozen profile (7.10).
-    // The installed Policy object is shared with its commit, so copy before changing.
-    const installed = ctx.state.policy!;
-    const policy = structuredClone(installed.policy);
-    ((policy.pools as Record<string, JsonObject>)[op.pool]!.profiles as Record<string, JsonObject>)[op.worker_profile] = structuredClone(next);
-    ctx.state.policy = { ...installed, policy };
-  }
-  if (op.available) ctx.state.unavailableProfiles.delete(key);
-  else ctx.state.unavailableProfiles.add(key);
 }

@@ -19,6 +19,7 @@ const REASONS: Record<string, [string, Tone]> = {
   account_capacity_blocked: ['Fairness key at its outstanding-Claim limit', 'wait'],
   profile_unavailable: ['Its worker profile is not approved in this pool', 'bad'],
   deployment_unavailable: ['Its worker deployment is unavailable', 'bad'],
+  contract_incompatible: ['The deployed worker revision has a different logical contract than this Work was admitted with', 'bad'],
   dependency_wait: ['A predecessor has no verified Result yet', 'wait'],
   dependency_result_unavailable: ['A predecessor completed but its Result is not verified yet', 'wait'],
   dependency_delivery_failed: ['A predecessor\'s delivery failed; needs a replacement or cancellation', 'bad'],

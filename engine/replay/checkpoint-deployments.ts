@@ -1,0 +1,103 @@
+/**
+ * The checkpoint extension `deployments` (spec 7.10: "Deployment and pin state MUST survive
+ * checkpoint restoration without rewriting earlier results or assignments"): every worker route
+ * a Deployment moved, written only when there is one (so reference-shaped states keep their
+ * bytes), as `{pool: {profile: {current_ref, revisions: {ref: {available, contract, profile}}}}}`.
+ * Restoration re-checks what replay of the Deployments guaranteed: the pool profile is installed,
+ * each revision's profile is the installed authority at its own ref, and the current ref is
+ * registered. Anything else is `checkpoint_invalid`.
+ *
+ * Extension `admission_contracts` (`{work_id: contract}`): the contract a Work froze at admission,
+ * only where it differs from what restoration derives (`derivedAdmission`: its explicit
+ * `admission_contract`, else its pin's registered contract, else the installed profile's) — that
+ * is, Work admitted on a route a Deployment had moved. A nonterminal Work's `execution_ref` must
+ * name a registered revision of its restored route.
+ */
+import { canonicalize } from '../codec/index.ts';
+import type { JsonObject } from '../json.ts';
+import type { StateReader } from './checkpoint-read.ts';
+import { installedContract, routeKey, workerRoute } from './ops/deployment.ts';
+import type { ReplayState, WorkerRevision, WorkRecord } from './state.ts';
+
+const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
+
+/** The snapshot's Deployment extensions (each only when nonempty). */
+export function deploymentExtensions(state: ReplayState): JsonObject {
+  const out: JsonObject = {};
+  const routes = routesSnapshot(state);
+  if (routes !== null) out.deployments = routes;
+  const admissions: JsonObject = {};
+  for (const id of [...state.admissions.keys()].sort()) {
+    const frozen = state.admissions.get(id)!;
+    if (derivedAdmission(state, state.works.get(id)!) !== frozen) admissions[id] = frozen;
+  }
+  if (Object.keys(admissions).length > 0) out.admission_contracts = admissions;
+  return out;
+}
+
+/** What restoration takes as a Work's frozen contract when `admission_contracts` does not name it. */
+function derivedAdmission(state: ReplayState, work: WorkRecord): string | undefined {
+  const def = work.definition;
+  if (typeof def.admission_contract === 'string') return def.admission_contract;
+  const route = state.deployments.get(routeKey(work.pool, work.workerProfile));
+  if (typeof def.execution_ref === 'string' && route !== undefined) return route.revisions.get(def.execution_ref)?.contract;
+  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+  const profiles = (Object.hasOwn(pools, work.pool) ? pools[work.pool]!.profiles : {}) as Record<string, JsonObject>;
+  return Object.hasOwn(profiles, work.workerProfile) ? installedContract(profiles[work.workerProfile]!) : undefined;
+}
+
+function routesSnapshot(state: ReplayState): JsonObject | null {
+  if (state.deployments.size === 0) return null;
+  const out: Record<string, Record<string, JsonObject>> = {};
+  for (const key of [...state.deployments.keys()].sort()) {
+    const [pool, profile] = key.split('\u0000') as [string, string];
+    const route = state.deployments.get(key)!;
+    const revisions: JsonObject = {};
+    for (const [ref, r] of [...route.revisions].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      revisions[ref] = { available: r.available, contract: r.contract, profile: r.profile };
+    }
+    (out[pool] ??= {})[profile] = { current_ref: route.currentRef, revisions };
+  }
+  return out;
+}
+
+export function restoreDeployments(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
+  if (snapshot.deployments !== undefined) restoreRoutes(r, state, r.obj(snapshot.deployments, 'deployments'));
+  const explicit = snapshot.admission_contracts === undefined ? {} : r.obj(snapshot.admission_contracts, 'admission_contracts');
+  for (const id of Object.keys(explicit)) if (!state.works.has(id)) r.bad(`admission_contracts names unknown Work ${id}`);
+  for (const work of state.works.values()) {
+    const frozen = Object.hasOwn(explicit, work.workId) ? r.digest(explicit[work.workId], `admission_contracts.${work.workId}`) : derivedAdmission(state, work);
+    if (frozen !== undefined) state.admissions.set(work.workId, frozen);
+    const pin = work.definition.execution_ref;
+    if (typeof pin === 'string' && (work.state === 'available' || work.state === 'claimed') && workerRoute(state, work.pool, work.workerProfile)?.revisions.has(pin) !== true) {
+      r.bad(`Work ${work.workId} is pinned to ${pin}, which is not a registered revision of its route`);
+    }
+  }
+}
+
+function restoreRoutes(r: StateReader, state: ReplayState, raw: JsonObject): void {
+  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+  for (const [pool, routes] of Object.entries(r.obj(raw, 'deployments'))) {
+    if (!Object.hasOwn(pools, pool)) r.bad(`deployments names pool ${pool}, which the Policy does not configure`);
+    const profiles = pools[pool]!.profiles as Record<string, JsonObject>;
+    for (const [name, value] of Object.entries(r.obj(routes, `deployments.${pool}`))) {
+      const what = `deployments.${pool}.${name}`;
+      if (!Object.hasOwn(profiles, name)) r.bad(`${what} is not an installed worker profile`);
+      const route = r.obj(value, what);
+      r.keys(route, new Set(['current_ref', 'revisions']), what);
+      const revisions = new Map<string, WorkerRevision>();
+      for (const [ref, entry] of Object.entries(r.obj(route.revisions, `${what}.revisions`))) {
+        const at = `${what}.revisions.${ref}`;
+        if (!REVISION.test(ref)) r.bad(`${at}: ${ref} is not an immutable revision`);
+        const revision = r.obj(entry, at);
+        r.keys(revision, new Set(['available', 'contract', 'profile']), at);
+        const profile = r.obj(revision.profile, `${at}.profile`);
+        if (canonicalize(profile) !== canonicalize({ ...profiles[name]!, ref })) r.bad(`${at}.profile is not the installed authority at ${ref}`);
+        revisions.set(ref, { profile, contract: r.digest(revision.contract, `${at}.contract`), available: r.bool(revision.available, `${at}.available`) });
+      }
+      const currentRef = r.str(route.current_ref, `${what}.current_ref`);
+      if (!revisions.has(currentRef)) r.bad(`${what}.current_ref ${currentRef} is not a registered revision`);
+      state.deployments.set(routeKey(pool, name), { currentRef, revisions });
+    }
+  }
+}
