@@ -9,6 +9,7 @@ import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
 import { executionProfile } from './deployment.ts';
+import { poolPolicy } from './policy.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
 export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
