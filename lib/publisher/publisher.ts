@@ -146,12 +146,25 @@ export class Publisher {
     if (now === null || now.fingerprint === existing.fingerprint) return outcome;
     const holder = await this.history(projection, existing.commitId);
     if (holder !== null) {
-      const then = this.preparedOn(projectionAt(holder, existing.commitId, false), input, ids);
-      return then === null || then.fingerprint === existing.fingerprint ? outcome : conflict();
+      const before = projectionAt(holder, existing.commitId, false);
+      // The genesis had no queue before it: a retry of it is the same bootstrap.
+      const then = before.tip === null ? await this.bootstrapped(input, ids) : this.preparedOn(before, input, ids);
+      return then !== null && then.fingerprint === existing.fingerprint ? outcome : conflict();
     }
     const receipt = committedRequest(projection, input.requestId)!;
     const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(input.actor as unknown as JsonValue);
     return receipt.compacted && sameActor && receipt.kind === now.kind ? outcome : conflict();
+  }
+
+  private async bootstrapped(input: PublishInput, ids: RequestIds): Promise<{ kind: string; fingerprint: string } | null> {
+    if (input.bootstrap === undefined) return null;
+    try {
+      const built = await input.bootstrap(ids);
+      return { kind: built.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, built.kind, built.parameters) };
+    } catch (e) {
+      if (!(e instanceof ProtocolError)) throw e;
+      return null;
+    }
   }
 
   private preparedOn(projection: Projection, input: PublishInput, ids: RequestIds): { kind: string; fingerprint: string } | null {
