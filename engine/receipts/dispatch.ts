@@ -6,6 +6,8 @@
 import { fail } from '../errors.ts';
 import { parseQueueCommit } from '../schema/index.ts';
 import type { Projection } from '../replay/index.ts';
+import type { JsonObject } from '../json.ts';
+import { assignment, assignmentMember } from '../scheduler/assignment.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { committedRequest, historyCompacted } from './committed.ts';
 import { projectionAt } from './prefix.ts';
@@ -108,4 +110,29 @@ export function dispatchReceipt(projection: Projection, requestId: string, plan?
     claims: claims.map((c) => ({ claim_id: c.claimId, work_id: c.workId, dispatch_id: c.dispatchId, handle: c.handle, finish: c.state })),
     dispatches,
   };
+}
+
+/**
+ * The immutable worker assignment of dispatch group `dispatchId` (spec 7.14), exactly as the
+ * packer built it at grant time. While the grant commit is retained, the packer is re-run on
+ * its pre-state. A grant that a checkpoint replaced is rebuilt from the checkpoint's dispatch
+ * record (provenance plus one member per Claim, as in fixtures/checkpoint.json `dispatches`),
+ * whose members restoration verified against the restored Work and Results.
+ */
+export function dispatchAssignment(projection: Projection, dispatchId: string): JsonObject {
+  const group = projection.dispatch(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (projection.commitText(group.commitId) !== undefined) {
+    const found = grantPlan(projection, group.requestId).groups.find((g) => g.dispatch_id === dispatchId);
+    if (found === undefined) fail('assignment_invalid', `the grant of ${dispatchId} does not reproduce its group`);
+    return found.assignment;
+  }
+  const members = group.claimIds.map((id) => {
+    const claim = projection.claim(id)!;
+    return assignmentMember(projection.state, projection.work(claim.workId)!, id, claim.handle);
+  });
+  return assignment({
+    dispatch_id: group.dispatchId, request_id: group.requestId, commit_id: group.commitId,
+    policy_epoch: group.policyEpoch, pool: group.pool, worker_profile: group.workerProfile,
+  }, members);
 }
