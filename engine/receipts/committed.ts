@@ -63,6 +63,11 @@ export function compactedReceipt(projection: Projection, commitId: string): Json
   return i === undefined ? undefined : base.receipts[i];
 }
 
+/** True when `commitId` is in the ledger's causal history: retained, or compacted into its checkpoint. */
+export function hasCommitted(projection: Projection, commitId: string): boolean {
+  return projection.state.commitIndex.has(commitId) || compactedReceipt(projection, commitId) !== undefined;
+}
+
 /** The commit that holds the evidence a checkpoint replaced (its prior Git commit). */
 export function historyCompacted(projection: Projection, commitId: string, what: string): never {
   const base = projection.state.checkpoint;
