@@ -7,7 +7,7 @@
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
-import { requestFingerprint } from '../identity/index.ts';
+import { claimHandle, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { WorkOperationSchema, type QueueCommit } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
@@ -189,7 +189,7 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
     // exactly the member the packer builds for its Work and the restored Results.
     members.forEach((m, i) => {
       const work = state.works.get(String(m.work_id));
-      const expected = work === undefined || typeof m.claim_id !== 'string' || typeof m.handle !== 'string' ? undefined : memberOf(state, work, m.claim_id, m.handle);
+      const expected = work === undefined || typeof m.claim_id !== 'string' ? undefined : memberOf(state, work, m.claim_id, claimHandle(i + 1));
       if (expected === undefined || canonicalize(expected) !== canonicalize(m)) r.bad(`${what}.claims[${i}] is not the assignment member of its Work`);
     });
     const requestId = r.str(raw.request_id, `${what}.request_id`);
@@ -227,7 +227,7 @@ function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject,
     const raw = r.obj(value, what);
     const work = state.works.get(String(raw.work_id));
     const group = state.dispatches.get(String(raw.dispatch_id));
-    if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id)) {
+    if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id) || raw.handle !== claimHandle(group.claimIds.indexOf(id) + 1)) {
       r.bad(`${what} does not name its Work and dispatch group`);
     }
     const request = state.requests.get(r.str(raw.request_id, `${what}.request_id`));

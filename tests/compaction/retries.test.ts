@@ -118,5 +118,43 @@ describe('compaction keeps request idempotency (CLI on local Git)', () => {
     const second = await cli(repo, 'compact');
     expect(second.json).toMatchObject({ ok: true, status: 'committed', replaced_commits: 2 });
     await check('after the second compact');
+
+    // A committed id reused for another request is still a conflict, and writes nothing.
+    const at = tip(repo);
+    const other = await cli(repo, '--request-id', 'c1', 'control', '--name', 'credential_generation', '--generation', 'gen-3', '--reason', 'rotation');
+    expect(other).toMatchObject({ code: 3, json: { error: { code: 'request_id_conflict' } } });
+    const wider = await cli(repo, '--request-id', 'd1', 'dispatch-next', '--max-claims', '2', '--max-dispatches', '4');
+    expect(wider.json.error.code).toBe('request_id_conflict');
+    expect(tip(repo)).toBe(at);
+  });
+
+  it('when the prior Git commit is unreachable, a compacted grant replays with limiting_reason history_compacted and ids are compared by kind and actor', async () => {
+    expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
+    expect((await cli(repo, '--request-id', 'd1', 'dispatch-next', '--max-claims', '4')).code).toBe(0);
+    const b = (await cli(repo, '--request-id', 's2', 'submit-work', '--file', file('b.json', { task: 'b' }), '--node-key', 'b')).json.work_ids[0] as string;
+    const reprioritize = ['reprioritize', '--work-id', b, '--priority', '1', '--reason', 'incident'];
+    expect((await cli(repo, '--request-id', 'r1', ...reprioritize)).code).toBe(0);
+    const before = await cli(repo, '--request-id', 'd1', 'dispatch-next', '--max-claims', '4');
+    expect(before.json).toMatchObject({ replayed: true, granted_claims: 1, limiting_reason: 'prefix_complete' });
+    const retried = await cli(repo, '--request-id', 'r1', ...reprioritize);
+    expect(retried.json.status).toBe('request_replayed');
+    expect((await cli(repo, 'compact')).code).toBe(0);
+
+    // The compacted ledger alone, on a repository that never had the earlier commits.
+    const moved = mkdtempSync(join(tmpdir(), 'fairway-compact-moved-'));
+    git(moved, 'init', '-q', '-b', 'main');
+    writeFileSync(join(moved, 'work-queue.jsonl'), execFileSync('git', ['-C', repo, 'show', 'refs/heads/work-queue:work-queue.jsonl']));
+    git(moved, 'checkout', '-q', '--orphan', 'work-queue');
+    git(moved, 'add', 'work-queue.jsonl');
+    git(moved, 'commit', '-q', '-m', 'compacted ledger only');
+    const at = tip(moved);
+    const again = await cli(moved, '--request-id', 'd1', 'dispatch-next', '--max-claims', '4');
+    expect(again.code, JSON.stringify(again.json)).toBe(0);
+    expect(committed(again.json)).toEqual({ ...committed(before.json), limiting_reason: 'history_compacted' });
+    // Prepared on today's state the reprioritize no longer matches its commit; without history the receipt's kind and actor decide.
+    expect(committed((await cli(moved, '--request-id', 'r1', ...reprioritize)).json)).toEqual(committed(retried.json));
+    const foreignKind = await cli(moved, '--request-id', 'd1', 'submit-work', '--file', file('c.json', { task: 'c' }), '--node-key', 'c');
+    expect(foreignKind.json.error.code).toBe('request_id_conflict');
+    expect(tip(moved)).toBe(at);
   });
 });
