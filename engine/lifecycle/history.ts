@@ -39,9 +39,11 @@ export function dispatchHistory(projection: Projection, dispatchId: string): Dis
   const { state } = projection;
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  // A grant that a checkpoint replaced: its time is its receipt's, and the scan starts after the root
+  // (the compacted start marker and Dispatch records stay at the checkpoint's prior Git commit).
   const first = state.commitIndex.get(group.commitId) ?? 0;
-  const grant = state.commits[first]!;
-  const out: DispatchHistory = { dispatchId, grantCommit: group.commitId, grantAt: grant.at, startedAt: null, sender: null, events: [], reportedRunIds: [] };
+  const grantAt = state.commitIndex.has(group.commitId) ? state.commits[first]!.at : state.requests.get(group.requestId)!.at;
+  const out: DispatchHistory = { dispatchId, grantCommit: group.commitId, grantAt, startedAt: null, sender: null, events: [], reportedRunIds: [] };
   const end = Math.min(state.commits.length, first + 1 + MAX_SCANNED);
   for (let i = first + 1; i < end; i++) {
     const info = state.commits[i]!;

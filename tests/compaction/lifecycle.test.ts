@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { canonicalize } from '../../engine/codec/index.ts';
+import { settleDelivery } from '../../lib/github/delivery.ts';
 import { groupAssignment } from '../../lib/github/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
-import { countOps, createBench, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
+import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
 
 async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
@@ -138,5 +139,32 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     expect(p.state.checkpoint).toBeDefined();
     expect(countOps(p, 'Dispatch', d2)).toBe(0); // compacted into the second checkpoint
     expect(p.dispatch(d2!)!.state).toBe('bound');
+  });
+
+  it('a DeliveryFailure committed before compact is answered by `fairway delivery-failure` (already_failed) after compact, and `result` still refuses, writing nothing', async () => {
+    bench = await createBench({ nodes: [{ node_key: 'A', payload: { plan: 'a', effect_contract: { version: 1, outputs: [{ type: 'create_issue', min: 1, max: 1 }] } } }] });
+    const [d] = await bench.grant('g1');
+    const run = await launchAndActivate(bench, d!);
+    await finish(bench, d!, 'h1', 'completed', run);
+    const c = claimOf(await bench.projection(), d!, 'h1');
+    setRunStatus(bench.fake.state, run, 'completed', 'failure');
+    bench.clock.t += 300_000; // past the reconciliation deadline from the Completion
+    const failed = await settleDelivery({ publisher: bench.publisher, api: bench.api, reconciler: bench.reconciler, now: bench.now }, { claimId: c, receipts: null });
+    expect(failed).toMatchObject({ outcome: 'delivery_failure', effects: 'unknown' });
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const dir = mkdtempSync(join(bench.dir, 'cli-'));
+    writeFileSync(join(dir, 'receipts.json'), JSON.stringify({ schema: 'fairway.delivery/1', dispatch_id: d, claim_id: c, run_id: run, complete: true, outputs: [{ type: 'create_issue', status: 'succeeded' }] }));
+    const answers = async () => [
+      await cli(bench, 'delivery-failure', '--claim-id', c),
+      await cli(bench, 'result', '--claim-id', c, '--evidence', join(dir, 'receipts.json')),
+    ];
+    const before = await answers();
+    expect(before[0]).toMatchObject({ code: 0, json: { ok: true, outcome: 'already_failed' } });
+    expect(before[1]!.json.ok).toBe(false);
+    expect((await cli(bench, 'compact')).json.status).toBe('committed');
+    const at = await branch(bench);
+    expect(await answers()).toEqual(before);
+    expect(await branch(bench)).toEqual(at);
+    expect(countOps(await bench.replayValid(), 'DeliveryFailure')).toBe(0); // it lives in the checkpoint now
   });
 });
