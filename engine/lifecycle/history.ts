@@ -7,6 +7,7 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
+import { startRequestId } from './ids.ts';
 
 export interface DispatchEvent {
   commitId: string;
@@ -66,5 +67,15 @@ export function dispatchHistory(projection: Projection, dispatchId: string): Dis
       if (runId !== null && !out.reportedRunIds.includes(runId)) out.reportedRunIds.push(runId);
     }
   }
+  // A start marker that a checkpoint replaced: its decision time is its request receipt's (our
+  // stable start request id) and its sender the checkpoint's dispatch record's. Run ids named by
+  // compacted uncertain evidence stay at the prior Git commit; a bound run is in the record.
+  const marker = out.startedAt === null && group.state !== 'reserved' ? state.requests.get(startRequestId(dispatchId)) : undefined;
+  if (marker !== undefined && !state.commitIndex.has(marker.commitId)) {
+    out.startedAt = marker.at;
+    out.sender = group.sender;
+  }
+  const bound = (group.run as { run_id?: unknown } | null)?.run_id;
+  if (typeof bound === 'string' && !out.reportedRunIds.includes(bound)) out.reportedRunIds.unshift(bound);
   return out;
 }

@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { canonicalize } from '../../engine/codec/index.ts';
+import { startMarker } from '../../engine/lifecycle/dispatch.ts';
+import { startRequestId } from '../../engine/lifecycle/ids.ts';
 import { settleDelivery } from '../../lib/github/delivery.ts';
+import { publishTransition } from '../../lib/github/transition.ts';
 import { groupAssignment } from '../../lib/github/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
@@ -166,5 +169,30 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     expect(await answers()).toEqual(before);
     expect(await branch(bench)).toEqual(at);
     expect(countOps(await bench.replayValid(), 'DeliveryFailure')).toBe(0); // it lives in the checkpoint now
+  });
+
+  it('`fairway evidence` of groups launched and released before compact keeps their start time, run, reported run ids and Release commit', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b') });
+    const [d1, d2] = await bench.grant('g1', 2, 2);
+    const run = await launchAndActivate(bench, d1!);
+    await finish(bench, d1!, 'h1', 'completed', run);
+    setRunStatus(bench.fake.state, run, 'completed', 'success');
+    bench.clock.t += 5_000;
+    await publishTransition(bench.publisher, startRequestId(d2!), bench.dispatcher, (st) => startMarker(st, d2!, bench.dispatcher as never), { now: bench.now });
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    expect((await cli(bench, 'reconcile', '--dispatch-id', d1!, '--interval-ms', '0')).code).toBe(0);
+    const view = async () => {
+      const groups = [];
+      for (const d of [d1!, d2!]) {
+        const r = await cli(bench, 'evidence', '--dispatch-id', d);
+        expect(r.code, JSON.stringify(r.json)).toBe(0);
+        groups.push(...r.json.groups.map(({ events: _e, ...g }: any) => g));
+      }
+      return groups;
+    };
+    const before = await view();
+    expect(before.map((g: any) => [g.state, g.started_at !== null, g.release_commit !== null])).toEqual([['released', true, true], ['started', true, false]]);
+    expect((await cli(bench, 'compact')).json.status).toBe('committed');
+    expect(await view()).toEqual(before);
   });
 });
