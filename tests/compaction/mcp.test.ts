@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { branchTip, call, cli, makeRepo, memoryClient, nodes, processIntents, seedQueue, snapshot, tmp } from '../mcp/helpers.ts';
+import { branchTip, call, cli, grant, makeRepo, memoryClient, nodes, processIntents, seedQueue, snapshot, tmp, workerSnapshot } from '../mcp/helpers.ts';
 
 /** A receipt without the live parts (observed tip, current launch states). */
 function committedPart(receipt: any): any {
@@ -51,5 +51,27 @@ describe('process-intents after compaction', () => {
     expect((await cli('--repo', repo, '--request-id', 'more', 'dispatch-next')).code).toBe(0);
     expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
     await same('after the second compact');
+  });
+
+  it('replays a worker\'s committed finish and child submit (Claim-scoped intents) after compact, writing nothing', async () => {
+    const repo = makeRepo();
+    const dir = tmp('fairway-compact-mcp-worker-');
+    await seedQueue(repo, nodes('one', 'two'), { maxClaims: 2 });
+    const [assignment] = await grant(repo, 'grant-two', 2);
+    const snap = await workerSnapshot(repo, dir, assignment!, '8001');
+    const intents = join(dir, 'intents');
+    const client = await memoryClient(snap, intents);
+    await call(client, 'work_queue_claim_finish', { claim_handle: 'h1', outcome: 'completed' });
+    await call(client, 'work_queue_submit', { claim_handle: 'h1', node: { node_key: 'from-c1', payload: { plan: 'c1 output' } } });
+    await client.close();
+    const first = await processIntents(repo, snap, intents);
+    expect(first.receipts.map((r: any) => [r.tool, r.status])).toEqual([['work_queue_claim_finish', 'committed'], ['work_queue_submit', 'committed']]);
+    const before = await processIntents(repo, snap, intents);
+    expect(before.receipts.map((r: any) => r.status)).toEqual(['replayed', 'replayed']);
+    expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
+    const tip = branchTip(repo);
+    const after = await processIntents(repo, snap, intents);
+    expect(after.receipts.map(committedPart)).toEqual(before.receipts.map(committedPart));
+    expect(branchTip(repo)).toBe(tip);
   });
 });
