@@ -90,6 +90,7 @@ describe('compaction keeps request idempotency (CLI on local Git)', () => {
     for (const [id, args] of all) {
       const r = await cli(repo, '--request-id', id, ...args);
       expect(r.code, `${id}: ${JSON.stringify(r.json)}`).toBe(0);
+      expect(isReplay(r.json), id).toBe(true);
       before.set(id, committed(r.json));
     }
 
