@@ -5,7 +5,24 @@
  */
 import { fail } from '../engine/errors.ts';
 import type { Projection } from '../engine/replay/index.ts';
+import { historyCompacted } from '../engine/receipts/committed.ts';
 import { grantPlan } from '../engine/receipts/dispatch.ts';
+import type { HistoryReader } from '../lib/publisher/history.ts';
+
+/**
+ * A grant older than the ledger's checkpoint is explained from the pre-compaction ledger that
+ * `history` reads through the checkpoint's prior_git_sha (the same explanation, byte for byte);
+ * without reachable history it is `history_compacted`, naming that Git commit.
+ */
+export async function historicalExplanationAt(p: Projection, sel: { requestId?: string; claimId?: string }, history?: HistoryReader) {
+  const requestId = sel.requestId ?? p.claim(sel.claimId!)?.requestId;
+  const request = requestId === undefined ? undefined : p.request(requestId);
+  if (request === undefined || p.commitText(request.commitId) !== undefined) return historicalExplanation(p, sel);
+  if (request.kind !== 'dispatch_next') return historicalExplanation(p, sel);
+  const holder = history === undefined ? null : await history(p, request.commitId);
+  if (holder === null) return historyCompacted(p, request.commitId, `the explanation of grant ${requestId}`);
+  return historicalExplanation(holder, sel);
+}
 
 export function historicalExplanation(p: Projection, sel: { requestId?: string; claimId?: string }) {
   let requestId = sel.requestId;

@@ -12,6 +12,7 @@ import { isDecimalId } from '../engine/identity/index.ts';
 import { replayLedger, type Projection } from '../engine/replay/index.ts';
 import type { Actor } from '../engine/schema/index.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
+import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
@@ -24,6 +25,8 @@ const run = promisify(execFile);
 export interface ReadSource {
   label: string;
   load(): Promise<Projection>;
+  /** Reads pre-compaction history through a checkpoint's prior_git_sha (absent: a ledger file has none). */
+  history?: HistoryReader;
 }
 
 export function storeFor(g: GlobalOptions): LedgerStore {
@@ -60,6 +63,7 @@ export function readSource(g: GlobalOptions): ReadSource {
   const store = storeFor(g);
   return {
     label: store.label,
+    history: historyReader(store),
     load: async () => {
       const progress = replayProgress(g.json === true);
       const { projection } = await new Publisher(store, { onProgress: progress.onProgress }).cache.load().finally(() => progress.done());

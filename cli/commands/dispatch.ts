@@ -6,6 +6,7 @@
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { dispatchNextRequest } from '../../engine/requests/operations.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
+import { historicalGrantPlan } from '../../lib/publisher/history.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -51,7 +52,9 @@ export const registerDispatch: CommandModule = (program, ctx) => {
         else ctx.io.out(`no grant (${outcome.code}) at ${outcome.projection.tip}; nothing was written`);
         return;
       }
-      const receipt = dispatchReceipt(outcome.projection, requestId, outcome.status === 'committed' ? plan : undefined);
+      // A retry's stop reason is the committed grant's own, read from pre-compaction history if need be.
+      const committedPlan = outcome.status === 'committed' ? plan : await historicalGrantPlan(publisher.store, outcome.projection, requestId);
+      const receipt = dispatchReceipt(outcome.projection, requestId, committedPlan);
       if (g.json) {
         printJson(ctx.io, { ok: true, replayed: outcome.status === 'request_replayed', ...receipt });
         return;

@@ -10,7 +10,7 @@ import { fail } from '../../engine/errors.ts';
 import type { Projection, WorkRecord } from '../../engine/replay/index.ts';
 import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
 import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
-import { historicalExplanation } from '../history.ts';
+import { historicalExplanationAt } from '../history.ts';
 import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
@@ -225,7 +225,8 @@ Examples:
         throw new UsageError('give exactly one of --pool (live), --request-id, --claim-id or --before-claim (historical)', 'option_invalid');
       }
       if (opts.pool === undefined) {
-        const view = historicalExplanation(await loadProjection(g), { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim });
+        const source = readSource(g);
+        const view = await historicalExplanationAt(await source.load(), { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim }, source.history);
         if (g.json) return printJson(ctx.io, { ok: true, ...view });
         ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);
         for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id.slice(-12)} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);

@@ -20,6 +20,7 @@ import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecy
 import { observeAndGrant } from '../../lib/github/grant.ts';
 import { launchGroup, type LaunchReport } from '../../lib/github/launcher.ts';
 import { defaultBranch } from '../../lib/github/revision.ts';
+import { historicalGrantPlan } from '../../lib/publisher/history.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -79,7 +80,9 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           grant = { status: 'no_grant', limiting_reason: r.outcome.code, observe_commit: r.observeCommit };
           ids = [];
         } else {
-          const receipt = dispatchReceipt(r.outcome.projection, requestId, r.plan);
+          // A retry's stop reason is the committed grant's own, read from pre-compaction history if need be.
+          const plan = r.outcome.status === 'committed' ? r.plan : await historicalGrantPlan(publisher.store, r.outcome.projection, requestId);
+          const receipt = dispatchReceipt(r.outcome.projection, requestId, plan);
           grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }

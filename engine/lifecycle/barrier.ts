@@ -102,6 +102,9 @@ export function settlingOperation(projection: Projection, workId: string): JsonO
   const work = projection.work(workId);
   const commitId = work?.resultCommit ?? work?.deliveryFailureCommit ?? null;
   if (work === undefined || commitId === null) return null;
-  const ops = (JSON.parse(projection.commitText(commitId)!) as { operations: JsonObject[] }).operations;
+  const text = projection.commitText(commitId);
+  // A settling commit that a checkpoint replaced: the checkpoint keeps its operation (`terminal_barriers`).
+  if (text === undefined) return (projection.state.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
+  const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
   return ops.find((op) => (op.kind === 'Result' || op.kind === 'DeliveryFailure') && op.work_id === workId) ?? null;
 }

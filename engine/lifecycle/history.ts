@@ -7,6 +7,7 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
+import { startRequestId } from './ids.ts';
 
 export interface DispatchEvent {
   commitId: string;
@@ -39,9 +40,11 @@ export function dispatchHistory(projection: Projection, dispatchId: string): Dis
   const { state } = projection;
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  // A grant that a checkpoint replaced: its time is its receipt's, and the scan starts after the root
+  // (the compacted start marker and Dispatch records stay at the checkpoint's prior Git commit).
   const first = state.commitIndex.get(group.commitId) ?? 0;
-  const grant = state.commits[first]!;
-  const out: DispatchHistory = { dispatchId, grantCommit: group.commitId, grantAt: grant.at, startedAt: null, sender: null, events: [], reportedRunIds: [] };
+  const grantAt = state.commitIndex.has(group.commitId) ? state.commits[first]!.at : state.requests.get(group.requestId)!.at;
+  const out: DispatchHistory = { dispatchId, grantCommit: group.commitId, grantAt, startedAt: null, sender: null, events: [], reportedRunIds: [] };
   const end = Math.min(state.commits.length, first + 1 + MAX_SCANNED);
   for (let i = first + 1; i < end; i++) {
     const info = state.commits[i]!;
@@ -64,5 +67,15 @@ export function dispatchHistory(projection: Projection, dispatchId: string): Dis
       if (runId !== null && !out.reportedRunIds.includes(runId)) out.reportedRunIds.push(runId);
     }
   }
+  // A start marker that a checkpoint replaced: its decision time is its request receipt's (our
+  // stable start request id) and its sender the checkpoint's dispatch record's. Run ids named by
+  // compacted uncertain evidence stay at the prior Git commit; a bound run is in the record.
+  const marker = out.startedAt === null && group.state !== 'reserved' ? state.requests.get(startRequestId(dispatchId)) : undefined;
+  if (marker !== undefined && !state.commitIndex.has(marker.commitId)) {
+    out.startedAt = marker.at;
+    out.sender = group.sender;
+  }
+  const bound = (group.run as { run_id?: unknown } | null)?.run_id;
+  if (typeof bound === 'string' && !out.reportedRunIds.includes(bound)) out.reportedRunIds.unshift(bound);
   return out;
 }

@@ -7,6 +7,7 @@ import { fail } from '../errors.ts';
 import type { Projection } from '../replay/index.ts';
 import type { DispatchRecord } from '../replay/state.ts';
 import { dispatchHistory } from './history.ts';
+import { releaseRequestId } from './ids.ts';
 
 export type LaunchState = 'reserved' | 'started' | 'bound' | 'uncertain' | 'unresolved' | 'rejected' | 'released';
 
@@ -63,7 +64,8 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
     run_id: (group.run as { run_id?: string } | null)?.run_id ?? null,
     reported_run_ids: history.reportedRunIds,
     reason: group.reason,
-    release_commit: group.releaseCommit,
+    // After compaction the checkpoint keeps `released` but not the Release's commit; our one Release request names it.
+    release_commit: group.releaseCommit ?? (group.released ? projection.request(releaseRequestId(dispatchId))?.commitId ?? null : null),
     claims: group.claimIds.map((id) => {
       const claim = projection.claim(id)!;
       const work = projection.work(claim.workId)!;

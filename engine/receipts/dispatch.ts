@@ -6,7 +6,10 @@
 import { fail } from '../errors.ts';
 import { parseQueueCommit } from '../schema/index.ts';
 import type { Projection } from '../replay/index.ts';
+import type { JsonObject } from '../json.ts';
+import { assignment, assignmentMember } from '../scheduler/assignment.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
+import { committedRequest, historyCompacted } from './committed.ts';
 import { projectionAt } from './prefix.ts';
 import type { OperationOf } from '../replay/context.ts';
 import { applyObservation } from '../replay/ops/observation.ts';
@@ -23,17 +26,23 @@ export interface DispatchReceipt {
   reserved_dispatches: number;
   status: string;
   grant_status: 'granted' | 'partial_batch';
+  /** The packer's stop reason, or `history_compacted` when only a checkpoint receipt remains. */
   limiting_reason: string;
   observed_tip: string | null;
   claims: Array<{ claim_id: string; work_id: string; dispatch_id: string; handle: string; finish: string }>;
   dispatches: Array<{ dispatch_id: string; claim_ids: string[]; status: string; run_id: string | null; released: boolean }>;
 }
 
-/** Re-runs the packer on the commit's predecessor prefix (the committed Claims' own explanation). */
+/**
+ * Re-runs the packer on the commit's predecessor prefix (the committed Claims' own explanation).
+ * A grant that a checkpoint replaced has no retained pre-state here: `history_compacted`.
+ */
 export function grantPlan(projection: Projection, requestId: string): PackResult {
   const request = projection.request(requestId);
   if (request === undefined || request.kind !== 'dispatch_next') fail('unknown_request', `no committed dispatch_next request ${requestId}`);
-  const commit = parseQueueCommit(JSON.parse(projection.commitText(request.commitId)!));
+  const text = projection.commitText(request.commitId);
+  if (text === undefined) return historyCompacted(projection, request.commitId, `the selection of grant ${requestId}`);
+  const commit = parseQueueCommit(JSON.parse(text));
   const before = projectionAt(projection, request.commitId, false);
   const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number; max_bytes: number };
   const firstClaim = commit.operations.findIndex((op) => op.kind === 'Claim');
@@ -53,12 +62,17 @@ function launchStatus(state: string, released: boolean): string {
   return state;
 }
 
+/**
+ * The receipt of a committed grant. `plan` is its packer run (grantPlan) when the caller has it,
+ * e.g. from the pre-compaction history; without it a compacted grant's stop reason is
+ * `history_compacted` (the receipt's other fields come from the checkpoint receipt).
+ */
 export function dispatchReceipt(projection: Projection, requestId: string, plan?: PackResult): DispatchReceipt {
   const request = projection.request(requestId);
-  if (request === undefined || request.kind !== 'dispatch_next') fail('unknown_request', `no committed dispatch_next request ${requestId}`);
-  const commit = parseQueueCommit(JSON.parse(projection.commitText(request.commitId)!));
-  const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number };
-  const stop = (plan ?? grantPlan(projection, requestId)).stopReason;
+  const commit = committedRequest(projection, requestId);
+  if (request === undefined || commit === undefined || request.kind !== 'dispatch_next') fail('unknown_request', `no committed dispatch_next request ${requestId}`);
+  const params = commit.parameters as { pool: string; max_claims: number; max_dispatches: number };
+  const stop = plan?.stopReason ?? (commit.compacted ? 'history_compacted' : grantPlan(projection, requestId).stopReason);
   const claims = request.claimIds.map((id) => projection.claim(id)!);
   const groupIds = [...new Set(claims.map((c) => c.dispatchId))];
   const dispatches = groupIds.map((id) => {
@@ -82,8 +96,8 @@ export function dispatchReceipt(projection: Projection, requestId: string, plan?
   return {
     request_id: requestId,
     source_commit: commit.previous,
-    commit_id: commit.id,
-    policy_epoch: commit.policy_epoch,
+    commit_id: commit.commitId,
+    policy_epoch: commit.policyEpoch,
     pool: params.pool,
     requested_claims: params.max_claims,
     granted_claims: claims.length,
@@ -96,4 +110,29 @@ export function dispatchReceipt(projection: Projection, requestId: string, plan?
     claims: claims.map((c) => ({ claim_id: c.claimId, work_id: c.workId, dispatch_id: c.dispatchId, handle: c.handle, finish: c.state })),
     dispatches,
   };
+}
+
+/**
+ * The immutable worker assignment of dispatch group `dispatchId` (spec 7.14), exactly as the
+ * packer built it at grant time. While the grant commit is retained, the packer is re-run on
+ * its pre-state. A grant that a checkpoint replaced is rebuilt from the checkpoint's dispatch
+ * record (provenance plus one member per Claim, as in fixtures/checkpoint.json `dispatches`),
+ * whose members restoration verified against the restored Work and Results.
+ */
+export function dispatchAssignment(projection: Projection, dispatchId: string): JsonObject {
+  const group = projection.dispatch(dispatchId);
+  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (projection.commitText(group.commitId) !== undefined) {
+    const found = grantPlan(projection, group.requestId).groups.find((g) => g.dispatch_id === dispatchId);
+    if (found === undefined) fail('assignment_invalid', `the grant of ${dispatchId} does not reproduce its group`);
+    return found.assignment;
+  }
+  const members = group.claimIds.map((id) => {
+    const claim = projection.claim(id)!;
+    return assignmentMember(projection.state, projection.work(claim.workId)!, id, claim.handle);
+  });
+  return assignment({
+    dispatch_id: group.dispatchId, request_id: group.requestId, commit_id: group.commitId,
+    policy_epoch: group.policyEpoch, pool: group.pool, worker_profile: group.workerProfile,
+  }, members);
 }

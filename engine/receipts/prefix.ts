@@ -5,10 +5,12 @@
  */
 import { fail } from '../errors.ts';
 import { replayLedger, type Projection } from '../replay/index.ts';
+import { compactedReceipt, historyCompacted } from './committed.ts';
 
 /** The projection as of commit `commitId` inclusive (`inclusive: false`: just before it). */
 export function projectionAt(projection: Projection, commitId: string, inclusive = true): Projection {
   const ordinal = projection.state.commitIndex.get(commitId);
+  if (ordinal === undefined && compactedReceipt(projection, commitId) !== undefined) historyCompacted(projection, commitId, `the ledger as of commit ${commitId}`);
   if (ordinal === undefined) fail('unknown_commit', `commit ${commitId} is not in the validated ledger`);
   const end = inclusive ? ordinal + 1 : ordinal;
   if (end === projection.state.commits.length) return projection;

@@ -6,10 +6,11 @@
  * ordinal rule are described in replay/checkpoint.ts.
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
-import { fail } from '../errors.ts';
-import { requestFingerprint } from '../identity/index.ts';
+import { fail, isProtocolError } from '../errors.ts';
+import { claimHandle, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { WorkOperationSchema, type QueueCommit } from '../schema/index.ts';
+import { assignmentMember } from '../scheduler/assignment.ts';
 import { indexWork, recordResult } from '../scheduler/ready-index.ts';
 import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
 import { accountKey, bump } from './mutate.ts';
@@ -186,6 +187,13 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
     const members = r.arr(raw.claims, `${what}.claims`).map((m, i) => r.obj(m, `${what}.claims[${i}]`));
     const first = state.works.get(String(members[0]?.work_id));
     if (first === undefined) r.bad(`${what} has no member Work`);
+    // The members are the group's assignment (launch rebuilds it from them): each must be
+    // exactly the member the packer builds for its Work and the restored Results.
+    members.forEach((m, i) => {
+      const work = state.works.get(String(m.work_id));
+      const expected = work === undefined || typeof m.claim_id !== 'string' ? undefined : memberOf(state, work, m.claim_id, claimHandle(i + 1));
+      if (expected === undefined || canonicalize(expected) !== canonicalize(m)) r.bad(`${what}.claims[${i}] is not the assignment member of its Work`);
+    });
     const requestId = r.str(raw.request_id, `${what}.request_id`);
     const commitId = r.str(raw.commit_id, `${what}.commit_id`);
     const request = state.requests.get(requestId);
@@ -205,6 +213,15 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
   for (const [, record] of records) state.dispatches.set(record.dispatchId, record);
 }
 
+function memberOf(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject | undefined {
+  try {
+    return assignmentMember(state, work, claimId, handle);
+  } catch (e) {
+    if (isProtocolError(e)) return undefined;
+    throw e;
+  }
+}
+
 function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[]): void {
   const records: ClaimRecord[] = [];
   for (const [id, value] of Object.entries(r.obj(snapshot.claims, 'claims'))) {
@@ -212,7 +229,7 @@ function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject,
     const raw = r.obj(value, what);
     const work = state.works.get(String(raw.work_id));
     const group = state.dispatches.get(String(raw.dispatch_id));
-    if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id)) {
+    if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id) || raw.handle !== claimHandle(group.claimIds.indexOf(id) + 1)) {
       r.bad(`${what} does not name its Work and dispatch group`);
     }
     const request = state.requests.get(r.str(raw.request_id, `${what}.request_id`));

@@ -125,6 +125,25 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
     expect(codeOf(() => replayLedger(lineOf(refingerprint(unsigned))))).toBe('role_not_allowed');
   });
 
+  it('rejects a checkpoint whose dispatch members are not the assignment of their Work (checkpoint_invalid): launch rebuilds assignments from them', () => {
+    const forge = (edit: (dispatch: JsonObject) => void): string => {
+      const forged = JSON.parse(canonicalize(fixture.checkpoint[0]));
+      const op = forged.operations[0];
+      edit(Object.values(op.state.dispatches)[0] as JsonObject);
+      op.state_sha256 = stateDigest(op.state);
+      forged.request.parameters.state_sha256 = op.state_sha256;
+      return lineOf(refingerprint(forged));
+    };
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    expect(codeOf(() => replayLedger(bytes(forge(() => undefined))))).toBe('accepted');
+    const payload = forge((d) => { ((d.claims as JsonObject[])[0]!).work = { task: 'not a' }; });
+    expect(codeOf(() => replayLedger(bytes(payload)))).toBe('checkpoint_invalid');
+    const refs = forge((d) => { ((d.claims as JsonObject[])[0]!).result_refs = [{ work_id: 'x', result_commit_id: 'y', descriptor: {} }]; });
+    expect(codeOf(() => replayLedger(bytes(refs)))).toBe('checkpoint_invalid');
+    const handle = forge((d) => { ((d.claims as JsonObject[])[0]!).handle = 'h2'; });
+    expect(codeOf(() => replayLedger(bytes(handle)))).toBe('checkpoint_invalid');
+  });
+
   it('rejects a Checkpoint anywhere but the root', () => {
     const late = JSON.parse(canonicalize(fixture.checkpoint[0]));
     late.previous = 'grant';

@@ -5,4 +5,4 @@ export { summarize } from './summary.ts';
 export type { ProjectionSummary } from './summary.ts';
 export { orderChain, CausalChain } from './chain.ts';
 export type * from './state.ts';
-export { buildCheckpointCommit, checkpointSource, checkpointState } from './checkpoint.ts';
+export { buildCheckpointCommit, checkpointSource, checkpointState, historyDigest } from './checkpoint.ts';

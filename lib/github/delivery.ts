@@ -78,7 +78,10 @@ export async function settleDelivery(deps: DeliveryDeps, input: DeliveryInput): 
   };
   if (work.barrier !== 'pending') {
     const settled = settlingOperation(projection, work.workId);
-    report.commit_id = work.resultCommit ?? work.deliveryFailureCommit;
+    // After compaction the checkpoint keeps the settling operation but not its commit id; our own
+    // DeliveryFailure request (deterministic id per Claim) still names that commit.
+    report.commit_id = work.resultCommit ?? work.deliveryFailureCommit
+      ?? (work.barrier === 'failed' ? projection.request(deliveryFailureRequestId(claim.claimId))?.commitId ?? null : null);
     if (work.barrier === 'failed') report.outcome = 'already_failed';
     else {
       const ours = verification.verified ? input.descriptor ?? defaultDescriptor(runId, verification) : null;

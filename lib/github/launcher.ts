@@ -16,7 +16,7 @@ import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { bindRequestId, rejectedRequestId, startRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
-import { grantPlan } from '../../engine/receipts/dispatch.ts';
+import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
@@ -60,13 +60,9 @@ async function current(publisher: Publisher): Promise<Projection> {
   return projection;
 }
 
-/** The group's immutable assignment, exactly as the packer built it at grant time. */
+/** The group's immutable assignment, exactly as the packer built it at grant time (also after compaction). */
 export function groupAssignment(projection: Projection, dispatchId: string): JsonObject {
-  const group = projection.dispatch(dispatchId);
-  if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
-  const found = grantPlan(projection, group.requestId).groups.find((g) => g.dispatch_id === dispatchId);
-  if (found === undefined) fail('assignment_invalid', `the grant of ${dispatchId} does not reproduce its group`);
-  return found.assignment;
+  return dispatchAssignment(projection, dispatchId);
 }
 
 export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise<LaunchReport> {

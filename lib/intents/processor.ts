@@ -10,6 +10,7 @@
 import { fail } from '../../engine/errors.ts';
 import { checkIntent, checkRecordedScope, type IntentContext } from '../../engine/intents/check.ts';
 import type { StagingTool } from '../../engine/intents/schemas.ts';
+import { hasCommitted } from '../../engine/receipts/committed.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { countStatuses, RECEIPTS_SCHEMA, writeReceipts, type IntentReceipt, type ProcessReport } from './receipts.ts';
 import { rejected, Session, type Checked } from './session.ts';
@@ -44,7 +45,8 @@ function order(receipts: IntentReceipt[]): IntentReceipt[] {
 export async function processIntents(o: ProcessOptions): Promise<ProcessReport> {
   const { snapshot } = o.loaded;
   const current = (await o.publisher.cache.load()).projection;
-  if (snapshot.tip !== null && (current === null || !current.state.commitIndex.has(snapshot.tip))) {
+  // A snapshot taken before a compaction names a commit the checkpoint replaced: still this history.
+  if (snapshot.tip !== null && (current === null || !hasCommitted(current, snapshot.tip))) {
     fail('snapshot_foreign', `the live queue does not contain the snapshot tip ${snapshot.tip}: the snapshot belongs to another queue or history`);
   }
   const { records, invalid } = await o.intents.list();

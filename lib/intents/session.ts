@@ -10,10 +10,12 @@ import { resolveSubmit } from '../../engine/intents/limits.ts';
 import { intentRequestId, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { dispatchReceipt, grantPlan } from '../../engine/receipts/dispatch.ts';
+import { committedRequest } from '../../engine/receipts/committed.ts';
+import { dispatchAssignment, dispatchReceipt, grantPlan } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
 import type { Actor } from '../../engine/schema/index.ts';
+import { historicalGrantPlan } from '../publisher/history.ts';
 import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
 import { commitOf, originActor, publishDispatch, publishSubmit, repositoryOf } from './publish.ts';
 import type { DispatchDetail, IntentReceipt } from './receipts.ts';
@@ -145,13 +147,17 @@ export class Session {
       if (outcome.status === 'no_write') {
         return { ...settled, dispatch: { prediction, late_bound: false, requested, assignment_files: [], limiting_reason: outcome.code, granted_claims: 0, requested_claims: input.max_claims } };
       }
-      const plan = pack ?? grantPlan(outcome.projection, requestId);
+      // A replayed grant is described by its own packer run (from pre-compaction history if need be)
+      // and its groups' immutable assignments, which survive compaction.
+      const plan = outcome.status === 'committed' ? pack ?? grantPlan(outcome.projection, requestId) : await historicalGrantPlan(this.o.publisher.store, outcome.projection, requestId);
       const granted = dispatchReceipt(outcome.projection, requestId, plan);
       this.reserved += granted.reserved_dispatches;
       const files: string[] = [];
-      for (const group of plan.groups) {
-        this.assignments.set(group.dispatch_id, group.assignment);
-        files.push(`assignments/${group.dispatch_id}.json`);
+      const groups = plan?.groups.map((g) => [g.dispatch_id, g.assignment] as const)
+        ?? granted.dispatches.map((d) => [d.dispatch_id, dispatchAssignment(outcome.projection, d.dispatch_id)] as const);
+      for (const [dispatchId, assignment] of groups) {
+        this.assignments.set(dispatchId, assignment);
+        files.push(`assignments/${dispatchId}.json`);
       }
       const first = granted.claims[0]?.work_id ?? null;
       const detail: DispatchDetail = { ...granted, prediction, late_bound: prediction.work_id !== null && first !== prediction.work_id, requested, assignment_files: files };
@@ -162,7 +168,7 @@ export class Session {
   }
 
   private committedDispatches(projection: Projection, requestId: string): number {
-    const text = projection.commitText(projection.request(requestId)!.commitId)!;
-    return (JSON.parse(text) as { request: { parameters: { max_dispatches: number } } }).request.parameters.max_dispatches;
+    // The committed parameters, from the commit or (after compaction) its checkpoint receipt.
+    return (committedRequest(projection, requestId)!.parameters as { max_dispatches: number }).max_dispatches;
   }
 }

@@ -17,12 +17,15 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { ProtocolError, fail } from '../../engine/errors.ts';
 import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
+import { committedRequest } from '../../engine/receipts/committed.ts';
+import { projectionAt } from '../../engine/receipts/prefix.ts';
 import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
 import type { LedgerStore } from '../store/types.ts';
 import { ProjectionCache } from './cache.ts';
+import { ledgerHolding } from './history.ts';
 
 export interface RequestIds {
   requestId: string;
@@ -89,7 +92,7 @@ export class Publisher {
       }
 
       const existing = projection.request(input.requestId);
-      if (existing !== undefined) return this.replayed(projection, snapshot.version, input);
+      if (existing !== undefined) return await this.replayed(projection, snapshot.version, input);
 
       const tip = projection.tip;
       const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
@@ -118,24 +121,60 @@ export class Publisher {
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
 
-  private replayed(projection: Projection, version: string | null, input: PublishInput): PublishOutcome {
+  /** The validated ledger that still retains `commitId`: this projection, or pre-compaction Git history (null: unreachable). */
+  history(projection: Projection, commitId: string): Promise<Projection | null> {
+    return ledgerHolding(this.store, projection, commitId);
+  }
+
+  /**
+   * An already committed request id. The retry must mean the same request: prepared as of the
+   * committed decision (its time; first on the current projection, then, if that differs, on
+   * the commit's own predecessor prefix, which after compaction is read from the checkpoint's
+   * prior Git commit), it has the committed fingerprint. Builders whose parameters depend on
+   * the pre-state (a reprioritize's expected priorities, ...) thus match an honest retry.
+   * When a checkpoint replaced the commit and that history is unreachable, the receipt's kind
+   * and actor are all that can be compared.
+   */
+  private async replayed(projection: Projection, version: string | null, input: PublishInput): Promise<PublishOutcome> {
     const existing = projection.request(input.requestId)!;
-    // Prepare as of the committed decision: time-derived fields (e.g. a default `enqueued`)
-    // then match, so an honest retry of the same request has the same fingerprint.
+    const outcome: PublishOutcome = { status: 'request_replayed', commitId: existing.commitId, projection, version };
     const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
-    let fingerprint: string | null = null;
+    const conflict = (): never => fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
+    const now = this.preparedOn(projection, input, ids);
+    // A request that can no longer be prepared (its Work is now claimed, ...) still has
+    // an identity: the committed outcome stands.
+    if (now === null || now.fingerprint === existing.fingerprint) return outcome;
+    const holder = await this.history(projection, existing.commitId);
+    if (holder !== null) {
+      const before = projectionAt(holder, existing.commitId, false);
+      // The genesis had no queue before it: a retry of it is the same bootstrap.
+      const then = before.tip === null ? await this.bootstrapped(input, ids) : this.preparedOn(before, input, ids);
+      return then !== null && then.fingerprint === existing.fingerprint ? outcome : conflict();
+    }
+    const receipt = committedRequest(projection, input.requestId)!;
+    const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(input.actor as unknown as JsonValue);
+    return receipt.compacted && sameActor && receipt.kind === now.kind ? outcome : conflict();
+  }
+
+  private async bootstrapped(input: PublishInput, ids: RequestIds): Promise<{ kind: string; fingerprint: string } | null> {
+    if (input.bootstrap === undefined) return null;
+    try {
+      const built = await input.bootstrap(ids);
+      return { kind: built.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, built.kind, built.parameters) };
+    } catch (e) {
+      if (!(e instanceof ProtocolError)) throw e;
+      return null;
+    }
+  }
+
+  private preparedOn(projection: Projection, input: PublishInput, ids: RequestIds): { kind: string; fingerprint: string } | null {
     try {
       const prepared = input.prepare(projection, ids);
-      fingerprint = requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters);
+      return { kind: prepared.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
     } catch (e) {
-      // A request that can no longer be prepared (its Work is now claimed, ...) still has
-      // an identity: compare what we can and let the committed outcome stand.
       if (!(e instanceof ProtocolError)) throw e;
+      return null;
     }
-    if (fingerprint !== null && fingerprint !== existing.fingerprint) {
-      fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
-    }
-    return { status: 'request_replayed', commitId: existing.commitId, projection, version };
   }
 
   /** Returns the final outcome, or null to retry. */
@@ -158,7 +197,7 @@ export class Publisher {
         if (found.commitId === commit.id) {
           return { status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null };
         }
-        return this.replayed(projection, snapshot.version, input);
+        return await this.replayed(projection, snapshot.version, input);
       }
     }
     input.onRetry?.({ attempt, reason: outcome.status === 'uncertain' ? 'uncertain' : 'conflict' });

@@ -78,6 +78,19 @@ export class GitHubStore implements LedgerStore {
     return this.lag.read(() => this.tip(), (v) => v);
   }
 
+  async readAt(version: string): Promise<Uint8Array | null> {
+    let tree: string;
+    try {
+      tree = await this.treeOf(version);
+    } catch (e) {
+      if (e instanceof ProtocolError && (e.code === 'github_not_found' || (e.code === 'github_request_failed' && e.details?.status === 422))) return null;
+      throw e;
+    }
+    const entry = await this.rootEntry(tree, LEDGER_FILE);
+    if (entry === null || entry.type !== 'blob') return null;
+    return this.blob(entry.sha);
+  }
+
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
     checkVersion(expected);
     let baseTree: string | undefined;

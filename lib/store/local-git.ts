@@ -12,7 +12,7 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
 export interface LocalGitStoreOptions {
@@ -68,6 +68,12 @@ export class LocalGitStore implements LedgerStore {
   async readVersion(): Promise<string | null> {
     await this.ready();
     return resolveRef(this.ctx, this.ref);
+  }
+
+  async readAt(version: string): Promise<Uint8Array | null> {
+    await this.ready();
+    if (!(await hasCommit(this.ctx, version))) return null;
+    return readFileAt(this.ctx, version, LEDGER_FILE);
   }
 
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {

@@ -85,6 +85,15 @@ export class RemoteGitStore implements LedgerStore {
     return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
   }
 
+  /** An earlier branch commit: its objects arrived with the branch history the last fetch brought. */
+  async readAt(version: string): Promise<Uint8Array | null> {
+    if (!(await hasCommit(this.ctx, version))) {
+      await this.fetchBranch(this.ref);
+      if (!(await hasCommit(this.ctx, version))) return null;
+    }
+    return readFileAt(this.ctx, version, LEDGER_FILE);
+  }
+
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
     checkVersion(expected);
     const { push } = await this.endpoints();

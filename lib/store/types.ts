@@ -33,6 +33,13 @@ export interface LedgerStore {
    */
   readVersion?(): Promise<string | null>;
   /**
+   * Optional read of the ledger at an earlier version of the branch (a Git commit), e.g. the
+   * `prior_git_sha` of a checkpoint (spec 7.17: "Earlier history remains accessible through the
+   * referenced Git commit, subject to repository retention"). Null when that commit or its
+   * ledger is not available.
+   */
+  readAt?(version: string): Promise<Uint8Array | null>;
+  /**
    * Writes `bytes` as the ledger in a new commit whose parent is `expected`
    * (null: create the branch) and moves the branch only if it still points at
    * `expected`. Other files on the branch are preserved. Never forces.

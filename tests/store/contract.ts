@@ -62,6 +62,19 @@ export function contractSuite(name: string, makeFixture: () => Promise<StoreFixt
       expect(await f.makeStore().read()).toEqual({ version: null, bytes: null });
     });
 
+    it('reads the ledger at an earlier branch commit (a checkpoint\'s prior_git_sha, spec 7.17); an unknown commit is null', async () => {
+      const f = await makeFixture();
+      const store = f.makeStore();
+      const first = utf8('{"first":"✓"}\n');
+      const v1 = committed(await store.compareAndSwap(null, first, 'first'));
+      const v2 = committed(await store.compareAndSwap(v1, utf8('{"second":true}\n'), 'second'));
+      const reader = f.makeStore();
+      expect(reader.readAt).toBeDefined();
+      sameBytes(await reader.readAt!(v1), first);
+      sameBytes(await reader.readAt!(v2), utf8('{"second":true}\n'));
+      expect(await reader.readAt!(v1.replace(/./g, (c) => (c === '0' ? '1' : '0')))).toBeNull();
+    });
+
     it('reads a branch without the ledger file as bytes null at that version', async () => {
       const f = await makeFixture();
       const seeded = await f.seed(f.queueBranch, { 'README.md': 'only a readme\n' });

@@ -7,6 +7,7 @@ import { Mermaid } from '../../../components/Mermaid.tsx';
 import { firstParam, loadView, routeParam, withAt } from '../../../lib/console/load.ts';
 import { formatTime, keyLabel } from '../../../lib/console/views/format.ts';
 import { receiptView } from '../../../lib/console/views/receipt.ts';
+import { ledgerHolding } from '../../../lib/publisher/history.ts';
 import type { Explanation } from '../../../engine/scheduler/plan.ts';
 
 export const dynamic = 'force-dynamic';
@@ -60,8 +61,13 @@ export default async function ReceiptPage({ params, searchParams }: {
   const at = firstParam((await searchParams).at);
   const loaded = await loadView(at);
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
-  const { view, config } = loaded;
-  const r = receiptView(view.projection, requestId);
+  const { view, config, runtime } = loaded;
+  // A compacted request is explained from the pre-compaction ledger at the checkpoint's prior Git commit, if reachable.
+  const committed = view.projection.request(requestId);
+  const history = committed === undefined || view.projection.commitText(committed.commitId) !== undefined
+    ? null
+    : await ledgerHolding(runtime.store, view.projection, committed.commitId).catch(() => null);
+  const r = receiptView(view.projection, requestId, history);
   if (r === null) return <LoadError code="unknown_request" message="no committed request with this id in the ledger (at this commit)" />;
   const workHref = (id: string) => withAt(`/work/${encodeURIComponent(id)}`, at);
   const d = r.dispatch;
@@ -89,6 +95,16 @@ export default async function ReceiptPage({ params, searchParams }: {
           )}
         </dl>
       </section>
+
+      {r.compacted !== null && (
+        <section className="card" data-testid="receipt-compacted">
+          <div className="card-h"><h2>Explanation compacted away</h2><ReasonBadge code={r.compacted.code} /></div>
+          <p className="card-b text-sm">
+            This request&apos;s commit was replaced by checkpoint <Id id={r.compacted.checkpoint} />. Its operations and explanations are
+            not in the current ledger, and the earlier ledger is not reachable here; it is at Git commit <code>{r.compacted.priorGitSha}</code>.
+          </p>
+        </section>
+      )}
 
       {d !== null && (
         <>

@@ -5,9 +5,16 @@
  * dispatch_next also gets the engine's receipt, each Claim's planNext
  * explanation re-derived from the predecessor prefix, its dispatch groups and
  * their lifecycle from later commits, and a Mermaid sequence of it.
+ *
+ * A request that a checkpoint replaced (spec 7.10, 7.17) is rendered from the pre-compaction
+ * ledger when the caller could read it through the checkpoint's prior_git_sha (`history`):
+ * the same envelope, operations and explanations, with launch states as of now. Without that
+ * history only the checkpoint receipt remains: the envelope and Claims, and `compacted` says
+ * plainly that the explanation was compacted away and names the Git commit holding it.
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
+import { committedRequest } from '../../../engine/receipts/committed.ts';
 import { dispatchReceipt, grantPlan, type DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
 import type { Explanation } from '../../../engine/scheduler/plan.ts';
 import { operationSummary, type OperationSummary } from './operations.ts';
@@ -29,13 +36,15 @@ export interface ReceiptView {
   stop: { reason: string; explanation: Explanation | null } | null;
   lifecycle: LifecycleEvent[];
   sequence: string | null;
+  /** Set when the request's commit was compacted and its history is not reachable here. */
+  compacted: { code: 'history_compacted'; checkpoint: string; priorGitSha: string } | null;
 }
 
-export function receiptView(projection: Projection, requestId: string): ReceiptView | null {
+export function receiptView(projection: Projection, requestId: string, history: Projection | null = null): ReceiptView | null {
   const request = projection.request(requestId);
   if (request === undefined) return null;
   const text = projection.commitText(request.commitId);
-  if (text === undefined) return null;
+  if (text === undefined) return compactedView(projection, requestId, history);
   const commit = JSON.parse(text) as { id: string; previous: string | null; policy_epoch: string; at: number; actor: JsonObject; operations: JsonObject[] };
   const view: ReceiptView = {
     requestId,
@@ -51,6 +60,7 @@ export function receiptView(projection: Projection, requestId: string): ReceiptV
     stop: null,
     lifecycle: [],
     sequence: null,
+    compacted: null,
   };
   if (request.kind !== 'dispatch_next') return view;
 
@@ -63,4 +73,31 @@ export function receiptView(projection: Projection, requestId: string): ReceiptV
   view.lifecycle = lifecycleEvents(projection, request.commitId, request.claimIds);
   view.sequence = lifecycleSequence(view.dispatch, view.lifecycle, commit.at);
   return view;
+}
+
+function compactedView(projection: Projection, requestId: string, history: Projection | null): ReceiptView {
+  const request = committedRequest(projection, requestId)!;
+  if (history !== null && history.commitText(request.commitId) !== undefined) {
+    const past = receiptView(history, requestId)!;
+    if (past.dispatch === null) return past;
+    // The grant's own evidence is the pre-compaction ledger's; its launch state is the queue's now.
+    const dispatch = dispatchReceipt(projection, requestId, grantPlan(history, requestId));
+    return { ...past, dispatch, sequence: lifecycleSequence(dispatch, past.lifecycle, past.at) };
+  }
+  return {
+    requestId,
+    kind: request.kind,
+    commitId: request.commitId,
+    sourceCommit: request.previous,
+    policyEpoch: request.policyEpoch,
+    at: request.at,
+    actor: request.actor,
+    operations: request.claims.map((op) => operationSummary(projection.state, op)),
+    dispatch: request.kind === 'dispatch_next' ? dispatchReceipt(projection, requestId) : null,
+    explanations: [],
+    stop: null,
+    lifecycle: [],
+    sequence: null,
+    compacted: { code: 'history_compacted', checkpoint: projection.state.commits[0]!.id, priorGitSha: projection.state.checkpoint!.priorGitSha },
+  };
 }

@@ -1,0 +1,59 @@
+/**
+ * Pre-compaction history (spec 7.10 "its prior Git commit SHA and canonical history digest
+ * retain a pointer to earlier evidence"; 7.17 "Earlier history remains accessible through the
+ * referenced Git commit, subject to repository retention"). A checkpoint root names the Git
+ * commit whose ledger it replaced; that ledger may itself start with an earlier checkpoint, so
+ * the walk follows `prior_git_sha` until a ledger retains the wanted commit.
+ *
+ * Each earlier ledger is replayed (validated) and must be exactly what the checkpoint replaced:
+ * its tip is `prior_tip` and its canonical serialization hashes to `history_sha256`; otherwise
+ * `checkpoint_history_mismatch`. A Git commit that is not (or no longer) reachable gives null:
+ * callers then say that the evidence was compacted away.
+ */
+import { fail } from '../../engine/errors.ts';
+import { grantPlan } from '../../engine/receipts/dispatch.ts';
+import { checkpointSource, historyDigest, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import type { PackResult } from '../../engine/scheduler/pack.ts';
+import type { LedgerStore } from '../store/types.ts';
+
+/** Checkpoints followed at most (each one a full ledger read and replay). */
+const MAX_DEPTH = 32;
+
+export type HistoryReader = (projection: Projection, commitId: string) => Promise<Projection | null>;
+
+function rootDigest(projection: Projection): string {
+  const root = projection.state.commits[0]!;
+  const op = (JSON.parse(projection.commitText(root.id)!) as { operations: Array<{ history_sha256?: string }> }).operations[0]!;
+  return String(op.history_sha256);
+}
+
+/** The validated ledger that retains commit `commitId`: `projection` itself or one reached through prior_git_sha; null if unreachable. */
+export async function ledgerHolding(store: LedgerStore, projection: Projection, commitId: string): Promise<Projection | null> {
+  let current = projection;
+  for (let depth = 0; depth <= MAX_DEPTH; depth++) {
+    if (current.commitText(commitId) !== undefined) return current;
+    const base = current.state.checkpoint;
+    if (base === undefined || store.readAt === undefined) return null;
+    const bytes = await store.readAt(base.priorGitSha);
+    if (bytes === null || bytes.length === 0) return null;
+    const prior = replayLedger(bytes);
+    if (prior.tip !== base.priorTip || historyDigest(checkpointSource(prior).history) !== rootDigest(current)) {
+      fail('checkpoint_history_mismatch', `the ledger at Git commit ${base.priorGitSha} is not the history checkpoint ${current.state.commits[0]!.id} replaced`, {}, { prior_git_sha: base.priorGitSha });
+    }
+    current = prior;
+  }
+  return null;
+}
+
+/** A history reader over `store` (null: the source has no Git history, e.g. a ledger file). */
+export function historyReader(store: LedgerStore | null): HistoryReader {
+  return async (projection, commitId) => (store === null ? (projection.commitText(commitId) === undefined ? null : projection) : ledgerHolding(store, projection, commitId));
+}
+
+/** The packer run of a committed grant, from whichever ledger still retains it (undefined: compacted away). */
+export async function historicalGrantPlan(store: LedgerStore, projection: Projection, requestId: string): Promise<PackResult | undefined> {
+  const request = projection.request(requestId);
+  if (request === undefined) return undefined;
+  const holder = await ledgerHolding(store, projection, request.commitId);
+  return holder === null ? undefined : grantPlan(holder, requestId);
+}
