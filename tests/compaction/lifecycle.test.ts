@@ -42,8 +42,9 @@ function workerEnv(runId: string): void {
   Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
 }
 
+/** Between worker activations the CLI runs as the dispatcher's own job (a start marker names that sender run). */
 function clearWorkerEnv(): void {
-  for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
+  Object.assign(process.env, { GITHUB_RUN_ID: '3001', GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` });
 }
 
 /** An answer without what describes the queue now rather than the request (a grant receipt's live launch states). */
@@ -66,6 +67,7 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
   it('launches a group reserved before compact with the same assignment bytes, and lifecycle retries answer their committed outcome after one and two compactions', async () => {
     bench = await createBench({ nodes: nodes('a', 'b', 'c') });
     Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    clearWorkerEnv();
     const grant = await cli(bench, '--request-id', 'grant-1', 'dispatch-next', '--max-claims', '3', '--max-dispatches', '3');
     expect(grant.code, JSON.stringify(grant.json)).toBe(0);
     const [d1, d2, d3] = grant.json.dispatches.map((d: { dispatch_id: string }) => d.dispatch_id) as string[];
