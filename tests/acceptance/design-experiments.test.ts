@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import { candidateCommitId } from '../../engine/identity/index.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
@@ -177,7 +177,7 @@ describe('spec §8.1 small design experiments', () => {
     writeFileSync(settings, JSON.stringify({ accounting_weights: { a: 5, b: 3, c: 2 } }));
     writeFileSync(workload, JSON.stringify({ nodes: ['a', 'b', 'c'].map((key) => ({ key, priority: 3, count: 10_000 })) }));
     const c = capture();
-    expect(await main(['simulate', '--settings', settings, '--workload', workload, '--grants', '10000', '--json'], c.io)).toBe(0);
+    expect(await runFairway(['simulate', '--settings', settings, '--workload', workload, '--grants', '10000', '--json'], c.io)).toBe(0);
     const out = JSON.parse(c.out());
     expect(out.ok).toBe(true);
     expect(out.grants).toHaveLength(10_000);

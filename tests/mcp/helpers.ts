@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { grantPlan } from '../../engine/receipts/dispatch.ts';
 import { INTENT_SCHEMA, intentFingerprint } from '../../engine/intents/records.ts';
@@ -100,7 +100,7 @@ export async function bindDispatch(repo: string, dispatchId: string, runId: stri
 /** Runs the CLI in-process with `--json`; returns the exit code and the parsed output. */
 export async function cli(...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
-  const code = await main(['--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  const code = await runFairway(['--json', ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: out === '' ? null : JSON.parse(out) };
 }
 
