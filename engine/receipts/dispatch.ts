@@ -4,7 +4,7 @@
  * prefix stopped, and the current launch state of each group.
  */
 import { fail } from '../errors.ts';
-import { parseQueueCommit } from '../schema/index.ts';
+import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import type { Projection } from '../replay/index.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { projectionAt } from './prefix.ts';
@@ -29,11 +29,25 @@ export interface DispatchReceipt {
   dispatches: Array<{ dispatch_id: string; claim_ids: string[]; status: string; run_id: string | null; released: boolean }>;
 }
 
+/**
+ * The grant's commit record. A grant older than the ledger's checkpoint root was compacted
+ * away: its record (and its decision state) is only in the pre-compaction ledger at the
+ * checkpoint's `prior_git_sha`, which this projection does not hold (spec 7.10 "compact").
+ */
+function grantCommit(projection: Projection, requestId: string, commitId: string): QueueCommit {
+  const text = projection.commitText(commitId);
+  if (text === undefined) {
+    const prior = projection.state.checkpoint?.priorGitSha ?? null;
+    fail('grant_compacted', `the grant of request ${requestId} (commit ${commitId}) was compacted into the checkpoint root; its record and decision state are in the ledger at Git commit ${prior ?? '(unknown)'}`, { commit: commitId }, { prior_git_sha: prior });
+  }
+  return parseQueueCommit(JSON.parse(text));
+}
+
 /** Re-runs the packer on the commit's predecessor prefix (the committed Claims' own explanation). */
 export function grantPlan(projection: Projection, requestId: string): PackResult {
   const request = projection.request(requestId);
   if (request === undefined || request.kind !== 'dispatch_next') fail('unknown_request', `no committed dispatch_next request ${requestId}`);
-  const commit = parseQueueCommit(JSON.parse(projection.commitText(request.commitId)!));
+  const commit = grantCommit(projection, requestId, request.commitId);
   const before = projectionAt(projection, request.commitId, false);
   const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number; max_bytes: number };
   const firstClaim = commit.operations.findIndex((op) => op.kind === 'Claim');
@@ -56,7 +70,7 @@ function launchStatus(state: string, released: boolean): string {
 export function dispatchReceipt(projection: Projection, requestId: string, plan?: PackResult): DispatchReceipt {
   const request = projection.request(requestId);
   if (request === undefined || request.kind !== 'dispatch_next') fail('unknown_request', `no committed dispatch_next request ${requestId}`);
-  const commit = parseQueueCommit(JSON.parse(projection.commitText(request.commitId)!));
+  const commit = grantCommit(projection, requestId, request.commitId);
   const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number };
   const stop = (plan ?? grantPlan(projection, requestId)).stopReason;
   const claims = request.claimIds.map((id) => projection.claim(id)!);
