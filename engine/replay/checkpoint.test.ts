@@ -12,6 +12,7 @@ import { planNext } from '../scheduler/plan.ts';
 import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, historyDigest, stateDigest } from './checkpoint.ts';
 import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from './checkpoint.test-support.ts';
 import { replayLedger, summarize } from './index.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const generated = new URL('../../../shared/reference/gh-aw-generated/', import.meta.url);
@@ -38,7 +39,7 @@ function refingerprint<T extends { actor: JsonValue; request: { kind: string; pa
   return json;
 }
 
-describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
+describe.skipIf(referenceSkip(haveFixture))('checkpoint.json (reference fixture)', () => {
   const history = haveFixture ? (fixture.history as unknown[]).map(parseQueueCommit) : [];
   const actor = haveFixture ? (fixture.checkpoint[0].actor as Actor) : null!;
 
@@ -158,7 +159,7 @@ function rebase(tail: readonly QueueCommit[], tip: string): string[] {
   });
 }
 
-describe.skipIf(!haveLedger)('reference ledger-1m: compacted and uncompacted ledgers agree', () => {
+describe.skipIf(referenceSkip(haveLedger))('reference ledger-1m: compacted and uncompacted ledgers agree', () => {
   const text = haveLedger ? readFileSync(new URL('ledger-1m.jsonl', generated), 'utf8') : '';
   const full = haveLedger ? replayLedger(text) : null!;
   const { history } = haveLedger ? checkpointSource(full) : { history: [] };

@@ -11,6 +11,7 @@ import { isProtocolError } from '../errors.ts';
 import { requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { replayLedger } from './index.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const haveReference = existsSync(fixtures);
@@ -49,7 +50,7 @@ function byId(commits: Commit[], id: string): Commit {
   return commits.find((c) => c.id === id)!;
 }
 
-describe.skipIf(!haveReference)('replay rejections (../shared/reference absent: skipped)', () => {
+describe.skipIf(referenceSkip(haveReference))('replay rejections (../shared/reference absent: skipped)', () => {
   it('accepts the unedited fixture (control)', () => {
     expect(codeOf(ledger(base))).toBe('accepted');
   });

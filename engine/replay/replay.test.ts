@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { classV, keyV } from '../scheduler/clocks.ts';
 import { planNext } from '../scheduler/plan.ts';
 import { appendLedger, replayLedger, summarize, type Projection } from './index.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const generated = new URL('../../../shared/reference/gh-aw-generated/', import.meta.url);
@@ -46,7 +47,7 @@ function prefixView(p: Projection): PrefixExpectation {
   };
 }
 
-describe.skipIf(!haveReference)('reference conformance: canonical-prefix.json (../shared/reference absent: skipped)', () => {
+describe.skipIf(referenceSkip(haveReference))('reference conformance: canonical-prefix.json (../shared/reference absent: skipped)', () => {
   const fixture = haveReference ? JSON.parse(readFileSync(new URL('canonical-prefix.json', fixtures), 'utf8')) : null;
   const all = haveReference ? lines(fixture.canonical) : [];
 
@@ -84,7 +85,7 @@ describe.skipIf(!haveReference)('reference conformance: canonical-prefix.json (.
   });
 });
 
-describe.skipIf(!haveReference)('reference-written ledgers (../shared/reference absent: skipped)', () => {
+describe.skipIf(referenceSkip(haveReference))('reference-written ledgers (../shared/reference absent: skipped)', () => {
   const cases = [
     ['ledger-1m.jsonl', 572, 'q_5d976b8aeff34268d07cda831c90808a315b07f346bb46875fd5e51b407a0b73'],
     ['ledger-16m.jsonl', 8342, 'q_796a9b38ddef8312f33ea5a870965858ff40e1dd23816392e7101fcebe9784f2'],

@@ -9,6 +9,7 @@ import { isProtocolError } from '../errors.ts';
 import { replayLedger } from '../replay/index.ts';
 import { classV, keyV } from './clocks.ts';
 import { planNext } from './plan.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const REFERENCE = new URL('../../../shared/reference/', import.meta.url);
 const LEDGERS = new URL('gh-aw-generated/', REFERENCE);
@@ -19,7 +20,7 @@ const TIPS: Record<string, string> = {
   'ledger-16m.jsonl': 'q_796a9b38ddef8312f33ea5a870965858ff40e1dd23816392e7101fcebe9784f2',
 };
 
-describe.skipIf(!existsSync(LEDGERS))('reference ledgers: every committed Claim is the fair prefix', () => {
+describe.skipIf(referenceSkip(existsSync(LEDGERS)))('reference ledgers: every committed Claim is the fair prefix', () => {
   it.each(Object.keys(TIPS))('%s replays to the reference tip', (name) => {
     const projection = replayLedger(readFileSync(new URL(name, LEDGERS)));
     expect(projection.state.tip).toBe(TIPS[name]);
@@ -50,7 +51,7 @@ interface Prefix {
   key_v: string;
 }
 
-describe.skipIf(!existsSync(PREFIX))('canonical-prefix: next selection and clocks after every causal prefix', () => {
+describe.skipIf(referenceSkip(existsSync(PREFIX)))('canonical-prefix: next selection and clocks after every causal prefix', () => {
   const fixture = existsSync(PREFIX)
     ? (JSON.parse(readFileSync(PREFIX, 'utf8')) as { canonical: string; commits: { id: string; at: number }[]; prefixes: Prefix[] })
     : { canonical: '', commits: [], prefixes: [] };
