@@ -12,6 +12,7 @@ import { requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { replayLedger } from './index.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const haveReference = existsSync(fixtures);
@@ -36,14 +37,21 @@ function ledger(commits: readonly JsonObject[]): string {
   return commits.map((c) => canonicalize(c)).join('\n') + '\n';
 }
 
-function codeOf(input: string): string {
+function verdict(run: () => unknown): string {
   try {
-    replayLedger(input);
+    run();
   } catch (e) {
     if (isProtocolError(e)) return e.code;
     throw e;
   }
   return 'accepted';
+}
+
+/** The verdict on the bytes (the path files and stores use); the string path must agree. */
+function codeOf(input: string): string {
+  const code = verdict(() => replayBytes(input));
+  expect(verdict(() => replayLedger(input)), 'string input gives the same verdict as bytes').toBe(code);
+  return code;
 }
 
 function byId(commits: Commit[], id: string): Commit {

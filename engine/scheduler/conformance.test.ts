@@ -6,10 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
-import { replayLedger } from '../replay/index.ts';
+
 import { classV, keyV } from './clocks.ts';
 import { planNext } from './plan.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const REFERENCE = new URL('../../../shared/reference/', import.meta.url);
 const LEDGERS = new URL('gh-aw-generated/', REFERENCE);
@@ -22,7 +23,7 @@ const TIPS: Record<string, string> = {
 
 describe.skipIf(referenceSkip(existsSync(LEDGERS)))('reference ledgers: every committed Claim is the fair prefix', () => {
   it.each(Object.keys(TIPS))('%s replays to the reference tip', (name) => {
-    const projection = replayLedger(readFileSync(new URL(name, LEDGERS)));
+    const projection = replayBytes(readFileSync(new URL(name, LEDGERS)));
     expect(projection.state.tip).toBe(TIPS[name]);
   });
 
@@ -35,7 +36,7 @@ describe.skipIf(referenceSkip(existsSync(LEDGERS)))('reference ledgers: every co
     lines[index] = JSON.stringify(commit);
     let code = 'none';
     try {
-      replayLedger(lines.join('\n'));
+      replayBytes(lines.join('\n'));
     } catch (e) {
       code = isProtocolError(e) ? e.code : 'other';
     }
@@ -57,7 +58,7 @@ describe.skipIf(referenceSkip(existsSync(PREFIX)))('canonical-prefix: next selec
     : { canonical: '', commits: [], prefixes: [] };
   const lines = fixture.canonical.split('\n').filter((l) => l.length > 0);
   it.each(fixture.prefixes.map((p, i) => [p.tip, i, p] as const))('prefix %s', (_tip, i, expected) => {
-    const { state } = replayLedger(lines.slice(0, i + 1).join('\n') + '\n');
+    const { state } = replayBytes(lines.slice(0, i + 1).join('\n') + '\n');
     const at = fixture.commits[i]!.at;
     const plan = planNext(state, 'default', at);
     expect(plan.selected ? 'selected' : plan.reason).toBe(expected.reason);

@@ -9,7 +9,7 @@
  * FUZZ_SEED and FUZZ_RUNS override the defaults for longer runs.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { canonicalize } from '../../engine/codec/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
