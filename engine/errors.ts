@@ -79,6 +79,9 @@ export function internalError(e: unknown): { code: typeof INTERNAL_ERROR; messag
   return { code: INTERNAL_ERROR, message: `${what} (this is a bug in Fairway, not a verdict on the queue; please report it)` };
 }
 
+/** For surfaces that never echo exception text (web responses): the same code, a fixed message. */
+export const INTERNAL_ERROR_MESSAGE = 'an internal error occurred: this is a bug in Fairway, not a verdict on the queue; please report it';
+
 /** A ProtocolError's code and message; anything else is `internalError(e)`. */
 export function describeError(e: unknown): { code: string; message: string } {
   return isProtocolError(e) ? { code: e.code, message: e.message } : internalError(e);
