@@ -162,9 +162,11 @@ function variant(r: Rand, lines: readonly string[], text: string): Variant {
     case 2: { // invalid UTF-8 inserted or overwritten
       const bad = pick(r, [[0xff], [0xc3], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80]]);
       const at = int(r, bytes.length);
-      const b = r() < 0.5
-        ? Uint8Array.from([...bytes.subarray(0, at), ...bad, ...bytes.subarray(at)])
-        : Uint8Array.from([...bytes.subarray(0, at), ...bad, ...bytes.subarray(at + bad.length)]);
+      const rest = bytes.subarray(r() < 0.5 ? at : Math.min(bytes.length, at + bad.length)); // insert or overwrite
+      const b = new Uint8Array(at + bad.length + rest.length);
+      b.set(bytes.subarray(0, at));
+      b.set(bad, at);
+      b.set(rest, at + bad.length);
       return { kind: 'invalid_utf8', bytes: b };
     }
     case 3: { // exact duplicates anywhere
