@@ -6,6 +6,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- CLI and tool JSON outputs are asserted structurally by the tests */
 import { execFileSync } from 'node:child_process';
+import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,6 +142,8 @@ export async function call(client: Client, name: string, args: Record<string, un
   const text = (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
   if (result.isError === true) {
     const code = /(?:^|: )([a-z][a-z0-9]*(?:_[a-z0-9]+)+): /.exec(text)?.[1];
+    // An internal_error is a bug in Fairway, never an expected tool answer.
+    expect(code, `tool ${name} hit an internal error: ${text}`).not.toBe('internal_error');
     return { ok: false, ...(code === undefined ? {} : { code }), value: text };
   }
   return { ok: true, value: result.structuredContent ?? JSON.parse(text) };
