@@ -15,6 +15,8 @@ import type { JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { describeReference } from '../support/reference.ts';
+import { checkpointOf } from '../support/checkpoints.ts';
+import { baseLedger, ledgerLines } from '../support/duplicates.ts';
 import { ln, report, run } from './fuzzer.ts';
 
 const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
@@ -26,7 +28,7 @@ const present = existsSync(PREFIX) && existsSync(CHECKPOINT) && existsSync(LEDGE
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 const encoder = new TextEncoder();
 
-/** Variants per source; FUZZ_RUNS scales all of them (default 10,000 in total). */
+/** Variants per source; FUZZ_RUNS scales all of them (default 11,000 in total). */
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 10_000);
 /** Generous: the budget is 10,000 variants in well under a minute on an idle 2-core runner. */
 const TIMEOUT = 240_000;
@@ -55,6 +57,17 @@ describeReference(present, 'ledger fuzz: every variant is replayed or rejected w
     const roots = [canonicalize(fixture.checkpoint[0]!), canonicalize(fixture.genesis_checkpoint[0]!), canonicalize(built as unknown as JsonValue)];
     const findings = roots.flatMap((root, i) => run(`checkpoint root ${i}`, [root], Math.round(TOTAL * 0.07), SEED + 10 + i, true).findings);
     variants += 3 * Math.round(TOTAL * 0.07);
+    expect(findings, report(findings)).toEqual([]);
+  }, TIMEOUT);
+
+  it(`a Fairway-written ledger (the demo queue: combined genesis, grants, dispatches, releases) and a mid-flight checkpoint of it: ${Math.round(TOTAL * 0.05)} variants each`, () => {
+    const demo = ledgerLines(baseLedger());
+    const midFlight = ledgerLines(checkpointOf(ln(demo.slice(0, 5))));
+    const findings = [
+      ...run('demo queue', demo, Math.round(TOTAL * 0.05), SEED + 20).findings,
+      ...run('mid-flight checkpoint', midFlight, Math.round(TOTAL * 0.05), SEED + 21, true).findings,
+    ];
+    variants += 2 * Math.round(TOTAL * 0.05);
     expect(findings, report(findings)).toEqual([]);
   }, TIMEOUT);
 
