@@ -28,7 +28,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       writeErr: (s) => { if (!json) io.err(s); },
     })
     .addHelpText('after', `
-Exit codes: 0 success, 2 usage error, 3 protocol or ledger error.
+Exit codes: 0 success, 2 usage error, 3 protocol or ledger error, 70 internal error (a bug in Fairway: please report it).
 
 Examples:
   fairway verify --ledger work-queue.jsonl          validate every record and the causal chain

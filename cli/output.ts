@@ -1,13 +1,16 @@
 /**
  * CLI output conventions (design/INTERFACES.md): `--json` prints exactly one
  * JSON object; failures print `{"ok":false,"error":{code,message,...}}`.
- * Exit codes: 0 success, 2 usage error, 3 protocol or ledger error.
+ * Exit codes: 0 success, 2 usage error, 3 protocol or ledger error, 70 internal
+ * error (a bug in Fairway: EX_SOFTWARE, never a verdict on the ledger).
  */
-import { isProtocolError } from '../engine/errors.ts';
+import { internalError, isProtocolError } from '../engine/errors.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_USAGE = 2;
 export const EXIT_PROTOCOL = 3;
+/** sysexits.h EX_SOFTWARE: an internal software error, distinct from every protocol verdict. */
+export const EXIT_INTERNAL = 70;
 
 export interface Io {
   out: (text: string) => void;
@@ -51,8 +54,8 @@ export function reportFailure(io: Io, e: unknown, json: boolean): number {
     }
     return EXIT_PROTOCOL;
   }
-  const message = e instanceof Error ? e.message : String(e);
-  if (json) printJson(io, { ok: false, error: { code: 'internal_error', message } });
-  else io.err(`fairway: internal error: ${message}`);
-  return EXIT_PROTOCOL;
+  const error = internalError(e);
+  if (json) printJson(io, { ok: false, error });
+  else io.err(`fairway: internal error: ${error.message}${e instanceof Error && e.stack ? `\n${e.stack}` : ''}`);
+  return EXIT_INTERNAL;
 }

@@ -65,3 +65,24 @@ export function fail(code: string, message: string, where?: ErrorLocation, detai
 export function isProtocolError(e: unknown): e is ProtocolError {
   return e instanceof ProtocolError;
 }
+
+/**
+ * The one code for a fault that is not a verdict on the input: a JavaScript exception
+ * (TypeError, RangeError, ...) escaping the engine or a surface is a bug in Fairway.
+ * Surfaces map it exactly once, with `internalError`, and never to a protocol code.
+ */
+export const INTERNAL_ERROR = 'internal_error';
+
+/** `{ code: 'internal_error', message }` for a non-protocol exception; the message says it is a bug. */
+export function internalError(e: unknown): { code: typeof INTERNAL_ERROR; message: string } {
+  const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return { code: INTERNAL_ERROR, message: `${what} (this is a bug in Fairway, not a verdict on the queue; please report it)` };
+}
+
+/** For surfaces that never echo exception text (web responses): the same code, a fixed message. */
+export const INTERNAL_ERROR_MESSAGE = 'an internal error occurred: this is a bug in Fairway, not a verdict on the queue; please report it';
+
+/** A ProtocolError's code and message; anything else is `internalError(e)`. */
+export function describeError(e: unknown): { code: string; message: string } {
+  return isProtocolError(e) ? { code: e.code, message: e.message } : internalError(e);
+}

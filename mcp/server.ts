@@ -11,7 +11,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isProtocolError } from '../engine/errors.ts';
+import { internalError, isProtocolError } from '../engine/errors.ts';
 import { toolsFor } from '../engine/intents/roles.ts';
 import { TOOL_INPUTS, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
@@ -57,9 +57,10 @@ function ok(value: Record<string, unknown>): CallToolResult {
 }
 
 function failure(e: unknown): CallToolResult {
-  if (!isProtocolError(e)) throw e;
-  const error = { code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) };
-  return { isError: true, content: [{ type: 'text', text: `${e.code}: ${e.message}` }], structuredContent: { ok: false, error } };
+  const error = isProtocolError(e)
+    ? { code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) }
+    : internalError(e);
+  return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }], structuredContent: { ok: false, error } };
 }
 
 export function createIntentServer(o: IntentServerOptions): McpServer {

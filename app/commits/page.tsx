@@ -1,4 +1,5 @@
 /** `/commits` — paginated history and a two-commit comparison (issue 5 §2). */
+import { isProtocolError } from '../../engine/errors.ts';
 import Link from 'next/link';
 import { StateBadge } from '../../components/Badge.tsx';
 import { Frame, LoadError } from '../../components/Frame.tsx';
@@ -85,7 +86,8 @@ export default async function CommitsPage({ searchParams }: { searchParams: Prom
     try {
       const live = view.live.projection;
       comparison = compareCommits(live, runtime.prefix(live, from), runtime.prefix(live, to));
-    } catch {
+    } catch (e) {
+      if (!isProtocolError(e)) throw e; // a bug, never shown as a verdict on the commits
       compareError = 'both commits must be in the validated ledger';
     }
   }

@@ -3,7 +3,7 @@
  * command (cli/source.ts) and publishes reviewed actions through the one
  * checked publisher as an administrator (like cli/commands/admin.ts).
  */
-import { fail, isProtocolError } from '../../engine/errors.ts';
+import { fail, internalError, isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { cancelClaimsRequest, cancelWorkRequest, reprioritizeRequest } from '../../engine/requests/admin.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
@@ -26,7 +26,7 @@ export interface TuiBackend {
 function errorOf(e: unknown): { code: string; message: string } {
   if (isProtocolError(e)) return { code: e.code, message: e.message };
   if (e instanceof UsageError) return { code: e.code, message: e.message };
-  return { code: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+  return internalError(e);
 }
 
 export function buildRequest(plan: ActionPlan, state: ReplayState): BuiltRequest {

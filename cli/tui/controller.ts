@@ -3,7 +3,7 @@
  * carries out effects (reads, publications, quit) against a backend. A
  * one-second tick lets the reducer decide when an idle refresh is due.
  */
-import { isProtocolError } from '../../engine/errors.ts';
+import { internalError, isProtocolError } from '../../engine/errors.ts';
 import type { TuiBackend } from './backend.ts';
 import { reduce } from './reducer.ts';
 import type { Effect, TuiEvent, TuiState } from './state.ts';
@@ -76,16 +76,17 @@ export class TuiController {
     const work = effect.type === 'load'
       ? this.backend.load(effect.watch).then(
         (snapshot) => this.dispatch({ type: 'loaded', snapshot }),
-        (e: unknown) => this.dispatch({ type: 'load_failed', at: this.now(), ...describe(e, 'read_failed') }))
+        (e: unknown) => this.dispatch({ type: 'load_failed', at: this.now(), ...describe(e) }))
       : this.backend.publish(effect.plan).then(
         (result) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result }),
-        (e: unknown) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result: { status: 'uncertain', ...describe(e, 'publish_failed') } }));
+        (e: unknown) => this.dispatch({ type: 'published', at: this.now(), plan: effect.plan, result: { status: 'uncertain', ...describe(e) } }));
     this.pending = Promise.all([this.pending, work]);
   }
 }
 
-function describe(e: unknown, fallback: string): { code: string; message: string } {
+/** A protocol or system error keeps its code; any other exception is a bug (`internal_error`). */
+function describe(e: unknown): { code: string; message: string } {
   if (isProtocolError(e)) return { code: e.code, message: e.message };
-  const code = typeof (e as { code?: unknown })?.code === 'string' ? (e as { code: string }).code : fallback;
-  return { code, message: e instanceof Error ? e.message : String(e) };
+  if (typeof (e as { code?: unknown })?.code === 'string') return { code: (e as { code: string }).code, message: e instanceof Error ? e.message : String(e) };
+  return internalError(e);
 }

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { ARRAY_MEMBER_LIMIT, NESTING_LIMIT, canonicalize, isWellFormedUnicode, parseStrict, utf8ByteLength } from './json.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url));
 const haveFixtures = existsSync(FIXTURES);
@@ -33,7 +34,7 @@ interface TypedFixture {
   cases: Array<{ name: string; literal: string; container: string; expected?: string; code?: string }>;
 }
 
-describe.skipIf(!haveFixtures)(`canonical.json fixture (needs ${FIXTURES})`, () => {
+describe.skipIf(referenceSkip(haveFixtures))(`canonical.json fixture (needs ${FIXTURES})`, () => {
   const fx = (haveFixtures ? fixture('canonical.json') : { valid: [], invalid: [], error_codes: [], typed_number_rejections: [] }) as CanonicalFixture;
 
   it('has cases', () => expect(fx.valid.length + fx.invalid.length + fx.error_codes.length).toBeGreaterThan(20));
@@ -59,7 +60,7 @@ describe.skipIf(!haveFixtures)(`canonical.json fixture (needs ${FIXTURES})`, () 
   }
 });
 
-describe.skipIf(!haveFixtures)(`canonical-typed.json fixture (needs ${FIXTURES})`, () => {
+describe.skipIf(referenceSkip(haveFixtures))(`canonical-typed.json fixture (needs ${FIXTURES})`, () => {
   const fx = (haveFixtures ? fixture('canonical-typed.json') : { containers: {}, cases: [] }) as TypedFixture;
   // Build the container around an actual typed number (never JSON-round-trip it).
   const wrap = (container: string, value: number): JsonValue => {

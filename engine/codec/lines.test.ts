@@ -6,6 +6,7 @@ import { ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, canonicalize, parseStrict } from './json.ts';
 import { LINE_BYTES, decodeUtf8, parseLedgerLine, splitLedger } from './lines.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const GENERATED = fileURLToPath(new URL('../../../shared/reference/gh-aw-generated/', import.meta.url));
 const LEDGER_1M = GENERATED + 'ledger-1m.jsonl';
@@ -166,7 +167,7 @@ describe('parseLedgerLine fast path agrees with parseStrict (property)', () => {
   });
 });
 
-describe.skipIf(!existsSync(LEDGER_1M))(`reference ledger-1m.jsonl (needs ${GENERATED})`, () => {
+describe.skipIf(referenceSkip(existsSync(LEDGER_1M)))(`reference ledger-1m.jsonl (needs ${GENERATED})`, () => {
   it('is already canonical: every record round-trips byte for byte', () => {
     const records = splitLedger(readFileSync(LEDGER_1M));
     expect(records.length).toBe(572);

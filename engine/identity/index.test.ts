@@ -6,6 +6,7 @@ import type { JsonValue } from '../json.ts';
 import { parseLedgerLine, splitLedger } from '../codec/lines.ts';
 import { sha256Hex } from '../codec/digest.ts';
 import { candidateCommitId, checkpointRequestId, claimHandle, claimId, dispatchId, requestFingerprint, workId } from './index.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const REFERENCE = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
 const FIXTURES = REFERENCE + 'gh-aw/specs/work-queue/fixtures/';
@@ -97,7 +98,7 @@ describe('identity formulas', () => {
 });
 
 for (const path of LEDGERS) {
-  describe.skipIf(!existsSync(path))(`reference ledger ${path} (skipped when absent)`, () => {
+  describe.skipIf(referenceSkip(existsSync(path)))(`reference ledger ${path} (skipped when absent)`, () => {
     it('every fingerprint, work_id, Claim identity and commit ID recomputes', () => {
       const commits = splitLedger(readFileSync(path)).map((l) => parseLedgerLine(l.text) as unknown as Commit);
       const tally: Tally = { fingerprints: 0, works: 0, claims: 0 };
@@ -115,7 +116,7 @@ for (const path of LEDGERS) {
   });
 }
 
-describe.skipIf(!existsSync(FIXTURES))(`reference fixtures (needs ${FIXTURES})`, () => {
+describe.skipIf(referenceSkip(existsSync(FIXTURES)))(`reference fixtures (needs ${FIXTURES})`, () => {
   const load = <T,>(name: string): T => JSON.parse(readFileSync(FIXTURES + name, 'utf8')) as T;
 
   it('canonical-prefix.json: fingerprints, work_ids and Claims recompute (commit IDs there are opaque)', () => {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isDecimalId, isIdentity, isReasonCode } from './validate.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url));
 const haveFixtures = existsSync(FIXTURES);
@@ -18,7 +19,7 @@ interface ReasonFixture {
   cases: Array<{ name: string; reason: string; valid: boolean }>;
 }
 
-describe.skipIf(!haveFixtures)(`identity-validation.json (needs ${FIXTURES})`, () => {
+describe.skipIf(referenceSkip(haveFixtures))(`identity-validation.json (needs ${FIXTURES})`, () => {
   const fx = (haveFixtures ? fixture('identity-validation.json') : { identity: [], decimal: [] }) as IdentityFixture;
   it('states the ceilings the helpers implement', () => {
     expect(fx.identity_max_utf8_bytes).toBe(256);
@@ -41,7 +42,7 @@ describe.skipIf(!haveFixtures)(`identity-validation.json (needs ${FIXTURES})`, (
   }
 });
 
-describe.skipIf(!haveFixtures)(`reason-validation.json (needs ${FIXTURES})`, () => {
+describe.skipIf(referenceSkip(haveFixtures))(`reason-validation.json (needs ${FIXTURES})`, () => {
   const fx = (haveFixtures ? fixture('reason-validation.json') : { pattern: '', cases: [] }) as ReasonFixture;
   it('uses the pattern of the contract', () => expect(fx.pattern).toBe('^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$'));
   for (const c of fx.cases) {

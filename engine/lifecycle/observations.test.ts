@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
 import type { ResourceIdentity } from '../replay/state.ts';
 import { gateState, observationOperation, refreshBudget, type GateFacts } from './observations.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/observation-refresh-budget.json', import.meta.url));
 
@@ -12,7 +13,7 @@ interface BudgetCase { name: string; operations: number; ledger_bytes: number; l
 describe('refreshBudget (contract fixture observation-refresh-budget.json)', () => {
   const present = existsSync(FIXTURE);
   const cases: BudgetCase[] = present ? (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { cases: BudgetCase[] }).cases : [];
-  it.skipIf(!present).each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  it.skipIf(referenceSkip(present)).each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const run = () => refreshBudget({ operations: c.operations, ledgerBytes: c.ledger_bytes, ledgerLimit: c.ledger_limit, grantsPaused: c.grants_paused, requested: c.requested });
     if (c.error !== undefined) {
       let code: string | undefined;

@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
 import { workId } from '../identity/index.ts';
-import { replayLedger } from '../replay/index.ts';
 import { workerRoute } from '../replay/ops/deployment.ts';
 import { bootstrapRequest } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
@@ -16,6 +15,7 @@ import { groupEvidence } from './evidence.ts';
 import { finishPlan } from './finish.ts';
 import { cancelClaims, exhaustionRequest, releaseRequest } from './release.ts';
 import { replacementRequest } from './replacement.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const REPO = 'acme/queue';
 const actor = (role: Actor['role']): Actor => (role === 'dispatcher'
@@ -59,7 +59,7 @@ describe('lifecycle request generation is validated by replay', () => {
     const evidence = groupEvidence(w.state, d, { kind: 'terminal_run', source: 'github_api', checkedAt: 8, runId: '9007199254740993', conclusion: 'failure', completed: true });
     w.publish('rel', actor('reconciler'), 8, releaseRequest(w.state, d, evidence, 'run_terminal', 8));
     expect(code(() => releaseRequest(w.state, d, evidence, 'run_terminal', 9))).toBe('already_released');
-    const p = replayLedger(w.text());
+    const p = replayBytes(w.text());
     expect(p.claim(grant.built.plan.claims[1]!.claim_id)).toMatchObject({ state: 'cancelled', retryNotBefore: 8 + 30_000 });
     expect(p.state.outstandingNative.get('default') ?? 0).toBe(0);
   });
@@ -74,7 +74,7 @@ describe('lifecycle request generation is validated by replay', () => {
     w.publish('rj', actor('dispatcher'), 5, rejectedTransition(w.state, d, 'dispatch_rejected_422', groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 5 })));
     w.publish('ex', actor('reconciler'), 6, exhaustionRequest(w.state, d)!);
     w.publish('rel', actor('reconciler'), 7, releaseRequest(w.state, d, groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 7 }), 'launch_rejected', 7));
-    const p = replayLedger(w.text());
+    const p = replayBytes(w.text());
     expect(p.work(workId('g', 'a'))!.state).toBe('cancelled');
     expect(p.work(workId('g', 'b'))!.state).toBe('cancelled');
     expect(exhaustionRequest(w.state, d)).toBeNull();
@@ -88,7 +88,7 @@ describe('lifecycle request generation is validated by replay', () => {
     expect(deploymentPlan(w.state, { pool: 'default', workerProfile: 'default', ref: 'b'.repeat(40), available: true, reason: 'x' }).changed).toBe(false);
     expect(code(() => replacementRequest(w.state, { failedWorkId: workId('g', 'a'), node_key: 'a2', payload: {}, disposition: 'inspection', evidence: 'e' }, 3))).toBe('replacement_invalid');
     // Issue 16: the Deployment moves the route; the installed Policy (authority) is never rewritten.
-    const replayed = replayLedger(w.text()).state;
+    const replayed = replayBytes(w.text()).state;
     expect(workerRoute(replayed, 'default', 'default')!.currentRef).toBe('b'.repeat(40));
     expect(replayed.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: '0'.repeat(40) } } } });
   });

@@ -9,13 +9,14 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { claimHandle, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import { WorkOperationSchema, type QueueCommit } from '../schema/index.ts';
+import { QueuePolicySchema, WorkOperationSchema, issuePath, type QueueCommit } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
 import { indexWork, recordResult } from '../scheduler/ready-index.ts';
 import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
 import { accountKey, bump } from './mutate.ts';
 import { roleMayRequest } from './rules.ts';
 import type { ClaimRecord, DependencyEdge, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
+import { policyIncoherence } from './ops/policy.ts';
 
 interface Receipt {
   id: string;
@@ -56,6 +57,11 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   if (epoch !== commit.policy_epoch) r.bad(`policy_epoch ${epoch} is not the commit's ${commit.policy_epoch}`);
   if (commit.at < r.int(snapshot.last_at, 'last_at')) r.bad('the checkpoint is older than the last commit it replaces');
   const policy = r.obj(snapshot.policy, 'policy');
+  // The restored Policy is held to the same rules as an installed one (PolicyOperation schema, coherence).
+  const checked = QueuePolicySchema.safeParse(policy);
+  if (!checked.success) r.bad(`policy does not match the Policy schema at ${issuePath(checked.error.issues[0]) || '(root)'}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+  const incoherent = policyIncoherence(policy);
+  if (incoherent !== null) r.bad(`policy: ${incoherent}`);
   state.repository = repository;
 
   const receipts = restoreRequests(r, state, snapshot, commit);

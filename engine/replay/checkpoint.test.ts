@@ -14,6 +14,8 @@ import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointSta
 import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from './checkpoint.test-support.ts';
 import { replayLedger, summarize } from './index.ts';
 import { installedContract } from './ops/deployment.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const generated = new URL('../../../shared/reference/gh-aw-generated/', import.meta.url);
@@ -40,12 +42,12 @@ function refingerprint<T extends { actor: JsonValue; request: { kind: string; pa
   return json;
 }
 
-describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
+describe.skipIf(referenceSkip(haveFixture))('checkpoint.json (reference fixture)', () => {
   const history = haveFixture ? (fixture.history as unknown[]).map(parseQueueCommit) : [];
   const actor = haveFixture ? (fixture.checkpoint[0].actor as Actor) : null!;
 
   it('reproduces the expected checkpoint commit byte for byte from its history', () => {
-    const projection = replayLedger(ledgerOf(fixture.history));
+    const projection = replayBytes(ledgerOf(fixture.history));
     const built = buildCheckpointCommit(projection, { priorGitSha: fixture.prior_git_sha, actor, at: fixture.checkpoint[0].at });
     expect(canonicalize(built as unknown as JsonValue)).toBe(canonicalize(fixture.checkpoint[0]));
     // The same from an explicit (state, history) source.
@@ -54,7 +56,7 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
   });
 
   it('reproduces the genesis-only checkpoint (untouched clocks)', () => {
-    const genesis = replayLedger(ledgerOf(fixture.history.slice(0, 1)));
+    const genesis = replayBytes(ledgerOf(fixture.history.slice(0, 1)));
     const built = buildCheckpointCommit(genesis, { priorGitSha: fixture.prior_git_sha, actor, at: 0 });
     expect(canonicalize(built as unknown as JsonValue)).toBe(canonicalize(fixture.genesis_checkpoint[0]));
   });
@@ -72,8 +74,8 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
   });
 
   it('replaying the checkpoint root alone gives the summary and selection of the full history', () => {
-    const full = replayLedger(ledgerOf(fixture.history));
-    const root = replayLedger(ledgerOf(fixture.checkpoint));
+    const full = replayBytes(ledgerOf(fixture.history));
+    const root = replayBytes(ledgerOf(fixture.checkpoint));
     expect(comparableSummary(root)).toEqual(comparableSummary(full));
     expect(summarize(root)).toMatchObject({ tip: fixture.checkpoint[0].id, commits: 1, requests: 4 });
     expect(nextSelection(root.state, 100)).toEqual(nextSelection(full.state, 100));
@@ -81,8 +83,8 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
     expect(root.state.checkpoint?.ordinal).toBe(3);
     expect(root.state.commits[0]!.ordinal).toBe(3);
     for (const original of history) expect(root.request(original.request.id)?.fingerprint).toBe(original.request.fingerprint);
-    const genesis = replayLedger(ledgerOf(fixture.genesis_checkpoint));
-    expect(semantic(genesis.state)).toEqual(semantic(replayLedger(ledgerOf(fixture.history.slice(0, 1))).state));
+    const genesis = replayBytes(ledgerOf(fixture.genesis_checkpoint));
+    expect(semantic(genesis.state)).toEqual(semantic(replayBytes(ledgerOf(fixture.history.slice(0, 1))).state));
   });
 
   it('extends a checkpoint exactly like the full history: same grant, old request ids stay committed', () => {
@@ -100,29 +102,29 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
     const reused = refingerprint(JSON.parse(canonicalize(fixture.history[1])));
     reused.previous = writers[1]!.state.tip;
     reused.id = candidateCommitId(reused.previous, 'request-submit');
-    expect(codeOf(() => replayLedger(writers[1]!.text() + lineOf(reused)))).toBe('duplicate_request');
+    expect(codeOf(() => replayBytes(writers[1]!.text() + lineOf(reused)))).toBe('duplicate_request');
   });
 
   it('a tampered state fails its digest; a rehashed forged state fails restoration', () => {
     const tampered = JSON.parse(canonicalize(fixture.checkpoint[0]));
     const work = Object.values(tampered.operations[0].state.works)[1] as JsonObject;
     work.attempts = 2;
-    expect(codeOf(() => replayLedger(lineOf(tampered)))).toBe('checkpoint_digest_mismatch');
+    expect(codeOf(() => replayBytes(lineOf(tampered)))).toBe('checkpoint_digest_mismatch');
 
     const forged = JSON.parse(canonicalize(fixture.checkpoint[0]));
     const op = forged.operations[0];
     (Object.values(op.state.claims)[0] as JsonObject).work_id = 'missing-work';
     op.state_sha256 = stateDigest(op.state);
     forged.request.parameters.state_sha256 = op.state_sha256;
-    expect(codeOf(() => replayLedger(lineOf(refingerprint(forged))))).toBe('checkpoint_invalid');
+    expect(codeOf(() => replayBytes(lineOf(refingerprint(forged))))).toBe('checkpoint_invalid');
 
     const mismatched = JSON.parse(canonicalize(fixture.checkpoint[0]));
     mismatched.request.parameters.prior_tip = 'submit';
-    expect(codeOf(() => replayLedger(lineOf(refingerprint(mismatched))))).toBe('parameters_mismatch');
+    expect(codeOf(() => replayBytes(lineOf(refingerprint(mismatched))))).toBe('parameters_mismatch');
 
     const unsigned = JSON.parse(canonicalize(fixture.checkpoint[0]));
     unsigned.actor = { ...unsigned.actor, role: 'producer' };
-    expect(codeOf(() => replayLedger(lineOf(refingerprint(unsigned))))).toBe('role_not_allowed');
+    expect(codeOf(() => replayBytes(lineOf(refingerprint(unsigned))))).toBe('role_not_allowed');
   });
 
   it('rejects a checkpoint whose dispatch members are not the assignment of their Work (checkpoint_invalid): launch rebuilds assignments from them', () => {
@@ -148,13 +150,13 @@ describe.skipIf(!haveFixture)('checkpoint.json (reference fixture)', () => {
     const late = JSON.parse(canonicalize(fixture.checkpoint[0]));
     late.previous = 'grant';
     late.id = candidateCommitId('grant', late.request.id);
-    expect(codeOf(() => replayLedger(ledgerOf(fixture.history) + lineOf(late)))).toBe('checkpoint_position');
+    expect(codeOf(() => replayBytes(ledgerOf(fixture.history) + lineOf(late)))).toBe('checkpoint_position');
     // Nor inside another request kind, at the root or later.
     const smuggled = JSON.parse(canonicalize(fixture.history[0]));
     smuggled.operations = [fixture.checkpoint[0].operations[0]];
-    expect(codeOf(() => replayLedger(lineOf(refingerprint(smuggled))))).toBe('genesis_invalid');
-    expect(codeOf(() => buildCheckpointCommit(replayLedger(ledgerOf(fixture.history)), { priorGitSha: 'x', actor, at: 100 }))).toBe('checkpoint_invalid');
-    expect(codeOf(() => buildCheckpointCommit(replayLedger(ledgerOf(fixture.history)), { priorGitSha: fixture.prior_git_sha, actor, at: 5 }))).toBe('checkpoint_invalid');
+    expect(codeOf(() => replayBytes(lineOf(refingerprint(smuggled))))).toBe('genesis_invalid');
+    expect(codeOf(() => buildCheckpointCommit(replayBytes(ledgerOf(fixture.history)), { priorGitSha: 'x', actor, at: 100 }))).toBe('checkpoint_invalid');
+    expect(codeOf(() => buildCheckpointCommit(replayBytes(ledgerOf(fixture.history)), { priorGitSha: fixture.prior_git_sha, actor, at: 5 }))).toBe('checkpoint_invalid');
   });
 });
 
@@ -179,19 +181,19 @@ function rebase(tail: readonly QueueCommit[], tip: string): string[] {
   });
 }
 
-describe.skipIf(!haveLedger)('reference ledger-1m: compacted and uncompacted ledgers agree', () => {
+describe.skipIf(referenceSkip(haveLedger))('reference ledger-1m: compacted and uncompacted ledgers agree', () => {
   const text = haveLedger ? readFileSync(new URL('ledger-1m.jsonl', generated), 'utf8') : '';
-  const full = haveLedger ? replayLedger(text) : null!;
+  const full = haveLedger ? replayBytes(text) : null!;
   const { history } = haveLedger ? checkpointSource(full) : { history: [] };
   const admin: Actor = { role: 'administrator', principal: '1001', repository: 'owner/repo' };
   const checkpointAt = (k: number, sha = 'c'.repeat(40)) => {
-    const prefix = replayLedger(ledgerOf(history.slice(0, k)));
+    const prefix = replayBytes(ledgerOf(history.slice(0, k)));
     return { prefix, root: buildCheckpointCommit(prefix, { priorGitSha: sha, actor: admin, at: history[k - 1]!.at }) };
   };
 
   it.each([1, 2, 57, 180, 333, 571, 572])('cut after %i commits: the root restores the prefix exactly, the rebased tail replays identically', (k) => {
     const { prefix, root } = checkpointAt(k);
-    const restored = replayLedger(lineOf(root));
+    const restored = replayBytes(lineOf(root));
     expect(semantic(restored.state)).toEqual(semantic(prefix.state));
     expect(comparableSummary(restored)).toEqual(comparableSummary(prefix));
     expect(nextSelection(restored.state, history[k - 1]!.at)).toEqual(nextSelection(prefix.state, history[k - 1]!.at));
@@ -207,7 +209,7 @@ describe.skipIf(!haveLedger)('reference ledger-1m: compacted and uncompacted led
     expect((after.requests as JsonValue[]).slice(0, k)).toEqual(before.requests);
     expect((after.requests as JsonObject[])[k]).toMatchObject({ id: root.id, kind: 'checkpoint', claims: [] });
     // Every rebased grant must be the compacted ledger's own fair selection, or replay fails.
-    const compacted = replayLedger(lineOf(root) + rebase(history.slice(k), root.id).join(''));
+    const compacted = replayBytes(lineOf(root) + rebase(history.slice(k), root.id).join(''));
     expect(semantic(compacted.state)).toEqual(semantic(full.state));
     expect(comparableSummary(compacted)).toEqual(comparableSummary(full));
     const end = history[history.length - 1]!.at;
@@ -217,12 +219,12 @@ describe.skipIf(!haveLedger)('reference ledger-1m: compacted and uncompacted led
 
   it('nested checkpoints carry the earlier receipts forward', () => {
     const { root } = checkpointAt(200);
-    const once = replayLedger(lineOf(root) + rebase(history.slice(200), root.id).join(''));
+    const once = replayBytes(lineOf(root) + rebase(history.slice(200), root.id).join(''));
     const onceHistory = checkpointSource(once).history;
-    const prefix = replayLedger(ledgerOf(onceHistory.slice(0, 150)));
+    const prefix = replayBytes(ledgerOf(onceHistory.slice(0, 150)));
     const second = buildCheckpointCommit(prefix, { priorGitSha: 'd'.repeat(64), actor: admin, at: onceHistory[149]!.at });
     expect(((second.operations[0] as { state: JsonObject }).state.requests as JsonValue[]).length).toBe(350);
-    const twice = replayLedger(lineOf(second) + rebase(onceHistory.slice(150), second.id).join(''));
+    const twice = replayBytes(lineOf(second) + rebase(onceHistory.slice(150), second.id).join(''));
     expect(semantic(twice.state)).toEqual(semantic(full.state));
     expect(twice.state.requests.size).toBe(full.state.requests.size + 2);
     expect(planNext(twice.state, 'default', 1).selected).toBe(planNext(full.state, 'default', 1).selected);
@@ -272,7 +274,7 @@ describe('compacted and uncompacted ledgers give identical future selections (in
     }
     expect(semantic(compacted.state)).toEqual(semantic(full.state));
     expect(nextSelection(compacted.state, T0 + 10_000_000)).toEqual(nextSelection(full.state, T0 + 10_000_000));
-    const cold = replayLedger(compacted.text());
+    const cold = replayBytes(compacted.text());
     expect(semantic(cold.state)).toEqual(semantic(full.state));
     expect(summarize(cold).requests).toBe(full.state.requests.size + (nestAt === null ? 1 : 2));
     const barriers = [...full.state.works.values()].map((w) => w.barrier);

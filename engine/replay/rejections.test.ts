@@ -11,6 +11,8 @@ import { isProtocolError } from '../errors.ts';
 import { requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { replayLedger } from './index.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const haveReference = existsSync(fixtures);
@@ -35,9 +37,9 @@ function ledger(commits: readonly JsonObject[]): string {
   return commits.map((c) => canonicalize(c)).join('\n') + '\n';
 }
 
-function codeOf(input: string): string {
+function verdict(run: () => unknown): string {
   try {
-    replayLedger(input);
+    run();
   } catch (e) {
     if (isProtocolError(e)) return e.code;
     throw e;
@@ -45,11 +47,18 @@ function codeOf(input: string): string {
   return 'accepted';
 }
 
+/** The verdict on the bytes (the path files and stores use); the string path must agree. */
+function codeOf(input: string): string {
+  const code = verdict(() => replayBytes(input));
+  expect(verdict(() => replayLedger(input)), 'string input gives the same verdict as bytes').toBe(code);
+  return code;
+}
+
 function byId(commits: Commit[], id: string): Commit {
   return commits.find((c) => c.id === id)!;
 }
 
-describe.skipIf(!haveReference)('replay rejections (../shared/reference absent: skipped)', () => {
+describe.skipIf(referenceSkip(haveReference))('replay rejections (../shared/reference absent: skipped)', () => {
   it('accepts the unedited fixture (control)', () => {
     expect(codeOf(ledger(base))).toBe('accepted');
   });

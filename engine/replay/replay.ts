@@ -5,7 +5,7 @@
  * that does not extend its validated prefix. Both run the same fold.
  */
 import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from '../codec/index.ts';
-import { ProtocolError, fail, isProtocolError } from '../errors.ts';
+import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { createFairnessState } from '../scheduler/clocks.ts';
 import { createReadyIndex } from '../scheduler/ready-index.ts';
@@ -106,9 +106,11 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     if (state.tip === null && records.length > 0) fail('missing_genesis', 'no genesis record (previous = null) in the ledger');
     projection.accept(input, records.length);
   } catch (e) {
+    // A ProtocolError is the verdict on the ledger. Anything else is a bug in the engine and
+    // propagates unchanged: it is never reported as a protocol verdict (surfaces map it once
+    // to `internal_error`).
     projection.poison();
-    if (isProtocolError(e)) throw e;
-    throw new ProtocolError('ledger_invalid', e instanceof Error ? e.message : String(e));
+    throw e;
   }
 }
 

@@ -46,6 +46,7 @@ export const OPERATIONS_KINDS: ReadonlySet<string> = new Set([
 
 export function roleMayRequest(role: string, kind: string): boolean {
   if (kind === 'checkpoint') return role === 'administrator';
-  const kinds = (REQUEST_ROLES as Record<string, readonly string[] | undefined>)[role];
-  return kinds !== undefined && kinds.includes(kind);
+  // Own keys only: a role named `__proto__` or `constructor` is no role.
+  if (!Object.hasOwn(REQUEST_ROLES, role)) return false;
+  return (REQUEST_ROLES as Record<string, readonly string[]>)[role]!.includes(kind);
 }

@@ -6,9 +6,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
-import { replayLedger } from '../replay/index.ts';
+
 import { classV, keyV } from './clocks.ts';
 import { planNext } from './plan.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
 
 const REFERENCE = new URL('../../../shared/reference/', import.meta.url);
 const LEDGERS = new URL('gh-aw-generated/', REFERENCE);
@@ -19,9 +21,9 @@ const TIPS: Record<string, string> = {
   'ledger-16m.jsonl': 'q_796a9b38ddef8312f33ea5a870965858ff40e1dd23816392e7101fcebe9784f2',
 };
 
-describe.skipIf(!existsSync(LEDGERS))('reference ledgers: every committed Claim is the fair prefix', () => {
+describe.skipIf(referenceSkip(existsSync(LEDGERS)))('reference ledgers: every committed Claim is the fair prefix', () => {
   it.each(Object.keys(TIPS))('%s replays to the reference tip', (name) => {
-    const projection = replayLedger(readFileSync(new URL(name, LEDGERS)));
+    const projection = replayBytes(readFileSync(new URL(name, LEDGERS)));
     expect(projection.state.tip).toBe(TIPS[name]);
   });
 
@@ -34,7 +36,7 @@ describe.skipIf(!existsSync(LEDGERS))('reference ledgers: every committed Claim 
     lines[index] = JSON.stringify(commit);
     let code = 'none';
     try {
-      replayLedger(lines.join('\n'));
+      replayBytes(lines.join('\n'));
     } catch (e) {
       code = isProtocolError(e) ? e.code : 'other';
     }
@@ -50,13 +52,13 @@ interface Prefix {
   key_v: string;
 }
 
-describe.skipIf(!existsSync(PREFIX))('canonical-prefix: next selection and clocks after every causal prefix', () => {
+describe.skipIf(referenceSkip(existsSync(PREFIX)))('canonical-prefix: next selection and clocks after every causal prefix', () => {
   const fixture = existsSync(PREFIX)
     ? (JSON.parse(readFileSync(PREFIX, 'utf8')) as { canonical: string; commits: { id: string; at: number }[]; prefixes: Prefix[] })
     : { canonical: '', commits: [], prefixes: [] };
   const lines = fixture.canonical.split('\n').filter((l) => l.length > 0);
   it.each(fixture.prefixes.map((p, i) => [p.tip, i, p] as const))('prefix %s', (_tip, i, expected) => {
-    const { state } = replayLedger(lines.slice(0, i + 1).join('\n') + '\n');
+    const { state } = replayBytes(lines.slice(0, i + 1).join('\n') + '\n');
     const at = fixture.commits[i]!.at;
     const plan = planNext(state, 'default', at);
     expect(plan.selected ? 'selected' : plan.reason).toBe(expected.reason);

@@ -8,6 +8,7 @@ import { gateIdentity, type ExternalEdge } from './eligibility.ts';
 import { claimMismatch, pack, requestDigest, type DispatchNextRequest } from './pack.ts';
 import { planNext } from './plan.ts';
 import { buildState, commitPack, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const haveFixtures = existsSync(FIXTURES);
@@ -40,7 +41,7 @@ interface SelectionCase {
   reason: string;
 }
 
-describe.skipIf(!haveFixtures)('selection.json fixtures (reference conformance)', () => {
+describe.skipIf(referenceSkip(haveFixtures))('selection.json fixtures (reference conformance)', () => {
   const cases = haveFixtures ? (JSON.parse(readFileSync(new URL('selection.json', FIXTURES), 'utf8')) as SelectionCase[]) : [];
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const profiles: PolicySpec['profiles'] = {};
@@ -56,7 +57,7 @@ describe.skipIf(!haveFixtures)('selection.json fixtures (reference conformance)'
   });
 });
 
-describe.skipIf(!haveFixtures)('canonical-prefix grant q3 (reference conformance)', () => {
+describe.skipIf(referenceSkip(haveFixtures))('canonical-prefix grant q3 (reference conformance)', () => {
   it('reproduces the committed Claims and the exact assignment, measured canonically', () => {
     const fixture = JSON.parse(readFileSync(new URL('canonical-prefix.json', FIXTURES), 'utf8')) as {
       commits: { id: string; at: number; operations: JsonObject[]; request: { id: string; parameters: JsonObject } }[];

@@ -2,7 +2,7 @@
  * What every page does first: resolve the runtime and the (possibly pinned)
  * view, turning a failure into a stable code the page can show.
  */
-import { isProtocolError } from '../../engine/errors.ts';
+import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../engine/errors.ts';
 import { canRead } from '../auth/session.ts';
 import type { ConsoleConfig } from './config.ts';
 import { consoleRuntime } from './context.ts';
@@ -30,10 +30,10 @@ export async function loadView(at: string | null): Promise<Loaded> {
   try {
     return { ok: true, runtime, view: await runtime.view(at), config: runtime.config };
   } catch (e) {
-    const code = isProtocolError(e) ? e.code : 'ledger_unreadable';
-    // Never echo arbitrary error text from the store (it may name paths or hosts); protocol errors are ours.
-    const message = isProtocolError(e) ? e.message : 'the ledger could not be read';
-    return { ok: false, code, message, config: runtime.config };
+    // Stores report read failures as ProtocolErrors; anything else is a bug. Never echo arbitrary
+    // exception text (it may name paths or hosts); protocol errors are ours.
+    if (isProtocolError(e)) return { ok: false, code: e.code, message: e.message, config: runtime.config };
+    return { ok: false, code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE, config: runtime.config };
   }
 }
 

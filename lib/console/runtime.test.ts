@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../engine/errors.ts';
 import { Publisher } from '../publisher/publisher.ts';
 import { seedDemoDay } from '../demo/day.ts';
 import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../store/types.ts';
@@ -16,7 +17,8 @@ class FlakyStore implements LedgerStore {
   failing = false;
   constructor(private readonly inner: MemoryStore) {}
   async read(): Promise<LedgerSnapshot> {
-    if (this.failing) throw new Error('connection reset');
+    // Like the real stores: an I/O failure is a ProtocolError (a raw exception would be a bug).
+    if (this.failing) throw new ProtocolError('store_unreachable', 'connection reset');
     return this.inner.read();
   }
   compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {

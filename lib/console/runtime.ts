@@ -10,7 +10,7 @@
  * A failed read keeps serving the last good projection, flagged stale, so the
  * operator keeps a view while the store is unreachable.
  */
-import { ProtocolError, isProtocolError } from '../../engine/errors.ts';
+import { ProtocolError, describeError } from '../../engine/errors.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import type { CommitInfo } from '../../engine/replay/state.ts';
 import { ProjectionCache } from '../publisher/cache.ts';
@@ -92,8 +92,8 @@ export class ConsoleRuntime {
       this.lastGood = { projection, version: snapshot.version, readAt: Date.now(), stale: null };
       return this.lastGood;
     } catch (e) {
-      const code = isProtocolError(e) ? e.code : 'store_unreachable';
-      const message = e instanceof Error ? e.message : String(e);
+      // Stores report I/O failures as ProtocolErrors (store_unreachable, github_*); anything else is a bug.
+      const { code, message } = describeError(e);
       this.failingSince ??= Date.now();
       if (this.lastGood === null || code === 'queue_uninitialized') throw e;
       return { ...this.lastGood, stale: { code, message, since: this.failingSince } };

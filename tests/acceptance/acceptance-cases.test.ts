@@ -6,13 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { explainWork } from '../../cli/commands/explain.ts';
-import { replayLedger } from '../../engine/replay/index.ts';
+
 import { clockView } from '../../engine/scheduler/clocks.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
 import { simulate } from '../../engine/scheduler/simulate.ts';
 import type { WorkerProfile } from '../../engine/schema/index.ts';
 import { nodes, policyOf, REPOSITORY, TestQueue, verdict } from './queue.ts';
+import { replayBytes } from '../support/bytes.ts';
 
 /** The fairness-key letter of each granted node key (`b2-7` → `b`). */
 const prefixes = (keys: string[]) => keys.map((k) => /^[a-z]+/.exec(k)![0]).join('');
@@ -33,7 +34,7 @@ describe('§8.2 Strict priority: no lower-class grant while a higher class is el
     for (let i = 0; i < 3; i++) step();
     // Still hot: a producer keeps class 1 eligible; the class-5 Work keeps waiting.
     q.submit(nodes('hot2', 3, 'hot', 1));
-    const cold = explainWork(replayLedger(q.text()), 'default', q.workId('cold-1'), q.t);
+    const cold = explainWork(replayBytes(q.text()), 'default', q.workId('cold-1'), q.t);
     expect(cold.eligible).toBe(true);
     expect(cold.reason).toBe('priority_class');
     expect(cold.next.work?.node_key).toBe('hot2-1');
@@ -185,7 +186,7 @@ describe('§8.2 Dynamics: join, empty/refill, cap/release and retry-delay transi
       during.push(...q.keys(plan));
     }
     expect(prefixes(during)).toBe('bbbb');
-    const why = explainWork(replayLedger(q.text()), 'default', a1.workId, q.t);
+    const why = explainWork(replayBytes(q.text()), 'default', a1.workId, q.t);
     expect(why).toMatchObject({ reason: 'retry_delayed', eligible: false });
     expect(why.blocking_path[0]).toMatchObject({ kind: 'work', reason: 'retry_delayed', work_id: a1.workId });
 

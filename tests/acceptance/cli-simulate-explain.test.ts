@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
 import { issue, nodes, policyOf, TestQueue } from './queue.ts';
 
@@ -20,7 +20,7 @@ function capture() {
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string; json: () => Record<string, unknown> }> {
   const c = capture();
-  const code = await main(args, c.io);
+  const code = await runFairway(args, c.io);
   return { code, out: c.out(), err: c.err(), json: () => JSON.parse(c.out()) as Record<string, unknown> };
 }
 

@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import { candidateCommitId } from '../../engine/identity/index.ts';
-import { replayLedger } from '../../engine/replay/index.ts';
+
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { buildCommit, commitOn } from '../../engine/requests/build.ts';
 import { dispatchNextRequest } from '../../engine/requests/operations.ts';
@@ -19,6 +19,7 @@ import { clockView } from '../../engine/scheduler/clocks.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate.ts';
 import { dispatcher, nodes, policyOf, TestQueue } from './queue.ts';
+import { replayBytes } from '../support/bytes.ts';
 
 const keyGrants = (r: SimulationResult) => Object.fromEntries(r.shares.filter((s) => s.level === 'key').map((s) => [`${s.priority}/${s.key}`, s.grants]));
 const classGrants = (r: SimulationResult) => r.shares.filter((s) => s.level === 'class').map((s) => s.grants);
@@ -96,7 +97,7 @@ describe('spec §8.1 small design experiments', () => {
     const before = q.grants(17);
     expect(before).toHaveLength(17);
 
-    const restored = replayLedger(q.text()).state; // the serialized form is the ledger itself
+    const restored = replayBytes(q.text()).state; // the serialized form is the ledger itself
     expect(clockView(restored.fairness, 'default')).toEqual(clockView(q.state.fairness, 'default'));
 
     const next = (state: ReplayState, i: number, at: number): { line: string; keys: string[]; reason: string } => {
@@ -135,7 +136,7 @@ describe('spec §8.1 small design experiments', () => {
     const lines = q.w.lines;
     // Physical order B's record before A's: the causal chain decides, not the file or the timestamps.
     const shuffled = [lines[1]!, lines[0]!].join('');
-    const replayed = replayLedger(shuffled).state;
+    const replayed = replayBytes(shuffled).state;
     const plan = planNext(replayed, 'default', q.t);
     expect(plan.selected && plan.work.nodeKey).toBe('A');
     expect(q.grants(2)).toEqual(['A', 'B']);
@@ -143,7 +144,7 @@ describe('spec §8.1 small design experiments', () => {
 
   it('snapshot predicts A, another request claims A, then this request grants B with B\'s own stored plan', () => {
     const q = new TestQueue(policyOf(), [{ node_key: 'A', payload: { plan: 'do A' } }, { node_key: 'B', payload: { plan: 'do B' } }]);
-    const snapshot = replayLedger(q.text()).state;
+    const snapshot = replayBytes(q.text()).state;
     const predicted = planNext(snapshot, 'default', q.t);
     expect(predicted.selected && predicted.work.nodeKey).toBe('A');
     expect(q.keys(q.grant())).toEqual(['A']); // another request wins A
@@ -159,8 +160,8 @@ describe('spec §8.1 small design experiments', () => {
     q.grants(6);
     const lines = [...q.w.lines];
     const reordered = [lines[0]!, ...lines.slice(1).reverse(), lines[3]!].join('');
-    const a = replayLedger(q.text()).state;
-    const b = replayLedger(reordered).state;
+    const a = replayBytes(q.text()).state;
+    const b = replayBytes(reordered).state;
     expect(b.tip).toBe(a.tip);
     expect(clockView(b.fairness, 'default')).toEqual(clockView(a.fairness, 'default'));
     expect([...b.outstandingByKey]).toEqual([...a.outstandingByKey]);
@@ -177,7 +178,7 @@ describe('spec §8.1 small design experiments', () => {
     writeFileSync(settings, JSON.stringify({ accounting_weights: { a: 5, b: 3, c: 2 } }));
     writeFileSync(workload, JSON.stringify({ nodes: ['a', 'b', 'c'].map((key) => ({ key, priority: 3, count: 10_000 })) }));
     const c = capture();
-    expect(await main(['simulate', '--settings', settings, '--workload', workload, '--grants', '10000', '--json'], c.io)).toBe(0);
+    expect(await runFairway(['simulate', '--settings', settings, '--workload', workload, '--grants', '10000', '--json'], c.io)).toBe(0);
     const out = JSON.parse(c.out());
     expect(out.ok).toBe(true);
     expect(out.grants).toHaveLength(10_000);

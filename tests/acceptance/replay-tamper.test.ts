@@ -8,13 +8,14 @@
 import { describe, expect, it } from 'vitest';
 import { isProtocolError, type ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { replayLedger } from '../../engine/replay/index.ts';
+
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { issue, issueObservation, ledgerOf, nodes, policyOf, seal, TestQueue, verdict, type Commit } from './queue.ts';
+import { replayBytes } from '../support/bytes.ts';
 
 function rejection(text: string): ProtocolError {
   try {
-    replayLedger(text);
+    replayBytes(text);
   } catch (e) {
     if (isProtocolError(e)) return e;
     throw e;
@@ -123,7 +124,7 @@ describe('replay re-derives every Claim: tampered grants are rejected', () => {
     const e = rejection(ledgerOf(commits));
     expect(e.code).toBe('claim_not_fair');
     expect(e.details?.stop_reason).toBe('no_eligible_work');
-    const prefix = replayLedger(ledgerOf(commits.slice(0, -1))).state;
+    const prefix = replayBytes(ledgerOf(commits.slice(0, -1))).state;
     const why = eligibility(prefix, prefix.works.get(q.workId('gated'))!, grant.at);
     expect(why.eligible === false && why.reason).toBe('observation_stale');
   });

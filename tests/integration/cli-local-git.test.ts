@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -24,7 +24,7 @@ function tip(repo: string): string | null {
 
 async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: JSON.parse(out) };
 }
 

@@ -6,14 +6,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { seedCommit } from '../fake-github/state.ts';
 import { countOps, createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
 async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
-  const code = await main(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
+  const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: out === '' ? null : JSON.parse(out) };
 }
 

@@ -6,13 +6,14 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- CLI and tool JSON outputs are asserted structurally by the tests */
 import { execFileSync } from 'node:child_process';
+import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { grantPlan } from '../../engine/receipts/dispatch.ts';
 import { INTENT_SCHEMA, intentFingerprint } from '../../engine/intents/records.ts';
@@ -100,7 +101,7 @@ export async function bindDispatch(repo: string, dispatchId: string, runId: stri
 /** Runs the CLI in-process with `--json`; returns the exit code and the parsed output. */
 export async function cli(...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
-  const code = await main(['--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  const code = await runFairway(['--json', ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: out === '' ? null : JSON.parse(out) };
 }
 
@@ -141,6 +142,8 @@ export async function call(client: Client, name: string, args: Record<string, un
   const text = (result.content as Array<{ type: string; text: string }>)[0]?.text ?? '';
   if (result.isError === true) {
     const code = /(?:^|: )([a-z][a-z0-9]*(?:_[a-z0-9]+)+): /.exec(text)?.[1];
+    // An internal_error is a bug in Fairway, never an expected tool answer.
+    expect(code, `tool ${name} hit an internal error: ${text}`).not.toBe('internal_error');
     return { ok: false, ...(code === undefined ? {} : { code }), value: text };
   }
   return { ok: true, value: result.structuredContent ?? JSON.parse(text) };

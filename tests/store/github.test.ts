@@ -11,6 +11,7 @@ import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { freePort } from './git-daemon.ts';
 import { bigLedger, contractSuite, type StoreFixture } from './contract.ts';
+import { duplicateReadSuite } from './duplicates.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const TOKEN = 'ghp_fake_token_for_tests';
@@ -51,7 +52,7 @@ function count(method: string, template: string, since = 0): number {
 
 const tipOf = (repo: FakeRepository) => repo.refs.get('refs/heads/work-queue') ?? null;
 
-contractSuite('GitHub API (fake, OpenAPI-validated)', async (): Promise<StoreFixture> => {
+async function githubFixture(): Promise<StoreFixture> {
   const repo = newRepo();
   return {
     queueBranch: 'work-queue',
@@ -66,7 +67,10 @@ contractSuite('GitHub API (fake, OpenAPI-validated)', async (): Promise<StoreFix
     parents: async (commit) => repo.objects.commits.get(commit)!.parents,
     setDefaultBranch: async (branch) => void (repo.defaultBranch = branch),
   };
-});
+}
+
+contractSuite('GitHub API (fake, OpenAPI-validated)', githubFixture);
+duplicateReadSuite('the GitHub API (fake, OpenAPI-validated)', githubFixture);
 
 describe('GitHubStore', () => {
   it('returns uncertain when the connection drops after GitHub applied the ref update, and never retries it', async () => {

@@ -12,6 +12,7 @@ import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
 import { contractSuite, type StoreFixture } from './contract.ts';
+import { duplicateReadSuite } from './duplicates.ts';
 
 afterAll(removeTempDirs);
 
@@ -148,3 +149,5 @@ describe('LocalGitStore', () => {
     expect(refTip(repo, 'work-queue')).toBeNull();
   });
 });
+
+duplicateReadSuite('a local Git repository', localFixture(false));

@@ -12,6 +12,7 @@ import { RemoteGitStore } from '../../lib/store/remote-git.ts';
 import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
 import { freePort, startDroppingProxy, startGitDaemon, type DroppingProxy, type GitDaemon } from './git-daemon.ts';
 import { contractSuite, type StoreFixture } from './contract.ts';
+import { duplicateReadSuite } from './duplicates.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
@@ -45,7 +46,7 @@ function cloneOf(url: string): string {
   return clone;
 }
 
-contractSuite('Git remote over git daemon', async (): Promise<StoreFixture> => {
+async function remoteFixture(): Promise<StoreFixture> {
   const served = servedRepo();
   return {
     queueBranch: 'work-queue',
@@ -56,7 +57,10 @@ contractSuite('Git remote over git daemon', async (): Promise<StoreFixture> => {
     parents: async (commit) => parentsOf(served.path, commit),
     setDefaultBranch: async (branch) => void gitSync(served.path, ['symbolic-ref', 'HEAD', `refs/heads/${branch}`]),
   };
-});
+}
+
+contractSuite('Git remote over git daemon', remoteFixture);
+duplicateReadSuite('a remote Git repository (real git daemon)', remoteFixture);
 
 describe('RemoteGitStore', () => {
   it('reports a daemon that is down as store_unreachable, for reads and writes', async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { runFairway } from '../support/cli.ts';
 import { startTui } from '../../cli/tui/run.ts';
 import type { TuiState } from '../../cli/tui/state.ts';
 
@@ -22,7 +22,7 @@ function git(repo: string, ...args: string[]): string {
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(args, { out: (s) => (out += s), err: (s) => (err += s) });
+  const code = await runFairway(args, { out: (s) => (out += s), err: (s) => (err += s) });
   return { code, out, err };
 }
 

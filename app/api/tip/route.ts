@@ -1,5 +1,5 @@
 /** GET /api/tip: the live ledger tip for polling (no payloads, no identifiers beyond the tip). */
-import { isProtocolError } from '../../../engine/errors.ts';
+import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
 
@@ -22,7 +22,8 @@ export async function GET(): Promise<Response> {
       { headers: { 'cache-control': 'no-store' } },
     );
   } catch (e) {
-    const code = isProtocolError(e) ? e.code : 'ledger_unreadable';
-    return Response.json({ ok: false, error: { code, message: 'the ledger could not be read' } }, { status: 503, headers: { 'cache-control': 'no-store' } });
+    // A read failure is a ProtocolError (the message is not echoed); anything else is a bug.
+    if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: 'the ledger could not be read' } }, { status: 503, headers: { 'cache-control': 'no-store' } });
+    return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500, headers: { 'cache-control': 'no-store' } });
   }
 }

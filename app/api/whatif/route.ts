@@ -1,5 +1,5 @@
 /** POST /api/whatif — the engine simulator on the current backlog (read-only; no session needed in local mode). */
-import { isProtocolError } from '../../../engine/errors.ts';
+import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
 import { whatIf, WhatIfRequestSchema } from '../../../lib/console/views/whatif.ts';
@@ -17,7 +17,7 @@ export async function POST(request: Request): Promise<Response> {
     const view = await runtime.view(parsed.data.at ?? null);
     return Response.json({ ok: true, result: whatIf(view.projection, view.asOf, parsed.data) });
   } catch (e) {
-    const code = isProtocolError(e) ? e.code : 'simulation_failed';
-    return Response.json({ ok: false, error: { code, message: isProtocolError(e) ? e.message : 'the simulation failed' } }, { status: isProtocolError(e) ? 422 : 500 });
+    if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: e.message } }, { status: 422 });
+    return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });
   }
 }

@@ -58,17 +58,23 @@ export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void
 }
 
 function checkPolicyCoherence(ctx: CommitContext, policy: JsonObject): void {
-  const at = where(ctx);
+  const problem = policyIncoherence(policy);
+  if (problem !== null) fail('policy_invalid', problem, where(ctx));
+}
+
+/** What makes a schema-valid Policy unusable (null: coherent). Also checked on a checkpoint's restored Policy. */
+export function policyIncoherence(policy: JsonObject): string | null {
   const weights = policy.accounting_weights as Record<string, number>;
-  if (weights[''] !== 1) fail('policy_invalid', 'the default fairness key "" must keep weight 1', at);
-  if (Object.keys(weights).length > 1024) fail('policy_invalid', 'at most 1024 fairness keys may be registered', at);
+  if (weights[''] !== 1) return 'the default fairness key "" must keep weight 1';
+  if (Object.keys(weights).length > 1024) return 'at most 1024 fairness keys may be registered';
   const pools = policy.pools as Record<string, JsonObject>;
   for (const [name, pool] of Object.entries(pools)) {
     const profiles = pool.profiles as Record<string, JsonObject>;
-    if (profiles[pool.default_profile as string] === undefined) {
-      fail('policy_invalid', `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`, at);
+    if (!Object.hasOwn(profiles, pool.default_profile as string)) {
+      return `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`;
     }
   }
+  return null;
 }
 
 export function applyControl(ctx: CommitContext, op: OperationOf<'Control'>): void {

@@ -5,7 +5,7 @@
  * action, status and duration only — never targets, reasons or payloads.
  */
 import createDebug from 'debug';
-import { isProtocolError } from '../../../engine/errors.ts';
+import { internalError, isProtocolError } from '../../../engine/errors.ts';
 import { checkAdministrator } from '../../auth/guard.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
@@ -42,7 +42,8 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
       log('%s rejected %s in %dms', action, e.code, Date.now() - started);
       return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     }
-    log('%s failed in %dms', action, Date.now() - started);
-    return error(500, 'internal_error', 'the action failed; nothing is known to be published');
+    const fault = internalError(e);
+    log('%s failed in %dms: %s', action, Date.now() - started, fault.message);
+    return error(500, fault.code, `the action failed; nothing is known to be published: ${fault.message}`);
   }
 }

@@ -133,10 +133,11 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
     cancellation: work.cancellationCommit === null ? null : {
       commitId: work.cancellationCommit, at: commitAt(projection, work.cancellationCommit), reason: work.cancellationReason ?? 'unknown',
     },
-    history: work.touchedBy.map((id) => {
-      const i = state.commitIndex.get(id)!;
-      const c = state.commits[i]!;
-      return { commitId: id, at: c.at, kind: c.kind, requestId: c.requestId };
+    // Commits compacted into a checkpoint root are not in this ledger (their history is at its prior_git_sha).
+    history: work.touchedBy.flatMap((id) => {
+      const i = state.commitIndex.get(id);
+      const c = i === undefined ? undefined : state.commits[i];
+      return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
   };

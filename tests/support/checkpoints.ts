@@ -1,0 +1,68 @@
+/**
+ * Checkpoint-rooted ledgers of several shapes (spec 7.10 "compact", 7.17), built with the
+ * engine's own checkpoint builder (what `fairway compact` publishes): genesis-only (no Work,
+ * untouched clocks), a policy with Work but no Claims, a full history, a queue whose Work
+ * all finished, repeated compaction, and a checkpoint root followed by more commits.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { canonicalize } from '../../engine/codec/index.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
+import { replayLedger, type Projection } from '../../engine/replay/index.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import { baseLedger, ledgerLines } from './duplicates.ts';
+
+const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
+export const CHECKPOINT_FIXTURE = new URL('checkpoint.json', FIXTURES);
+export const PREFIX_FIXTURE = new URL('canonical-prefix.json', FIXTURES);
+
+const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+const ln = (lines: readonly string[]): string => lines.map((l) => `${l}\n`).join('');
+
+export interface CheckpointShape {
+  name: string;
+  ledger: string;
+}
+
+function admin(p: Projection): Actor {
+  return { role: 'administrator', principal: '1', repository: p.state.repository! } as Actor;
+}
+
+/** The checkpoint root that replaces `ledger` (as `fairway compact` writes it). */
+export function checkpointOf(ledger: string, sha = 'c'.repeat(40)): string {
+  const p = replayLedger(bytes(ledger));
+  const at = p.state.commits[p.state.commits.length - 1]!.at;
+  return `${canonicalize(buildCheckpointCommit(p, { priorGitSha: sha, actor: admin(p), at }) as unknown as JsonValue)}\n`;
+}
+
+/** `lines` re-chained onto `root`: the first one's `previous` becomes the root's id (ids are free-form in the fixture). */
+function chainedOnto(root: string, lines: readonly string[]): string {
+  const rootId = (JSON.parse(root) as { id: string }).id;
+  const [first, ...rest] = lines;
+  const head = JSON.parse(first!) as JsonObject;
+  head.previous = rootId;
+  return root + ln([canonicalize(head), ...rest]);
+}
+
+/** Every shape; the reference-fixture shapes only when ../shared/reference is present. */
+export function checkpointShapes(): CheckpointShape[] {
+  const demo = ledgerLines(baseLedger());
+  const shapes: CheckpointShape[] = [
+    { name: 'checkpoint of a Fairway genesis (combined Policy+Work, no Claims, untouched clocks)', ledger: checkpointOf(ln(demo.slice(0, 1))) },
+    { name: 'checkpoint of a queue whose grants all finished and released (demo queue)', ledger: checkpointOf(ln(demo)) },
+    { name: 'checkpoint taken mid-flight (open Claims and reservations)', ledger: checkpointOf(ln(demo.slice(0, 5))) },
+    { name: 'repeated compaction: checkpoint of a checkpoint-rooted ledger', ledger: checkpointOf(checkpointOf(ln(demo)), 'd'.repeat(40)) },
+  ];
+  if (existsSync(CHECKPOINT_FIXTURE) && existsSync(PREFIX_FIXTURE)) {
+    const fixture = JSON.parse(readFileSync(CHECKPOINT_FIXTURE, 'utf8')) as { history: JsonValue[]; checkpoint: JsonValue[]; genesis_checkpoint: JsonValue[] };
+    const canonical = ledgerLines((JSON.parse(readFileSync(PREFIX_FIXTURE, 'utf8')) as { canonical: string }).canonical);
+    shapes.push(
+      { name: 'checkpoint.json genesis_checkpoint (Policy only: no pools\' clocks, no Work)', ledger: ln([canonicalize(fixture.genesis_checkpoint[0]!)]) },
+      { name: 'checkpoint.json checkpoint (Policy, submit, grant)', ledger: ln([canonicalize(fixture.checkpoint[0]!)]) },
+      { name: 'checkpoint of a policy-only genesis (canonical-prefix q0: no Work, no clocks)', ledger: checkpointOf(ln(canonical.slice(0, 1))) },
+      { name: 'checkpoint of canonical-prefix (observations, gates, claims)', ledger: checkpointOf(ln(canonical)) },
+      { name: 'checkpoint root followed by more commits (canonical-prefix compacted at q8, then q9..)', ledger: chainedOnto(checkpointOf(ln(canonical.slice(0, 9))), canonical.slice(9)) },
+    );
+  }
+  return shapes;
+}
