@@ -18,6 +18,7 @@ import { ProtocolError, fail } from '../../engine/errors.ts';
 import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
+import { projectionAt } from '../../engine/receipts/prefix.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
@@ -118,24 +119,29 @@ export class Publisher {
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
 
-  private replayed(projection: Projection, version: string | null, input: PublishInput): PublishOutcome {
+  private async replayed(projection: Projection, version: string | null, input: PublishInput): Promise<PublishOutcome> {
     const existing = projection.request(input.requestId)!;
-    // Prepare as of the committed decision: time-derived fields (e.g. a default `enqueued`)
-    // then match, so an honest retry of the same request has the same fingerprint.
     const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
-    let fingerprint: string | null = null;
-    try {
-      const prepared = input.prepare(projection, ids);
-      fingerprint = requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters);
-    } catch (e) {
-      // A request that can no longer be prepared (its Work is now claimed, ...) still has
-      // an identity: compare what we can and let the committed outcome stand.
-      if (!(e instanceof ProtocolError)) throw e;
-    }
-    if (fingerprint !== null && fingerprint !== existing.fingerprint) {
+    const outcome: PublishOutcome = { status: 'request_replayed', commitId: existing.commitId, projection, version };
+    // Replayed requests fingerprint as of their commit: prepare against the state just
+    // before the committed commit, at its decision time. CAS expectations the builder reads
+    // from state (a WorkPriority's `expected_priority`, which nodes already exist) and
+    // time-derived fields (a default `enqueued`) then match, so an honest retry of the same
+    // logical request has the same fingerprint however the queue moved on since.
+    // The genesis was built by `bootstrap` (on an absent queue), every later commit by `prepare`.
+    const genesis = projection.state.commitIndex.get(existing.commitId) === 0 && projection.state.checkpoint === undefined;
+    const asOfCommit = await fingerprintOf(input, async () => (genesis && input.bootstrap !== undefined
+      ? input.bootstrap(ids)
+      : input.prepare(stateBefore(projection, existing.commitId), ids)));
+    if (asOfCommit === existing.fingerprint) return outcome;
+    // Otherwise compare against the current state, as a first attempt would: a request that can
+    // no longer be prepared (its transition was made meanwhile, ...) still has an identity, so
+    // the committed outcome stands; one that prepares to another meaning is a conflict.
+    const current = await fingerprintOf(input, () => input.prepare(projection, ids));
+    if (current !== null && current !== existing.fingerprint) {
       fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
     }
-    return { status: 'request_replayed', commitId: existing.commitId, projection, version };
+    return outcome;
   }
 
   /** Returns the final outcome, or null to retry. */
@@ -166,6 +172,33 @@ export class Publisher {
     return null;
   }
 }
+
+/**
+ * The projection just before `commitId`, or the current one when that prefix is not
+ * replayable from this ledger (the genesis or a checkpoint root, or compacted away).
+ */
+function stateBefore(projection: Projection, commitId: string): Projection {
+  const ordinal = projection.state.commitIndex.get(commitId);
+  if (ordinal === undefined || ordinal === 0) return projection;
+  return projectionAt(projection, commitId, false);
+}
+
+/** The fingerprint of what `prepare` builds, or null when it cannot be prepared (a ProtocolError). */
+async function fingerprintOf(input: PublishInput, prepare: () => Promise<Prepared> | Prepared): Promise<string | null> {
+  try {
+    const prepared = await prepare();
+    return requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters);
+  } catch (e) {
+    if (!(e instanceof ProtocolError)) throw e;
+    // A builder saying the retry itself means something else is not "can no longer be prepared".
+    if (MEANING_CONFLICTS.has(e.code)) return CONFLICT;
+    return null;
+  }
+}
+
+/** Builder codes that say the request's content differs from what is recorded. */
+const MEANING_CONFLICTS = new Set(['inconsistent_resubmission']);
+const CONFLICT = 'conflict';
 
 function commitMessage(commit: QueueCommit): string {
   return `work-queue: ${commit.request.kind} ${commit.request.id}\n\nQueueCommit ${commit.id}`;
