@@ -103,10 +103,11 @@ export function describeRequest(projection: Projection, requestId: string): Requ
   const actor = { role: String(request.actor.role ?? ''), principal: String(request.actor.principal ?? '') };
   const text = projection.commitText(request.commitId);
   if (text === undefined) {
+    const prior = projection.state.checkpoint?.priorGitSha;
     return {
       request_id: requestId, kind: request.kind, commit_id: request.commitId, as_of: request.at, actor, policy_epoch: null,
       operations_available: false, operations: [],
-      summary: `committed in ${request.commitId}, before this ledger's checkpoint: its operations were compacted away (only the request receipt is kept)`,
+      summary: `committed in ${request.commitId}, before this ledger's checkpoint: its operations were compacted away (only the request receipt is kept)${prior === undefined ? '' : `; the full ledger is at Git commit ${prior}`}`,
     };
   }
   const commit = parseQueueCommit(JSON.parse(text));

@@ -141,4 +141,16 @@ describe('explain --request-id shows what any committed request did and its comm
     expect(r.code).toBe(3);
     expect(r.json.error.code).toBe('unknown_request');
   });
+
+  it('a request older than the checkpoint says plainly its operations were compacted away and names the Git commit holding them', async () => {
+    const c = await cli(repo, '--request-id', 'old-pause', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    const beforeCompact = git(repo, 'rev-parse', 'work-queue');
+    const compacted = await cli(repo, 'compact');
+    expect(compacted.code, JSON.stringify(compacted.json)).toBe(0);
+    const r = await cli(repo, 'explain', '--request-id', 'old-pause');
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(r.json).toMatchObject({ request_id: 'old-pause', kind: 'control', commit_id: c.json.commit_id, operations_available: false, operations: [] });
+    expect(r.json.summary).toContain('compacted away');
+    expect(r.json.summary).toContain(beforeCompact);
+  });
 });
