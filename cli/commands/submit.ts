@@ -66,7 +66,7 @@ export async function submitNodes(io: Io, g: GlobalOptions, nodes: SubmitNode[],
   const outcome = await publisher.publish({
     requestId,
     actor: producer,
-    prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at }),
+    prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: producer }),
     bootstrap: async (ids) => {
       const settings = readAwJsonSettings(await store.readDefaultBranchFile(AW_JSON));
       const policy = policyFromSettings(settings, { repository, principal }) as JsonObject;

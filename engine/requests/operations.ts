@@ -12,7 +12,8 @@ import { workId as deriveWorkId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../replay/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
-import type { QueueOperation } from '../schema/index.ts';
+import { roleMayRequest } from '../replay/rules.ts';
+import type { Actor, QueueOperation } from '../schema/index.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -153,10 +154,29 @@ export interface AlreadyAdmitted {
   noWrite: { code: 'already_admitted'; message: string; detail: { work_ids: string[]; commits: string[] } };
 }
 
+/**
+ * An idempotent answer still requires a submitting role and current producer
+ * entitlement (contract `duplicate_node`: "fresh requests still require current
+ * producer entitlement"); replay checks the same for every admitted node.
+ */
+function checkEntitled(state: ReplayState, actor: Actor, existing: readonly string[]): void {
+  if (!roleMayRequest(actor.role, 'submit')) fail('role_not_allowed', `role ${actor.role} may not publish submit requests`);
+  const producers = policyOf(state).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  if (producers === undefined || Object.keys(producers).length === 0) return;
+  const rule = producers[actor.principal];
+  for (const id of existing) {
+    const w = state.works.get(id)!;
+    if (rule === undefined || !rule.pools.includes(w.pool) || !rule.priorities.includes(w.priority) || !rule.fairness_keys.includes(w.fairnessKey)) {
+      fail('producer_not_authorized', `principal ${actor.principal} may not submit node ${w.nodeKey} in graph ${w.graphId} (pool ${w.pool}, priority ${w.priority}, fairness key ${JSON.stringify(w.fairnessKey)})`);
+    }
+  }
+}
+
 /** `submitRequest` for the publisher: `already_admitted` (no write) when nothing is new. */
-export function submitOrExisting(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): SubmitBuilt | AlreadyAdmitted {
+export function submitOrExisting(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Actor }): SubmitBuilt | AlreadyAdmitted {
   const built = submitRequest(state, nodes, defaults);
   if (built.operations.length > 0) return built;
+  checkEntitled(state, defaults.actor, built.existing);
   const commits = [...new Set(built.existing.map((id) => state.works.get(id)!.admittedCommit))];
   return {
     kind: built.kind,

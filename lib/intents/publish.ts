@@ -64,7 +64,7 @@ export function publishSubmit(publisher: Publisher, plan: SubmitPlan): Promise<P
     prepare: (projection, ids) => {
       const { graphId, nodes } = plan.resolve(projection.state.policy?.policy ?? null);
       // Exact resubmissions of admitted nodes are the existing records (`already_admitted`, no write).
-      return submitOrExisting(projection.state, nodes, { graphId, at: ids.at });
+      return submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: plan.actor });
     },
     ...(plan.bootstrap === undefined ? {} : {
       bootstrap: async (ids) => {
