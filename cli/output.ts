@@ -48,7 +48,7 @@ export function reportFailure(io: Io, e: unknown, json: boolean): number {
   if (isProtocolError(e)) {
     if (json) printJson(io, { ok: false, error: e.toJSON() });
     else {
-      const where = [e.commit && `commit ${e.commit}`, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`]
+      const where = [e.commit && `commit ${e.commit}`, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`, e.path && `at ${e.path}`]
         .filter(Boolean).join(', ');
       io.err(`fairway: ${e.code}: ${e.message}${where ? ` (${where})` : ''}`);
     }

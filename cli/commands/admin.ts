@@ -115,8 +115,10 @@ export const registerAdmin: CommandModule = (program, ctx) => {
       } else {
         const { store, publisher } = writeTarget(g);
         const { projection } = await publisher.cache.load();
+        // An absent queue is uninitialized (the same answer every write gives), not a Policy problem.
+        if (projection === null) fail('queue_uninitialized', 'no queue yet: only the first submit-work or submit-graph creates one; policy never seeds a queue');
         const settings = readAwJsonSettings(await store.readDefaultBranchFile('.github/workflows/aw.json'));
-        policy = policyFromSettings(settings, { repository: projection?.state.repository ?? '', principal: principalOf(g) }) as JsonObject;
+        policy = policyFromSettings(settings, { repository: projection.state.repository ?? '', principal: principalOf(g) }) as JsonObject;
       }
       await publishAdmin(ctx.io, g, 'policy', () => policyRequest(o.epoch, policy), `policy epoch ${o.epoch} installed`);
     }));

@@ -10,6 +10,7 @@ import { fail } from '../../engine/errors.ts';
 import type { Projection, WorkRecord } from '../../engine/replay/index.ts';
 import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
 import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
+import { describeRequest, type RequestDescription } from '../../engine/receipts/request.ts';
 import { historicalExplanationAt } from '../history.ts';
 import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
@@ -195,6 +196,16 @@ export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string;
   else io.out(workLines(x).join('\n'));
 }
 
+function requestLines(d: RequestDescription): string[] {
+  const lines = [
+    `request ${d.request_id} (${d.kind}) by ${d.actor.role} ${d.actor.principal}: commit ${d.commit_id}`,
+    `decision time ${new Date(d.as_of).toISOString()} (as-of ${d.as_of})${d.policy_epoch === null ? '' : `, policy epoch ${d.policy_epoch}`}`,
+    `did: ${d.summary}`,
+  ];
+  for (const op of d.operations) lines.push(`  #${op.index} ${op.kind}: ${op.summary}`);
+  return lines;
+}
+
 export const registerExplain: CommandModule = (program, ctx) => {
   program.command('explain')
     .description('Explain the next selection of a pool (planNext\'s own explanation), or why a given Work is not next: eligibility reason, blocking path and the winner.')
@@ -205,8 +216,12 @@ export const registerExplain: CommandModule = (program, ctx) => {
     .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
     .addHelpText('after', `
 Reads --ledger FILE or the queue branch (--repo/--remote/--github). Nothing is charged or written.
-Historical: --request-id R (a dispatch_next), --claim-id C or --before-claim C replay the exact predecessor
-prefix and re-run the same packer at the commit's decision time.
+Historical: --request-id R shows what any committed request did (submit, controls, cancellations,
+priority changes, policy, observe, lifecycle, finish, TUI actions): its commit, decision time, actor and
+each operation in words. For a dispatch_next, and with --claim-id C or --before-claim C, it also replays the
+exact predecessor prefix and re-runs the same packer at the commit's decision time.
+--request-id output (--json): {"ok": true, "request_id", "kind", "commit_id", "as_of", "actor", "policy_epoch",
+  "operations_available", "operations": [{"index", "kind", "summary", "work_id"?, "claim_id"?, "dispatch_id"?}], "summary"}
 
 Output (--json): {"ok": true, "reason", "outcome", "source_tip", "policy_epoch", "pool", "as_of", "mode",
   "eligibility", "class", "key", "work", "capacity"}   (planNext's explanation; reason is
@@ -226,7 +241,18 @@ Examples:
       }
       if (opts.pool === undefined) {
         const source = readSource(g);
-        const view = await historicalExplanationAt(await source.load(), { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim }, source.history);
+        const projection = await source.load();
+        // Every request kind says what it did; a dispatch_next also re-derives its grant selection
+        // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
+        const described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);
+        if (g.requestId !== undefined && described === undefined) fail('unknown_request', `request ${g.requestId} is not committed in this ledger`);
+        if (described !== undefined && described.kind !== 'dispatch_next') {
+          if (g.json) return printJson(ctx.io, { ok: true, ...described });
+          ctx.io.out(requestLines(described).join('\n'));
+          return;
+        }
+        const grant = await historicalExplanationAt(projection, { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim }, source.history);
+        const view = described === undefined ? grant : { ...grant, kind: described.kind, actor: described.actor, operations: described.operations, summary: described.summary };
         if (g.json) return printJson(ctx.io, { ok: true, ...view });
         ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);
         for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id.slice(-12)} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);

@@ -6,9 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { fail } from '../../engine/errors.ts';
+import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { defaultGraphId } from '../../engine/intents/limits.ts';
-import { bootstrapRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
@@ -80,15 +81,29 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
   const outcome = await publisher.publish({
     requestId,
     actor: producer,
-    prepare: (projection, ids) => submitRequest(projection.state, nodes, { graphId, at: ids.at }),
+    prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: producer }),
     bootstrap: async (ids) => {
       const settings = readAwJsonSettings(await store.readDefaultBranchFile(AW_JSON));
       const policy = policyFromSettings(settings, { repository, principal }) as JsonObject;
       return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
     },
   });
-  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
+  if (outcome.status === 'no_write') {
+    // Every node is already admitted with exactly this definition: the existing records (spec 7.10, 7.15).
+    if (outcome.code !== 'already_admitted') fail(outcome.code, outcome.message);
+    const detail = outcome.detail as { work_ids: string[]; commits: string[] };
+    if (g.json) {
+      printJson(io, { ok: true, status: 'already_admitted', request_id: requestId, commit_id: null, admitted_commits: detail.commits, bootstrap: false, work_ids: [], existing_work_ids: detail.work_ids });
+    } else {
+      io.out(`already admitted: ${detail.work_ids.length} node(s), unchanged, in ${detail.commits.join(', ')}; nothing written (request ${requestId})`);
+      for (const id of detail.work_ids.slice(0, 10)) io.out(`  ${id}`);
+    }
+    return;
+  }
+  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
   const workIds = outcome.projection.request(requestId)?.workIds ?? [];
+  const all = nodes.map((n) => workId(n.graph_id ?? graphId, n.node_key));
+  const existing = all.filter((id) => !workIds.includes(id));
   const result = {
     ok: true,
     status: outcome.status,
@@ -96,10 +111,12 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
     commit_id: commitId,
     bootstrap: outcome.status === 'committed' && outcome.bootstrap,
     work_ids: workIds,
+    existing_work_ids: existing,
   };
   if (g.json) printJson(io, result);
   else {
-    io.out(`${outcome.status === 'request_replayed' ? 'already committed' : outcome.status === 'committed' && outcome.bootstrap ? 'queue created and Work admitted' : 'Work admitted'}: ${workIds.length} node(s) in ${commitId} (request ${requestId})`);
+    const existingNote = existing.length > 0 ? `; ${existing.length} already admitted unchanged` : '';
+    io.out(`${outcome.status === 'request_replayed' ? 'already committed' : outcome.status === 'committed' && outcome.bootstrap ? 'queue created and Work admitted' : 'Work admitted'}: ${workIds.length} node(s) in ${commitId}${existingNote} (request ${requestId})`);
     for (const id of workIds.slice(0, 10)) io.out(`  ${id}`);
     if (workIds.length > 10) io.out(`  ... ${workIds.length - 10} more`);
   }

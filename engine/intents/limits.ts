@@ -110,8 +110,14 @@ export function resolveSubmit(input: SubmitInput, ctx: SubmitContext): { graphId
     if (ctx.policy !== null) checkAgainstPolicy(ctx.policy, resolved, where);
     return resolved;
   });
-  const keys = new Set(nodes.map((n) => n.node_key));
-  if (keys.size !== nodes.length) fail('duplicate_node_key', 'node keys must be unique within one submission');
+  const first = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    const earlier = first.get(n.node_key);
+    if (earlier !== undefined) {
+      fail('duplicate_node_key', `duplicate node key ${n.node_key} in graph ${graphId}: nodes.${earlier} and nodes.${i}`, { path: `nodes.${i}.node_key` });
+    }
+    first.set(n.node_key, i);
+  });
   return { graphId, nodes };
 }
 

@@ -5,12 +5,15 @@
  * (7.16) and controls (7.10). Each returns `{kind, parameters, operations}`
  * for `buildCommit`; replay then validates the result.
  */
+import { canonicalize } from '../codec/index.ts';
+import { sha256Hex } from '../codec/digest.ts';
 import { fail } from '../errors.ts';
 import { workId as deriveWorkId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../replay/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
-import type { QueueOperation } from '../schema/index.ts';
+import { roleMayRequest } from '../replay/rules.ts';
+import type { Actor, QueueOperation } from '../schema/index.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -43,14 +46,14 @@ function policyOf(state: ReplayState): JsonObject {
 /** Resolves submit nodes into complete, immutable Work operations (defaults apply only here). */
 export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): QueueOperation[] {
   const pools = policy.pools as Record<string, JsonObject>;
-  return nodes.map((node) => {
+  return nodes.map((node, i) => {
     const graphId = node.graph_id ?? defaults.graphId;
     const poolName = node.pool ?? 'default';
     const pool = pools[poolName];
-    if (pool === undefined) fail('unknown_pool', `pool ${poolName} is not configured`);
+    if (pool === undefined) fail('unknown_pool', `node ${node.node_key} (graph ${graphId}): pool ${poolName} is not configured`, { path: `nodes.${i}.pool` });
     const profileName = node.worker_profile ?? (pool.default_profile as string);
     const profile = (pool.profiles as Record<string, JsonObject>)[profileName];
-    if (profile === undefined) fail('unknown_profile', `pool ${poolName} has no profile ${profileName}`);
+    if (profile === undefined) fail('unknown_profile', `node ${node.node_key} (graph ${graphId}): pool ${poolName} has no profile ${profileName}`, { path: `nodes.${i}.worker_profile` });
     const depends = (node.depends_on ?? []).map((edge) =>
       edge.kind === 'work' ? { kind: 'work', work_id: deriveWorkId(graphId, edge.node_key) } : edge,
     );
@@ -73,13 +76,128 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
   });
 }
 
-export function submitRequest(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): BuiltRequest {
-  const operations = workOperations(policyOf(state), nodes, defaults);
-  return { kind: 'submit', parameters: { nodes: operations as unknown as JsonObject[] }, operations };
+/**
+ * Node keys are unique per graph inside one submission, and Work edges name a
+ * node of the same graph that is in this submission or already admitted
+ * (spec 7.15). Checked here so the error names node keys and paths; replay
+ * checks the same rules on the resolved Work ids.
+ */
+function checkSubmission(admitted: ReadonlyMap<string, unknown>, nodes: readonly SubmitNode[], graphId: string): void {
+  const seen = new Map<string, number>();
+  nodes.forEach((node, i) => {
+    const graph = node.graph_id ?? graphId;
+    const key = deriveWorkId(graph, node.node_key);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      fail('duplicate_node_key', `duplicate node key ${node.node_key} in graph ${graph}: nodes.${first} and nodes.${i}`, { path: `nodes.${i}.node_key` }, { graph_id: graph, node_key: node.node_key, paths: [`nodes.${first}`, `nodes.${i}`] });
+    }
+    seen.set(key, i);
+  });
+  nodes.forEach((node, i) => {
+    const graph = node.graph_id ?? graphId;
+    (node.depends_on ?? []).forEach((edge, j) => {
+      if (edge.kind !== 'work') return;
+      const path = `nodes.${i}.depends_on.${j}`;
+      if (edge.node_key === node.node_key) fail('dependency_self', `${node.node_key} -> ${edge.node_key}: a node cannot depend on itself (graph ${graph})`, { path });
+      const target = deriveWorkId(graph, edge.node_key);
+      if (!seen.has(target) && !admitted.has(target)) {
+        fail('dependency_missing', `${node.node_key} -> ${edge.node_key} (not in graph ${graph})`, { path }, { graph_id: graph, node_key: node.node_key, predecessor: edge.node_key });
+      }
+    });
+  });
+}
+
+/** A digest of one Work definition (canonical JSON, SHA-256), for resubmission diagnostics. */
+export function definitionDigest(definition: JsonObject): string {
+  return sha256Hex(canonicalize(definition));
+}
+
+export interface SubmitBuilt extends BuiltRequest {
+  /** Work ids of nodes already admitted with exactly this definition: they consume no operations. */
+  existing: string[];
+}
+
+/**
+ * submit (spec 7.15 "Atomic graph admission", contract `duplicate_node`): a node
+ * already admitted with exactly the same definition is the existing record and
+ * consumes no operation; only the new nodes are admitted, and their Work edges
+ * to existing nodes resolve. A node whose definition differs from the admitted
+ * one is `inconsistent_resubmission`. The trusted `enqueued` time is not part of
+ * the comparison: a resubmission keeps the admitted node's position (7.2).
+ */
+export function submitRequest(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): SubmitBuilt {
+  const policy = policyOf(state);
+  checkSubmission(state.works, nodes, defaults.graphId);
+  const resolved = workOperations(policy, nodes, defaults);
+  const operations: QueueOperation[] = [];
+  const existing: string[] = [];
+  resolved.forEach((op, i) => {
+    const work = op as unknown as JsonObject & { work_id: string; graph_id: string; node_key: string };
+    const record = state.works.get(work.work_id);
+    if (record === undefined) {
+      operations.push(op);
+      return;
+    }
+    const admitted = record.definition;
+    const submitted = { ...work, enqueued: admitted.enqueued ?? work.enqueued } as JsonObject;
+    if (canonicalize(submitted) !== canonicalize(admitted)) {
+      const admittedDigest = definitionDigest(admitted);
+      const submittedDigest = definitionDigest(submitted);
+      fail('inconsistent_resubmission',
+        `node ${work.node_key} in graph ${work.graph_id} is already admitted (commit ${record.admittedCommit}) with another definition: admitted ${admittedDigest}, submitted ${submittedDigest}; Work is immutable`,
+        { path: `nodes.${i}` },
+        { graph_id: work.graph_id, node_key: work.node_key, work_id: work.work_id, admitted_commit: record.admittedCommit, admitted_digest: admittedDigest, submitted_digest: submittedDigest });
+    }
+    existing.push(work.work_id);
+  });
+  return { kind: 'submit', parameters: { nodes: operations as unknown as JsonObject[] }, operations, existing };
+}
+
+/** What a submit becomes when every node is already admitted: no commit, the existing records. */
+export interface AlreadyAdmitted {
+  kind: string;
+  parameters: JsonObject;
+  noWrite: { code: 'already_admitted'; message: string; detail: { work_ids: string[]; commits: string[] } };
+}
+
+/**
+ * An idempotent answer still requires a submitting role and current producer
+ * entitlement (contract `duplicate_node`: "fresh requests still require current
+ * producer entitlement"); replay checks the same for every admitted node.
+ */
+function checkEntitled(state: ReplayState, actor: Actor, existing: readonly string[]): void {
+  if (!roleMayRequest(actor.role, 'submit')) fail('role_not_allowed', `role ${actor.role} may not publish submit requests`);
+  const producers = policyOf(state).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  if (producers === undefined || Object.keys(producers).length === 0) return;
+  const rule = producers[actor.principal];
+  for (const id of existing) {
+    const w = state.works.get(id)!;
+    if (rule === undefined || !rule.pools.includes(w.pool) || !rule.priorities.includes(w.priority) || !rule.fairness_keys.includes(w.fairnessKey)) {
+      fail('producer_not_authorized', `principal ${actor.principal} may not submit node ${w.nodeKey} in graph ${w.graphId} (pool ${w.pool}, priority ${w.priority}, fairness key ${JSON.stringify(w.fairnessKey)})`);
+    }
+  }
+}
+
+/** `submitRequest` for the publisher: `already_admitted` (no write) when nothing is new. */
+export function submitOrExisting(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Actor }): SubmitBuilt | AlreadyAdmitted {
+  const built = submitRequest(state, nodes, defaults);
+  if (built.operations.length > 0) return built;
+  checkEntitled(state, defaults.actor, built.existing);
+  const commits = [...new Set(built.existing.map((id) => state.works.get(id)!.admittedCommit))];
+  return {
+    kind: built.kind,
+    parameters: built.parameters,
+    noWrite: {
+      code: 'already_admitted',
+      message: `all ${built.existing.length} node(s) are already admitted with exactly this definition (commit ${commits.join(', ')}); nothing written`,
+      detail: { work_ids: built.existing, commits },
+    },
+  };
 }
 
 /** The bootstrap genesis: Policy first, then the submitted Work; parameters bind only the Work (spec 7.1). */
 export function bootstrapRequest(policy: JsonObject, epoch: string, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): BuiltRequest {
+  checkSubmission(new Map(), nodes, defaults.graphId);
   const works = workOperations(policy, nodes, defaults);
   return {
     kind: 'submit',

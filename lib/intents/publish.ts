@@ -1,7 +1,7 @@
 /**
  * Publication of checked intents through the one checked publisher (spec
  * 7.7): the trusted actor for the snapshot's role, and one builder call per
- * request kind, shared with the CLI (`submitRequest`, `dispatchNextRequest`,
+ * request kind, shared with the CLI (`submitOrExisting`, `dispatchNextRequest`,
  * `finishRequest`, `bootstrapRequest`). Nothing here selects Work: the
  * packer re-selects fresh winners on the live queue (late binding, 7.12).
  */
@@ -9,7 +9,7 @@ import { fail } from '../../engine/errors.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import { bootstrapRequest, dispatchNextRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { bootstrapRequest, dispatchNextRequest, finishRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { policyFromSettings, readAwJsonSettings } from '../config/aw.ts';
@@ -63,7 +63,8 @@ export function publishSubmit(publisher: Publisher, plan: SubmitPlan): Promise<P
     actor: plan.actor,
     prepare: (projection, ids) => {
       const { graphId, nodes } = plan.resolve(projection.state.policy?.policy ?? null);
-      return submitRequest(projection.state, nodes, { graphId, at: ids.at });
+      // Exact resubmissions of admitted nodes are the existing records (`already_admitted`, no write).
+      return submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: plan.actor });
     },
     ...(plan.bootstrap === undefined ? {} : {
       bootstrap: async (ids) => {

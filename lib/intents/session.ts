@@ -104,6 +104,11 @@ export class Session {
         resolve: (policy) => resolveSubmit(input, { policy, intentId: c.record.intent_id, enqueued: this.snapshot.created_at, parent }),
         ...(actor.role === 'worker' ? {} : { bootstrap: { repository: actor.repository, principal: actor.principal } }),
       });
+      if (outcome.status === 'no_write') {
+        // already_admitted: every node exists with exactly this definition; the existing records stand.
+        const detail = outcome.detail as { work_ids: string[]; commits: string[] };
+        return { ...receipt, status: 'replayed', commit_id: detail.commits.length === 1 ? detail.commits[0]! : null, work_ids: detail.work_ids };
+      }
       return { ...this.settled(receipt, outcome), work_ids: outcome.projection.request(requestId)?.workIds ?? [] };
     } catch (e) {
       return rejected(c.record, e, { request_id: requestId });

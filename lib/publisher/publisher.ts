@@ -162,8 +162,7 @@ export class Publisher {
       const built = await input.bootstrap(ids);
       return { kind: built.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, built.kind, built.parameters) };
     } catch (e) {
-      if (!(e instanceof ProtocolError)) throw e;
-      return null;
+      return unprepared(e);
     }
   }
 
@@ -172,8 +171,7 @@ export class Publisher {
       const prepared = input.prepare(projection, ids);
       return { kind: prepared.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
     } catch (e) {
-      if (!(e instanceof ProtocolError)) throw e;
-      return null;
+      return unprepared(e);
     }
   }
 
@@ -204,6 +202,17 @@ export class Publisher {
     await backoff(attempt);
     return null;
   }
+}
+
+
+
+/** Builder codes that say the retry's content differs from what is recorded (a conflict, not "can no longer be prepared"). */
+const MEANING_CONFLICTS = new Set(['inconsistent_resubmission']);
+
+/** A retry the builders refuse: null when it can no longer be prepared, a non-matching identity when it means something else. */
+function unprepared(e: unknown): { kind: string; fingerprint: string } | null {
+  if (!(e instanceof ProtocolError)) throw e;
+  return MEANING_CONFLICTS.has(e.code) ? { kind: 'conflict', fingerprint: 'conflict' } : null;
 }
 
 function commitMessage(commit: QueueCommit): string {

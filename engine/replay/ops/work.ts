@@ -19,22 +19,22 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   const { state } = ctx;
   const at = where(ctx);
   const policy = currentPolicy(ctx);
-  if (state.controls.admission_paused) fail('admission_paused', 'new Work admission is paused by a Control', at);
+  if (state.controls.admission_paused) fail('admission_paused', `${nodeName(op)}: new Work admission is paused by a Control`, at);
   if (op.work_id !== deriveWorkId(op.graph_id, op.node_key)) {
-    fail('work_id_mismatch', `work_id ${op.work_id} is not SHA256(canonical({graph_id,node_key}))`, at);
+    fail('work_id_mismatch', `${nodeName(op)}: work_id ${op.work_id} is not SHA256(canonical({graph_id,node_key}))`, atPath(ctx, 'work_id'));
   }
-  if (state.works.has(op.work_id)) fail('duplicate_work', `Work ${op.work_id} is already admitted; Work is immutable`, at);
+  if (state.works.has(op.work_id)) duplicateWork(ctx, op);
 
   const pool = poolPolicy(ctx, op.pool);
   const profiles = pool.profiles as Record<string, JsonObject>;
   const profile = profiles[op.worker_profile];
-  if (profile === undefined) fail('unknown_profile', `pool ${op.pool} has no approved worker profile ${op.worker_profile}`, at);
+  if (profile === undefined) fail('unknown_profile', `${nodeName(op)}: pool ${op.pool} has no approved worker profile ${op.worker_profile}`, atPath(ctx, 'worker_profile'));
   if (profile.trust_domain !== op.batch_trust_domain) {
-    fail('trust_domain_mismatch', `batch_trust_domain ${op.batch_trust_domain} differs from the profile's ${String(profile.trust_domain)}`, at);
+    fail('trust_domain_mismatch', `${nodeName(op)}: batch_trust_domain ${op.batch_trust_domain} differs from the profile's ${String(profile.trust_domain)}`, atPath(ctx, 'batch_trust_domain'));
   }
   const weights = policy.accounting_weights as Record<string, number>;
   if (!Object.prototype.hasOwnProperty.call(weights, op.fairness_key)) {
-    fail('unknown_fairness_key', `fairness key ${JSON.stringify(op.fairness_key)} is not registered in the Policy`, at);
+    fail('unknown_fairness_key', `${nodeName(op)}: fairness key ${JSON.stringify(op.fairness_key)} is not registered in the Policy`, atPath(ctx, 'fairness_key'));
   }
   checkProducer(ctx, op);
 
@@ -43,9 +43,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
   const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
   if (payloadBytes > (limits.payload_bytes ?? 16384)) {
-    fail('payload_too_large', `payload is ${payloadBytes} canonical bytes; the limit is ${limits.payload_bytes}`, at);
+    fail('payload_too_large', `${nodeName(op)}: payload is ${payloadBytes} canonical bytes; the limit is ${limits.payload_bytes}`, atPath(ctx, 'payload'));
   }
-  if (op.depends_on.length > (limits.predecessors ?? 64)) fail('too_many_predecessors', `Work has ${op.depends_on.length} predecessors`, at);
+  if (op.depends_on.length > (limits.predecessors ?? 64)) fail('too_many_predecessors', `${nodeName(op)}: ${op.depends_on.length} predecessors; the limit is ${limits.predecessors ?? 64}`, atPath(ctx, 'depends_on'));
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
@@ -53,9 +53,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
-  if ((graph?.length ?? 0) + 1 > (limits.graph_nodes ?? 4096)) fail('graph_limit', `graph ${op.graph_id} is at its node limit`, at);
+  if ((graph?.length ?? 0) + 1 > (limits.graph_nodes ?? 4096)) fail('graph_limit', `${nodeName(op)}: graph ${op.graph_id} is at its node limit (${limits.graph_nodes ?? 4096})`, at);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  if (pending + 1 > (limits.pending_nodes ?? 4096)) fail('pending_limit', `pool ${op.pool} is at its pending-node limit`, at);
+  if (pending + 1 > (limits.pending_nodes ?? 4096)) fail('pending_limit', `${nodeName(op)}: pool ${op.pool} is at its pending-node limit (${limits.pending_nodes ?? 4096})`, at);
 
   const record: WorkRecord = {
     workId: op.work_id,
@@ -101,6 +101,38 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   }
 }
 
+/** How an admission error names a node: its key and graph, never only its hashed id. */
+function nodeName(op: WorkOp): string {
+  return `node ${op.node_key} in graph ${op.graph_id}`;
+}
+
+/** The error location of a field of the operation under replay (`operations.N.<path>`). */
+function atPath(ctx: CommitContext, path: string): ReturnType<typeof where> & { path: string } {
+  return { ...where(ctx), path: `operations.${ctx.index}.${path}` };
+}
+
+/** A Work edge by graph/node key where the target is known, else by its id. */
+function edgeName(ctx: CommitContext, edge: WorkOp['depends_on'][number]): string {
+  if (edge.kind !== 'work') return `${edge.kind} gate ${edge.condition}`;
+  const target = ctx.state.works.get(edge.work_id);
+  if (target !== undefined) return `${target.graphId}/${target.nodeKey}`;
+  const same = sameCommitWork(ctx, edge.work_id);
+  return same === undefined ? `Work ${edge.work_id}` : `${same.graph_id}/${same.node_key}`;
+}
+
+/**
+ * Work is immutable and admitted once: a second admission of a work_id is
+ * rejected, whether it repeats an earlier commit's node (builders leave exact
+ * resubmissions out of the commit) or a node key twice in one commit.
+ */
+function duplicateWork(ctx: CommitContext, op: WorkOp): never {
+  const admitted = ctx.state.works.get(op.work_id)!;
+  const earlier = admitted.admittedCommit === ctx.commit.id;
+  fail('duplicate_work', earlier
+    ? `duplicate node key ${op.node_key} in graph ${op.graph_id}: operations ${admitted.position.operation} and ${ctx.index} of one commit admit the same Work`
+    : `${nodeName(op)} is already admitted (commit ${admitted.admittedCommit}); Work is immutable and admitted once`, atPath(ctx, 'node_key'), { graph_id: op.graph_id, node_key: op.node_key, work_id: op.work_id, admitted_commit: admitted.admittedCommit });
+}
+
 function checkProducer(ctx: CommitContext, op: WorkOp): void {
   const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
   if (producers === undefined || Object.keys(producers).length === 0) return;
@@ -114,20 +146,20 @@ function checkProducer(ctx: CommitContext, op: WorkOp): void {
 
 /** Work edges resolve inside the graph (existing nodes or this commit); Issue/PR edges stay within the allowlist. */
 function checkEdges(ctx: CommitContext, op: WorkOp, allowed: string[]): void {
-  const at = where(ctx);
   const seen = new Set<string>();
-  for (const edge of op.depends_on) {
+  for (const [j, edge] of op.depends_on.entries()) {
     const key = canonicalize(edge as unknown as JsonObject);
-    if (seen.has(key)) fail('duplicate_dependency', 'depends_on lists the same edge twice', at);
+    const edgeAt = atPath(ctx, `depends_on.${j}`);
+    if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, edgeAt);
     seen.add(key);
     if (edge.kind === 'work') {
-      if (edge.work_id === op.work_id) fail('dependency_self', 'a Work cannot depend on itself', at);
+      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, edgeAt);
       const target = ctx.state.works.get(edge.work_id) ?? sameCommitWork(ctx, edge.work_id);
-      if (target === undefined) fail('dependency_missing', `predecessor ${edge.work_id} is not admitted`, at);
+      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, edgeAt);
       const graphId = 'graphId' in target ? target.graphId : target.graph_id;
-      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `predecessor ${edge.work_id} belongs to another graph`, at);
+      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt);
     } else if (!allowed.includes(edge.resource.repository)) {
-      fail('repository_not_allowed', `${edge.resource.repository} is not in the pool's allowed repositories`, at);
+      fail('repository_not_allowed', `${nodeName(op)}: gate ${edge.kind} in ${edge.resource.repository} is not in pool ${op.pool}'s allowed repositories`, edgeAt);
     }
   }
   checkCycle(ctx, op);
