@@ -244,8 +244,13 @@ Examples:
         const projection = await source.load();
         // Every request kind says what it did; a dispatch_next also re-derives its grant selection
         // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
-        const described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);
+        let described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);
         if (g.requestId !== undefined && described === undefined) fail('unknown_request', `request ${g.requestId} is not committed in this ledger`);
+        if (described !== undefined && !described.operations_available && source.history !== undefined) {
+          // Compacted: describe it from the pre-compaction ledger when Git history still holds it.
+          const holder = await source.history(projection, described.commit_id);
+          if (holder !== null) described = describeRequest(holder, g.requestId!) ?? described;
+        }
         if (described !== undefined && described.kind !== 'dispatch_next') {
           if (g.json) return printJson(ctx.io, { ok: true, ...described });
           ctx.io.out(requestLines(described).join('\n'));

@@ -129,7 +129,7 @@ describe('fairway deploy on a local Git repository', () => {
     // A different (registered) pin for the admitted Work: rejected, as a new request and as a reused request id.
     const tipPinned = git(repo, 'rev-parse', 'work-queue');
     const changed = await cli(repo, '--request-id', 'pin-2', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
-    expect(changed).toMatchObject({ code: 3, json: { error: { code: 'duplicate_work' } } });
+    expect(changed).toMatchObject({ code: 3, json: { error: { code: 'inconsistent_resubmission' } } });
     const reused = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
     expect(reused.code).toBe(3);
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipPinned);

@@ -142,15 +142,26 @@ describe('explain --request-id shows what any committed request did and its comm
     expect(r.json.error.code).toBe('unknown_request');
   });
 
-  it('a request older than the checkpoint says plainly its operations were compacted away and names the Git commit holding them', async () => {
+  it('a request older than the checkpoint is described from the pre-compaction ledger in Git history; offline it says plainly its operations were compacted away and names that Git commit', async () => {
     const c = await cli(repo, '--request-id', 'old-pause', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    const before = await cli(repo, 'explain', '--request-id', 'old-pause');
+    expect(before.json).toMatchObject({ request_id: 'old-pause', kind: 'control', operations_available: true });
     const beforeCompact = git(repo, 'rev-parse', 'work-queue');
     const compacted = await cli(repo, 'compact');
     expect(compacted.code, JSON.stringify(compacted.json)).toBe(0);
-    const r = await cli(repo, 'explain', '--request-id', 'old-pause');
-    expect(r.code, JSON.stringify(r.json)).toBe(0);
-    expect(r.json).toMatchObject({ request_id: 'old-pause', kind: 'control', commit_id: c.json.commit_id, operations_available: false, operations: [] });
-    expect(r.json.summary).toContain('compacted away');
-    expect(r.json.summary).toContain(beforeCompact);
+    // On the Git store the checkpoint's prior_git_sha is reachable: the same description as before compaction.
+    const fromHistory = await cli(repo, 'explain', '--request-id', 'old-pause');
+    expect(fromHistory.code, JSON.stringify(fromHistory.json)).toBe(0);
+    expect(fromHistory.json).toEqual(before.json);
+    // A ledger file has no Git history: the receipt only, saying where the operations are.
+    const file = join(mkdtempSync(join(tmpdir(), 'fairway-explain-')), 'work-queue.jsonl');
+    writeFileSync(file, git(repo, 'show', 'work-queue:work-queue.jsonl') + '\n');
+    let out = '';
+    const code = await main(['--ledger', file, '--json', 'explain', '--request-id', 'old-pause'], { out: (t) => (out += t), err: () => undefined });
+    expect(code, out).toBe(0);
+    const r = JSON.parse(out);
+    expect(r).toMatchObject({ request_id: 'old-pause', kind: 'control', commit_id: c.json.commit_id, operations_available: false, operations: [] });
+    expect(r.summary).toContain('compacted away');
+    expect(r.summary).toContain(beforeCompact);
   });
 });
