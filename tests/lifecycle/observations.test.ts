@@ -17,7 +17,8 @@ import type { Fault } from '../fake-github/server.ts';
 import { seedIssue, transferIssue } from '../fake-github/routes-issues.ts';
 import { seedPull } from '../fake-github/routes-pulls.ts';
 import type { FakeRepository } from '../fake-github/state.ts';
-import { countOps, createBench, type Bench } from './harness.ts';
+import { countOps, createBench, PRINCIPAL, type Bench } from './harness.ts';
+import { runFairway } from '../support/cli.ts';
 
 let bench: Bench;
 afterEach(async () => bench?.close());
@@ -194,6 +195,14 @@ describe('spec 7.16: identity is the typed resource, re-read exactly', () => {
     expect(observations[0]).toMatchObject({ state: 'unknown', readStatus: 'identity_mismatch' });
     const gatedWork = p.work(workId('g', 'gated'))!;
     expect(eligibility(p.state, gatedWork, bench.now())).toMatchObject({ eligible: false, reason: 'external_unavailable' });
+    // `fairway explain` (offline, on the queue branch) names the mismatch.
+    let out = '';
+    const code = await runFairway(['--json', '--repo', bench.dir, '--principal', PRINCIPAL, 'explain', '--pool', 'default', '--work-id', gatedWork.workId, '--as-of', String(bench.now())],
+      { out: (t) => (out += t), err: () => undefined });
+    expect(code).toBe(0);
+    const explained = JSON.parse(out) as { reason: string; blocking_path: Array<{ kind: string; reason: string; read_status?: string }> };
+    expect(explained.reason).toBe('external_unavailable');
+    expect(explained.blocking_path.at(-1)).toMatchObject({ kind: 'issue', reason: 'external_unavailable', read_status: 'identity_mismatch' });
   });
 
   it('an Issue that is now a Pull Request, or deleted, never satisfies its gate (type_mismatch / not_found)', async () => {
