@@ -5,7 +5,7 @@
  * path; each has an honest control on the same prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { conflictTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
+import { conflictTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { cancelClaims, releaseRequest } from '../../engine/lifecycle/release.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
@@ -44,6 +44,18 @@ describe('§8.2 "Launch recovery": duplicate or conflicting runs retain capacity
     const { q, dispatchId } = prefix(false);
     const at = q.tick();
     expect(byteVerdict(forgeBuilt(q, 'bind-7001', reconciler, at, dispatchBound(q.state, dispatchId, '7001', at)))).toBe('accepted');
+  });
+
+  it('a conflict discovered after launch_unresolved is recorded on the unresolved group, then no run binds (run_binding_conflict)', () => {
+    const { q, dispatchId } = prefix(false);
+    q.w.publish('unresolved', reconciler, q.tick(), unresolvedTransition(q.state, dispatchId, 'launch_unresolved', evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 5 })));
+    const built = conflictTransition(q.state, dispatchId, ['7001', '7002'], evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 1 }));
+    expect(byteVerdict(forgeBuilt(q, 'conflict', reconciler, q.tick(), built))).toBe('accepted');
+    q.w.publish('conflict', reconciler, q.tick(), built);
+    const at = q.tick();
+    expect(byteVerdict(forgeBuilt(q, 'bind-7002', reconciler, at, dispatchBound(q.state, dispatchId, '7002', at)))).toBe('run_binding_conflict');
+    // Recording the same conflict twice is not a transition (dispatch_transition_invalid).
+    expect(byteVerdict(forgeBuilt(q, 'conflict-again', reconciler, q.tick(), built))).toBe('dispatch_transition_invalid');
   });
 
   it('the recorded conflict names both runs in its evidence, within the 256-byte evidence Identity bound', () => {
