@@ -134,7 +134,7 @@ const q = (s: string): string => JSON.stringify(s);
 
 function step(s: BlockingStep): string {
   if (s.kind === 'work') return `Work ${s.work_id}${s.state === undefined ? ' (unknown)' : ` (${s.state}, barrier ${s.barrier})`}: ${s.reason}`;
-  return `${s.kind === 'issue' ? 'Issue' : 'PR'} gate ${s.condition} ${s.gate}: ${s.reason}${s.observation_id ? ` (observation ${s.observation_id})` : ''}`;
+  return `${s.kind === 'issue' ? 'Issue' : 'PR'} gate ${s.condition} ${s.gate}: ${s.reason}${s.read_status ? ` [read ${s.read_status}]` : ''}${s.observation_id ? ` (observation ${s.observation_id})` : ''}`;
 }
 
 function nextLines(e: Explanation): string[] {

@@ -44,6 +44,49 @@ export function startMarker(state: ReplayState, dispatchId: string, sender: Acto
   return op(dispatchId, { state: 'started', sender: sender as unknown as JsonObject });
 }
 
+/** The reason a recorded run binding conflict carries (spec 7.8, §8.2 "Launch recovery"). */
+export const RUN_BINDING_CONFLICT = 'run_binding_conflict';
+
+/**
+ * True once the ledger recorded several possible launches of this group: no run can bind it
+ * afterwards (neither run gets the Claims' authority) and its capacity stays reserved.
+ */
+export function conflictRecorded(group: DispatchRecord): boolean {
+  return group.state === 'unresolved' && group.reason === RUN_BINDING_CONFLICT;
+}
+
+/** The evidence `receipt` naming every conflicting run, within the 256-byte Identity bound. */
+export function conflictReceipt(runIds: readonly string[]): string {
+  const prefix = `${RUN_BINDING_CONFLICT}:`;
+  let out = prefix;
+  for (let i = 0; i < runIds.length; i++) {
+    const next = `${out === prefix ? '' : ','}${runIds[i]}`;
+    const rest = runIds.length - i - 1;
+    const tail = rest > 0 ? `,+${rest}` : '';
+    if (out.length + next.length + tail.length > 256) return `${out},+${runIds.length - i}`;
+    out += next;
+  }
+  return out;
+}
+
+/** The run ids a conflict receipt names (the `+N` overflow marker excluded). */
+export function conflictRunIds(receipt: unknown): string[] {
+  if (typeof receipt !== 'string' || !receipt.startsWith(`${RUN_BINDING_CONFLICT}:`)) return [];
+  return receipt.slice(RUN_BINDING_CONFLICT.length + 1).split(',').filter((id) => /^[1-9][0-9]*$/.test(id));
+}
+
+/**
+ * Dispatch(unresolved, run_binding_conflict): several possible launches were discovered. The
+ * evidence names the first run and, in its receipt, every candidate; the reservation stays.
+ */
+export function conflictTransition(state: ReplayState, dispatchId: string, runIds: readonly string[], evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (conflictRecorded(group)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} already records a run binding conflict`);
+  if (group.state !== 'uncertain' && group.state !== 'unresolved') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not uncertain or unresolved`);
+  if (runIds.length < 2) fail('internal_error', 'a run binding conflict names at least two runs');
+  return op(dispatchId, { state: 'unresolved', reason: RUN_BINDING_CONFLICT, evidence: { ...evidence, run_id: runIds[0]!, run_attempt: 1, receipt: conflictReceipt(runIds) } });
+}
+
 /** How a proposed binding relates to the group's current one. */
 export function bindingStatus(group: DispatchRecord, runId: string): 'unbound' | 'same' | 'conflict' {
   const bound = (group.run as { run_id?: string } | null)?.run_id;
@@ -57,6 +100,7 @@ export function boundTransition(state: ReplayState, dispatchId: string, runId: s
   const status = bindingStatus(group, runId);
   if (status === 'same') fail('already_bound', `dispatch ${dispatchId} is already bound to run ${runId}`);
   if (status === 'conflict') fail('run_binding_conflict', `dispatch ${dispatchId} is bound to another run; run ${runId} gets no authority`);
+  if (conflictRecorded(group)) fail('run_binding_conflict', `dispatch ${dispatchId} recorded a run binding conflict: run ${runId} gets no authority`);
   if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${dispatchId} has no start marker: no run can be bound to it`);
   if (group.state === 'rejected') fail('launch_rejected', `dispatch ${dispatchId} was definitively rejected`);
   const run = runBinding(group, state.repository ?? '', runId);

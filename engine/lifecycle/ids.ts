@@ -21,6 +21,8 @@ export const startRequestId = (dispatchId: string): string => `wq-start-${digest
 export const bindRequestId = (dispatchId: string, runId: string): string => `wq-bind-${digest({ dispatch_id: dispatchId, run_id: runId })}`;
 export const uncertainRequestId = (dispatchId: string): string => `wq-uncertain-${digest({ dispatch_id: dispatchId })}`;
 export const unresolvedRequestId = (dispatchId: string): string => `wq-unresolved-${digest({ dispatch_id: dispatchId })}`;
+/** The one durable record of a run binding conflict (several possible launches). */
+export const conflictRequestId = (dispatchId: string): string => `wq-conflict-${digest({ dispatch_id: dispatchId })}`;
 export const rejectedRequestId = (dispatchId: string): string => `wq-rejected-${digest({ dispatch_id: dispatchId })}`;
 /** The one Release of a group ("release once"). */
 export const releaseRequestId = (dispatchId: string): string => `wq-release-${digest({ dispatch_id: dispatchId })}`;

@@ -6,6 +6,7 @@
 import { fail } from '../errors.ts';
 import type { Projection } from '../replay/index.ts';
 import type { DispatchRecord } from '../replay/state.ts';
+import { conflictRecorded, conflictRunIds, RUN_BINDING_CONFLICT } from './dispatch.ts';
 import { dispatchHistory } from './history.ts';
 import { releaseRequestId } from './ids.ts';
 
@@ -39,6 +40,8 @@ export interface LaunchView {
   started_at: number | null;
   run_id: string | null;
   reported_run_ids: string[];
+  /** Every run a recorded run binding conflict named (none without a recorded conflict). */
+  conflict_run_ids: string[];
   reason: string | null;
   release_commit: string | null;
   claims: MemberView[];
@@ -63,6 +66,7 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
     started_at: history.startedAt,
     run_id: (group.run as { run_id?: string } | null)?.run_id ?? null,
     reported_run_ids: history.reportedRunIds,
+    conflict_run_ids: conflictRecorded(group) ? conflictRunIds([...history.events].reverse().find((e) => e.reason === RUN_BINDING_CONFLICT && e.state === 'unresolved')?.evidence?.receipt) : [],
     reason: group.reason,
     // After compaction the checkpoint keeps `released` but not the Release's commit; our one Release request names it.
     release_commit: group.releaseCommit ?? (group.released ? projection.request(releaseRequestId(dispatchId))?.commitId ?? null : null),

@@ -48,6 +48,8 @@ export interface BlockingStep {
   gate?: string;
   condition?: string;
   observation_id?: string | null;
+  /** Issue/PR gate whose latest observation was not a good read: its sanitized read status (e.g. identity_mismatch). */
+  read_status?: string;
 }
 
 export type Eligibility =
@@ -164,6 +166,8 @@ function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, po
     condition: edge.condition,
     observation_id: gate.observationId,
   };
+  const readStatus = gate.observationId === null ? undefined : state.observations.get(gate.observationId)?.readStatus;
+  if (readStatus !== undefined && readStatus !== 'ok') step.read_status = readStatus;
   return { reason: gate.reason, step, waitingOn: null };
 }
 

@@ -9,7 +9,7 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { checkAssignmentAgainstLedger, parseAssignment, type WorkerAssignment } from '../../engine/intents/assignment.ts';
-import { bindingStatus, boundTransition } from '../../engine/lifecycle/dispatch.ts';
+import { bindingStatus, boundTransition, conflictRecorded } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { workerActor } from '../../engine/lifecycle/finish.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
@@ -50,6 +50,7 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${group.dispatchId} has no start marker: this run was not launched by its sender`);
   if (group.state === 'rejected') fail('launch_rejected', `dispatch ${group.dispatchId} was definitively rejected`);
   if (run.repository.toLowerCase() !== repository.toLowerCase()) fail('run_binding_invalid', `this run belongs to ${run.repository}, not the queue repository ${repository}`);
+  if (conflictRecorded(group)) fail('run_binding_conflict', `dispatch ${group.dispatchId} recorded a run binding conflict: run ${run.runId} gets no authority`);
   const status = bindingStatus(group, run.runId);
   if (status === 'conflict') fail('run_binding_conflict', `dispatch ${group.dispatchId} is bound to another run; run ${run.runId} gets no authority`);
 

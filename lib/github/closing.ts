@@ -30,7 +30,10 @@ export async function closeGroup(
   precheck?: (state: ReplayState) => void,
 ): Promise<CloseResult> {
   const opts = { tolerate: ['nothing_to_cancel', 'already_released'], ...(now === undefined ? {} : { now }) };
+  // The precheck runs inside every CAS-validated rebuild: a prelaunch cancellation that lost
+  // the race to a start marker is refused before its exhaustion step commits anything.
   const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (state) => {
+    if (!state.dispatches.get(dispatchId)?.released) precheck?.(state);
     const built = exhaustionRequest(state, dispatchId);
     if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} has exhausted its attempts`);
     return built;

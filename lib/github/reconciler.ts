@@ -5,16 +5,17 @@
  * Unbound after a start marker: bind the one valid possible launch (then release it on its
  * exact terminal evidence), keep the reservation on several possible launches
  * (`run_binding_conflict`), and after the bounded attempt/deadline budget record
- * `launch_unresolved` -- the reservation stays. Terminal evidence of a run that was never
+ * `launch_unresolved` -- the reservation stays. A conflict is recorded durably as
+ * Dispatch(unresolved, run_binding_conflict); afterwards no run binds the group. Terminal evidence of a run that was never
  * bound (a mismatching run, the dispatcher's own run) never releases a group. A reserved
  * group is released only by an explicit prelaunch cancellation that wins the CAS race
  * against a start marker. There is no force-release path.
  */
 import { fail } from '../../engine/errors.ts';
-import { boundTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import { boundTransition, conflictRecorded, conflictTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { dispatchHistory } from '../../engine/lifecycle/history.ts';
-import { bindRequestId, uncertainRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
+import { bindRequestId, conflictRequestId, uncertainRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
 import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
@@ -154,6 +155,8 @@ async function reconcileUnbound(
       candidates.length = 0;
     }
     report.candidates = candidates.map((c) => ({ run_id: c.run.run_id, reported: c.reported, status: c.run.status, mismatches: c.mismatches }));
+    // A recorded conflict is final for automation: whatever discovery shows now, no run binds.
+    if (conflictRecorded(group)) return { final: 'run_binding_conflict' };
     const decision = report.last_error === null ? decideUnbound(candidates) : { action: 'none' as const };
     if (decision.action === 'bind') {
       report.run_id = decision.runId;
@@ -162,9 +165,13 @@ async function reconcileUnbound(
       if (t.status === 'committed') report.commits.push(t.commitId);
       return { bound: decision.runId };
     }
-    if (decision.action === 'conflict' || decision.action === 'invalid') {
-      await markUncertain(deps, dispatchId, decision.action === 'conflict' ? 'run_binding_conflict' : decision.mismatches[0]!, report, opts);
-      return { final: decision.action === 'conflict' ? 'run_binding_conflict' : 'run_identity_invalid' };
+    if (decision.action === 'conflict') {
+      await recordConflict(deps, dispatchId, decision.runIds, report, opts);
+      return { final: 'run_binding_conflict' };
+    }
+    if (decision.action === 'invalid') {
+      await markUncertain(deps, dispatchId, decision.mismatches[0]!, report, opts);
+      return { final: 'run_identity_invalid' };
     }
     if (budgetExhausted({ polls: report.polls, maxAttempts, now: now(), startedAt: history.startedAt ?? history.grantAt, deadlineMs: pool.reconciliation.deadline_ms })) break;
     await sleep(deps.intervalMs ?? 5000);
@@ -174,6 +181,18 @@ async function reconcileUnbound(
     groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
   return { final: 'launch_unresolved' };
+}
+
+/**
+ * Several possible launches (spec 7.8, §8.2 "Launch recovery"): record Dispatch(unresolved,
+ * run_binding_conflict) with evidence naming every candidate, so every later process (offline
+ * `evidence` included) sees it and replay refuses any binding of either run.
+ */
+async function recordConflict(deps: ReconcileDeps, dispatchId: string, runIds: string[], report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
+  await markUncertain(deps, dispatchId, 'run_binding_conflict', report, opts);
+  const t = await publishTransition(deps.publisher, conflictRequestId(dispatchId), deps.reconciler, (s, at) => conflictTransition(s, dispatchId, runIds,
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+  if (t.status === 'committed') report.commits.push(t.commitId);
 }
 
 /** A crash may leave only `started`: record the sanitized uncertainty before anything else. */

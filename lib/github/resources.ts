@@ -34,6 +34,10 @@ export async function readResource(api: GitHubApi, resource: ResourceIdentity): 
       const issue = await api.get('/repos/{owner}/{repo}/issues/{issue_number}', { ...coords, issue_number: number }, IssueSchema, `read issue ${resource.repository}#${resource.number}`);
       if (issue.pull_request !== undefined) return { read_status: 'type_mismatch' };
       if (issue.id !== resource.resource_id || issue.number !== number) return { read_status: 'identity_mismatch' };
+      // Spec 7.16: the typed identity is re-read exactly on every read. A transferred Issue is
+      // answered (after GitHub's 301) from its new repository, with the same id and possibly the
+      // same number: it is another resource for this gate, never satisfaction.
+      if (!sameRepository(issue.repository_url, repo.url ?? `/repos/${repo.full_name}`)) return { read_status: 'identity_mismatch' };
       return {
         read_status: 'ok',
         resource_state: issue.state,
@@ -55,6 +59,11 @@ export async function readResource(api: GitHubApi, resource: ResourceIdentity): 
     // but it is recorded as not_found: both are unknown and neither satisfies the gate.
     return { read_status: readStatusOf(e) };
   }
+}
+
+function sameRepository(a: string, b: string): boolean {
+  const path = (u: string) => u.replace(/^[a-z]+:\/\/[^/]+/i, '').replace(/\/+$/, '').toLowerCase();
+  return path(a) === path(b);
 }
 
 function withTime(iso: string): { source_updated_at?: number } {

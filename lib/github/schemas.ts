@@ -9,7 +9,7 @@ import { GitHubId, GitHubInt } from './json.ts';
 
 const Account = z.object({ id: GitHubId, login: z.string() });
 
-export const RepositorySchema = z.object({ id: GitHubId, full_name: z.string(), default_branch: z.string().optional() });
+export const RepositorySchema = z.object({ id: GitHubId, full_name: z.string(), default_branch: z.string().optional(), url: z.string().optional() });
 export type GitHubRepository = z.infer<typeof RepositorySchema>;
 
 export const IssueSchema = z.object({
@@ -18,6 +18,8 @@ export const IssueSchema = z.object({
   state: z.enum(['open', 'closed']),
   state_reason: z.string().nullable().optional(),
   updated_at: z.string(),
+  /** The API URL of the repository that holds the Issue now (a transferred Issue names its new one). */
+  repository_url: z.string(),
   /** Present when the number is a Pull Request. */
   pull_request: z.object({ url: z.string().nullable().optional() }).optional(),
 });

@@ -57,6 +57,26 @@ export function findIssue(state: FakeGitHubState, repo: FakeRepository, n: numbe
   return table(state).get(key(repo, n));
 }
 
+const moved = new WeakMap<FakeGitHubState, Map<string, FakeRepository>>();
+
+/**
+ * Transfers Issue `n` of `from` to `to` (same resource id and, as the scenario needs, the same
+ * number there). As on GitHub, the old location answers `301 Moved Permanently` pointing at the
+ * Issue's new location, which a client that follows redirects reads as a 200 of `to`'s Issue
+ * (GitHub's Location names `/repositories/{id}/issues/{n}`; the fake uses the documented
+ * `/repos/{owner}/{repo}/issues/{n}` form so the followed read is validated too).
+ */
+export function transferIssue(state: FakeGitHubState, from: FakeRepository, n: number, to: FakeRepository): FakeIssue {
+  const issue = findIssue(state, from, n);
+  if (issue === undefined) throw new Error(`no issue ${n} in ${from.owner}/${from.name}`);
+  table(state).delete(key(from, n));
+  table(state).set(key(to, n), issue);
+  let m = moved.get(state);
+  if (m === undefined) moved.set(state, (m = new Map()));
+  m.set(key(from, n), to);
+  return issue;
+}
+
 /** An int64 id as a JSON number, exactly. */
 export function int64(id: string | number): LosslessNumber {
   return new LosslessNumber(String(id));
@@ -139,6 +159,11 @@ export const issueRoutes: FakeRoute[] = [
       const repo = state.repo(req.params.owner!, req.params.repo!);
       const n = Number(req.params.issue_number);
       const issue = repo === undefined || !Number.isSafeInteger(n) ? undefined : findIssue(state, repo, n);
+      const to = repo === undefined || issue !== undefined ? undefined : moved.get(state)?.get(key(repo, n));
+      if (to !== undefined) {
+        const location = `${req.baseUrl}/repos/${to.owner}/${to.name}/issues/${n}`;
+        return rawJson(301, { message: 'Moved Permanently', url: location, documentation_url: 'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects' }, { location });
+      }
       if (repo === undefined || issue === undefined) return notFound();
       return rawJson(200, issueJson(req, repo, issue));
     },

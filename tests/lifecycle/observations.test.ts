@@ -14,10 +14,11 @@ import type { ResourceIdentity } from '../../engine/replay/state.ts';
 import { observeAndGrant, observePool } from '../../lib/github/grant.ts';
 import { readResource } from '../../lib/github/resources.ts';
 import type { Fault } from '../fake-github/server.ts';
-import { seedIssue } from '../fake-github/routes-issues.ts';
+import { seedIssue, transferIssue } from '../fake-github/routes-issues.ts';
 import { seedPull } from '../fake-github/routes-pulls.ts';
 import type { FakeRepository } from '../fake-github/state.ts';
-import { countOps, createBench, type Bench } from './harness.ts';
+import { countOps, createBench, PRINCIPAL, type Bench } from './harness.ts';
+import { runFairway } from '../support/cli.ts';
 
 let bench: Bench;
 afterEach(async () => bench?.close());
@@ -177,5 +178,41 @@ describe('Issue and PR gates', () => {
     expect(limited.refresh).toMatchObject({ budget: 1, reads: 1 });
     expect(limited.refresh.skipped.map((s) => s.reason)).toEqual(['unchanged', 'budget']);
     await bench.replayValid();
+  });
+});
+
+describe('spec 7.16: identity is the typed resource, re-read exactly', () => {
+  it('an Issue transferred to another repository, with the same number there, never satisfies its gate (unknown, identity_mismatch; explain: external_unavailable)', async () => {
+    bench = await gated((repo) => [{ kind: 'issue', condition: 'completed', resource: resource(repo, 'issue', 7, ISSUE_ID) }]);
+    const library = bench.fake.state.createRepo('acme', 'library');
+    seedIssue(bench.fake.state, design(bench), { number: 7, id: ISSUE_ID, state: 'closed', state_reason: 'completed' });
+    transferIssue(bench.fake.state, design(bench), 7, library);
+    await grant(bench, 'g1');
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Claim')).toBe(0);
+    const observations = [...p.state.observations.values()];
+    expect(observations).toHaveLength(1);
+    expect(observations[0]).toMatchObject({ state: 'unknown', readStatus: 'identity_mismatch' });
+    const gatedWork = p.work(workId('g', 'gated'))!;
+    expect(eligibility(p.state, gatedWork, bench.now())).toMatchObject({ eligible: false, reason: 'external_unavailable' });
+    // `fairway explain` (offline, on the queue branch) names the mismatch.
+    let out = '';
+    const code = await runFairway(['--json', '--repo', bench.dir, '--principal', PRINCIPAL, 'explain', '--pool', 'default', '--work-id', gatedWork.workId, '--as-of', String(bench.now())],
+      { out: (t) => (out += t), err: () => undefined });
+    expect(code).toBe(0);
+    const explained = JSON.parse(out) as { reason: string; blocking_path: Array<{ kind: string; reason: string; read_status?: string }> };
+    expect(explained.reason).toBe('external_unavailable');
+    expect(explained.blocking_path.at(-1)).toMatchObject({ kind: 'issue', reason: 'external_unavailable', read_status: 'identity_mismatch' });
+  });
+
+  it('an Issue that is now a Pull Request, or deleted, never satisfies its gate (type_mismatch / not_found)', async () => {
+    bench = await gated((repo) => [{ kind: 'issue', condition: 'closed', resource: resource(repo, 'issue', 7, ISSUE_ID) }]);
+    const repo = design(bench);
+    const target = resource(repo, 'issue', 7, ISSUE_ID) as unknown as ResourceIdentity;
+    seedIssue(bench.fake.state, repo, { number: 7, id: ISSUE_ID, state: 'closed', state_reason: 'completed', pull: true });
+    expect((await readResource(bench.api, target)).read_status).toBe('type_mismatch');
+    seedIssue(bench.fake.state, bench.fake.state.createRepo('acme', 'library'), { number: 7, id: ISSUE_ID, state: 'closed', state_reason: 'completed' });
+    transferIssue(bench.fake.state, repo, 7, bench.fake.state.repo('acme', 'library')!);
+    expect((await readResource(bench.api, target)).read_status).not.toBe('ok');
   });
 });

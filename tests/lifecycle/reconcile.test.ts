@@ -11,7 +11,9 @@ import { launchGroup } from '../../lib/github/launcher.ts';
 import { reconcileDispatch } from '../../lib/github/reconciler.ts';
 import { addRun, findRun, setRunStatus, actions } from '../fake-github/routes-actions.ts';
 import { DEFAULT_USER } from '../fake-github/routes-issues.ts';
-import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
+import { countOps, createBench, dispatchPosts, PRINCIPAL, type Bench } from './harness.ts';
+import { runFairway } from '../support/cli.ts';
+import { launchView } from '../../engine/lifecycle/launch-state.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs';
@@ -55,7 +57,7 @@ describe('launch recovery', () => {
     await bench.replayValid();
   });
 
-  it('a duplicate or conflicting run keeps its capacity', async () => {
+  it('two runs carrying the same dispatch id: reconcile records the run_binding_conflict durably, offline evidence names both runs, neither run can bind', async () => {
     bench = await createBench();
     const [d] = await bench.grant('g1');
     bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
@@ -63,21 +65,36 @@ describe('launch recovery', () => {
     const original = lastRun(bench);
     // Someone re-dispatched by hand: same principal, same title, same workflow.
     addRun(bench.fake.state, { ...original, inputs: original.inputs, displayTitle: original.displayTitle });
+    const duplicate = lastRun(bench);
     const r = await reconcileDispatch(bench.reconcileDeps(), d!);
     expect(r.outcome).toBe('run_binding_conflict');
     expect(r.candidates).toHaveLength(2);
+    expect(r.commits).toHaveLength(1);
     let p = await bench.replayValid();
-    expect(p.dispatch(d!)!.state).toBe('uncertain');
+    expect(p.dispatch(d!)).toMatchObject({ state: 'unresolved', reason: 'run_binding_conflict' });
+    expect(launchView(p, d!).conflict_run_ids.sort()).toEqual([original.id, duplicate.id].sort());
     expect(p.state.outstandingNative.get('default')).toBe(1);
-    // Neither duplicate can bind itself while both exist? Each activation validates only
-    // its own run; the first durable binding wins and the other run gets no authority.
-    await activateWorker({ publisher: bench.publisher, api: bench.api, run: bench.jobContext(original.id), assignment: assignmentOf(bench, original.id), now: bench.now });
-    const duplicate = lastRun(bench);
-    await expect(activateWorker({ publisher: bench.publisher, api: bench.api, run: bench.jobContext(duplicate.id), assignment: assignmentOf(bench, duplicate.id), now: bench.now }))
-      .rejects.toMatchObject({ code: 'run_binding_conflict' });
+    // A later, offline process (no GitHub access) sees the recorded conflict.
+    let out = '';
+    const code = await runFairway(['--json', '--repo', bench.dir, '--principal', PRINCIPAL, 'evidence', '--dispatch-id', d!], { out: (t) => (out += t), err: () => undefined });
+    expect(code).toBe(0);
+    expect(JSON.parse(out).groups[0]).toMatchObject({ state: 'unresolved', reason: 'run_binding_conflict' });
+    expect(JSON.parse(out).groups[0].conflict_run_ids.sort()).toEqual([original.id, duplicate.id].sort());
+    // Neither run can bind itself afterwards, nor can a later reconcile bind the survivor.
+    for (const run of [original, duplicate]) {
+      await expect(activateWorker({ publisher: bench.publisher, api: bench.api, run: bench.jobContext(run.id), assignment: assignmentOf(bench, run.id), now: bench.now }))
+        .rejects.toMatchObject({ code: 'run_binding_conflict' });
+    }
+    // Even when discovery later shows only one valid candidate (the other renamed), nothing binds.
+    const named = launchView(p, d!).conflict_run_ids[0];
+    findRun(bench.fake.state, named === original.id ? duplicate.id : original.id)!.displayTitle = 'renamed';
+    const again = await reconcileDispatch(bench.reconcileDeps(), d!);
+    expect(again).toMatchObject({ outcome: 'run_binding_conflict', state: 'unresolved', commits: [] });
     p = await bench.replayValid();
-    expect((p.dispatch(d!)!.run as { run_id: string }).run_id).toBe(original.id);
+    expect(p.dispatch(d!)!.run).toBeNull();
     expect(countOps(p, 'Release')).toBe(0);
+    expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(dispatchPosts(bench.fake)).toBe(1);
   });
 
   it('a title that merely contains a longer dispatch id is not a candidate', async () => {

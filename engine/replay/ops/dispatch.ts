@@ -10,6 +10,9 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../mutate.ts';
 import type { DispatchRecord, DispatchState } from '../state.ts';
+
+/** The reason of a recorded run binding conflict (as `engine/lifecycle/dispatch.ts` writes it). */
+const RUN_BINDING_CONFLICT = 'run_binding_conflict';
 import { checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
@@ -35,7 +38,14 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     if (canonicalize(op.run as unknown as JsonObject) === canonicalize(g.run!)) fail('duplicate_binding', `dispatch ${g.dispatchId} is already bound to this run`, at);
     fail('run_binding_conflict', `dispatch ${g.dispatchId} is already bound to another run`, at);
   }
-  if (!FROM[op.state].includes(g.state)) {
+  // Spec 7.8, §8.2 "Launch recovery": once several possible launches are recorded, neither
+  // run may bind the group (a bind after the recorded conflict), and the conflict stays recorded.
+  const conflicted = g.state === 'unresolved' && g.reason === RUN_BINDING_CONFLICT;
+  if (conflicted && op.state === 'bound') {
+    fail('run_binding_conflict', `dispatch ${g.dispatchId} recorded a run binding conflict: run ${op.run?.run_id ?? '(none)'} gets no authority`, at);
+  }
+  const newConflict = op.state === 'unresolved' && op.reason === RUN_BINDING_CONFLICT && !conflicted;
+  if (!FROM[op.state].includes(g.state) && !(newConflict && g.state === 'unresolved')) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
   }
   if (op.state === 'rejected') checkRejectionEvidence(ctx, g, op.evidence);

@@ -214,6 +214,11 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
     if (fenced === undefined || fenced.workId !== work.workId || work.state !== 'claimed' || work.currentClaim !== fenced.claimId || fenced.state !== 'open') {
       fail('claim_scope_invalid', `Claim ${op.claim_id} is not the current open owner of Work ${op.work_id}; refresh state`, at);
     }
+    // Spec 7.8: after a start marker, a prelaunch cancellation is no definitive nonlaunch evidence.
+    const group = state.dispatches.get(fenced.dispatchId);
+    if (op.reason === 'prelaunch_cancelled' && group !== undefined && group.state !== 'reserved') {
+      fail('launch_already_started', `dispatch ${group.dispatchId} is ${group.state}: its start marker rules out a prelaunch cancellation of Work ${op.work_id}`, at);
+    }
     work.cancellationClaim = op.claim_id;
   }
   checkProducerCancellation(ctx, work);

@@ -1,0 +1,73 @@
+/**
+ * Issue 20 §3 (spec 7.8 "once a start marker is committed, prelaunch cancellation is no
+ * longer definitive nonlaunch evidence"): `reconcile --cancel-reserved` racing `launch` on
+ * the Work's last attempt. The cancellation read a reserved group, then lost the
+ * compare-and-swap race to the start marker; rebuilt from the new tip it must be refused,
+ * committing no ClaimCancellation, WorkCancellation or Release, and the launched run keeps
+ * the Claim's authority and the reservation.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { launchGroup } from '../../lib/github/launcher.ts';
+import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { Publisher } from '../../lib/publisher/publisher.ts';
+import type { LedgerStore } from '../../lib/store/types.ts';
+import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
+
+let bench: Bench;
+afterEach(async () => bench?.close());
+
+/** The same ledger store, but `beforeFirstSwap` runs (to completion) just before the first compare-and-swap. */
+function racingStore(store: LedgerStore, beforeFirstSwap: () => Promise<void>): LedgerStore {
+  let raced = false;
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'compareAndSwap') {
+        return async (...args: Parameters<LedgerStore['compareAndSwap']>) => {
+          if (!raced) {
+            raced = true;
+            await beforeFirstSwap();
+          }
+          return target.compareAndSwap(...args);
+        };
+      }
+      const value = Reflect.get(target, key, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+describe('a prelaunch cancellation never wins after a start marker', () => {
+  it('reconcile --cancel-reserved that loses the CAS race to launch on the last attempt is rebuilt from the new tip and refused (launch_already_started); nothing is cancelled or released', async () => {
+    bench = await createBench({ retry: { max_attempts: 1, backoff_seconds: 1 } });
+    const [d] = await bench.grant('g1');
+    let launched: Awaited<ReturnType<typeof launchGroup>> | null = null;
+    // The cancellation read `reserved`; the dispatcher's start marker (and its launch) lands first.
+    const store = racingStore(bench.store, async () => {
+      launched = await launchGroup(bench.launchDeps(), d!);
+    });
+    const cancelling = new Publisher(store);
+    await expect(reconcileDispatch({ ...bench.reconcileDeps(), publisher: cancelling, cancelReserved: true }, d!))
+      .rejects.toMatchObject({ code: 'launch_already_started' });
+    expect(launched).toMatchObject({ outcome: 'bound' });
+    const p = await bench.replayValid();
+    expect(p.dispatch(d!)).toMatchObject({ state: 'bound', released: false });
+    expect(countOps(p, 'ClaimCancellation')).toBe(0);
+    expect(countOps(p, 'WorkCancellation')).toBe(0);
+    expect(countOps(p, 'Release')).toBe(0);
+    const claimId = p.dispatch(d!)!.claimIds[0]!;
+    expect(p.claim(claimId)!.state).toBe('open');
+    expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(dispatchPosts(bench.fake)).toBe(1);
+  });
+
+  it('control: without a racing start marker the same prelaunch cancellation releases the reserved group', async () => {
+    bench = await createBench({ retry: { max_attempts: 1, backoff_seconds: 1 } });
+    const [d] = await bench.grant('g1');
+    const r = await reconcileDispatch({ ...bench.reconcileDeps(), cancelReserved: true }, d!);
+    expect(r.outcome).toBe('released');
+    const p = await bench.replayValid();
+    expect(p.dispatch(d!)!.released).toBe(true);
+    expect(countOps(p, 'Release')).toBe(1);
+    expect(dispatchPosts(bench.fake)).toBe(0);
+  });
+});
