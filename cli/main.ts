@@ -4,6 +4,7 @@
  * its own module under `commands/` and is listed in `commands/index.ts`.
  */
 import { Command, CommanderError, Option } from 'commander';
+import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS } from './commands/index.ts';
 import { createContext } from './context.ts';
 import { EXIT_OK, UsageError, processIo, reportFailure, type Io } from './output.ts';
@@ -21,6 +22,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it)'))
     .addOption(new Option('--principal <id>', 'local operator principal, a positive decimal id (unauthenticated in local mode)'))
     .option('--json', 'print exactly one JSON object (errors: {"ok":false,"error":{...}})')
+    .version(pkg.version, '-V, --version', 'print the Fairway version')
     .showHelpAfterError('(run fairway --help for usage)')
     .exitOverride()
     .configureOutput({
