@@ -54,7 +54,7 @@ function exists(path) {
 }
 
 /** Builds into a fresh directory, then publishes it by renaming the manifest into place (safe under concurrent starts). */
-export async function build() {
+export async function build({ clean = false } = {}) {
   const { build: esbuild } = await import('esbuild');
   mkdirSync(DIST, { recursive: true });
   const tmp = join(DIST, `tmp-${process.pid}-${Date.now()}`);
@@ -87,18 +87,21 @@ export async function build() {
   const tmpManifest = `${MANIFEST}.${process.pid}`;
   writeFileSync(tmpManifest, JSON.stringify(manifest));
   renameSync(tmpManifest, MANIFEST);
-  prune(dir);
+  prune(dir, clean);
   return manifest;
 }
 
-/** Keeps the current build and the two newest others (a process started on one may still load its lazy chunks). */
-function prune(current) {
+/**
+ * Keeps the current build and the two newest others (a process started on one
+ * may still load its lazy chunks); `clean` (packing) keeps only the current one.
+ */
+function prune(current, clean) {
   const now = Date.now();
   const old = readdirSync(DIST)
     .filter((n) => (n.startsWith('cli-') || n.startsWith('tmp-')) && n !== current)
     .map((n) => ({ n, t: statSync(join(DIST, n)).mtimeMs }))
     .sort((a, b) => b.t - a.t);
-  for (const { n, t } of old.slice(2)) if (now - t > 10 * 60_000) rmSync(join(DIST, n), { recursive: true, force: true });
+  for (const { n, t } of clean ? old : old.slice(2)) if (clean || now - t > 10 * 60_000) rmSync(join(DIST, n), { recursive: true, force: true });
 }
 
 /** The entry module of a current build, building first when needed. */
@@ -109,6 +112,6 @@ export async function entry() {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const m = await build();
-  console.log(`fairway: compiled the CLI into dist/${m.dir} (${Object.keys(m.inputs).length} sources)`);
+  const m = await build({ clean: process.argv.includes('--clean') });
+  console.error(`fairway: compiled the CLI into dist/${m.dir} (${Object.keys(m.inputs).length} sources)`);
 }
