@@ -6,7 +6,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { consoleMissing } from '../../cli/commands/console.ts';
 import { COMMANDS } from '../../cli/commands/index.ts';
+import { CONSOLE_ROOT } from '../../lib/console/server.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const run = (...args: string[]) => execFileSync(process.execPath, ['bin/fairway.js', ...args], { cwd: ROOT, encoding: 'utf8' });
@@ -29,5 +31,10 @@ describe('fairway bin start-up', () => {
     const main = readFileSync(`${ROOT}dist/${manifest.dir}/main.js`, 'utf8');
     expect(main).not.toMatch(/(from|import\() ?['"][^'"]+\.tsx?['"]/);
     expect(readFileSync(`${ROOT}bin/fairway.js`, 'utf8')).not.toMatch(/tsx/);
+  });
+
+  it('a clone after npm ci has the optional console part (app sources and Next.js); an empty directory does not', () => {
+    expect(consoleMissing(CONSOLE_ROOT)).toBeUndefined();
+    expect(consoleMissing(`${ROOT}dist`)).toMatch(/^the console app is not installed here/);
   });
 });
