@@ -2,9 +2,12 @@
  * The `fairway` operator CLI. Commands stay thin: they read input through
  * lib/, ask the engine, and print through `output.ts`. Each command lives in
  * its own module under `commands/` and is listed in `commands/index.ts`.
+ * Start-up loads only the module of the command being run: `--help` lists
+ * every command from the registry's summaries without loading any of them.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { COMMANDS } from './commands/index.ts';
+import pkg from '../package.json' with { type: 'json' };
+import { COMMANDS, commandEntry } from './commands/index.ts';
 import { createContext } from './context.ts';
 import { EXIT_OK, UsageError, processIo, reportFailure, type Io } from './output.ts';
 
@@ -21,6 +24,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it)'))
     .addOption(new Option('--principal <id>', 'local operator principal, a positive decimal id (unauthenticated in local mode)'))
     .option('--json', 'print exactly one JSON object (errors: {"ok":false,"error":{...}})')
+    .version(pkg.version, '-V, --version', 'print the Fairway version')
     .showHelpAfterError('(run fairway --help for usage)')
     .exitOverride()
     .configureOutput({
@@ -36,7 +40,19 @@ Examples:
   fairway demo                                      build and replay a small demo queue`);
 
   const ctx = createContext(io, program, (code) => (exit = code));
-  for (const register of COMMANDS) register(program, ctx);
+  const named = commandName(argv);
+  const entry = named === undefined ? undefined : commandEntry(named);
+  if (entry !== undefined) {
+    (await entry.load())(program, ctx);
+  } else {
+    // Help, --version or an unknown command: every command by its summary, no module loaded.
+    const terms = new Map<Command, string>();
+    for (const e of COMMANDS) {
+      for (const c of e.commands) terms.set(program.command(c.name).aliases(c.aliases).description(c.description), c.term);
+    }
+    const help = program.createHelp();
+    program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
+  }
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -48,4 +64,21 @@ Examples:
     return reportFailure(io, e, json);
   }
   return exit;
+}
+
+/** Global options that take a value (the value is not the command name). */
+const VALUE_OPTIONS = new Set(['--ledger', '--repo', '--remote', '--github', '--branch', '--request-id', '--principal']);
+
+/** The command `argv` runs (`help X` asks for X), or undefined when it names none. */
+export function commandName(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return argv[i + 1];
+    if (a.startsWith('-')) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    return a === 'help' && i + 1 < argv.length ? argv[i + 1] : a;
+  }
+  return undefined;
 }

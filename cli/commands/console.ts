@@ -5,7 +5,10 @@
  * repository seeded through the publisher), clearly labelled as a demo.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConsoleSource } from '../../lib/console/config.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
@@ -33,6 +36,22 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
   return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
 }
 
+/**
+ * Why the console cannot start from this install, or undefined when it can.
+ * The console (Next.js, React, Mermaid and the app sources) is an optional
+ * part: a clone after `npm ci` has it, the installed CLI package does not.
+ */
+export function consoleMissing(root: string): string | undefined {
+  const hint = 'The web console is an optional part of Fairway that this installation of the CLI does not include; start it from a clone of the Fairway repository with `npm ci && npm start`.';
+  if (!existsSync(join(root, 'app', 'layout.tsx'))) return `the console app is not installed here. ${hint}`;
+  try {
+    createRequire(join(root, 'package.json')).resolve('next/package.json');
+  } catch {
+    return `Next.js is not installed here. ${hint}`;
+  }
+  return undefined;
+}
+
 export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean }): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535', 'usage_error');
@@ -40,7 +59,9 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   if (!Number.isInteger(pollMs) || pollMs < 500) throw new UsageError('--poll-ms must be an integer ≥ 500', 'usage_error');
   const source = opts.demo === true ? undefined : await resolveSource(g);
   // Loaded on demand: the console server pulls in Next.js, which other commands never need.
-  const { startConsole } = await import('../../lib/console/server.ts');
+  const { CONSOLE_ROOT, startConsole } = await import('../../lib/console/server.ts');
+  const missing = consoleMissing(CONSOLE_ROOT);
+  if (missing !== undefined) throw new UsageError(missing, 'console_not_installed');
   const running = await startConsole({
     ...(source === undefined ? {} : { source }),
     port,

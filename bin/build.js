@@ -1,0 +1,118 @@
+// Compiles the CLI once: esbuild bundles cli/main.ts (TypeScript) into plain
+// ES modules under dist/, one chunk per lazily imported part (console, MCP,
+// TUI, ...), with every npm package left external. `npm ci` and `npm pack`
+// run it through the `prepare` script; `bin/fairway.js` runs it again only
+// when a source file it was built from has changed (checked by size and
+// mtime, then by SHA-256), so the CLI never transpiles TypeScript at run time.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = join(ROOT, 'dist');
+export const MANIFEST = join(DIST, 'cli.json');
+/** Bump when the build options change: every earlier build is then stale. */
+const BUILD_FORMAT = 2;
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+export function readManifest() {
+  try {
+    const m = JSON.parse(readFileSync(MANIFEST, 'utf8'));
+    return m.format === BUILD_FORMAT ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when every source the build read is unchanged (or no sources are shipped at all). */
+export function isFresh(manifest) {
+  const entries = Object.entries(manifest.inputs);
+  // A packed install ships the compiled build and not the CLI's TypeScript entry: nothing to check.
+  if (!exists(join(ROOT, 'cli', 'main.ts'))) return true;
+  for (const [rel, [size, mtimeMs, hash]] of entries) {
+    let st;
+    try {
+      st = statSync(join(ROOT, rel));
+    } catch {
+      return false;
+    }
+    if (st.size === size && st.mtimeMs === mtimeMs) continue;
+    if (sha256(readFileSync(join(ROOT, rel))) !== hash) return false;
+  }
+  return true;
+}
+
+function exists(path) {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Builds into a fresh directory, then publishes it by renaming the manifest into place (safe under concurrent starts). */
+export async function build({ clean = false } = {}) {
+  const { build: esbuild } = await import('esbuild');
+  mkdirSync(DIST, { recursive: true });
+  const tmp = join(DIST, `tmp-${process.pid}-${Date.now()}`);
+  const result = await esbuild({
+    absWorkingDir: ROOT,
+    entryPoints: ['cli/main.ts'],
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outdir: tmp,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const inputs = {};
+  // The build's own script is an input too: changing how the CLI is built rebuilds it.
+  for (const rel of [...Object.keys(result.metafile.inputs), 'bin/build.js'].sort()) {
+    const st = statSync(join(ROOT, rel));
+    inputs[rel] = [st.size, st.mtimeMs, sha256(readFileSync(join(ROOT, rel)))];
+  }
+  const id = sha256(JSON.stringify(Object.entries(inputs).map(([rel, v]) => [rel, v[2]]))).slice(0, 16);
+  const dir = `cli-${id}`;
+  try {
+    renameSync(tmp, join(DIST, dir));
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // the same build is already in place
+  }
+  const manifest = { format: BUILD_FORMAT, dir, inputs };
+  const tmpManifest = `${MANIFEST}.${process.pid}`;
+  writeFileSync(tmpManifest, JSON.stringify(manifest));
+  renameSync(tmpManifest, MANIFEST);
+  prune(dir, clean);
+  return manifest;
+}
+
+/**
+ * Keeps the current build and the two newest others (a process started on one
+ * may still load its lazy chunks); `clean` (packing) keeps only the current one.
+ */
+function prune(current, clean) {
+  const now = Date.now();
+  const old = readdirSync(DIST)
+    .filter((n) => (n.startsWith('cli-') || n.startsWith('tmp-')) && n !== current)
+    .map((n) => ({ n, t: statSync(join(DIST, n)).mtimeMs }))
+    .sort((a, b) => b.t - a.t);
+  for (const { n, t } of clean ? old : old.slice(2)) if (clean || now - t > 10 * 60_000) rmSync(join(DIST, n), { recursive: true, force: true });
+}
+
+/** The entry module of a current build, building first when needed. */
+export async function entry() {
+  let manifest = readManifest();
+  if (manifest === undefined || !exists(join(DIST, manifest.dir, 'main.js')) || !isFresh(manifest)) manifest = await build();
+  return join(DIST, manifest.dir, 'main.js');
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const m = await build({ clean: process.argv.includes('--clean') });
+  console.error(`fairway: compiled the CLI into dist/${m.dir} (${Object.keys(m.inputs).length} sources)`);
+}
