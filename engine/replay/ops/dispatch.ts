@@ -10,7 +10,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../mutate.ts';
 import type { DispatchRecord, DispatchState } from '../state.ts';
-import { checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
+import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
 const FROM: Readonly<Record<Exclude<DispatchState, 'reserved'>, readonly DispatchState[]>> = {
@@ -58,6 +58,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     if (ctx.state.repository !== null && run.repository !== ctx.state.repository) {
       fail('run_binding_invalid', `run ${run.run_id} belongs to ${run.repository}, not the queue repository`, at);
     }
+    checkBindingEvidence(ctx, run, op.evidence);
     g.run = run as unknown as JsonObject;
   }
   g.state = op.state;
