@@ -15,6 +15,7 @@ import { applyGrant } from './grant.ts';
 import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
 import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
+import { checkEvidenceBytes } from './ops/limits.ts';
 import { applyObservation } from './ops/observation.ts';
 import { admitExecution, applyDeployment } from './ops/deployment.ts';
 import { applyControl, applyPolicy } from './ops/policy.ts';
@@ -92,6 +93,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
 }
 
 export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
+  checkEvidenceBytes(ctx, op);
   switch (op.kind) {
     case 'Policy': return applyPolicy(ctx, op);
     case 'Control': return applyControl(ctx, op);

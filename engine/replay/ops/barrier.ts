@@ -9,7 +9,7 @@ import { recordResult } from '../../scheduler/ready-index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, touch } from '../mutate.ts';
 import type { WorkRecord } from '../state.ts';
-import { checkExactTerminal } from './evidence.ts';
+import { checkBoundRunEvidence, checkExactTerminal } from './evidence.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 const utf8 = new TextEncoder();
@@ -25,20 +25,14 @@ function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, com
   return work;
 }
 
-function checkEvidenceRun(ctx: CommitContext, work: WorkRecord, evidence: { run_id?: string }): void {
-  const claim = ctx.state.claims.get(work.currentClaim!)!;
-  const run = ctx.state.dispatches.get(claim.dispatchId)!.run as { run_id: string } | null;
-  if (run !== null && evidence.run_id !== undefined && evidence.run_id !== run.run_id) {
-    fail('evidence_invalid', `evidence names run ${evidence.run_id}, not the bound run ${run.run_id}`, where(ctx));
-  }
-}
 
 export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void {
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).result_bytes ?? 4096;
   const bytes = utf8.encode(canonicalize(op.descriptor as unknown as JsonObject)).length;
   if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
-  checkEvidenceRun(ctx, work, op.evidence);
+  const claim = ctx.state.claims.get(work.currentClaim!)!;
+  checkBoundRunEvidence(ctx, ctx.state.dispatches.get(claim.dispatchId)!, op.evidence, `Result of Work ${op.work_id}`);
   work.barrier = 'verified';
   work.resultCommit = ctx.commit.id;
   recordResult(ctx.state.ready, work.workId, ctx.commit.id, op.descriptor as unknown as JsonObject);

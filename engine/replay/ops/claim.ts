@@ -10,6 +10,7 @@ import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
 import type { ClaimRecord, WorkRecord } from '../state.ts';
 import { executionProfile } from './deployment.ts';
 import { poolPolicy } from './policy.ts';
+import { repeatsClaimCancellation } from './repeat.ts';
 
 /** Applies one verified Claim: ownership, logical slot, group membership, charge. */
 export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
@@ -123,6 +124,11 @@ export function applyCompletion(ctx: CommitContext, op: OperationOf<'Completion'
 }
 
 export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>): void {
+  const prior = ctx.state.claims.get(op.claim_id);
+  if (prior !== undefined && prior.workId === op.work_id && prior.state === 'cancelled') {
+    checkWorkerScope(ctx, prior);
+    if (repeatsClaimCancellation(ctx, prior, op)) return;
+  }
   const { claim, work } = effectiveClaim(ctx, op.claim_id, op.work_id);
   checkWorkerScope(ctx, claim);
   const rnb = op.retry_not_before;

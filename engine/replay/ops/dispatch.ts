@@ -13,7 +13,7 @@ import type { DispatchRecord, DispatchState } from '../state.ts';
 
 /** The reason of a recorded run binding conflict (as `engine/lifecycle/dispatch.ts` writes it). */
 const RUN_BINDING_CONFLICT = 'run_binding_conflict';
-import { checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
+import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
 const FROM: Readonly<Record<Exclude<DispatchState, 'reserved'>, readonly DispatchState[]>> = {
@@ -68,6 +68,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     if (ctx.state.repository !== null && run.repository !== ctx.state.repository) {
       fail('run_binding_invalid', `run ${run.run_id} belongs to ${run.repository}, not the queue repository`, at);
     }
+    checkBindingEvidence(ctx, run, op.evidence);
     g.run = run as unknown as JsonObject;
   }
   g.state = op.state;

@@ -23,6 +23,46 @@ import type { DispatchRecord } from '../state.ts';
 interface BoundRun {
   run_id: string;
   run_attempt: number;
+  repository: string;
+  workflow: string;
+  ref: string;
+  principal: string;
+}
+
+/** The fields lifecycle evidence of a bound group must copy exactly from its run binding. */
+export const BOUND_RUN_FIELDS = ['repository', 'workflow', 'ref', 'principal', 'run_id', 'run_attempt'] as const;
+
+/**
+ * Evidence for a bound group names exactly its bound run: repository, workflow, ref,
+ * principal, run id and original attempt (spec 7.8 "release with exact run/attempt terminal
+ * evidence"; contract `provenance.native_correlation` "Original native attempt 1 API proof
+ * matches approved workflow, immutable revision, repository, event and actor"). Missing
+ * run_id/run_attempt is a mismatch: evidence that names no run is evidence of no run.
+ */
+export function boundRunMismatch(run: BoundRun, evidence: Evidence): string | null {
+  for (const field of BOUND_RUN_FIELDS) {
+    if (evidence[field] !== run[field]) return `evidence ${field} ${JSON.stringify(evidence[field] ?? null)} is not the bound run's ${JSON.stringify(run[field])}`;
+  }
+  return null;
+}
+
+/** Result evidence (spec 7.15: verified delivery of the Claim's bound run). */
+export function checkBoundRunEvidence(ctx: CommitContext, group: DispatchRecord, evidence: Evidence, what: string): void {
+  const run = group.run as BoundRun | null;
+  if (run === null) fail('evidence_invalid', `${what}: dispatch ${group.dispatchId} has no bound run the evidence could name`, where(ctx));
+  checkEvidenceScope(ctx, group, evidence);
+  const problem = boundRunMismatch(run, evidence);
+  if (problem !== null) fail('evidence_invalid', `${what}: ${problem}`, where(ctx), { field: problem.split(' ')[1]! });
+}
+
+/** Dispatch(bound) evidence, when present, is the proof of the run it binds (7.8). */
+export function checkBindingEvidence(ctx: CommitContext, run: BoundRun, evidence: Evidence | undefined): void {
+  if (evidence === undefined) return;
+  const problem = boundRunMismatch(run, evidence);
+  if (problem !== null) fail('evidence_invalid', `binding evidence does not prove run ${run.run_id}: ${problem}`, where(ctx), { field: problem.split(' ')[1]! });
+  if (evidence.checked_at > ctx.commit.at) {
+    fail('evidence_invalid', `evidence checked at ${evidence.checked_at} postdates the decision time ${ctx.commit.at}`, where(ctx));
+  }
 }
 
 /** Evidence must describe the group's approved execution scope (contract `evidenceFits`). */
@@ -58,6 +98,8 @@ export function checkExactTerminal(ctx: CommitContext, group: DispatchRecord, ev
           : evidence.status !== 'completed' || evidence.conclusion === undefined ? `run ${run.run_id} is not reported completed with a conclusion`
             : null;
   if (problem !== null) fail('terminal_evidence_required', `${what} needs exact terminal evidence of run ${run.run_id} attempt ${run.run_attempt}: ${problem}`, at);
+  const foreign = boundRunMismatch(run, evidence);
+  if (foreign !== null) fail('evidence_invalid', `${what}: ${foreign}`, at, { field: foreign.split(' ')[1]! });
 }
 
 /** Release evidence by launch state (spec 7.8 state diagram and recovery table). */

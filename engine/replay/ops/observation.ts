@@ -9,6 +9,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import type { ResourceIdentity } from '../state.ts';
 import { currentPolicy } from './policy.ts';
+import { repeatsObservation } from './repeat.ts';
 
 export function gateIdentity(resource: Pick<ResourceIdentity, 'host' | 'kind' | 'repository_id' | 'resource_id'>, condition: string): string {
   return canonicalize({
@@ -23,7 +24,8 @@ export function gateIdentity(resource: Pick<ResourceIdentity, 'host' | 'kind' | 
 export function applyObservation(ctx: CommitContext, op: OperationOf<'Observation'>): void {
   const { state } = ctx;
   const at = where(ctx);
-  if (state.observations.has(op.observation_id)) fail('duplicate_observation', `observation ${op.observation_id} already exists`, at);
+  if (repeatsObservation(ctx, op)) return;
+  checkObservedRepository(ctx, op);
   const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
   if (op.resource.kind !== conditionKind) fail('observation_invalid', `condition ${op.condition} does not apply to a ${op.resource.kind}`, at);
   if (op.state === 'ready' && !satisfies(op)) {
@@ -55,4 +57,17 @@ function satisfies(op: OperationOf<'Observation'>): boolean {
     case 'closed': return op.resource_state === 'closed';
     case 'merged': return op.merged === true;
   }
+}
+
+/**
+ * Spec 7.16: trusted readers "re-read the exact authorized resource before recording
+ * authoritative readiness" through "allowlisted metadata reads". An Observation is of a
+ * resource some pool may depend on: its repository is in at least one pool's
+ * allowed_repositories (a worker is held to its parent pool, worker-scope.ts). Otherwise
+ * `observation_invalid`, as the reference answers.
+ */
+function checkObservedRepository(ctx: CommitContext, op: OperationOf<'Observation'>): void {
+  const pools = currentPolicy(ctx).pools as Record<string, JsonObject>;
+  const allowed = Object.values(pools).some((pool) => ((pool.allowed_repositories ?? []) as string[]).includes(op.resource.repository));
+  if (!allowed) fail('observation_invalid', `no pool allows dependencies on ${op.resource.repository}: it cannot be observed`, where(ctx));
 }

@@ -10,6 +10,8 @@ import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate.ts';
 import type { DependencyEdge, WorkRecord } from '../state.ts';
 import { checkGates, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
+import { checkLimit } from './limits.ts';
+import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 type WorkOp = OperationOf<'Work'>;
@@ -38,14 +40,10 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   }
   checkProducer(ctx, op);
 
-  const limits = policy.limits as Record<string, number>;
   // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
-  const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
-  if (payloadBytes > (limits.payload_bytes ?? 16384)) {
-    fail('payload_too_large', `${nodeName(op)}: payload is ${payloadBytes} canonical bytes; the limit is ${limits.payload_bytes}`, atPath(ctx, 'payload'));
-  }
-  if (op.depends_on.length > (limits.predecessors ?? 64)) fail('too_many_predecessors', `${nodeName(op)}: ${op.depends_on.length} predecessors; the limit is ${limits.predecessors ?? 64}`, atPath(ctx, 'depends_on'));
+  checkLimit(ctx, 'payload_bytes', utf8ByteLength(JSON.stringify(op.payload)), 'payload (canonical bytes)');
+  checkLimit(ctx, 'predecessors', op.depends_on.length, 'the number of predecessors');
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
@@ -53,9 +51,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
-  if ((graph?.length ?? 0) + 1 > (limits.graph_nodes ?? 4096)) fail('graph_limit', `${nodeName(op)}: graph ${op.graph_id} is at its node limit (${limits.graph_nodes ?? 4096})`, at);
+  checkLimit(ctx, 'graph_nodes', (graph?.length ?? 0) + 1, `graph ${op.graph_id}'s node count with this Work`);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  if (pending + 1 > (limits.pending_nodes ?? 4096)) fail('pending_limit', `${nodeName(op)}: pool ${op.pool} is at its pending-node limit (${limits.pending_nodes ?? 4096})`, at);
+  checkLimit(ctx, 'pending_nodes', pending + 1, `pool ${op.pool}'s pending Work with this one`);
 
   const record: WorkRecord = {
     workId: op.work_id,
@@ -159,7 +157,7 @@ function checkEdges(ctx: CommitContext, op: WorkOp, allowed: string[]): void {
       const graphId = 'graphId' in target ? target.graphId : target.graph_id;
       if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt);
     } else if (!allowed.includes(edge.resource.repository)) {
-      fail('repository_not_allowed', `${nodeName(op)}: gate ${edge.kind} in ${edge.resource.repository} is not in pool ${op.pool}'s allowed repositories`, edgeAt);
+      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, edgeAt);
     }
   }
   checkCycle(ctx, op);
@@ -208,6 +206,7 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
   const { state } = ctx;
   const work = state.works.get(op.work_id);
   if (work === undefined) fail('unknown_work', `Work ${op.work_id} is not admitted`, at);
+  if (repeatsWorkCancellation(ctx, work, op)) return checkProducerCancellation(ctx, work);
   if (work.state === 'completed' || work.state === 'cancelled') fail('work_terminal', `Work ${op.work_id} is already ${work.state}`, at);
   if (op.claim_id !== undefined) {
     const fenced = state.claims.get(op.claim_id);

@@ -1,0 +1,56 @@
+/**
+ * Installed resource limits checked at replay (spec 7.17 "Operating limits"; contract
+ * `limits`). Every exceeded limit answers `resource_limit` with `details.limit` naming the
+ * Policy limit and `details.max` its value, as the reference does for an over-large payload.
+ *
+ * Spec 7.17: "Result / other operation evidence: 4 KiB per Result descriptor, 1 KiB per
+ * observation/control/lifecycle evidence record". `evidence_bytes` bounds the canonical
+ * UTF-8 bytes of each lifecycle `evidence` object (Dispatch, Release, Result,
+ * DeliveryFailure) and of each whole Observation and Control operation.
+ */
+import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
+import { fail } from '../../errors.ts';
+import type { JsonObject } from '../../json.ts';
+import type { QueueOperation } from '../../schema/index.ts';
+import { where, type CommitContext } from '../context.ts';
+import { currentPolicy } from './policy.ts';
+
+/** Contract `limits` defaults, used when a historical Policy omits one. */
+const DEFAULTS = {
+  payload_bytes: 16384, graph_nodes: 4096, predecessors: 64, pending_nodes: 4096, evidence_bytes: 1024,
+} as const;
+export type CheckedLimit = keyof typeof DEFAULTS;
+
+export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
+  const limits = currentPolicy(ctx).limits as Record<string, number> | undefined;
+  return limits?.[name] ?? DEFAULTS[name];
+}
+
+/** `resource_limit` unless `used` fits within the installed limit `name`. */
+export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string): void {
+  const max = limitOf(ctx, name);
+  if (used > max) fail('resource_limit', `${what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max });
+}
+
+/** The record `evidence_bytes` bounds in `op`, or null when the operation carries none. */
+function evidenceRecord(op: QueueOperation): JsonObject | null {
+  switch (op.kind) {
+    case 'Observation':
+    case 'Control':
+      return op as unknown as JsonObject;
+    case 'Dispatch':
+    case 'Release':
+    case 'Result':
+    case 'DeliveryFailure':
+      return (op.evidence ?? null) as JsonObject | null;
+    default:
+      return null;
+  }
+}
+
+export function checkEvidenceBytes(ctx: CommitContext, op: QueueOperation): void {
+  const record = evidenceRecord(op);
+  if (record === null) return;
+  const bytes = utf8ByteLength(canonicalize(record));
+  checkLimit(ctx, 'evidence_bytes', bytes, `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
+}
