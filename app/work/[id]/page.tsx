@@ -6,6 +6,7 @@ import { Id, IdLink } from '../../../components/Ids.tsx';
 import { Mermaid } from '../../../components/Mermaid.tsx';
 import { firstParam, loadView, routeParam, withAt } from '../../../lib/console/load.ts';
 import { formatDuration, formatTime, keyLabel } from '../../../lib/console/views/format.ts';
+import { positionText } from '../../../lib/console/views/line.ts';
 import { reasonText } from '../../../lib/console/views/reasons.ts';
 import { workDetail } from '../../../lib/console/views/work.ts';
 
@@ -40,6 +41,15 @@ export default async function WorkPage({ params, searchParams }: {
               {d.status.reason !== d.status.readiness && <span data-testid="work-reason"><ReasonBadge code={d.status.reason} /></span>}
               <span className="text-sm text-slate-700">{reasonText(d.status.reason)}</span>
             </div>
+            {d.line !== null && (
+              <p className="text-sm" data-testid="work-line-position">
+                In line: <strong>{positionText(d.line)}</strong>
+                {' · '}<Link prefetch={false} href={withAt('/next', at, { pool: w.pool })}>see the line</Link>
+                {d.line.estimateMs !== null && d.line.rate !== null && (
+                  <span className="muted"> · estimated start in ~{formatDuration(d.line.estimateMs)} (an estimate from the last {d.line.rate.grants} grants; assumes no new arrivals)</span>
+                )}
+              </p>
+            )}
             {w.retryNotBefore !== null && w.state === 'available' && (
               <p className="text-sm">Retry not before <strong>{formatTime(w.retryNotBefore)}</strong>
                 {w.retryNotBefore > view.asOf ? ` (in ${formatDuration(w.retryNotBefore - view.asOf)})` : ' (passed)'} · attempt {w.attempts} used.</p>

@@ -9,6 +9,7 @@ import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/replay/state.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
 import { gateView, isGate, type GateView } from './gates.ts';
+import { linePosition, type LinePosition } from './line.ts';
 import { admittedAt, workStatus, type WorkStatus } from './status.ts';
 
 export type DependencyView =
@@ -48,6 +49,8 @@ export interface WorkDetail {
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
+  /** Ready Work: where it stands in its pool's predicted grant order (issue 14 §1). */
+  line: LinePosition | null;
 }
 
 function commitAt(projection: Projection, id: string | null): number | null {
@@ -140,5 +143,6 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
+    line: status.readiness === 'ready' ? linePosition(projection, asOf, workId) : null,
   };
 }
