@@ -9,6 +9,7 @@ import { Publisher } from '../../publisher/publisher.ts';
 import { MemoryStore } from '../memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { grantRate, lineView, linePosition, ordinal, positionText } from './line.ts';
+import { currentSettings, whatIf } from './whatif.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
 const dispatcher: Actor = { role: 'dispatcher', principal: DEMO_PRINCIPAL, repository: DEMO_REPOSITORY, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '5001', run_attempt: 1 };
@@ -77,5 +78,32 @@ describe('the line (issue 14 §1)', () => {
 
   it('ordinals', () => {
     expect([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(ordinal)).toEqual(['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '101st', '111th']);
+  });
+});
+
+describe('what-if baseline (issue 14 §2)', () => {
+  it('starts from the live clocks by default: its installed run’s first grant is explain’s next pick and follows the line', () => {
+    const settings = currentSettings(projection);
+    const r = whatIf(projection, NOW, { pool: 'default', grants: 12, settings });
+    expect(r.baseline).toBe('live');
+    const next = planNext(projection.state, 'default', NOW);
+    const work = next.selected ? next.work : null;
+    expect(r.current.grants[0]).toEqual({ priority: work!.effectivePriority, key: work!.fairnessKey });
+    const line = lineView(projection, NOW, 'default', 12)!.line.entries;
+    expect(r.current.grants).toEqual(line.map((e) => ({ priority: e.priority, key: e.fairness_key })));
+    expect(r.changed).toEqual([]);
+  });
+
+  it('a weight change runs on the same live clocks (rescaled to its tick scale); the fresh-epoch toggle starts from zero clocks', () => {
+    const settings = currentSettings(projection);
+    const proposal = { ...settings, accounting_weights: { ...settings.accounting_weights, security: 5 } };
+    const live = whatIf(projection, NOW, { pool: 'default', grants: 30, settings: proposal });
+    expect(live.rescaled).toBe(true);
+    expect(live.changed.length).toBeGreaterThan(0);
+    const fresh = whatIf(projection, NOW, { pool: 'default', grants: 30, settings, baseline: 'fresh' });
+    expect(fresh.baseline).toBe('fresh');
+    // Fresh clocks and live clocks disagree about the installed settings' order here (the demo's clocks are not fresh).
+    const liveSame = whatIf(projection, NOW, { pool: 'default', grants: 30, settings });
+    expect(fresh.current.grants).not.toEqual(liveSame.current.grants);
   });
 });
