@@ -60,7 +60,28 @@ export default async function WorkPage({ params, searchParams }: {
                 <div className="rounded border border-slate-200 bg-white p-2">
                   <Mermaid text={d.blocking.mermaid} links={d.blocking.nodes} label="Blocking path" testId="blocking-diagram" />
                 </div>
-                {d.status.blockingPath.length > 0 && (
+                {d.blocking.branches.length > 0 && (
+                  <ol className="mt-2 space-y-1 text-sm" data-testid="blocking-steps">
+                    {d.blocking.branches.map((branch, i) => (
+                      <li key={i} className="flex flex-wrap items-center gap-2" data-testid="blocking-branch">
+                        <span className="muted">{i + 1}.</span>
+                        {branch.map((s, j) => (
+                          <span key={j} className="flex flex-wrap items-center gap-1">
+                            {j > 0 && <span className="muted" aria-label="waits on">←</span>}
+                            <span>{s.kind === 'work' ? 'Work' : s.kind === 'issue' ? 'Issue gate' : 'PR gate'}</span>
+                            {s.workId !== null ? <Link prefetch={false} href={work(s.workId)} title={s.workId}>{s.text}</Link> : s.href !== null ? <a href={s.href} rel="noreferrer">{s.text}</a> : <span>{s.text}</span>}
+                            {s.condition !== null && <code>needs {s.condition}</code>}
+                            <ReasonBadge code={s.reason} />
+                          </span>
+                        ))}
+                      </li>
+                    ))}
+                    {d.blocking.more > 0 && (
+                      <li><Link prefetch={false} href={withAt(`/graphs/${encodeURIComponent(w.graphId)}`, at, { focus: w.workId })}>+{d.blocking.more} more in the graph</Link></li>
+                    )}
+                  </ol>
+                )}
+                {d.blocking.branches.length === 0 && d.status.blockingPath.length > 0 && (
                   <ol className="mt-2 space-y-1 text-sm" data-testid="blocking-steps">
                     {d.status.blockingPath.map((s, i) => (
                       <li key={i} className="flex flex-wrap items-center gap-2">
