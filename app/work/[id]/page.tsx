@@ -170,7 +170,7 @@ export default async function WorkPage({ params, searchParams }: {
                   <td className="whitespace-nowrap">{formatTime(c.at)}</td>
                   <td><Link prefetch={false} href={receipt(c.requestId)} className="mono">{c.requestId}</Link></td>
                   <td><Id id={c.dispatchId} /></td>
-                  <td><StateBadge state={c.dispatchState} />{c.runId !== null && <span className="ml-1 text-xs muted">run {c.runId}</span>}</td>
+                  <td><StateBadge state={c.dispatchState} />{c.runId !== null && (c.runUrl !== null ? <a className="ml-1 text-xs" href={c.runUrl} rel="noreferrer" target="_blank">run {c.runId}</a> : <span className="ml-1 text-xs muted">run {c.runId}</span>)}</td>
                   <td><StateBadge state={c.state} />{c.cancelReason !== null && <code className="ml-1 text-xs">{c.cancelReason}</code>}</td>
                   <td className="whitespace-nowrap">{formatTime(c.terminalAt)}</td>
                   <td className="whitespace-nowrap">{formatTime(c.retryNotBefore)}</td>

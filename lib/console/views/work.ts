@@ -7,6 +7,7 @@
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/replay/state.ts';
+import { runUrl } from './admin-targets.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
 import { gateView, isGate, type GateView } from './gates.ts';
 import { linePosition, type LinePosition } from './line.ts';
@@ -26,6 +27,8 @@ export interface ClaimView {
   state: string;
   dispatchState: string;
   runId: string | null;
+  /** The run on GitHub (https://github.com/OWNER/REPO/actions/runs/ID), when known. */
+  runUrl: string | null;
   terminalCommitId: string | null;
   terminalAt: number | null;
   cancelReason: string | null;
@@ -95,6 +98,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       dispatchId: c.dispatchId, handle: c.handle, state: c.state,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
       runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
+      runUrl: runUrl(((d?.run as { repository?: string } | null)?.repository) ?? state.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
       terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
       cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
     };
