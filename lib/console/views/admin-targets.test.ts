@@ -45,3 +45,25 @@ describe('admin targets (issue 14 §4)', () => {
     expect(b).toEqual({ id: 'no-such-work', exists: false });
   });
 });
+
+describe('GET /api/targets', () => {
+  it('answers each id’s name, state and owner from the live ledger, and exists:false for an unknown id', async () => {
+    const { installRuntime, resetRuntime } = await import('../context.ts');
+    const { GET } = await import('../../../app/api/targets/route.ts');
+    const store = new MemoryStore('admin-targets-route');
+    await seedDemoDay(new Publisher(store), { now: NOW });
+    installRuntime(new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store));
+    try {
+      const work = [...projection.state.works.values()][0]!;
+      const res = await GET(new Request(`http://127.0.0.1:3000/api/targets?work_id=${encodeURIComponent(work.workId)}&work_id=nope`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { targets: unknown[] };
+      expect(body.targets).toEqual([
+        { id: work.workId, exists: true, nodeKey: work.nodeKey, state: work.state, priority: work.effectivePriority, owner: work.currentClaim },
+        { id: 'nope', exists: false },
+      ]);
+    } finally {
+      resetRuntime();
+    }
+  });
+});
