@@ -64,12 +64,32 @@ export function poolNames(projection: Projection): string[] {
   return Object.keys(installedPolicy(projection.state).pools).sort();
 }
 
+/**
+ * Full lines are reused for requests within this many ms on the same tip (a
+ * 4,096-Work line costs a few hundred ms on a busy machine; every ready Work's
+ * page reads it).
+ */
+export const LINE_REUSE_MS = 5_000;
+const cache = new WeakMap<Projection, Map<string, { tip: string | null; asOf: number; line: Line }>>();
+
+function cachedLine(projection: Projection, pool: string, asOf: number): Line {
+  let byPool = cache.get(projection);
+  if (byPool === undefined) cache.set(projection, (byPool = new Map()));
+  const hit = byPool.get(pool);
+  const tip = projection.state.tip;
+  if (hit !== undefined && hit.tip === tip && asOf >= hit.asOf && asOf - hit.asOf < LINE_REUSE_MS) return hit.line;
+  const line = predictLine(projection.state, pool, asOf);
+  byPool.set(pool, { tip, asOf, line });
+  return line;
+}
+
 /** The line of `pool` (default: the first configured pool); null when the pool does not exist. */
 export function lineView(projection: Projection, asOf: number, pool: string | null, limit?: number): LineView | null {
   const pools = poolNames(projection);
   const chosen = pool ?? pools[0];
   if (chosen === undefined || !pools.includes(chosen)) return null;
-  return { pool: chosen, pools, line: predictLine(projection.state, chosen, asOf, limit), rate: grantRate(projection, chosen, asOf) };
+  const line = limit === undefined ? cachedLine(projection, chosen, asOf) : predictLine(projection.state, chosen, asOf, limit);
+  return { pool: chosen, pools, line, rate: grantRate(projection, chosen, asOf) };
 }
 
 /** Where `workId` stands in its pool's line; null when it is not in it (not ready, held or gated). */
