@@ -1,7 +1,9 @@
 /** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
 import Link from 'next/link';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
+import { WorkActions } from '../../../components/admin/WorkActions.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
+import { currentViewer } from '../../../lib/auth/session.ts';
 import { Id, IdLink } from '../../../components/Ids.tsx';
 import { Mermaid } from '../../../components/Mermaid.tsx';
 import { firstParam, loadView, routeParam, withAt } from '../../../lib/console/load.ts';
@@ -25,12 +27,15 @@ export default async function WorkPage({ params, searchParams }: {
   const d = workDetail(view.projection, id, view.asOf);
   if (d === null) return <LoadError code="unknown_work" message="no Work with this id in the ledger (at this commit)" />;
   const w = d.work;
+  const viewer = await currentViewer().catch(() => null);
+  const canAct = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null && (w.state === 'available' || w.state === 'claimed');
   const work = (workId: string) => withAt(`/work/${encodeURIComponent(workId)}`, at);
   const receipt = (requestId: string) => withAt(`/receipts/${encodeURIComponent(requestId)}`, at);
   const commit = (commitId: string) => `/work/${encodeURIComponent(id)}?at=${encodeURIComponent(commitId)}`;
 
   return (
-    <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}>
+    <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}
+      actions={canAct ? <WorkActions workId={w.workId} nodeKey={w.nodeKey} state={w.state} priority={w.effectivePriority} /> : undefined}>
       <section className="grid gap-4 lg:grid-cols-3 lg:items-start">
         <div className="card lg:col-span-2">
           <div className="card-h"><h2>Status</h2><span className="text-xs muted">evaluated at {formatTime(view.asOf)}</span></div>
