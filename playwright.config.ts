@@ -18,7 +18,8 @@ if (process.env.FAIRWAY_E2E_PORT === undefined) {
   const probe = 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close();});';
   process.env.FAIRWAY_E2E_PORT = execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).trim();
 }
-process.env.FAIRWAY_E2E_TOKEN ??= randomBytes(18).toString('base64url');
+// Login tokens are single-use (issue 18 §6): one per role (helpers.ts caches each session) and one for the single-use test.
+process.env.FAIRWAY_E2E_TOKEN ??= Array.from({ length: 3 }, () => randomBytes(18).toString('base64url')).join(',');
 const artifacts = join(process.cwd(), 'e2e', 'artifacts');
 mkdirSync(artifacts, { recursive: true });
 process.env.FAIRWAY_E2E_STATE ??= join(artifacts, 'console-state.json');
@@ -57,6 +58,7 @@ export default defineConfig({
     stderr: 'pipe',
     env: {
       FAIRWAY_CONSOLE_TOKEN: process.env.FAIRWAY_E2E_TOKEN,
+      FAIRWAY_CONSOLE_TOKEN_TTL_MS: String(6 * 60 * 60 * 1000),
       FAIRWAY_DEMO_PROBE: '1',
       FAIRWAY_CONSOLE_STATE_FILE: process.env.FAIRWAY_E2E_STATE,
       NEXT_TELEMETRY_DISABLED: '1',

@@ -1,5 +1,5 @@
 'use client';
-/** Local-mode sign-in with the one-time login token printed at start-up. */
+/** Local-mode sign-in with the single-use login token printed at start-up. */
 import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
@@ -17,7 +17,7 @@ export function LoginForm({ token: initial, callbackUrl }: { token: string; call
     const res = await signIn('token', { token, role, redirect: false });
     setBusy(false);
     if (res?.ok !== true || res.error) {
-      setError('That token was not accepted. Use the login URL printed when the console started.');
+      setError('That token was not accepted. A login token works once and expires; restart the console for a new login URL.');
       return;
     }
     router.push(callbackUrl);

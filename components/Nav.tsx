@@ -8,6 +8,7 @@ import { SignOutButton } from './SignOutButton.tsx';
 const LINKS = [
   ['/', 'Overview'],
   ['/work', 'Work'],
+  ['/next', 'Next'],
   ['/graphs', 'Graphs'],
   ['/fairness', 'Fairness'],
   ['/commits', 'Commits'],

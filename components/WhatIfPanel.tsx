@@ -15,6 +15,8 @@ interface Settings {
 interface Grant { priority: number; key: string }
 interface Share { level: string; priority: number; key: string | null; weight: number; grants: number; target_share: number; actual_share: number }
 interface Result {
+  baseline: 'live' | 'fresh';
+  rescaled: boolean;
   backlog: Array<{ key: string; priority: number; count: number }>;
   current: { grants: Grant[]; shares: Share[] };
   proposal: { grants: Grant[]; shares: Share[] };
@@ -27,9 +29,10 @@ const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
 export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | null; initial: Settings }) {
   const [settings, setSettings] = useState<Settings>(initial);
   const [grants, setGrants] = useState(12);
+  const [baseline, setBaseline] = useState<'live' | 'fresh'>('live');
   const run = useMutation({
     mutationFn: async (): Promise<Result> => {
-      const res = await fetch('/api/whatif', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pool, at, grants, settings }) });
+      const res = await fetch('/api/whatif', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pool, at, grants, settings, baseline }) });
       const out = (await res.json()) as { ok: boolean; result?: Result; error?: { code: string; message: string } };
       if (!res.ok || !out.ok || out.result === undefined) throw new Error(out.error ? `${out.error.code}: ${out.error.message}` : `HTTP ${res.status}`);
       return out.result;
@@ -39,7 +42,7 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
   const keyShares = (s: Share[]) => s.filter((x) => x.level === 'key');
   return (
     <div className="card" data-testid="whatif">
-      <div className="card-h"><h2>What-if: next grants under a proposal</h2><span className="text-xs muted">engine simulator on the current ready backlog</span></div>
+      <div className="card-h"><h2>What-if: next grants under a proposal</h2><span className="text-xs muted">the real scheduler on the current ready backlog</span></div>
       <div className="card-b space-y-4">
         <div className="flex flex-wrap items-end gap-4">
           <label className="flex flex-col"><span className="field-label">Mode</span>
@@ -61,6 +64,11 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
               </label>
             ))}
           </fieldset>
+          <label className="flex flex-col"><span className="field-label">Start from</span>
+            <select className="input" value={baseline} onChange={(e) => setBaseline(e.target.value as 'live' | 'fresh')} data-testid="whatif-baseline">
+              <option value="live">the live fairness clocks</option><option value="fresh">fresh clocks (a new Policy epoch)</option>
+            </select>
+          </label>
           <label className="flex flex-col"><span className="field-label">Grants</span>
             <input type="number" min={1} max={500} className="input w-20" value={grants} onChange={(e) => setGrants(Number(e.target.value))} />
           </label>
@@ -73,6 +81,11 @@ export function WhatIfPanel({ pool, at, initial }: { pool: string; at: string | 
             <p className="text-sm">
               Backlog: {r.backlog.map((b) => `P${b.priority} ${label(b.key)} ×${b.count}`).join(', ') || 'nothing ready'} ·{' '}
               <strong data-testid="whatif-changed">{r.changed.length}</strong> of {Math.max(r.current.grants.length, r.proposal.grants.length)} decisions differ.
+            </p>
+            <p className="text-xs muted" data-testid="whatif-baseline-label">
+              {r.baseline === 'live'
+                ? `Both runs start from the live fairness clocks and active sets, so the installed run's first grant is the scheduler's next pick (fairway explain)${r.rescaled ? '; the proposal changes the tick scale, so the live passes were rescaled to it' : ''}.`
+                : 'Both runs start from fresh clocks, as a new Policy epoch does (spec 7.10): the difference is the settings alone.'}
             </p>
             <div className="grid gap-4 lg:grid-cols-2">
               {(['current', 'proposal'] as const).map((which) => (

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { login } from './helpers.ts';
+import { login, token } from './helpers.ts';
 
 const ENDPOINTS = ['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy'];
 const BODY = { control: 'grants_paused', value: true, reason: 'probe' };
@@ -33,4 +33,19 @@ test('a wrong login token is refused', async ({ page }) => {
   await expect(page.getByTestId('login-form')).toContainText('not accepted');
   const res = await page.request.post('/api/admin/control', { data: BODY });
   expect(res.status()).toBe(401);
+});
+
+test('the login link works once: a second sign-in with the same token is refused (issue 18 §6)', async ({ browser }) => {
+  const link = `/login?token=${encodeURIComponent(token('spare'))}&callbackUrl=/admin`;
+  const first = await browser.newPage();
+  await first.goto(link);
+  await first.getByTestId('login-submit').click();
+  await expect(first.getByTestId('viewer-role')).toHaveText('administrator');
+  await first.close();
+  const second = await browser.newPage();
+  await second.goto(link);
+  await second.getByTestId('login-submit').click();
+  await expect(second.getByTestId('login-form')).toContainText('not accepted');
+  expect((await second.request.post('/api/admin/control', { data: BODY })).status()).toBe(401);
+  await second.close();
 });

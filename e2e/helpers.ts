@@ -1,13 +1,16 @@
 /** Shared helpers of the console browser tests. */
 import { expect, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ARTIFACTS = join(process.cwd(), 'e2e', 'artifacts');
 export const PROBE = '<img src=x onerror=alert(1)>';
 
-export function token(): string {
-  return process.env.FAIRWAY_E2E_TOKEN!;
+/** The run's single-use login tokens: [administrator, observer, spare] (playwright.config.ts). */
+export function token(use: 'administrator' | 'observer' | 'spare' = 'administrator'): string {
+  const tokens = process.env.FAIRWAY_E2E_TOKEN!.split(',');
+  return tokens[{ administrator: 0, observer: 1, spare: 2 }[use]] ?? tokens[0]!;
 }
 
 /** What the console wrote at start-up (URL and demo repository; never the token). */
@@ -29,11 +32,24 @@ export function failOnDialogs(page: Page): string[] {
   return seen;
 }
 
+/**
+ * Signs `page` in as `role`. A login token works once, so the first sign-in of
+ * each role uses that role's token and saves the session cookies (per run);
+ * later calls reuse the session.
+ */
 export async function login(page: Page, role: 'administrator' | 'observer' = 'administrator'): Promise<void> {
-  await page.goto(`/login?token=${encodeURIComponent(token())}&callbackUrl=/admin`);
-  if (role === 'observer') await page.getByTestId('login-observer').check();
-  await page.getByTestId('login-submit').click();
+  const run = createHash('sha256').update(process.env.FAIRWAY_E2E_TOKEN!).digest('hex').slice(0, 12);
+  const saved = join(ARTIFACTS, `session-${role}-${run}.json`);
+  if (existsSync(saved)) {
+    await page.context().addCookies(JSON.parse(readFileSync(saved, 'utf8')) as Parameters<ReturnType<Page['context']>['addCookies']>[0]);
+    await page.goto('/admin');
+  } else {
+    await page.goto(`/login?token=${encodeURIComponent(token(role))}&callbackUrl=/admin`);
+    if (role === 'observer') await page.getByTestId('login-observer').check();
+    await page.getByTestId('login-submit').click();
+  }
   await expect(page.getByTestId('viewer-role')).toHaveText(role);
+  if (!existsSync(saved)) writeFileSync(saved, JSON.stringify(await page.context().cookies()));
 }
 
 export async function mermaidRendered(page: Page, testId: string): Promise<void> {

@@ -8,6 +8,7 @@ import { Frame, LoadError } from '../../components/Frame.tsx';
 import { currentViewer } from '../../lib/auth/session.ts';
 import { quiescenceBlockers } from '../../lib/console/admin/quiescence.ts';
 import { loadView } from '../../lib/console/load.ts';
+import { openClaimTargets } from '../../lib/console/views/admin-targets.ts';
 import { formatTime } from '../../lib/console/views/format.ts';
 
 export const dynamic = 'force-dynamic';
@@ -29,14 +30,7 @@ export default async function AdminPage() {
     );
   }
   const { state } = view.projection;
-  const openClaims: OpenClaimRow[] = [...state.claims.values()].filter((c) => c.state === 'open').map((c) => {
-    const d = state.dispatches.get(c.dispatchId);
-    return {
-      claimId: c.claimId, workId: c.workId, nodeKey: state.works.get(c.workId)?.nodeKey ?? c.workId,
-      dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
-      granted: formatTime(state.commits[state.commitIndex.get(c.commitId) ?? 0]?.at), requestId: c.requestId,
-    };
-  });
+  const openClaims: OpenClaimRow[] = openClaimTargets(state).map((c) => ({ ...c, granted: formatTime(c.grantedAt) }));
   const blockers = quiescenceBlockers(state).map((b) => b.text);
   return (
     <Frame view={view} config={config} title="Admin" path="/admin" actions={<span className="text-sm muted">Signed in as {viewer.name} · publishing as principal {viewer.principal}</span>}>

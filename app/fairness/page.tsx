@@ -17,6 +17,11 @@ function deficit(value: number | null) {
   return <span className={tone}>{value > 0 ? '+' : ''}{value.toFixed(1)}</span>;
 }
 
+function owed(value: number | null, decisions: number) {
+  if (value === null) return <span className="muted">—</span>;
+  return <span>{value.toFixed(1)} <span className="text-xs muted">({decisions})</span></span>;
+}
+
 function Pass({ value }: { value: string | null }) {
   return value === null ? <span className="muted">—</span> : <code className="text-xs" title="exact virtual pass (bigint ticks)">{value}</code>;
 }
@@ -29,6 +34,7 @@ function KeyRows({ rows, priority }: { rows: KeyRow[]; priority: number }) {
           <td className="pl-8">{keyLabel(k.key)}</td>
           <td className="num">{k.weight}</td>
           <td className="num" data-testid="target-share">{percent(k.targetShare)}</td>
+          <td className="num" data-testid="owed">{owed(k.owed, k.eligibleDecisions)}</td>
           <td className="num">{percent(k.actualShare)} <span className="text-xs muted">({k.grants})</span></td>
           <td className="num"><Pass value={k.pass} /></td>
           <td className="num"><code className="text-xs">{k.stride}</code></td>
@@ -64,12 +70,13 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
       }>
       <p className="text-sm text-slate-600">
         Mode <strong>{f.mode}</strong> · epoch <code>{f.epoch}</code> · {f.windowGrants} grants in the window ({f.totalGrants} in total) · tick scales: class Q={f.classScale}, key Q={f.keyScale}.
-        Target share is weight ÷ the weights of the currently eligible siblings (no banked turns for idle keys); deficit is grants owed minus received in the window.
+        Target is the share now: weight ÷ the weights of the currently eligible siblings (no banked turns for idle keys).
+        Owed sums, over the window&apos;s decisions at which a class (or a key, at its class&apos;s decisions) had eligible Work, its weight ÷ the weights eligible at that decision; deficit is owed minus received ({f.windowDecisions} of {f.windowGrants} decisions re-derived).
       </p>
       <div className="card overflow-x-auto">
         <table className="tbl" data-testid="fairness-table">
           <thead>
-            <tr><th>Class / key</th><th className="num">Weight</th><th className="num">Target</th><th className="num">Actual (grants)</th><th className="num">Pass</th><th className="num">Stride</th><th className="num">Deficit</th><th className="num">Eligible / backlog</th><th className="num">Oldest eligible</th><th className="num">Longest zero-service</th></tr>
+            <tr><th>Class / key</th><th className="num">Weight</th><th className="num">Target now</th><th className="num" title="grants owed over the decisions where it was eligible">Owed (eligible at)</th><th className="num">Actual (grants)</th><th className="num">Pass</th><th className="num">Stride</th><th className="num">Deficit</th><th className="num">Eligible / backlog</th><th className="num">Oldest eligible</th><th className="num">Longest zero-service</th></tr>
           </thead>
           <tbody>
             {f.classes.map((c) => (
@@ -78,6 +85,7 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
                   <td>{PRIORITY_NAMES[c.priority]}</td>
                   <td className="num">{c.weight}</td>
                   <td className="num">{percent(c.targetShare)}</td>
+                  <td className="num">{owed(c.owed, c.eligibleDecisions)}</td>
                   <td className="num">{percent(c.actualShare)} <span className="text-xs muted">({c.grants})</span></td>
                   <td className="num"><Pass value={c.pass} /></td>
                   <td className="num"><code className="text-xs">{c.stride}</code></td>

@@ -75,7 +75,7 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   io.out('');
   io.out(`  Console:     ${running.url}/`);
   if (opts.hosted !== true) {
-    io.out(`  Sign in as administrator with this one-time login token (valid until the console stops):`);
+    io.out(`  Sign in with this single-use login link (it works once and expires; default one hour):`);
     io.out(`  ${running.loginUrl}`);
   }
   if (running.demoRepository !== null) io.out(`  Demo queue:  git -C ${running.demoRepository} show work-queue:work-queue.jsonl`);

@@ -10,6 +10,20 @@ export interface OpenClaimRow {
   dispatchState: string;
   granted: string;
   requestId: string;
+  workHref: string;
+  receiptHref: string;
+  runId: string | null;
+  runUrl: string | null;
+}
+
+function CopyId({ id }: { id: string }) {
+  return (
+    <span className="flex items-center gap-1">
+      {/* The full id is in the text (select and copy it); only its display is truncated. */}
+      <span className="mono inline-block max-w-[22ch] truncate text-xs" title={id} data-testid="claim-id">{id}</span>
+      <button type="button" className="text-xs underline" aria-label={`copy ${id}`} onClick={() => void navigator.clipboard?.writeText(id)}>copy</button>
+    </span>
+  );
 }
 
 export function OpenClaims({ rows }: { rows: OpenClaimRow[] }) {
@@ -19,7 +33,7 @@ export function OpenClaims({ rows }: { rows: OpenClaimRow[] }) {
   return (
     <div>
       <table className="tbl" data-testid="open-claims">
-        <thead><tr><th className="w-8" /><th>Work</th><th>Claim</th><th>Launch</th><th>Granted</th></tr></thead>
+        <thead><tr><th className="w-8" /><th>Work</th><th>Claim</th><th>Launch</th><th>Run</th><th>Granted</th></tr></thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r.claimId}>
@@ -29,13 +43,14 @@ export function OpenClaims({ rows }: { rows: OpenClaimRow[] }) {
                 else next.add(r.claimId);
                 return next;
               })} /></td>
-              <td className="max-w-[30ch] truncate">{r.nodeKey}</td>
-              <td className="mono text-xs" title={r.claimId}>{r.claimId.slice(0, 14)}…</td>
+              <td className="max-w-[30ch] truncate"><a href={r.workHref} title={r.workId}>{r.nodeKey}</a></td>
+              <td><CopyId id={r.claimId} /></td>
               <td className="text-xs">{r.dispatchState}</td>
-              <td className="whitespace-nowrap text-xs">{r.granted}</td>
+              <td className="text-xs">{r.runUrl !== null ? <a href={r.runUrl} rel="noreferrer" target="_blank">run {r.runId}</a> : r.runId !== null ? `run ${r.runId}` : <span className="muted">—</span>}</td>
+              <td className="whitespace-nowrap text-xs"><a href={r.receiptHref} title={`receipt of ${r.requestId}`}>{r.granted}</a></td>
             </tr>
           ))}
-          {rows.length === 0 && <tr><td colSpan={5} className="muted">No open Claims.</td></tr>}
+          {rows.length === 0 && <tr><td colSpan={6} className="muted">No open Claims.</td></tr>}
         </tbody>
       </table>
       <div className="mt-2">
@@ -46,7 +61,7 @@ export function OpenClaims({ rows }: { rows: OpenClaimRow[] }) {
           action="cancel-claim"
           title={`Cancel ${chosen.length} Claim(s)`}
           description="Atomically revokes the exact current Claims' authority and terminally cancels their Work. It does not stop the native worker run or free its reservation: reconciliation does that with evidence."
-          targets={chosen.map((r) => ({ id: r.claimId, label: `Claim on ${r.nodeKey}` }))}
+          targets={chosen.map((r) => ({ id: r.claimId, label: `Claim on ${r.nodeKey} (${r.dispatchState})` }))}
           body={{ claim_ids: chosen.map((r) => r.claimId) }}
           danger
           onClose={() => setOpen(false)}

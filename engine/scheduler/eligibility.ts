@@ -217,3 +217,40 @@ export function eligibility(state: ReplayState, work: WorkRecord, asOf: number, 
   if (capacity !== null) return blocked(work, capacity);
   return workGates(state, work, asOf, policy, overlay);
 }
+
+/** Unsatisfied dependency branches listed per Work (the rest are counted). */
+export const MAX_BLOCKING_BRANCHES = 16;
+
+/**
+ * Every unsatisfied dependency edge of `work` (issue 14 §3), in `depends_on`
+ * order, each as a branch: the edge's step, then the nearest unsatisfied
+ * ancestors up that predecessor's first unsatisfied edge, exactly as
+ * `dependencyGates` follows its one path (≤ MAX_BLOCKING_HOPS). The first
+ * branch is the engine's blocking path without its leading Work step. At most
+ * `limit` branches; `more` counts the rest. Satisfied edges are not listed.
+ */
+export function blockingBranches(state: ReplayState, work: WorkRecord, asOf: number, limit: number = MAX_BLOCKING_BRANCHES): { branches: BlockingStep[][]; more: number } {
+  const pool = poolPolicy(state, work.pool);
+  const branches: BlockingStep[][] = [];
+  let more = 0;
+  for (const edge of work.dependsOn) {
+    const blocked = blockingEdge(state, edge, asOf, pool);
+    if (blocked === null || typeof blocked === 'string') continue;
+    if (branches.length >= limit) {
+      more++;
+      continue;
+    }
+    const branch: BlockingStep[] = [blocked.step];
+    let next = blocked.waitingOn;
+    const seen = new Set([work.workId]);
+    while (next !== null && branch.length <= MAX_BLOCKING_HOPS && !seen.has(next.workId)) {
+      seen.add(next.workId);
+      const upstream = firstBlocked(state, next, asOf, pool);
+      if (upstream === null) break;
+      branch.push(upstream.step);
+      next = upstream.waitingOn;
+    }
+    branches.push(branch);
+  }
+  return { branches, more };
+}

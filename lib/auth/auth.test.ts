@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkAdministrator, type Viewer } from './guard.ts';
 import { parseRoleFile, roleFor } from './roles.ts';
-import { TOKEN_HASH_ENV, newLoginToken, tokenHash, verifyLoginToken } from './token.ts';
+import { authOptions } from './options.ts';
+import { TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, redeemLoginToken, resetRedeemedTokens, tokenHash, verifyLoginToken } from './token.ts';
 
 const admin: Viewer = { role: 'administrator', name: 'a', principal: '1001' };
 const observer: Viewer = { role: 'observer', name: 'o', principal: '2002' };
@@ -45,5 +46,37 @@ describe('role file', () => {
     expect(roleFor(parseRoleFile('{"default_role":"observer"}'), '3003')).toBe('observer');
     expect(() => parseRoleFile('{"administrators":[1001]}')).toThrow();
     expect(() => parseRoleFile('{"admins":["1"]}')).toThrow();
+  });
+});
+
+describe('single-use login token (issue 18 §6)', () => {
+  it('signs in once; the same token is refused the second time, other listed tokens still work once', () => {
+    const [a, b] = [newLoginToken(), newLoginToken()];
+    const env = { [TOKEN_HASH_ENV]: `${tokenHash(a)},${tokenHash(b)}` };
+    const redeemed = new Set<string>();
+    expect(redeemLoginToken(a, env, 0, redeemed)).toBe(true);
+    expect(redeemLoginToken(a, env, 0, redeemed)).toBe(false);
+    expect(redeemLoginToken('wrong', env, 0, redeemed)).toBe(false);
+    expect(redeemLoginToken(b, env, 0, redeemed)).toBe(true);
+    expect(redeemLoginToken(b, env, 0, redeemed)).toBe(false);
+  });
+
+  it('refuses a token after its expiry', () => {
+    const token = newLoginToken();
+    const env = { [TOKEN_HASH_ENV]: tokenHash(token), [TOKEN_EXPIRES_ENV]: '1000' };
+    expect(verifyLoginToken(token, env, 999)).toBe(true);
+    expect(redeemLoginToken(token, env, 1000, new Set())).toBe(false);
+    expect(redeemLoginToken(token, { ...env, [TOKEN_EXPIRES_ENV]: 'soon' }, 0, new Set())).toBe(false);
+    expect(redeemLoginToken(token, env, 999, new Set())).toBe(true);
+  });
+
+  it('the next-auth credentials provider redeems the token: the second sign-in with one link fails', async () => {
+    const token = newLoginToken();
+    process.env[TOKEN_HASH_ENV] = tokenHash(token);
+    delete process.env[TOKEN_EXPIRES_ENV];
+    resetRedeemedTokens();
+    const provider = authOptions().providers[0] as unknown as { options: { authorize: (c: Record<string, string>) => Promise<unknown> } };
+    expect(await provider.options.authorize({ token, role: 'observer' })).toMatchObject({ role: 'observer' });
+    expect(await provider.options.authorize({ token, role: 'administrator' })).toBeNull();
   });
 });

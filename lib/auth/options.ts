@@ -1,7 +1,8 @@
 /**
  * next-auth configuration (issue 5 §3).
  * - local mode: a Credentials provider checking the one-time login token
- *   printed at start-up; the operator chooses administrator or observer.
+ *   printed at start-up (single-use, expiring); the operator chooses
+ *   administrator or observer.
  * - hosted mode: GitHub OAuth (GITHUB_ID / GITHUB_SECRET), with roles from
  *   the FAIRWAY_ROLES_FILE mapping of numeric GitHub user ids.
  * Sessions are JWTs signed with NEXTAUTH_SECRET (random per local start).
@@ -11,7 +12,7 @@ import CredentialsModule from 'next-auth/providers/credentials';
 import GitHubModule from 'next-auth/providers/github';
 import { readConfig } from '../console/config.ts';
 import { isRole, loadRoleFile, roleFor, type Role } from './roles.ts';
-import { verifyLoginToken } from './token.ts';
+import { redeemLoginToken } from './token.ts';
 
 /** next-auth ships CommonJS: a bundler hands over the function, Node's ESM loader the module object. */
 function interop<F>(m: { default: F } | F): F {
@@ -45,7 +46,8 @@ export function authOptions(): NextAuthOptions {
         name: 'Login token',
         credentials: { token: { label: 'Login token', type: 'password' }, role: { label: 'Role', type: 'text' } },
         async authorize(credentials) {
-          if (!verifyLoginToken(credentials?.token)) return null;
+          // Single-use: a second sign-in with the same link is refused (issue 18 §6).
+          if (!redeemLoginToken(credentials?.token)) return null;
           const role: Role = credentials?.role === 'observer' ? 'observer' : 'administrator';
           const principal = config?.principal ?? '1';
           return { id: `local-${role}`, name: `local ${role}`, role, principal } as ConsoleUser;

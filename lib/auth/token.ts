@@ -1,12 +1,21 @@
 /**
- * The local-mode login token (Jupyter style): generated at start-up, printed
- * once to the operator's terminal, and valid for that server process. Only
- * its SHA-256 travels to the server code (environment); comparison is
- * constant-time. The token never appears in logs.
+ * The local-mode login tokens: generated at start-up (or fixed by
+ * FAIRWAY_CONSOLE_TOKEN, a comma-separated list), printed once to the
+ * operator's terminal. Each token signs in once (issue 18 §6, issue 14 §5)
+ * and expires FAIRWAY_CONSOLE_TOKEN_TTL_MS after start-up (default 1 hour);
+ * a new one needs a new start. Only the SHA-256 of each token travels to the
+ * server code (environment); comparison is constant-time. Redeemed hashes
+ * are kept on `globalThis`, shared by every module graph of the process
+ * (Next.js bundles its own copy of this module). Tokens never appear in logs.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_HASH_ENV = 'FAIRWAY_CONSOLE_TOKEN_SHA256';
+/** When the login tokens stop working (ms since the epoch). */
+export const TOKEN_EXPIRES_ENV = 'FAIRWAY_CONSOLE_TOKEN_EXPIRES';
+export const DEFAULT_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 export function newLoginToken(): string {
   return randomBytes(24).toString('base64url');
@@ -16,9 +25,45 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function verifyLoginToken(candidate: unknown, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  const expected = env[TOKEN_HASH_ENV];
-  if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 256) return false;
-  if (expected === undefined || !/^[0-9a-f]{64}$/.test(expected)) return false;
-  return timingSafeEqual(Buffer.from(tokenHash(candidate), 'hex'), Buffer.from(expected, 'hex'));
+/** The tokens of a FAIRWAY_CONSOLE_TOKEN value (comma-separated, blanks ignored). */
+export function parseTokenList(raw: string): string[] {
+  return raw.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+}
+
+/** The hash of `candidate` when it is one of the configured tokens and has not expired; else null. */
+function matchingHash(candidate: unknown, env: Env, now: number): string | null {
+  if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 256) return null;
+  const expected = (env[TOKEN_HASH_ENV] ?? '').split(',').filter((h) => /^[0-9a-f]{64}$/.test(h));
+  if (expected.length === 0) return null;
+  const expires = Number(env[TOKEN_EXPIRES_ENV]);
+  if (env[TOKEN_EXPIRES_ENV] !== undefined && (!Number.isFinite(expires) || now >= expires)) return null;
+  const hash = Buffer.from(tokenHash(candidate), 'hex');
+  let found: string | null = null;
+  for (const h of expected) if (timingSafeEqual(hash, Buffer.from(h, 'hex'))) found = h;
+  return found;
+}
+
+/** Whether `candidate` is a configured, unexpired token (does not redeem it). */
+export function verifyLoginToken(candidate: unknown, env: Env = process.env, now: number = Date.now()): boolean {
+  return matchingHash(candidate, env, now) !== null;
+}
+
+const REDEEMED = Symbol.for('fairway.console.redeemedTokens');
+
+function redeemedTokens(): Set<string> {
+  const holder = globalThis as { [REDEEMED]?: Set<string> };
+  return (holder[REDEEMED] ??= new Set<string>());
+}
+
+/** Signs in with `candidate` once: true the first time a valid token is presented, false ever after. */
+export function redeemLoginToken(candidate: unknown, env: Env = process.env, now: number = Date.now(), redeemed: Set<string> = redeemedTokens()): boolean {
+  const hash = matchingHash(candidate, env, now);
+  if (hash === null || redeemed.has(hash)) return false;
+  redeemed.add(hash);
+  return true;
+}
+
+/** Forgets redeemed tokens (a new start of the console issues new ones). */
+export function resetRedeemedTokens(): void {
+  redeemedTokens().clear();
 }

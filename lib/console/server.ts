@@ -8,11 +8,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { TOKEN_HASH_ENV, newLoginToken, tokenHash } from '../auth/token.ts';
+import { DEFAULT_TOKEN_TTL_MS, TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, parseTokenList, resetRedeemedTokens, tokenHash } from '../auth/token.ts';
 import { createDemoRepository } from '../demo/repo.ts';
 import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
 import { resetRuntime } from './context.ts';
+import { guardHost, type HostPolicy } from './host.ts';
 
 export const CONSOLE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,8 +25,13 @@ export interface StartOptions {
   pollMs?: number;
   mode?: 'local' | 'hosted';
   principal?: string;
-  /** Fixed login token (tests); default: FAIRWAY_CONSOLE_TOKEN or a fresh random one. */
+  /**
+   * Fixed single-use login token(s) (tests); default: FAIRWAY_CONSOLE_TOKEN
+   * (comma-separated) or one fresh random token.
+   */
   token?: string;
+  /** How long the login tokens work after start-up; default FAIRWAY_CONSOLE_TOKEN_TTL_MS or one hour. */
+  tokenTtlMs?: number;
   /** Fixed evaluation clock for live views (benchmarks, deterministic tests). */
   fixedNow?: number;
   /** Admit the XSS probe Work into the demo (browser tests). */
@@ -96,10 +102,17 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     principal: options.principal ?? (demoRepository !== null ? '1001' : '1'),
     ...(options.fixedNow === undefined ? {} : { fixedNow: options.fixedNow }),
   };
-  const token = options.token ?? process.env.FAIRWAY_CONSOLE_TOKEN ?? newLoginToken();
+  const tokens = parseTokenList(options.token ?? process.env.FAIRWAY_CONSOLE_TOKEN ?? '');
+  if (tokens.length === 0) tokens.push(newLoginToken());
+  const token = tokens[0]!;
+  const envTtl = Number(process.env.FAIRWAY_CONSOLE_TOKEN_TTL_MS);
+  const tokenTtlMs = options.tokenTtlMs ?? (Number.isInteger(envTtl) && envTtl > 0 ? envTtl : DEFAULT_TOKEN_TTL_MS);
 
   let handler: ((req: unknown, res: unknown) => Promise<void>) | null = null;
+  // Hosted mode answers for the public URL the operator configured (read at request time: set below).
+  const hostPolicy = (): HostPolicy => ({ mode: config.mode, listenHost: host, publicUrl: config.mode === 'hosted' ? process.env.NEXTAUTH_URL : undefined });
   const server = createServer((req, res) => {
+    if (!guardHost(req, res, hostPolicy())) return;
     if (handler === null) {
       res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '1' }).end('starting');
       return;
@@ -111,7 +124,9 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
 
   resetRuntime();
   process.env[CONFIG_ENV] = encodeConfig(config);
-  process.env[TOKEN_HASH_ENV] = tokenHash(token);
+  process.env[TOKEN_HASH_ENV] = tokens.map(tokenHash).join(',');
+  process.env[TOKEN_EXPIRES_ENV] = String(Date.now() + tokenTtlMs);
+  resetRedeemedTokens();
   process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString('base64url');
   // Hosted mode keeps the public URL the operator configured (OAuth callbacks go there).
   if (config.mode !== 'hosted' || process.env.NEXTAUTH_URL === undefined) process.env.NEXTAUTH_URL = url;

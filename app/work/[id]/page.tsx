@@ -1,11 +1,14 @@
 /** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
 import Link from 'next/link';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
+import { WorkActions } from '../../../components/admin/WorkActions.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
+import { currentViewer } from '../../../lib/auth/session.ts';
 import { Id, IdLink } from '../../../components/Ids.tsx';
 import { Mermaid } from '../../../components/Mermaid.tsx';
 import { firstParam, loadView, routeParam, withAt } from '../../../lib/console/load.ts';
 import { formatDuration, formatTime, keyLabel } from '../../../lib/console/views/format.ts';
+import { positionText } from '../../../lib/console/views/line.ts';
 import { reasonText } from '../../../lib/console/views/reasons.ts';
 import { workDetail } from '../../../lib/console/views/work.ts';
 
@@ -24,12 +27,15 @@ export default async function WorkPage({ params, searchParams }: {
   const d = workDetail(view.projection, id, view.asOf);
   if (d === null) return <LoadError code="unknown_work" message="no Work with this id in the ledger (at this commit)" />;
   const w = d.work;
+  const viewer = await currentViewer().catch(() => null);
+  const canAct = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null && (w.state === 'available' || w.state === 'claimed');
   const work = (workId: string) => withAt(`/work/${encodeURIComponent(workId)}`, at);
   const receipt = (requestId: string) => withAt(`/receipts/${encodeURIComponent(requestId)}`, at);
   const commit = (commitId: string) => `/work/${encodeURIComponent(id)}?at=${encodeURIComponent(commitId)}`;
 
   return (
-    <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}>
+    <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}
+      actions={canAct ? <WorkActions workId={w.workId} nodeKey={w.nodeKey} state={w.state} priority={w.effectivePriority} /> : undefined}>
       <section className="grid gap-4 lg:grid-cols-3 lg:items-start">
         <div className="card lg:col-span-2">
           <div className="card-h"><h2>Status</h2><span className="text-xs muted">evaluated at {formatTime(view.asOf)}</span></div>
@@ -40,6 +46,15 @@ export default async function WorkPage({ params, searchParams }: {
               {d.status.reason !== d.status.readiness && <span data-testid="work-reason"><ReasonBadge code={d.status.reason} /></span>}
               <span className="text-sm text-slate-700">{reasonText(d.status.reason)}</span>
             </div>
+            {d.line !== null && (
+              <p className="text-sm" data-testid="work-line-position">
+                In line: <strong>{positionText(d.line)}</strong>
+                {' · '}<Link prefetch={false} href={withAt('/next', at, { pool: w.pool })}>see the line</Link>
+                {d.line.estimateMs !== null && d.line.rate !== null && (
+                  <span className="muted"> · estimated start in ~{formatDuration(d.line.estimateMs)} (an estimate from the last {d.line.rate.grants} grants; assumes no new arrivals)</span>
+                )}
+              </p>
+            )}
             {w.retryNotBefore !== null && w.state === 'available' && (
               <p className="text-sm">Retry not before <strong>{formatTime(w.retryNotBefore)}</strong>
                 {w.retryNotBefore > view.asOf ? ` (in ${formatDuration(w.retryNotBefore - view.asOf)})` : ' (passed)'} · attempt {w.attempts} used.</p>
@@ -50,7 +65,28 @@ export default async function WorkPage({ params, searchParams }: {
                 <div className="rounded border border-slate-200 bg-white p-2">
                   <Mermaid text={d.blocking.mermaid} links={d.blocking.nodes} label="Blocking path" testId="blocking-diagram" />
                 </div>
-                {d.status.blockingPath.length > 0 && (
+                {d.blocking.branches.length > 0 && (
+                  <ol className="mt-2 space-y-1 text-sm" data-testid="blocking-steps">
+                    {d.blocking.branches.map((branch, i) => (
+                      <li key={i} className="flex flex-wrap items-center gap-2" data-testid="blocking-branch">
+                        <span className="muted">{i + 1}.</span>
+                        {branch.map((s, j) => (
+                          <span key={j} className="flex flex-wrap items-center gap-1">
+                            {j > 0 && <span className="muted" aria-label="waits on">←</span>}
+                            <span>{s.kind === 'work' ? 'Work' : s.kind === 'issue' ? 'Issue gate' : 'PR gate'}</span>
+                            {s.workId !== null ? <Link prefetch={false} href={work(s.workId)} title={s.workId}>{s.text}</Link> : s.href !== null ? <a href={s.href} rel="noreferrer">{s.text}</a> : <span>{s.text}</span>}
+                            {s.condition !== null && <code>needs {s.condition}</code>}
+                            <ReasonBadge code={s.reason} />
+                          </span>
+                        ))}
+                      </li>
+                    ))}
+                    {d.blocking.more > 0 && (
+                      <li><Link prefetch={false} href={withAt(`/graphs/${encodeURIComponent(w.graphId)}`, at, { focus: w.workId })}>+{d.blocking.more} more in the graph</Link></li>
+                    )}
+                  </ol>
+                )}
+                {d.blocking.branches.length === 0 && d.status.blockingPath.length > 0 && (
                   <ol className="mt-2 space-y-1 text-sm" data-testid="blocking-steps">
                     {d.status.blockingPath.map((s, i) => (
                       <li key={i} className="flex flex-wrap items-center gap-2">
@@ -139,7 +175,7 @@ export default async function WorkPage({ params, searchParams }: {
                   <td className="whitespace-nowrap">{formatTime(c.at)}</td>
                   <td><Link prefetch={false} href={receipt(c.requestId)} className="mono">{c.requestId}</Link></td>
                   <td><Id id={c.dispatchId} /></td>
-                  <td><StateBadge state={c.dispatchState} />{c.runId !== null && <span className="ml-1 text-xs muted">run {c.runId}</span>}</td>
+                  <td><StateBadge state={c.dispatchState} />{c.runId !== null && (c.runUrl !== null ? <a className="ml-1 text-xs" href={c.runUrl} rel="noreferrer" target="_blank">run {c.runId}</a> : <span className="ml-1 text-xs muted">run {c.runId}</span>)}</td>
                   <td><StateBadge state={c.state} />{c.cancelReason !== null && <code className="ml-1 text-xs">{c.cancelReason}</code>}</td>
                   <td className="whitespace-nowrap">{formatTime(c.terminalAt)}</td>
                   <td className="whitespace-nowrap">{formatTime(c.retryNotBefore)}</td>

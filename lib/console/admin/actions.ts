@@ -25,6 +25,26 @@ export interface AdminOutcome {
   receipt: ReceiptView | null;
 }
 
+/**
+ * No-op actions are refused before publishing (issue 14 §4): reprioritising
+ * every target to the priority it already has, or setting a control to its
+ * current value, would write a commit that changes nothing.
+ */
+export function refuseNoOp(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): void {
+  if (action === 'control') {
+    const b = body as AdminBody<'control'>;
+    if (state.controls[b.control] === b.value) {
+      throw new ProtocolError('no_change', `${b.control} is already ${String(b.value)}; nothing to publish`);
+    }
+  } else if (action === 'reprioritize') {
+    const b = body as AdminBody<'reprioritize'>;
+    const works = b.work_ids.map((id) => state.works.get(id));
+    if (works.length > 0 && works.every((w) => w !== undefined && w.effectivePriority === b.priority)) {
+      throw new ProtocolError('no_change', `every target already has priority ${b.priority}; nothing to publish`);
+    }
+  }
+}
+
 function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): BuiltRequest {
   switch (action) {
     case 'control': {
@@ -65,7 +85,11 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     requestId,
     actor,
     now: () => runtime.now(),
-    prepare: (projection) => build(action, body, projection.state),
+    prepare: (projection) => {
+      // A retry of a request that already committed is answered as replayed, never refused as a no-op.
+      if (!projection.state.requests.has(requestId)) refuseNoOp(action, body, projection.state);
+      return build(action, body, projection.state);
+    },
   });
   runtime.invalidate();
   if (outcome.status === 'no_write') throw new ProtocolError(outcome.code, outcome.message);

@@ -1,11 +1,13 @@
 /**
  * The blocking-path diagram of one Work (issue 5 §2 `/work/[id]`): the Work,
- * all its direct predecessors, and the engine's blocking path (spec 7.13,
- * 7.15) followed up to the first unsatisfied gate or failed ancestor, with
- * that chain highlighted. The path itself comes from `eligibility`.
+ * all its direct predecessors, and every unsatisfied edge (issue 14 §3),
+ * each followed up to the nearest unsatisfied gate or failed ancestor, with
+ * those chains highlighted. The branches come from the engine's
+ * `blockingBranches` (the same walk as `eligibility`'s path); the list beside
+ * the diagram is built from the same vertices, so both use the same words.
  */
 import type { DependencyEdge, ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
-import { gateIdentity, type BlockingStep } from '../../../engine/scheduler/eligibility.ts';
+import { blockingBranches, gateIdentity, type BlockingStep } from '../../../engine/scheduler/eligibility.ts';
 import { gateView, isGate } from './gates.ts';
 import { classDefs, mermaidLabel, shape } from './mermaid.ts';
 import { workStatus, type WorkStatus } from './status.ts';
@@ -18,9 +20,23 @@ export interface DiagramNode {
   text: string;
 }
 
+/** One step of a blocking branch, labelled as its diagram vertex. */
+export interface BranchStep {
+  kind: 'work' | 'issue' | 'pull_request';
+  /** The vertex's text (node key or gate label), the Work id when a Work. */
+  text: string;
+  workId: string | null;
+  href: string | null;
+  reason: string;
+  condition: string | null;
+}
+
 export interface Diagram {
   mermaid: string;
   nodes: DiagramNode[];
+  /** Every unsatisfied dependency branch, nearest blocker first; `more` branches not listed (see the graph). */
+  branches: BranchStep[][];
+  more: number;
 }
 
 interface Vertex {
@@ -61,7 +77,9 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
   const vertices = new Map<string, Vertex>();
   const links: Array<{ from: string; to: string; hot: boolean }> = [];
   const next = () => `n${vertices.size}`;
-  const onPath = new Set(status.blockingPath.slice(1).map(stepKey));
+  const { branches, more } = work.state === 'available' ? blockingBranches(state, work, asOf) : { branches: [] as BlockingStep[][], more: 0 };
+  const onPath = new Set(branches.flat().map(stepKey));
+  for (const step of status.blockingPath.slice(1)) onPath.add(stepKey(step));
 
   const root = workVertex(state, work, work.workId, asOf, 'n0');
   root.cls = `${root.cls} focus`;
@@ -81,16 +99,17 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
   };
 
   for (const edge of work.dependsOn) addEdge(work, edge);
-  // Follow the engine's path upstream: each waiting Work step shows its blocking predecessor.
-  const path = status.blockingPath;
-  for (let i = 1; i + 1 < path.length; i++) {
-    const upstream = path[i]!;
-    const blocker = path[i + 1]!;
-    if (upstream.kind !== 'work' || upstream.work_id === undefined) break;
-    const owner = state.works.get(upstream.work_id);
-    if (owner === undefined) break;
-    const edge = owner.dependsOn.find((e) => edgeKey(e) === stepKey(blocker));
-    if (edge !== undefined) addEdge(owner, edge);
+  // Follow each branch upstream: each waiting Work step shows its blocking predecessor.
+  for (const branch of branches) {
+    for (let i = 0; i + 1 < branch.length; i++) {
+      const upstream = branch[i]!;
+      const blocker = branch[i + 1]!;
+      if (upstream.kind !== 'work' || upstream.work_id === undefined) break;
+      const owner = state.works.get(upstream.work_id);
+      if (owner === undefined) break;
+      const edge = owner.dependsOn.find((e) => edgeKey(e) === stepKey(blocker));
+      if (edge !== undefined) addEdge(owner, edge);
+    }
   }
 
   const lines = ['flowchart LR'];
@@ -107,9 +126,18 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
     }
   }
   lines.push(...classDefs(used).map((d) => `  ${d}`));
+  const label = (step: BlockingStep): BranchStep => {
+    const v = vertices.get(stepKey(step));
+    return {
+      kind: step.kind, text: v?.text ?? step.work_id ?? step.gate ?? '', workId: step.work_id ?? null,
+      href: v?.href ?? null, reason: step.reason, condition: step.condition ?? null,
+    };
+  };
   return {
     mermaid: lines.join('\n'),
     nodes: [...vertices.values()].map((v) => ({ id: v.id, href: v.href, text: v.text })),
+    branches: branches.map((b) => b.map(label)),
+    more,
   };
 }
 

@@ -2,13 +2,16 @@
  * The fairness page (issue 5 §2 `/fairness`): an `sshare`-style table per pool
  * and class — weight, target share among the currently eligible siblings,
  * actual share of grants over a window, pass and stride (exact decimal
- * strings from the clocks, spec 7.5, 7.13), deficit, oldest eligible age and
- * the longest zero-service interval while backlogged.
+ * strings from the clocks, spec 7.5, 7.13), grants owed and deficit over the
+ * window's decisions at which each class/key was eligible (fairness-history.ts,
+ * issue 14 §2), oldest eligible age and the longest zero-service interval
+ * while backlogged.
  */
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { ClaimRecord } from '../../../engine/replay/state.ts';
 import { classStride, clockView, keyStride } from '../../../engine/scheduler/clocks.ts';
 import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
+import { grantDecisions, owedTally } from './fairness-history.ts';
 import { admittedAt, workStatus } from './status.ts';
 
 export const WINDOWS = [20, 100, 500, 0] as const; // 0 = all grants
@@ -23,7 +26,10 @@ export interface KeyRow {
   targetShare: number | null;
   actualShare: number | null;
   grants: number;
-  /** Grants owed minus grants received in the window (positive: under-served). */
+  /** Window decisions at which it was eligible (keys: decisions of its class), and the grants owed over them. */
+  eligibleDecisions: number;
+  owed: number | null;
+  /** Grants owed minus grants received over the window's decisions (positive: under-served). */
   deficit: number | null;
   oldestEligibleAge: number | null;
   longestZeroService: number | null;
@@ -42,6 +48,8 @@ export interface FairnessView {
   epoch: string | null;
   window: number;
   windowGrants: number;
+  /** Window grants whose decision could be re-derived (the owed sums cover these). */
+  windowDecisions: number;
   totalGrants: number;
   classScale: string;
   keyScale: string;
@@ -118,6 +126,14 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
     bucket(c.priority, c.fairnessKey); // keys served in the past stay listed
   }
 
+  const decisions = grantDecisions(projection, windowed);
+  const tally = owedTally(decisions, (c) => fairness.classWeights[c - 1] ?? 1, (k) => fairness.keyWeights.get(k) ?? 1);
+  const received = new Map<string, number>();
+  for (const d of decisions) {
+    if (d === null) continue;
+    for (const id of [String(d.priority), `${d.priority}\u0000${d.key}`]) received.set(id, (received.get(id) ?? 0) + 1);
+  }
+
   const classWeights = new Map<string, number>(fairness.classWeights.map((w, i) => [String(i + 1), w]));
   const eligibleClasses = new Set<string>();
   for (const [id, b] of buckets) if (b.eligible > 0) eligibleClasses.add(id.split('\u0000')[0]!);
@@ -149,7 +165,9 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
         targetShare: keyTarget,
         actualShare: classGrants === 0 ? null : keyGrants / classGrants,
         grants: keyGrants,
-        deficit: keyTarget === null ? null : keyTarget * classGrants - keyGrants,
+        eligibleDecisions: tally.keys.get(id)?.eligibleDecisions ?? 0,
+        owed: tally.keys.get(id)?.owed ?? null,
+        deficit: tally.keys.has(id) ? tally.keys.get(id)!.owed - (received.get(id) ?? 0) : null,
         oldestEligibleAge: b.oldestEligible === null ? null : asOf - b.oldestEligible,
         longestZeroService: longestGap(b.firstAdmitted, grantTimes.get(id) ?? [], b.backlog > 0, asOf),
       };
@@ -165,7 +183,9 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
       targetShare: target,
       actualShare: windowed.length === 0 ? null : classGrants / windowed.length,
       grants: classGrants,
-      deficit: target === null ? null : target * windowed.length - classGrants,
+      eligibleDecisions: tally.classes.get(priority)?.eligibleDecisions ?? 0,
+      owed: tally.classes.get(priority)?.owed ?? null,
+      deficit: tally.classes.has(priority) ? tally.classes.get(priority)!.owed - (received.get(String(priority)) ?? 0) : null,
       keys,
     });
   }
@@ -177,6 +197,7 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
     epoch: fairness.epoch,
     window,
     windowGrants: windowed.length,
+    windowDecisions: tally.decisions,
     totalGrants: grants.length,
     classScale: fairness.classScale.toString(),
     keyScale: fairness.keyScale.toString(),

@@ -2,14 +2,23 @@
  * The fairness what-if panel (issue 5 §2 `/fairness`): the engine simulator
  * (`engine/scheduler/simulate.ts`: the real packer over a synthetic state) run
  * on the pool's current ready backlog, once with the installed settings and
- * once with the proposal. Both start from fresh clocks, as a new policy epoch
- * does (spec 7.10), so the difference is the settings alone.
+ * once with the proposal.
+ *
+ * Baseline `live` (default, issue 14 §2): both runs are the real selector run
+ * forward on the live fairness clocks and active sets (`predictLine`), so the
+ * installed run's first grants are exactly `explain`'s next picks; the
+ * proposal runs on the same clocks with its weights (passes rescaled to its
+ * tick scale when that differs). Baseline `fresh`: both start from fresh
+ * clocks, as a new Policy epoch does (spec 7.10), so the difference is the
+ * settings alone.
  */
 import { z } from 'zod';
 import type { JsonObject } from '../../../engine/json.ts';
-import type { Projection } from '../../../engine/replay/index.ts';
+import type { Projection, ReplayState } from '../../../engine/replay/index.ts';
+import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from '../../../engine/scheduler/clocks.ts';
+import { predictLine } from '../../../engine/scheduler/line.ts';
 import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
-import { simulate, type SimulationResult, type WorkloadNode } from '../../../engine/scheduler/simulate.ts';
+import { simulate, type SimulationResult, type SimulationShare, type WorkloadNode } from '../../../engine/scheduler/simulate.ts';
 import { workStatus } from './status.ts';
 
 export const MAX_WHATIF_GRANTS = 500;
@@ -27,11 +36,16 @@ export const WhatIfRequestSchema = z.strictObject({
   at: z.string().max(256).nullable().optional(),
   grants: z.number().int().min(1).max(MAX_WHATIF_GRANTS),
   settings: WhatIfSettingsSchema,
+  /** `live`: from the live clocks (default); `fresh`: from fresh clocks, as a new Policy epoch would. */
+  baseline: z.enum(['live', 'fresh']).optional(),
 });
 export type WhatIfRequest = z.infer<typeof WhatIfRequestSchema>;
 
 export interface WhatIfResult {
   pool: string;
+  baseline: 'live' | 'fresh';
+  /** Live baseline: the proposal's tick scale differs, so the live passes were rescaled to it. */
+  rescaled: boolean;
   backlog: WorkloadNode[];
   current: SimulationResult;
   proposal: SimulationResult;
@@ -59,11 +73,82 @@ export function readyBacklog(projection: Projection, pool: string, asOf: number)
   return [...counts.values()].sort((a, b) => a.priority - b.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
+function scaleClock<K>(clock: SiblingClock<K>, num: bigint, den: bigint): SiblingClock<K> {
+  const pass = new Map<K, bigint>();
+  for (const [k, p] of clock.pass) pass.set(k, (p * num) / den);
+  return { v: (clock.v * num) / den, pass, active: new Set(clock.active) };
+}
+
+/** `state` with `settings` installed on its own (live) clocks, rescaled when the tick scales differ. */
+function withSettings(state: ReplayState, settings: WhatIfSettings): { state: ReplayState; rescaled: boolean } {
+  const record = state.policy!;
+  const policy = { ...installedPolicy(state), mode: settings.mode, class_weights: settings.class_weights, accounting_weights: settings.accounting_weights };
+  const live = state.fairness;
+  const fresh = createFairnessState(policy as unknown as JsonObject, live.epoch);
+  const rescaled = fresh.classScale !== live.classScale || fresh.keyScale !== live.keyScale;
+  const pools = new Map<string, PoolClocks>();
+  for (const [name, clocks] of live.pools) {
+    const keys = new Map<number, SiblingClock<string>>();
+    for (const [c, clock] of clocks.keys) keys.set(c, scaleClock(clock, fresh.keyScale, live.keyScale));
+    pools.set(name, { classes: scaleClock(clocks.classes, fresh.classScale, live.classScale), keys });
+  }
+  const fairness: FairnessState = { ...fresh, pools };
+  return { state: { ...state, policy: { ...record, policy: policy as unknown as typeof record.policy }, fairness }, rescaled };
+}
+
+/** Shares of a predicted grant list (key rows: within the class; target over the keys ready in the class). */
+function lineShares(grants: Array<{ priority: number; key: string }>, backlog: WorkloadNode[], settings: WhatIfSettings): SimulationShare[] {
+  const weight = (k: string) => settings.accounting_weights[k] ?? 1;
+  const rows: SimulationShare[] = [];
+  for (const priority of [...new Set(backlog.map((b) => b.priority))].sort((a, b) => a - b)) {
+    const keys = backlog.filter((b) => b.priority === priority).map((b) => b.key);
+    const total = keys.reduce((n, k) => n + weight(k), 0);
+    const inClass = grants.filter((g) => g.priority === priority).length;
+    for (const key of keys) {
+      const n = grants.filter((g) => g.priority === priority && g.key === key).length;
+      rows.push({ level: 'key', priority, key, weight: weight(key), grants: n, target_share: weight(key) / total, actual_share: inClass === 0 ? 0 : n / inClass, max_prefix_deviation: 0, longest_zero_service: 0 });
+    }
+  }
+  return rows;
+}
+
+function liveRun(state: ReplayState, pool: string, asOf: number, grants: number, settings: WhatIfSettings, backlog: WorkloadNode[]): SimulationResult {
+  const line = predictLine(state, pool, asOf, grants);
+  const list = line.entries.map((e) => ({ priority: e.priority, key: e.fairness_key }));
+  return {
+    mode: state.fairness.mode,
+    requested: grants,
+    grants: list,
+    shares: lineShares(list, backlog, settings),
+    stopped: line.end === 'no_work' || line.end === 'no_eligible_work' ? line.end : null,
+  };
+}
+
+function sameSettings(a: WhatIfSettings, b: WhatIfSettings): boolean {
+  const keys = (s: WhatIfSettings) => JSON.stringify(Object.entries(s.accounting_weights).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return a.mode === b.mode && a.class_weights.join() === b.class_weights.join() && keys(a) === keys(b);
+}
+
 export function whatIf(projection: Projection, asOf: number, request: WhatIfRequest): WhatIfResult {
   const backlog = readyBacklog(projection, request.pool, asOf);
-  const workload = { nodes: backlog, events: [] };
-  const current = simulate(currentSettings(projection) as unknown as JsonObject, workload, request.grants);
-  const proposal = simulate(request.settings as unknown as JsonObject, workload, request.grants);
+  const installed = currentSettings(projection);
+  const baseline = request.baseline ?? 'live';
+  let current: SimulationResult;
+  let proposal: SimulationResult;
+  let rescaled = false;
+  if (baseline === 'live') {
+    current = liveRun(projection.state, request.pool, asOf, request.grants, installed, backlog);
+    if (sameSettings(installed, request.settings)) proposal = current;
+    else {
+      const proposed = withSettings(projection.state, request.settings);
+      rescaled = proposed.rescaled;
+      proposal = liveRun(proposed.state, request.pool, asOf, request.grants, request.settings, backlog);
+    }
+  } else {
+    const workload = { nodes: backlog, events: [] };
+    current = simulate(installed as unknown as JsonObject, workload, request.grants);
+    proposal = simulate(request.settings as unknown as JsonObject, workload, request.grants);
+  }
   const changed: number[] = [];
   const n = Math.max(current.grants.length, proposal.grants.length);
   for (let i = 0; i < n; i++) {
@@ -71,5 +156,5 @@ export function whatIf(projection: Projection, asOf: number, request: WhatIfRequ
     const b = proposal.grants[i];
     if (a?.key !== b?.key || a?.priority !== b?.priority) changed.push(i);
   }
-  return { pool: request.pool, backlog, current, proposal, changed };
+  return { pool: request.pool, baseline, rescaled, backlog, current, proposal, changed };
 }

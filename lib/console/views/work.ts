@@ -7,8 +7,10 @@
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/replay/state.ts';
+import { runUrl } from './admin-targets.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
 import { gateView, isGate, type GateView } from './gates.ts';
+import { linePosition, type LinePosition } from './line.ts';
 import { admittedAt, workStatus, type WorkStatus } from './status.ts';
 
 export type DependencyView =
@@ -25,6 +27,8 @@ export interface ClaimView {
   state: string;
   dispatchState: string;
   runId: string | null;
+  /** The run on GitHub (https://github.com/OWNER/REPO/actions/runs/ID), when known. */
+  runUrl: string | null;
   terminalCommitId: string | null;
   terminalAt: number | null;
   cancelReason: string | null;
@@ -48,6 +52,8 @@ export interface WorkDetail {
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
+  /** Ready Work: where it stands in its pool's predicted grant order (issue 14 §1). */
+  line: LinePosition | null;
 }
 
 function commitAt(projection: Projection, id: string | null): number | null {
@@ -92,6 +98,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       dispatchId: c.dispatchId, handle: c.handle, state: c.state,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
       runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
+      runUrl: runUrl(((d?.run as { repository?: string } | null)?.repository) ?? state.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
       terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
       cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
     };
@@ -140,5 +147,6 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
+    line: status.readiness === 'ready' ? linePosition(projection, asOf, workId) : null,
   };
 }

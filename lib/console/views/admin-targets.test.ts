@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Projection } from '../../../engine/replay/index.ts';
+import { seedDemoDay } from '../../demo/day.ts';
+import { Publisher } from '../../publisher/publisher.ts';
+import { MemoryStore } from '../memory-store.ts';
+import { ConsoleRuntime } from '../runtime.ts';
+import { openClaimTargets, runUrl, workTargets } from './admin-targets.ts';
+
+const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
+let projection: Projection;
+
+beforeAll(async () => {
+  const store = new MemoryStore('admin-targets');
+  await seedDemoDay(new Publisher(store), { now: NOW });
+  const runtime = new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store);
+  projection = (await runtime.live()).projection;
+});
+
+describe('admin targets (issue 14 §4)', () => {
+  it('lists every open Claim with its full id, Work name, receipt link and GitHub run link when bound', () => {
+    const rows = openClaimTargets(projection.state);
+    const open = [...projection.state.claims.values()].filter((c) => c.state === 'open');
+    expect(rows.map((r) => r.claimId).sort()).toEqual(open.map((c) => c.claimId).sort());
+    expect(new Set(rows.map((r) => r.claimId)).size).toBe(rows.length);
+    for (const r of rows) {
+      expect(r.nodeKey).toBe(projection.state.works.get(r.workId)!.nodeKey);
+      expect(r.receiptHref).toBe(`/receipts/${encodeURIComponent(r.requestId)}`);
+      if (r.runId !== null) expect(r.runUrl).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+\/actions\/runs\/[1-9][0-9]*$/);
+    }
+    expect(rows.some((r) => r.runUrl !== null)).toBe(true);
+  });
+
+  it('builds run links only from well-formed repository names and run ids', () => {
+    expect(runUrl('acme/fairway-demo', '7001')).toBe('https://github.com/acme/fairway-demo/actions/runs/7001');
+    expect(runUrl('acme/fairway-demo', '0')).toBeNull();
+    expect(runUrl('javascript:alert(1)//x', '1')).toBeNull();
+    expect(runUrl('acme/x/../y', '1')).toBeNull();
+    expect(runUrl(null, '1')).toBeNull();
+  });
+
+  it('resolves by-id targets to name, state and owner, and flags ids that do not exist', () => {
+    const claimed = [...projection.state.works.values()].find((w) => w.state === 'claimed')!;
+    const [a, b] = workTargets(projection.state, [claimed.workId, 'no-such-work']);
+    expect(a).toEqual({ id: claimed.workId, exists: true, nodeKey: claimed.nodeKey, state: 'claimed', priority: claimed.effectivePriority, owner: claimed.currentClaim });
+    expect(b).toEqual({ id: 'no-such-work', exists: false });
+  });
+});
+
+describe('GET /api/targets', () => {
+  it('answers each id’s name, state and owner from the live ledger, and exists:false for an unknown id', async () => {
+    const { installRuntime, resetRuntime } = await import('../context.ts');
+    const { GET } = await import('../../../app/api/targets/route.ts');
+    const store = new MemoryStore('admin-targets-route');
+    await seedDemoDay(new Publisher(store), { now: NOW });
+    installRuntime(new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store));
+    try {
+      const work = [...projection.state.works.values()][0]!;
+      const res = await GET(new Request(`http://127.0.0.1:3000/api/targets?work_id=${encodeURIComponent(work.workId)}&work_id=nope`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { targets: unknown[] };
+      expect(body.targets).toEqual([
+        { id: work.workId, exists: true, nodeKey: work.nodeKey, state: work.state, priority: work.effectivePriority, owner: work.currentClaim },
+        { id: 'nope', exists: false },
+      ]);
+    } finally {
+      resetRuntime();
+    }
+  });
+});
