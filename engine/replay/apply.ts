@@ -3,7 +3,7 @@
  * envelope (genesis form, request identity and fingerprint, role, policy
  * epoch, parameters binding) and then applies every operation in order.
  */
-import { canonicalize } from '../codec/index.ts';
+import { canonicalize, utf8ByteLength } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { requestFingerprint } from '../identity/index.ts';
 import type { JsonValue } from '../json.ts';
@@ -11,6 +11,7 @@ import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { CommitContext } from './context.ts';
 import { restoreCheckpoint } from './checkpoint-restore.ts';
 import { verifyFinish } from './finish.ts';
+import { chargeCommit } from './ledger-budget.ts';
 import { applyGrant } from './grant.ts';
 import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
@@ -35,6 +36,8 @@ export interface ApplyOptions {
   fingerprintVerified?: boolean;
   /** Same for the parameters ↔ operations binding of submit/operations kinds. */
   parametersVerified?: boolean;
+  /** The commit's canonical record bytes (line + LF); computed from the commit when absent. */
+  bytes?: number;
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
@@ -75,6 +78,8 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
       }
     });
   }
+
+  chargeCommit(state, commit, options.bytes ?? utf8ByteLength(canonicalize(commit as unknown as JsonValue)) + 1, base);
 
   state.commitIndex.set(commit.id, state.commits.length);
   state.commits.push({
