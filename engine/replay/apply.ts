@@ -10,6 +10,7 @@ import type { JsonValue } from '../json.ts';
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { CommitContext } from './context.ts';
 import { restoreCheckpoint } from './checkpoint-restore.ts';
+import { checkAssignmentFit } from './assignment-fit.ts';
 import { verifyFinish } from './finish.ts';
 import { chargeCommit } from './ledger-budget.ts';
 import { applyGrant } from './grant.ts';
@@ -103,6 +104,7 @@ export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
     case 'Deployment': return applyDeployment(ctx, op);
     case 'Work':
       applyWork(ctx, op);
+      checkAssignmentFit(ctx, op);
       return admitExecution(ctx, op);
     case 'WorkCancellation': return applyWorkCancellation(ctx, op);
     case 'WorkPriority': return applyWorkPriority(ctx, op);
