@@ -92,6 +92,10 @@ describe('ledger watermark through the CLI (ledger_limit)', () => {
     expect(refused.error.details).toMatchObject({ limit: 'ledger_bytes', watermark, admission_remaining: watermark - size });
     expect(refused.error.details.ledger_bytes).toBeGreaterThan(watermark);
 
+    const stats = await cli(repo, 'stats');
+    expect(stats.json.envelope).toMatchObject({ bytes: size, ledger_bytes: watermark, admission_remaining: watermark - size, warning: 'near_watermark' });
+    expect(stats.json.envelope.reserve).toBeGreaterThan(0);
+
     // A new Claim is admission too: refused the same way once the remaining budget cannot hold it.
     // A closure is not: cancel-claim commits inside the recovery reserve.
     const cancel = await cli(repo, 'cancel-claim', '--claim-id', claimId, '--reason', 'operator_cancelled');
