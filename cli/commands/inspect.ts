@@ -25,6 +25,9 @@ export const registerInspect: CommandModule = (program, ctx) => {
       const view = statsView(await readSource(g).load(), Date.now());
       if (g.json) return printJson(ctx.io, { ok: true, ...view });
       ctx.io.out(`tip ${view.tip} (${view.commits} commits), epoch ${view.policy_epoch}`);
+      const e = view.envelope;
+      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining}, reserve owed ${e.reserve} of ${e.recovery_bytes}`);
+      if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);
         for (const b of p.backlog.slice(0, 20)) ctx.io.out(`  P${b.priority} ${JSON.stringify(b.fairness_key).padEnd(14)} available ${b.available}`);

@@ -3,14 +3,16 @@
  * envelope (genesis form, request identity and fingerprint, role, policy
  * epoch, parameters binding) and then applies every operation in order.
  */
-import { canonicalize } from '../codec/index.ts';
+import { canonicalize, utf8ByteLength } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { requestFingerprint } from '../identity/index.ts';
 import type { JsonValue } from '../json.ts';
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { CommitContext } from './context.ts';
 import { restoreCheckpoint } from './checkpoint-restore.ts';
+import { checkAssignmentFit } from './assignment-fit.ts';
 import { verifyFinish } from './finish.ts';
+import { chargeCommit } from './ledger-budget.ts';
 import { applyGrant } from './grant.ts';
 import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
@@ -36,6 +38,8 @@ export interface ApplyOptions {
   fingerprintVerified?: boolean;
   /** Same for the parameters ↔ operations binding of submit/operations kinds. */
   parametersVerified?: boolean;
+  /** The commit's canonical record bytes (line + LF); computed from the commit when absent. */
+  bytes?: number;
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
@@ -77,6 +81,8 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     });
   }
 
+  chargeCommit(state, commit, options.bytes ?? utf8ByteLength(canonicalize(commit as unknown as JsonValue)) + 1, base);
+
   state.commitIndex.set(commit.id, state.commits.length);
   state.commits.push({
     id: commit.id,
@@ -100,6 +106,7 @@ export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
     case 'Deployment': return applyDeployment(ctx, op);
     case 'Work':
       applyWork(ctx, op);
+      checkAssignmentFit(ctx, op);
       return admitExecution(ctx, op);
     case 'WorkCancellation': return applyWorkCancellation(ctx, op);
     case 'WorkPriority': return applyWorkPriority(ctx, op);

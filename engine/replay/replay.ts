@@ -4,7 +4,7 @@
  * extends a validated projection with appended bytes and rejects anything
  * that does not extend its validated prefix. Both run the same fold.
  */
-import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from '../codec/index.ts';
+import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger, utf8ByteLength } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { createFairnessState } from '../scheduler/clocks.ts';
@@ -96,7 +96,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       const lineText = record.text();
       const { commit, verdict } = parseRecord(lineText, physical);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
-        applyCommit(state, next.commit, { line: next.line, ...next.verdict });
+        applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
         projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
       }
       n += 1;
@@ -112,6 +112,11 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     projection.poison();
     throw e;
   }
+}
+
+/** The record's bytes in the ledger: its line and LF. */
+function recordBytes(record: ParsedRecord): number {
+  return record.span === null ? utf8ByteLength(record.text) + 1 : record.span.end - record.span.start + 1;
 }
 
 interface InputRecord {

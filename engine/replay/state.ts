@@ -6,6 +6,7 @@
 import type { JsonObject } from '../json.ts';
 import type { FairnessState } from '../scheduler/clocks.ts';
 import type { ReadyIndex } from '../scheduler/ready-index.ts';
+import type { LedgerBudget } from './ledger-budget.ts';
 
 export type WorkState = 'available' | 'claimed' | 'completed' | 'cancelled';
 /** Delivery barrier of a completed Work (spec 7.15). */
@@ -233,6 +234,8 @@ export interface ReplayState {
   issueLinks: Map<string, JsonObject[]>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
   checkpoint?: CheckpointBase;
+  /** Ledger bytes and owed recovery reserve (spec 7.17; replay/ledger-budget.ts). */
+  budget?: LedgerBudget;
 }
 
 /**

@@ -6,6 +6,7 @@ import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { createFairnessState } from '../../scheduler/clocks.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
+import { ceilingViolation } from '../ledger-budget.ts';
 
 export function currentPolicy(ctx: CommitContext): JsonObject {
   const policy = ctx.state.policy;
@@ -64,6 +65,8 @@ function checkPolicyCoherence(ctx: CommitContext, policy: JsonObject): void {
 
 /** What makes a schema-valid Policy unusable (null: coherent). Also checked on a checkpoint's restored Policy. */
 export function policyIncoherence(policy: JsonObject): string | null {
+  const raised = ceilingViolation(policy.limits as Record<string, number>);
+  if (raised !== null) return `limits.${raised.field} ${raised.value} raises the implementation ceiling ${raised.ceiling} (spec 7.17: a Policy may lower a limit, never raise it)`;
   const weights = policy.accounting_weights as Record<string, number>;
   if (weights[''] !== 1) return 'the default fairness key "" must keep weight 1';
   if (Object.keys(weights).length > 1024) return 'at most 1024 fairness keys may be registered';

@@ -1,0 +1,220 @@
+/**
+ * The operating envelope of spec 7.17: the canonical ledger's admission watermark, its recovery
+ * reserve, and the hard ceilings a Policy may lower but never raise.
+ *
+ * Ledger bytes: the retained canonical ledger's length, each record's line plus its LF. A
+ * checkpoint-rooted ledger counts from its root record: compaction is the relief valve, so what
+ * remains after it is what is measured.
+ *
+ * Recovery reserve (contract.json `recovery_reservation.reserve_formula`), with R = result_bytes,
+ * E = evidence_bytes, retry = the Work's pool `retry.max_attempts`, rec = the pool's
+ * `reconciliation.max_attempts`:
+ *
+ *   closure(W)         = 2R + 2E + 8192
+ *   completed, barrier pending          → closure(W)
+ *   available or claimed                → max(0, retry − attempts) · (4E + 8192) + closure(W)
+ *                                         (+ 8192 current-outcome escrow while claimed)
+ *   completed with settled barrier, cancelled → 0
+ *   unreleased dispatch group           → max(0, rec + 4 − lifecycle_writes) · (2E + 12288) + 2E + 8192
+ *   released dispatch group             → 0
+ *
+ *   reserve = Σ over Work and dispatch groups.
+ *
+ * Rules, checked on the post-commit state (`recovery_reservation`):
+ *   new admission (a commit with Work or Claims): bytes ≤ ledger_bytes;
+ *   optional observations (a commit of only Observations): bytes ≤ ledger_bytes;
+ *   every write: bytes + reserve ≤ ledger_bytes + recovery_bytes.
+ * A violation is `ledger_limit`, with the numbers in its details.
+ *
+ * Not enforced: the contract's `new_admission` clause "remaining reserve must not exceed
+ * recovery_bytes". With the default limits one available Work owes 55,296 bytes, so that clause
+ * would cap a queue at about 300 open Works, contradicting the 4,096 pending nodes per pool of
+ * the same table; the all-writes bound already keeps every owed lifecycle byte writable.
+ */
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import type { QueueCommit } from '../schema/index.ts';
+import type { DispatchRecord, ReplayState, WorkRecord } from './state.ts';
+
+/** Spec 7.17 table = contract.json `limits`: the defaults and the hard ceilings. */
+export const LIMIT_CEILINGS = {
+  ledger_bytes: 67108864,
+  recovery_bytes: 16777216,
+  payload_bytes: 16384,
+  graph_nodes: 4096,
+  predecessors: 64,
+  pending_nodes: 4096,
+  operations: 256,
+  assignment_bytes: 49152,
+  result_bytes: 4096,
+  evidence_bytes: 1024,
+  observation_writes: 4096,
+} as const;
+
+export type LimitName = keyof typeof LIMIT_CEILINGS;
+
+/** The first limit a Policy raises above its ceiling, or null. */
+export function ceilingViolation(limits: Record<string, number>): { field: LimitName; value: number; ceiling: number } | null {
+  for (const [field, ceiling] of Object.entries(LIMIT_CEILINGS) as [LimitName, number][]) {
+    const value = limits[field];
+    if (value !== undefined && value > ceiling) return { field, value, ceiling };
+  }
+  return null;
+}
+
+export interface LedgerBudget {
+  /** Canonical bytes of the retained ledger (lines + LF). */
+  bytes: number;
+  /** Σ of the reserve contributions. */
+  reserve: number;
+  /** Reserve contribution per `w:<work id>` / `d:<dispatch id>` (nonzero only). */
+  parts: Map<string, number>;
+}
+
+export interface BudgetLimits {
+  ledger_bytes: number;
+  recovery_bytes: number;
+  result_bytes: number;
+  evidence_bytes: number;
+}
+
+function limitsOf(state: ReplayState): BudgetLimits {
+  const limits = (state.policy?.policy.limits ?? {}) as Partial<BudgetLimits>;
+  return {
+    ledger_bytes: limits.ledger_bytes ?? LIMIT_CEILINGS.ledger_bytes,
+    recovery_bytes: limits.recovery_bytes ?? LIMIT_CEILINGS.recovery_bytes,
+    result_bytes: limits.result_bytes ?? LIMIT_CEILINGS.result_bytes,
+    evidence_bytes: limits.evidence_bytes ?? LIMIT_CEILINGS.evidence_bytes,
+  };
+}
+
+function poolOf(state: ReplayState, pool: string): JsonObject | undefined {
+  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+  return Object.hasOwn(pools, pool) ? pools[pool] : undefined;
+}
+
+/** Worst-case remaining lifecycle bytes still owed to one Work. */
+export function workReserve(state: ReplayState, work: WorkRecord): number {
+  const { result_bytes: R, evidence_bytes: E } = limitsOf(state);
+  const closure = 2 * R + 2 * E + 8192;
+  if (work.state === 'cancelled') return 0;
+  if (work.state === 'completed') return work.barrier === 'pending' ? closure : 0;
+  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? 3;
+  const future = Math.max(0, retry - work.attempts);
+  return future * (4 * E + 8192) + closure + (work.state === 'claimed' ? 8192 : 0);
+}
+
+/** Worst-case remaining lifecycle bytes still owed to one dispatch group. */
+export function dispatchReserve(state: ReplayState, group: DispatchRecord): number {
+  if (group.released) return 0;
+  const { evidence_bytes: E } = limitsOf(state);
+  const rec = (poolOf(state, group.pool)?.reconciliation as { max_attempts?: number } | undefined)?.max_attempts ?? 5;
+  const writes = Math.max(0, rec + 4 - group.lifecycleWrites);
+  return writes * (2 * E + 12288) + 2 * E + 8192;
+}
+
+function budgetOf(state: ReplayState): LedgerBudget {
+  state.budget ??= { bytes: 0, reserve: 0, parts: new Map() };
+  return state.budget;
+}
+
+function setPart(state: ReplayState, budget: LedgerBudget, key: string, value: number): void {
+  budget.reserve += value - (budget.parts.get(key) ?? 0);
+  if (value === 0) budget.parts.delete(key);
+  else budget.parts.set(key, value);
+}
+
+function recomputeAll(state: ReplayState, budget: LedgerBudget): void {
+  budget.parts.clear();
+  budget.reserve = 0;
+  for (const work of state.works.values()) setPart(state, budget, `w:${work.workId}`, workReserve(state, work));
+  for (const group of state.dispatches.values()) setPart(state, budget, `d:${group.dispatchId}`, dispatchReserve(state, group));
+}
+
+/** Work and dispatch groups a commit's operations can have changed. */
+function touched(state: ReplayState, commit: QueueCommit): { works: Set<string>; groups: Set<string> } {
+  const works = new Set<string>();
+  const groups = new Set<string>();
+  for (const op of commit.operations as unknown as Record<string, unknown>[]) {
+    if (typeof op.work_id === 'string') works.add(op.work_id);
+    if (typeof op.dispatch_id === 'string') groups.add(op.dispatch_id);
+    if (typeof op.claim_id === 'string') {
+      const claim = state.claims.get(op.claim_id);
+      if (claim !== undefined) {
+        works.add(claim.workId);
+        groups.add(claim.dispatchId);
+      }
+    }
+  }
+  for (const id of groups) for (const claimId of state.dispatches.get(id)?.claimIds ?? []) {
+    const claim = state.claims.get(claimId);
+    if (claim !== undefined) works.add(claim.workId);
+  }
+  return { works, groups };
+}
+
+export interface BudgetReport {
+  bytes: number;
+  reserve: number;
+  ledger_bytes: number;
+  recovery_bytes: number;
+  /** Bytes a new admission may still add before the watermark (never negative). */
+  admission_remaining: number;
+  /** Reserve capacity not yet owed (never negative). */
+  reserve_remaining: number;
+}
+
+/** The envelope numbers of a validated state (stats, MCP snapshot, error details). */
+export function ledgerBudget(state: ReplayState): BudgetReport {
+  const budget = budgetOf(state);
+  const limits = limitsOf(state);
+  return {
+    bytes: budget.bytes,
+    reserve: budget.reserve,
+    ledger_bytes: limits.ledger_bytes,
+    recovery_bytes: limits.recovery_bytes,
+    admission_remaining: Math.max(0, limits.ledger_bytes - budget.bytes),
+    reserve_remaining: Math.max(0, limits.recovery_bytes - budget.reserve),
+  };
+}
+
+/**
+ * Charges one applied commit of `bytes` canonical bytes (line + LF) against the envelope and
+ * checks the post-commit bounds. Called by `applyCommit` after the operations were applied.
+ */
+export function chargeCommit(state: ReplayState, commit: QueueCommit, bytes: number, at: { commit: string; line?: number }): void {
+  const budget = budgetOf(state);
+  const before = budget.bytes;
+  budget.bytes += bytes;
+  const ops = commit.operations;
+  if (ops.some((op) => op.kind === 'Policy' || op.kind === 'Checkpoint')) recomputeAll(state, budget);
+  else {
+    const { works, groups } = touched(state, commit);
+    for (const id of works) {
+      const work = state.works.get(id);
+      if (work !== undefined) setPart(state, budget, `w:${id}`, workReserve(state, work));
+    }
+    for (const id of groups) {
+      const group = state.dispatches.get(id);
+      if (group !== undefined) setPart(state, budget, `d:${id}`, dispatchReserve(state, group));
+    }
+  }
+  const limits = limitsOf(state);
+  const details = {
+    limit: 'ledger_bytes',
+    ledger_bytes: budget.bytes,
+    commit_bytes: bytes,
+    watermark: limits.ledger_bytes,
+    recovery_bytes: limits.recovery_bytes,
+    reserve: budget.reserve,
+    admission_remaining: Math.max(0, limits.ledger_bytes - before),
+  };
+  const admits = ops.some((op) => op.kind === 'Work' || op.kind === 'Claim');
+  const optional = ops.length > 0 && ops.every((op) => op.kind === 'Observation');
+  if ((admits || optional) && budget.bytes > limits.ledger_bytes) {
+    fail('ledger_limit', `${admits ? 'new admission' : 'optional observations'} would take the ledger to ${budget.bytes} bytes, past the ${limits.ledger_bytes}-byte admission watermark (${details.admission_remaining} bytes remained)`, at, details);
+  }
+  if (budget.bytes + budget.reserve > limits.ledger_bytes + limits.recovery_bytes) {
+    fail('ledger_limit', `the ledger (${budget.bytes} bytes) plus its owed lifecycle reserve (${budget.reserve}) would exceed watermark + reserve (${limits.ledger_bytes + limits.recovery_bytes})`, at, details);
+  }
+}
