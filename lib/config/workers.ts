@@ -18,6 +18,7 @@
  */
 import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
+import { isIdentity } from '../../engine/identity/validate.ts';
 import type { WorkerProfile } from '../../engine/schema/index.ts';
 
 export const WORKERS_FILE = '.github/work-queue-workers.json';
@@ -46,7 +47,7 @@ export interface WorkerRoutes {
 const WorkflowPath = z.string().regex(/^\.github\/workflows\/[A-Za-z0-9._-]+\.ya?ml$/, 'expected a file directly under .github/workflows ending in .yml or .yaml');
 const Decimal = z.string().regex(/^[1-9][0-9]{0,19}$/, 'expected a positive decimal GitHub actor id');
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected 1-64 letters, digits, . _ -');
-const Identity = z.string().min(1).max(256).regex(/^[^\u0000-\u001f\u007f]+$/, 'expected 1-256 characters without control characters');
+const Identity = z.string().refine(isIdentity, 'expected 1-256 UTF-8 bytes without control characters');
 
 const WorkerDeclarationSchema = z.strictObject({
   workflow: WorkflowPath,

@@ -3,7 +3,8 @@
  * default revision and whether the profile's workflow file exists there. Read from the
  * GitHub API of the queue repository, or from a local clone's default branch. Permission,
  * rate-limit and transport errors propagate (they must not publish "unavailable"); only a
- * missing workflow file makes the revision unavailable.
+ * workflow that is missing or does not declare the `work_queue_assignment` input
+ * (lib/config/workers.ts) makes the revision unavailable.
  */
 import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
