@@ -141,3 +141,58 @@ describe('policy --from-config and deploy --from-config', () => {
     expect(grant.json.commit_id).toBeNull();
   });
 });
+
+describe('walkthrough: verified bootstrap, compatible and unavailable deployments, an authority change refused while running', () => {
+  it('pinned and unpinned Work run the right revisions; an unavailable revision pauses only unpinned Work; a principal change is refused until drained (policy_not_quiescent)', async () => {
+    const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    const submit = async (id: string, key: string, pin?: string) => {
+      const r = await cli(repo, '--request-id', id, 'submit-work', '--file', payload, '--node-key', key, ...(pin === undefined ? [] : ['--execution-ref', pin]));
+      expect(r.code).toBe(0);
+      return r.json.work_ids[0] as string;
+    };
+    await submit('s-a', 'a');
+    expect(profiles(repo).default.ref).toBe(c0);
+
+    // A compatible revision: no drain; pinned Work keeps c0, unpinned Work follows the route.
+    const c1 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
+    expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: c0, to: c1 });
+    await submit('s-p0', 'pinned-c0', c0);
+    await submit('s-u', 'unpinned');
+    const grantAll = async (prefix: string) => {
+      let granted = 0;
+      for (let i = 0; i < 8; i++) {
+        const g = await cli(repo, '--request-id', `${prefix}-${i}`, 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
+        if (g.json.commit_id === null) break;
+        granted += g.json.granted_claims as number;
+      }
+      return granted;
+    };
+    expect(await grantAll('g1')).toBe(3);
+    const refOf = (key: string) => {
+      const s = state(repo);
+      const w = [...s.works.values()].find((x) => x.nodeKey === key)!;
+      return s.dispatches.get(s.claims.get(w.currentClaim!)!.dispatchId)!.profile.ref;
+    };
+    expect([refOf('a'), refOf('pinned-c0'), refOf('unpinned')]).toEqual([c1, c0, c1]);
+
+    // The next revision is not a worker: unpinned Work waits (deployment_unavailable), pinned Work still runs.
+    const c2 = commit(repo, { [WORKER_WORKFLOW]: 'name: worker\non: workflow_dispatch\n' });
+    expect((await cli(repo, '--request-id', 'd2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ from: c1, to: c2, available: false });
+    const waiting = await submit('s-w', 'waiting');
+    await submit('s-p1', 'pinned-c1', c1);
+    expect(await grantAll('g2')).toBe(1);
+    expect(refOf('pinned-c1')).toBe(c1);
+    const w = [...state(repo).works.values()].find((x) => x.nodeKey === 'waiting')!;
+    expect([w.state, w.attempts]).toEqual(['available', 0]);
+    expect((await cli(repo, 'explain', '--pool', 'default', '--work-id', waiting)).json.reason).toBe('deployment_unavailable');
+
+    // Changing authority (the approved principal) needs a drained Policy epoch: with groups running it is refused and
+    // writes nothing (the drained epoch itself: 'policy --from-config keeps the deployed ref …' above).
+    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v3'), [WORKERS_FILE]: JSON.stringify({ workers: { default: { workflow: WORKER_WORKFLOW, principal: '5150' } } }) });
+    const tip = queueTip(repo);
+    const epoch = await cli(repo, '--request-id', 'p', 'policy', '--from-config', '--epoch', 'epoch-2');
+    expect(epoch).toMatchObject({ code: 3, json: { error: { code: 'policy_not_quiescent' } } });
+    expect(queueTip(repo)).toBe(tip);
+    expect(profiles(repo).default).toMatchObject({ ref: c0, principal: '4242' });
+  });
+});
