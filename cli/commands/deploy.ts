@@ -1,7 +1,8 @@
 /**
  * `fairway deploy --from-config [--pool P] [--worker-profile NAME]`: record Deployment
  * transitions (spec 7.10) for approved worker profiles from the repository's verified
- * default revision: the profile's workflow must exist there to be available. Only the
+ * default revision: the profile's workflow must exist there and declare the
+ * `work_queue_assignment` input to be available. Only the
  * revision and availability move (a compare-and-set on the installed ref); no draining,
  * no fairness-debt reset, existing Dispatch records keep their frozen profile. Host facts
  * come from the GitHub API of the queue repository when a token is set, else from the

@@ -11,9 +11,11 @@ import type { JsonObject } from '../../engine/json.ts';
 import { defaultGraphId } from '../../engine/intents/limits.ts';
 import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
+import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
+import { repositoryRoutes } from '../worker-routes.ts';
 
 const AW_JSON = '.github/workflows/aw.json';
 const BOOTSTRAP_EPOCH = 'epoch-1';
@@ -84,7 +86,17 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
     prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: producer }),
     bootstrap: async (ids) => {
       const settings = readAwJsonSettings(await store.readDefaultBranchFile(AW_JSON));
-      const policy = policyFromSettings(settings, { repository, principal }) as JsonObject;
+      // Spec 7.1: "the runtime MUST validate immutable worker routes before queue publication";
+      // an unavailable route the submitted Work needs fails without publishing anything.
+      const routes = await repositoryRoutes(g, { repository, principal });
+      const defaultProfile = requireDefaultRoute(routes);
+      for (const node of nodes) {
+        const wanted = node.worker_profile ?? defaultProfile;
+        if (!Object.hasOwn(routes.profiles, wanted)) {
+          fail('worker_route_unavailable', `worker profile ${wanted} has no verified route at ${routes.ref}${routes.unavailable[wanted] === undefined ? '' : ` (${routes.unavailable[wanted]})`}`, {}, { worker_profile: wanted });
+        }
+      }
+      const policy = policyFromSettings(settings, { repository, principal, profiles: routes.profiles, defaultProfile }) as JsonObject;
       return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
     },
   });

@@ -8,7 +8,7 @@
  * receipt view behaves the same.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../lib/publisher/history.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -36,7 +37,9 @@ beforeEach(() => {
   files = mkdtempSync(join(tmpdir(), 'fairway-compact-explain-files-'));
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'project\n');
-  git(repo, 'add', 'README.md');
+  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
+  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
+  git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
 });
 

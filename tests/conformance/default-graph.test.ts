@@ -14,6 +14,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { resolveSubmit } from '../../engine/intents/limits.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
@@ -34,6 +35,7 @@ beforeEach(() => {
   git(repo, 'init', '-q', '-b', 'main');
   mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
   writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { pools: { batch: {} } } }));
+  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
   git(repo, 'add', '.');
   git(repo, 'commit', '-q', '-m', 'settings');
 });

@@ -18,8 +18,9 @@ import { bootstrapRequest, operationsRequest, submitRequest } from '../../engine
 import { defaultPolicy, LedgerWriter } from '../../engine/requests/writer.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
-const WORKFLOW = '.github/workflows/worker.lock.yml';
+const WORKFLOW = WORKER_WORKFLOW;
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -61,7 +62,9 @@ beforeEach(() => {
   files = mkdtempSync(join(tmpdir(), 'fairway-deploy-files-'));
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'project\n');
-  git(repo, 'add', 'README.md');
+  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
+  writeFileSync(join(repo, WORKFLOW), workerWorkflowYaml('worker v0'));
+  git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
 });
 
@@ -74,8 +77,8 @@ describe('fairway deploy on a local Git repository', () => {
     expect(first.json.granted_claims).toBe(1);
     const installedRef = ledger(repo).state.dispatches.values().next().value!.profile.ref as string;
 
-    // The worker workflow lands on the default branch: a compatible Deployment, nothing drained.
-    const v1 = commitOnMain(repo, { [WORKFLOW]: 'name: worker v1\n' });
+    // A new worker revision lands on the default branch: a compatible Deployment, nothing drained.
+    const v1 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v1') });
     const d1 = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
     expect(d1.code).toBe(0);
     expect(d1.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', from: installedRef, to: v1, available: true })]);
@@ -94,7 +97,7 @@ describe('fairway deploy on a local Git repository', () => {
     const pending = [...ledger(repo).state.works.values()].find((w) => w.state === 'available')!;
     const explained = await cli(repo, 'explain', '--pool', 'default', '--work-id', pending.workId);
     expect(JSON.stringify(explained.json)).toContain('deployment_unavailable');
-    const v4 = commitOnMain(repo, { [WORKFLOW]: 'name: worker v4\n' });
+    const v4 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v4') });
     expect((await cli(repo, '--request-id', 'deploy-4', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v3, to: v4, available: true });
     const second = await cli(repo, '--request-id', 'grant-2', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(second.json.granted_claims).toBe(1);
@@ -114,7 +117,7 @@ describe('fairway deploy on a local Git repository', () => {
     writeFileSync(join(files, 'p.json'), JSON.stringify({ task: 'x' }));
     const payload = join(files, 'p.json');
     expect((await cli(repo, '--request-id', 'seed', 'submit-work', '--file', payload, '--node-key', 'seed')).code).toBe(0);
-    const v1 = commitOnMain(repo, { [WORKFLOW]: 'name: worker v1\n' });
+    const v1 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v1') });
     expect((await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1 });
 
     const tipBefore = git(repo, 'rev-parse', 'work-queue');

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { startGitDaemon, type GitDaemon } from '../store/git-daemon.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 import { commitFiles, gitSync, initRepo, removeTempDirs, tempDir } from '../store/git-fixtures.ts';
 
 const run = promisify(execFile);
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 function bareQueue(name: string, settings?: unknown): string {
   const bare = initRepo({ bare: true, dir: join(base, `${name}.git`) });
-  const files: Record<string, string> = { 'README.md': 'queue host\n' };
+  const files: Record<string, string> = { 'README.md': 'queue host\n', [WORKER_WORKFLOW]: workerWorkflowYaml() };
   if (settings !== undefined) files['.github/workflows/aw.json'] = JSON.stringify({ work_queue: settings });
   commitFiles(bare, 'main', files);
   return bare;
@@ -112,7 +113,7 @@ describe('concurrent publishers over git daemon', () => {
 describe('crash safety', () => {
   it('kill -9 at random points never corrupts the ledger, and re-running the same request id never charges twice', async () => {
     const repo = initRepo();
-    commitFiles(repo, 'main', { 'README.md': 'x\n', '.github/workflows/aw.json': JSON.stringify({ work_queue: { concurrency: 64 } }) });
+    commitFiles(repo, 'main', { 'README.md': 'x\n', [WORKER_WORKFLOW]: workerWorkflowYaml(), '.github/workflows/aw.json': JSON.stringify({ work_queue: { concurrency: 64 } }) });
     const files = tempDir('files');
     writeFileSync(join(files, 'g.json'), JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ node_key: `n${i}`, payload: { i } }))));
     const cli = async (...args: string[]) => {

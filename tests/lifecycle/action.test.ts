@@ -22,6 +22,7 @@ import { pullRoutes } from '../fake-github/routes-pulls.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit } from '../fake-github/state.ts';
 import { countOps, PRINCIPAL, REPOSITORY, TOKEN, WORKFLOW } from './harness.ts';
+import { workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -69,7 +70,7 @@ async function step(name: string, env: Record<string, string>): Promise<unknown>
 describe('action.yml', () => {
   it('dispatch, activate, settle and reconcile through the composite step script', async () => {
     const repo = fake.state.createRepo('acme', 'queue');
-    const ref = seedCommit(repo, 'main', { [WORKFLOW]: 'on: workflow_dispatch\n' });
+    const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml() });
     registerWorkflow(fake.state, repo, {
       path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
       runName: (inputs) => `worker ${titleToken((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id)}`,

@@ -31,6 +31,7 @@ import { actionRoutes, findRun, registerWorkflow, type FakeWorkflow } from '../f
 import { issueRoutes } from '../fake-github/routes-issues.ts';
 import { pullRoutes } from '../fake-github/routes-pulls.ts';
 import { FAKE_USER, seedCommit, type FakeRepository } from '../fake-github/state.ts';
+import { workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 export const REPOSITORY = 'acme/queue';
 export const WORKFLOW = '.github/workflows/worker.lock.yml';
@@ -86,7 +87,7 @@ export function nodes(...keys: string[]): SubmitNode[] {
 export async function createBench(options: BenchOptions = {}): Promise<Bench> {
   const fake = await createFakeGitHub({ routes: [...issueRoutes, ...pullRoutes, ...actionRoutes] });
   const repo = fake.state.createRepo('acme', 'queue');
-  const ref = seedCommit(repo, 'main', { [WORKFLOW]: 'name: worker\non: workflow_dispatch\n', 'README.md': 'queue\n' });
+  const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml(), 'README.md': 'queue\n' });
   const workflow = registerWorkflow(fake.state, repo, {
     path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
     runName: (inputs) => `worker ${titleToken(String((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id))}`,

@@ -26,6 +26,7 @@ import { IntentStore } from '../../lib/intents/store.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { createIntentServer } from '../../mcp/server.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 export const REPOSITORY = 'acme/queue';
 export const PRINCIPAL = '1';
@@ -47,7 +48,9 @@ export function makeRepo(): string {
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'remote', 'add', 'origin', `https://github.com/${REPOSITORY}.git`);
   writeFileSync(join(repo, 'README.md'), 'project\n');
-  git(repo, 'add', 'README.md');
+  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
+  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
+  git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
   return repo;
 }

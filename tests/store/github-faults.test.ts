@@ -17,6 +17,7 @@ import { GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts'
 import { GRAPHQL_PATH } from '../fake-github/graphql.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit, type FakeRepository } from '../fake-github/state.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const TOKEN = 'ghp_fake_token_for_tests';
@@ -102,6 +103,7 @@ describe.each<Kind>(['rest', 'graphql'])('lagging replica after bootstrap (%s)',
 describe.each<Kind>(['rest', 'graphql'])('fairway submit-work on a lagging replica (%s)', (kind) => {
   it('prints the committed first submission with its Work id instead of internal_error', async () => {
     const repo = newRepo();
+    seedCommit(repo, 'main', { [WORKER_WORKFLOW]: workerWorkflowYaml() });
     const dir = mkdtempSync(join(tmpdir(), 'fairway-lag-'));
     const payload = join(dir, 'task.json');
     writeFileSync(payload, '{"plan":"inspect"}');

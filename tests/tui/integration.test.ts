@@ -5,7 +5,7 @@
  * the ledger, as `replay --json` shows. Also the command's refusals.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
@@ -14,6 +14,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
 import { startTui } from '../../cli/tui/run.ts';
 import type { TuiState } from '../../cli/tui/state.ts';
+import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -68,7 +69,9 @@ beforeEach(() => {
   repo = mkdtempSync(join(tmpdir(), 'fairway-tui-'));
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'project\n');
-  git(repo, 'add', 'README.md');
+  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
+  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
+  git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
 });
 

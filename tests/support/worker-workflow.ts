@@ -1,0 +1,25 @@
+/**
+ * A minimal worker workflow for fixture repositories: bootstrap and `policy --from-config`
+ * install only verified worker routes (lib/config/workers.ts), so a test repository that
+ * bootstraps a queue commits this file on its default branch.
+ */
+export const WORKER_WORKFLOW = '.github/workflows/worker.lock.yml';
+
+export function workerWorkflowYaml(name = 'worker'): string {
+  return [
+    `name: ${name}`,
+    '"on":',
+    '  workflow_dispatch:',
+    '    inputs:',
+    '      work_queue_assignment:',
+    '        description: bounded Claim array',
+    '        required: true',
+    '        type: string',
+    'jobs:',
+    '  agent:',
+    '    runs-on: ubuntu-latest',
+    '    steps:',
+    '      - run: echo work',
+    '',
+  ].join('\n');
+}
