@@ -11,6 +11,7 @@ import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../replay/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import type { QueueOperation } from '../schema/index.ts';
+import { ownGet } from '../schema/record.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -46,10 +47,10 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
   return nodes.map((node) => {
     const graphId = node.graph_id ?? defaults.graphId;
     const poolName = node.pool ?? 'default';
-    const pool = pools[poolName];
+    const pool = ownGet(pools, poolName);
     if (pool === undefined) fail('unknown_pool', `pool ${poolName} is not configured`);
     const profileName = node.worker_profile ?? (pool.default_profile as string);
-    const profile = (pool.profiles as Record<string, JsonObject>)[profileName];
+    const profile = ownGet(pool.profiles as Record<string, JsonObject>, profileName);
     if (profile === undefined) fail('unknown_profile', `pool ${poolName} has no profile ${profileName}`);
     const depends = (node.depends_on ?? []).map((edge) =>
       edge.kind === 'work' ? { kind: 'work', work_id: deriveWorkId(graphId, edge.node_key) } : edge,
