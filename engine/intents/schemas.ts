@@ -106,8 +106,7 @@ const ExternalEdgeSchema = closed('an Issue/PR edge', {
   resource: ownRecord(z.string(), z.string({ error: invalid }), { error: invalid }),
 });
 
-const PayloadSchema = z
-  .record(z.string(), z.unknown(), { error: coded('payload_invalid') })
+const PayloadSchema = ownRecord(z.string(), z.unknown(), { error: coded('payload_invalid') })
   .refine(isWireObject, { error: 'payload_invalid: the payload must be a JSON object of strings, booleans, null, safe integers, arrays and objects' });
 
 export const SubmitNodeSchema = closed('a submitted node', {

@@ -36,17 +36,22 @@ export function ownHas(record: Readonly<Record<string, unknown>> | undefined | n
 }
 
 /** `z.record(key, value)` that keeps every member (see the module comment). */
-export function ownRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V, params?: { error?: string }) {
+export function ownRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V, params?: { error?: string | ((issue: never) => string) }) {
   return z.unknown().transform((input, ctx): Record<string, z.output<V>> => {
     const out = Object.create(null) as Record<string, z.output<V>>;
+    const message = (issue: object): { message?: string } => {
+      const e = params?.error;
+      return e === undefined ? {} : { message: typeof e === 'string' ? e : e(issue as never) };
+    };
     if (!isPlainObject(input)) {
-      ctx.issues.push({ code: 'invalid_type', expected: 'record', input, ...(params?.error === undefined ? {} : { message: params.error }) });
+      ctx.issues.push({ code: 'invalid_type', expected: 'record', input, ...message({ code: 'invalid_type', expected: 'record', input }) });
       return out;
     }
     for (const k of Object.keys(input)) {
       const kr = key.safeParse(k);
       if (!kr.success) {
-        ctx.issues.push({ code: 'invalid_key', origin: 'record', issues: kr.error.issues, input: k, path: [k], ...(params?.error === undefined ? {} : { message: params.error }) } as never);
+        const issue = { code: 'invalid_key', origin: 'record', issues: kr.error.issues, input: k, path: [k] };
+        ctx.issues.push({ ...issue, ...message(issue) } as never);
         continue;
       }
       const vr = value.safeParse(input[k]);
@@ -57,5 +62,5 @@ export function ownRecord<V extends z.ZodType>(key: z.ZodType<string>, value: V,
       defineOwn(out, kr.data, vr.data as z.output<V>);
     }
     return out;
-  });
+  }).meta({ type: 'object' });
 }
