@@ -19,7 +19,7 @@ import { candidateCommitId, requestFingerprint } from '../../engine/identity/ind
 import type { JsonValue } from '../../engine/json.ts';
 import { committedRequest } from '../../engine/receipts/committed.ts';
 import { projectionAt } from '../../engine/receipts/prefix.ts';
-import { appendLedger, emptyProjection, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
+import { appendLedger, emptyProjection, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
