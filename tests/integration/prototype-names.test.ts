@@ -17,7 +17,9 @@ import type { JsonObject } from '../../engine/json.ts';
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { replayBytes, utf8 } from '../support/bytes.ts';
 import { runFairway } from '../support/cli.ts';
+import { clockView } from '../../engine/scheduler/clocks.ts';
 import { REPOSITORY, TestQueue, ledgerOf, policyOf, seal, type Commit } from '../acceptance/queue.ts';
+import { checkpointOf } from '../support/checkpoints.ts';
 
 const NAMES = Object.getOwnPropertyNames(Object.prototype);
 
@@ -192,6 +194,25 @@ describe('Object.prototype names in replayed Work', () => {
     for (const name of NAMES) {
       expect({ name, pool: codeOf(work((op) => ({ ...op, pool: name }))), profile: codeOf(work((op) => ({ ...op, worker_profile: name }))), key: codeOf(work((op) => ({ ...op, fairness_key: name }))) })
         .toEqual({ name, pool, profile, key });
+    }
+  });
+});
+
+describe('Object.prototype names through compaction', () => {
+  it('a checkpoint of a queue whose pool and fairness key are Object.prototype names keeps their clocks and replays to the same selection state', () => {
+    for (const name of NAMES) {
+      const text = `{"work_queue":{"pools":{${JSON.stringify(name)}:{"concurrency":2}},"accounting_weights":{${JSON.stringify(name)}:3}}}`;
+      const policy = policyFromSettings(readAwJsonSettings(utf8(text)), { repository: REPOSITORY, principal: '1001' });
+      const q = new TestQueue(policy, [
+        { node_key: 'a', payload: {}, pool: name, fairness_key: name },
+        { node_key: 'b', payload: {}, pool: name, fairness_key: '' },
+      ]);
+      q.grant({ pool: name });
+      const full = replayBytes(q.text()).state;
+      const compacted = replayBytes(checkpointOf(q.text())).state;
+      expect(clockView(full.fairness, name).keys['3']!.pass, name).toHaveProperty([name]);
+      expect(clockView(compacted.fairness, name), name).toEqual(clockView(full.fairness, name));
+      expect(Object.keys(compacted.policy!.policy.pools as object).sort(), name).toEqual(['default', name].sort());
     }
   });
 });
