@@ -31,4 +31,17 @@ export default tseslint.config(
       'no-restricted-globals': ['error', 'setTimeout', 'setInterval'],
     },
   },
+  {
+    // Maps keyed by wire or user input: `constructor`, `toString`, `__proto__` ... are ordinary
+    // names (issue 18 §1). zod's record drops `__proto__`; an `in` test on a computed key answers
+    // from Object.prototype. Use ownRecord / ownGet / Object.hasOwn (engine/schema/record.ts).
+    files: ['engine/**/*.ts', 'lib/**/*.ts', 'cli/**/*.ts', 'mcp/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.object.name='z'][callee.property.name='record']", message: 'z.record drops __proto__ members: use ownRecord (engine/schema/record.ts)' },
+        { selector: "BinaryExpression[operator='in'][left.type!='Literal']", message: 'an `in` test on a computed key sees Object.prototype members: use Object.hasOwn / ownGet' },
+      ],
+    },
+  },
 );

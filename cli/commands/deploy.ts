@@ -16,6 +16,7 @@ import { githubRevision, localRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
+import { ownGet } from '../../engine/schema/record.ts';
 
 export const registerDeploy: CommandModule = (program, ctx) => {
   program.command('deploy')
@@ -29,7 +30,7 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
       const repository = projection.state.repository ?? '';
       const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
-      if (o.pool !== undefined && pools[o.pool] === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
+      if (o.pool !== undefined && ownGet(pools, o.pool) === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
       const useGitHub = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
       const api = useGitHub ? launchApi(process.env) : null;
       if (!useGitHub && g.github !== undefined) throw new UsageError('deploy --github needs a token', 'github_token_missing');

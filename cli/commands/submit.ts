@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { ownRecord } from '../../engine/schema/record.ts';
 import { fail } from '../../engine/errors.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
@@ -22,12 +23,12 @@ const BOOTSTRAP_EPOCH = 'epoch-1';
 
 const EdgeSchema = z.union([
   z.strictObject({ kind: z.literal('work'), node_key: z.string().min(1) }),
-  z.strictObject({ kind: z.enum(['issue', 'pull_request']), condition: z.enum(['completed', 'closed', 'merged']), resource: z.record(z.string(), z.string()) }),
+  z.strictObject({ kind: z.enum(['issue', 'pull_request']), condition: z.enum(['completed', 'closed', 'merged']), resource: ownRecord(z.string(), z.string()) }),
 ]);
 
 const NodeSchema = z.strictObject({
   node_key: z.string().min(1),
-  payload: z.record(z.string(), z.unknown()),
+  payload: ownRecord(z.string(), z.unknown()),
   depends_on: z.array(EdgeSchema).max(64).optional(),
   priority: z.int().min(1).max(5).optional(),
   fairness_key: z.string().optional(),

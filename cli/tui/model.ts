@@ -169,7 +169,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
     }
   }
   const graphs = [...p.state.graphs.keys()].sort().map((id) => ({ id, works: [...p.state.graphs.get(id)!] }));
-  const committedRequests: Record<string, string> = {};
+  const committedRequests = Object.create(null) as Record<string, string>; // keyed by request id
   for (const id of watch) {
     const r = p.request(id);
     if (r !== undefined) committedRequests[id] = r.commitId;

@@ -11,6 +11,7 @@
  * processor recomputes: an edited file is rejected, not reinterpreted.
  */
 import { z } from 'zod';
+import { ownRecord } from '../schema/record.ts';
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
@@ -55,7 +56,7 @@ export const IntentRecordSchema = z.strictObject({
   tool: z.enum(STAGING_TOOLS as [string, ...string[]]),
   snapshot_id: DigestSchema,
   staged_at: TimestampSchema,
-  input: z.record(z.string(), z.unknown()),
+  input: ownRecord(z.string(), z.unknown()),
   scope: ScopeSchema.nullable(),
   fingerprint: DigestSchema,
 });

@@ -10,6 +10,7 @@
  * (which carries only the message) still names a stable code.
  */
 import { z } from 'zod';
+import { ownRecord } from '../schema/record.ts';
 import { fail } from '../errors.ts';
 import { isIdentity } from '../identity/index.ts';
 import { isWireObject } from '../schema/common.ts';
@@ -102,11 +103,10 @@ const WorkEdgeSchema = closed('a Work edge', {
 const ExternalEdgeSchema = closed('an Issue/PR edge', {
   kind: z.enum(['issue', 'pull_request'], { error: invalid }),
   condition: z.enum(['completed', 'closed', 'merged'], { error: invalid }),
-  resource: z.record(z.string(), z.string({ error: invalid }), { error: invalid }),
+  resource: ownRecord(z.string(), z.string({ error: invalid }), { error: invalid }),
 });
 
-const PayloadSchema = z
-  .record(z.string(), z.unknown(), { error: coded('payload_invalid') })
+const PayloadSchema = ownRecord(z.string(), z.unknown(), { error: coded('payload_invalid') })
   .refine(isWireObject, { error: 'payload_invalid: the payload must be a JSON object of strings, booleans, null, safe integers, arrays and objects' });
 
 export const SubmitNodeSchema = closed('a submitted node', {

@@ -8,6 +8,7 @@
  * (a missing receipt is not proof of no effects). Agent statements never enter here.
  */
 import { z } from 'zod';
+import { ownRecord } from '../schema/record.ts';
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import type { JsonObject } from '../json.ts';
 import { DecimalSchema, IdentitySchema } from '../schema/common.ts';
@@ -37,7 +38,7 @@ const ContractOutputSchema = z.strictObject({
   type: z.string().min(1),
   min: z.int().min(0).max(128),
   max: z.int().min(0).max(128),
-  verification: z.strictObject({ verifier_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/), expected: z.record(z.string(), z.unknown()) }).optional(),
+  verification: z.strictObject({ verifier_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/), expected: ownRecord(z.string(), z.unknown()) }).optional(),
 });
 
 const EffectContractSchema = z.union([

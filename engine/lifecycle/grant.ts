@@ -6,7 +6,7 @@
  * (`replay/grant.ts`) will verify it; the caller's projection is never mutated.
  */
 import type { JsonObject } from '../json.ts';
-import { replayLedger, type Projection } from '../replay/index.ts';
+import { emptyProjection, replayLedger, type Projection } from '../replay/index.ts';
 import type { CommitContext, OperationOf } from '../replay/context.ts';
 import { applyObservation } from '../replay/ops/observation.ts';
 import type { ReplayState } from '../replay/state.ts';
@@ -17,7 +17,7 @@ import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 /** A disposable replay of the projection's validated commits. */
 export function scratchState(projection: Projection): ReplayState {
   const lines = projection.state.commits.map((c) => projection.commitText(c.id)!);
-  return replayLedger(lines.length === 0 ? '' : `${lines.join('\n')}\n`).state;
+  return (lines.length === 0 ? emptyProjection() : replayLedger(`${lines.join('\n')}\n`)).state;
 }
 
 export function dispatchNextWithObservations(

@@ -4,7 +4,7 @@
  * sufficient to reproduce the explanation offline").
  */
 import { fail } from '../errors.ts';
-import { replayLedger, type Projection } from '../replay/index.ts';
+import { emptyProjection, replayLedger, type Projection } from '../replay/index.ts';
 import { compactedReceipt, historyCompacted } from './committed.ts';
 
 /** The projection as of commit `commitId` inclusive (`inclusive: false`: just before it). */
@@ -16,5 +16,5 @@ export function projectionAt(projection: Projection, commitId: string, inclusive
   if (end === projection.state.commits.length) return projection;
   const lines: string[] = [];
   for (let i = 0; i < end; i++) lines.push(projection.commitText(projection.state.commits[i]!.id)!);
-  return replayLedger(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+  return lines.length === 0 ? emptyProjection() : replayLedger(`${lines.join('\n')}\n`);
 }

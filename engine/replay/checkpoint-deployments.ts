@@ -48,7 +48,7 @@ function derivedAdmission(state: ReplayState, work: WorkRecord): string | undefi
 
 function routesSnapshot(state: ReplayState): JsonObject | null {
   if (state.deployments.size === 0) return null;
-  const out: Record<string, Record<string, JsonObject>> = {};
+  const out = Object.create(null) as Record<string, Record<string, JsonObject>>; // pool -> profile, both input names
   for (const key of [...state.deployments.keys()].sort()) {
     const [pool, profile] = key.split('\u0000') as [string, string];
     const route = state.deployments.get(key)!;
@@ -56,7 +56,7 @@ function routesSnapshot(state: ReplayState): JsonObject | null {
     for (const [ref, r] of [...route.revisions].sort(([a], [b]) => (a < b ? -1 : 1))) {
       revisions[ref] = { available: r.available, contract: r.contract, profile: r.profile };
     }
-    (out[pool] ??= {})[profile] = { current_ref: route.currentRef, revisions };
+    (out[pool] ??= Object.create(null) as Record<string, JsonObject>)[profile] = { current_ref: route.currentRef, revisions };
   }
   return out;
 }

@@ -9,7 +9,7 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { claimHandle, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import { QueuePolicySchema, WorkOperationSchema, issuePath, type QueueCommit } from '../schema/index.ts';
+import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RequestOperationSchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
 import { indexWork, recordResult } from '../scheduler/ready-index.ts';
 import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
@@ -60,7 +60,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   // The restored Policy is held to the same rules as an installed one (PolicyOperation schema, coherence).
   const checked = QueuePolicySchema.safeParse(policy);
   if (!checked.success) r.bad(`policy does not match the Policy schema at ${issuePath(checked.error.issues[0]) || '(root)'}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
-  const incoherent = policyIncoherence(policy);
+  const incoherent = policyIncoherence(checked.data as unknown as JsonObject);
   if (incoherent !== null) r.bad(`policy: ${incoherent}`);
   state.repository = repository;
 
@@ -69,11 +69,14 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   restoreDispatches(r, state, snapshot);
   restoreClaims(r, state, snapshot, receipts);
   restoreObservations(r, state, snapshot);
-  restorePolicy(r, state, snapshot, receipts, policy, epoch);
+  restorePolicy(r, state, snapshot, receipts, checked.data as unknown as JsonObject, epoch);
   restoreExtensions(r, state, snapshot);
   rebuildIndexes(state, receipts);
 
   const stats = r.obj(snapshot.stats, 'stats');
+  r.keys(stats, STATS_KEYS, 'stats');
+  for (const key of STATS_KEYS) r.int(stats[key], `stats.${key}`);
+  const settled = checkSettlingFacts(r, state, snapshot);
   if (r.int(stats.transactions, 'stats.transactions') !== receipts.length) r.bad('stats.transactions differs from the request receipts');
   if (r.int(stats.work, 'stats.work') !== state.works.size) r.bad('stats.work differs from works');
   if (r.int(stats.claims, 'stats.claims') !== state.claims.size) r.bad('stats.claims differs from claims');
@@ -85,8 +88,8 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
     receipts: receipts.map((x) => x.raw),
     seenEpochs: r.set(snapshot.seen_epochs, 'seen_epochs'),
     seenGenerations: r.set(snapshot.seen_generations, 'seen_generations'),
-    terminalBarriers: r.obj(snapshot.terminal_barriers, 'terminal_barriers'),
-    cancellations: r.obj(snapshot.cancellations, 'cancellations'),
+    terminalBarriers: settled.terminalBarriers,
+    cancellations: settled.cancellations,
   };
   return receipts.length;
 }
@@ -100,7 +103,7 @@ function restoreRequests(r: StateReader, state: ReplayState, snapshot: JsonObjec
     const requestId = r.str(raw.request_id, `${what}.request_id`);
     const id = r.str(raw.id, `${what}.id`);
     const kind = r.str(raw.kind, `${what}.kind`);
-    const actor = r.obj(raw.actor, `${what}.actor`);
+    const actor = closed(r, ActorSchema, raw.actor, `${what}.actor`);
     if (actor.repository !== state.repository || !roleMayRequest(String(actor.role), kind)) r.bad(`${what} has a foreign or unauthorized actor`);
     if (state.requests.has(requestId) || requestId === commit.request.id) {
       fail('duplicate_request', `request ${requestId} appears twice in the checkpoint`, r.where);
@@ -114,6 +117,7 @@ function restoreRequests(r: StateReader, state: ReplayState, snapshot: JsonObjec
     const claims = r.arr(raw.claims, `${what}.claims`).map((c, i) => {
       const claim = r.obj(c, `${what}.claims[${i}]`);
       if (claim.kind !== 'Claim') r.bad(`${what}.claims[${i}] is not a Claim operation`);
+      r.keys(claim, RECEIPT_CLAIM_KEYS, `${what}.claims[${i}]`);
       return r.str(claim.claim_id, `${what}.claims[${i}].claim_id`);
     });
     const at = r.int(raw.at, `${what}.at`);
@@ -141,6 +145,7 @@ function restoreWorks(r: StateReader, state: ReplayState, snapshot: JsonObject, 
     if (!parsed.success || parsed.data.work_id !== id) r.bad(`${what} does not hold a valid Work operation for ${id}`);
     const op = parsed.data;
     const position = r.obj(raw.position, `${what}.position`);
+    r.keys(position, POSITION_KEYS, `${what}.position`);
     const ordinal = r.int(position.commit, `${what}.position.commit`);
     const operation = r.int(position.operation, `${what}.position.operation`);
     if (receipts[ordinal]?.kind !== 'submit' || operation > 65535) r.bad(`${what}.position does not name an operation of a submit`);
@@ -190,6 +195,7 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
     const what = `dispatches.${id}`;
     const raw = r.obj(value, what);
     if (raw.dispatch_id !== id || raw.version !== 3) r.bad(`${what} is not a version-3 dispatch ${id}`);
+    r.keys(raw, DISPATCH_KEYS, what);
     const members = r.arr(raw.claims, `${what}.claims`).map((m, i) => r.obj(m, `${what}.claims[${i}]`));
     const first = state.works.get(String(members[0]?.work_id));
     if (first === undefined) r.bad(`${what} has no member Work`);
@@ -206,11 +212,11 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
     if (request?.commitId !== commitId || request.kind !== 'dispatch_next') r.bad(`${what} does not belong to a committed dispatch_next`);
     records.push([request.ordinal, {
       dispatchId: id, pool: r.str(raw.pool, `${what}.pool`), workerProfile: r.str(raw.worker_profile, `${what}.worker_profile`),
-      profile: r.obj(raw.profile, `${what}.profile`), batchTrustDomain: first.batchTrustDomain,
+      profile: closed(r, DeploymentWorkerProfileSchema, raw.profile, `${what}.profile`), batchTrustDomain: first.batchTrustDomain,
       claimIds: members.map((m, i) => r.str(m.claim_id, `${what}.claims[${i}].claim_id`)), commitId, requestId,
       policyEpoch: r.str(raw.policy_epoch, `${what}.policy_epoch`), state: r.oneOf(raw.state, `${what}.state`, DISPATCH_STATES),
-      sender: raw.sender === undefined ? null : r.obj(raw.sender, `${what}.sender`),
-      run: raw.run === undefined ? null : r.obj(raw.run, `${what}.run`),
+      sender: raw.sender === undefined ? null : closed(r, ActorSchema, raw.sender, `${what}.sender`),
+      run: raw.run === undefined ? null : closed(r, RunBindingSchema, raw.run, `${what}.run`),
       released: r.bool(raw.released, `${what}.released`), releaseCommit: null,
       lifecycleWrites: r.int(raw.lifecycle_writes, `${what}.lifecycle_writes`), reason: r.optStr(raw.reason, `${what}.reason`),
     }]);
@@ -233,6 +239,7 @@ function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject,
   for (const [id, value] of Object.entries(r.obj(snapshot.claims, 'claims'))) {
     const what = `claims.${id}`;
     const raw = r.obj(value, what);
+    r.keys(raw, CLAIM_KEYS, what);
     const work = state.works.get(String(raw.work_id));
     const group = state.dispatches.get(String(raw.dispatch_id));
     if (raw.kind !== 'Claim' || raw.claim_id !== id || work === undefined || group === undefined || !group.claimIds.includes(id) || raw.handle !== claimHandle(group.claimIds.indexOf(id) + 1)) {
@@ -314,4 +321,54 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     bump(state.outstandingByKey, accountKey(pool, claim.fairnessKey), 1);
   }
   for (const group of state.dispatches.values()) if (!group.released) bump(state.outstandingNative, group.pool, 1);
+}
+
+/** Fixed-shape parts of a checkpoint state (what buildCheckpointCommit writes; fixtures/checkpoint.json). */
+const STATS_KEYS: ReadonlySet<string> = new Set(['work', 'available', 'claimed', 'completed', 'cancelled', 'claims', 'dispatches', 'transactions', 'nodes']);
+const POSITION_KEYS: ReadonlySet<string> = new Set(['commit', 'operation']);
+const RECEIPT_CLAIM_KEYS: ReadonlySet<string> = new Set(['kind', 'work_id', 'claim_id', 'dispatch_id', 'handle', 'observations']);
+const CLAIM_KEYS: ReadonlySet<string> = new Set([
+  'kind', 'work_id', 'claim_id', 'dispatch_id', 'handle', 'observations', 'state', 'commit_id', 'request_id', 'terminal_commit_id', 'cancellation_reason', 'retry_not_before',
+]);
+const DISPATCH_KEYS: ReadonlySet<string> = new Set([
+  'version', 'dispatch_id', 'request_id', 'commit_id', 'policy_epoch', 'pool', 'worker_profile', 'claims', 'profile', 'state', 'sender', 'run', 'released', 'reason', 'lifecycle_writes',
+]);
+
+/** A state part that is a wire record: parsed with the record's own closed schema. */
+function closed(r: StateReader, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: readonly { path: PropertyKey[]; message: string }[] } } }, value: JsonValue | undefined, what: string): JsonObject {
+  const raw = r.obj(value, what);
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error?.issues[0];
+    r.bad(`${what} does not match its schema at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return raw;
+}
+
+/**
+ * The settling operations a checkpoint keeps (`terminal_barriers`: the Result or DeliveryFailure
+ * of each settled Work; `cancellations`: ClaimCancellation by claim, WorkCancellation by Work) are
+ * operations, parsed with the operation schemas and keyed by what they settle; `completion_times`
+ * and `observation_writes` name only completed Work and observed gates.
+ */
+function checkSettlingFacts(r: StateReader, state: ReplayState, snapshot: JsonObject): { terminalBarriers: JsonObject; cancellations: JsonObject } {
+  const terminalBarriers = r.obj(snapshot.terminal_barriers, 'terminal_barriers');
+  for (const [workId, value] of Object.entries(terminalBarriers)) {
+    const op = RequestOperationSchema.safeParse(value);
+    if (!op.success || (op.data.kind !== 'Result' && op.data.kind !== 'DeliveryFailure') || op.data.work_id !== workId) {
+      r.bad(`terminal_barriers.${workId} is not the Result or DeliveryFailure of Work ${workId}`);
+    }
+  }
+  const cancellations = r.obj(snapshot.cancellations, 'cancellations');
+  for (const [id, value] of Object.entries(cancellations)) {
+    const op = RequestOperationSchema.safeParse(value);
+    const ok = op.success && ((op.data.kind === 'ClaimCancellation' && op.data.claim_id === id) || (op.data.kind === 'WorkCancellation' && op.data.work_id === id));
+    if (!ok) r.bad(`cancellations.${id} is not the ClaimCancellation or WorkCancellation of ${id}`);
+  }
+  for (const id of Object.keys(r.obj(snapshot.completion_times, 'completion_times'))) {
+    if (state.works.get(id)?.state !== 'completed') r.bad(`completion_times names ${id}, which is not completed Work`);
+  }
+  const gates = new Set([...state.observations.values()].map((o) => o.gate));
+  for (const gate of state.observationWrites.keys()) if (!gates.has(gate)) r.bad(`observation_writes names gate ${gate}, which has no recorded Observation`);
+  return { terminalBarriers, cancellations };
 }

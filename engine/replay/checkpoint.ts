@@ -157,9 +157,9 @@ function workEntry(state: ReplayState, w: WorkRecord, terminal: JsonObject): Jso
 }
 
 function clockEntry<K>(clock: SiblingClock<K>): JsonObject {
-  const pass: JsonObject = {};
+  const pass = Object.create(null) as JsonObject; // members are fairness keys: any string, `__proto__` included
   for (const [member, value] of clock.pass) pass[String(member)] = value.toString();
-  const active: JsonObject = {};
+  const active = Object.create(null) as JsonObject;
   for (const member of clock.active) active[String(member)] = true;
   return { v: clock.v.toString(), pass, active };
 }
@@ -222,7 +222,7 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
   for (const [gate, id] of state.latestObservation) observations[gate] = state.observations.get(id)!.operation;
   const observationIds: JsonObject = {};
   for (const o of state.observations.values()) observationIds[o.observationId] = o.operation;
-  const clocks: JsonObject = {};
+  const clocks = Object.create(null) as JsonObject; // keyed by pool name
   for (const [pool, c] of state.fairness.pools) {
     const keys: JsonObject = {};
     for (const [priority, clock] of c.keys) keys[String(priority)] = clockEntry(clock);

@@ -1,4 +1,4 @@
-export { appendLedger, createState, refreshLedger, replayLedger } from './replay.ts';
+export { appendLedger, createState, emptyProjection, refreshLedger, replayLedger } from './replay.ts';
 export type { ReplayProgress } from './replay.ts';
 export { Projection } from './projection.ts';
 export { summarize } from './summary.ts';

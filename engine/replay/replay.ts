@@ -55,9 +55,20 @@ export interface ReplayProgress {
   (done: { lines: number; commits: number }): void;
 }
 
-/** Cold replay of a complete ledger. Throws a `ProtocolError`; never returns a partial projection. */
+/** The projection of no commits: what a bootstrap builds its genesis against (never a read of a store). */
+export function emptyProjection(): Projection {
+  return new Projection(createState());
+}
+
+/**
+ * Cold replay of a complete ledger. Throws a `ProtocolError`; never returns a partial projection.
+ * An existing queue file of zero bytes is `ledger_empty` (operator reference: "An existing log
+ * that is empty, malformed, or unsupported produces an explicit error, not an empty backlog"),
+ * distinct from an absent queue (`queue_uninitialized`, decided by the caller before replay).
+ */
 export function replayLedger(bytes: Uint8Array | string, onProgress?: ReplayProgress): Projection {
-  const projection = new Projection(createState());
+  if (bytes.length === 0) fail('ledger_empty', 'the queue ledger exists but is empty (0 bytes): an existing empty log is an error, not an empty backlog');
+  const projection = emptyProjection();
   extend(projection, bytes, onProgress);
   return projection;
 }

@@ -14,6 +14,7 @@ import type { ReplayState } from '../replay/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
+import { ownGet } from '../schema/record.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -49,10 +50,10 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
   return nodes.map((node, i) => {
     const graphId = node.graph_id ?? defaults.graphId;
     const poolName = node.pool ?? 'default';
-    const pool = pools[poolName];
+    const pool = ownGet(pools, poolName);
     if (pool === undefined) fail('unknown_pool', `node ${node.node_key} (graph ${graphId}): pool ${poolName} is not configured`, { path: `nodes.${i}.pool` });
     const profileName = node.worker_profile ?? (pool.default_profile as string);
-    const profile = (pool.profiles as Record<string, JsonObject>)[profileName];
+    const profile = ownGet(pool.profiles as Record<string, JsonObject>, profileName);
     if (profile === undefined) fail('unknown_profile', `node ${node.node_key} (graph ${graphId}): pool ${poolName} has no profile ${profileName}`, { path: `nodes.${i}.worker_profile` });
     const depends = (node.depends_on ?? []).map((edge) =>
       edge.kind === 'work' ? { kind: 'work', work_id: deriveWorkId(graphId, edge.node_key) } : edge,

@@ -299,7 +299,7 @@ export interface SiblingView {
 
 function view<K extends string | number>(clock: SiblingClock<K> | undefined, compare: (a: K, b: K) => number): SiblingView {
   const members = [...(clock?.pass.keys() ?? [])].sort(compare);
-  const pass: Record<string, string> = {};
+  const pass = Object.create(null) as Record<string, string>; // keyed by fairness key
   for (const m of members) pass[String(m)] = clock!.pass.get(m)!.toString();
   return { v: (clock?.v ?? 0n).toString(), pass, active: [...(clock?.active ?? [])].sort(compare).map(String) };
 }

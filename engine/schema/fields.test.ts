@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeReference } from '../../tests/support/reference.ts';
 import type { z } from 'zod';
 import { isDecimalId, isIdentity, isReasonCode } from '../identity/validate.ts';

@@ -3,6 +3,7 @@
  * and Deployment. Spec 7.2 (weights, keys), 7.10 (policy changes, deployments, controls).
  */
 import { z } from 'zod';
+import { ownRecord } from './record.ts';
 import {
   ClaimBoundSchema,
   CountBoundSchema,
@@ -69,7 +70,7 @@ export type ProducerRule = z.infer<typeof ProducerRuleSchema>;
 /** Profiles are keyed by identity (`x-key-utf8-max-bytes: 256`, controls forbidden). */
 export const PoolPolicySchema = z.strictObject({
   default_profile: IdentitySchema,
-  profiles: z.record(IdentitySchema, WorkerProfileSchema),
+  profiles: ownRecord(IdentitySchema, WorkerProfileSchema),
   logical_limit: CountBoundSchema,
   native_limit: CountBoundSchema,
   allowed_repositories: z.array(IdentitySchema),
@@ -88,9 +89,9 @@ export type PoolPolicy = z.infer<typeof PoolPolicySchema>;
 export const QueuePolicySchema = z.strictObject({
   mode: z.enum(['weighted-priority', 'strict-priority']),
   class_weights: z.array(WeightSchema).length(5),
-  accounting_weights: z.record(FairnessKeySchema, WeightSchema),
-  producers: z.record(PrincipalSchema, ProducerRuleSchema),
-  pools: z.record(IdentitySchema, PoolPolicySchema),
+  accounting_weights: ownRecord(FairnessKeySchema, WeightSchema),
+  producers: ownRecord(PrincipalSchema, ProducerRuleSchema),
+  pools: ownRecord(IdentitySchema, PoolPolicySchema),
   limits: LimitsSchema,
 });
 export type QueuePolicy = z.infer<typeof QueuePolicySchema>;

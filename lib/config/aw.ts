@@ -25,6 +25,7 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { isIdentity } from '../../engine/identity/validate.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { QueuePolicySchema, type WorkerProfile } from '../../engine/schema/index.ts';
+import { defineOwn, ownObject } from '../../engine/schema/record.ts';
 
 export type SchedulingModeSetting = 'weighted-priority' | 'strict-priority';
 
@@ -201,14 +202,14 @@ function accountingWeights(value: unknown, path: string): Record<string, number>
   if (count > SETTINGS_BOUNDS.accounting_keys) {
     invalid(path, `at most ${SETTINGS_BOUNDS.accounting_keys} fairness keys including the empty key; found ${count}`);
   }
-  const weights: Record<string, number> = { '': 1 };
+  const weights: Record<string, number> = ownObject([['', 1]]);
   for (const key of keys) {
     const at = member(path, key);
     if (!isWellFormedUnicode(key)) invalid(at, 'fairness key contains an unpaired surrogate');
     if (utf8ByteLength(key) > SETTINGS_BOUNDS.key_bytes) invalid(at, `fairness key exceeds ${SETTINGS_BOUNDS.key_bytes} UTF-8 bytes`);
     const w = integer(o[key], at, SETTINGS_BOUNDS.weight);
     if (key === '' && w !== 1) invalid(at, 'the default (empty) fairness key retains weight 1');
-    weights[key] = w;
+    defineOwn(weights, key, w);
   }
   return weights;
 }
@@ -217,7 +218,7 @@ function pools(value: unknown, path: string, global: { concurrency: number; retr
   const o = object(value, path);
   const names = Object.keys(o);
   if (names.length > SETTINGS_BOUNDS.pools) invalid(path, `at most ${SETTINGS_BOUNDS.pools} pools; found ${names.length}`);
-  const result: Record<string, PoolSettings> = { [DEFAULT_POOL]: { concurrency: global.concurrency, retry: { ...global.retry } } };
+  const result: Record<string, PoolSettings> = ownObject([[DEFAULT_POOL, { concurrency: global.concurrency, retry: { ...global.retry } }]]);
   for (const name of names) {
     const at = member(path, name);
     if (!isIdentity(name)) invalid(at, 'pool name must be 1..256 UTF-8 bytes without control characters');
@@ -231,7 +232,7 @@ function pools(value: unknown, path: string, global: { concurrency: number; retr
       retry: poolRetry === undefined ? { ...global.retry } : retry(poolRetry, `${at}.retry`, global.retry),
     };
     if (perAccount !== undefined) settings.per_account_limit = integer(perAccount, `${at}.per_account_limit`, SETTINGS_BOUNDS.per_account_limit);
-    result[name] = settings;
+    defineOwn(result, name, settings);
   }
   return result;
 }
@@ -372,7 +373,7 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
   if (defaultName === undefined || !Object.hasOwn(profiles, defaultName)) {
     throw new ProtocolError('policy_invalid', `default profile ${JSON.stringify(defaultName)} is not among the profiles`, { path: 'policy.pools' });
   }
-  const poolEntries: Record<string, JsonObject> = {};
+  const poolEntries: Record<string, JsonObject> = ownObject<JsonObject>([]);
   for (const [name, pool] of Object.entries(settings.pools)) {
     const entry: JsonObject = {
       allowed_repositories: [ctx.repository],
@@ -385,7 +386,7 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
       retry: { backoff_ms: pool.retry.backoff_seconds * 1000, max_attempts: pool.retry.max_attempts },
     };
     if (pool.per_account_limit !== undefined) entry.per_account_limit = pool.per_account_limit;
-    poolEntries[name] = entry;
+    defineOwn(poolEntries, name, entry);
   }
   const policy: JsonObject = {
     mode: settings.mode,

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
 import { isIdentity } from '../../engine/identity/validate.ts';
 import type { WorkerProfile } from '../../engine/schema/index.ts';
+import { ownRecord } from '../../engine/schema/record.ts';
 
 export const WORKERS_FILE = '.github/work-queue-workers.json';
 export const ASSIGNMENT_INPUT = 'work_queue_assignment';
@@ -60,7 +61,7 @@ const WorkerDeclarationSchema = z.strictObject({
 });
 
 const WorkersFileSchema = z.strictObject({
-  workers: z.record(Name, WorkerDeclarationSchema).refine((w) => Object.keys(w).length >= 1 && Object.keys(w).length <= 64, 'declare 1 to 64 workers'),
+  workers: ownRecord(Name, WorkerDeclarationSchema).refine((w) => Object.keys(w).length >= 1 && Object.keys(w).length <= 64, 'declare 1 to 64 workers'),
   default: Name.optional(),
 });
 

@@ -12,6 +12,7 @@ import { candidateGates, isRedundant, observationOperation, refreshBudget, type 
 import type { Projection } from '../../engine/replay/index.ts';
 import type { GitHubApi } from './api.ts';
 import { readResource } from './resources.ts';
+import { ownGet } from '../../engine/schema/record.ts';
 
 export interface RefreshInput {
   api: GitHubApi;
@@ -48,7 +49,7 @@ export async function refreshGates(input: RefreshInput): Promise<RefreshReport> 
     grantsPaused: state.controls.grants_paused,
     ...(input.requested === undefined ? {} : { requested: input.requested }),
   });
-  const allowed = new Set(policy.pools[input.pool]?.allowed_repositories ?? []);
+  const allowed = new Set(ownGet(policy.pools, input.pool)?.allowed_repositories ?? []);
   const targets = candidateGates(state, input.pool, input.at);
   const report: RefreshReport = { operations: [], budget, candidates: targets.length, reads: 0, skipped: [] };
   const reads = new Map<string, Promise<GateFacts>>();

@@ -68,7 +68,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
   let projection: Projection | null = null;
   let text = '';
   if (read.bytes !== null) {
-    if (read.bytes.length === 0) fail('ledger_invalid', `the ledger on ${input.store.label} is empty; an empty ledger is an error, not an empty backlog`);
+    if (read.bytes.length === 0) fail('ledger_empty', `the ledger on ${input.store.label} exists but is empty; an empty ledger is an error, not an empty backlog`);
     text = decode(read.bytes);
     projection = replayLedger(read.bytes);
   }

@@ -35,7 +35,7 @@ export class ProjectionCache {
       return { snapshot, projection: null };
     }
     if (snapshot.bytes.length === 0) {
-      fail('ledger_invalid', `the ledger on ${this.store.label} is empty; an empty ledger is never overwritten`);
+      fail('ledger_empty', `the ledger on ${this.store.label} exists but is empty; an empty ledger is an error, never an empty backlog, and is never overwritten`);
     }
     if (this.projection !== null && this.projection.valid && this.version === snapshot.version) {
       this.bytes = snapshot.bytes;

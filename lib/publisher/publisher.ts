@@ -19,7 +19,7 @@ import { candidateCommitId, requestFingerprint } from '../../engine/identity/ind
 import type { JsonValue } from '../../engine/json.ts';
 import { committedRequest } from '../../engine/receipts/committed.ts';
 import { projectionAt } from '../../engine/receipts/prefix.ts';
-import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
+import { appendLedger, emptyProjection, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
@@ -81,7 +81,7 @@ export class Publisher {
         if (input.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
         const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
         const built = await input.bootstrap(ids);
-        const fresh = replayLedger('');
+        const fresh = emptyProjection();
         const commit = buildCommit(fresh.state, { id: input.requestId, actor: input.actor, at, ...built });
         const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
         appendLedger(fresh, line); // validate the genesis exactly as replay will

@@ -156,7 +156,8 @@ function variant(r: Rand, lines: readonly string[], text: string): Variant {
     case 1: { // truncation at any byte; at a line boundary it is a shorter valid ledger
       const cut = int(r, bytes.length);
       const b = bytes.slice(0, cut);
-      const boundary = cut === 0 || bytes[cut - 1] === 0x0a;
+      // Cutting at byte 0 leaves an empty ledger: ledger_empty (issue 18 §4), not an equal one.
+      const boundary = cut > 0 && bytes[cut - 1] === 0x0a;
       return boundary ? { kind: 'truncate_line', bytes: b, equal: Buffer.from(b).toString('utf8') } : { kind: 'truncate', bytes: b };
     }
     case 2: { // invalid UTF-8 inserted or overwritten
@@ -178,7 +179,8 @@ function variant(r: Rand, lines: readonly string[], text: string): Variant {
       return { kind: 'reorder', bytes: encoder.encode(ln(r() < 0.5 ? shuffle(r, lines) : [...shuffle(r, lines), pick(r, lines)])), equal: text };
     case 5: { // missing line(s)
       const out = lines.filter((_, i) => i !== k && (r() > 0.05));
-      const tail = k === n - 1 && out.length === n - 1;
+      // Dropping the only line leaves an empty ledger: ledger_empty (issue 18 §4), not an equal ledger.
+      const tail = k === n - 1 && out.length === n - 1 && out.length > 0;
       return tail ? { kind: 'missing_tail', bytes: encoder.encode(ln(out)), equal: ln(out) } : { kind: 'missing', bytes: encoder.encode(ln(out)) };
     }
     case 6: case 7: { // forged id / previous (with and without the successor following it)

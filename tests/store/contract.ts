@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../engine/errors.ts';
+import { captureSnapshot } from '../../lib/intents/snapshot.ts';
+import { Publisher } from '../../lib/publisher/publisher.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerStore } from '../../lib/store/types.ts';
 
 export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string };
@@ -106,6 +108,26 @@ export function contractSuite(name: string, makeFixture: () => Promise<StoreFixt
         sameBytes(snapshot.bytes, body);
         sameBytes((await f.files(version)).get(LEDGER_FILE)!.bytes, body);
       }
+    });
+
+    it('an existing but empty queue file is ledger_empty for the publisher, its reads and snapshot, and is never overwritten', async () => {
+      const f = await makeFixture();
+      const seeded = await f.seed(f.queueBranch, { [LEDGER_FILE]: new Uint8Array(0) });
+      const store = f.makeStore();
+      await expect(new Publisher(store).cache.load()).rejects.toMatchObject({ code: 'ledger_empty' });
+      const submit = new Publisher(store).publish({
+        requestId: 'submit-1',
+        actor: { role: 'producer', principal: '1001', repository: 'owner/repo' },
+        prepare: () => {
+          throw new Error('an empty ledger must not be prepared against');
+        },
+        bootstrap: () => {
+          throw new Error('an empty ledger must not be bootstrapped');
+        },
+      });
+      await expect(submit).rejects.toMatchObject({ code: 'ledger_empty' });
+      await expect(captureSnapshot({ store, branch: f.queueBranch, role: 'dispatcher', principal: '1001', now: 0 })).rejects.toMatchObject({ code: 'ledger_empty' });
+      expect(await f.tip()).toBe(seeded);
     });
 
     it('preserves every other file, mode and subdirectory of the branch', async () => {

@@ -13,6 +13,7 @@ import { checkGates, checkGraphPool, checkReplacement, checkSubject } from './ad
 import { checkLimit } from './limits.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
+import { ownGet } from '../../schema/record.ts';
 
 type WorkOp = OperationOf<'Work'>;
 
@@ -29,7 +30,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
 
   const pool = poolPolicy(ctx, op.pool);
   const profiles = pool.profiles as Record<string, JsonObject>;
-  const profile = profiles[op.worker_profile];
+  const profile = ownGet(profiles, op.worker_profile);
   if (profile === undefined) fail('unknown_profile', `${nodeName(op)}: pool ${op.pool} has no approved worker profile ${op.worker_profile}`, atPath(ctx, 'worker_profile'));
   if (profile.trust_domain !== op.batch_trust_domain) {
     fail('trust_domain_mismatch', `${nodeName(op)}: batch_trust_domain ${op.batch_trust_domain} differs from the profile's ${String(profile.trust_domain)}`, atPath(ctx, 'batch_trust_domain'));
@@ -134,7 +135,7 @@ function duplicateWork(ctx: CommitContext, op: WorkOp): never {
 function checkProducer(ctx: CommitContext, op: WorkOp): void {
   const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
   if (producers === undefined || Object.keys(producers).length === 0) return;
-  const rule = producers[ctx.commit.actor.principal];
+  const rule = ownGet(producers, ctx.commit.actor.principal);
   const at = where(ctx);
   if (rule === undefined) fail('producer_not_authorized', `principal ${ctx.commit.actor.principal} has no producer entitlement`, at);
   if (!rule.pools.includes(op.pool)) fail('producer_not_authorized', `producer may not submit to pool ${op.pool}`, at);
@@ -246,7 +247,7 @@ function checkProducerCancellation(ctx: CommitContext, work: WorkRecord): void {
   if (ctx.commit.actor.role !== 'producer') return;
   const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
   if (producers === undefined || Object.keys(producers).length === 0) return;
-  const rule = producers[ctx.commit.actor.principal];
+  const rule = ownGet(producers, ctx.commit.actor.principal);
   if (rule === undefined || !rule.pools.includes(work.pool) || !rule.priorities.includes(work.priority) || !rule.fairness_keys.includes(work.fairnessKey)) {
     fail('producer_not_authorized', `producer ${ctx.commit.actor.principal} may not cancel Work ${work.workId} outside its entitlement`, where(ctx));
   }

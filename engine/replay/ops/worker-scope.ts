@@ -23,6 +23,7 @@ import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import type { CommitContext } from '../context.ts';
 import type { ClaimRecord, DispatchRecord, WorkRecord } from '../state.ts';
+import { ownGet } from '../../schema/record.ts';
 
 const CONTROLS: ReadonlySet<string> = new Set(['submit', 'dispatch_next', 'observe']);
 
@@ -123,7 +124,7 @@ function checkControl(ctx: CommitContext, parent: WorkRecord): void {
       if (differs !== null) fail('child_entitlement', `worker child ${op.node_key} must inherit its parent's pool, fairness key and priority; it has ${differs}`, where);
     } else if (op.kind === 'Observation') {
       const pools = ctx.state.policy!.policy.pools as Record<string, JsonObject>;
-      const allowed = (pools[parent.pool]?.allowed_repositories ?? []) as string[];
+      const allowed = (ownGet(pools, parent.pool)?.allowed_repositories ?? []) as string[];
       if (!allowed.includes(op.resource.repository)) {
         fail('resource_unauthorized', `a worker observes only its parent pool's allowed repositories, not ${op.resource.repository}`, where);
       }

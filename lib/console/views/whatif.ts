@@ -13,6 +13,7 @@
  * settings alone.
  */
 import { z } from 'zod';
+import { ownRecord } from '../../../engine/schema/record.ts';
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection, ReplayState } from '../../../engine/replay/index.ts';
 import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from '../../../engine/scheduler/clocks.ts';
@@ -27,7 +28,7 @@ const Weight = z.number().int().min(1).max(1000);
 export const WhatIfSettingsSchema = z.strictObject({
   mode: z.enum(['weighted-priority', 'strict-priority']),
   class_weights: z.array(Weight).length(5),
-  accounting_weights: z.record(z.string().max(128), Weight),
+  accounting_weights: ownRecord(z.string().max(128), Weight),
 });
 export type WhatIfSettings = z.infer<typeof WhatIfSettingsSchema>;
 
