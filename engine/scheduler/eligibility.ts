@@ -110,19 +110,8 @@ export function dependencyGates(state: ReplayState, work: WorkRecord, asOf: numb
     const blocked = blockingEdge(state, edge, asOf, pool);
     if (typeof blocked === 'string') observations.push(blocked);
     if (blocked === null || typeof blocked === 'string') continue;
-    const path: BlockingStep[] = [workStep(work, blocked.reason), blocked.step];
-    let reason = blocked.reason;
-    let next = blocked.waitingOn;
-    const seen = new Set([work.workId]);
-    while (next !== null && path.length <= MAX_BLOCKING_HOPS && !seen.has(next.workId)) {
-      seen.add(next.workId);
-      const upstream = firstBlocked(state, next, asOf, pool);
-      if (upstream === null) break;
-      path.push(upstream.step);
-      if (TERMINAL_FAILURES.has(upstream.reason)) reason = upstream.reason;
-      next = upstream.waitingOn;
-    }
-    return { eligible: false, reason, blockingPath: path };
+    const upstream = upstreamOf(state, work, blocked, asOf, pool);
+    return { eligible: false, reason: upstream.terminal ?? blocked.reason, blockingPath: [workStep(work, blocked.reason), blocked.step, ...upstream.steps] };
   }
   return { eligible: true, observations };
 }
@@ -132,6 +121,28 @@ interface Blocked {
   step: BlockingStep;
   /** An available predecessor whose own gates explain the wait. */
   waitingOn: WorkRecord | null;
+}
+
+/**
+ * The nearest unsatisfied ancestors above a blocked edge, each up its first unsatisfied edge,
+ * stopping at a cycle or after MAX_BLOCKING_HOPS - 1 further steps (so a path with its leading
+ * Work and edge steps stays within MAX_BLOCKING_HOPS + 1). `terminal` is the last terminal
+ * failure met upstream, which names the whole path's reason.
+ */
+function upstreamOf(state: ReplayState, work: WorkRecord, blocked: Blocked, asOf: number, pool: PoolPolicy): { steps: BlockingStep[]; terminal: EligibilityReason | null } {
+  const steps: BlockingStep[] = [];
+  let terminal: EligibilityReason | null = null;
+  let next = blocked.waitingOn;
+  const seen = new Set([work.workId]);
+  while (next !== null && steps.length < MAX_BLOCKING_HOPS - 1 && !seen.has(next.workId)) {
+    seen.add(next.workId);
+    const upstream = firstBlocked(state, next, asOf, pool);
+    if (upstream === null) break;
+    steps.push(upstream.step);
+    if (TERMINAL_FAILURES.has(upstream.reason)) terminal = upstream.reason;
+    next = upstream.waitingOn;
+  }
+  return { steps, terminal };
 }
 
 function firstBlocked(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy): Blocked | null {
@@ -240,17 +251,7 @@ export function blockingBranches(state: ReplayState, work: WorkRecord, asOf: num
       more++;
       continue;
     }
-    const branch: BlockingStep[] = [blocked.step];
-    let next = blocked.waitingOn;
-    const seen = new Set([work.workId]);
-    while (next !== null && branch.length <= MAX_BLOCKING_HOPS && !seen.has(next.workId)) {
-      seen.add(next.workId);
-      const upstream = firstBlocked(state, next, asOf, pool);
-      if (upstream === null) break;
-      branch.push(upstream.step);
-      next = upstream.waitingOn;
-    }
-    branches.push(branch);
+    branches.push([blocked.step, ...upstreamOf(state, work, blocked, asOf, pool).steps]);
   }
   return { branches, more };
 }
