@@ -93,9 +93,11 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
       const defaultProfile = requireDefaultRoute(routes);
       for (const node of nodes) {
         const wanted = node.worker_profile ?? defaultProfile;
-        if (!Object.hasOwn(routes.profiles, wanted)) {
-          fail('worker_route_unavailable', `worker profile ${wanted} has no verified route at ${routes.ref}${routes.unavailable[wanted] === undefined ? '' : ` (${routes.unavailable[wanted]})`}`, {}, { worker_profile: wanted });
-        }
+        if (Object.hasOwn(routes.profiles, wanted)) continue;
+        // A declared worker whose route cannot be verified pauses only that worker; a name no
+        // worker declares is an unknown profile, as it is on an existing queue.
+        if (!Object.hasOwn(routes.unavailable, wanted)) fail('unknown_profile', `node ${node.node_key}: the repository declares no worker profile ${wanted}`, { path: 'worker_profile' });
+        fail('worker_route_unavailable', `worker profile ${wanted} has no verified route at ${routes.ref} (${routes.unavailable[wanted]})`, {}, { worker_profile: wanted });
       }
       const policy = policyFromSettings(settings, { repository, principal, profiles: routes.profiles, defaultProfile }) as JsonObject;
       return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { openBackend } from '../../cli/tui/backend.ts';
+import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -44,7 +45,8 @@ beforeEach(async () => {
   files = mkdtempSync(join(tmpdir(), 'fairway-explain-files-'));
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'project\n');
-  git(repo, 'add', 'README.md');
+  writeWorkerWorkflow(repo);
+  git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
   const nodes = [{ node_key: 'inspect', payload: {} }, { node_key: 'review', payload: {} }, { node_key: 'docs', payload: {} }];
   const seed = await cli(repo, '--request-id', 'seed', 'submit-graph', '--file', file('g.json', nodes), '--graph-id', 'sdk-migration');

@@ -16,6 +16,7 @@ import { FileStore } from '../../lib/console/file-store.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { replayBytes } from '../support/bytes.ts';
 import { runFairway } from '../support/cli.ts';
+import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -58,7 +59,8 @@ describe('an existing empty ledger is ledger_empty, an absent one queue_uninitia
     const repo = mkdtempSync(join(tmpdir(), 'fairway-empty-repo-'));
     git(repo, 'init', '-q', '-b', 'main');
     writeFileSync(join(repo, 'README.md'), 'project\n');
-    git(repo, 'add', 'README.md');
+    writeWorkerWorkflow(repo);
+    git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'init');
     const absent = await cli('--repo', repo, 'replay');
     expect(absent.json.error.code).toBe('queue_uninitialized');

@@ -20,6 +20,7 @@ import { runFairway } from '../support/cli.ts';
 import { clockView } from '../../engine/scheduler/clocks.ts';
 import { REPOSITORY, TestQueue, ledgerOf, policyOf, seal, type Commit } from '../acceptance/queue.ts';
 import { checkpointOf } from '../support/checkpoints.ts';
+import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 
 const NAMES = Object.getOwnPropertyNames(Object.prototype);
 
@@ -56,6 +57,7 @@ function newRepo(awJson?: string): string {
   const repo = mkdtempSync(join(tmpdir(), 'fairway-proto-'));
   git(repo, 'init', '-q', '-b', 'main');
   writeFileSync(join(repo, 'README.md'), 'project\n');
+  writeWorkerWorkflow(repo);
   if (awJson !== undefined) {
     mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
     writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), awJson);

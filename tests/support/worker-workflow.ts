@@ -3,6 +3,9 @@
  * install only verified worker routes (lib/config/workers.ts), so a test repository that
  * bootstraps a queue commits this file on its default branch.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export const WORKER_WORKFLOW = '.github/workflows/worker.lock.yml';
 
 export function workerWorkflowYaml(name = 'worker'): string {
@@ -22,4 +25,10 @@ export function workerWorkflowYaml(name = 'worker'): string {
     '      - run: echo work',
     '',
   ].join('\n');
+}
+
+/** Writes the worker workflow into a fixture repository's work tree (commit it with the rest). */
+export function writeWorkerWorkflow(repo: string): void {
+  mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
 }
