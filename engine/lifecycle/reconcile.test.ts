@@ -12,7 +12,7 @@ const c = (id: string, o: Partial<Candidate> = {}): Candidate => ({ run: run(id)
 
 describe('decideUnbound (spec 7.8 bounded reconciliation)', () => {
   it('binds exactly one valid possible launch', () => {
-    expect(decideUnbound([c('5')])).toEqual({ action: 'bind', runId: '5', duplicates: [] });
+    expect(decideUnbound([c('5')])).toEqual({ action: 'bind', runId: '5' });
   });
   it('several possible launches are a binding conflict, even when one is invalid', () => {
     expect(decideUnbound([c('5'), c('6')])).toEqual({ action: 'conflict', runIds: ['5', '6'] });
@@ -24,8 +24,15 @@ describe('decideUnbound (spec 7.8 bounded reconciliation)', () => {
   it('no candidate proves nothing', () => {
     expect(decideUnbound([])).toEqual({ action: 'none' });
   });
-  it('the run a response named decides; a terminated run that cannot bind never releases the unbound group', () => {
-    expect(decideUnbound([c('5', { reported: true }), c('6')])).toEqual({ action: 'bind', runId: '5', duplicates: ['6'] });
+  it('a response-named run with a second run carrying the same dispatch id is a binding conflict: neither binds', () => {
+    expect(decideUnbound([c('5', { reported: true }), c('6')])).toEqual({ action: 'conflict', runIds: ['5', '6'] });
+    expect(decideUnbound([c('5', { reported: true, run: run('5', 'completed') }), c('6')])).toEqual({ action: 'conflict', runIds: ['5', '6'] });
+    expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'] }), c('6')])).toEqual({ action: 'conflict', runIds: ['5', '6'] });
+    // A title match launched by another principal is still not a possible launch.
+    expect(decideUnbound([c('5', { reported: true }), c('6', { mismatches: ['run_principal_mismatch'] })])).toEqual({ action: 'bind', runId: '5' });
+  });
+  it('the run a response named alone decides; a terminated run that cannot bind never releases the unbound group', () => {
+    expect(decideUnbound([c('5', { reported: true })])).toEqual({ action: 'bind', runId: '5' });
     expect(decideUnbound([c('5', { reported: true, run: run('5', 'completed') })])).toMatchObject({ action: 'bind', runId: '5' });
     expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'], run: run('5', 'completed') })])).toEqual({ action: 'invalid', runId: '5', mismatches: ['run_ref_mismatch'] });
     expect(decideUnbound([c('5', { reported: true, mismatches: ['run_ref_mismatch'] })])).toMatchObject({ action: 'invalid' });

@@ -2,9 +2,9 @@
  * Reconciliation decisions for an unbound start marker (spec 7.8 "Run binding and bounded
  * reconciliation", 7.18), pure. Candidates are the run a POST response named and the runs
  * discovered by the exact delimited dispatch id in their title whose launch principal is
- * the group's. One valid candidate is bound; several possible launches are a binding
- * conflict that keeps the reservation; a response-named run that is terminal proves the
- * one launch ended. No candidate, elapsed time, a terminal dispatcher or a cancellation
+ * the group's. One valid candidate is bound; several possible launches (a response-named
+ * run included) are a binding conflict that keeps the reservation; a response-named run
+ * that is terminal proves the one launch ended. No candidate, elapsed time, a terminal dispatcher or a cancellation
  * request never prove nonlaunch: the budget ends in `launch_unresolved`, never a release.
  */
 import type { NativeRunFacts, RunMismatch } from './run-identity.ts';
@@ -18,7 +18,7 @@ export interface Candidate {
 }
 
 export type UnboundDecision =
-  | { action: 'bind'; runId: string; duplicates: string[] }
+  | { action: 'bind'; runId: string }
   | { action: 'conflict'; runIds: string[] }
   | { action: 'invalid'; runId: string; mismatches: RunMismatch[] }
   | { action: 'none' };
@@ -28,20 +28,19 @@ export function possibleLaunches(candidates: readonly Candidate[]): Candidate[] 
   return candidates.filter((c) => c.reported || !c.mismatches.includes('run_principal_mismatch'));
 }
 
+/**
+ * "Multiple matching runs are a binding conflict" (spec 7.8): the response naming one run does
+ * not make it the launch when discovery finds another run carrying the group's dispatch id, so
+ * several possible launches are a conflict whether or not a response named one of them.
+ */
 export function decideUnbound(candidates: readonly Candidate[]): UnboundDecision {
-  const reported = candidates.find((c) => c.reported);
-  if (reported !== undefined) {
-    const others = possibleLaunches(candidates).filter((c) => c !== reported).map((c) => c.run.run_id);
-    if (reported.mismatches.length === 0) return { action: 'bind', runId: reported.run.run_id, duplicates: others };
-    // Even terminated, a run that does not match the approved profile was never bound: its
-    // terminal state is not exact evidence for this group (spec 7.8), so the reservation stays.
-    return { action: 'invalid', runId: reported.run.run_id, mismatches: reported.mismatches };
-  }
   const possible = possibleLaunches(candidates);
   if (possible.length >= 2) return { action: 'conflict', runIds: possible.map((c) => c.run.run_id) };
   const only = possible[0];
   if (only === undefined) return { action: 'none' };
-  if (only.mismatches.length === 0) return { action: 'bind', runId: only.run.run_id, duplicates: [] };
+  if (only.mismatches.length === 0) return { action: 'bind', runId: only.run.run_id };
+  // Even terminated, a run that does not match the approved profile was never bound: its
+  // terminal state is not exact evidence for this group (spec 7.8), so the reservation stays.
   return { action: 'invalid', runId: only.run.run_id, mismatches: only.mismatches };
 }
 

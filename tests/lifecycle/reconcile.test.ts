@@ -97,6 +97,34 @@ describe('launch recovery', () => {
     expect(dispatchPosts(bench.fake)).toBe(1);
   });
 
+  it('a response-named run with a second run carrying the same dispatch id is a binding conflict: neither binds, the conflict is recorded', async () => {
+    bench = await createBench();
+    const [d] = await bench.grant('g1');
+    // The POST response names the run, but reading it fails: the launcher records the named run as uncertain.
+    bench.fake.inject({ method: 'GET', path: '/repos/{owner}/{repo}/actions/runs/{run_id}', kind: 'status', status: 503, body: { message: 'Service Unavailable', documentation_url: 'x' } });
+    const launch = await launchGroup(bench.launchDeps(), d!);
+    expect(launch).toMatchObject({ outcome: 'uncertain', reason: 'run_unverified', state: 'uncertain' });
+    const named = lastRun(bench);
+    expect(launch.run_id).toBe(named.id);
+    // A second run carrying the same dispatch id: same principal, same title, same workflow.
+    addRun(bench.fake.state, { ...named, inputs: named.inputs, displayTitle: named.displayTitle });
+    const duplicate = lastRun(bench);
+    const r = await reconcileDispatch(bench.reconcileDeps(), d!);
+    expect(r.outcome).toBe('run_binding_conflict');
+    expect(r.candidates.map((c) => [c.run_id, c.reported])).toEqual([[named.id, true], [duplicate.id, false]]);
+    const p = await bench.replayValid();
+    expect(p.dispatch(d!)).toMatchObject({ state: 'unresolved', reason: 'run_binding_conflict', run: null });
+    expect(launchView(p, d!).conflict_run_ids.sort()).toEqual([named.id, duplicate.id].sort());
+    expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(countOps(p, 'Release')).toBe(0);
+    for (const run of [named, duplicate]) {
+      await expect(activateWorker({ publisher: bench.publisher, api: bench.api, run: bench.jobContext(run.id), assignment: assignmentOf(bench, run.id), now: bench.now }))
+        .rejects.toMatchObject({ code: 'run_binding_conflict' });
+    }
+    expect((await bench.replayValid()).dispatch(d!)!.run).toBeNull();
+    expect(dispatchPosts(bench.fake)).toBe(1);
+  });
+
   it('a title that merely contains a longer dispatch id is not a candidate', async () => {
     bench = await createBench();
     const [d] = await bench.grant('g1');
