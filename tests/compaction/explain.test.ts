@@ -7,8 +7,7 @@
  * Git history (`--ledger FILE`) it says `history_compacted` and names that commit. The console
  * receipt view behaves the same.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -17,11 +16,7 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../lib/publisher/history.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
-import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 async function cli(...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
@@ -33,14 +28,8 @@ let repo: string;
 let files: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-compact-explain-'));
+  repo = fixtureRepo('fairway-compact-explain-');
   files = mkdtempSync(join(tmpdir(), 'fairway-compact-explain-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
-  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
 });
 
 async function setUp(): Promise<{ claims: string[]; queries: string[][] }> {

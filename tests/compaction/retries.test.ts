@@ -6,16 +6,12 @@
  * the pre-compaction answer, and leaves the branch exactly where it was.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 const tip = (repo: string): string => git(repo, 'rev-parse', 'refs/heads/work-queue');
 const ledger = (repo: string): string => git(repo, 'show', 'refs/heads/work-queue:work-queue.jsonl');
@@ -30,14 +26,8 @@ let repo: string;
 let files: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-compact-'));
+  repo = fixtureRepo('fairway-compact-');
   files = mkdtempSync(join(tmpdir(), 'fairway-compact-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
-  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
 });
 
 function file(name: string, value: unknown): string {

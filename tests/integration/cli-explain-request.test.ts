@@ -4,18 +4,13 @@
  * explain --request-id"): the request's commit and what its operations did,
  * in words and as JSON, on a real local Git repository.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { openBackend } from '../../cli/tui/backend.ts';
-import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
@@ -41,13 +36,8 @@ function file(name: string, value: unknown): string {
 }
 
 beforeEach(async () => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-explain-'));
+  repo = fixtureRepo('fairway-explain-');
   files = mkdtempSync(join(tmpdir(), 'fairway-explain-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  writeWorkerWorkflow(repo);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
   const nodes = [{ node_key: 'inspect', payload: {} }, { node_key: 'review', payload: {} }, { node_key: 'docs', payload: {} }];
   const seed = await cli(repo, '--request-id', 'seed', 'submit-graph', '--file', file('g.json', nodes), '--graph-id', 'sdk-migration');
   expect(seed.code).toBe(0);

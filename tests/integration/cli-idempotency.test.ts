@@ -5,17 +5,12 @@
  * resubmissions return the existing record, and admission errors name node
  * keys and paths.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 function tip(repo: string): string | null {
   try {
@@ -42,13 +37,8 @@ let repo: string;
 let files: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-idem-'));
+  repo = fixtureRepo('fairway-idem-');
   files = mkdtempSync(join(tmpdir(), 'fairway-idem-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  writeWorkerWorkflow(repo);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
 });
 
 function file(name: string, value: unknown): string {

@@ -9,11 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
-import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 function tip(repo: string): string | null {
   try {
@@ -33,14 +29,8 @@ let repo: string;
 let files: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-repo-'));
+  repo = fixtureRepo('fairway-repo-');
   files = mkdtempSync(join(tmpdir(), 'fairway-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
-  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
 });
 
 function file(name: string, value: unknown): string {

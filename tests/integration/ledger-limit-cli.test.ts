@@ -6,17 +6,12 @@
  * commits inside the recovery reserve past the watermark; `compact` is the relief valve; a Policy
  * that raises a hard ceiling is `policy_invalid` and writes nothing.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
-import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 const tip = (repo: string): string => git(repo, 'rev-parse', 'refs/heads/work-queue');
 const ledger = (repo: string): string => `${git(repo, 'show', 'refs/heads/work-queue:work-queue.jsonl')}\n`;
@@ -32,13 +27,8 @@ let repo: string;
 let files: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-envelope-'));
+  repo = fixtureRepo('fairway-envelope-');
   files = mkdtempSync(join(tmpdir(), 'fairway-envelope-files-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  writeWorkerWorkflow(repo);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
 });
 
 function file(name: string, value: unknown): string {
