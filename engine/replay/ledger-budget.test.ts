@@ -118,17 +118,22 @@ describe('recovery reserve (contract reserve_formula)', () => {
     expect(dispatchReserve(w.state, { released: true, pool: 'default', lifecycleWrites: 0 } as never)).toBe(0);
   });
 
-  // Two admitted Works owe 110592 bytes. New admission may owe at most recovery_bytes (contract
-  // `new_admission`): exactly equal (and one byte of slack) admits the second Work, one byte short
-  // rejects it. The all-writes bound of closure is tested in tests/conformance/envelope.test.ts.
-  const text = submits({ ledger_bytes: 999999, recovery_bytes: 999999 }, 1).text();
-  const fit = (slack: number): string => codeOf(withLimit(text, 'recovery_bytes', 110592 + slack));
-  it('admits Work when its owed reserve equals recovery_bytes exactly, or one byte under', () => {
+  // Two admitted Works owe 110592 bytes. Every write must keep ledger + owed reserve within
+  // ledger_bytes + recovery_bytes: exactly equal (and one byte of slack) admits the second Work,
+  // one byte short rejects it.
+  const text = submits({ ledger_bytes: 999999, recovery_bytes: 99999 }, 1).text();
+  const size = encoder.encode(text).length;
+  const fit = (slack: number): string => {
+    const limited = new TextDecoder().decode(withLimit(text, 'ledger_bytes', 100000));
+    return codeOf(withLimit(limited, 'recovery_bytes', size + 110592 - 100000 + slack));
+  };
+  it('admits Work when ledger bytes + owed reserve equal ledger_bytes + recovery_bytes exactly, or one byte under', () => {
+    expect(size + 110592 - 100000).toBeGreaterThan(9999);
     expect(fit(0)).toBe('accepted');
     expect(fit(1)).toBe('accepted');
   });
 
-  it('rejects the admission whose owed reserve is one byte over recovery_bytes (ledger_limit)', () => {
+  it('rejects the admission whose owed reserve is one byte over the all-writes bound (ledger_limit)', () => {
     expect(fit(-1)).toBe('ledger_limit');
   });
 });
