@@ -266,3 +266,13 @@ export function checkSubmitFits(state: ReplayState, commitBytes: number, pools: 
   const added = pools.reduce((sum, pool) => sum + newWorkReserve(state, pool), 0);
   checkEnvelope(limitsOf(state), { before: budget.bytes, bytes: budget.bytes + commitBytes, reserve: budget.reserve + added, admits: true, optional: false });
 }
+
+/**
+ * The same precheck for a grant of `commitBytes` bytes: each Claim adds the claimed-outcome escrow
+ * (8192) to its Work, each new dispatch group in `groupPools` its unreleased-dispatch reserve.
+ */
+export function checkGrantFits(state: ReplayState, commitBytes: number, claims: number, groupPools: readonly string[]): void {
+  const budget = budgetOf(state);
+  const added = claims * 8192 + groupPools.reduce((sum, pool) => sum + dispatchReserve(state, { released: false, pool, lifecycleWrites: 0 } as DispatchRecord), 0);
+  checkEnvelope(limitsOf(state), { before: budget.bytes, bytes: budget.bytes + commitBytes, reserve: budget.reserve + added, admits: true, optional: false });
+}
