@@ -223,3 +223,31 @@ describe('the per-graph node limit counts Work and distinct Issue/PR gates (spec
     expect(q3.state.graphGates.get('h')?.size).toBe(3);
   });
 });
+
+describe('admission limits name the limit, the value and the node key (spec 7.17 "Validate graph/node/edge/byte limits before a write")', () => {
+  function refusal(limits: Record<string, number>, ns: SubmitNode[]): ProtocolError | null {
+    const q = queue({ ...PLACEHOLDERS, ...limits }, nodes('p', 1, 'a'));
+    return errorOf(forgeBuilt(q, 'over', producer, q.tick(), submitRequest(q.state, ns, { graphId: 'h', at: q.t })));
+  }
+
+  it('payload_bytes: one byte over is refused with the value and node key; exactly at the limit is admitted', () => {
+    const payload = { s: 'x'.repeat(100) }; // canonical {"s":"xxx…"} = 108 bytes
+    expect(refusal({ payload_bytes: 108 }, [{ node_key: 'fat', payload, fairness_key: 'a' }])).toBeNull();
+    const e = refusal({ payload_bytes: 107 }, [{ node_key: 'fat', payload, fairness_key: 'a' }]);
+    expect(e?.details).toMatchObject({ limit: 'payload_bytes', max: 107, value: 108, node_key: 'fat', graph_id: 'h' });
+    expect(e?.message).toContain('node fat');
+  });
+
+  it('predecessors: one over is refused with the value and node key; exactly at the limit is admitted', () => {
+    const join = (keys: string[]): SubmitNode => ({ node_key: 'join', payload: {}, fairness_key: 'a', depends_on: keys.map((k) => ({ kind: 'work' as const, node_key: k })) as never });
+    const parents: SubmitNode[] = [{ node_key: 'x', payload: {}, fairness_key: 'a' }, { node_key: 'y', payload: {}, fairness_key: 'a' }];
+    expect(refusal({ predecessors: 2 }, [...parents, join(['x', 'y'])])).toBeNull();
+    expect(refusal({ predecessors: 1 }, [...parents, join(['x', 'y'])])?.details).toMatchObject({ limit: 'predecessors', max: 1, value: 2, node_key: 'join' });
+  });
+
+  it('pending_nodes: the node one over the pool bound is named', () => {
+    const two: SubmitNode[] = [{ node_key: 'n1', payload: {}, fairness_key: 'a' }, { node_key: 'n2', payload: {}, fairness_key: 'a' }];
+    expect(refusal({ pending_nodes: 3 }, two)).toBeNull();
+    expect(refusal({ pending_nodes: 2 }, two)?.details).toMatchObject({ limit: 'pending_nodes', max: 2, value: 3, node_key: 'n2' });
+  });
+});
