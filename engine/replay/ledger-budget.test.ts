@@ -195,7 +195,7 @@ describe('checkSubmitFits (the staging precheck) agrees with replay at the water
       if (isProtocolError(e)) return e.code;
       throw e;
     } finally {
-      limits.ledger_bytes = saved;
+      limits.ledger_bytes = saved!;
     }
   };
 

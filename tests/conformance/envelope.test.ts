@@ -4,8 +4,8 @@
  *
  * - a new grant (dispatch_next) is new admission: it may end exactly at the watermark, one byte
  *   past it is `ledger_limit` with the remaining budget in the details;
- * - closure past the watermark (Dispatch lifecycle, finish/Completion, Result, Release,
- *   ClaimCancellation, WorkCancellation, Control) stays accepted inside the reserve, while a new
+ * - closure past the watermark (Dispatch lifecycle, finish/Completion, Result, DeliveryFailure,
+ *   Release, ClaimCancellation, WorkCancellation, Control) stays accepted inside the reserve, while a new
  *   submit or grant after it is `ledger_limit`;
  * - new admission is held to the watermark and the all-writes bound, not to the contract's
  *   `new_admission` "remaining reserve must not exceed recovery_bytes" (documented divergence);
@@ -26,7 +26,7 @@ import { isProtocolError, type ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { ledgerBudget } from '../../engine/replay/ledger-budget.ts';
-import { cancelWork, control, release, result } from '../../engine/requests/lifecycle.ts';
+import { cancelWork, control, deliveryFailure, release, result } from '../../engine/requests/lifecycle.ts';
 import { dispatchNextRequest, finishRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { bind, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
@@ -91,12 +91,14 @@ describe('a new grant is admission: the watermark bounds dispatch_next (ledger_l
 });
 
 describe('closure uses the reserve past the watermark; new admission does not', () => {
-  // Two Claims at the watermark (a third Work stays available); then only closure: the first runs
-  // start → bind → finish → Result → Release, the second is cancelled, its Work cancelled, and a
-  // Control is recorded.
-  const q = queue(PLACEHOLDERS, nodes('p', 3, 'a', 3, { payload: { pad: 'x'.repeat(3000) } }));
+  // Three Claims at the watermark (a fourth Work stays available); then only closure: the first
+  // runs start → bind → finish → Result → Release, the second is cancelled and its Work cancelled,
+  // the third finishes and gets a DeliveryFailure after exhausted reconciliation, and a Control is
+  // recorded.
+  const q = queue(PLACEHOLDERS, nodes('p', 4, 'a', 3, { payload: { pad: 'x'.repeat(3000) } }));
   const first = grantOne(q);
   const second = grantOne(q);
+  const third = grantOne(q);
   const watermark = size(q.text());
   start(q, first.dispatchId);
   bind(q, first.dispatchId, '777001');
@@ -107,10 +109,16 @@ describe('closure uses the reserve past the watermark; new admission does not', 
   const cancelAt = q.tick();
   q.w.publish('cancel-claim-2', reconciler, cancelAt, operationsRequest('cancel_claim', [{ kind: 'ClaimCancellation', work_id: second.workId, claim_id: second.claimId, reason: 'operator_cancelled', retry_not_before: cancelAt + 30_000 }]));
   q.w.publish('cancel-work-2', admin, q.tick(), cancelWork([second.workId], 'operator_cancelled'));
+  start(q, third.dispatchId);
+  bind(q, third.dispatchId, '777003');
+  const at3 = q.tick();
+  q.w.publish('finish-3', workerOf(third.dispatchId, '777003'), at3, finishRequest(q.state, { dispatch_id: third.dispatchId, claim_handle: 'h1', outcome: 'completed' }, at3));
+  q.w.publish('failure-3', reconciler, q.tick(), deliveryFailure(q.state, third.workId, q.t, 5));
   q.w.publish('pause', admin, q.tick(), control('grants_paused', false, 'operator_check'));
   const closed = q.text();
 
-  it('accepts Dispatch started/bound, finish, Result, Release, ClaimCancellation, WorkCancellation and a Control past the watermark', () => {
+  it('accepts Dispatch started/bound, finish, Result, DeliveryFailure, Release, ClaimCancellation, WorkCancellation and a Control past the watermark', () => {
+    expect(q.state.works.get(third.workId)!.barrier).toBe('failed');
     expect(size(closed)).toBeGreaterThan(watermark);
     expect(verdict(withLimits(closed, { ledger_bytes: watermark }))).toBe('accepted');
     const budget = ledgerBudget(replayLedger(withLimits(closed, { ledger_bytes: watermark })).state);
