@@ -76,7 +76,7 @@ describe('action.yml', () => {
       writeFileSync(join(dir, 'package-lock.json'), lock);
       const output = join(dir, 'out');
       writeFileSync(output, '');
-      execFileSync('bash', ['-c', stepScript('fairway-cache-key')], { cwd: dir, env: { PATH: process.env.PATH ?? '', RUNNER_OS: 'Linux', GITHUB_OUTPUT: output } });
+      execFileSync('bash', ['-c', stepScript('fairway-cache-key')], { cwd: dir, env: { PATH: process.env.PATH ?? '', RUNNER_OS: 'Linux', GITHUB_OUTPUT: output } as Record<string, string> as NodeJS.ProcessEnv });
       return /^key=(.+)$/m.exec(readFileSync(output, 'utf8'))![1]!;
     };
     const a = keyOf('{"lockfileVersion":3}\n');
