@@ -11,6 +11,7 @@ import type { JsonObject } from '../json.ts';
 import type { DispatchRecord, ReplayState } from '../replay/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
+import { conflictReceipt, isConflicted, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 import { runBinding } from './run-identity.ts';
 
 export function dispatchGroup(state: ReplayState, dispatchId: string): DispatchRecord {
@@ -45,34 +46,14 @@ export function startMarker(state: ReplayState, dispatchId: string, sender: Acto
 }
 
 /** The reason a recorded run binding conflict carries (spec 7.8, §8.2 "Launch recovery"). */
-export const RUN_BINDING_CONFLICT = 'run_binding_conflict';
+export { conflictReceipt, conflictRunIds, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 
 /**
  * True once the ledger recorded several possible launches of this group: no run can bind it
  * afterwards (neither run gets the Claims' authority) and its capacity stays reserved.
  */
 export function conflictRecorded(group: DispatchRecord): boolean {
-  return group.state === 'unresolved' && group.reason === RUN_BINDING_CONFLICT;
-}
-
-/** The evidence `receipt` naming every conflicting run, within the 256-byte Identity bound. */
-export function conflictReceipt(runIds: readonly string[]): string {
-  const prefix = `${RUN_BINDING_CONFLICT}:`;
-  let out = prefix;
-  for (let i = 0; i < runIds.length; i++) {
-    const next = `${out === prefix ? '' : ','}${runIds[i]}`;
-    const rest = runIds.length - i - 1;
-    const tail = rest > 0 ? `,+${rest}` : '';
-    if (out.length + next.length + tail.length > 256) return `${out},+${runIds.length - i}`;
-    out += next;
-  }
-  return out;
-}
-
-/** The run ids a conflict receipt names (the `+N` overflow marker excluded). */
-export function conflictRunIds(receipt: unknown): string[] {
-  if (typeof receipt !== 'string' || !receipt.startsWith(`${RUN_BINDING_CONFLICT}:`)) return [];
-  return receipt.slice(RUN_BINDING_CONFLICT.length + 1).split(',').filter((id) => /^[1-9][0-9]*$/.test(id));
+  return isConflicted(group);
 }
 
 /**

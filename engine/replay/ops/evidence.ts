@@ -19,6 +19,7 @@ import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';
 import { where, type CommitContext } from '../context.ts';
 import type { DispatchRecord } from '../state.ts';
+import { checkConflictRelease, isConflicted } from './conflict.ts';
 
 interface BoundRun {
   run_id: string;
@@ -123,6 +124,7 @@ export function checkReleaseEvidence(ctx: CommitContext, group: DispatchRecord, 
     case 'started':
     case 'uncertain':
     case 'unresolved':
+      if (group.conflict !== null && isConflicted(group)) return checkConflictRelease(ctx, group, evidence);
       if (evidence.kind === 'nonlaunch' || evidence.kind === 'prelaunch') {
         fail('nonlaunch_evidence_required', `dispatch ${group.dispatchId} is ${group.state}: persist its definitive nonlaunch evidence as Dispatch(rejected) before the Release (a start marker rules out prelaunch cancellation)`, at);
       }
