@@ -110,3 +110,34 @@ export function rejectedTransition(state: ReplayState, dispatchId: string, why: 
   if (evidence.kind !== 'nonlaunch') fail('evidence_invalid', 'a rejection carries nonlaunch evidence');
   return op(dispatchId, { state: 'rejected', reason: reason(why), evidence });
 }
+
+/**
+ * The first exit of a recorded conflict (spec 7.8 "verify exact terminal evidence" for "every
+ * possible launch"): one `dispatch` request recording the exact terminal evidence of each
+ * candidate not recorded yet (a possible launch discovered later joins the candidates this
+ * way). The Release that follows is admissible only once every candidate has it.
+ */
+export function candidateTerminalRequest(state: ReplayState, dispatchId: string, evidences: readonly JsonObject[]): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (!conflictRecorded(group)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} records no run binding conflict`);
+  const recorded = new Set(group.conflict?.terminal ?? []);
+  const fresh = evidences.filter((e) => !recorded.has(String(e.run_id)));
+  if (fresh.length === 0) fail('nothing_to_record', `every candidate of ${dispatchId} already has recorded terminal evidence`);
+  for (const e of fresh) if (e.kind !== 'terminal_run' || e.status !== 'completed') fail('internal_error', 'candidate terminal evidence is exact terminal_run evidence');
+  return operationsRequest('dispatch', fresh.map((evidence) => ({ kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: RUN_BINDING_CONFLICT, evidence })));
+}
+
+/**
+ * The second exit, an operator's explicit reconciliation: an administrator's `control`
+ * request binding one candidate the conflict named, with that run's validated binding
+ * evidence. The group then follows that run (released only on its exact terminal evidence).
+ */
+export function resolutionRequest(state: ReplayState, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (!conflictRecorded(group)) fail('conflict_resolution_invalid', `dispatch ${dispatchId} records no run binding conflict to resolve (${group.state})`);
+  const candidates = group.conflict?.runs ?? [];
+  if (!candidates.includes(runId)) fail('conflict_resolution_invalid', `run ${runId} is not a candidate of dispatch ${dispatchId}'s conflict (${candidates.join(', ')})`, {}, { candidates });
+  if (canonicalize((evidence.run_id ?? null) as never) !== canonicalize(runId)) fail('evidence_invalid', 'resolution evidence must name the bound run');
+  const run = runBinding(group, state.repository ?? '', runId);
+  return operationsRequest('control', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'bound', run, evidence, reason: 'operator_resolved' }]);
+}

@@ -26,6 +26,7 @@ import type { Publisher } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
 import { launchCandidates } from './candidates.ts';
 import { closeGroup } from './closing.ts';
+import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
 import { publishTransition } from './transition.ts';
@@ -56,6 +57,8 @@ export interface ReconcileReport {
   polls: number;
   run_id: string | null;
   candidates: Array<{ run_id: string; reported: boolean; status: string | null; mismatches: string[] }>;
+  /** Candidates of a recorded conflict without exact terminal evidence yet. */
+  open_candidates: string[];
   last_error: string | null;
   cancel_requested: boolean;
   pending_barriers: string[];
@@ -63,11 +66,13 @@ export interface ReconcileReport {
   commits: string[];
 }
 
+const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
+
 export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string): Promise<ReconcileReport> {
   const now = deps.now ?? Date.now;
   const opts = deps.now === undefined ? {} : { now: deps.now };
   const report: ReconcileReport = {
-    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], last_error: null,
+    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
     cancel_requested: false, pending_barriers: [], next_action: null, commits: [],
   };
   const load = async (): Promise<{ projection: Projection; group: DispatchRecord }> => {
@@ -101,10 +106,25 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     return close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
   }
   if (group.state === 'rejected') return close({ kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected');
+  if (conflictRecorded(group)) {
+    // Several possible launches were recorded: released only on exact terminal evidence of
+    // every candidate, or bound by an administrator's explicit resolution (conflict-exits.ts).
+    const settled = await settleConflict(deps.publisher, deps.api, deps.reconciler, dispatchId, deps.now);
+    report.polls = 1;
+    report.candidates = settled.candidates.map((c) => ({ run_id: c.run.run_id, reported: c.reported, status: c.run.status, mismatches: c.mismatches }));
+    report.open_candidates = settled.open;
+    report.last_error = settled.last_error;
+    report.commits.push(...settled.commits);
+    if (settled.outcome === 'released' || settled.outcome === 'already_released') return done(settled.outcome);
+    if (settled.outcome === 'evidence_unavailable') return done('evidence_unavailable', 'restore GitHub API access; the reservation is kept');
+    return done('run_binding_conflict', `${CONFLICT_NEXT_ACTION} (still open: ${settled.open.join(', ')}), or an administrator binds one candidate: fairway reconcile --dispatch-id ${dispatchId} --resolve-conflict RUN_ID`);
+  }
   if (group.state !== 'bound') {
     const unbound = await reconcileUnbound(deps, dispatchId, where, report, now, opts);
     if ('final' in unbound) {
-      return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
+      return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION
+        : unbound.final === 'run_binding_conflict' ? `${CONFLICT_NEXT_ACTION}, or an administrator binds one candidate: fairway reconcile --dispatch-id ${dispatchId} --resolve-conflict RUN_ID`
+          : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
     }
     ({ group } = await load());
   }
