@@ -45,7 +45,9 @@ export async function settleConflict(publisher: Publisher, api: GitHubApi, recon
   const { projection } = await publisher.cache.load();
   const group = projection?.dispatch(dispatchId);
   if (projection === null || group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
-  if (!conflictRecorded(group) || group.conflict === null) fail('internal_error', `dispatch ${dispatchId} records no run binding conflict`);
+  if (!conflictRecorded(group)) fail('internal_error', `dispatch ${dispatchId} records no run binding conflict`);
+  // A checkpoint written before conflicts kept their candidates cannot list them: only the operator's exit remains.
+  if (group.conflict === null) return { ...out, open: ['candidates not recorded'] };
   try {
     out.candidates = await launchCandidates(api, projection, dispatchId, { reported: group.conflict.runs });
   } catch (e) {
