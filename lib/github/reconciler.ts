@@ -6,7 +6,9 @@
  * exact terminal evidence), keep the reservation on several possible launches
  * (`run_binding_conflict`), and after the bounded attempt/deadline budget record
  * `launch_unresolved` -- the reservation stays. A conflict is recorded durably as
- * Dispatch(unresolved, run_binding_conflict); afterwards no run binds the group. Terminal evidence of a run that was never
+ * Dispatch(unresolved, run_binding_conflict); afterwards no run binds the group, and it is
+ * released only once every candidate run is reported completed (conflict-exits.ts) or follows
+ * the one candidate an administrator bound. Terminal evidence of a run that was never
  * bound (a mismatching run, the dispatcher's own run) never releases a group. A reserved
  * group is released only by an explicit prelaunch cancellation that wins the CAS race
  * against a start marker. There is no force-release path.
