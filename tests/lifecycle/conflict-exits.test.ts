@@ -8,6 +8,8 @@
  * `reconcile --resolve-conflict RUN_ID` binds one recorded candidate, and the group is then
  * released on that run's exact terminal evidence only.
  */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
 import { activateWorker } from '../../lib/github/activation.ts';
@@ -55,6 +57,35 @@ async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: a
   const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: out === '' ? null : JSON.parse(out) };
 }
+
+describe('the real entry point: fairway activate from two duplicate runs', () => {
+  it('each run\'s fairway activate exits with run_binding_conflict (--json), writes no verified assignment, and fairway evidence names both runs', async () => {
+    bench = await createBench();
+    const [d] = await bench.grant('g1');
+    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
+    await launchGroup(bench.launchDeps(), d!);
+    const original = lastRun(bench);
+    const duplicate = addRun(bench.fake.state, { ...original, inputs: original.inputs, displayTitle: original.displayTitle });
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const dir = mkdtempSync(join(bench.dir, 'activate-'));
+    const assignment = join(dir, 'assignment.json');
+    writeFileSync(assignment, String(original.inputs.work_queue_assignment));
+    try {
+      for (const run of [original, duplicate]) {
+        Object.assign(process.env, { GITHUB_RUN_ID: run.id, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: 'acme/queue', GITHUB_WORKFLOW_REF: 'acme/queue/.github/workflows/worker.lock.yml@refs/heads/main' });
+        const out = join(dir, `verified-${run.id}.json`);
+        const r = await cli(bench, 'activate', '--assignment', assignment, '--out', out);
+        expect(r).toMatchObject({ code: 3, json: { ok: false, error: { code: 'run_binding_conflict' } } });
+        expect(existsSync(out)).toBe(false);
+      }
+    } finally {
+      for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
+    }
+    const evidence = await cli(bench, 'evidence', '--dispatch-id', d!);
+    expect(evidence.json.groups[0]).toMatchObject({ state: 'unresolved', reason: 'run_binding_conflict', conflict_open: true, run_id: null });
+    expect([...evidence.json.groups[0].conflict_run_ids].sort()).toEqual([original.id, duplicate.id].sort());
+  });
+});
 
 describe('exit 1: exact terminal evidence for every candidate run', () => {
   it('one completed candidate is not enough; once every candidate is completed, reconcile records their terminal evidence and releases once', async () => {
