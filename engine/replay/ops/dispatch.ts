@@ -11,7 +11,7 @@ import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../mutate.ts';
 import type { DispatchRecord, DispatchState } from '../state.ts';
 
-import { checkResolution, isCandidateTerminal, isConflicted, isResolution, recordCandidateTerminal, recordConflict, RUN_BINDING_CONFLICT } from './conflict.ts';
+import { checkConflictRelease, checkResolution, isCandidateTerminal, isConflicted, isResolution, recordCandidateTerminal, recordConflict, RUN_BINDING_CONFLICT } from './conflict.ts';
 import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
@@ -103,7 +103,9 @@ export function applyRelease(ctx: CommitContext, op: OperationOf<'Release'>): vo
   const at = where(ctx);
   const g = group(ctx, op.dispatch_id);
   if (g.released) fail('already_released', `dispatch ${g.dispatchId} was already released`, at);
-  checkReleaseEvidence(ctx, g, op.evidence);
+  // A recorded conflict: exact terminal evidence of every candidate run (ops/conflict.ts).
+  if (isConflicted(g) && g.conflict !== null) checkConflictRelease(ctx, g, op.evidence);
+  else checkReleaseEvidence(ctx, g, op.evidence);
   const open = g.claimIds.filter((id) => ctx.state.claims.get(id)?.state === 'open');
   if (open.length > 0) fail('claims_open', `release of ${g.dispatchId} leaves open Claims: ${open.join(', ')}`, at);
   g.released = true;

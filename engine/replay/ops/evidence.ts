@@ -13,13 +13,13 @@
  * - A reserved group is released only by a prelaunch cancellation of the
  *   trusted publisher; a started/uncertain/unresolved group only after its
  *   definitive nonlaunch evidence was persisted as Dispatch(rejected), or once
- *   bound, on exact terminal evidence of that run.
+ *   bound, on exact terminal evidence of that run. A group with a recorded run binding
+ *   conflict is released on exact terminal evidence of every candidate (ops/conflict.ts).
  */
 import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';
 import { where, type CommitContext } from '../context.ts';
 import type { DispatchRecord } from '../state.ts';
-import { checkConflictRelease, isConflicted } from './conflict.ts';
 
 interface BoundRun {
   run_id: string;
@@ -124,7 +124,6 @@ export function checkReleaseEvidence(ctx: CommitContext, group: DispatchRecord, 
     case 'started':
     case 'uncertain':
     case 'unresolved':
-      if (group.conflict !== null && isConflicted(group)) return checkConflictRelease(ctx, group, evidence);
       if (evidence.kind === 'nonlaunch' || evidence.kind === 'prelaunch') {
         fail('nonlaunch_evidence_required', `dispatch ${group.dispatchId} is ${group.state}: persist its definitive nonlaunch evidence as Dispatch(rejected) before the Release (a start marker rules out prelaunch cancellation)`, at);
       }
