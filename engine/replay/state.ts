@@ -118,6 +118,18 @@ export interface DispatchRecord {
   /** Count of lifecycle writes (Dispatch/Release) for the recovery reserve. */
   lifecycleWrites: number;
   reason: string | null;
+  /**
+   * A recorded run binding conflict (spec 7.8; replay/ops/conflict.ts): every candidate run,
+   * how many its receipt could not name, and the candidates with recorded exact terminal
+   * evidence. Kept after an operator's resolution; null when none was recorded.
+   */
+  conflict: DispatchConflict | null;
+}
+
+export interface DispatchConflict {
+  runs: string[];
+  unnamed: number;
+  terminal: string[];
 }
 
 export interface ObservationRecord {
