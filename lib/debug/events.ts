@@ -106,9 +106,9 @@ export const EVENTS = {
   },
   claims: {
     /** A worker finish of one original member. */
-    finish: { completed: 'flag', status: TRANSITIONS },
-    /** Claims revoked by an operator or a reconciler. */
-    cancel: { claims: 'number', committed: 'flag' },
+    finish: { completed: 'flag', status: [...TRANSITIONS, 'request_replayed', 'no_write'] },
+    /** An operator's cancel_work revoking current Claims (built against one projection). */
+    cancel: { claims: 'number' },
   },
   delivery: {
     /** Delivery barrier settlement of one completed Claim (durable Result or DeliveryFailure). */

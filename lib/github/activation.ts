@@ -19,6 +19,7 @@ import type { GitHubApi } from './api.ts';
 import type { ActionsRun } from './context.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ActivationInput {
   publisher: Publisher;
@@ -58,12 +59,18 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   const mismatches = runMismatches(group, repository, native);
   if (native.run_id !== run.runId) mismatches.push('run_repository_mismatch');
   if (mismatches.length > 0) fail('run_binding_invalid', `run ${run.runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });
-  if (status === 'same') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
+  if (status === 'same') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
 
   const actor = workerActor(projection.state, group.dispatchId, run.runId);
   const t = await publishTransition(input.publisher, bindRequestId(group.dispatchId, run.runId), actor, (s, at) => boundTransition(s, group.dispatchId, run.runId,
     groupEvidence(s, group.dispatchId, { kind: 'reconciliation', source: 'trusted_activation', checkedAt: at, runId: run.runId })),
-  { tolerate: ['already_bound'], ...(input.now === undefined ? {} : { now: input.now }) });
-  if (t.status === 'skipped') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
-  return { assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId };
+  { state: 'bound', tolerate: ['already_bound'], ...(input.now === undefined ? {} : { now: input.now }) });
+  if (t.status === 'skipped') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
+  return bindingEvent({ assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId });
+}
+
+/** `native binding`: this run's binding verified from its own job context. */
+function bindingEvent(activation: Activation): Activation {
+  debugEvent('native', 'binding', { bound_now: activation.binding === 'bound_now', claims: activation.assignment.claims.length });
+  return activation;
 }

@@ -28,6 +28,7 @@ import { readStatusOf, type GitHubApi } from './api.ts';
 import { closeGroup } from './closing.ts';
 import { coordsOf, discoverRuns, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ReconcileDeps {
   publisher: Publisher;
@@ -82,6 +83,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     report.run_id = (group.run as { run_id?: string } | null)?.run_id ?? report.run_id;
     report.next_action = next;
     report.pending_barriers = group.claimIds.filter((id) => projection.claim(id)?.state === 'completed' && projection.work(projection.claim(id)!.workId)?.barrier === 'pending');
+    debugEvent('reconciler', 'group', { outcome, commits: report.commits.length, polls: report.polls });
     return report;
   };
   const close = async (evidence: Parameters<typeof closeGroup>[3], reason: string, precheck?: Parameters<typeof closeGroup>[6]) => {
@@ -161,7 +163,7 @@ async function reconcileUnbound(
     if (decision.action === 'bind') {
       report.run_id = decision.runId;
       const t = await publishTransition(deps.publisher, bindRequestId(dispatchId, decision.runId), deps.reconciler, (s, at) => boundTransition(s, dispatchId, decision.runId,
-        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { tolerate: ['already_bound'], ...opts });
+        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { state: 'bound', tolerate: ['already_bound'], ...opts });
       if (t.status === 'committed') report.commits.push(t.commitId);
       return { bound: decision.runId };
     }
@@ -178,7 +180,7 @@ async function reconcileUnbound(
   }
   await markUncertain(deps, dispatchId, 'launch_unbound', report, opts);
   const t = await publishTransition(deps.publisher, unresolvedRequestId(dispatchId), deps.reconciler, (s, at) => unresolvedTransition(s, dispatchId, 'launch_unresolved',
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { state: 'unresolved', tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
   return { final: 'launch_unresolved' };
 }
@@ -191,12 +193,12 @@ async function reconcileUnbound(
 async function recordConflict(deps: ReconcileDeps, dispatchId: string, runIds: string[], report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
   await markUncertain(deps, dispatchId, 'run_binding_conflict', report, opts);
   const t = await publishTransition(deps.publisher, conflictRequestId(dispatchId), deps.reconciler, (s, at) => conflictTransition(s, dispatchId, runIds,
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { state: 'unresolved', tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
 }
 
 /** A crash may leave only `started`: record the sanitized uncertainty before anything else. */
 async function markUncertain(deps: ReconcileDeps, dispatchId: string, reason: string, report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
-  const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.reconciler, (s) => uncertainTransition(s, dispatchId, reason), { tolerate: ['dispatch_transition_invalid'], ...opts });
+  const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.reconciler, (s) => uncertainTransition(s, dispatchId, reason), { state: 'uncertain', tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
 }

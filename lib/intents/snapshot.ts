@@ -17,6 +17,8 @@ import type { SnapshotRole } from '../../engine/intents/roles.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import type { LedgerStore } from '../store/types.ts';
 import { readJsonFile } from './files.ts';
+import type { EventMeta } from '../debug/events.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface CaptureInput {
   store: LedgerStore;
@@ -88,6 +90,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
     native_run: nativeRun,
   };
   const snapshot = parseSnapshot({ ...body, snapshot_id: snapshotId(body) });
+  debugEvent('intents', 'snapshot', { role: input.role as EventMeta<'intents', 'snapshot'>['role'], bytes: body.ledger.bytes, work: projection === null ? 0 : projection.state.works.size });
   return { snapshot, projection, assignment };
 }
 
