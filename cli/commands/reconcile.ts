@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
+import { debugEvent } from '../../lib/debug/log.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
 import { reconcileDispatch, type ReconcileReport } from '../../lib/github/reconciler.ts';
@@ -91,6 +92,7 @@ export const registerReconcile: CommandModule = (program, ctx) => {
           deliveries.push(await settleDelivery({ publisher, api, reconciler: actors.reconciler }, { claimId, ...files, attempts: Math.max(1, r.polls) }));
         }
       }
+      debugEvent('reconciler', 'pass', { groups: reports.length, released: reports.filter((r) => r.outcome === 'released').length });
       if (g.json) return printJson(ctx.io, { ok: true, reconciled: reports, deliveries });
       for (const r of reports) {
         ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${r.last_error ? ` last error ${r.last_error}` : ''}`);

@@ -62,16 +62,16 @@ export class ProjectionCache {
     const incremental = reusable !== null && reusable.isPrefixOf(bytes);
     const before = incremental ? reusable.validatedLength : 0;
     const beforeCommits = incremental ? reusable.commitCount : 0;
+    debugEvent('memory', 'refresh', { reused: incremental, cached: reusable !== null });
+    if (!incremental) return coldReplay(bytes, this.onProgress);
     let projection: Projection;
     try {
-      projection = incremental ? refreshLedger(reusable, bytes, this.onProgress) : replayLedger(bytes, this.onProgress);
+      projection = refreshLedger(reusable, bytes, this.onProgress);
     } catch (e) {
       debugEvent('replay', 'rejected', { bytes: bytes.length, protocol: isProtocolError(e) });
       throw e;
     }
-    debugEvent('memory', 'refresh', { reused: incremental, cached: reusable !== null });
-    if (incremental) debugEvent('replay', 'incremental', { bytes: bytes.length, appended_bytes: bytes.length - before, commits: projection.commitCount - beforeCommits, ms: since(started) });
-    else debugEvent('replay', 'cold', { bytes: bytes.length, commits: projection.commitCount, ms: since(started) });
+    debugEvent('replay', 'incremental', { bytes: bytes.length, appended_bytes: bytes.length - before, commits: projection.commitCount - beforeCommits, ms: since(started) });
     return projection;
   }
 
@@ -107,5 +107,18 @@ export class ProjectionCache {
     this.projection = null;
     this.version = null;
     this.bytes = null;
+  }
+}
+
+/** A cold replay of ledger bytes with its `replay cold` (or `replay rejected`) debug event. */
+export function coldReplay(bytes: Uint8Array, onProgress?: ReplayProgress): Projection {
+  const started = Date.now();
+  try {
+    const projection = replayLedger(bytes, onProgress);
+    debugEvent('replay', 'cold', { bytes: bytes.length, commits: projection.commitCount, ms: since(started) });
+    return projection;
+  } catch (e) {
+    debugEvent('replay', 'rejected', { bytes: bytes.length, protocol: isProtocolError(e) });
+    throw e;
   }
 }
