@@ -137,9 +137,9 @@ describe('debug events of a full lifecycle', () => {
     bench = await createBench({ nodes: [{ node_key: SUBMITTED.seedNode, payload: { plan: SUBMITTED.seedPlan } }] });
     const ledger = join(mkdtempSync(join(bench.dir, 'ledger-')), 'work-queue.jsonl');
     writeFileSync(ledger, (await bench.store.read()).bytes!);
-    const stderr = (env: Record<string, string>): string[] => {
+    const stderr = (env: Record<string, string | undefined>): string[] => {
       const clean = Object.fromEntries(Object.entries(saved).filter(([k]) => k !== 'DEBUG' && !k.endsWith('RUNNER_DEBUG')));
-      const r = spawnSync(process.execPath, ['bin/fairway.js', 'verify', '--ledger', ledger, '--json'], { env: { ...clean, ...env }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['bin/fairway.js', 'verify', '--ledger', ledger, '--json'], { env: { ...clean, ...env } as NodeJS.ProcessEnv, encoding: 'utf8' });
       expect(JSON.parse(r.stdout).ok, r.stderr).toBe(true);
       return r.stderr.split('\n').filter((s) => s !== '');
     };
