@@ -17,6 +17,7 @@ import { accountKey, bump } from './mutate.ts';
 import { roleMayRequest } from './rules.ts';
 import type { ClaimRecord, DependencyEdge, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
 import { policyIncoherence } from './ops/policy.ts';
+import { addGraphGates } from './ops/admission.ts';
 
 interface Receipt {
   id: string;
@@ -300,6 +301,7 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     const graph = state.graphs.get(work.graphId);
     if (graph === undefined) state.graphs.set(work.graphId, [work.workId]);
     else graph.push(work.workId);
+    addGraphGates(state, work.graphId, work.dependsOn);
     for (const edge of work.dependsOn) {
       if (edge.kind !== 'work') continue;
       const list = state.successors.get(edge.work_id);

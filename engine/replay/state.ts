@@ -202,6 +202,11 @@ export interface ReplayState {
   works: Map<string, WorkRecord>;
   /** Works by graph id (DAG views, graph limits). */
   graphs: Map<string, string[]>;
+  /**
+   * Distinct Issue/PR gate vertices per graph id, by gate identity (resource + condition): the
+   * per-graph node limit counts them with the graph's Work (spec 7.16, 7.17).
+   */
+  graphGates: Map<string, Set<string>>;
   /** Reverse Work edges: predecessor → successors. */
   successors: Map<string, string[]>;
   claims: Map<string, ClaimRecord>;
