@@ -18,6 +18,8 @@ import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
 import { stageIntent } from './stage.ts';
 import { explainView, readView } from './views.ts';
+import type { EventMeta } from '../lib/debug/events.ts';
+import { debugEvent, since } from '../lib/debug/log.ts';
 
 export const SERVER_NAME = 'fairway-work-queue';
 export const SERVER_VERSION = '0.1.0';
@@ -74,6 +76,12 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
     },
   );
   const handle = (tool: ToolName) => async (args: unknown): Promise<CallToolResult> => {
+    const started = Date.now();
+    const result = await answer(tool, args);
+    debugEvent('mcp', 'tool', { tool: tool as EventMeta<'mcp', 'tool'>['tool'], ok: result.isError !== true, ms: since(started) });
+    return result;
+  };
+  const answer = async (tool: ToolName, args: unknown): Promise<CallToolResult> => {
     try {
       if (tool === 'work_queue_read') {
         const input = parseToolInput(tool, args);
@@ -98,5 +106,6 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
       handle(tool),
     );
   }
+  debugEvent('mcp', 'serve', { role: role as EventMeta<'mcp', 'serve'>['role'], tools: toolsFor(role).length });
   return server;
 }

@@ -14,6 +14,7 @@ import { fail } from '../../engine/errors.ts';
 import { isDecimalId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
+import { debugEvent } from '../../lib/debug/log.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
 import { resolveConflict } from '../../lib/github/conflict-exits.ts';
@@ -109,6 +110,7 @@ The run must be a candidate the conflict recorded and still match the approved l
           deliveries.push(await settleDelivery({ publisher, api, reconciler: actors.reconciler }, { claimId, ...files, attempts: Math.max(1, r.polls) }));
         }
       }
+      debugEvent('reconciler', 'pass', { groups: reports.length, released: reports.filter((r) => r.outcome === 'released').length });
       if (g.json) return printJson(ctx.io, { ok: true, ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries });
       if (resolution !== null) ctx.io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
       for (const r of reports) {

@@ -23,6 +23,7 @@ import { recordConflict } from './conflict.ts';
 import type { ActionsRun } from './context.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ActivationInput {
   publisher: Publisher;
@@ -62,7 +63,7 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   const mismatches = runMismatches(group, repository, native);
   if (native.run_id !== run.runId) mismatches.push('run_repository_mismatch');
   if (mismatches.length > 0) fail('run_binding_invalid', `run ${run.runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });
-  if (status === 'same') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
+  if (status === 'same') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
 
   // Spec 7.8 "Multiple matching runs are a binding conflict": before binding itself, the worker
   // discovers every possible launch of its group (the same paged discovery reconcile uses). A
@@ -82,7 +83,13 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
 
   const t = await publishTransition(input.publisher, bindRequestId(group.dispatchId, run.runId), actor, (s, at) => boundTransition(s, group.dispatchId, run.runId,
     groupEvidence(s, group.dispatchId, { kind: 'reconciliation', source: 'trusted_activation', checkedAt: at, runId: run.runId })),
-  { tolerate: ['already_bound'], ...opts });
-  if (t.status === 'skipped') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
-  return { assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId };
+  { state: 'bound', tolerate: ['already_bound'], ...opts });
+  if (t.status === 'skipped') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
+  return bindingEvent({ assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId });
+}
+
+/** `native binding`: this run's binding verified from its own job context. */
+function bindingEvent(activation: Activation): Activation {
+  debugEvent('native', 'binding', { bound_now: activation.binding === 'bound_now', claims: activation.assignment.claims.length });
+  return activation;
 }

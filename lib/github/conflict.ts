@@ -20,7 +20,7 @@ const ALREADY = ['dispatch_transition_invalid', 'request_id_conflict', 'dispatch
 
 /** A crash may leave only `started`: record the sanitized uncertainty before anything else. Returns the commit id, if any. */
 export async function markUncertain(publisher: Publisher, actor: Actor, dispatchId: string, reason: string, opts: Opts): Promise<string | null> {
-  const t = await publishTransition(publisher, uncertainRequestId(dispatchId), actor, (s) => uncertainTransition(s, dispatchId, reason), { tolerate: ALREADY, ...opts });
+  const t = await publishTransition(publisher, uncertainRequestId(dispatchId), actor, (s) => uncertainTransition(s, dispatchId, reason), { state: 'uncertain', tolerate: ALREADY, ...opts });
   return t.status === 'committed' ? t.commitId : null;
 }
 
@@ -30,7 +30,7 @@ export async function recordConflict(publisher: Publisher, actor: Actor, dispatc
   const uncertain = await markUncertain(publisher, actor, dispatchId, 'run_binding_conflict', opts);
   if (uncertain !== null) commits.push(uncertain);
   const t = await publishTransition(publisher, conflictRequestId(dispatchId), actor, (s, at) => conflictTransition(s, dispatchId, runIds,
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts })), { tolerate: ALREADY, ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts })), { state: 'unresolved', tolerate: ALREADY, ...opts });
   if (t.status === 'committed') commits.push(t.commitId);
   return commits;
 }

@@ -28,6 +28,7 @@ import { recordConflict } from './conflict.ts';
 import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from './dispatch-post.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface LaunchDeps {
   publisher: Publisher;
@@ -73,6 +74,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   const report: LaunchReport = { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
   const finish = async (outcome: LaunchOutcome): Promise<LaunchReport> => {
     report.outcome = outcome;
+    debugEvent('native', 'launch', { outcome, status: report.http_status ?? 0, commits: report.commits.length });
     report.state = launchState((await current(deps.publisher)).dispatch(dispatchId)!);
     return report;
   };
@@ -85,7 +87,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
 
   let marker;
   try {
-    marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
+    marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { state: 'started', tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
   } catch (e) {
     if (isProtocolError(e) && e.code === 'grants_paused') return finish('grants_paused');
     if (isProtocolError(e) && e.code === 'request_id_conflict') return finish('marker_exists');
@@ -105,7 +107,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   const uncertain = async (reason: string, runId?: string): Promise<LaunchReport> => {
     report.reason = reason;
     const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.sender, (s, at) => uncertainTransition(s, dispatchId, reason,
-      runId === undefined ? undefined : groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+      runId === undefined ? undefined : groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId })), { state: 'uncertain', tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
     if (t.status === 'committed') report.commits.push(t.commitId);
     return finish('uncertain');
   };
@@ -113,7 +115,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   if (posted.status === 'rejected') {
     report.reason = posted.reason;
     const t = await publishTransition(deps.publisher, rejectedRequestId(dispatchId), deps.sender, (s, at) => rejectedTransition(s, dispatchId, posted.reason,
-      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { state: 'rejected', tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
     if (t.status === 'committed') report.commits.push(t.commitId);
     const closed = await closeGroup(deps.publisher, deps.reconciler, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected', deps.now);
     for (const c of [closed.exhaustion, closed.release]) if (c !== null && c.status === 'committed') report.commits.push(c.commitId);
@@ -144,7 +146,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
     return finish('run_binding_conflict');
   }
   const bound = await publishTransition(deps.publisher, bindRequestId(dispatchId, posted.runId), deps.sender, (s, at) => boundTransition(s, dispatchId, posted.runId,
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { state: 'bound', tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
   if (bound.status === 'committed') report.commits.push(bound.commitId);
   if (bound.status === 'skipped' && bound.code === 'run_binding_conflict') {
     report.reason = bound.code;

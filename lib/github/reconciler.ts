@@ -32,6 +32,7 @@ import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ReconcileDeps {
   publisher: Publisher;
@@ -90,6 +91,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     report.run_id = (group.run as { run_id?: string } | null)?.run_id ?? report.run_id;
     report.next_action = next;
     report.pending_barriers = group.claimIds.filter((id) => projection.claim(id)?.state === 'completed' && projection.work(projection.claim(id)!.workId)?.barrier === 'pending');
+    debugEvent('reconciler', 'group', { outcome, commits: report.commits.length, polls: report.polls });
     return report;
   };
   const close = async (evidence: Parameters<typeof closeGroup>[3], reason: string, precheck?: Parameters<typeof closeGroup>[6]) => {
@@ -176,7 +178,7 @@ async function reconcileUnbound(
     if (decision.action === 'bind') {
       report.run_id = decision.runId;
       const t = await publishTransition(deps.publisher, bindRequestId(dispatchId, decision.runId), deps.reconciler, (s, at) => boundTransition(s, dispatchId, decision.runId,
-        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { tolerate: ['already_bound'], ...opts });
+        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { state: 'bound', tolerate: ['already_bound'], ...opts });
       if (t.status === 'committed') report.commits.push(t.commitId);
       return { bound: decision.runId };
     }
@@ -193,7 +195,7 @@ async function reconcileUnbound(
   }
   await uncertain(deps, dispatchId, 'launch_unbound', report, opts);
   const t = await publishTransition(deps.publisher, unresolvedRequestId(dispatchId), deps.reconciler, (s, at) => unresolvedTransition(s, dispatchId, 'launch_unresolved',
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { state: 'unresolved', tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
   return { final: 'launch_unresolved' };
 }

@@ -7,10 +7,8 @@ import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import createDebug from 'debug';
 import { ProtocolError } from '../../engine/errors.ts';
-
-const log = createDebug('work-queue:store:github');
+import { debugEvent, since } from '../debug/log.ts';
 
 export const FairwayOctokit = Octokit.plugin(throttling, retry);
 export type FairwayOctokit = InstanceType<typeof FairwayOctokit>;
@@ -130,20 +128,21 @@ const RATE_LIMIT_RETRIES = 2;
 const RATE_LIMIT_MAX_WAIT_S = 60;
 
 export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
-  const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    log('%s rate limit on %s %s: retry %d after %d s', kind, request.method, request.url, retryCount + 1, retryAfter);
-    return retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
+  const onLimit = (secondary: boolean) => (retryAfter: number, _request: unknown, _octokit: unknown, retryCount: number) => {
+    const retrying = retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
+    debugEvent('store', 'rate_limit', { secondary, attempt: retryCount + 1, delay_ms: retryAfter * 1000, retrying });
+    return retrying;
   };
-  return new FairwayOctokit({
+  const octokit = new FairwayOctokit({
     auth: options.token,
     ...(options.timeouts !== undefined && { request: { fetch: timedFetch(options.timeouts) } }),
     ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl.replace(/\/+$/, '') }),
     userAgent: 'fairway-work-queue',
-    log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log('warn: %s', m), error: (m: string) => log('error: %s', m) },
+    log: { debug: () => undefined, info: () => undefined, warn: () => debugEvent('store', 'client_notice', { level: 'warn' }), error: () => debugEvent('store', 'client_notice', { level: 'error' }) },
     throttle: {
       id: 'fairway',
-      onRateLimit: onLimit('primary'),
-      onSecondaryRateLimit: onLimit('secondary'),
+      onRateLimit: onLimit(false),
+      onSecondaryRateLimit: onLimit(true),
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: Math.max(1, options.retryBaseMs) }),
       write: spacedGroup(options.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS) as never,
     },
@@ -151,6 +150,29 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: options.retryBaseMs }),
       ...(options.retries !== undefined && { retries: options.retries }),
     },
+  });
+  observeRequests(octokit);
+  return octokit;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** One `store http` debug event per request (each retry included): method, status, duration. */
+export function observeRequests(octokit: { hook: { wrap: InstanceType<typeof Octokit>['hook']['wrap'] } }): void {
+  octokit.hook.wrap('request', async (request, options) => {
+    const started = Date.now();
+    const upper = String(options.method ?? 'GET').toUpperCase();
+    const method = (METHODS.has(upper) ? upper : 'other') as 'GET';
+    const write = method !== 'GET' && method !== 'HEAD';
+    try {
+      const response = await request(options);
+      debugEvent('store', 'http', { method, status: response.status, write, timed_out: false, ms: since(started) });
+      return response;
+    } catch (e) {
+      const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 0;
+      debugEvent('store', 'http', { method, status, write, timed_out: timedOut(e), ms: since(started) });
+      throw e;
+    }
   });
 }
 
