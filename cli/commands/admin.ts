@@ -2,7 +2,6 @@
  * Administrator commands: control, cancel-work, cancel-claim, reprioritize and
  * policy. Each is one checked, all-or-nothing transaction through the publisher.
  */
-import { readFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
@@ -15,6 +14,7 @@ import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import { keepDeployed, repositoryRoutes } from '../worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { readJsonInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -110,12 +110,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
       if ((o.file === undefined) === (o.fromConfig !== true)) throw new UsageError('give exactly one of --file or --from-config', 'option_invalid');
       let policy: JsonObject;
       if (o.file !== undefined) {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(await readFile(o.file, 'utf8'));
-        } catch (e) {
-          fail('input_invalid', `cannot read policy file ${o.file}: ${(e as Error).message}`);
-        }
+        const raw = await readJsonInput(o.file, 'policy file');
         const parsed = QueuePolicySchema.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;

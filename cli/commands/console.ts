@@ -31,8 +31,8 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
   if (chosen.length > 1) throw new UsageError('choose one of --ledger, --github and --remote', 'usage_error');
   if (g.ledger !== undefined) return { kind: 'ledger', ledger: g.ledger };
   if (g.github !== undefined) return { kind: 'github', github: g.github, branch };
-  if (g.remote !== undefined) return { kind: 'remote', repo: g.repo ?? cwd, remote: g.remote, branch };
-  if (g.repo !== undefined) return { kind: 'repo', repo: g.repo, branch };
+  if (g.remote !== undefined) return { kind: 'remote', repo: g.dir ?? cwd, remote: g.remote, branch };
+  if (g.dir !== undefined) return { kind: 'repo', repo: g.dir, branch };
   return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
 }
 

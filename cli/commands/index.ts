@@ -165,6 +165,12 @@ export const COMMANDS: CommandEntry[] = [
       { name: 'doctor', aliases: [], term: 'doctor [options]', description: 'Check the queue store (ref locks, scratch refs, readability, ledger validity); --fix removes stale leftovers no live process owns.' },
     ],
   },
+  {
+    load: async () => (await import('./completion.ts')).registerCompletion,
+    commands: [
+      { name: 'completion', aliases: [], term: 'completion <shell>', description: 'Print a shell completion script (bash, zsh or fish) for every command and option.' },
+    ],
+  },
 ];
 
 /** The entry that registers `name` (a command name or alias). */

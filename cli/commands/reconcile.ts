@@ -15,6 +15,7 @@ import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
 import { reconcileDispatch, type ReconcileReport } from '../../lib/github/reconciler.ts';
 import type { CommandModule } from '../context.ts';
+import { githubEnv, lazy } from '../globals.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
@@ -75,8 +76,10 @@ export const registerReconcile: CommandModule = (program, ctx) => {
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
-      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env);
-      const api = launchApi(process.env);
+      const env = await githubEnv(g);
+      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', env);
+      // Built on first use: cancelling an unstarted group (--cancel-reserved) makes no GitHub call.
+      const api = lazy(() => launchApi(env));
       const reports: ReconcileReport[] = [];
       const deliveries: DeliveryReport[] = [];
       for (const id of targets(projection, o)) {

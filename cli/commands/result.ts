@@ -11,20 +11,22 @@
  *   exhausted reconciliation budget (contract `delivery_verification`), never when the
  *   receipts verify.
  */
-import { readFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
 import { finishClaim } from '../../lib/github/finish.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { githubEnv, hasToken } from '../globals.ts';
+import { readInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
 async function json(path: string, what: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(new TextDecoder().decode(await readInput(path, what)));
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     return fail('input_invalid', `cannot read the ${what} ${path}: ${(e as Error).message}`);
   }
 }
@@ -34,8 +36,8 @@ async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receip
   const { projection } = await publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
   const reconciler = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).reconciler;
-  const hasToken = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
-  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken ? launchApi(process.env) : null, reconciler }, input);
+  const env = g.github !== undefined ? await githubEnv(g) : process.env;
+  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken(env) ? launchApi(env) : null, reconciler }, input);
   const settled = report.outcome === want || (want === 'result' ? report.outcome === 'already_verified' : report.outcome === 'already_failed');
   if (!settled) {
     const code = report.outcome === 'pending' ? (want === 'result' ? 'delivery_unverified' : 'reconciliation_pending') : report.outcome;

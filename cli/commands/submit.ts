@@ -3,7 +3,6 @@
  * publisher. On an absent queue the first submission bootstraps it: one
  * genesis commit with the Policy resolved from aw.json, then the Work (7.1).
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
 import { fail } from '../../engine/errors.ts';
@@ -14,6 +13,7 @@ import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engin
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { readJsonInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 import { repositoryRoutes } from '../worker-routes.ts';
@@ -40,19 +40,7 @@ const NodeSchema = z.strictObject({
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
 });
 
-async function readJson(path: string, what: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    fail('input_unreadable', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    fail('input_invalid', `${what} ${path} is not JSON: ${(e as Error).message}`);
-  }
-}
+const readJson = readJsonInput;
 
 function parseNodes(value: unknown, path: string): SubmitNode[] {
   const parsed = z.array(NodeSchema).min(1).max(256).safeParse(value);
