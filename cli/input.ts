@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { fail } from '../engine/errors.ts';
+import { readLedgerFile } from '../lib/ledger-file.ts';
 import { UsageError } from './output.ts';
 
 export const STDIN = '-';
@@ -47,4 +48,9 @@ export async function readJsonInput(path: string, what: string): Promise<unknown
   } catch (e) {
     return fail('input_invalid', `${what} ${path === STDIN ? '(standard input)' : path} is not JSON: ${(e as Error).message}`);
   }
+}
+
+/** The bytes of `--ledger FILE` (`-`: standard input). */
+export async function readLedgerInput(path: string): Promise<Uint8Array> {
+  return path === STDIN ? readStdin('--ledger') : readLedgerFile(path);
 }

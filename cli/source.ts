@@ -11,13 +11,12 @@ import { fail, ProtocolError } from '../engine/errors.ts';
 import { isDecimalId } from '../engine/identity/index.ts';
 import { replayLedger, type Projection } from '../engine/replay/index.ts';
 import type { Actor } from '../engine/schema/index.ts';
-import { readLedgerFile } from '../lib/ledger-file.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
 import { apiUrlFor, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
-import { readStdin, STDIN } from './input.ts';
+import { readLedgerInput } from './input.ts';
 import { UsageError } from './output.ts';
 import { replayProgress } from './progress.ts';
 
@@ -58,7 +57,7 @@ export function readSource(g: GlobalOptions): ReadSource {
       load: async () => {
         const progress = replayProgress(g.json === true);
         try {
-          return replayLedger(file === STDIN ? await readStdin('--ledger') : await readLedgerFile(file), progress.onProgress);
+          return replayLedger(await readLedgerInput(file), progress.onProgress);
         } finally {
           progress.done();
         }

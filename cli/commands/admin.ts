@@ -2,6 +2,7 @@
  * Administrator commands: control, cancel-work, cancel-claim, reprioritize and
  * policy. Each is one checked, all-or-nothing transaction through the publisher.
  */
+import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
@@ -15,6 +16,8 @@ import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import { keepDeployed, repositoryRoutes } from '../worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
+import { resolveId } from '../ids.ts';
+import { priorityArg } from '../parse.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -56,8 +59,8 @@ const collect = (v: string, acc: string[]) => [...acc, v];
 export const registerAdmin: CommandModule = (program, ctx) => {
   program.command('control')
     .description('Pause or resume admission or grants, or record a credential generation. Never resets fairness or releases capacity.')
-    .requiredOption('--name <control>', 'admission_paused | grants_paused | credential_generation')
-    .option('--paused <true|false>', 'for admission_paused / grants_paused')
+    .addOption(new Option('--name <control>', 'the control to set').choices(['admission_paused', 'grants_paused', 'credential_generation']).makeOptionMandatory())
+    .addOption(new Option('--paused <true|false>', 'for admission_paused / grants_paused').choices(['true', 'false']))
     .option('--generation <id>', 'for credential_generation')
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { name: string; paused?: string; generation?: string; reason: string }) => {
@@ -79,7 +82,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelWorkRequest(s, ids(o.workId), why), 'Work cancelled');
+      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelWorkRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), why), 'Work cancelled');
     }));
 
   program.command('cancel-claim')
@@ -88,17 +91,17 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelClaimsRequest(s, ids(o.claimId), why), 'Claims cancelled');
+      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelClaimsRequest(s, ids(o.claimId).map((id) => resolveId(s, 'claim', id)), why), 'Claims cancelled');
     }));
 
   program.command('reprioritize')
     .description('Compare-and-set priority override (1..5) for future grants of available Work.')
     .requiredOption('--work-id <ids>', 'Work id(s)', collect, [])
-    .requiredOption('--priority <1..5>', 'new priority class', (v) => Number(v))
+    .requiredOption('--priority <1..5>', 'new priority class', priorityArg)
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; priority: number; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'control', (s) => reprioritizeRequest(s, ids(o.workId), o.priority, why), `priority ${o.priority}`);
+      await publishAdmin(ctx.io, g, 'control', (s) => reprioritizeRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), o.priority, why), `priority ${o.priority}`);
     }));
 
   program.command('policy')

@@ -8,6 +8,7 @@
 import { fail } from '../../engine/errors.ts';
 import { launchView, type LaunchView } from '../../engine/lifecycle/launch-state.ts';
 import type { CommandModule } from '../context.ts';
+import { resolveId } from '../ids.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
 
@@ -20,9 +21,9 @@ export const registerEvidence: CommandModule = (program, ctx) => {
       if ((o.dispatchId === undefined) === (o.workId === undefined)) throw new UsageError('give exactly one of --dispatch-id or --work-id', 'option_invalid');
       const projection = await readSource(g).load();
       let ids: string[];
-      if (o.dispatchId !== undefined) ids = [o.dispatchId];
+      if (o.dispatchId !== undefined) ids = [resolveId(projection.state, 'dispatch', o.dispatchId)];
       else {
-        const work = projection.work(o.workId!);
+        const work = projection.work(resolveId(projection.state, 'work', o.workId!));
         if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
         ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
       }

@@ -14,6 +14,7 @@ import { describeRequest, type RequestDescription } from '../../engine/receipts/
 import { historicalExplanationAt } from '../history.ts';
 import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { resolveId } from '../ids.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 
 /** The queue a read command looks at: `--ledger FILE` or any store (shared loader). */
@@ -190,7 +191,7 @@ export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string;
     else io.out(nextLines(e).join('\n'));
     return;
   }
-  const x = explainWork(projection, opts.pool, opts.workId, opts.asOf);
+  const x = explainWork(projection, opts.pool, resolveId(projection.state, 'work', opts.workId), opts.asOf);
   const { reason, ...rest } = x;
   if (g.json) printJson(io, { ok: true, reason, ...rest });
   else io.out(workLines(x).join('\n'));
@@ -242,6 +243,10 @@ Examples:
       if (opts.pool === undefined) {
         const source = readSource(g);
         const projection = await source.load();
+        // Unique prefixes (8+ characters) of the request and Claim ids.
+        if (g.requestId !== undefined) g.requestId = resolveId(projection.state, 'request', g.requestId);
+        if (opts.claimId !== undefined) opts.claimId = resolveId(projection.state, 'claim', opts.claimId);
+        if (opts.beforeClaim !== undefined) opts.beforeClaim = resolveId(projection.state, 'claim', opts.beforeClaim);
         // Every request kind says what it did; a dispatch_next also re-derives its grant selection
         // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
         let described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);

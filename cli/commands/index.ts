@@ -37,13 +37,13 @@ export const COMMANDS: CommandEntry[] = [
   {
     load: async () => (await import('./replay.ts')).registerReplay,
     commands: [
-      { name: 'replay', aliases: ['read'], term: 'replay|read', description: 'Replay a ledger and print the projection summary: Work by state, Claims, reservations, barriers, controls, policy.' },
+      { name: 'replay', aliases: ['read'], term: 'replay|read [options]', description: 'Replay a ledger and print the projection: a summary, or with --json the full authoritative state (Work, Claims, groups, reservations, barriers, observations, controls, policy, requests).' },
     ],
   },
   {
     load: async () => (await import('./inspect.ts')).registerInspect,
     commands: [
-      { name: 'stats', aliases: [], term: 'stats', description: 'Counts by state, pool, priority class and fairness key; outstanding reservations and barriers.' },
+      { name: 'stats', aliases: [], term: 'stats [options]', description: 'Counts by state, pool, priority class and fairness key; outstanding reservations and barriers.' },
       { name: 'state', aliases: [], term: 'state [options]', description: 'An ASCII tree of graphs, Work and Claims (metadata only). Paginated: at most 256 rows.' },
       { name: 'inspect', aliases: [], term: 'inspect [options]', description: 'One Work (definition metadata, readiness, dependencies, Claims, barriers) or one Claim (group, lifecycle).' },
       { name: 'trace', aliases: [], term: 'trace [options]', description: 'The causal events of a request (global --request-id) or a Claim (no payloads), paginated.' },

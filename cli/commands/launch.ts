@@ -23,6 +23,7 @@ import { defaultBranch } from '../../lib/github/revision.ts';
 import { historicalGrantPlan } from '../../lib/publisher/history.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv } from '../globals.ts';
+import { resolveId } from '../ids.ts';
 import { readInput } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -89,7 +90,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }
-      } else ids = [o.dispatchId!];
+      } else ids = [resolveId(projection.state, 'dispatch', o.dispatchId!)];
       const launches: LaunchReport[] = [];
       for (const id of ids) launches.push(await launchGroup(deps, id));
       if (g.json) return printJson(ctx.io, { ok: true, grant, launches });

@@ -11,6 +11,7 @@
  *   exhausted reconciliation budget (contract `delivery_verification`), never when the
  *   receipts verify.
  */
+import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/context.ts';
@@ -18,6 +19,7 @@ import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.t
 import { finishClaim } from '../../lib/github/finish.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { githubEnv, hasToken } from '../globals.ts';
+import { resolveId } from '../ids.ts';
 import { readInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
@@ -37,7 +39,8 @@ async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receip
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
   const reconciler = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).reconciler;
   const env = g.github !== undefined ? await githubEnv(g) : process.env;
-  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken(env) ? launchApi(env) : null, reconciler }, input);
+  const claimId = resolveId(projection.state, 'claim', input.claimId);
+  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken(env) ? launchApi(env) : null, reconciler }, { ...input, claimId });
   const settled = report.outcome === want || (want === 'result' ? report.outcome === 'already_verified' : report.outcome === 'already_failed');
   if (!settled) {
     const code = report.outcome === 'pending' ? (want === 'result' ? 'delivery_unverified' : 'reconciliation_pending') : report.outcome;
@@ -58,13 +61,12 @@ export const registerResult: CommandModule = (program, ctx) => {
     .description('Worker step: finish one original member (completed | cancelled) from this run\'s own context.')
     .requiredOption('--dispatch-id <id>', 'the worker\'s dispatch group')
     .requiredOption('--handle <h>', 'the member\'s claim handle')
-    .requiredOption('--outcome <outcome>', 'completed | cancelled')
+    .addOption(new Option('--outcome <outcome>', 'how the member finished').choices(['completed', 'cancelled']).makeOptionMandatory())
     .action(ctx.action(async (g, o: { dispatchId: string; handle: string; outcome: string }) => {
-      if (o.outcome !== 'completed' && o.outcome !== 'cancelled') throw new UsageError('--outcome must be completed or cancelled', 'option_invalid');
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
       const { publisher } = writeTarget(g);
-      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome });
+      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
       const result = { ok: true, status: t.status, request_id: t.requestId, commit_id: t.status === 'skipped' ? null : t.commitId, outcome: o.outcome };
       if (g.json) return printJson(ctx.io, result);
       ctx.io.out(`${o.handle}: ${o.outcome} (${t.status})`);

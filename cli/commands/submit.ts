@@ -14,7 +14,8 @@ import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
-import { printJson, UsageError, type Io } from '../output.ts';
+import { priorityArg } from '../parse.ts';
+import { printJson, type Io } from '../output.ts';
 import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 import { repositoryRoutes } from '../worker-routes.ts';
 
@@ -132,16 +133,13 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
     .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
     .option('--pool <name>', 'scheduling pool', 'default')
-    .option('--priority <1..5>', 'priority class (1 most urgent)', (v) => Number(v))
+    .option('--priority <1..5>', 'priority class (1 most urgent)', priorityArg)
     .option('--fairness-key <key>', 'accounting key registered in the Policy')
     .option('--worker-profile <name>', 'approved worker profile (default: the pool\'s default)')
     .option('--execution-ref <sha>', 'pin execution to this registered immutable worker revision (default: follow compatible deployments)')
     .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
-      if (opts.priority !== undefined && !(Number.isInteger(opts.priority) && opts.priority >= 1 && opts.priority <= 5)) {
-        throw new UsageError('--priority must be an integer 1..5', 'priority_invalid');
-      }
       if (g.requestId === undefined && opts.nodeKey === undefined) g.requestId = requestIdOf(g, 'submit');
       const node: SubmitNode = {
         node_key: opts.nodeKey ?? g.requestId!,

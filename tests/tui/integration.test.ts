@@ -125,7 +125,7 @@ describe('fairway tui on a real Git queue', () => {
     await until('the re-read', () => (stdout.screen().match(/cancelled/g) ?? []).length >= 2);
 
     const replay = await cli('--repo', repo, '--json', 'replay');
-    expect(JSON.parse(replay.out).works.by_state).toEqual({ available: 1, claimed: 0, completed: 0, cancelled: 2 });
+    expect(JSON.parse(replay.out).summary.works.by_state).toEqual({ available: 1, claimed: 0, completed: 0, cancelled: 2 });
     const trace = await cli('--repo', repo, '--json', '--request-id', 'tui-cancel_work-it-1', 'trace');
     expect(JSON.parse(trace.out).events).toEqual([expect.objectContaining({ kind: 'cancel_work', role: 'administrator' })]);
 
