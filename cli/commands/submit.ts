@@ -126,10 +126,45 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
   }
 }
 
+/** submit-graph's node format, shown by `fairway submit-graph --help` (README has the same example). */
+export const GRAPH_FORMAT_HELP = `
+Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key and payload is optional):
+  node_key        stable key of the node within its graph (Work id = hash of graph_id and node_key)
+  payload         the immutable Work payload: a JSON object, handed to the worker
+  depends_on      up to 64 edges; the Work becomes ready when every edge is satisfied:
+                    {"kind": "work", "node_key": K}          another node of the same graph
+                    {"kind": "issue", "condition": "completed" | "closed", "resource": R}
+                    {"kind": "pull_request", "condition": "merged", "resource": R}
+                  R names the Issue/PR exactly: {"kind": "issue" | "pull_request", "host", "repository",
+                  "repository_id", "resource_id", "number"} (ids are decimal strings, as the GitHub API gives them)
+  priority        1 (most urgent) .. 5, default 3
+  fairness_key    accounting key registered in the Policy, default ""
+  pool            scheduling pool, default "default"; worker_profile: approved profile, default the pool's
+  graph_id        overrides --graph-id for this node
+  execution_ref   pin a registered immutable worker revision (40/64 hex); admission_contract: its SHA-256
+
+Example graph.json (Work, Issue and pull-request dependencies):
+  [
+    {"node_key": "design", "payload": {"plan": "write the design"}, "priority": 2, "fairness_key": "platform"},
+    {"node_key": "implement", "payload": {"plan": "implement it"},
+     "depends_on": [
+       {"kind": "work", "node_key": "design"},
+       {"kind": "issue", "condition": "completed",
+        "resource": {"kind": "issue", "host": "github.com", "repository": "octo-org/app",
+                     "repository_id": "123456789", "resource_id": "2233445566", "number": "42"}}]},
+    {"node_key": "release", "payload": {"plan": "tag the release"},
+     "depends_on": [
+       {"kind": "work", "node_key": "implement"},
+       {"kind": "pull_request", "condition": "merged",
+        "resource": {"kind": "pull_request", "host": "github.com", "repository": "octo-org/app",
+                     "repository_id": "123456789", "resource_id": "3344556677", "number": "43"}}]}
+  ]
+  fairway -R octo-org/app --request-id release-42 submit-graph --file graph.json --graph-id release-42`;
+
 export const registerSubmit: CommandModule = (program, ctx) => {
   program.command('submit-work')
     .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
-    .requiredOption('--file <payload.json>', 'the Work payload: a JSON object')
+    .requiredOption('--file <payload.json>', 'the Work payload: a JSON object (- reads stdin)')
     .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
     .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
     .option('--pool <name>', 'scheduling pool', 'default')
@@ -155,7 +190,8 @@ export const registerSubmit: CommandModule = (program, ctx) => {
 
   program.command('submit-graph')
     .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
-    .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?, execution_ref?, admission_contract?}')
+    .requiredOption('--file <graph.json>', 'JSON array of nodes (format below; - reads stdin)')
+    .addHelpText('after', GRAPH_FORMAT_HELP)
     .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)')
     .action(ctx.action(async (g, opts: { file: string; graphId?: string }) => {
       await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);
