@@ -145,7 +145,7 @@ Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key
 
 Example graph.json (Work, Issue and pull-request dependencies):
   [
-    {"node_key": "design", "payload": {"plan": "write the design"}, "priority": 2, "fairness_key": "platform"},
+    {"node_key": "design", "payload": {"plan": "write the design"}, "priority": 2},
     {"node_key": "implement", "payload": {"plan": "implement it"},
      "depends_on": [
        {"kind": "work", "node_key": "design"},

@@ -19,7 +19,7 @@ import { resolvePrefix } from '../../cli/ids.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit } from '../fake-github/state.ts';
 import { runFairway } from '../support/cli.ts';
-import { fixtureRepo } from '../support/fixture-repo.ts';
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fairway.js');
@@ -264,6 +264,8 @@ describe('inputs, ids and tokens on a local repository', () => {
     const readme = /```json\n(\[[\s\S]*?\])\n```/.exec(README.slice(README.indexOf('submit-graph node format')))![1]!;
     expect(JSON.parse(readme)).toEqual(nodes);
     const repo = fixtureRepo('fairway-graph-');
+    // The queue repository (from origin) is the pool's allowed repository of the example's gates.
+    git(repo, 'remote', 'add', 'origin', 'https://github.com/octo-org/app.git');
     const sub = await fairway('--dir', repo, '--json', 'submit-graph', '--file', file('graph.json', example), '--graph-id', 'release-42');
     expect(sub.code, sub.out).toBe(0);
     expect(sub.json.work_ids).toHaveLength(3);
