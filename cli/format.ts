@@ -29,3 +29,9 @@ export function printJsonl(io: Io, records: Iterable<unknown>): void {
   for (const r of records) lines.push(JSON.stringify(r));
   if (lines.length > 0) io.out(`${lines.join('\n')}\n`);
 }
+
+/** One result object as `json` (pretty, one object) or `jsonl` (the same object on one line). */
+export function printRecord(io: Io, format: string, value: unknown): void {
+  if (format === 'jsonl') io.out(`${JSON.stringify(value)}\n`);
+  else io.out(JSON.stringify(value, null, 2));
+}

@@ -155,6 +155,11 @@ describe('state, stats, inspect and trace', () => {
     expect(records.filter((r) => r.type === 'backlog').length).toBe(stats.pools.reduce((n: number, p: { backlog: unknown[] }) => n + p.backlog.length, 0));
     const work = page.rows.find((r: { kind: string }) => r.kind === 'work').work_id as string;
     expect(lines((await fairway('--ledger', ledger, 'inspect', '--work-id', work, '--format', 'jsonl')).out)).toHaveLength(1);
+    const evidence = JSON.parse((await fairway('--ledger', ledger, '--json', 'evidence', '--work-id', work)).out);
+    expect(lines((await fairway('--ledger', ledger, 'evidence', '--work-id', work, '--format', 'jsonl')).out)).toEqual(evidence.groups);
+    const explained = JSON.parse((await fairway('--ledger', ledger, '--json', 'explain', '--pool', 'default', '--as-of', '1796174304910')).out);
+    const explainedLine = lines((await fairway('--ledger', ledger, 'explain', '--pool', 'default', '--as-of', '1796174304910', '--format', 'jsonl')).out);
+    expect(explainedLine).toEqual([explained]);
   });
 
   it('a format error is a usage error, and errors under --format json|jsonl are JSON', async () => {
