@@ -257,7 +257,7 @@ describe('inputs, ids and tokens on a local repository', () => {
   it('the submit-graph node format in --help and README is a graph that admits (Work, Issue and PR dependencies)', async () => {
     const help = await fairway('submit-graph', '--help');
     expect(help.out).toContain(GRAPH_FORMAT_HELP.trim().split('\n')[0]);
-    const example = /Example graph\.json[^\n]*\n([\s\S]*?\n  \])/.exec(GRAPH_FORMAT_HELP)![1]!;
+    const example = /Example graph\.json[^\n]*\n([\s\S]*?\n {2}\])/.exec(GRAPH_FORMAT_HELP)![1]!;
     const nodes = JSON.parse(example);
     expect(nodes.flatMap((n: { depends_on?: Array<{ kind: string }> }) => (n.depends_on ?? []).map((d) => d.kind)).sort()).toEqual(['issue', 'pull_request', 'work', 'work']);
     // The README shows the same graph.
