@@ -9,7 +9,7 @@ import { fail } from '../../engine/errors.ts';
 import { lifecycleActors, observeApi } from '../../lib/github/context.ts';
 import { observePool } from '../../lib/github/grant.ts';
 import type { CommandModule } from '../context.ts';
-import { githubEnv } from '../globals.ts';
+import { githubEnv, lazy } from '../globals.ts';
 import { intIn } from '../parse.ts';
 import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -25,7 +25,10 @@ export const registerObserve: CommandModule = (program, ctx) => {
       if (projection === null) fail('queue_uninitialized', 'there is no queue to observe for');
       const actor = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).dispatcher;
       const requestId = requestIdOf(g, 'observe');
-      const { refresh, outcome } = await observePool(publisher, observeApi(await githubEnv(g)), { requestId, actor, pool: o.pool, refresh: o.refresh });
+      const env = await githubEnv(g);
+      // Built on first use: a pool with no Issue/PR gate to refresh makes no GitHub call and needs no token.
+      const api = lazy(() => observeApi(env));
+      const { refresh, outcome } = await observePool(publisher, api, { requestId, actor, pool: o.pool, refresh: o.refresh });
       const commitId = outcome === null ? null : outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
       const result = {
         ok: true, request_id: outcome === null ? null : requestId, commit_id: commitId, budget: refresh.budget, candidates: refresh.candidates, reads: refresh.reads,

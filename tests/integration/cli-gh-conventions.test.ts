@@ -308,7 +308,7 @@ describe('inputs, ids and tokens on a local repository', () => {
     expect(() => resolvePrefix('work', 'abcdefgh', ['abcdefgh1', 'abcdefgh2', 'x'])).toThrow(expect.objectContaining({ code: 'id_ambiguous', details: expect.objectContaining({ candidates: ['abcdefgh1', 'abcdefgh2'] }) }));
   });
 
-  it('reconcile --cancel-reserved makes no GitHub call and asks for no token', async () => {
+  it('reconcile --cancel-reserved (and observe without gates) make no GitHub call and ask for no token', async () => {
     process.env.PATH = `${mkdtempSync(join(tmpdir(), 'fairway-empty-path-'))}:${saved.PATH}`;
     const repo = fixtureRepo('fairway-cancel-reserved-');
     expect((await fairway('--dir', repo, '--json', 'submit-work', '--file', file('t.json', { plan: 'p' }), '--node-key', 'a')).code).toBe(0);
@@ -321,5 +321,9 @@ describe('inputs, ids and tokens on a local repository', () => {
     expect(g.json.groups[0].release_commit).toMatch(/^q_/);
     // Without --cancel-reserved a reserved group is only reported, still without a token.
     expect((await fairway('--dir', repo, '--json', 'reconcile', '--all')).code).toBe(0);
+    // observe of a pool with no Issue/PR gate reads nothing from GitHub.
+    const observed = await fairway('--dir', repo, '--json', 'observe');
+    expect(observed.code, observed.out).toBe(0);
+    expect(observed.json).toMatchObject({ ok: true, candidates: 0, reads: 0 });
   });
 });
