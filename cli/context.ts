@@ -3,38 +3,40 @@
  * wrapper that turns thrown errors into the documented output and exit code.
  */
 import type { Command } from 'commander';
+import { normalizeGlobals, resolveToken, type GlobalOptions, type RawGlobals } from './globals.ts';
 import { reportFailure, type Io } from './output.ts';
 
-export interface GlobalOptions {
-  json?: boolean;
-  ledger?: string;
-  repo?: string;
-  remote?: string;
-  github?: string;
-  branch?: string;
-  requestId?: string;
-  principal?: string;
-}
+export type { GlobalOptions } from './globals.ts';
 
 export interface CliContext {
   io: Io;
-  /** Global options as parsed (valid inside an action). */
+  /** Global options as parsed and normalised (valid inside an action). */
   globals(): GlobalOptions;
   /** Wraps an action: errors become `{"ok":false,...}` / a message, and the exit code. */
   action<A extends unknown[]>(fn: (globals: GlobalOptions, ...args: A) => Promise<void>): (...args: A) => Promise<void>;
 }
 
 export function createContext(io: Io, program: Command, setExit: (code: number) => void): CliContext {
-  const globals = () => program.opts<GlobalOptions>();
+  let normalized: GlobalOptions | undefined;
+  const globals = () => (normalized ??= normalizeGlobals(program.opts<RawGlobals>(), io));
   return {
     io,
     globals,
     action: (fn) => async (...args) => {
-      const g = globals();
+      // Errors are JSON under --json and under a read command's --format json|jsonl.
+      const command = args.at(-1) as { opts?: () => Record<string, unknown> } | undefined;
+      const format = typeof command?.opts === 'function' ? command.opts().format : undefined;
+      const json = program.opts<RawGlobals>().json === true || format === 'json' || format === 'jsonl';
       try {
+        const g = globals();
+        // The GitHub store needs its token up front (GH_TOKEN, GITHUB_TOKEN, then `gh auth token`).
+        if (g.github !== undefined && g.token === undefined) {
+          const found = await resolveToken(g.host!);
+          if (found !== undefined) g.token = found.token;
+        }
         await fn(g, ...args);
       } catch (e) {
-        setExit(reportFailure(io, e, g.json === true));
+        setExit(reportFailure(io, e, json));
       }
     },
   };

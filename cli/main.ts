@@ -9,34 +9,39 @@ import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS, commandEntry } from './commands/index.ts';
 import { createContext } from './context.ts';
-import { EXIT_OK, UsageError, processIo, reportFailure, type Io } from './output.ts';
+import { addExample } from './examples.ts';
+import { EXIT_CODES_HELP, EXIT_OK, UsageError, processIo, reportFailure, type Io } from './output.ts';
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
-  const json = argv.includes('--json');
+  const json = argv.includes('--json') || wantsJsonFormat(argv);
   let exit = EXIT_OK;
   const program = new Command('fairway')
     .description('Fair, verifiable work queue on a Git-hosted ledger (version-3 work-queue protocol).')
-    .addOption(new Option('--ledger <file>', 'read a work-queue.jsonl ledger file offline (read-only commands)'))
-    .addOption(new Option('--repo <path>', 'local Git repository holding the queue branch (default: current directory)'))
-    .addOption(new Option('--remote <name>', 'with --repo CLONE: the remote branch is the authority'))
-    .addOption(new Option('--github <owner/name>', 'the GitHub API (token from GH_TOKEN / GITHUB_TOKEN)'))
+    .addOption(new Option('-R, --repo <[HOST/]OWNER/REPO>', 'the GitHub repository holding the queue branch, like gh (GH_HOST names the host; token: GH_TOKEN, GITHUB_TOKEN or `gh auth token`)'))
+    .addOption(new Option('--dir <path>', 'local Git repository holding the queue branch (default: the current directory)'))
+    .addOption(new Option('--remote <name>', 'with a local clone: the remote branch is the authority'))
+    .addOption(new Option('--github <[HOST/]OWNER/REPO>', 'alias of --repo OWNER/REPO'))
+    .addOption(new Option('--ledger <file>', 'read a work-queue.jsonl ledger file offline (read-only commands; - reads stdin)'))
     .addOption(new Option('--branch <name>', 'queue branch').default('work-queue'))
-    .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it)'))
+    .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it); a lookup for trace/explain (a unique prefix of 8+ characters works)'))
     .addOption(new Option('--principal <id>', 'local operator principal, a positive decimal id (unauthenticated in local mode)'))
     .option('--json', 'print exactly one JSON object (errors: {"ok":false,"error":{...}})')
     .version(pkg.version, '-V, --version', 'print the Fairway version')
-    .showHelpAfterError('(run fairway --help for usage)')
     .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => io.out(s),
-      writeErr: (s) => { if (!json) io.err(s); },
+      writeErr: (s) => io.err(s),
+      // Commander's own error line is not printed: reportFailure prints every error once, with its code.
+      outputError: () => {},
     })
     .addHelpText('after', `
-Exit codes: 0 success, 2 usage error, 3 protocol or ledger error, 70 internal error (a bug in Fairway: please report it).
+${EXIT_CODES_HELP}
 
 Examples:
   fairway verify --ledger work-queue.jsonl          validate every record and the causal chain
-  fairway replay --ledger work-queue.jsonl --json   projection summary as one JSON object
+  fairway -R octo-org/app state --format jsonl      the queue of a GitHub repository, one row per line
+  fairway --dir ../app replay --json                the full projection of a local repository's queue
   fairway demo                                      build and replay a small demo queue`);
 
   const ctx = createContext(io, program, (code) => (exit = code));
@@ -44,6 +49,7 @@ Examples:
   const entry = named === undefined ? undefined : commandEntry(named);
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
+    for (const c of program.commands) addExample(c);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -51,7 +57,7 @@ Examples:
       for (const c of e.commands) terms.set(program.command(c.name).aliases(c.aliases).description(c.description), c.term);
     }
     const help = program.createHelp();
-    program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
+    program.configureHelp({ showGlobalOptions: true, subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
   }
 
   try {
@@ -59,7 +65,7 @@ Examples:
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
-      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), 'usage_error'), json);
+      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json);
     }
     return reportFailure(io, e, json);
   }
@@ -67,7 +73,7 @@ Examples:
 }
 
 /** Global options that take a value (the value is not the command name). */
-const VALUE_OPTIONS = new Set(['--ledger', '--repo', '--remote', '--github', '--branch', '--request-id', '--principal']);
+const VALUE_OPTIONS = new Set(['--ledger', '-R', '--repo', '--dir', '--remote', '--github', '--branch', '--request-id', '--principal']);
 
 /** The command `argv` runs (`help X` asks for X), or undefined when it names none. */
 export function commandName(argv: readonly string[]): string | undefined {
@@ -81,4 +87,22 @@ export function commandName(argv: readonly string[]): string | undefined {
     return a === 'help' && i + 1 < argv.length ? argv[i + 1] : a;
   }
   return undefined;
+}
+
+/** Stable codes for the usage errors commander finds (all exit 2). */
+function commanderCode(code: string): string {
+  switch (code) {
+    case 'commander.invalidArgument': return 'option_invalid';
+    case 'commander.unknownOption': return 'unknown_option';
+    case 'commander.missingMandatoryOptionValue':
+    case 'commander.optionMissingArgument':
+    case 'commander.missingArgument': return 'option_missing';
+    case 'commander.conflictingOption': return 'option_conflict';
+    default: return 'usage_error';
+  }
+}
+
+/** `--format json|jsonl` asks for JSON errors too (the format of a read command). */
+function wantsJsonFormat(argv: readonly string[]): boolean {
+  return argv.some((a, i) => /^--format=jsonl?$/.test(a) || (a === '--format' && /^jsonl?$/.test(argv[i + 1] ?? '')));
 }

@@ -2,7 +2,8 @@
  * CLI output conventions (design/INTERFACES.md): `--json` prints exactly one
  * JSON object; failures print `{"ok":false,"error":{code,message,...}}`.
  * Exit codes: 0 success, 2 usage error, 3 protocol or ledger error, 70 internal
- * error (a bug in Fairway: EX_SOFTWARE, never a verdict on the ledger).
+ * error (a bug in Fairway: EX_SOFTWARE, never a verdict on the ledger). Every error is
+ * printed once, with its stable code.
  */
 import { internalError, isProtocolError } from '../engine/errors.ts';
 
@@ -22,6 +23,9 @@ export const processIo: Io = {
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
 };
 
+/** The exit-code table every `--help` ends with. */
+export const EXIT_CODES_HELP = `Exit codes: 0 success, 2 usage error (a bad flag or option value; nothing was read or written), 3 protocol or ledger error (a stable code names it), 70 internal error (a bug in Fairway: please report it).`;
+
 export class UsageError extends Error {
   constructor(message: string, readonly code = 'usage_error') {
     super(message);
@@ -36,7 +40,7 @@ export function printJson(io: Io, value: unknown): void {
 export function reportFailure(io: Io, e: unknown, json: boolean): number {
   if (e instanceof UsageError) {
     if (json) printJson(io, { ok: false, error: { code: e.code, message: e.message } });
-    else io.err(`fairway: ${e.message}\n(see fairway --help)`);
+    else io.err(`fairway: ${e.code}: ${e.message}\n(see fairway --help)`);
     return EXIT_USAGE;
   }
   if (isProtocolError(e) && e.details?.usage === true) {

@@ -7,17 +7,17 @@
 import { execFile } from 'node:child_process';
 import { basename, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { fail } from '../engine/errors.ts';
+import { fail, ProtocolError } from '../engine/errors.ts';
 import { isDecimalId } from '../engine/identity/index.ts';
 import type { Projection } from '../engine/replay/index.ts';
 import type { Actor } from '../engine/schema/index.ts';
-import { readLedgerFile } from '../lib/ledger-file.ts';
 import { coldReplay } from '../lib/publisher/cache.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
-import type { GlobalOptions } from './context.ts';
+import { apiUrlFor, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
+import { readLedgerInput } from './input.ts';
 import { UsageError } from './output.ts';
 import { replayProgress } from './progress.ts';
 
@@ -31,13 +31,17 @@ export interface ReadSource {
 }
 
 export function storeFor(g: GlobalOptions): LedgerStore {
+  if (g.github !== undefined && (g.token === undefined || g.token === '')) {
+    throw new ProtocolError('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
+  }
+  const githubBaseUrl = g.github !== undefined ? apiUrlFor(g.host ?? DEFAULT_HOST) : undefined;
   return openStore({
-    repo: g.repo,
+    repo: g.dir,
     remote: g.remote,
     github: g.github,
     branch: g.branch,
-    token: process.env.GH_TOKEN ?? process.env.GITHUB_TOKEN,
-    githubBaseUrl: process.env.FAIRWAY_GITHUB_API_URL,
+    token: g.token,
+    ...(githubBaseUrl !== undefined && { githubBaseUrl }),
     cwd: process.cwd(),
   });
 }
@@ -45,8 +49,8 @@ export function storeFor(g: GlobalOptions): LedgerStore {
 /** Read-only commands accept `--ledger FILE` or any store. */
 export function readSource(g: GlobalOptions): ReadSource {
   if (g.ledger !== undefined) {
-    if (g.repo !== undefined || g.remote !== undefined || g.github !== undefined) {
-      throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --remote or --github', 'source_conflict');
+    if (g.dir !== undefined || g.remote !== undefined || g.github !== undefined) {
+      throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --dir or --remote', 'source_conflict');
     }
     const file = g.ledger;
     return {
@@ -54,7 +58,7 @@ export function readSource(g: GlobalOptions): ReadSource {
       load: async () => {
         const progress = replayProgress(g.json === true);
         try {
-          return coldReplay(await readLedgerFile(file), progress.onProgress);
+          return coldReplay(await readLedgerInput(file), progress.onProgress);
         } finally {
           progress.done();
         }
@@ -76,7 +80,7 @@ export function readSource(g: GlobalOptions): ReadSource {
 
 /** Mutating commands need a store; `--ledger` is read-only. */
 export function writeTarget(g: GlobalOptions): { store: LedgerStore; publisher: Publisher } {
-  if (g.ledger !== undefined) throw new UsageError('--ledger is read-only; mutations publish to a Git branch (--repo, --remote or --github)', 'ledger_read_only');
+  if (g.ledger !== undefined) throw new UsageError('--ledger is read-only; mutations publish to a Git branch (--dir, --remote or -R OWNER/REPO)', 'ledger_read_only');
   const store = storeFor(g);
   // The first load of a large ledger is a cold replay: show progress on a terminal.
   const progress = replayProgress(g.json === true);
@@ -103,7 +107,7 @@ export function requestIdOf(g: GlobalOptions, kind: string): string {
 export async function queueRepository(g: GlobalOptions, projection: Projection | null): Promise<string> {
   if (projection?.state.repository) return projection.state.repository;
   if (g.github !== undefined) return g.github;
-  const repo = resolve(g.repo ?? process.cwd());
+  const repo = resolve(g.dir ?? process.cwd());
   try {
     const { stdout } = await run('git', ['-C', repo, 'config', '--get', 'remote.origin.url']);
     const m = /[:/]([^/:]+\/[^/]+?)(?:\.git)?\s*$/.exec(stdout.trim());

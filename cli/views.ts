@@ -7,6 +7,7 @@ import type { Projection } from '../engine/replay/index.ts';
 import type { WorkRecord } from '../engine/replay/state.ts';
 import { parseQueueCommit } from '../engine/schema/index.ts';
 import { eligibility } from '../engine/scheduler/eligibility.ts';
+import { commitAt, ownerOf, workReadiness } from './work-facts.ts';
 
 export function statsView(p: Projection, asOf: number) {
   const { state } = p;
@@ -46,25 +47,59 @@ export function statsView(p: Projection, asOf: number) {
   };
 }
 
+/** `stats --format jsonl`: the queue header, then one record per pool and per pool backlog bucket. */
+export function* statsRecords(view: ReturnType<typeof statsView>): Generator<Record<string, unknown>> {
+  const { pools, ...header } = view;
+  yield { type: 'queue', ...header };
+  for (const { backlog, ...pool } of pools) {
+    yield { type: 'pool', ...pool };
+    for (const b of backlog) yield { type: 'backlog', pool: pool.pool, ...b };
+  }
+}
+
 function matches(w: WorkRecord, search: string): boolean {
   const needle = search.toLowerCase();
   return [w.workId, w.graphId, w.nodeKey, w.pool, w.fairnessKey, w.state, ...w.claims].some((s) => s.toLowerCase().includes(needle));
 }
 
-export function treeRows(p: Projection, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number }) {
-  const rows: Array<{ depth: number; kind: string; id: string; label: string }> = [];
-  const graphs = [...p.state.graphs.keys()].sort();
+/** One row of `state`: the tree position and label, plus the full metadata of its Work or Claim. */
+export interface TreeRow {
+  depth: number;
+  kind: 'graph' | 'work' | 'claim';
+  id: string;
+  label: string;
+  [field: string]: unknown;
+}
+
+export function treeRows(p: Projection, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number }, asOf: number = Date.now()) {
+  const rows: TreeRow[] = [];
+  const { state } = p;
+  const graphs = [...state.graphs.keys()].sort();
   for (const graphId of graphs) {
     if (o.graph !== undefined && graphId !== o.graph) continue;
-    const works = p.state.graphs.get(graphId)!.map((id) => p.work(id)!).filter((w) =>
+    const works = state.graphs.get(graphId)!.map((id) => p.work(id)!).filter((w) =>
       (o.pool === undefined || w.pool === o.pool) && (o.state === undefined || w.state === o.state) && (o.search === undefined || matches(w, o.search)));
     if (works.length === 0) continue;
-    rows.push({ depth: 0, kind: 'graph', id: graphId, label: `graph ${JSON.stringify(graphId)} (${works.length} Work)` });
+    rows.push({ depth: 0, kind: 'graph', id: graphId, label: `graph ${JSON.stringify(graphId)} (${works.length} Work)`, graph_id: graphId, works: works.length });
     for (const w of works) {
-      rows.push({ depth: 1, kind: 'work', id: w.workId, label: `${w.state.padEnd(9)} P${w.effectivePriority} ${JSON.stringify(w.nodeKey)} key=${JSON.stringify(w.fairnessKey)} ${w.workId.slice(0, 12)}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}` });
+      const ready = workReadiness(state, w, asOf);
+      const owner = ownerOf(p, w);
+      rows.push({
+        depth: 1, kind: 'work', id: w.workId,
+        label: `${w.state.padEnd(9)} P${w.effectivePriority} ${JSON.stringify(w.nodeKey)} key=${JSON.stringify(w.fairnessKey)} ${ready.readiness}${ready.reason === null || w.state !== 'available' ? '' : `(${ready.reason})`} ${w.workId}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}`,
+        work_id: w.workId, graph_id: w.graphId, node_key: w.nodeKey, state: w.state, readiness: ready.readiness, reason: ready.reason,
+        pool: w.pool, worker_profile: w.workerProfile, priority: w.priority, effective_priority: w.effectivePriority, fairness_key: w.fairnessKey,
+        barrier: w.barrier, owner, attempts: w.attempts, claims: w.claims.length,
+        admitted_at: commitAt(state, w.admittedCommit), retry_not_before: w.retryNotBefore, completed_at: w.completionAt, cancelled_at: commitAt(state, w.cancellationCommit),
+      });
       for (const c of w.claims) {
         const claim = p.claim(c)!;
-        rows.push({ depth: 2, kind: 'claim', id: c, label: `claim ${claim.state.padEnd(9)} ${claim.dispatchId.slice(0, 14)}…/${claim.handle} ${c.slice(-12)}` });
+        rows.push({
+          depth: 2, kind: 'claim', id: c, label: `claim ${claim.state.padEnd(9)} ${claim.dispatchId}/${claim.handle} ${c}`,
+          claim_id: c, work_id: claim.workId, dispatch_id: claim.dispatchId, handle: claim.handle, state: claim.state,
+          pool: w.pool, priority: claim.priority, fairness_key: claim.fairnessKey, request_id: claim.requestId,
+          granted_at: commitAt(state, claim.commitId), terminal_at: commitAt(state, claim.terminalCommitId), retry_not_before: claim.retryNotBefore,
+        });
       }
     }
   }
@@ -148,3 +183,6 @@ export function traceView(p: Projection, sel: { requestId?: string; claimId?: st
   }
   return { total: events.length, offset, limit, events: events.slice(offset, offset + limit) };
 }
+
+/** The Work states `state --state` accepts. */
+export const WORK_STATES = ['available', 'claimed', 'completed', 'cancelled'] as const;

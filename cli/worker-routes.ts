@@ -11,15 +11,14 @@ import { QueuePolicySchema } from '../engine/schema/index.ts';
 import { workerRoutes, type RevisionSource, type RouteContext, type WorkerRoutes } from '../lib/config/workers.ts';
 import { launchApi } from '../lib/github/context.ts';
 import { githubSource, localSource } from '../lib/github/revision.ts';
-import type { GlobalOptions } from './context.ts';
-
-function hasToken(): boolean {
-  return [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
-}
+import { githubEnv, hasToken, type GlobalOptions } from './globals.ts';
 
 export async function revisionSource(g: GlobalOptions, repository: string): Promise<RevisionSource> {
-  if (g.github !== undefined && hasToken()) return githubSource(launchApi(process.env), repository);
-  return localSource(g.repo ?? process.cwd());
+  if (g.github !== undefined) {
+    const env = await githubEnv(g);
+    if (hasToken(env)) return githubSource(launchApi(env), repository);
+  }
+  return localSource(g.dir ?? process.cwd());
 }
 
 export async function repositoryRoutes(g: GlobalOptions, ctx: RouteContext): Promise<WorkerRoutes> {

@@ -25,13 +25,13 @@ describe('fairway CLI', () => {
     expect(out).toEqual({ ok: true, tip: demo.writer.state.tip, commits: demo.writer.state.commits.length, policy_epoch: 'demo-epoch-1' });
   });
 
-  it('replay --json prints the projection summary', async () => {
+  it('replay --json prints the projection with its summary', async () => {
     const c = capture();
     expect(await runFairway(['replay', '--ledger', ledger, '--json'], c.io)).toBe(0);
     const out = JSON.parse(c.out());
     expect(out.ok).toBe(true);
-    expect(out.works.total).toBe(demo.writer.state.works.size);
-    expect(out.claims.completed).toBe(demo.grants.length);
+    expect(out.summary.works.total).toBe(demo.writer.state.works.size);
+    expect(out.summary.claims.completed).toBe(demo.grants.length);
     expect(out.controls.grants_paused).toBe(false);
   });
 

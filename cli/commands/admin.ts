@@ -2,7 +2,7 @@
  * Administrator commands: control, cancel-work, cancel-claim, reprioritize and
  * policy. Each is one checked, all-or-nothing transaction through the publisher.
  */
-import { readFile } from 'node:fs/promises';
+import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
@@ -16,6 +16,9 @@ import { debugEvent } from '../../lib/debug/log.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import { keepDeployed, repositoryRoutes } from '../worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { readJsonInput } from '../input.ts';
+import { resolveId } from '../ids.ts';
+import { priorityArg } from '../parse.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -57,8 +60,8 @@ const collect = (v: string, acc: string[]) => [...acc, v];
 export const registerAdmin: CommandModule = (program, ctx) => {
   program.command('control')
     .description('Pause or resume admission or grants, or record a credential generation. Never resets fairness or releases capacity.')
-    .requiredOption('--name <control>', 'admission_paused | grants_paused | credential_generation')
-    .option('--paused <true|false>', 'for admission_paused / grants_paused')
+    .addOption(new Option('--name <control>', 'the control to set').choices(['admission_paused', 'grants_paused', 'credential_generation']).makeOptionMandatory())
+    .addOption(new Option('--paused <true|false>', 'for admission_paused / grants_paused').choices(['true', 'false']))
     .option('--generation <id>', 'for credential_generation')
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { name: string; paused?: string; generation?: string; reason: string }) => {
@@ -80,7 +83,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelWorkRequest(s, ids(o.workId), why), 'Work cancelled');
+      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelWorkRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), why), 'Work cancelled');
     }));
 
   program.command('cancel-claim')
@@ -90,7 +93,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
       await publishAdmin(ctx.io, g, 'cancel_work', (s) => {
-        const claims = ids(o.claimId);
+        const claims = ids(o.claimId).map((id) => resolveId(s, 'claim', id));
         debugEvent('claims', 'cancel', { claims: claims.length });
         return cancelClaimsRequest(s, claims, why);
       }, 'Claims cancelled');
@@ -99,11 +102,11 @@ export const registerAdmin: CommandModule = (program, ctx) => {
   program.command('reprioritize')
     .description('Compare-and-set priority override (1..5) for future grants of available Work.')
     .requiredOption('--work-id <ids>', 'Work id(s)', collect, [])
-    .requiredOption('--priority <1..5>', 'new priority class', (v) => Number(v))
+    .requiredOption('--priority <1..5>', 'new priority class', priorityArg)
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; priority: number; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'control', (s) => reprioritizeRequest(s, ids(o.workId), o.priority, why), `priority ${o.priority}`);
+      await publishAdmin(ctx.io, g, 'control', (s) => reprioritizeRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), o.priority, why), `priority ${o.priority}`);
     }));
 
   program.command('policy')
@@ -115,12 +118,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
       if ((o.file === undefined) === (o.fromConfig !== true)) throw new UsageError('give exactly one of --file or --from-config', 'option_invalid');
       let policy: JsonObject;
       if (o.file !== undefined) {
-        let raw: unknown;
-        try {
-          raw = JSON.parse(await readFile(o.file, 'utf8'));
-        } catch (e) {
-          fail('input_invalid', `cannot read policy file ${o.file}: ${(e as Error).message}`);
-        }
+        const raw = await readJsonInput(o.file, 'policy file');
         const parsed = QueuePolicySchema.safeParse(raw);
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConsoleSource } from '../../lib/console/config.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { githubEnv } from '../globals.ts';
 import { UsageError, type Io } from '../output.ts';
 
 const run = promisify(execFile);
@@ -31,8 +32,8 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
   if (chosen.length > 1) throw new UsageError('choose one of --ledger, --github and --remote', 'usage_error');
   if (g.ledger !== undefined) return { kind: 'ledger', ledger: g.ledger };
   if (g.github !== undefined) return { kind: 'github', github: g.github, branch };
-  if (g.remote !== undefined) return { kind: 'remote', repo: g.repo ?? cwd, remote: g.remote, branch };
-  if (g.repo !== undefined) return { kind: 'repo', repo: g.repo, branch };
+  if (g.remote !== undefined) return { kind: 'remote', repo: g.dir ?? cwd, remote: g.remote, branch };
+  if (g.dir !== undefined) return { kind: 'repo', repo: g.dir, branch };
   return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
 }
 
@@ -58,6 +59,12 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   const pollMs = Number(opts.pollMs);
   if (!Number.isInteger(pollMs) || pollMs < 500) throw new UsageError('--poll-ms must be an integer ≥ 500', 'usage_error');
   const source = opts.demo === true ? undefined : await resolveSource(g);
+  if (source?.kind === 'github') {
+    // The console's store reads the process environment: hand it the token the CLI resolved
+    // (GH_TOKEN, GITHUB_TOKEN, `gh auth token`) and an Enterprise host's API root.
+    const env = await githubEnv(g);
+    for (const name of ['GH_TOKEN', 'FAIRWAY_GITHUB_API_URL'] as const) if (env[name] !== undefined) process.env[name] = env[name];
+  }
   // Loaded on demand: the console server pulls in Next.js, which other commands never need.
   const { CONSOLE_ROOT, startConsole } = await import('../../lib/console/server.ts');
   const missing = consoleMissing(CONSOLE_ROOT);

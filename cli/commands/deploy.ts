@@ -14,7 +14,8 @@ import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
 import { githubRevision, localRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError } from '../output.ts';
+import { DEFAULT_HOST, githubEnv, hasToken, missingTokenMessage } from '../globals.ts';
+import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 import { ownGet } from '../../engine/schema/record.ts';
 
@@ -31,9 +32,11 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       const repository = projection.state.repository ?? '';
       const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
       if (o.pool !== undefined && ownGet(pools, o.pool) === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
-      const useGitHub = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
-      const api = useGitHub ? launchApi(process.env) : null;
-      if (!useGitHub && g.github !== undefined) throw new UsageError('deploy --github needs a token', 'github_token_missing');
+      // A GitHub queue reads its revisions through the API (token: GH_TOKEN, GITHUB_TOKEN, gh auth token).
+      const env = g.github !== undefined ? await githubEnv(g) : process.env;
+      const useGitHub = hasToken(env);
+      const api = useGitHub ? launchApi(env) : null;
+      if (!useGitHub && g.github !== undefined) fail('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
       const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;
       const base = requestIdOf(g, 'deploy');
       const reports: DeployReport[] = [];
@@ -42,7 +45,7 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
           const workflow = String(profile.workflow);
-          const revision = api !== null ? await githubRevision(api, repository, workflow) : await localRevision(g.repo ?? process.cwd(), workflow);
+          const revision = api !== null ? await githubRevision(api, repository, workflow) : await localRevision(g.dir ?? process.cwd(), workflow);
           reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
         }
       }

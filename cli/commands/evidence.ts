@@ -8,6 +8,8 @@
 import { fail } from '../../engine/errors.ts';
 import { launchView, type LaunchView } from '../../engine/lifecycle/launch-state.ts';
 import type { CommandModule } from '../context.ts';
+import { resolveId } from '../ids.ts';
+import { formatOf, formatOption, printJsonl } from '../format.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
 
@@ -16,18 +18,21 @@ export const registerEvidence: CommandModule = (program, ctx) => {
     .description('Show the recorded launch evidence of a dispatch group (or of every group a Work was granted in), offline-capable.')
     .option('--dispatch-id <id>', 'the dispatch group')
     .option('--work-id <id>', 'every group this Work was granted in')
-    .action(ctx.action(async (g, o: { dispatchId?: string; workId?: string }) => {
+    .addOption(formatOption())
+    .action(ctx.action(async (g, o: { dispatchId?: string; workId?: string; format?: string }) => {
+      const format = formatOf(g, o);
       if ((o.dispatchId === undefined) === (o.workId === undefined)) throw new UsageError('give exactly one of --dispatch-id or --work-id', 'option_invalid');
       const projection = await readSource(g).load();
       let ids: string[];
-      if (o.dispatchId !== undefined) ids = [o.dispatchId];
+      if (o.dispatchId !== undefined) ids = [resolveId(projection.state, 'dispatch', o.dispatchId)];
       else {
-        const work = projection.work(o.workId!);
+        const work = projection.work(resolveId(projection.state, 'work', o.workId!));
         if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
         ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
       }
       const groups: LaunchView[] = ids.map((id) => launchView(projection, id));
-      if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
+      if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
+      if (format === 'jsonl') return printJsonl(ctx.io, groups);
       for (const v of groups) {
         ctx.io.out(`${v.dispatch_id}: ${v.state}${v.run_id ? ` run ${v.run_id}` : ''}${v.reason ? ` (${v.reason})` : ''}  profile ${v.pool}/${v.worker_profile} @ ${v.ref.slice(0, 12)}`);
         if (v.conflict_open) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);

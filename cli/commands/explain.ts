@@ -15,7 +15,9 @@ import { describeRequest, type RequestDescription } from '../../engine/receipts/
 import { historicalExplanationAt } from '../history.ts';
 import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
-import { printJson, UsageError, type Io } from '../output.ts';
+import { resolveId } from '../ids.ts';
+import { formatOf, formatOption, printRecord } from '../format.ts';
+import { UsageError, type Io } from '../output.ts';
 
 /** The queue a read command looks at: `--ledger FILE` or any store (shared loader). */
 export async function loadProjection(g: GlobalOptions): Promise<Projection> {
@@ -209,17 +211,18 @@ function workLines(x: WorkExplanation): string[] {
   return lines;
 }
 
-export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string; workId?: string; asOf: number }): Promise<void> {
+export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string; workId?: string; asOf: number; format?: string }): Promise<void> {
+  const format = opts.format ?? (g.json === true ? 'json' : 'table');
   const projection = await loadProjection(g);
   if (opts.workId === undefined) {
     const e = explainNext(projection, opts.pool, opts.asOf);
-    if (g.json) printJson(io, { ok: true, ...e });
+    if (format !== 'table') printRecord(io, format, { ok: true, ...e });
     else io.out(nextLines(e).join('\n'));
     return;
   }
-  const x = explainWork(projection, opts.pool, opts.workId, opts.asOf);
+  const x = explainWork(projection, opts.pool, resolveId(projection.state, 'work', opts.workId), opts.asOf);
   const { reason, ...rest } = x;
-  if (g.json) printJson(io, { ok: true, reason, ...rest });
+  if (format !== 'table') printRecord(io, format, { ok: true, reason, ...rest });
   else io.out(workLines(x).join('\n'));
 }
 
@@ -240,6 +243,7 @@ export const registerExplain: CommandModule = (program, ctx) => {
     .option('--claim-id <id>', 'reconstruct the exact historical grant of this Claim')
     .option('--before-claim <id>', 'the decision state just before this Claim: predecessor prefix plus earlier operations of its commit')
     .option('--work-id <id>', 'explain this Work: its state, eligibility reason code, blocking path and where it lost')
+    .addOption(formatOption())
     .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
     .addHelpText('after', `
 Reads --ledger FILE or the queue branch (--repo/--remote/--github). Nothing is charged or written.
@@ -261,7 +265,8 @@ With --work-id: {"ok": true, "reason", "is_next", "pool", "as_of", "work", "elig
 Examples:
   fairway explain --ledger work-queue.jsonl --pool default
   fairway explain --ledger work-queue.jsonl --pool default --work-id 3f2a... --as-of 1767225600000 --json`)
-    .action(ctx.action(async (g, opts: { pool?: string; workId?: string; asOf?: string; claimId?: string; beforeClaim?: string }) => {
+    .action(ctx.action(async (g, opts: { pool?: string; workId?: string; asOf?: string; claimId?: string; beforeClaim?: string; format?: string }) => {
+      const format = formatOf(g, opts);
       const historical = [g.requestId, opts.claimId, opts.beforeClaim].filter((v) => v !== undefined).length;
       if (historical + (opts.pool === undefined ? 0 : 1) !== 1) {
         throw new UsageError('give exactly one of --pool (live), --request-id, --claim-id or --before-claim (historical)', 'option_invalid');
@@ -269,6 +274,10 @@ Examples:
       if (opts.pool === undefined) {
         const source = readSource(g);
         const projection = await source.load();
+        // Unique prefixes (8+ characters) of the request and Claim ids.
+        if (g.requestId !== undefined) g.requestId = resolveId(projection.state, 'request', g.requestId);
+        if (opts.claimId !== undefined) opts.claimId = resolveId(projection.state, 'claim', opts.claimId);
+        if (opts.beforeClaim !== undefined) opts.beforeClaim = resolveId(projection.state, 'claim', opts.beforeClaim);
         // Every request kind says what it did; a dispatch_next also re-derives its grant selection
         // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
         let described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);
@@ -279,18 +288,18 @@ Examples:
           if (holder !== null) described = describeRequest(holder, g.requestId!) ?? described;
         }
         if (described !== undefined && described.kind !== 'dispatch_next') {
-          if (g.json) return printJson(ctx.io, { ok: true, ...described });
+          if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...described });
           ctx.io.out(requestLines(described).join('\n'));
           return;
         }
         const grant = await historicalExplanationAt(projection, { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim }, source.history);
         const view = described === undefined ? grant : { ...grant, kind: described.kind, actor: described.actor, operations: described.operations, summary: described.summary };
-        if (g.json) return printJson(ctx.io, { ok: true, ...view });
+        if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...view });
         ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);
         for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id.slice(-12)} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);
         return;
       }
       const asOf = parseAsOf(opts.asOf, Date.now());
-      await runExplain(ctx.io, g, { pool: opts.pool, workId: opts.workId, asOf });
+      await runExplain(ctx.io, g, { pool: opts.pool, workId: opts.workId, asOf, format });
     }));
 };

@@ -30,6 +30,8 @@ describe('lazy command registry', () => {
     expect(commandName(['--ledger', 'verify', 'replay', '--json'])).toBe('replay');
     expect(commandName(['--json', '--ledger=x', 'verify'])).toBe('verify');
     expect(commandName(['help', 'submit-work'])).toBe('submit-work');
+    expect(commandName(['-R', 'octo-org/app', 'state'])).toBe('state');
+    expect(commandName(['--dir', 'replay', '--github', 'o/r', 'stats'])).toBe('stats');
     expect(commandName(['--help'])).toBeUndefined();
     expect(commandName(['--version'])).toBeUndefined();
   });

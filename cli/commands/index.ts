@@ -37,7 +37,7 @@ export const COMMANDS: CommandEntry[] = [
   {
     load: async () => (await import('./replay.ts')).registerReplay,
     commands: [
-      { name: 'replay', aliases: ['read'], term: 'replay|read', description: 'Replay a ledger and print the projection summary: Work by state, Claims, reservations, barriers, controls, policy.' },
+      { name: 'replay', aliases: ['read'], term: 'replay|read [options]', description: 'Replay a ledger and print the projection: a summary, or with --json the full authoritative state (Work, Claims, groups, reservations, barriers, observations, controls, policy, requests).' },
     ],
   },
   {
@@ -163,6 +163,12 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import('./doctor.ts')).registerDoctor,
     commands: [
       { name: 'doctor', aliases: [], term: 'doctor [options]', description: 'Check the queue store (ref locks, scratch refs, readability, ledger validity); --fix removes stale leftovers no live process owns.' },
+    ],
+  },
+  {
+    load: async () => (await import('./completion.ts')).registerCompletion,
+    commands: [
+      { name: 'completion', aliases: [], term: 'completion <shell>', description: 'Print a shell completion script (bash, zsh or fish) for every command and option.' },
     ],
   },
 ];

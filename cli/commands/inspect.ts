@@ -9,34 +9,33 @@ import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { renderOpenMetrics } from '../../lib/metrics/exposition.ts';
 import type { CommandModule } from '../context.ts';
+import { formatOf, formatOption, printJsonl } from '../format.ts';
+import { resolveId, resolveOptional } from '../ids.ts';
+import { intIn } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
-import { claimDetail, statsView, traceView, treeRows, workDetail } from '../views.ts';
+import { claimDetail, statsRecords, statsView, traceView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
-function bounded(name: string, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0 || n > max) throw new UsageError(`${name} must be an integer 0..${max}`, 'option_invalid');
-    return n;
-  };
-}
 
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
     .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
-    .addOption(new Option('--format <format>', 'table (default), json (same as --json) or prometheus (OpenMetrics text: the console\'s /metrics)').choices(['table', 'json', 'prometheus']))
+    .addOption(formatOption(['prometheus']))
     .addHelpText('after', `
+Formats: prometheus is OpenMetrics text, the same exposition as the console's /metrics.
 Example:
   fairway stats --format prometheus > /var/lib/node_exporter/textfile/fairway.prom`)
-    .action(ctx.action(async (g, o: { format?: 'table' | 'json' | 'prometheus' }) => {
+    .action(ctx.action(async (g, o: { format?: string }) => {
+      const format = formatOf(g, o);
       const projection = await readSource(g).load();
       const asOf = Date.now();
-      if (o.format === 'prometheus') {
+      if (format === 'prometheus') {
         ctx.io.out(await renderOpenMetrics(queueMetrics(projection, asOf)));
         return;
       }
       const view = statsView(projection, asOf);
-      if (g.json || o.format === 'json') return printJson(ctx.io, { ok: true, ...view });
+      if (format === 'json') return printJson(ctx.io, { ok: true, ...view });
+      if (format === 'jsonl') return printJsonl(ctx.io, statsRecords(view));
       ctx.io.out(`tip ${view.tip} (${view.commits} commits), epoch ${view.policy_epoch}`);
       const e = view.envelope;
       ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve} of the ${e.recovery_bytes}-byte reserve (${e.reserve_remaining} left for new admission)`);
@@ -51,41 +50,57 @@ Example:
     .description('An ASCII tree of graphs, Work and Claims (metadata only). Paginated: at most 256 rows.')
     .option('--graph <id>', 'only this graph')
     .option('--pool <name>', 'only this pool')
-    .option('--state <state>', 'available | claimed | completed | cancelled')
+    .addOption(new Option('--state <state>', 'only Work in this state').choices(WORK_STATES))
     .option('--search <text>', 'case-insensitive match on ids and metadata')
-    .option('--offset <n>', 'rows to skip', bounded('--offset', 1_000_000), 0)
-    .option('--limit <n>', 'rows to show (max 256)', bounded('--limit', 256), 80)
-    .action(ctx.action(async (g, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number }) => {
+    .option('--offset <n>', 'rows to skip (0..1000000)', intIn('--offset', 0, 1_000_000), 0)
+    .option('--limit <n>', 'rows to show (1..256)', intIn('--limit', 1, 256), 80)
+    .addOption(formatOption())
+    .addHelpText('after', `
+--json rows: {"depth", "kind": "graph" | "work" | "claim", "id", "label", ...}; a work row carries the full
+work_id, graph_id, node_key, state, readiness (ready | waiting | running | terminal), reason, pool,
+worker_profile, priority, effective_priority, fairness_key, barrier, owner {claim_id, dispatch_id,
+handle, run_id} | null, attempts and the timestamps admitted_at, retry_not_before, completed_at,
+cancelled_at (Unix ms); a claim row its claim_id, work_id, dispatch_id, handle, state, charged
+priority and fairness_key, request_id, granted_at and terminal_at. --format jsonl: one row per line.`)
+    .action(ctx.action(async (g, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number; format?: string }) => {
+      const format = formatOf(g, o);
       const projection = await readSource(g).load();
-      const page = treeRows(projection, o);
-      if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, ...page });
+      const page = treeRows(projection, o, Date.now());
+      if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...page });
+      if (format === 'jsonl') return printJsonl(ctx.io, page.rows);
       for (const r of page.rows) ctx.io.out(`${'  '.repeat(r.depth)}${r.label}`);
       ctx.io.out(`rows ${page.offset + 1}-${page.offset + page.rows.length} of ${page.total}${page.next_offset === null ? '' : ` (next: --offset ${page.next_offset})`}`);
     }));
 
   program.command('inspect')
     .description('One Work (definition metadata, readiness, dependencies, Claims, barriers) or one Claim (group, lifecycle).')
-    .option('--work-id <id>')
-    .option('--claim-id <id>')
-    .action(ctx.action(async (g, o: { workId?: string; claimId?: string }) => {
+    .option('--work-id <id>', 'the Work (full id or a unique prefix of 8+ characters)')
+    .option('--claim-id <id>', 'the Claim (full id or a unique prefix of 8+ characters)')
+    .addOption(formatOption())
+    .action(ctx.action(async (g, o: { workId?: string; claimId?: string; format?: string }) => {
+      const format = formatOf(g, o);
       if ((o.workId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --work-id or --claim-id', 'option_invalid');
       const projection = await readSource(g).load();
-      const view = o.workId !== undefined ? workDetail(projection, o.workId, Date.now()) : claimDetail(projection, o.claimId!);
-      if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
+      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection.state, 'work', o.workId), Date.now()) : claimDetail(projection, resolveId(projection.state, 'claim', o.claimId!));
+      if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
+      if (format === 'jsonl') return printJsonl(ctx.io, [{ tip: projection.tip, ...view }]);
       for (const [k, v] of Object.entries(view)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
     }));
 
   program.command('trace')
     .description('The causal events of a request (global --request-id) or a Claim (no payloads), paginated.')
     .option('--claim-id <id>', 'a Claim')
-    .option('--offset <n>', 'events to skip', bounded('--offset', 1_000_000), 0)
-    .option('--limit <n>', 'events to show (max 256)', bounded('--limit', 256), 64)
-    .action(ctx.action(async (g, o: { claimId?: string; offset: number; limit: number }) => {
+    .option('--offset <n>', 'events to skip (0..1000000)', intIn('--offset', 0, 1_000_000), 0)
+    .option('--limit <n>', 'events to show (1..256)', intIn('--limit', 1, 256), 64)
+    .addOption(formatOption())
+    .action(ctx.action(async (g, o: { claimId?: string; offset: number; limit: number; format?: string }) => {
+      const format = formatOf(g, o);
       const requestId = (ctx.globals().requestId);
       if ((requestId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --request-id or --claim-id', 'option_invalid');
       const projection: Projection = await readSource(g).load();
-      const view = traceView(projection, { requestId, claimId: o.claimId }, o.offset, o.limit);
-      if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
+      const view = traceView(projection, { requestId: resolveOptional(projection.state, 'request', requestId), claimId: resolveOptional(projection.state, 'claim', o.claimId) }, o.offset, o.limit);
+      if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
+      if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);
     }));
 };

@@ -12,7 +12,7 @@
  *   against the ledger, bind the group if the dispatcher's response was lost, and write
  *   the verified immutable assignment. Fails closed otherwise.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { activateWorker } from '../../lib/github/activation.ts';
@@ -22,6 +22,9 @@ import { launchGroup, type LaunchReport } from '../../lib/github/launcher.ts';
 import { defaultBranch } from '../../lib/github/revision.ts';
 import { historicalGrantPlan } from '../../lib/publisher/history.ts';
 import type { CommandModule } from '../context.ts';
+import { githubEnv } from '../globals.ts';
+import { resolveId } from '../ids.ts';
+import { readInput } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -65,15 +68,16 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       const repository = projection.state.repository ?? '';
       // Refuse before granting or writing anything when no authenticated sender run exists.
       const sender = launchSender(principalOf(g), repository, process.env);
-      const actors = lifecycleActors(principalOf(g), repository, process.env);
-      const api = launchApi(process.env);
+      const env = await githubEnv(g);
+      const actors = lifecycleActors(principalOf(g), repository, env);
+      const api = launchApi(env);
       const ref = o.ref ?? (await defaultBranch(api, repository));
-      const deps = { publisher, api, post: dispatchPostOptions(process.env, { timeoutMs: o.timeoutMs }), sender, reconciler: actors.reconciler, ref };
+      const deps = { publisher, api, post: dispatchPostOptions(env, { timeoutMs: o.timeoutMs }), sender, reconciler: actors.reconciler, ref };
       let ids: string[];
       let grant: unknown = null;
       if (o.next === true) {
         const requestId = requestIdOf(g, 'dispatch');
-        const r = await observeAndGrant(publisher, o.refresh > 0 ? observeApi(process.env) : null, {
+        const r = await observeAndGrant(publisher, o.refresh > 0 ? observeApi(env) : null, {
           requestId, actor: actors.dispatcher, pool: o.pool, max_claims: o.maxClaims, max_dispatches: o.maxDispatches, max_bytes: o.maxBytes, refresh: o.refresh,
         });
         if (r.outcome.status === 'no_write') {
@@ -86,7 +90,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }
-      } else ids = [o.dispatchId!];
+      } else ids = [resolveId(projection.state, 'dispatch', o.dispatchId!)];
       const launches: LaunchReport[] = [];
       for (const id of ids) launches.push(await launchGroup(deps, id));
       if (g.json) return printJson(ctx.io, { ok: true, grant, launches });
@@ -96,19 +100,20 @@ export const registerLaunch: CommandModule = (program, ctx) => {
 
   program.command('activate')
     .description('Worker step: verify this run\'s binding from its own job context, then write the immutable assignment.')
-    .requiredOption('--assignment <file>', 'the work_queue_assignment input (JSON file)')
+    .requiredOption('--assignment <file>', 'the work_queue_assignment input (JSON file; - reads stdin)')
     .option('--out <file>', 'where to write the verified assignment (default: stdout only)')
     .action(ctx.action(async (g, o: { assignment: string; out?: string }) => {
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('activate runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
       let raw: unknown;
       try {
-        raw = JSON.parse(await readFile(o.assignment, 'utf8'));
+        raw = JSON.parse(new TextDecoder().decode(await readInput(o.assignment, '--assignment')));
       } catch (e) {
+        if (e instanceof UsageError) throw e;
         fail('assignment_invalid', `cannot read the assignment ${o.assignment}: ${(e as Error).message}`);
       }
       const { publisher } = writeTarget(g);
-      const a = await activateWorker({ publisher, api: launchApi(process.env), run, assignment: raw });
+      const a = await activateWorker({ publisher, api: launchApi(await githubEnv(g)), run, assignment: raw });
       if (o.out !== undefined) await writeFile(o.out, `${JSON.stringify(a.assignment)}\n`, { flag: 'wx' });
       const result = { ok: true, dispatch_id: a.assignment.dispatch_id, run_id: a.run_id, binding: a.binding, commit_id: a.commit_id, handles: a.assignment.claims.map((c) => c.handle), assignment: a.assignment };
       if (g.json) return printJson(ctx.io, result);

@@ -13,8 +13,8 @@ export const registerMcp: CommandModule = (program, ctx) => {
     .requiredOption('--snapshot <file>', 'activation snapshot written by `fairway snapshot`')
     .requiredOption('--intents <dir>', 'directory for staged intent files (the only place this server writes)')
     .action(ctx.action(async (g, o: { snapshot: string; intents: string }) => {
-      if (g.repo !== undefined || g.remote !== undefined || g.github !== undefined || g.ledger !== undefined) {
-        throw new UsageError('the MCP server reads only its snapshot; it takes no --repo, --remote, --github or --ledger', 'mcp_no_store');
+      if (g.dir !== undefined || g.remote !== undefined || g.github !== undefined || g.ledger !== undefined) {
+        throw new UsageError('the MCP server reads only its snapshot; it takes no --repo, --dir, --remote or --ledger', 'mcp_no_store');
       }
       // Loaded on demand so other commands start without the MCP SDK.
       const [{ StdioServerTransport }, { loadSnapshot }, { IntentStore }, { createIntentServer }] = await Promise.all([

@@ -9,22 +9,26 @@ import { fail } from '../../engine/errors.ts';
 import { lifecycleActors, observeApi } from '../../lib/github/context.ts';
 import { observePool } from '../../lib/github/grant.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError } from '../output.ts';
+import { githubEnv, lazy } from '../globals.ts';
+import { intIn } from '../parse.ts';
+import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
 export const registerObserve: CommandModule = (program, ctx) => {
   program.command('observe')
     .description('Refresh Issue/PR dependency gates of a pool and record the trusted Observations.')
     .option('--pool <name>', 'scheduling pool', 'default')
-    .option('--refresh <n>', 'gates to refresh at most (0..255, contract default 128)', (v) => Number(v), 128)
+    .option('--refresh <n>', 'gates to refresh at most (0..255, contract default 128)', intIn('--refresh', 0, 255), 128)
     .action(ctx.action(async (g, o: { pool: string; refresh: number }) => {
-      if (!Number.isInteger(o.refresh) || o.refresh < 0 || o.refresh > 255) throw new UsageError('--refresh must be an integer 0..255', 'option_invalid');
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to observe for');
       const actor = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).dispatcher;
       const requestId = requestIdOf(g, 'observe');
-      const { refresh, outcome } = await observePool(publisher, observeApi(process.env), { requestId, actor, pool: o.pool, refresh: o.refresh });
+      const env = await githubEnv(g);
+      // Built on first use: a pool with no Issue/PR gate to refresh makes no GitHub call and needs no token.
+      const api = lazy(() => observeApi(env));
+      const { refresh, outcome } = await observePool(publisher, api, { requestId, actor, pool: o.pool, refresh: o.refresh });
       const commitId = outcome === null ? null : outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
       const result = {
         ok: true, request_id: outcome === null ? null : requestId, commit_id: commitId, budget: refresh.budget, candidates: refresh.candidates, reads: refresh.reads,

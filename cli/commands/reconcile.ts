@@ -20,6 +20,9 @@ import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.t
 import { resolveConflict } from '../../lib/github/conflict-exits.ts';
 import { reconcileDispatch, type ReconcileReport } from '../../lib/github/reconciler.ts';
 import type { CommandModule } from '../context.ts';
+import { githubEnv, lazy } from '../globals.ts';
+import { resolveId } from '../ids.ts';
+import { intIn } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
@@ -36,9 +39,9 @@ interface ReconcileOptions {
 }
 
 function targets(p: Projection, o: ReconcileOptions): string[] {
-  if (o.dispatchId !== undefined) return [o.dispatchId];
+  if (o.dispatchId !== undefined) return [resolveId(p.state, 'dispatch', o.dispatchId)];
   if (o.workId !== undefined) {
-    const work = p.work(o.workId);
+    const work = p.work(resolveId(p.state, 'work', o.workId));
     if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
     return [...new Set(work.claims.map((c) => p.claim(c)!.dispatchId))];
   }
@@ -70,8 +73,8 @@ export const registerReconcile: CommandModule = (program, ctx) => {
     .option('--all', 'every started, unreleased group and every pending delivery barrier')
     .option('--cancel-reserved', 'release a group with no start marker (prelaunch cancellation, CAS-raced against a start)')
     .option('--cancel-running', 'ask GitHub to cancel a bound running worker (a request; the slot is kept until it is terminal)')
-    .option('--max-polls <n>', 'discovery polls at most (default: the pool\'s reconciliation.max_attempts)', (v) => Number(v))
-    .option('--interval-ms <n>', 'pause between polls', (v) => Number(v), 5000)
+    .option('--max-polls <n>', 'discovery polls at most, 1..4096 (default: the pool\'s reconciliation.max_attempts)', intIn('--max-polls', 1, 4096))
+    .option('--interval-ms <n>', 'pause between polls', intIn('--interval-ms', 0, 3_600_000), 5000)
     .option('--receipts <dir>', 'settle delivery barriers from <dir>/<claim_id>.json (and optional .descriptor.json)')
     .option('--resolve-conflict <run_id>', 'administrator: bind one candidate of the recorded run binding conflict of --dispatch-id (the group then follows that run and is released only on its exact terminal evidence)')
     .addHelpText('after', `
@@ -85,17 +88,17 @@ The run must be a candidate the conflict recorded and still match the approved l
     .action(ctx.action(async (g, o: ReconcileOptions) => {
       const chosen = [o.dispatchId, o.workId, o.all].filter((v) => v !== undefined && v !== false).length;
       if (chosen !== 1) throw new UsageError('give exactly one of --dispatch-id, --work-id or --all', 'option_invalid');
-      if (o.maxPolls !== undefined && (!Number.isInteger(o.maxPolls) || o.maxPolls < 1 || o.maxPolls > 4096)) throw new UsageError('--max-polls must be 1..4096', 'option_invalid');
-      if (!Number.isInteger(o.intervalMs) || o.intervalMs < 0) throw new UsageError('--interval-ms must be a non-negative integer', 'option_invalid');
       if (o.resolveConflict !== undefined && (o.dispatchId === undefined || !isDecimalId(o.resolveConflict))) {
         throw new UsageError('--resolve-conflict RUN_ID needs --dispatch-id and a decimal run id', 'option_invalid');
       }
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
-      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env);
-      const api = launchApi(process.env);
-      const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, o.dispatchId!, o.resolveConflict);
+      const env = await githubEnv(g);
+      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', env);
+      // Built on first use: cancelling an unstarted group (--cancel-reserved) makes no GitHub call.
+      const api = lazy(() => launchApi(env));
+      const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, resolveId(projection.state, 'dispatch', o.dispatchId!), o.resolveConflict);
       const reports: ReconcileReport[] = [];
       const deliveries: DeliveryReport[] = [];
       for (const id of targets(projection, o)) {

@@ -1,20 +1,25 @@
-/** `fairway replay --ledger FILE`: the projection summary. */
+/**
+ * `fairway replay`: replay a ledger and print the projection. Table: a summary.
+ * `--json` / `--format json`: the full authoritative projection (`fairway.projection/1`,
+ * docs/projection-json.md); `--format jsonl`: the same records one per line;
+ * `--output FILE` writes the document to FILE instead of stdout (large ledgers).
+ */
+import { writeFile } from 'node:fs/promises';
 import { summarize, type Projection } from '../../engine/replay/index.ts';
+import { fail } from '../../engine/errors.ts';
 import type { CommandModule } from '../context.ts';
+import { formatOf, formatOption } from '../format.ts';
 import { printJson, type Io } from '../output.ts';
+import { intIn } from '../parse.ts';
+import { projectionDocument, projectionRecords } from '../projection-json.ts';
 import { readSource } from '../source.ts';
 
-export async function replay(io: Io, opts: { projection: Projection; json: boolean }): Promise<void> {
-  const { projection } = opts;
+export function replaySummaryLines(projection: Projection): string[] {
   const s = summarize(projection);
-  if (opts.json) {
-    printJson(io, { ok: true, ...s });
-    return;
-  }
   const states = Object.entries(s.works.by_state).map(([k, v]) => `${k} ${v}`).join(', ');
   const native = Object.values(s.reservations.native_outstanding).reduce((a, b) => a + b, 0);
   const logical = Object.values(s.reservations.logical_outstanding).reduce((a, b) => a + b, 0);
-  io.out([
+  return [
     `tip         ${s.tip ?? '(empty)'} (${s.commits} commits)`,
     `policy      ${s.policy ? `${s.policy.epoch} (${s.policy.mode})` : '-'}`,
     `controls    admission ${s.controls.admission_paused ? 'PAUSED' : 'open'}, grants ${s.controls.grants_paused ? 'PAUSED' : 'open'}`,
@@ -22,14 +27,64 @@ export async function replay(io: Io, opts: { projection: Projection; json: boole
     `claims      ${s.claims.total}: open ${s.claims.open}, completed ${s.claims.completed}, cancelled ${s.claims.cancelled}`,
     `reserved    logical ${logical}, native ${native}`,
     `barriers    pending ${s.barriers.pending}, verified ${s.barriers.verified}, failed ${s.barriers.failed}`,
-  ].join('\n'));
+  ];
+}
+
+/** `at` of the tip commit (null for an empty projection). */
+function tipAt(p: Projection): number | null {
+  const last = p.state.commits.at(-1);
+  return last === undefined ? null : last.at;
+}
+
+export async function replay(io: Io, opts: { projection: Projection; format: string; output?: string; payloads?: boolean; asOf?: number }): Promise<void> {
+  const { projection } = opts;
+  // Readiness is evaluated at the tip's decision time unless --as-of says otherwise: the
+  // document is then a function of the ledger alone (any process prints the same bytes).
+  const asOf = opts.asOf ?? tipAt(projection) ?? 0;
+  let text: string;
+  if (opts.format === 'table') text = `${replaySummaryLines(projection).join('\n')}\n`;
+  else {
+    const doc = projectionDocument(projection, asOf, { payloads: opts.payloads === true });
+    text = opts.format === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : `${[...projectionRecords(doc)].map((r) => JSON.stringify(r)).join('\n')}\n`;
+  }
+  if (opts.output === undefined) {
+    io.out(text);
+    return;
+  }
+  try {
+    await writeFile(opts.output, text);
+  } catch (e) {
+    fail('output_unwritable', `cannot write ${opts.output}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  const bytes = Buffer.byteLength(text);
+  if (opts.format === 'table') io.out(`wrote ${bytes} bytes to ${opts.output}`);
+  else printJson(io, { ok: true, output: opts.output, format: opts.format, bytes, tip: projection.tip });
+}
+
+function asOfArg(v: string): number | 'now' {
+  if (v === 'now') return 'now';
+  return intIn('--as-of', 0, Number.MAX_SAFE_INTEGER)(v);
 }
 
 export const registerReplay: CommandModule = (program, ctx) => {
   program.command('replay')
     .alias('read')
-    .description('Replay a ledger and print the projection summary: Work by state, Claims, reservations, barriers, controls, policy.')
-    .action(ctx.action(async (g) => {
-      await replay(ctx.io, { projection: await readSource(g).load(), json: g.json === true });
+    .description('Replay a ledger and print the projection: a summary, or with --json the full authoritative state (Work, Claims, groups, reservations, barriers, observations, controls, policy, requests).')
+    .addOption(formatOption())
+    .option('--output <file>', 'write the output to <file> instead of stdout (stdout then gets a one-line confirmation)')
+    .option('--with-payloads', 'include each Work\'s admitted definition (payload) in the JSON projection')
+    .option('--as-of <ms|now>', 'evaluate readiness at this time (Unix ms, or now; default: the tip commit\'s time, so the output depends on the ledger only)', asOfArg)
+    .addHelpText('after', `
+--json (or --format json) prints the full authoritative projection, schema fairway.projection/1
+(docs/projection-json.md): {"ok", "schema", "as_of", "tip", "commits", "repository", "summary",
+"policy", "policy_history", "controls", "envelope", "works" [state, readiness, reason, blocking_path,
+owner, ...], "graphs", "claims", "dispatch_groups", "reservations", "barriers", "observations",
+"latest_observations", "deployments", "fairness", "requests"}. --format jsonl prints one
+{"type": "queue" | "graph" | "work" | "claim" | "dispatch_group" | "barrier" | "observation" | "request", ...}
+record per line.`)
+    .action(ctx.action(async (g, o: { format?: string; output?: string; withPayloads?: boolean; asOf?: number | 'now' }) => {
+      const format = formatOf(g, o);
+      const asOf = o.asOf === 'now' ? Date.now() : o.asOf;
+      await replay(ctx.io, { projection: await readSource(g).load(), format, ...(o.output !== undefined && { output: o.output }), ...(asOf !== undefined && { asOf }), payloads: o.withPayloads === true });
     }));
 };

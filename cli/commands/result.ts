@@ -11,20 +11,24 @@
  *   exhausted reconciliation budget (contract `delivery_verification`), never when the
  *   receipts verify.
  */
-import { readFile } from 'node:fs/promises';
+import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
 import { finishClaim } from '../../lib/github/finish.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { githubEnv, hasToken } from '../globals.ts';
+import { resolveId } from '../ids.ts';
+import { readInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
 async function json(path: string, what: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(new TextDecoder().decode(await readInput(path, what)));
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     return fail('input_invalid', `cannot read the ${what} ${path}: ${(e as Error).message}`);
   }
 }
@@ -34,8 +38,9 @@ async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receip
   const { projection } = await publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
   const reconciler = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).reconciler;
-  const hasToken = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
-  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken ? launchApi(process.env) : null, reconciler }, input);
+  const env = g.github !== undefined ? await githubEnv(g) : process.env;
+  const claimId = resolveId(projection.state, 'claim', input.claimId);
+  const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken(env) ? launchApi(env) : null, reconciler }, { ...input, claimId });
   const settled = report.outcome === want || (want === 'result' ? report.outcome === 'already_verified' : report.outcome === 'already_failed');
   if (!settled) {
     const code = report.outcome === 'pending' ? (want === 'result' ? 'delivery_unverified' : 'reconciliation_pending') : report.outcome;
@@ -56,13 +61,12 @@ export const registerResult: CommandModule = (program, ctx) => {
     .description('Worker step: finish one original member (completed | cancelled) from this run\'s own context.')
     .requiredOption('--dispatch-id <id>', 'the worker\'s dispatch group')
     .requiredOption('--handle <h>', 'the member\'s claim handle')
-    .requiredOption('--outcome <outcome>', 'completed | cancelled')
+    .addOption(new Option('--outcome <outcome>', 'how the member finished').choices(['completed', 'cancelled']).makeOptionMandatory())
     .action(ctx.action(async (g, o: { dispatchId: string; handle: string; outcome: string }) => {
-      if (o.outcome !== 'completed' && o.outcome !== 'cancelled') throw new UsageError('--outcome must be completed or cancelled', 'option_invalid');
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
       const { publisher } = writeTarget(g);
-      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome });
+      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
       const result = { ok: true, status: t.status, request_id: t.requestId, commit_id: t.status === 'skipped' ? null : t.commitId, outcome: o.outcome };
       if (g.json) return printJson(ctx.io, result);
       ctx.io.out(`${o.handle}: ${o.outcome} (${t.status})`);

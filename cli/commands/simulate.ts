@@ -10,6 +10,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import { MAX_SIMULATED_GRANTS, parseWorkload, simulate, type SimulationResult, type SimulationShare } from '../../engine/scheduler/simulate.ts';
 import { readWorkQueueSettingsFile, type WorkQueueSettings } from '../../lib/config/aw.ts';
 import type { CommandModule } from '../context.ts';
+import { readStdin, STDIN } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 
 export interface SimulateOptions {
@@ -20,6 +21,7 @@ export interface SimulateOptions {
 }
 
 async function readInput(path: string, what: 'settings' | 'workload'): Promise<Uint8Array> {
+  if (path === STDIN) return readStdin(`--${what}`);
   try {
     return new Uint8Array(await readFile(path));
   } catch (e) {

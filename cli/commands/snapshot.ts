@@ -11,6 +11,7 @@ import { SNAPSHOT_ROLES, type SnapshotRole } from '../../engine/intents/roles.ts
 import { readJsonFile, writeJsonAtomic } from '../../lib/intents/files.ts';
 import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import type { CommandModule } from '../context.ts';
+import { readStdin, STDIN } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, storeFor } from '../source.ts';
 
@@ -37,7 +38,7 @@ export const registerSnapshot: CommandModule = (program, ctx) => {
       if (role !== 'worker' && (o.assignment !== undefined || o.runId !== undefined)) {
         throw new UsageError('--assignment and --run-id belong to --role worker', 'option_invalid');
       }
-      const assignment = o.assignment === undefined ? undefined : await readJsonFile(o.assignment, 'assignment');
+      const assignment = o.assignment === undefined ? undefined : (o.assignment === STDIN ? JSON.parse(new TextDecoder().decode(await readStdin('--assignment'))) : await readJsonFile(o.assignment, 'assignment'));
       if (o.runAttempt !== undefined && o.runId === undefined) throw new UsageError('--run-attempt needs --run-id', 'option_invalid');
       const attempt = o.runAttempt === undefined ? 1 : Number(o.runAttempt);
       if (!Number.isInteger(attempt) || attempt < 1 || attempt > 4096) throw new UsageError('--run-attempt must be an integer 1..4096', 'option_invalid');

@@ -3,7 +3,6 @@
  * publisher. On an absent queue the first submission bootstraps it: one
  * genesis commit with the Policy resolved from aw.json, then the Work (7.1).
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
 import { fail } from '../../engine/errors.ts';
@@ -14,7 +13,9 @@ import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engin
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
-import { printJson, UsageError, type Io } from '../output.ts';
+import { readJsonInput } from '../input.ts';
+import { priorityArg } from '../parse.ts';
+import { printJson, type Io } from '../output.ts';
 import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 import { repositoryRoutes } from '../worker-routes.ts';
 
@@ -40,19 +41,7 @@ const NodeSchema = z.strictObject({
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
 });
 
-async function readJson(path: string, what: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    fail('input_unreadable', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    fail('input_invalid', `${what} ${path} is not JSON: ${(e as Error).message}`);
-  }
-}
+const readJson = readJsonInput;
 
 function parseNodes(value: unknown, path: string): SubmitNode[] {
   const parsed = z.array(NodeSchema).min(1).max(256).safeParse(value);
@@ -137,23 +126,55 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
   }
 }
 
+/** submit-graph's node format, shown by `fairway submit-graph --help` (README has the same example). */
+export const GRAPH_FORMAT_HELP = `
+Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key and payload is optional):
+  node_key        stable key of the node within its graph (Work id = hash of graph_id and node_key)
+  payload         the immutable Work payload: a JSON object, handed to the worker
+  depends_on      up to 64 edges; the Work becomes ready when every edge is satisfied:
+                    {"kind": "work", "node_key": K}          another node of the same graph
+                    {"kind": "issue", "condition": "completed" | "closed", "resource": R}
+                    {"kind": "pull_request", "condition": "merged", "resource": R}
+                  R names the Issue/PR exactly: {"kind": "issue" | "pull_request", "host", "repository",
+                  "repository_id", "resource_id", "number"} (ids are decimal strings, as the GitHub API gives them)
+  priority        1 (most urgent) .. 5, default 3
+  fairness_key    accounting key registered in the Policy, default ""
+  pool            scheduling pool, default "default"; worker_profile: approved profile, default the pool's
+  graph_id        overrides --graph-id for this node
+  execution_ref   pin a registered immutable worker revision (40/64 hex); admission_contract: its SHA-256
+
+Example graph.json (Work, Issue and pull-request dependencies):
+  [
+    {"node_key": "design", "payload": {"plan": "write the design"}, "priority": 2},
+    {"node_key": "implement", "payload": {"plan": "implement it"},
+     "depends_on": [
+       {"kind": "work", "node_key": "design"},
+       {"kind": "issue", "condition": "completed",
+        "resource": {"kind": "issue", "host": "github.com", "repository": "octo-org/app",
+                     "repository_id": "123456789", "resource_id": "2233445566", "number": "42"}}]},
+    {"node_key": "release", "payload": {"plan": "tag the release"},
+     "depends_on": [
+       {"kind": "work", "node_key": "implement"},
+       {"kind": "pull_request", "condition": "merged",
+        "resource": {"kind": "pull_request", "host": "github.com", "repository": "octo-org/app",
+                     "repository_id": "123456789", "resource_id": "3344556677", "number": "43"}}]}
+  ]
+  fairway -R octo-org/app --request-id release-42 submit-graph --file graph.json --graph-id release-42`;
+
 export const registerSubmit: CommandModule = (program, ctx) => {
   program.command('submit-work')
     .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
-    .requiredOption('--file <payload.json>', 'the Work payload: a JSON object')
+    .requiredOption('--file <payload.json>', 'the Work payload: a JSON object (- reads stdin)')
     .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
     .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
     .option('--pool <name>', 'scheduling pool', 'default')
-    .option('--priority <1..5>', 'priority class (1 most urgent)', (v) => Number(v))
+    .option('--priority <1..5>', 'priority class (1 most urgent)', priorityArg)
     .option('--fairness-key <key>', 'accounting key registered in the Policy')
     .option('--worker-profile <name>', 'approved worker profile (default: the pool\'s default)')
     .option('--execution-ref <sha>', 'pin execution to this registered immutable worker revision (default: follow compatible deployments)')
     .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
-      if (opts.priority !== undefined && !(Number.isInteger(opts.priority) && opts.priority >= 1 && opts.priority <= 5)) {
-        throw new UsageError('--priority must be an integer 1..5', 'priority_invalid');
-      }
       if (g.requestId === undefined && opts.nodeKey === undefined) g.requestId = requestIdOf(g, 'submit');
       const node: SubmitNode = {
         node_key: opts.nodeKey ?? g.requestId!,
@@ -169,7 +190,8 @@ export const registerSubmit: CommandModule = (program, ctx) => {
 
   program.command('submit-graph')
     .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
-    .requiredOption('--file <graph.json>', 'JSON array of {node_key, payload, depends_on?, priority?, fairness_key?, pool?, worker_profile?, graph_id?, execution_ref?, admission_contract?}')
+    .requiredOption('--file <graph.json>', 'JSON array of nodes (format below; - reads stdin)')
+    .addHelpText('after', GRAPH_FORMAT_HELP)
     .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)')
     .action(ctx.action(async (g, opts: { file: string; graphId?: string }) => {
       await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);

@@ -1,12 +1,12 @@
 /** `fairway verify --ledger FILE`: full validation, nothing else. */
-import { readLedgerFile } from '../../lib/ledger-file.ts';
 import { coldReplay } from '../../lib/publisher/cache.ts';
+import { readLedgerInput } from '../input.ts';
 import type { CommandModule } from '../context.ts';
 import { replayProgress } from '../progress.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 
 export async function verify(io: Io, opts: { ledger: string; json: boolean }): Promise<void> {
-  const bytes = await readLedgerFile(opts.ledger);
+  const bytes = await readLedgerInput(opts.ledger);
   const started = performance.now();
   const progress = replayProgress(opts.json);
   const projection = coldReplay(bytes, progress.onProgress);

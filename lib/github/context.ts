@@ -45,7 +45,7 @@ function token(env: Env, ...names: string[]): string {
     const v = env[n];
     if (v !== undefined && v !== '') return v;
   }
-  return fail('github_token_missing', `no GitHub token: set ${names.join(' or ')}`, {}, { usage: true });
+  return fail('github_token_missing', `no GitHub token: set ${names.join(' or ')}, or log in with \`gh auth login\` (fairway reads \`gh auth token\` when gh is installed)`, {}, { usage: true });
 }
 
 /** Reads (runs, repositories) with the launch credential. */

@@ -109,7 +109,7 @@ export function storeLocked(lock: RefLock, dirs: GitDirs, ref: string): Protocol
   const holders = gitProcessesTouching([dirs.cwd, dirs.gitDir, dirs.commonDir]);
   const seconds = Math.round(lock.ageMs / 1000);
   const command = `rm -f -- ${shellQuote(lock.path)}`;
-  const doctor = `fairway doctor --repo ${shellQuote(dirs.cwd)} --fix`;
+  const doctor = `fairway doctor --dir ${shellQuote(dirs.cwd)} --fix`;
   const held = holders === null
     ? 'running processes cannot be listed here, so check by hand that no git is working on this repository'
     : holders.length > 0

@@ -79,8 +79,8 @@ export function openStore(options: OpenStoreOptions): LedgerStore {
     };
     return api === 'graphql' ? new GitHubGraphqlStore(storeOptions) : new GitHubStore(storeOptions);
   }
-  if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --repo CLONE (the local clone that holds the objects)');
-  if (options.repo === '') usage('store_options_invalid', '--repo needs a path');
+  if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --dir CLONE (the local clone that holds the objects)');
+  if (options.repo === '') usage('store_options_invalid', '--dir needs a path');
   const repo = resolve(options.cwd, options.repo ?? '.');
   let isDirectory = false;
   try {

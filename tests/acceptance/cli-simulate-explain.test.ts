@@ -72,7 +72,7 @@ describe('fairway simulate', () => {
   it('usage errors exit 2: missing option, bad --grants', async () => {
     const missing = await run(['simulate', '--settings', settings, '--grants', '3', '--json']);
     expect(missing.code).toBe(2);
-    expect((missing.json().error as { code: string }).code).toBe('usage_error');
+    expect((missing.json().error as { code: string }).code).toBe('option_missing');
     for (const grants of ['x', '-1', '1.5', '1000001']) {
       const bad = await run(['simulate', '--settings', settings, '--workload', workload, '--grants', grants, '--json']);
       expect(bad.code).toBe(2);

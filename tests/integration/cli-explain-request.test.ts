@@ -120,7 +120,7 @@ describe('explain --request-id shows what any committed request did and its comm
   });
 
   it('a TUI action (stable tui- request id) is explained like any other request', async () => {
-    const backend = openBackend({ repo });
+    const backend = openBackend({ dir: repo });
     const result = await backend.publish({ action: 'reprioritize', requestId: 'tui-reprioritize-sess-1', ids: [ids[0]!], reason: 'operator_reprioritized', priority: 2 });
     expect(result.status).toBe('committed');
     const x = await explained('tui-reprioritize-sess-1');

@@ -77,8 +77,8 @@ describe('fairway on a local Git repository', () => {
     expect(again.json.commit_id).toBe(grant.json.commit_id);
 
     const replay = await cli(repo, 'replay');
-    expect(replay.json.works.by_state).toEqual({ available: 2, claimed: 2, completed: 0, cancelled: 0 });
-    expect(replay.json.claims.total).toBe(2);
+    expect(replay.json.summary.works.by_state).toEqual({ available: 2, claimed: 2, completed: 0, cancelled: 0 });
+    expect(replay.json.summary.claims.total).toBe(2);
   });
 
   it('uses .github/workflows/aw.json from the default branch at bootstrap', async () => {

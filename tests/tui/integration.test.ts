@@ -89,7 +89,7 @@ describe('fairway tui on a real Git queue', () => {
 
     const stdin = new FakeStdin();
     const stdout = new FakeStdout();
-    const tui = startTui({ repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'it' });
+    const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'it' });
     const state = (): TuiState => tui.controller.getState();
     const type = async (bytes: string, settled: () => boolean, what: string) => {
       stdin.write(bytes);
@@ -125,7 +125,7 @@ describe('fairway tui on a real Git queue', () => {
     await until('the re-read', () => (stdout.screen().match(/cancelled/g) ?? []).length >= 2);
 
     const replay = await cli('--repo', repo, '--json', 'replay');
-    expect(JSON.parse(replay.out).works.by_state).toEqual({ available: 1, claimed: 0, completed: 0, cancelled: 2 });
+    expect(JSON.parse(replay.out).summary.works.by_state).toEqual({ available: 1, claimed: 0, completed: 0, cancelled: 2 });
     const trace = await cli('--repo', repo, '--json', '--request-id', 'tui-cancel_work-it-1', 'trace');
     expect(JSON.parse(trace.out).events).toEqual([expect.objectContaining({ kind: 'cancel_work', role: 'administrator' })]);
 
@@ -140,7 +140,7 @@ describe('fairway tui on a real Git queue', () => {
     expect((await cli('--repo', repo, 'submit-work', '--file', file, '--node-key', 'only')).code).toBe(0);
     const stdin = new FakeStdin();
     const stdout = new FakeStdout();
-    const tui = startTui({ repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'st' });
+    const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'st' });
     await until('the first read', () => tui.controller.getState().snapshot !== null);
     git(repo, 'update-ref', '-d', 'refs/heads/work-queue'); // the queue branch disappears
     stdin.write('r');
@@ -161,8 +161,8 @@ describe('fairway tui refusals', () => {
     const rid = await cli('--repo', repo, '--request-id', 'x', 'interactive');
     expect(rid.code).toBe(2);
     expect(rid.err).toMatch(/--request-id is not accepted/);
-    expect(() => startTui({ repo }, { stdin: new PassThrough() as never, stdout: new FakeStdout() as never })).toThrow(expect.objectContaining({ code: 'terminal_not_interactive' }));
+    expect(() => startTui({ dir: repo }, { stdin: new PassThrough() as never, stdout: new FakeStdout() as never })).toThrow(expect.objectContaining({ code: 'terminal_not_interactive' }));
     const tiny = Object.assign(new FakeStdout(), { columns: 44 });
-    expect(() => startTui({ repo }, { stdin: new FakeStdin() as never, stdout: tiny as never })).toThrow(expect.objectContaining({ code: 'terminal_too_small' }));
+    expect(() => startTui({ dir: repo }, { stdin: new FakeStdin() as never, stdout: tiny as never })).toThrow(expect.objectContaining({ code: 'terminal_too_small' }));
   });
 });

@@ -1,0 +1,213 @@
+/**
+ * The global store options, `gh`-style (issue 15 §1): `-R, --repo [HOST/]OWNER/REPO` (or
+ * `--github`, its older alias) selects the GitHub store; the local repository is the
+ * current directory or `--dir PATH`. An existing local path given to `--repo` still works
+ * (its old meaning) with a deprecation note on stderr. `GH_HOST` names the host when
+ * `--repo` gives none; a host other than github.com is GitHub Enterprise Server
+ * (`https://HOST/api/v3`, token from GH_ENTERPRISE_TOKEN / GITHUB_ENTERPRISE_TOKEN).
+ *
+ * Tokens, like `gh`: GH_TOKEN, then GITHUB_TOKEN, then `gh auth token --hostname HOST`
+ * when `gh` is installed. Nothing here fails for a missing token: only a command that
+ * really calls GitHub does (`github_token_missing`, naming all three sources).
+ */
+import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError, type Io } from './output.ts';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Global options as commander parses them. */
+export interface RawGlobals {
+  json?: boolean;
+  ledger?: string;
+  repo?: string;
+  dir?: string;
+  remote?: string;
+  github?: string;
+  branch?: string;
+  requestId?: string;
+  principal?: string;
+}
+
+/** Global options after normalisation: one store selection. */
+export interface GlobalOptions {
+  json?: boolean;
+  ledger?: string;
+  /** The local Git repository (`--dir`, or a deprecated `--repo PATH`); absent: the current directory. */
+  dir?: string;
+  remote?: string;
+  /** The GitHub repository `OWNER/NAME` (`-R/--repo` or `--github`). */
+  github?: string;
+  /** The GitHub host of `github` (github.com unless `-R HOST/...` or GH_HOST names another). */
+  host?: string;
+  branch?: string;
+  requestId?: string;
+  principal?: string;
+  /** The token resolved for the GitHub store (set before an action runs when `github` is). */
+  token?: string;
+}
+
+export const DEFAULT_HOST = 'github.com';
+
+/** `[HOST/]OWNER/REPO` or `https://HOST/OWNER/REPO[.git]`, or null when `value` is neither. */
+export function parseRepoSpec(value: string): { host?: string; owner: string; name: string } | null {
+  let v = value.trim();
+  const url = /^(?:https?:\/\/|git@)([^/:\s]+)[/:](.+)$/.exec(v);
+  let host: string | undefined;
+  if (url !== null) {
+    host = url[1]!;
+    v = url[2]!;
+  }
+  v = v.replace(/\.git$/, '').replace(/\/+$/, '');
+  const m = /^(?:([A-Za-z0-9.-]+(?::\d+)?)\/)?([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)$/.exec(v);
+  if (m === null) return null;
+  if (m[1] !== undefined) {
+    if (host !== undefined) return null;
+    host = m[1];
+  }
+  if (m[2] === '.' || m[2] === '..' || m[3] === '.' || m[3] === '..') return null;
+  return { ...(host !== undefined && { host: host.toLowerCase() }), owner: m[2]!, name: m[3]! };
+}
+
+function looksLikePath(value: string, cwd: string): boolean {
+  if (/^(?:\/|\.{1,2}(?:\/|$)|~)/.test(value) || value.includes('\\')) return true;
+  try {
+    return statSync(resolve(cwd, value)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One store selection from the raw flags. Conflicting flags are usage errors
+ * (`store_options_invalid`); a malformed `--repo` is `repo_invalid`.
+ */
+export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env, cwd = process.cwd()): GlobalOptions {
+  const { repo, github, dir, ...rest } = raw;
+  const g: GlobalOptions = { ...rest };
+  if (dir !== undefined) {
+    if (dir === '') throw new UsageError('--dir needs a path', 'store_options_invalid');
+    g.dir = dir;
+  }
+  let spec: string | undefined;
+  if (repo !== undefined && looksLikePath(repo, cwd)) {
+    if (dir !== undefined) throw new UsageError('--dir and --repo PATH both name a local repository; give only --dir', 'store_options_invalid');
+    io.err(`fairway: note: --repo ${repo} names a local directory; --repo now selects a GitHub repository ([HOST/]OWNER/REPO) like gh. Use --dir ${repo} for a local repository (this form is deprecated).`);
+    g.dir = repo;
+  } else if (repo !== undefined) {
+    spec = repo;
+  }
+  if (github !== undefined) {
+    if (spec !== undefined && spec !== github) throw new UsageError('--github is an alias of --repo OWNER/REPO; give only one', 'store_options_invalid');
+    spec = github;
+  }
+  if (spec !== undefined) {
+    const parsed = parseRepoSpec(spec);
+    if (parsed === null) throw new UsageError(`--repo expects [HOST/]OWNER/REPO (a GitHub repository), not ${JSON.stringify(spec)}; a local repository is --dir PATH`, 'repo_invalid');
+    if (g.dir !== undefined) throw new UsageError('--dir names a local repository and --repo a GitHub one; give only one', 'store_options_invalid');
+    if (g.remote !== undefined) throw new UsageError('--remote works with a local clone (--dir CLONE), not with a GitHub repository', 'store_options_invalid');
+    g.github = `${parsed.owner}/${parsed.name}`;
+    g.host = parsed.host ?? (env.GH_HOST !== undefined && env.GH_HOST !== '' ? env.GH_HOST.toLowerCase() : DEFAULT_HOST);
+  }
+  return g;
+}
+
+/** True for github.com (and its API host); anything else is GitHub Enterprise Server. */
+export function isDotCom(host: string): boolean {
+  return host === DEFAULT_HOST || host === 'api.github.com';
+}
+
+/** The REST API root for `host`: FAIRWAY_GITHUB_API_URL when set, else GHES's `/api/v3`. */
+export function apiUrlFor(host: string, env: Env = process.env): string | undefined {
+  const set = env.FAIRWAY_GITHUB_API_URL;
+  if (set !== undefined && set !== '') return set;
+  return isDotCom(host) ? undefined : `https://${host}/api/v3`;
+}
+
+/** The environment variables that hold a token for `host`, in the order `gh` reads them. */
+export function tokenVariables(host: string): string[] {
+  return isDotCom(host) ? ['GH_TOKEN', 'GITHUB_TOKEN'] : ['GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN'];
+}
+
+/** `gh auth token --hostname HOST`, or undefined when gh is missing, logged out or silent. */
+export function ghAuthToken(host: string, env: Env = process.env): Promise<string | undefined> {
+  return new Promise((done) => {
+    execFile('gh', ['auth', 'token', '--hostname', host], { env: { ...env } as NodeJS.ProcessEnv, timeout: 10_000, encoding: 'utf8' }, (error, stdout) => {
+      const token = stdout.trim();
+      done(error === null && token !== '' && !/\s/.test(token) ? token : undefined);
+    });
+  });
+}
+
+export interface ResolvedToken {
+  token: string;
+  source: string;
+}
+
+/** The token for `host`: its environment variables, then `gh auth token`; undefined when none. */
+export async function resolveToken(host: string, env: Env = process.env): Promise<ResolvedToken | undefined> {
+  for (const name of tokenVariables(host)) {
+    const v = env[name];
+    if (v !== undefined && v !== '') return { token: v, source: name };
+  }
+  const token = await ghAuthToken(host, env);
+  return token === undefined ? undefined : { token, source: 'gh auth token' };
+}
+
+/** The one message every missing-token error gives: all three sources, in order. */
+export function missingTokenMessage(host: string): string {
+  const [a, b] = tokenVariables(host);
+  const login = isDotCom(host) ? 'gh auth login' : `gh auth login --hostname ${host}`;
+  return `no GitHub token for ${host}: set ${a} or ${b}, or log in with \`${login}\` (fairway reads \`gh auth token\` when gh is installed)`;
+}
+
+const envCache = new WeakMap<GlobalOptions, Promise<Env>>();
+
+/**
+ * The environment the GitHub API clients (launch, observe, reconcile, deploy) read: the
+ * process environment, plus GH_TOKEN from `gh auth token` when no variable holds a token,
+ * plus the API root of a GitHub Enterprise host. Resolved once per run and only when a
+ * command is about to build a GitHub client; it never fails by itself.
+ */
+export function githubEnv(g: GlobalOptions, env: Env = process.env): Promise<Env> {
+  let cached = envCache.get(g);
+  if (cached === undefined) {
+    cached = (async () => {
+      const host = g.host ?? (env.GH_HOST !== undefined && env.GH_HOST !== '' ? env.GH_HOST.toLowerCase() : DEFAULT_HOST);
+      const overlay: Record<string, string | undefined> = { ...env };
+      const explicit = ['FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'].some((n) => env[n] !== undefined && env[n] !== '');
+      if (!explicit || !isDotCom(host)) {
+        const found = g.token !== undefined ? { token: g.token } : await resolveToken(host, env);
+        if (found !== undefined) overlay.GH_TOKEN = found.token;
+      }
+      const api = apiUrlFor(host, env);
+      if (api !== undefined) overlay.FAIRWAY_GITHUB_API_URL = api;
+      return overlay;
+    })();
+    envCache.set(g, cached);
+  }
+  return cached;
+}
+
+/**
+ * `make()` on first use: a GitHub client that a command may not need (e.g. `reconcile
+ * --cancel-reserved` of an unstarted group makes no API call) is built, and its token
+ * demanded, only when a method of it is actually called.
+ */
+export function lazy<T extends object>(make: () => T): T {
+  let real: T | undefined;
+  const target = () => (real ??= make());
+  return new Proxy({} as T, {
+    get: (_t, prop) => {
+      const value = Reflect.get(target(), prop) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target()) : value;
+    },
+    has: (_t, prop) => Reflect.has(target(), prop),
+  });
+}
+
+/** True when `env` holds a token the GitHub API clients read (lib/github/context.ts). */
+export function hasToken(env: Env): boolean {
+  return [env.FAIRWAY_DISPATCH_TOKEN, env.GH_TOKEN, env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
+}

@@ -1,0 +1,53 @@
+/**
+ * Unique id prefixes, like git (issue 15 §1): every `--work-id`, `--claim-id`,
+ * `--dispatch-id` and lookup `--request-id` accepts the full id or a prefix of at least 8
+ * characters that names exactly one id of the ledger. An ambiguous prefix is
+ * `id_ambiguous` (a usage error) listing the candidates; a prefix that names none is
+ * left as given, so the command answers its own `unknown_work` / `unknown_claim` / ....
+ */
+import { ProtocolError } from '../engine/errors.ts';
+import type { Projection } from '../engine/replay/index.ts';
+
+export const MIN_PREFIX = 8;
+const SHOWN = 10;
+
+export type IdKind = 'work' | 'claim' | 'dispatch' | 'request';
+
+const FLAG: Record<IdKind, string> = { work: '--work-id', claim: '--claim-id', dispatch: '--dispatch-id', request: '--request-id' };
+
+/** The full id `value` abbreviates among `ids` (exact ids win; see the module comment). */
+export function resolvePrefix(kind: IdKind, value: string, ids: Iterable<string>): string {
+  const all = ids instanceof Map ? ids.keys() : ids;
+  const matches: string[] = [];
+  for (const id of all) {
+    if (id === value) return id;
+    if (value.length >= MIN_PREFIX && id.startsWith(value)) matches.push(id);
+  }
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    matches.sort();
+    const shown = matches.slice(0, SHOWN);
+    throw new ProtocolError('id_ambiguous', `${FLAG[kind]} ${value} is ambiguous: ${matches.length} ids start with it (${shown.join(', ')}${matches.length > SHOWN ? ', ...' : ''}); give more characters`,
+      {}, { usage: true, kind, prefix: value, candidates: shown, matches: matches.length });
+  }
+  return value;
+}
+
+function idsOf(p: Projection['state'], kind: IdKind): Iterable<string> {
+  switch (kind) {
+    case 'work': return p.works.keys();
+    case 'claim': return p.claims.keys();
+    case 'dispatch': return p.dispatches.keys();
+    case 'request': return p.requests.keys();
+  }
+}
+
+/** `resolvePrefix` against the ids of one kind in a replayed state. */
+export function resolveId(state: Projection['state'], kind: IdKind, value: string): string {
+  return resolvePrefix(kind, value, idsOf(state, kind));
+}
+
+/** Optional variant: undefined stays undefined. */
+export function resolveOptional(state: Projection['state'], kind: IdKind, value: string | undefined): string | undefined {
+  return value === undefined ? undefined : resolveId(state, kind, value);
+}
