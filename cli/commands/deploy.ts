@@ -5,16 +5,17 @@
  * `work_queue_assignment` input to be available. Only the
  * revision and availability move (a compare-and-set on the installed ref); no draining,
  * no fairness-debt reset, existing Dispatch records keep their frozen profile. Host facts
- * come from the GitHub API of the queue repository when a token is set, else from the
- * local repository's default branch.
+ * come from the store's own repository (`--repo`: the local repository, `--remote`: the
+ * remote, `--github`: the GitHub API) at its default branch's immutable commit.
  */
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
+import { storeRevision } from '../../lib/config/worker-routes.ts';
+import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
-import { githubRevision, localRevision } from '../../lib/github/revision.ts';
+import { revisionOf } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError } from '../output.ts';
+import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 import { ownGet } from '../../engine/schema/record.ts';
 
@@ -25,15 +26,14 @@ export const registerDeploy: CommandModule = (program, ctx) => {
     .option('--pool <name>', 'only this pool')
     .option('--worker-profile <name>', 'only this worker profile')
     .action(ctx.action(async (g, o: { pool?: string; workerProfile?: string }) => {
-      const { publisher } = writeTarget(g);
+      const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
       const repository = projection.state.repository ?? '';
       const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
       if (o.pool !== undefined && ownGet(pools, o.pool) === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
-      const useGitHub = [process.env.FAIRWAY_DISPATCH_TOKEN, process.env.GH_TOKEN, process.env.GITHUB_TOKEN].some((t) => t !== undefined && t !== '');
-      const api = useGitHub ? launchApi(process.env) : null;
-      if (!useGitHub && g.github !== undefined) throw new UsageError('deploy --github needs a token', 'github_token_missing');
+      // One revision for every profile of this run: all deployments name the same immutable commit.
+      const source = await storeRevision(store);
       const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;
       const base = requestIdOf(g, 'deploy');
       const reports: DeployReport[] = [];
@@ -42,7 +42,7 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
           const workflow = String(profile.workflow);
-          const revision = api !== null ? await githubRevision(api, repository, workflow) : await localRevision(g.repo ?? process.cwd(), workflow);
+          const revision = await revisionOf(source, workflow);
           reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
         }
       }

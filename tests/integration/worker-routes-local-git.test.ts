@@ -12,7 +12,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { WORKERS_FILE } from '../../lib/config/workers.ts';
-import { localSource } from '../../lib/github/revision.ts';
+import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
@@ -67,7 +67,7 @@ describe('bootstrap verifies the worker route at the default revision', () => {
   it('installs the worker workflow declaring work_queue_assignment with its commit SHA as ref (no placeholder)', async () => {
     const head = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml(), '.github/workflows/ci.yml': 'on: push\n' });
     // The blob the route names is exactly the one at HEAD's commit.
-    const source = await localSource(repo);
+    const source = (await new LocalGitStore({ repo }).defaultRevision())!;
     expect(source.ref).toBe(head);
     expect(new TextDecoder().decode((await source.readFile(WORKER_WORKFLOW))!)).toBe(workerWorkflowYaml());
     const r = await cli(repo, '--request-id', 's1', 'submit-work', '--file', payload, '--node-key', 'a');
