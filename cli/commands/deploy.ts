@@ -13,7 +13,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
-import { revisionOf } from '../../lib/github/revision.ts';
+import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -41,13 +41,12 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         if (o.pool !== undefined && pool !== o.pool) continue;
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
-          const workflow = String(profile.workflow);
-          const revision = await revisionOf(source, workflow);
+          const revision = await deploymentRevision(source, profile);
           reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
         }
       }
       if (reports.length === 0) fail('unknown_profile', 'no worker profile matched --pool/--worker-profile');
       if (g.json) return printJson(ctx.io, { ok: true, deployments: reports });
-      for (const r of reports) ctx.io.out(`${r.pool}/${r.worker_profile}: ${r.status} ${r.from.slice(0, 12)} -> ${r.to.slice(0, 12)}${r.available ? '' : ' (unavailable)'}`);
+      for (const r of reports) ctx.io.out(`${r.pool}/${r.worker_profile}: ${r.status} ${r.from.slice(0, 12)} -> ${r.to.slice(0, 12)}${r.available ? '' : ' (unavailable)'}${r.compatible ? '' : ' (new logical contract: unpinned Work admitted earlier waits, contract_incompatible)'}`);
     }));
 };

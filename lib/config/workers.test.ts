@@ -9,6 +9,7 @@ function source(files: Record<string, string>, ref = 'a'.repeat(40)): RevisionSo
     ref,
     branch: 'main',
     readFile: async (p) => (Object.hasOwn(files, p) ? utf8(files[p]!) : null),
+    at: () => { throw new Error('not used'); },
     listFiles: async (dir) => Object.keys(files).filter((p) => p.startsWith(`${dir}/`)).map((p) => p.slice(dir.length + 1)).filter((n) => !n.includes('/')),
   };
 }

@@ -161,6 +161,27 @@ function declaresAssignment(bytes: Uint8Array | null): boolean {
   return workflowDispatchInputs(text).includes(ASSIGNMENT_INPUT);
 }
 
+/**
+ * The `workflow_dispatch` input names `workflow` declares at the source's revision (the worker's
+ * verifiable interface, engine/lifecycle/deploy.ts `interfaceContract`); null when the file is
+ * absent, not a file or not UTF-8. I/O errors propagate.
+ */
+export async function workerInputs(source: RevisionSource, workflow: string): Promise<string[] | null> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await source.readFile(workflow);
+  } catch (e) {
+    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return null;
+    throw e;
+  }
+  if (bytes === null) return null;
+  try {
+    return workflowDispatchInputs(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
 /** Is `workflow` at the source's revision a worker (present and declaring the input)? */
 export async function verifyWorkerWorkflow(source: RevisionSource, workflow: string): Promise<'available' | 'workflow_missing' | 'workflow_not_a_worker'> {
   let bytes: Uint8Array | null;

@@ -65,6 +65,7 @@ export function gitRevision(ctx: GitContext, commit: string, branchRef: string):
     branch: branchRef.replace(/^refs\/heads\//, ''),
     readFile: (path) => readFileAt(ctx, commit, checkRepoPath(path)),
     listFiles: (dir) => listFilesAt(ctx, commit, dir),
+    at: (other) => gitRevision(ctx, other, branchRef),
   };
 }
 

@@ -171,6 +171,11 @@ export class GitHubStore implements LedgerStore {
       if (isRequestError(e) && (e.status === 404 || e.status === 409 || e.status === 422)) return null;
       throw githubFailure(`read the ${branch} commit`, e, this.label);
     }
+    return this.revisionAt(branch, sha);
+  }
+
+  /** Reads of the repository pinned to the commit `sha` (contents API with `ref` = the SHA). */
+  private revisionAt(branch: string, sha: string): RepositoryRevision {
     const contents = async (path: string): Promise<unknown> => {
       try {
         return (await this.octokit.rest.repos.getContent({ ...this.where, path, ref: sha })).data;
@@ -197,6 +202,7 @@ export class GitHubStore implements LedgerStore {
         if (!Array.isArray(data)) return [];
         return (data as { type?: string; name?: string }[]).filter((e) => e.type === 'file' && typeof e.name === 'string').map((e) => e.name!);
       },
+      at: (other) => this.revisionAt(branch, other),
     };
   }
 

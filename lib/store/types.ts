@@ -38,6 +38,12 @@ export interface RepositoryRevision {
   readFile(path: string): Promise<Uint8Array | null>;
   /** Names (not paths) of the files directly under `dir` at `ref`; [] when the directory is absent. */
   listFiles(dir: string): Promise<string[]>;
+  /**
+   * The same repository at another immutable commit (e.g. the revision a Policy installed, to
+   * compare a new revision's interface with); its reads fail or answer absent if that commit
+   * is unknown. `branch` stays the default branch's name.
+   */
+  at(commit: string): RepositoryRevision;
 }
 
 export interface LedgerStore {
