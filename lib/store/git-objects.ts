@@ -59,13 +59,16 @@ export async function listFilesAt(ctx: GitContext, commit: string, dir: string):
 }
 
 /** The default branch `branchRef` of a local object store at its tip `commit`, every read pinned there. */
-export function gitRevision(ctx: GitContext, commit: string, branchRef: string): RepositoryRevision {
+export function gitRevision(ctx: GitContext, commit: string, branchRef: string, known = true): RepositoryRevision {
+  // Another commit (`at`) may be absent from this object store (a shallow or re-created clone):
+  // then it has no files, as a contents read of an unknown SHA answers on GitHub.
+  const present = known ? Promise.resolve(true) : hasCommit(ctx, commit);
   return {
     ref: commit,
     branch: branchRef.replace(/^refs\/heads\//, ''),
-    readFile: (path) => readFileAt(ctx, commit, checkRepoPath(path)),
-    listFiles: (dir) => listFilesAt(ctx, commit, dir),
-    at: (other) => gitRevision(ctx, other, branchRef),
+    readFile: async (path) => ((await present) ? readFileAt(ctx, commit, checkRepoPath(path)) : null),
+    listFiles: async (dir) => ((await present) ? listFilesAt(ctx, commit, dir) : []),
+    at: (other) => gitRevision(ctx, other, branchRef, false),
   };
 }
 
