@@ -57,7 +57,11 @@ describe.each<Kind>(['rest', 'graphql'])('worker routes from the GitHub store (%
     seedCommit(r, 'main', { [WORKER_WORKFLOW]: 'on: push\n' });
     expect(new TextDecoder().decode((await source.readFile(WORKER_WORKFLOW))!)).toBe(workerWorkflowYaml());
     // A fresh revision sees the new tip, where the workflow no longer declares the input.
-    expect(await revisionOf((await store.defaultRevision())!, WORKER_WORKFLOW)).toMatchObject({ available: false });
+    const next = (await store.defaultRevision())!;
+    expect(await revisionOf(next, WORKER_WORKFLOW)).toMatchObject({ available: false });
+    // `at` reads another immutable commit of the same repository (the installed revision, for contracts).
+    expect(new TextDecoder().decode((await next.at(head!).readFile(WORKER_WORKFLOW))!)).toBe(workerWorkflowYaml());
+    expect(await next.at('f'.repeat(40)).readFile(WORKER_WORKFLOW)).toBeNull();
   });
 
   it('a workers file naming a missing workflow makes only that worker unavailable', async () => {

@@ -58,7 +58,8 @@ describe('--remote reads worker routes from the remote, not the clone', () => {
     // A compatible revision on the remote: deploy reads it from there.
     const r2 = commitFile(origin, WORKER_WORKFLOW, workerWorkflowYaml('v2'));
     const d = await cli([...remote, '--request-id', 'd', 'deploy', '--from-config']);
-    expect(d.json.deployments[0]).toMatchObject({ status: 'deployed', from: r1, to: r2, available: true });
+    // The installed revision's inputs are read from the remote's history too: the same inputs, a compatible revision.
+    expect(d.json.deployments[0]).toMatchObject({ status: 'deployed', from: r1, to: r2, available: true, compatible: true });
 
     // policy --from-config on the drained queue: the authority change configured on the remote moves the profile to the remote tip.
     expect((await cli([...remote, '--request-id', 'c', 'cancel-work', '--work-id', s.json.work_ids[0], '--reason', 'operator_cancelled'])).code).toBe(0);
