@@ -32,7 +32,7 @@ export interface IntentServerOptions {
 const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   work_queue_read: {
     title: 'Read the work queue snapshot',
-    description: 'Bounded Work list (metadata only), counts, policy, your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
+    description: 'Bounded Work list (metadata only), counts, policy, the operating envelope (ledger bytes, watermark, remaining admission budget, reserve owed), your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
   },
   work_queue_explain: {
     title: 'Explain a scheduling decision',
@@ -40,7 +40,7 @@ const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   },
   work_queue_submit: {
     title: 'Stage Work',
-    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
+    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. A plan that would take the ledger past its admission watermark is refused now with ledger_limit (see envelope.admission_remaining in work_queue_read). Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
   },
   work_queue_dispatch_next: {
     title: 'Stage a dispatch request',

@@ -20,13 +20,13 @@ function bounded(name: string, max: number) {
 
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
-    .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers.')
+    .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
     .action(ctx.action(async (g) => {
       const view = statsView(await readSource(g).load(), Date.now());
       if (g.json) return printJson(ctx.io, { ok: true, ...view });
       ctx.io.out(`tip ${view.tip} (${view.commits} commits), epoch ${view.policy_epoch}`);
       const e = view.envelope;
-      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining}, reserve owed ${e.reserve} of ${e.recovery_bytes}`);
+      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve} of the ${e.recovery_bytes}-byte reserve (${e.reserve_remaining} left for new admission)`);
       if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);

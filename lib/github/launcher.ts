@@ -15,13 +15,16 @@ import { boundTransition, rejectedTransition, startMarker, uncertainTransition }
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { bindRequestId, rejectedRequestId, startRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { GitHubApi } from './api.ts';
+import { launchCandidates } from './candidates.ts';
 import { closeGroup } from './closing.ts';
+import { recordConflict } from './conflict.ts';
 import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from './dispatch-post.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
@@ -127,6 +130,19 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   }
   report.mismatches = runMismatches(group, repository, run);
   if (report.mismatches.length > 0) return uncertain(report.mismatches[0]!, posted.runId);
+  // "The dispatcher uses the same binding rule" (spec 7.8): a second run carrying the dispatch id
+  // makes the response-named run one of several possible launches, a conflict neither run wins.
+  let decision;
+  try {
+    decision = decideUnbound(await launchCandidates(deps.api, await current(deps.publisher), dispatchId, { reported: [posted.runId] }));
+  } catch {
+    return uncertain('run_unverified', posted.runId);
+  }
+  if (decision.action === 'conflict') {
+    report.reason = 'run_binding_conflict';
+    report.commits.push(...await recordConflict(deps.publisher, deps.sender, dispatchId, decision.runIds, 1, opts));
+    return finish('run_binding_conflict');
+  }
   const bound = await publishTransition(deps.publisher, bindRequestId(dispatchId, posted.runId), deps.sender, (s, at) => boundTransition(s, dispatchId, posted.runId,
     groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
   if (bound.status === 'committed') report.commits.push(bound.commitId);

@@ -6,6 +6,7 @@
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import createDebug from 'debug';
 import { ProtocolError } from '../../engine/errors.ts';
 
@@ -19,8 +20,9 @@ export interface GitHubClientOptions {
   /** API root (default https://api.github.com). */
   baseUrl?: string;
   /**
-   * Minimum spacing of mutating requests. Unset: the throttling plugin's
-   * default, GitHub's guidance of one second between writes.
+   * Minimum spacing of mutating requests (default 1000 ms: GitHub's guidance of
+   * one second between writes). GraphQL queries are reads and are not spaced
+   * (the throttling plugin would otherwise queue every `POST /graphql` as a write).
    */
   writeIntervalMs?: number;
   /** Base of the retry plugin's quadratic backoff (default 1000 ms). */
@@ -143,7 +145,7 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
       onRateLimit: onLimit('primary'),
       onSecondaryRateLimit: onLimit('secondary'),
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: Math.max(1, options.retryBaseMs) }),
-      ...(options.writeIntervalMs !== undefined && { write: spacedGroup(options.writeIntervalMs) as never }),
+      write: spacedGroup(options.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS) as never,
     },
     retry: {
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: options.retryBaseMs }),
@@ -152,14 +154,31 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
   });
 }
 
+/** GitHub's guidance: at least one second between mutating requests. */
+export const DEFAULT_WRITE_INTERVAL_MS = 1000;
+
+/** Set while a GraphQL query (a read sent as `POST /graphql`) is in flight. */
+const graphqlRead = new AsyncLocalStorage<true>();
+
+/**
+ * Sends a GraphQL query outside the write spacing. The throttling plugin
+ * schedules every `POST /graphql` on its write limiter; a query is a read, so
+ * a checked read followed by its publication would otherwise wait a second.
+ */
+export function asGraphqlRead<T>(send: () => Promise<T>): Promise<T> {
+  return graphqlRead.run(true, send);
+}
+
 /**
  * The one part of a Bottleneck.Group the throttling plugin uses for writes
- * (`key(id).schedule(options, fn)`), spacing jobs `intervalMs` apart.
+ * (`key(id).schedule(options, fn)`), spacing jobs `intervalMs` apart. GraphQL
+ * queries (`asGraphqlRead`) pass straight through and take no slot.
  */
 function spacedGroup(intervalMs: number) {
   let next = 0;
   const limiter = {
     schedule<T>(_options: unknown, fn: () => Promise<T> | T): Promise<T> {
+      if (graphqlRead.getStore() === true) return Promise.resolve().then(fn);
       const now = Date.now();
       const at = Math.max(now, next);
       next = at + intervalMs;
