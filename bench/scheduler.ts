@@ -72,7 +72,7 @@ function buildQueue(ready: number, keys: number, claims: number): LedgerWriter {
   const weights: Record<string, number> = {};
   for (let k = 0; k < keys; k++) weights[keyName(k)] = 1 + (k % 10);
   const settings = parseWorkQueueSettings({ concurrency: 4096, pending_limit: 4096, accounting_weights: weights });
-  const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: '1', profile: { max_claims: claims, share_keys: true } });
+  const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: '1', profile: { ref: '1'.repeat(40), max_claims: claims, share_keys: true } });
   const producer: Actor = { role: 'producer', principal: '1', repository: REPOSITORY };
   const dispatcher: Actor = { role: 'dispatcher', principal: '1', repository: REPOSITORY, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '1', run_attempt: 1 };
   const reconciler: Actor = { role: 'reconciler', principal: '1', repository: REPOSITORY };

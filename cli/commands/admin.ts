@@ -11,10 +11,8 @@ import { control } from '../../engine/requests/lifecycle.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
-import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
-import { requireDefaultRoute } from '../../lib/config/workers.ts';
-import { keepDeployed, repositoryRoutes } from '../worker-routes.ts';
+import { policyFromConfig } from '../../lib/config/worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { resolveId } from '../ids.ts';
@@ -45,14 +43,6 @@ async function publishAdmin(io: Io, g: GlobalOptions, kind: string, build: (stat
   const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
   if (g.json) printJson(io, { ok: true, status: outcome.status, request_id: requestId, commit_id: commitId, kind });
   else io.out(`${outcome.status === 'request_replayed' ? 'already committed' : describe}: commit ${commitId} (request ${requestId})`);
-}
-
-/** No verified route now: every declared worker keeps its current deployed profile, or there is nothing to install. */
-function keptOnly(settings: ReturnType<typeof readAwJsonSettings>, repository: string, g: GlobalOptions, current: ReplayState | null, routes: Awaited<ReturnType<typeof repositoryRoutes>>): JsonObject {
-  const pools = current?.policy?.policy.pools as Record<string, { default_profile: string; profiles: Record<string, JsonObject> }> | undefined;
-  const first = pools === undefined ? undefined : Object.values(pools)[0];
-  if (first === undefined) return requireDefaultRoute(routes) as never;
-  return policyFromSettings(settings, { repository, principal: principalOf(g), profiles: first.profiles as never, defaultProfile: first.default_profile });
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -130,14 +120,8 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         const { projection } = await publisher.cache.load();
         // An absent queue is uninitialized (the same answer every write gives), not a Policy problem.
         if (projection === null) fail('queue_uninitialized', 'no queue yet: only the first submit-work or submit-graph creates one; policy never seeds a queue');
-        const settings = readAwJsonSettings(await store.readDefaultBranchFile('.github/workflows/aw.json'));
-        const repository = projection.state.repository ?? '';
-        const routes = await repositoryRoutes(g, { repository, principal: principalOf(g) });
-        const current = projection.state;
-        const fresh = Object.keys(routes.profiles).length > 0
-          ? policyFromSettings(settings, { repository, principal: principalOf(g), profiles: routes.profiles, defaultProfile: requireDefaultRoute(routes) })
-          : keptOnly(settings, repository, g, current, routes);
-        policy = keepDeployed(fresh, current, routes);
+        // Routes and aw.json at the store's own repository's verified default revision; deployed refs kept.
+        policy = await policyFromConfig(store, projection.state, { repository: projection.state.repository ?? '', principal: principalOf(g) });
       }
       await publishAdmin(ctx.io, g, 'policy', () => policyRequest(o.epoch, policy), `policy epoch ${o.epoch} installed`);
     }));

@@ -5,16 +5,16 @@
  * `work_queue_assignment` input to be available. Only the
  * revision and availability move (a compare-and-set on the installed ref); no draining,
  * no fairness-debt reset, existing Dispatch records keep their frozen profile. Host facts
- * come from the GitHub API of the queue repository when a token is set, else from the
- * local repository's default branch.
+ * come from the store's own repository (`--repo`: the local repository, `--remote`: the
+ * remote, `--github`: the GitHub API) at its default branch's immutable commit.
  */
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
+import { storeRevision } from '../../lib/config/worker-routes.ts';
+import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
-import { githubRevision, localRevision } from '../../lib/github/revision.ts';
+import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
-import { DEFAULT_HOST, githubEnv, hasToken, missingTokenMessage } from '../globals.ts';
 import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 import { ownGet } from '../../engine/schema/record.ts';
@@ -26,17 +26,14 @@ export const registerDeploy: CommandModule = (program, ctx) => {
     .option('--pool <name>', 'only this pool')
     .option('--worker-profile <name>', 'only this worker profile')
     .action(ctx.action(async (g, o: { pool?: string; workerProfile?: string }) => {
-      const { publisher } = writeTarget(g);
+      const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
       const repository = projection.state.repository ?? '';
       const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
       if (o.pool !== undefined && ownGet(pools, o.pool) === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
-      // A GitHub queue reads its revisions through the API (token: GH_TOKEN, GITHUB_TOKEN, gh auth token).
-      const env = g.github !== undefined ? await githubEnv(g) : process.env;
-      const useGitHub = hasToken(env);
-      const api = useGitHub ? launchApi(env) : null;
-      if (!useGitHub && g.github !== undefined) fail('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
+      // One revision for every profile of this run: all deployments name the same immutable commit.
+      const source = await storeRevision(store);
       const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;
       const base = requestIdOf(g, 'deploy');
       const reports: DeployReport[] = [];
@@ -44,13 +41,12 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         if (o.pool !== undefined && pool !== o.pool) continue;
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
-          const workflow = String(profile.workflow);
-          const revision = api !== null ? await githubRevision(api, repository, workflow) : await localRevision(g.dir ?? process.cwd(), workflow);
+          const revision = await deploymentRevision(source, profile);
           reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
         }
       }
       if (reports.length === 0) fail('unknown_profile', 'no worker profile matched --pool/--worker-profile');
       if (g.json) return printJson(ctx.io, { ok: true, deployments: reports });
-      for (const r of reports) ctx.io.out(`${r.pool}/${r.worker_profile}: ${r.status} ${r.from.slice(0, 12)} -> ${r.to.slice(0, 12)}${r.available ? '' : ' (unavailable)'}`);
+      for (const r of reports) ctx.io.out(`${r.pool}/${r.worker_profile}: ${r.status} ${r.from.slice(0, 12)} -> ${r.to.slice(0, 12)}${r.available ? '' : ' (unavailable)'}${r.compatible ? '' : ' (new logical contract: unpinned Work admitted earlier waits, contract_incompatible)'}`);
     }));
 };

@@ -10,16 +10,13 @@ import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { defaultGraphId } from '../../engine/intents/limits.ts';
 import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
-import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
-import { requireDefaultRoute } from '../../lib/config/workers.ts';
+import { bootstrapPolicy, requireRoutesFor } from '../../lib/config/worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { priorityArg } from '../parse.ts';
 import { printJson, type Io } from '../output.ts';
 import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
-import { repositoryRoutes } from '../worker-routes.ts';
 
-const AW_JSON = '.github/workflows/aw.json';
 const BOOTSTRAP_EPOCH = 'epoch-1';
 
 const EdgeSchema = z.union([
@@ -75,20 +72,10 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
     actor: producer,
     prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: producer }),
     bootstrap: async (ids) => {
-      const settings = readAwJsonSettings(await store.readDefaultBranchFile(AW_JSON));
-      // Spec 7.1: "the runtime MUST validate immutable worker routes before queue publication";
-      // an unavailable route the submitted Work needs fails without publishing anything.
-      const routes = await repositoryRoutes(g, { repository, principal });
-      const defaultProfile = requireDefaultRoute(routes);
-      for (const node of nodes) {
-        const wanted = node.worker_profile ?? defaultProfile;
-        if (Object.hasOwn(routes.profiles, wanted)) continue;
-        // A declared worker whose route cannot be verified pauses only that worker; a name no
-        // worker declares is an unknown profile, as it is on an existing queue.
-        if (!Object.hasOwn(routes.unavailable, wanted)) fail('unknown_profile', `node ${node.node_key}: the repository declares no worker profile ${wanted}`, { path: 'worker_profile' });
-        fail('worker_route_unavailable', `worker profile ${wanted} has no verified route at ${routes.ref} (${routes.unavailable[wanted]})`, {}, { worker_profile: wanted });
-      }
-      const policy = policyFromSettings(settings, { repository, principal, profiles: routes.profiles, defaultProfile }) as JsonObject;
+      // Spec 7.1: worker routes are verified at the store's default revision before queue
+      // publication; an unavailable route the submitted Work needs fails without publishing.
+      const { policy, routes } = await bootstrapPolicy(store, { repository, principal });
+      requireRoutesFor(routes, nodes);
       return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
     },
   });

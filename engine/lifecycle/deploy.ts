@@ -7,6 +7,7 @@
  * A deployment never drains, resets fairness debt, or touches existing Dispatch records
  * (which keep their frozen profile). Replay's rules are in replay/ops/deployment.ts.
  */
+import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
@@ -25,6 +26,28 @@ export interface DeploymentInput {
   /** Host checks passed (workflow present and registered at `ref`). */
   available: boolean;
   reason: string;
+  /**
+   * The revision's logical contract as derived from the verified host facts (`interfaceContract`);
+   * default: the installed profile's contract (a compatible revision). A registered ref keeps its
+   * registered contract whatever is given (revisions are immutable).
+   */
+  contract?: string;
+}
+
+/**
+ * The logical contract of a worker revision (spec 7.10: "authority/interface changes produce a
+ * different contract, not an implicit permission expansion"; "Prompt or engine changes do not by
+ * themselves change the logical contract"). Without compiler metadata, the interface Fairway can
+ * verify is the set of `workflow_dispatch` inputs the revision declares (its assignment inputs).
+ * The same inputs as the epoch's installed revision: the installed contract (compatible). Other
+ * inputs, or an installed revision whose inputs cannot be read: a contract of its own —
+ * SHA-256 of the installed contract and the sorted input names (conservative, deterministic).
+ */
+export function interfaceContract(installed: JsonObject, installedInputs: readonly string[] | null, inputs: readonly string[]): string {
+  const base = installedContract(installed);
+  const sorted = [...new Set(inputs)].sort();
+  if (installedInputs !== null && canonicalize([...new Set(installedInputs)].sort()) === canonicalize(sorted)) return base;
+  return sha256Hex(canonicalize({ installed_contract: base, inputs: sorted }));
 }
 
 export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed: true; request: BuiltRequest; from: string; to: string };
@@ -36,6 +59,13 @@ export function installedProfile(state: ReplayState, pool: string, workerProfile
   const profiles = p.profiles as Record<string, JsonObject>;
   if (!Object.hasOwn(profiles, workerProfile)) fail('unknown_profile', `pool ${pool} has no worker profile ${workerProfile}`);
   return profiles[workerProfile]!;
+}
+
+/** The contract `input.ref` runs under once deployed: its registered one, else the derived one, else the installed one. */
+export function revisionContract(state: ReplayState, input: Pick<DeploymentInput, 'pool' | 'workerProfile' | 'ref' | 'contract'>): string {
+  const installed = installedProfile(state, input.pool, input.workerProfile);
+  const registered = workerRoute(state, input.pool, input.workerProfile)!.revisions.get(input.ref);
+  return registered?.contract ?? input.contract ?? installedContract(installed);
 }
 
 /**
@@ -51,8 +81,8 @@ export function deploymentPlan(state: ReplayState, input: DeploymentInput): Depl
   const current = currentRevision(route);
   if (route.currentRef === input.ref && current.available === input.available) return { changed: false, profile: current.profile };
   const next: JsonObject = { ...installed, ref: input.ref };
-  const registered = route.revisions.get(input.ref);
-  if (registered !== undefined && registered.contract !== installedContract(installed)) next.logical_contract = registered.contract;
+  const contract = revisionContract(state, input);
+  if (contract !== installedContract(installed)) next.logical_contract = contract;
   const op: JsonObject = {
     kind: 'Deployment',
     pool: input.pool,

@@ -7,7 +7,7 @@ import { isProtocolError } from '../errors.ts';
 import { workId } from '../identity/index.ts';
 import { workerRoute } from '../replay/ops/deployment.ts';
 import { bootstrapRequest } from '../requests/operations.ts';
-import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
+import { defaultPolicy, GENERATED_WORKER_REF, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';
 import { deploymentPlan } from './deploy.ts';
 import { boundTransition, rejectedTransition, startMarker, uncertainTransition, unresolvedTransition } from './dispatch.ts';
@@ -90,6 +90,6 @@ describe('lifecycle request generation is validated by replay', () => {
     // Issue 16: the Deployment moves the route; the installed Policy (authority) is never rewritten.
     const replayed = replayBytes(w.text()).state;
     expect(workerRoute(replayed, 'default', 'default')!.currentRef).toBe('b'.repeat(40));
-    expect(replayed.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: '0'.repeat(40) } } } });
+    expect(replayed.policy!.policy.pools).toMatchObject({ default: { profiles: { default: { ref: GENERATED_WORKER_REF } } } });
   });
 });

@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from '../json.ts';
 import { deploymentPlan } from '../lifecycle/deploy.ts';
 import { commitOn } from '../requests/build.ts';
 import { bootstrapRequest, submitRequest } from '../requests/operations.ts';
-import { LedgerWriter, defaultPolicy } from '../requests/writer.ts';
+import { GENERATED_WORKER_REF, LedgerWriter, defaultPolicy } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { planNext } from '../scheduler/plan.ts';
 import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, historyDigest, stateDigest } from './checkpoint.ts';
@@ -296,7 +296,7 @@ describe('compacted and uncompacted ledgers give identical future selections (in
     w.publish('submit-mixed', producer, T0, submit);
     // The writer `fairway deploy` uses: a CAS on the route's current ref and contract.
     const deployment = (writer: LedgerWriter, available: boolean) => {
-      const plan = deploymentPlan(writer.state, { pool: 'default', workerProfile: 'gpu', ref: '0'.repeat(40), available, reason: available ? 'restore' : 'drain' });
+      const plan = deploymentPlan(writer.state, { pool: 'default', workerProfile: 'gpu', ref: GENERATED_WORKER_REF, available, reason: available ? 'restore' : 'drain' });
       if (!plan.changed) throw new Error('the availability changes');
       return plan.request;
     };
@@ -304,7 +304,7 @@ describe('compacted and uncompacted ledgers give identical future selections (in
     const compacted = compact(w, 'e'.repeat(40), T0 + 2);
     const state = (JSON.parse(compacted.lines[0]!).operations[0] as { state: JsonObject }).state;
     expect(state.deployments).toEqual({
-      default: { gpu: { current_ref: '0'.repeat(40), revisions: { ['0'.repeat(40)]: { available: false, contract: installedContract(profiles.gpu!), profile: profiles.gpu! } } } },
+      default: { gpu: { current_ref: GENERATED_WORKER_REF, revisions: { [GENERATED_WORKER_REF]: { available: false, contract: installedContract(profiles.gpu!), profile: profiles.gpu! } } } },
     });
     expect(Object.keys(state.issue_links as JsonObject)).toEqual([cpu]);
     expect(semantic(compacted.state)).toEqual(semantic(w.state));

@@ -35,7 +35,14 @@ export class LedgerWriter {
   }
 }
 
-export function defaultPolicy(overrides: { repository: string; principal: string; weights?: Record<string, number>; logicalLimit?: number; nativeLimit?: number; maxClaims?: number; shareKeys?: boolean; mode?: string }): JsonObject {
+/**
+ * The stand-in worker revision of generated ledgers (tests, benchmarks, the demo) that never read
+ * a repository: a fixed commit-shaped SHA, never the all-zero placeholder (which no Fairway
+ * publication installs, lib/config/placeholder.ts).
+ */
+export const GENERATED_WORKER_REF = 'd'.repeat(40);
+
+export function defaultPolicy(overrides: { repository: string; principal: string; weights?: Record<string, number>; logicalLimit?: number; nativeLimit?: number; maxClaims?: number; shareKeys?: boolean; mode?: string; ref?: string }): JsonObject {
   const weights = { '': 1, ...(overrides.weights ?? {}) };
   return {
     mode: overrides.mode ?? 'weighted-priority',
@@ -55,7 +62,7 @@ export function defaultPolicy(overrides: { repository: string; principal: string
         profiles: {
           default: {
             credential_scope: 'repository', effect_scope: overrides.repository, max_claims: overrides.maxClaims ?? 1,
-            principal: overrides.principal, ref: '0'.repeat(40), share_keys: overrides.shareKeys ?? false,
+            principal: overrides.principal, ref: overrides.ref ?? GENERATED_WORKER_REF, share_keys: overrides.shareKeys ?? false,
             trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
           },
         },

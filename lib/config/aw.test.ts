@@ -15,7 +15,8 @@ import {
 } from './aw.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-const ctx = { repository: 'owner/repo', principal: '1001' };
+const REF = '1'.repeat(40);
+const ctx = { repository: 'owner/repo', principal: '1001', profile: { ref: REF } };
 
 /** The error of `run` as `{code, path}` (or 'accepted'). */
 function failure(run: () => unknown): { code: string; path: string | undefined; message: string } | 'accepted' {
@@ -233,7 +234,9 @@ describe('policyFromSettings', () => {
   it('defaults give the same QueuePolicy as the writer\'s defaultPolicy, valid under QueuePolicySchema', () => {
     const policy = policyFromSettings(readAwJsonSettings(null), ctx);
     expect(QueuePolicySchema.safeParse(policy).success).toBe(true);
-    expect(canonicalize(policy)).toBe(canonicalize(defaultPolicy(ctx) as JsonValue));
+    const expected = defaultPolicy(ctx) as { pools: { default: { profiles: { default: { ref: string } } } } };
+    expected.pools.default.profiles.default.ref = REF;
+    expect(canonicalize(policy)).toBe(canonicalize(expected as unknown as JsonValue));
   });
 
   it('maps every setting onto the Policy', () => {
@@ -260,19 +263,26 @@ describe('policyFromSettings', () => {
   });
 
   it('profile overrides and explicit profiles', () => {
-    const p = policyFromSettings(defaultWorkQueueSettings(), { ...ctx, profile: { max_claims: 4, share_keys: true } }) as Record<string, unknown>;
+    const p = policyFromSettings(defaultWorkQueueSettings(), { ...ctx, profile: { ref: REF, max_claims: 4, share_keys: true } }) as Record<string, unknown>;
     const profile = ((p.pools as Record<string, Record<string, unknown>>).default!.profiles as Record<string, Record<string, unknown>>).default!;
     expect(profile).toMatchObject({ max_claims: 4, share_keys: true, principal: '1001', effect_scope: 'owner/repo' });
     const worker = { ...profile, workflow: '.github/workflows/other.lock.yml' } as never;
-    const q = policyFromSettings(defaultWorkQueueSettings(), { ...ctx, profiles: { a: worker, b: worker }, defaultProfile: 'b' }) as Record<string, unknown>;
+    const q = policyFromSettings(defaultWorkQueueSettings(), { repository: ctx.repository, principal: ctx.principal, profiles: { a: worker, b: worker }, defaultProfile: 'b' }) as Record<string, unknown>;
     expect((q.pools as Record<string, Record<string, unknown>>).default!.default_profile).toBe('b');
-    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { ...ctx, profiles: { a: worker }, defaultProfile: 'c' }))).toMatchObject({ code: 'policy_invalid' });
+    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: ctx.repository, principal: ctx.principal, profiles: { a: worker }, defaultProfile: 'c' }))).toMatchObject({ code: 'policy_invalid' });
+  });
+
+  it('never installs a placeholder route: a profile whose ref is all zeros is worker_route_unavailable', () => {
+    const zero = '0'.repeat(40);
+    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { ...ctx, profile: { ref: zero } }))).toMatchObject({ code: 'worker_route_unavailable' });
+    const worker = { credential_scope: 'repository', effect_scope: 'owner/repo', max_claims: 1, principal: '1001', ref: zero, share_keys: false, trust_domain: 'default', workflow: '.github/workflows/w.yml' };
+    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: ctx.repository, principal: ctx.principal, profiles: { ok: { ...worker, ref: REF }, gpu: worker } }))).toMatchObject({ code: 'worker_route_unavailable' });
   });
 
   it('a malformed principal or repository fails QueuePolicySchema with policy_invalid and a path', () => {
-    const f = failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: 'owner/repo', principal: 'octocat' }));
+    const f = failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: 'owner/repo', principal: 'octocat', profile: { ref: REF } }));
     expect(f).toMatchObject({ code: 'policy_invalid', path: 'policy.pools.default.profiles.default.principal' });
-    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: '', principal: '1' }))).toMatchObject({ code: 'policy_invalid' });
+    expect(failure(() => policyFromSettings(defaultWorkQueueSettings(), { repository: '', principal: '1', profile: { ref: REF } }))).toMatchObject({ code: 'policy_invalid' });
   });
 
   it('the resolved Policy installs as a genesis that replay accepts', () => {

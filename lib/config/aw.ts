@@ -26,6 +26,7 @@ import { isIdentity } from '../../engine/identity/validate.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { QueuePolicySchema, type WorkerProfile } from '../../engine/schema/index.ts';
 import { defineOwn, ownObject } from '../../engine/schema/record.ts';
+import { isPlaceholderRef } from './placeholder.ts';
 
 export type SchedulingModeSetting = 'weighted-priority' | 'strict-priority';
 
@@ -329,30 +330,44 @@ export function readWorkQueueSettingsFile(bytes: Uint8Array): WorkQueueSettings 
 
 // ------------------------------------------------------------------ policy
 
-export interface PolicyContext {
+interface PolicyBase {
   /** Queue repository `owner/name` (allowed repository and default effect scope). */
   repository: string;
-  /** Worker principal of the default profile (decimal GitHub actor id). */
+  /** Worker principal of the generated profile (decimal GitHub actor id). */
   principal: string;
-  /** Overrides for the generated `default` worker profile (AW route facts). */
-  profile?: Partial<WorkerProfile>;
-  /** Complete approved worker profiles for every pool (replaces the generated `default` profile). */
-  profiles?: Record<string, WorkerProfile>;
-  /** Default profile name when `profiles` is given (default: its first name). */
-  defaultProfile?: string;
 }
 
-function defaultProfile(ctx: PolicyContext): WorkerProfile {
+/**
+ * Where the worker profiles come from. There is no default route: a caller names the verified
+ * immutable revision (`profile.ref`, e.g. a test or benchmark seeding a known commit) or passes
+ * the verified profiles (lib/config/worker-routes.ts). A placeholder ref (all zeros) is refused.
+ */
+export type PolicyContext = PolicyBase & (
+  | {
+      /** The generated `default` worker profile's AW route facts; `ref` is the verified revision. */
+      profile: Partial<WorkerProfile> & Pick<WorkerProfile, 'ref'>;
+      profiles?: undefined;
+      defaultProfile?: undefined;
+    }
+  | {
+      /** Complete approved worker profiles for every pool. */
+      profiles: Record<string, WorkerProfile>;
+      /** Default profile name (default: the first name). */
+      defaultProfile?: string;
+      profile?: undefined;
+    }
+);
+
+function generatedProfile(ctx: PolicyBase, profile: Partial<WorkerProfile> & Pick<WorkerProfile, 'ref'>): WorkerProfile {
   return {
     credential_scope: 'repository',
     effect_scope: ctx.repository,
     max_claims: 1,
     principal: ctx.principal,
-    ref: '0'.repeat(40),
     share_keys: false,
     trust_domain: 'default',
     workflow: '.github/workflows/worker.lock.yml',
-    ...ctx.profile,
+    ...profile,
   };
 }
 
@@ -367,7 +382,12 @@ function schemaPath(issuePath: readonly PropertyKey[]): string {
  * `QueuePolicySchema` (e.g. a malformed repository or principal in `ctx`).
  */
 export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyContext): JsonObject {
-  const profiles = ctx.profiles ?? { default: defaultProfile(ctx) };
+  const profiles = ctx.profiles ?? { default: generatedProfile(ctx, ctx.profile) };
+  for (const [name, p] of Object.entries(profiles)) {
+    if (isPlaceholderRef(p.ref)) {
+      throw new ProtocolError('worker_route_unavailable', `worker profile ${name} has the placeholder ref ${p.ref}, not a verified immutable revision`, {}, { worker_profile: name });
+    }
+  }
   const profileNames = Object.keys(profiles);
   const defaultName = ctx.defaultProfile ?? profileNames[0];
   if (defaultName === undefined || !Object.hasOwn(profiles, defaultName)) {

@@ -7,8 +7,10 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 function source(files: Record<string, string>, ref = 'a'.repeat(40)): RevisionSource {
   return {
     ref,
+    branch: 'main',
     readFile: async (p) => (Object.hasOwn(files, p) ? utf8(files[p]!) : null),
-    listWorkflows: async () => Object.keys(files).filter((p) => p.startsWith('.github/workflows/')).map((p) => p.slice('.github/workflows/'.length)).filter((n) => !n.includes('/')),
+    at: () => { throw new Error('not used'); },
+    listFiles: async (dir) => Object.keys(files).filter((p) => p.startsWith(`${dir}/`)).map((p) => p.slice(dir.length + 1)).filter((n) => !n.includes('/')),
   };
 }
 

@@ -21,20 +21,14 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { isIdentity } from '../../engine/identity/validate.ts';
 import type { WorkerProfile } from '../../engine/schema/index.ts';
 import { ownRecord } from '../../engine/schema/record.ts';
+import type { RepositoryRevision } from '../store/types.ts';
 
 export const WORKERS_FILE = '.github/work-queue-workers.json';
 export const ASSIGNMENT_INPUT = 'work_queue_assignment';
 export const WORKFLOWS_DIR = '.github/workflows';
 
-/** The repository at one verified immutable revision. */
-export interface RevisionSource {
-  /** Commit SHA of the default branch tip. */
-  ref: string;
-  /** The file at `ref`; null when absent. */
-  readFile(path: string): Promise<Uint8Array | null>;
-  /** File names (not paths) directly under `.github/workflows` at `ref`. */
-  listWorkflows(): Promise<string[]>;
-}
+/** The repository at one verified immutable revision (a store's `defaultRevision()`). */
+export type RevisionSource = RepositoryRevision;
 
 export interface WorkerRoutes {
   ref: string;
@@ -167,9 +161,37 @@ function declaresAssignment(bytes: Uint8Array | null): boolean {
   return workflowDispatchInputs(text).includes(ASSIGNMENT_INPUT);
 }
 
+/**
+ * The `workflow_dispatch` input names `workflow` declares at the source's revision (the worker's
+ * verifiable interface, engine/lifecycle/deploy.ts `interfaceContract`); null when the file is
+ * absent, not a file or not UTF-8. I/O errors propagate.
+ */
+export async function workerInputs(source: RevisionSource, workflow: string): Promise<string[] | null> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await source.readFile(workflow);
+  } catch (e) {
+    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return null;
+    throw e;
+  }
+  if (bytes === null) return null;
+  try {
+    return workflowDispatchInputs(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
 /** Is `workflow` at the source's revision a worker (present and declaring the input)? */
 export async function verifyWorkerWorkflow(source: RevisionSource, workflow: string): Promise<'available' | 'workflow_missing' | 'workflow_not_a_worker'> {
-  const bytes = await source.readFile(workflow);
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await source.readFile(workflow);
+  } catch (e) {
+    // A directory or submodule where the workflow should be is a missing worker source, not an I/O failure.
+    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return 'workflow_missing';
+    throw e;
+  }
   if (bytes === null) return 'workflow_missing';
   return declaresAssignment(bytes) ? 'available' : 'workflow_not_a_worker';
 }
@@ -214,7 +236,7 @@ export async function workerRoutes(source: RevisionSource, ctx: RouteContext): P
     routes.defaultProfile = wanted !== undefined && Object.hasOwn(routes.profiles, wanted) ? wanted : undefined;
     return routes;
   }
-  const files = (await source.listWorkflows()).filter((f) => /\.ya?ml$/.test(f)).sort();
+  const files = (await source.listFiles(WORKFLOWS_DIR)).filter((f) => /\.ya?ml$/.test(f)).sort();
   const locked = new Set(files.filter((f) => f.endsWith('.lock.yml')).map(workflowName));
   const found: string[] = [];
   for (const f of files) {

@@ -6,7 +6,7 @@
  * existing Dispatch records keep their frozen profile.
  */
 import { fail } from '../../engine/errors.ts';
-import { deploymentPlan } from '../../engine/lifecycle/deploy.ts';
+import { contractDigest, deploymentPlan, installedProfile, revisionContract } from '../../engine/lifecycle/deploy.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { WorkerRevision } from './revision.ts';
@@ -18,6 +18,9 @@ export interface DeployReport {
   from: string;
   to: string;
   available: boolean;
+  /** The logical contract `to` runs under, and whether it is the installed one (unpinned Work follows only then). */
+  contract: string;
+  compatible: boolean;
   status: 'deployed' | 'unchanged' | 'replayed';
   commit_id: string | null;
 }
@@ -29,8 +32,10 @@ export async function deployWorker(
   now?: () => number,
 ): Promise<DeployReport> {
   const { projection } = await publisher.cache.load();
-  const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing') };
-  const base = { pool: input.pool, worker_profile: input.workerProfile, to: input.revision.ref, available: input.revision.available };
+  const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing'), ...(input.revision.contract === undefined ? {} : { contract: input.revision.contract }) };
+  const contract = revisionContract(projection!.state, facts);
+  const compatible = contract === contractDigest(installedProfile(projection!.state, input.pool, input.workerProfile));
+  const base = { pool: input.pool, worker_profile: input.workerProfile, to: input.revision.ref, available: input.revision.available, contract, compatible };
   const plan = deploymentPlan(projection!.state, facts);
   if (!plan.changed && projection!.request(input.requestId) === undefined) {
     return { ...base, from: String(plan.profile.ref), status: 'unchanged', commit_id: null };

@@ -12,12 +12,11 @@ import type { Projection } from '../../engine/replay/index.ts';
 import { bootstrapRequest, dispatchNextRequest, finishRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import { policyFromSettings, readAwJsonSettings } from '../config/aw.ts';
+import { bootstrapPolicy, requireRoutesFor } from '../config/worker-routes.ts';
 import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
 import { grantEvent, packEvent } from '../debug/queue-events.ts';
 import { debugEvent } from '../debug/log.ts';
 
-const AW_JSON = '.github/workflows/aw.json';
 const BOOTSTRAP_EPOCH = 'epoch-1';
 /** Assignment byte bound of a processed dispatch_next (the packer also applies the Policy's). */
 export const DISPATCH_MAX_BYTES = 48 * 1024;
@@ -70,10 +69,11 @@ export function publishSubmit(publisher: Publisher, plan: SubmitPlan): Promise<P
     },
     ...(plan.bootstrap === undefined ? {} : {
       bootstrap: async (ids) => {
-        const { repository, principal } = plan.bootstrap!;
-        const settings = readAwJsonSettings(await publisher.store.readDefaultBranchFile(AW_JSON));
-        const policy = policyFromSettings(settings, { repository, principal });
+        // The same verified routes as the CLI's bootstrap (spec 7.1): no verified route the
+        // nodes need is worker_route_unavailable, and nothing is published.
+        const { policy, routes } = await bootstrapPolicy(publisher.store, plan.bootstrap!);
         const { graphId, nodes } = plan.resolve(policy);
+        requireRoutesFor(routes, nodes);
         return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
       },
     }),

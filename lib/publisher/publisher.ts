@@ -23,6 +23,7 @@ import { appendLedger, emptyProjection, type Projection, type ReplayProgress } f
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
+import { refusePlaceholderRoutes } from '../config/placeholder.ts';
 import { debugEvent, since } from '../debug/log.ts';
 import type { CasOutcome, LedgerStore } from '../store/types.ts';
 import { ProjectionCache } from './cache.ts';
@@ -82,6 +83,7 @@ export class Publisher {
         if (input.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
         const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
         const built = await input.bootstrap(ids);
+        refusePlaceholderRoutes(built.operations);
         const fresh = emptyProjection();
         const commit = buildCommit(fresh.state, { id: input.requestId, actor: input.actor, at, ...built });
         const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
@@ -102,6 +104,7 @@ export class Publisher {
       if ('noWrite' in prepared) {
         return published({ status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version }, attempt, 0);
       }
+      refusePlaceholderRoutes(prepared.operations);
       const commit = buildCommit(projection.state, { id: input.requestId, actor: input.actor, at, ...prepared });
       const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
       const bytes = concat(snapshot.bytes!, encoder.encode(line));

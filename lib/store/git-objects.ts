@@ -4,7 +4,8 @@
  * tree or the real index: objects only (`hash-object`, `mktree`, `commit-tree`).
  */
 import { ProtocolError } from '../../engine/errors.ts';
-import { LEDGER_FILE } from './types.ts';
+import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
+import { checkRepoPath } from './checks.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
 
 const LEDGER_NAME = Buffer.from(LEDGER_FILE, 'utf8');
@@ -39,6 +40,36 @@ export async function readFileAt(ctx: GitContext, commit: string, path: string):
   const type = entry.split(' ')[1];
   if (type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a ${type}, not a file`, { commit });
   throw gitFailure(['cat-file'], r);
+}
+
+/** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */
+export async function listFilesAt(ctx: GitContext, commit: string, dir: string): Promise<string[]> {
+  const prefix = `${checkRepoPath(dir)}/`;
+  const args = ['ls-tree', '-z', '--full-tree', commit, '--', prefix];
+  const ls = await git(ctx, args);
+  if (ls.code !== 0) throw gitFailure(args, ls);
+  const names: string[] = [];
+  for (const entry of ls.stdout.toString('utf8').split('\0')) {
+    const tab = entry.indexOf('\t');
+    if (tab < 0 || entry.split(' ')[1] !== 'blob') continue;
+    const path = entry.slice(tab + 1);
+    if (path.startsWith(prefix) && !path.slice(prefix.length).includes('/')) names.push(path.slice(prefix.length));
+  }
+  return names;
+}
+
+/** The default branch `branchRef` of a local object store at its tip `commit`, every read pinned there. */
+export function gitRevision(ctx: GitContext, commit: string, branchRef: string, known = true): RepositoryRevision {
+  // Another commit (`at`) may be absent from this object store (a shallow or re-created clone):
+  // then it has no files, as a contents read of an unknown SHA answers on GitHub.
+  const present = known ? Promise.resolve(true) : hasCommit(ctx, commit);
+  return {
+    ref: commit,
+    branch: branchRef.replace(/^refs\/heads\//, ''),
+    readFile: async (path) => ((await present) ? readFileAt(ctx, commit, checkRepoPath(path)) : null),
+    listFiles: async (dir) => ((await present) ? listFilesAt(ctx, commit, dir) : []),
+    at: (other) => gitRevision(ctx, other, branchRef, false),
+  };
 }
 
 /**

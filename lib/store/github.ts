@@ -18,7 +18,7 @@
  * `expected` (strict CAS).
  */
 import { ProtocolError } from '../../engine/errors.ts';
-import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
 import { DEFAULT_LAG_POLICY, ReadYourWrites, type LagPolicy } from './read-your-writes.ts';
@@ -152,6 +152,58 @@ export class GitHubStore implements LedgerStore {
     if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(Buffer.from(item.content, 'base64'), item.size, file);
     if (typeof item.sha === 'string') return this.blob(item.sha); // over 1 MiB: content is empty, encoding "none"
     throw new ProtocolError('github_response_invalid', `unexpected contents response for ${file}`);
+  }
+
+  /**
+   * The default branch at its tip commit through the commits API (`GET /repos/{o}/{r}/commits/{branch}`),
+   * then every file and directory read through the contents API at that exact SHA. Null when the
+   * default branch is the queue branch or the repository has no commit yet; permission, rate-limit
+   * and transport errors throw (githubFailure), never "absent".
+   */
+  async defaultRevision(): Promise<RepositoryRevision | null> {
+    const branch = (await this.repository()).default_branch;
+    if (branch === this.branch) return null;
+    let sha: string;
+    try {
+      sha = (await this.octokit.rest.repos.getCommit({ ...this.where, ref: branch, per_page: 1 })).data.sha;
+    } catch (e) {
+      // No commit on the default branch (an empty repository answers 409; an unborn branch 404/422).
+      if (isRequestError(e) && (e.status === 404 || e.status === 409 || e.status === 422)) return null;
+      throw githubFailure(`read the ${branch} commit`, e, this.label);
+    }
+    return this.revisionAt(branch, sha);
+  }
+
+  /** Reads of the repository pinned to the commit `sha` (contents API with `ref` = the SHA). */
+  private revisionAt(branch: string, sha: string): RepositoryRevision {
+    const contents = async (path: string): Promise<unknown> => {
+      try {
+        return (await this.octokit.rest.repos.getContent({ ...this.where, path, ref: sha })).data;
+      } catch (e) {
+        if (isRequestError(e) && e.status === 404) return null;
+        throw githubFailure(`read ${path} at ${sha}`, e, this.label);
+      }
+    };
+    return {
+      ref: sha,
+      branch,
+      readFile: async (path) => {
+        const file = checkRepoPath(path);
+        const data = await contents(file);
+        if (data === null) return null;
+        const item = data as { type?: string; encoding?: string; content?: string; sha?: string; size?: number };
+        if (Array.isArray(data) || item.type !== 'file') throw new ProtocolError('store_path_not_a_file', `${file} at ${sha} is not a file`, { commit: sha });
+        if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(Buffer.from(item.content, 'base64'), item.size, file);
+        if (typeof item.sha === 'string') return this.blob(item.sha);
+        throw new ProtocolError('github_response_invalid', `unexpected contents response for ${file}`);
+      },
+      listFiles: async (dir) => {
+        const data = await contents(checkRepoPath(dir));
+        if (!Array.isArray(data)) return [];
+        return (data as { type?: string; name?: string }[]).filter((e) => e.type === 'file' && typeof e.name === 'string').map((e) => e.name!);
+      },
+      at: (other) => this.revisionAt(branch, other),
+    };
   }
 
   private async tip(): Promise<string | null> {

@@ -9,10 +9,10 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProtocolError } from '../../engine/errors.ts';
-import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
 export interface LocalGitStoreOptions {
@@ -115,12 +115,18 @@ export class LocalGitStore implements LedgerStore {
    */
   async readDefaultBranchFile(path: string): Promise<Uint8Array | null> {
     const file = checkRepoPath(path);
+    const revision = await this.defaultRevision();
+    return revision === null ? null : revision.readFile(file);
+  }
+
+  /** The branch HEAD names at its tip (null: detached or unborn HEAD, or HEAD on the queue branch). */
+  async defaultRevision(): Promise<RepositoryRevision | null> {
     await this.ready();
     const head = await git(this.ctx, ['symbolic-ref', '-q', 'HEAD']);
     if (head.code !== 0) return null;
     const target = head.stdout.toString('utf8').trim();
     if (target === this.ref) return null;
     const tip = await resolveRef(this.ctx, target);
-    return tip === null ? null : readFileAt(this.ctx, tip, file);
+    return tip === null ? null : gitRevision(this.ctx, tip, target);
   }
 }

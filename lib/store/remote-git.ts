@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProtocolError } from '../../engine/errors.ts';
-import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore } from './types.ts';
+import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 
 export interface RemoteGitStoreOptions {
@@ -132,13 +132,22 @@ export class RemoteGitStore implements LedgerStore {
    */
   async readDefaultBranchFile(path: string): Promise<Uint8Array | null> {
     const file = checkRepoPath(path);
+    const revision = await this.defaultRevision();
+    return revision === null ? null : revision.readFile(file);
+  }
+
+  /**
+   * The remote's HEAD branch at the tip just fetched from the remote (not the clone's own
+   * branches, which may be stale or diverged); null as for `readDefaultBranchFile`.
+   */
+  async defaultRevision(): Promise<RepositoryRevision | null> {
     const { fetch } = await this.endpoints();
     const r = await git(this.ctx, ['ls-remote', '--symref', fetch, 'HEAD']);
     if (r.code !== 0) throw this.unreachable('ls-remote', r);
     const target = /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(r.stdout.toString('utf8'))?.[1];
     if (target === undefined || target === this.ref) return null;
     const tip = await this.fetchBranch(target);
-    return tip === null ? null : readFileAt(this.ctx, tip, file);
+    return tip === null ? null : gitRevision(this.ctx, tip, target);
   }
 
   /**

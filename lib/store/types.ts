@@ -23,6 +23,29 @@ export type CasOutcome =
   /** The write may or may not have happened (transport failure after sending). */
   | { status: 'uncertain'; reason: string };
 
+/**
+ * The repository's default branch at one immutable commit (spec 7.1: the native publisher
+ * resolves scheduling and worker routes "at the verified repository revision"). Every read
+ * is pinned to `ref`, so a push to the default branch during one derivation changes nothing.
+ * I/O failures (permission, rate limit, transport) throw; only absence answers null/[].
+ */
+export interface RepositoryRevision {
+  /** Commit SHA of the default branch tip. */
+  ref: string;
+  /** The default branch's name. */
+  branch: string;
+  /** The file at `ref`; null when absent or not a file. */
+  readFile(path: string): Promise<Uint8Array | null>;
+  /** Names (not paths) of the files directly under `dir` at `ref`; [] when the directory is absent. */
+  listFiles(dir: string): Promise<string[]>;
+  /**
+   * The same repository at another immutable commit (e.g. the revision a Policy installed, to
+   * compare a new revision's interface with); its reads fail or answer absent if that commit
+   * is unknown. `branch` stays the default branch's name.
+   */
+  at(commit: string): RepositoryRevision;
+}
+
 export interface LedgerStore {
   /** Human label for messages, e.g. `git:/path/repo#work-queue`. */
   readonly label: string;
@@ -50,4 +73,11 @@ export interface LedgerStore {
    * `.github/workflows/aw.json`); null when absent.
    */
   readDefaultBranchFile(path: string): Promise<Uint8Array | null>;
+  /**
+   * The store's own repository's default branch at its tip commit, read from where the
+   * store reads its ledger (the local repository, the remote, or the GitHub API), never
+   * from an unrelated clone. Null when there is no default branch distinct from the queue
+   * branch. Stores that cannot read a repository (offline ledger files) omit it.
+   */
+  defaultRevision?(): Promise<RepositoryRevision | null>;
 }

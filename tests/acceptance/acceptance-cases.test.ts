@@ -14,6 +14,7 @@ import { simulate } from '../../engine/scheduler/simulate.ts';
 import type { WorkerProfile } from '../../engine/schema/index.ts';
 import { nodes, policyOf, REPOSITORY, TestQueue, verdict } from './queue.ts';
 import { replayBytes } from '../support/bytes.ts';
+import { TEST_WORKER_REF } from '../support/worker-workflow.ts';
 
 /** The fairness-key letter of each granted node key (`b2-7` → `b`). */
 const prefixes = (keys: string[]) => keys.map((k) => /^[a-z]+/.exec(k)![0]).join('');
@@ -56,7 +57,7 @@ describe('§8.2 Strict priority: no lower-class grant while a higher class is el
 
 describe('§8.2 Eligibility versus packing', () => {
   const profile = (max: number): WorkerProfile => ({
-    credential_scope: 'repository', effect_scope: REPOSITORY, max_claims: max, principal: '1001', ref: '0'.repeat(40),
+    credential_scope: 'repository', effect_scope: REPOSITORY, max_claims: max, principal: '1001', ref: TEST_WORKER_REF,
     share_keys: false, trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
   });
   const xyx = () => new TestQueue(policyOf({}, { profiles: { X: profile(16), Y: profile(16) }, defaultProfile: 'X' }), [

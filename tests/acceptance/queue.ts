@@ -13,8 +13,9 @@ import { dispatchBound, dispatchStarted, control, observation } from '../../engi
 import { bootstrapRequest, finishRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { LedgerWriter } from '../../engine/requests/writer.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import { parseWorkQueueSettings, policyFromSettings, type PolicyContext } from '../../lib/config/aw.ts';
+import type { Actor, WorkerProfile } from '../../engine/schema/index.ts';
+import { parseWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
+import { TEST_WORKER_REF } from '../support/worker-workflow.ts';
 
 export const REPOSITORY = 'owner/repo';
 export const T0 = 1_800_000_000_000;
@@ -25,8 +26,11 @@ export const dispatcher: Actor = { role: 'dispatcher', principal: '1001', reposi
 export const reconciler: Actor = { role: 'reconciler', principal: '1001', repository: REPOSITORY };
 
 /** A QueuePolicy from aw.json `work_queue` settings (the production resolution path). */
-export function policyOf(workQueue: unknown = {}, ctx: Partial<PolicyContext> = {}): JsonObject {
-  return policyFromSettings(parseWorkQueueSettings(workQueue), { repository: REPOSITORY, principal: '1001', ...ctx });
+export function policyOf(workQueue: unknown = {}, ctx: { profile?: Partial<WorkerProfile>; profiles?: Record<string, WorkerProfile>; defaultProfile?: string } = {}): JsonObject {
+  const base = { repository: REPOSITORY, principal: '1001' };
+  const settings = parseWorkQueueSettings(workQueue);
+  if (ctx.profiles !== undefined) return policyFromSettings(settings, { ...base, profiles: ctx.profiles, ...(ctx.defaultProfile === undefined ? {} : { defaultProfile: ctx.defaultProfile }) });
+  return policyFromSettings(settings, { ...base, profile: { ref: TEST_WORKER_REF, ...ctx.profile } });
 }
 
 export interface GrantInput {

@@ -1,6 +1,7 @@
 /**
- * Repository metadata and the contents API of the fake GitHub: enough for a
- * client to find the default branch and read a file at a ref. As on GitHub,
+ * Repository metadata, the commits API (`GET /repos/{o}/{r}/commits/{ref}`, a branch
+ * resolved to its immutable commit) and the contents API of the fake GitHub: enough
+ * for a client to find the default branch, pin its tip and read files at that commit. As on GitHub,
  * files over 1 MiB come back with `encoding: "none"` and empty content (read
  * them through the blobs API).
  */
@@ -88,6 +89,31 @@ function contents(req: FakeRequest, repo: FakeRepository): FakeResponse {
   return { status: 200, body: { ...base, content: inline ? wrappedBase64(bytes) : '', encoding: inline ? 'base64' : 'none' } };
 }
 
+/** `GET /repos/{o}/{r}/commits/{ref}` (repos/get-commit): the commit a branch, tag or SHA names. Files are not listed. */
+function commitJson(req: FakeRequest, repo: FakeRepository, ref: string): FakeResponse {
+  if (repo.refs.size === 0) return { status: 409, body: { message: 'Git Repository is empty.', documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit', status: '409' } };
+  const sha = resolveCommitish(repo, ref);
+  if (sha === undefined) return { status: 422, body: { message: `No commit found for SHA: ${ref}`, documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit', status: '422' } };
+  const c = repo.objects.commits.get(sha)!;
+  const api = `${req.baseUrl}/repos/${repo.owner}/${repo.name}`;
+  const html = `https://github.com/${repo.owner}/${repo.name}`;
+  return {
+    status: 200,
+    body: {
+      url: `${api}/commits/${sha}`, sha, node_id: `C_${sha}`, html_url: `${html}/commit/${sha}`, comments_url: `${api}/commits/${sha}/comments`,
+      commit: {
+        url: `${api}/git/commits/${sha}`, author: c.author, committer: c.committer, message: c.message, comment_count: 0,
+        tree: { sha: c.tree, url: `${api}/git/trees/${c.tree}` },
+        verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+      },
+      author: null, committer: null,
+      parents: c.parents.map((p) => ({ sha: p, url: `${api}/commits/${p}`, html_url: `${html}/commit/${p}` })),
+      stats: { additions: 0, deletions: 0, total: 0 },
+      files: [],
+    },
+  };
+}
+
 export const repoRoutes: FakeRoute[] = [
   {
     method: 'GET',
@@ -95,6 +121,14 @@ export const repoRoutes: FakeRoute[] = [
     handle: (req, state: FakeGitHubState) => {
       const repo = state.repo(req.params.owner!, req.params.repo!);
       return repo === undefined ? notFound() : { status: 200, body: repositoryJson(req, repo) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/commits/{ref}',
+    handle: (req, state: FakeGitHubState) => {
+      const repo = state.repo(req.params.owner!, req.params.repo!);
+      return repo === undefined ? notFound() : commitJson(req, repo, req.params.ref!);
     },
   },
   {

@@ -39,6 +39,8 @@ export interface Fault {
 export interface RequestRecord {
   method: string;
   path: string;
+  /** The query string's parameters (e.g. a contents read's `ref`). */
+  query?: URLSearchParams;
   template: string | null;
   /** Status sent; 0 when the connection was dropped. */
   status: number;
@@ -98,7 +100,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     const url = new URL(req.url ?? '/', baseUrl);
     if (method === 'POST' && url.pathname === GRAPHQL_PATH) return handleGraphqlRequest(req, res, raw);
     const match = matchRoute(routes, method, url.pathname);
-    const record: RequestRecord = { method, path: url.pathname, template: match?.route.path ?? null, status: 0, authorization: req.headers.authorization };
+    const record: RequestRecord = { method, path: url.pathname, query: url.searchParams, template: match?.route.path ?? null, status: 0, authorization: req.headers.authorization };
     requests.push(record);
     const fault = takeFault(method, record.template);
     if (fault?.kind === 'drop-before') return void req.socket.destroy();

@@ -20,7 +20,7 @@ import { runFairway } from '../support/cli.ts';
 import { clockView } from '../../engine/scheduler/clocks.ts';
 import { REPOSITORY, TestQueue, ledgerOf, policyOf, seal, type Commit } from '../acceptance/queue.ts';
 import { checkpointOf } from '../support/checkpoints.ts';
-import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
+import { TEST_WORKER_REF, writeWorkerWorkflow } from '../support/worker-workflow.ts';
 
 const NAMES = Object.getOwnPropertyNames(Object.prototype);
 
@@ -123,7 +123,7 @@ describe('Object.prototype names in aw.json settings', () => {
       const settings = readAwJsonSettings(utf8(text));
       expect(Object.hasOwn(settings.pools, name), name).toBe(true);
       expect(Object.hasOwn(settings.accounting_weights, name), name).toBe(true);
-      const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: '1001' });
+      const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: '1001', profile: { ref: TEST_WORKER_REF } });
       expect(Object.keys(policy.pools as object).sort(), name).toEqual(['default', name].sort());
       expect((policy.accounting_weights as Record<string, number>)[name], name).toBe(3);
       // The Policy replays with the pool usable and the weight kept.
@@ -204,7 +204,7 @@ describe('Object.prototype names through compaction', () => {
   it('a checkpoint of a queue whose pool and fairness key are Object.prototype names keeps their clocks and replays to the same selection state', () => {
     for (const name of NAMES) {
       const text = `{"work_queue":{"pools":{${JSON.stringify(name)}:{"concurrency":2}},"accounting_weights":{${JSON.stringify(name)}:3}}}`;
-      const policy = policyFromSettings(readAwJsonSettings(utf8(text)), { repository: REPOSITORY, principal: '1001' });
+      const policy = policyFromSettings(readAwJsonSettings(utf8(text)), { repository: REPOSITORY, principal: '1001', profile: { ref: TEST_WORKER_REF } });
       const q = new TestQueue(policy, [
         { node_key: 'a', payload: {}, pool: name, fairness_key: name },
         { node_key: 'b', payload: {}, pool: name, fairness_key: '' },

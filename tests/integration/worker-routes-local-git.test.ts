@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
+import { currentRevision, workerRoute } from '../../engine/replay/ops/deployment.ts';
 import { WORKERS_FILE } from '../../lib/config/workers.ts';
-import { localSource } from '../../lib/github/revision.ts';
+import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 function git(repo: string, ...args: string[]): string {
@@ -67,7 +68,7 @@ describe('bootstrap verifies the worker route at the default revision', () => {
   it('installs the worker workflow declaring work_queue_assignment with its commit SHA as ref (no placeholder)', async () => {
     const head = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml(), '.github/workflows/ci.yml': 'on: push\n' });
     // The blob the route names is exactly the one at HEAD's commit.
-    const source = await localSource(repo);
+    const source = (await new LocalGitStore({ repo }).defaultRevision())!;
     expect(source.ref).toBe(head);
     expect(new TextDecoder().decode((await source.readFile(WORKER_WORKFLOW))!)).toBe(workerWorkflowYaml());
     const r = await cli(repo, '--request-id', 's1', 'submit-work', '--file', payload, '--node-key', 'a');
@@ -119,9 +120,13 @@ describe('policy --from-config and deploy --from-config', () => {
     const c1 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
     expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ from: c0, to: c1, available: true });
     commit(repo, { 'src/other.ts': 'x\n' });
+    const contractBefore = currentRevision(workerRoute(state(repo), 'default', 'default')!).contract;
     const p1 = await cli(repo, '--request-id', 'p1', 'policy', '--from-config', '--epoch', 'epoch-2');
     expect(p1.code).toBe(0);
     expect(profiles(repo).default).toMatchObject({ ref: c1, principal: '4242' }); // the deployed ref, not the new tip nor zeros
+    // ... and the deployed contract: the new epoch's route runs c1 under the same logical contract.
+    const after = workerRoute(state(repo), 'default', 'default')!;
+    expect([after.currentRef, currentRevision(after).contract]).toEqual([c1, contractBefore]);
     // The worker disappears from the default branch: the profile keeps its deployed route.
     commit(repo, { [WORKER_WORKFLOW]: null });
     expect((await cli(repo, '--request-id', 'p2', 'policy', '--from-config', '--epoch', 'epoch-3')).code).toBe(0);

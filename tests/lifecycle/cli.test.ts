@@ -3,12 +3,13 @@
  * evidence, worker activation and finish from the job context, Result from receipts,
  * reconciliation, deployment, observe, and the documented failure shapes.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
-import { seedCommit } from '../fake-github/state.ts';
+import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 import { countOps, createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
 async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
@@ -79,9 +80,14 @@ describe('fairway lifecycle commands', () => {
     const reconciled = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
     expect(reconciled.json.reconciled).toEqual([expect.objectContaining({ dispatch_id: l.dispatch_id, outcome: 'released', state: 'released' })]);
 
-    seedCommit(bench.repo, 'main', { 'src/v2.ts': 'v2' });
+    // deploy reads the store's own repository (here the local ledger repository, --repo) at its default branch tip.
+    writeWorkerWorkflow(bench.dir);
+    writeFileSync(join(bench.dir, 'v2.txt'), 'v2\n');
+    execFileSync('git', ['-C', bench.dir, 'add', '-A'], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+    execFileSync('git', ['-C', bench.dir, 'commit', '-q', '-m', 'v2'], { env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+    const v2 = execFileSync('git', ['-C', bench.dir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
     const deployed = await cli(bench, 'deploy', '--from-config');
-    expect(deployed.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', available: true })]);
+    expect(deployed.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', to: v2, available: true })]);
     const unchanged = await cli(bench, 'deploy', '--from-config', '--pool', 'default');
     expect(unchanged.json.deployments[0].status).toBe('unchanged');
 

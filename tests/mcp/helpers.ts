@@ -73,7 +73,7 @@ const producer: Actor = { role: 'producer', principal: PRINCIPAL, repository: RE
 export async function seedQueue(repo: string, nodes: SubmitNode[], o: { maxClaims?: number; keys?: Record<string, number>; limits?: Record<string, number> } = {}): Promise<void> {
   const settings = defaultWorkQueueSettings();
   if (o.keys !== undefined) settings.accounting_weights = { '': 1, ...o.keys };
-  const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: PRINCIPAL, profile: { max_claims: o.maxClaims ?? 1 } });
+  const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref: git(repo, 'rev-parse', 'main'), max_claims: o.maxClaims ?? 1 } });
   if (o.limits !== undefined) Object.assign(policy.limits as JsonObject, o.limits);
   await publisherFor(repo).publish({
     requestId: 'seed',

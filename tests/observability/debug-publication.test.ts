@@ -34,7 +34,7 @@ class Contended extends MemoryStore {
 
 async function seeded(): Promise<Contended> {
   const store = new Contended('contended');
-  const policy = policyFromSettings(defaultWorkQueueSettings(), { repository: 'acme/queue', principal: '1', profile: {} });
+  const policy = policyFromSettings(defaultWorkQueueSettings(), { repository: 'acme/queue', principal: '1', profile: { ref: 'c'.repeat(40) } });
   await new Publisher(store).publish({ requestId: 'seed', actor, prepare: () => { throw new Error('bootstraps'); }, bootstrap: (ids) => bootstrapRequest(policy, 'e1', [node('a')], { graphId: 'g', at: ids.at }) });
   return store;
 }

@@ -8,6 +8,12 @@ import { join } from 'node:path';
 
 export const WORKER_WORKFLOW = '.github/workflows/worker.lock.yml';
 
+/**
+ * The worker revision of in-memory test queues that never read a repository (a stand-in
+ * commit SHA). Policies never carry the all-zero placeholder ref (lib/config/aw.ts).
+ */
+export const TEST_WORKER_REF = 'a1'.repeat(20);
+
 export function workerWorkflowYaml(name = 'worker'): string {
   return [
     `name: ${name}`,
