@@ -9,6 +9,7 @@
  */
 import { NextResponse, type NextRequest } from 'next/server.js';
 import { readConfig } from './lib/console/config.ts';
+import { PATH_HEADER } from './lib/console/not-found.ts';
 import { STATIC_SECURITY_HEADERS, apiCsp, isApiPath, pageCsp } from './lib/console/security-headers.ts';
 
 function newNonce(): string {
@@ -33,6 +34,8 @@ export function proxy(request: NextRequest): NextResponse {
   if (!api) {
     requestHeaders.set('x-nonce', nonce);
     requestHeaders.set('Content-Security-Policy', csp);
+    // The 404 page names what was not found from the path (app/not-found.tsx).
+    requestHeaders.set(PATH_HEADER, `${request.nextUrl.pathname}${request.nextUrl.search}`);
   }
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set('Content-Security-Policy', csp);

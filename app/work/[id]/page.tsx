@@ -1,5 +1,6 @@
 /** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
 import { WorkActions } from '../../../components/admin/WorkActions.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
@@ -25,7 +26,7 @@ export default async function WorkPage({ params, searchParams }: {
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
   const d = workDetail(view.projection, id, view.asOf);
-  if (d === null) return <LoadError code="unknown_work" message="no Work with this id in the ledger (at this commit)" />;
+  if (d === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const w = d.work;
   const viewer = await currentViewer().catch(() => null);
   const canAct = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null && (w.state === 'available' || w.state === 'claimed');
