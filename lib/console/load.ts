@@ -40,14 +40,7 @@ export async function loadView(at: string | null): Promise<Loaded> {
   }
 }
 
-/** A console path with `?at=` kept (time travel survives navigation). */
-export function withAt(path: string, at: string | null | undefined, params: Record<string, string | number | null | undefined> = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') p.set(k, String(v));
-  if (at) p.set('at', at);
-  const s = p.toString();
-  return s === '' ? path : `${path}?${s}`;
-}
+export { withAt } from './links.ts';
 
 /** A dynamic route segment, decoded once (tolerates segments that arrive already decoded). */
 export function routeParam(raw: string): string {
