@@ -10,12 +10,13 @@ import { checkAdministrator } from '../../auth/guard.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
+import { previewAdminAction } from './preview.ts';
 import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
 
 const log = createDebug('work-queue:console:admin');
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
-const CONFLICTS = new Set(['policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
+const CONFLICTS = new Set(['preview_stale', 'no_change', 'policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
 
 function error(status: number, code: string, message: string): Response {
   return Response.json({ ok: false, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
@@ -45,5 +46,35 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
     const fault = internalError(e);
     log('%s failed in %dms: %s', action, Date.now() - started, fault.message);
     return error(500, fault.code, `the action failed; nothing is known to be published: ${fault.message}`);
+  }
+}
+
+/**
+ * `POST /api/admin/preview` with `{"action", "body"}` (issue 14 §4): the
+ * dialog's preview — targets with name, state and owner, the precondition
+ * verdict on the live ledger, and the exact operations with their digest.
+ * Administrator only, like the action; nothing is published.
+ */
+export async function handleAdminPreview(request: Request): Promise<Response> {
+  const viewer = await currentViewer().catch(() => null);
+  const guard = checkAdministrator(viewer, request);
+  if (!guard.ok) return error(guard.status, guard.code, guard.message);
+  const raw = (await request.json().catch(() => null)) as { action?: unknown; body?: unknown } | null;
+  const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_ACTIONS, raw.action) ? (raw.action as AdminAction) : null;
+  if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_ACTIONS).join(', ')}`);
+  const parsed = ADMIN_ACTIONS[action].safeParse(raw?.body ?? null);
+  if (!parsed.success) {
+    return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  }
+  try {
+    const runtime = consoleRuntime();
+    if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
+    const live = await runtime.live();
+    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state), { headers: { 'cache-control': 'no-store' } });
+  } catch (e) {
+    if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
+    const fault = internalError(e);
+    log('preview %s failed: %s', action, fault.message);
+    return error(500, fault.code, fault.message);
   }
 }

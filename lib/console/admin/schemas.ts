@@ -10,21 +10,25 @@ export const REASON_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const Reason = z.string().regex(REASON_PATTERN, 'a reason code: letters, digits and _ . : - (up to 128)');
 const RequestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{7,127}$/, 'a request id: 8-128 of letters, digits and _ . : -').optional();
 const Ids = z.array(z.string().min(1).max(256)).min(1).max(256);
+/** The digest of the operations the dialog previewed (issue 14 §4); publication refuses others with preview_stale. */
+const Expect = z.string().regex(/^[0-9a-f]{64}$/, 'the SHA-256 (hex) of the previewed operations').optional();
 
 export const ControlBody = z.strictObject({
   control: z.enum(['grants_paused', 'admission_paused']),
   value: z.boolean(),
   reason: Reason,
   request_id: RequestId,
+  expect_operations_sha256: Expect,
 });
 
-export const CancelClaimBody = z.strictObject({ claim_ids: Ids, reason: Reason, request_id: RequestId });
-export const CancelWorkBody = z.strictObject({ work_ids: Ids, reason: Reason, request_id: RequestId });
-export const ReprioritizeBody = z.strictObject({ work_ids: Ids, priority: z.number().int().min(1).max(5), reason: Reason, request_id: RequestId });
+export const CancelClaimBody = z.strictObject({ claim_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
+export const CancelWorkBody = z.strictObject({ work_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
+export const ReprioritizeBody = z.strictObject({ work_ids: Ids, priority: z.number().int().min(1).max(5), reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
 export const PolicyBody = z.strictObject({
   epoch: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'an epoch id: letters, digits and _ . : -'),
   policy: QueuePolicySchema,
   request_id: RequestId,
+  expect_operations_sha256: Expect,
 });
 
 export const ADMIN_ACTIONS = {
