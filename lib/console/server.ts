@@ -90,10 +90,12 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
 
   let source = options.source;
   let demoRepository: string | null = null;
+  let removeDemo: () => Promise<void> = async () => {};
   if (source === undefined) {
     const started = Date.now();
     const demo = await createDemoRepository({ now: Date.now(), probe: options.probe === true });
     demoRepository = demo.repo;
+    removeDemo = demo.remove;
     source = { kind: 'repo', repo: demo.repo, branch: demo.branch };
     log(`Seeded the demo queue: ${demo.requests} requests through the publisher into ${demo.repo} (${Date.now() - started} ms)`);
   }
@@ -155,10 +157,11 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     config,
     demoRepository,
     server,
+    // Stopping the console removes its demo repository (issue 14 §5: nothing is left behind).
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      }).then(() => removeDemo()),
   };
 }
