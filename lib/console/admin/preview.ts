@@ -40,7 +40,7 @@ export interface AdminPreview {
 export function previewTargets(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): PreviewTarget[] {
   if (action === 'control') {
     const b = body as AdminBody<'control'>;
-    return [{ id: b.control, kind: 'control', exists: true, name: b.control, state: String(state.controls[b.control]), priority: null, owner: null }];
+    return [{ id: b.control, kind: 'control', exists: true, name: `${b.control} → ${String(b.value)}`, state: `now ${String(state.controls[b.control])}`, priority: null, owner: null }];
   }
   if (action === 'policy') {
     const b = body as AdminBody<'policy'>;
