@@ -14,7 +14,7 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
 
-export type AdminActionName = 'control' | 'cancel-claim' | 'cancel-work' | 'reprioritize';
+export type AdminActionName = 'control' | 'cancel-claim' | 'cancel-work' | 'reprioritize' | 'run-again';
 
 export interface Target {
   id: string;
@@ -43,6 +43,7 @@ const DEFAULT_REASON: Record<AdminActionName, string> = {
   'cancel-claim': 'operator_cancelled',
   'cancel-work': 'operator_cancelled',
   reprioritize: 'operator_reprioritized',
+  'run-again': 'operator_rerun',
 };
 
 function newRequestId(action: AdminActionName): string {

@@ -116,6 +116,24 @@ test('dialogs preview the exact operations and check preconditions before Confir
   await expect(page.getByTestId('work-id-targets')).toContainText('no such Work');
   await expect(page.getByRole('button', { name: /^Cancel 1 Work/ })).toBeDisabled();
 
+  // Run it again: a delivery-failed Work offers a replacement (spec 7.15), previewed before anything is published.
+  await page.goto('/work?q=migrate-billing-module-002');
+  await page.getByRole('link', { name: /^migrate-billing-module-002$/ }).first().click();
+  await expect(page.getByTestId('run-again-key')).toHaveValue(/^migrate-billing-module-002-rerun/);
+  await page.getByTestId('run-again-open').click();
+  await expect(page.getByTestId('action-precondition')).toHaveAttribute('data-code', 'ok');
+  await expect(page.getByTestId('action-preview')).toContainText('"replacement_of"');
+  await expect(page.getByTestId('action-preview')).toContainText('"disposition": "inspection"');
+  await expect(page.getByTestId('action-target').first()).toContainText('delivery failed');
+  await shot(page, 'dialog-preview-run-again');
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel', exact: true }).click();
+  // A node key already in the graph is refused before Confirm.
+  await page.getByTestId('run-again-key').fill('migrate-billing-module-002');
+  await page.getByTestId('run-again-open').click();
+  await expect(page.getByTestId('action-precondition')).not.toHaveAttribute('data-code', 'ok');
+  await expect(page.getByTestId('action-confirm')).toBeDisabled();
+  await page.getByRole('dialog').getByRole('button', { name: 'Cancel', exact: true }).click();
+
   // The preview API refuses a stale or unknown target with its code, publishing nothing.
   const res = await page.request.post('/api/admin/preview', { data: { action: 'cancel-work', body: { work_ids: ['w_nope'], reason: 'e2e.preview' } } });
   expect(res.status()).toBe(422);

@@ -16,7 +16,7 @@ import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
 const log = createDebug('work-queue:console:admin');
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
-const CONFLICTS = new Set(['preview_stale', 'no_change', 'policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
+const CONFLICTS = new Set(['preview_stale', 'no_change', 'work_not_rerunnable', 'duplicate_node_key', 'inconsistent_resubmission', 'policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
 
 function error(status: number, code: string, message: string): Response {
   return Response.json({ ok: false, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
@@ -70,7 +70,7 @@ export async function handleAdminPreview(request: Request): Promise<Response> {
     const runtime = consoleRuntime();
     if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
     const live = await runtime.live();
-    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state), { headers: { 'cache-control': 'no-store' } });
+    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state, runtime.now()), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     const fault = internalError(e);

@@ -46,6 +46,12 @@ export function previewTargets(action: AdminAction, body: AdminBody<AdminAction>
     const b = body as AdminBody<'policy'>;
     return [{ id: b.epoch, kind: 'policy', exists: true, name: `Policy epoch ${b.epoch}`, state: state.policy === null ? 'none installed' : `replaces ${state.policy.epoch}`, priority: null, owner: null }];
   }
+  if (action === 'run-again') {
+    const b = body as AdminBody<'run-again'>;
+    const w = state.works.get(b.work_id);
+    if (w === undefined) return [{ id: b.work_id, kind: 'work', exists: false, name: null, state: null, priority: null, owner: null }];
+    return [{ id: b.work_id, kind: 'work', exists: true, name: `${w.graphId}/${w.nodeKey} → new node ${b.node_key}`, state: w.state === 'completed' ? `delivery ${w.barrier}` : w.state, priority: w.priority, owner: null }];
+  }
   if (action === 'cancel-claim') {
     return (body as AdminBody<'cancel-claim'>).claim_ids.map((id) => {
       const c = state.claims.get(id);
@@ -65,9 +71,9 @@ export function previewTargets(action: AdminAction, body: AdminBody<AdminAction>
  * would answer (unknown_work, work_not_available, claim_terminal, no_change, …)
  * when a precondition fails, so nothing is offered for Confirm.
  */
-export function previewAdminAction(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): AdminPreview {
+export function previewAdminAction(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number = Date.now()): AdminPreview {
   const targets = previewTargets(action, body, state);
   refuseNoOp(action, body, state);
-  const built = buildAdminRequest(action, body, state);
+  const built = buildAdminRequest(action, body, state, at);
   return { ok: true, action, tip: state.tip, kind: built.kind, targets, operations: built.operations, operations_sha256: operationsDigest(built.operations) };
 }

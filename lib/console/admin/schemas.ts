@@ -4,6 +4,7 @@
  * (`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$`), so they are safe to persist.
  */
 import { z } from 'zod';
+import { isIdentity } from '../../../engine/identity/index.ts';
 import { QueuePolicySchema } from '../../../engine/schema/policy.ts';
 
 export const REASON_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -24,6 +25,16 @@ export const ControlBody = z.strictObject({
 export const CancelClaimBody = z.strictObject({ claim_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
 export const CancelWorkBody = z.strictObject({ work_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
 export const ReprioritizeBody = z.strictObject({ work_ids: Ids, priority: z.number().int().min(1).max(5), reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
+/** Run a cancelled or delivery-failed Work again (issue 14 §4): a new node; `reason` is a replacement's evidence id. */
+export const RunAgainBody = z.strictObject({
+  work_id: z.string().min(1).max(256),
+  node_key: z.string().refine(isIdentity, 'a node key: 1..256 UTF-8 bytes without control characters'),
+  disposition: z.enum(['idempotent', 'compensated', 'inspection']).optional(),
+  reason: Reason,
+  request_id: RequestId,
+  expect_operations_sha256: Expect,
+});
+
 export const PolicyBody = z.strictObject({
   epoch: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/, 'an epoch id: letters, digits and _ . : -'),
   policy: QueuePolicySchema,
@@ -37,6 +48,7 @@ export const ADMIN_ACTIONS = {
   'cancel-work': CancelWorkBody,
   reprioritize: ReprioritizeBody,
   policy: PolicyBody,
+  'run-again': RunAgainBody,
 } as const;
 
 export type AdminAction = keyof typeof ADMIN_ACTIONS;
