@@ -16,6 +16,7 @@ import type { ConsoleRuntime } from '../runtime.ts';
 import { receiptView, type ReceiptView } from '../views/receipt.ts';
 import { runAgainRequest } from './resubmit.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
+import { debugEvent } from '../../debug/log.ts';
 
 export interface AdminOutcome {
   ok: true;
@@ -70,6 +71,7 @@ export function buildAdminRequest(action: AdminAction, body: AdminBody<AdminActi
     }
     case 'cancel-claim': {
       const b = body as AdminBody<'cancel-claim'>;
+      debugEvent('claims', 'cancel', { claims: b.claim_ids.length });
       return cancelClaimsRequest(state, b.claim_ids, b.reason);
     }
     case 'cancel-work': {
