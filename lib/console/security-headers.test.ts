@@ -51,6 +51,7 @@ describe('Content-Security-Policy', () => {
     expect(isApiPath('/api/tip')).toBe(true);
     expect(isApiPath('/api/targets')).toBe(true);
     expect(isApiPath('/api/auth/signin')).toBe(false); // next-auth may answer HTML
+    expect(isApiPath('/metrics')).toBe(true); // Prometheus text, a route handler
     expect(isApiPath('/apis')).toBe(false);
     expect(isApiPath('/work/abc')).toBe(false);
   });

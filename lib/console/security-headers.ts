@@ -66,8 +66,13 @@ export function apiCsp(): string {
   ]);
 }
 
-/** Whether a request path is answered by an API route (JSON) rather than a page. next-auth's own routes may answer HTML. */
+/**
+ * Whether a request path is answered by a route handler (JSON, or the
+ * Prometheus text of `/metrics`) rather than a page. next-auth's own routes
+ * may answer HTML, so they get the page policy.
+ */
 export function isApiPath(pathname: string): boolean {
+  if (pathname === '/metrics') return true;
   return (pathname === '/api' || pathname.startsWith('/api/')) && !pathname.startsWith('/api/auth/');
 }
 
