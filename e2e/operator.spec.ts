@@ -130,7 +130,7 @@ test('dialogs preview the exact operations and check preconditions before Confir
   // A node key already in the graph is refused before Confirm.
   await page.getByTestId('run-again-key').fill('migrate-billing-module-002');
   await page.getByTestId('run-again-open').click();
-  await expect(page.getByTestId('action-precondition')).not.toHaveAttribute('data-code', 'ok');
+  await expect(page.getByTestId('action-precondition')).toHaveAttribute('data-code', /^(inconsistent_resubmission|duplicate_node_key)$/);
   await expect(page.getByTestId('action-confirm')).toBeDisabled();
   await page.getByRole('dialog').getByRole('button', { name: 'Cancel', exact: true }).click();
 
