@@ -1,7 +1,8 @@
 /**
  * Next.js Proxy (the Next 16 successor of `middleware.ts`), run before every
- * page and API route: a fresh CSP nonce per request and the security headers
- * (issue 14 §5; builders and reasons in lib/console/security-headers.ts).
+ * page and API route: a fresh CSP nonce per request (issue 14 §5; builders
+ * and reasons in lib/console/security-headers.ts; the static headers are
+ * next.config.mjs's).
  * Next reads the nonce from the request's Content-Security-Policy header and
  * puts it on its own scripts, so pages render with `script-src 'nonce-…'
  * 'strict-dynamic'` and no `'unsafe-inline'`. Every page is dynamically
@@ -10,7 +11,7 @@
 import { NextResponse, type NextRequest } from 'next/server.js';
 import { readConfig } from './lib/console/config.ts';
 import { PATH_HEADER } from './lib/console/not-found.ts';
-import { STATIC_SECURITY_HEADERS, apiCsp, isApiPath, pageCsp } from './lib/console/security-headers.ts';
+import { apiCsp, isApiPath, pageCsp } from './lib/console/security-headers.ts';
 
 function newNonce(): string {
   const bytes = new Uint8Array(16);
@@ -39,7 +40,8 @@ export function proxy(request: NextRequest): NextResponse {
   }
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set('Content-Security-Policy', csp);
-  for (const h of STATIC_SECURITY_HEADERS) response.headers.set(h.key, h.value);
+  // X-Frame-Options, nosniff, Referrer-Policy …: next.config.mjs `headers()` sets them on every path
+  // (STATIC_SECURITY_HEADERS); setting them here too could send a header twice.
   return response;
 }
 

@@ -1,7 +1,8 @@
 /**
  * The console's security headers (issue 14 §5). Pure builders, used by
- * `proxy.ts` (per-request CSP with a fresh nonce) and `next.config.mjs`
- * (the static headers on every response, static assets included).
+ * `proxy.ts` (per-request CSP with a fresh nonce, pages and route handlers)
+ * and `next.config.mjs` (the static headers on every response: pages, route
+ * handlers and static assets).
  *
  * Pages: scripts only from this origin and only when they carry the
  * request's nonce (`'strict-dynamic'` lets those load Next's and Mermaid's
