@@ -18,8 +18,11 @@ if (process.env.FAIRWAY_E2E_PORT === undefined) {
   const probe = 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close();});';
   process.env.FAIRWAY_E2E_PORT = execFileSync(process.execPath, ['-e', probe], { encoding: 'utf8' }).trim();
 }
-// Login tokens are single-use (issue 18 §6): one per role (helpers.ts caches each session) and one for the single-use test.
-process.env.FAIRWAY_E2E_TOKEN ??= Array.from({ length: 3 }, () => randomBytes(18).toString('base64url')).join(',');
+// Login tokens are single-use (issue 18 §6): one per role (helpers.ts caches each session), one for the
+// single-use test and one observer token for the role test. The role is configuration (issue 14 §5): the
+// console starts with --admin, so its start-up tokens sign in as administrator; observer tokens never do.
+process.env.FAIRWAY_E2E_TOKEN ??= Array.from({ length: 4 }, () => randomBytes(18).toString('base64url')).join(',');
+const e2eTokens = process.env.FAIRWAY_E2E_TOKEN.split(',');
 const artifacts = join(process.cwd(), 'e2e', 'artifacts');
 mkdirSync(artifacts, { recursive: true });
 process.env.FAIRWAY_E2E_STATE ??= join(artifacts, 'console-state.json');
@@ -50,14 +53,15 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: {
-    command: `node bin/fairway.js console --demo --port ${port}`,
+    command: `node bin/fairway.js console --demo --admin --port ${port}`,
     url: `${baseURL}/api/tip`,
     timeout: 300_000,
     reuseExistingServer: false,
     stdout: 'ignore',
     stderr: 'pipe',
     env: {
-      FAIRWAY_CONSOLE_TOKEN: process.env.FAIRWAY_E2E_TOKEN,
+      FAIRWAY_CONSOLE_TOKEN: [e2eTokens[0], e2eTokens[2]].join(','),
+      FAIRWAY_CONSOLE_OBSERVER_TOKEN: [e2eTokens[1], e2eTokens[3]].join(','),
       FAIRWAY_CONSOLE_TOKEN_TTL_MS: String(6 * 60 * 60 * 1000),
       FAIRWAY_DEMO_PROBE: '1',
       FAIRWAY_CONSOLE_STATE_FILE: process.env.FAIRWAY_E2E_STATE,

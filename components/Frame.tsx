@@ -6,6 +6,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { ConsoleConfig } from '../lib/console/config.ts';
 import type { ViewState } from '../lib/console/runtime.ts';
+import { commitsAgo } from '../lib/console/links.ts';
 import { formatTime, shortId } from '../lib/console/views/format.ts';
 import { controlEvents } from '../lib/console/views/overview.ts';
 
@@ -56,10 +57,12 @@ export function Frame({ view, config, title, path, actions, children }: {
       {view.at !== null && (
         <div data-testid="time-travel-banner" className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-indigo-300 bg-indigo-50 px-4 py-2 text-sm text-indigo-950">
           <span>
-            <strong>Time travel:</strong> the queue as of commit <code title={view.at.id}>{shortId(view.at.id, 12)}</code> (#{index} of{' '}
+            <strong>Time travel:</strong> you are looking at commit <code title={view.at.id}>{shortId(view.at.id, 12)}</code>{' '}
+            (<span data-testid="time-travel-ago">{commitsAgo(index! - 1, view.live.projection.state.commits.length)}</span>; #{index} of{' '}
             {view.live.projection.state.commits.length}, {formatTime(view.at.at)}). Readiness is evaluated at that commit&apos;s decision time.
+            Links keep this commit while you move around.
           </span>
-          <Link href={path} className="btn" prefetch={false}>Back to live</Link>
+          <Link href={path} className="btn" prefetch={false} data-testid="back-to-live">Back to live</Link>
         </div>
       )}
       {stale !== null && (

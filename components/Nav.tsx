@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { Suspense } from 'react';
 import type { Viewer } from '../lib/auth/guard.ts';
 import { LiveStatus } from './LiveStatus.tsx';
+import { NavLinks } from './NavLinks.tsx';
 import { SignOutButton } from './SignOutButton.tsx';
 
 const LINKS = [
@@ -25,11 +26,9 @@ export function Nav({ viewer, source, demo, pollMs }: { viewer: Viewer | null; s
           {demo && <span className="rounded bg-violet-600 px-1.5 py-0.5 text-[10px] font-bold uppercase tracking-wider">demo</span>}
         </Link>
         <nav className="flex items-center gap-1 text-sm">
-          {LINKS.map(([href, label]) => (
-            <Link key={href} href={href} prefetch={false} className="rounded px-2.5 py-1 text-slate-200 hover:bg-slate-700 hover:text-white hover:no-underline">
-              {label}
-            </Link>
-          ))}
+          <Suspense fallback={LINKS.map(([href, label]) => <Link key={href} href={href} prefetch={false} className="rounded px-2.5 py-1 text-slate-200">{label}</Link>)}>
+            <NavLinks links={LINKS} />
+          </Suspense>
         </nav>
         <div className="ml-auto flex items-center gap-4 text-xs">
           <span className="hidden max-w-[28ch] truncate text-slate-400 lg:inline" title={source}>{source}</span>

@@ -21,13 +21,36 @@ export interface WorkRow {
   currentClaim: string | null;
   attempts: number;
   admitted: string;
+  /** Age, time waiting and time running, formatted ('—' when not applicable). */
+  age: string;
+  waiting: string;
+  running: string;
   href: string;
   graphHref: string;
 }
 
+/** A sortable column header: its link sorts by the column (or flips the direction when already sorted by it). */
+export interface SortHeader {
+  column: string;
+  label: string;
+  href: string;
+  /** Sorted by this column now, and which way. */
+  active: 'asc' | 'desc' | null;
+  numeric?: boolean;
+}
+
+function Header({ h }: { h: SortHeader }) {
+  const arrow = h.active === 'asc' ? ' ▲' : h.active === 'desc' ? ' ▼' : '';
+  return (
+    <th className={h.numeric === true ? 'num' : undefined} aria-sort={h.active === 'asc' ? 'ascending' : h.active === 'desc' ? 'descending' : 'none'}>
+      <Link prefetch={false} href={h.href} data-testid={`sort-${h.column}`} className="text-inherit hover:underline" title={`sort by ${h.label.toLowerCase()}`}>{h.label}{arrow}</Link>
+    </th>
+  );
+}
+
 type Pending = { action: AdminActionName; title: string; description: string; targets: Target[]; body: Record<string, unknown>; danger: boolean };
 
-export function WorkTable({ rows, admin }: { rows: WorkRow[]; admin: boolean }) {
+export function WorkTable({ rows, admin, headers }: { rows: WorkRow[]; admin: boolean; headers: SortHeader[] }) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [pending, setPending] = useState<Pending | null>(null);
   const chosen = rows.filter((r) => selected.has(r.workId));
@@ -72,7 +95,7 @@ export function WorkTable({ rows, admin }: { rows: WorkRow[]; admin: boolean }) 
               {admin && (
                 <th className="w-8"><input type="checkbox" aria-label="select page" checked={allOnPage} onChange={() => setSelected(allOnPage ? new Set() : new Set(rows.map((r) => r.workId)))} /></th>
               )}
-              <th>Node</th><th>Graph</th><th>Class</th><th>Key</th><th>State</th><th>Readiness</th><th>Why not running</th><th className="num">Attempts</th><th>Admitted</th>
+              {headers.map((h) => <Header key={h.column} h={h} />)}
             </tr>
           </thead>
           <tbody>
@@ -87,10 +110,12 @@ export function WorkTable({ rows, admin }: { rows: WorkRow[]; admin: boolean }) 
                 <td><ReadinessBadge readiness={r.readiness} /></td>
                 <td>{r.readiness === 'ready' ? <Chip tone="ok">eligible</Chip> : r.readiness === 'waiting' ? <ReasonBadge code={r.reason} /> : <span className="text-xs muted">{r.reason}</span>}</td>
                 <td className="num">{r.attempts}</td>
-                <td className="whitespace-nowrap text-xs text-slate-600">{r.admitted}</td>
+                <td className="whitespace-nowrap text-xs text-slate-600" title={`admitted ${r.admitted}`} data-testid="work-age">{r.age}</td>
+                <td className="num whitespace-nowrap text-xs" data-testid="work-waiting">{r.waiting}</td>
+                <td className="num whitespace-nowrap text-xs" data-testid="work-running">{r.running}</td>
               </tr>
             ))}
-            {rows.length === 0 && <tr><td colSpan={admin ? 10 : 9} className="py-6 text-center muted">No Work matches these filters.</td></tr>}
+            {rows.length === 0 && <tr><td colSpan={headers.length + (admin ? 1 : 0)} className="py-6 text-center muted">No Work matches these filters.</td></tr>}
           </tbody>
         </table>
       </div>

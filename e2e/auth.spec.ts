@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { login, token } from './helpers.ts';
 
-const ENDPOINTS = ['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy'];
+const ENDPOINTS = ['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy', 'run-again', 'preview'];
 const BODY = { control: 'grants_paused', value: true, reason: 'probe' };
 
 test('8. without logging in, every admin endpoint refuses: 401; an observer gets 403', async ({ page, request }) => {

@@ -7,10 +7,13 @@ import { join } from 'node:path';
 export const ARTIFACTS = join(process.cwd(), 'e2e', 'artifacts');
 export const PROBE = '<img src=x onerror=alert(1)>';
 
-/** The run's single-use login tokens: [administrator, observer, spare] (playwright.config.ts). */
-export function token(use: 'administrator' | 'observer' | 'spare' = 'administrator'): string {
+/**
+ * The run's single-use login tokens (playwright.config.ts): [administrator, observer, spare administrator,
+ * spare observer]. The console decides each one's role (started with --admin; observer tokens are configured).
+ */
+export function token(use: 'administrator' | 'observer' | 'spare' | 'spare-observer' = 'administrator'): string {
   const tokens = process.env.FAIRWAY_E2E_TOKEN!.split(',');
-  return tokens[{ administrator: 0, observer: 1, spare: 2 }[use]] ?? tokens[0]!;
+  return tokens[{ administrator: 0, observer: 1, spare: 2, 'spare-observer': 3 }[use]] ?? tokens[0]!;
 }
 
 /** What the console wrote at start-up (URL and demo repository; never the token). */
@@ -45,7 +48,6 @@ export async function login(page: Page, role: 'administrator' | 'observer' = 'ad
     await page.goto('/admin');
   } else {
     await page.goto(`/login?token=${encodeURIComponent(token(role))}&callbackUrl=/admin`);
-    if (role === 'observer') await page.getByTestId('login-observer').check();
     await page.getByTestId('login-submit').click();
   }
   await expect(page.getByTestId('viewer-role')).toHaveText(role);

@@ -34,11 +34,11 @@ export interface IntentServerOptions {
 const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   work_queue_read: {
     title: 'Read the work queue snapshot',
-    description: 'Bounded Work list (metadata only), counts, policy, the operating envelope (ledger bytes, watermark, remaining admission budget, reserve owed), your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
+    description: 'Bounded Work list (metadata only), counts, policy, the operating envelope (ledger bytes, watermark, remaining admission budget, reserve owed), your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot: the next pick and the predicted line (grant order of the ready backlog from the live fairness clocks, the same function as `fairway next`; line_limit entries, default 10). Non-authoritative and possibly stale; sort changes only the display order.',
   },
   work_queue_explain: {
     title: 'Explain a scheduling decision',
-    description: 'The scheduler\'s own explanation (planNext) from the snapshot: the next winner of a pool, why a Work is or is not next (eligibility and blocking path), or how a Claim was granted.',
+    description: 'The scheduler\'s own explanation (planNext) from the snapshot: the next winner of a pool, why a Work is or is not next (eligibility and blocking path), or how a Claim was granted. For a Work, line_position says where it stands in the predicted line (position, grants ahead, the Work before it, an estimate from the recent grant rate).',
   },
   work_queue_submit: {
     title: 'Stage Work',

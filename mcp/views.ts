@@ -11,11 +11,15 @@ import type { ExplainInput, ReadInput } from '../engine/intents/schemas.ts';
 import { grantPlan } from '../engine/receipts/dispatch.ts';
 import { summarize, type Projection, type WorkRecord } from '../engine/replay/index.ts';
 import { eligibility } from '../engine/scheduler/eligibility.ts';
+import { grantRate, positionInLine } from '../engine/scheduler/line-position.ts';
+import { MAX_LINE, predictLine } from '../engine/scheduler/line.ts';
 import { planNext } from '../engine/scheduler/plan.ts';
 import type { IntentRecord } from '../engine/intents/records.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 
 export const DEFAULT_READ_LIMIT = 20;
+/** Entries of each pool's predicted line in `work_queue_read` unless `line_limit` says otherwise. */
+export const DEFAULT_LINE_LIMIT = 10;
 
 export function provenance(loaded: LoadedSnapshot) {
   const s = loaded.snapshot;
@@ -40,9 +44,15 @@ function pools(projection: Projection): string[] {
   return Object.keys((projection.state.policy?.policy.pools ?? {}) as Record<string, unknown>).sort();
 }
 
-function prediction(projection: Projection, pool: string, asOf: number) {
+/**
+ * A pool's snapshot prediction: planNext's next pick (with its no-grant code
+ * when paused or at capacity) and the line — `predictLine`, the same function
+ * as `fairway next` and the console's `/next` — bounded to `lineLimit`.
+ */
+function prediction(projection: Projection, pool: string, asOf: number, lineLimit: number) {
   const plan = planNext(projection.state, pool, asOf);
   const w = plan.explanation.work;
+  const line = predictLine(projection.state, pool, asOf, lineLimit);
   return {
     pool,
     label: 'activation_snapshot' as const,
@@ -50,6 +60,14 @@ function prediction(projection: Projection, pool: string, asOf: number) {
     outcome: plan.explanation.outcome,
     reason: plan.explanation.reason,
     next: w === null ? null : { work_id: w.work_id, graph_id: w.graph_id, node_key: w.node_key, priority: w.priority, fairness_key: w.fairness_key },
+    line: {
+      note: 'Predicted grant order of the ready backlog from the snapshot\'s fairness clocks, absent new arrivals, Results and operator actions; running Claims are assumed to finish as needed and a pause to be lifted.',
+      paused: line.paused,
+      available: line.available,
+      end: line.end,
+      truncated: line.truncated,
+      entries: line.entries,
+    },
   };
 }
 
@@ -133,7 +151,7 @@ export function readView(loaded: LoadedSnapshot, input: ReadInput, staged: reado
     counts: { works: summary.works, claims: summary.claims, reservations: summary.reservations, controls: summary.controls },
     // Spec 7.17: the remaining budget, so an agent knows before staging that a plan cannot be admitted.
     envelope: projection.envelope(),
-    predictions: chosen.map((p) => prediction(projection, p, asOf)),
+    predictions: chosen.map((p) => prediction(projection, p, asOf, input.line_limit ?? DEFAULT_LINE_LIMIT)),
     works: {
       total: matching.length,
       offset,
@@ -164,10 +182,15 @@ export function explainView(loaded: LoadedSnapshot, input: ExplainInput) {
     const pool = input.pool ?? work.pool;
     const verdict = eligibility(projection.state, work, asOf, pool);
     const next = planNext(projection.state, pool, asOf).explanation;
+    const inLine = work.state === 'available' && work.pool === pool
+      ? positionInLine(predictLine(projection.state, pool, asOf, MAX_LINE), work.workId, grantRate(projection.state, pool, asOf))
+      : null;
     return {
       ...base,
       kind: 'work' as const,
       work: row(projection, work, asOf),
+      /** Where it stands in the pool's predicted line (`fairway next --work-id`), null when not in it. */
+      line_position: inLine,
       eligibility: verdict.eligible ? { eligible: true, reason: null, blocking_path: [] } : { eligible: false, reason: verdict.reason, blocking_path: verdict.blockingPath },
       next_is_this_work: next.work?.work_id === work.workId,
       reason: next.reason,

@@ -12,7 +12,8 @@ function safeCallback(raw: string | null): string {
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;
-  const hosted = readConfig()?.mode === 'hosted';
+  const config = readConfig();
+  const hosted = config?.mode === 'hosted';
   const callbackUrl = safeCallback(firstParam(sp.callbackUrl));
   return (
     <div className="mx-auto mt-10 max-w-md">
@@ -27,7 +28,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           ) : (
             <>
               <p className="text-sm">Local mode: use the one-time login token printed in the terminal that started the console. The URL printed there fills it in for you.</p>
-              <LoginForm token={firstParam(sp.token) ?? ''} callbackUrl={callbackUrl} />
+              <LoginForm token={firstParam(sp.token) ?? ''} callbackUrl={callbackUrl} role={config?.admin === true ? 'administrator' : 'observer'} />
             </>
           )}
         </div>

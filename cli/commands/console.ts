@@ -53,7 +53,7 @@ export function consoleMissing(root: string): string | undefined {
   return undefined;
 }
 
-export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean }): Promise<void> {
+export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535', 'usage_error');
   const pollMs = Number(opts.pollMs);
@@ -75,6 +75,7 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
     host: opts.host,
     pollMs,
     mode: opts.hosted === true ? 'hosted' : 'local',
+    admin: opts.admin === true,
     ...(g.principal === undefined ? {} : { principal: g.principal }),
     probe: process.env.FAIRWAY_DEMO_PROBE === '1',
     log: (line) => io.out(line),
@@ -82,7 +83,10 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   io.out('');
   io.out(`  Console:     ${running.url}/`);
   if (opts.hosted !== true) {
-    io.out(`  Sign in with this single-use login link (it works once and expires; default one hour):`);
+    io.out(`  Sign in with this single-use login link (it works once and expires; default one hour).`);
+    io.out(opts.admin === true
+      ? '  It signs in as administrator (started with --admin): whoever holds it can cancel, reprioritise and pause.'
+      : '  It signs in as observer (read-only); start with --admin for a link that signs in as administrator.');
     io.out(`  ${running.loginUrl}`);
   }
   if (running.demoRepository !== null) io.out(`  Demo queue:  git -C ${running.demoRepository} show work-queue:work-queue.jsonl`);
@@ -106,5 +110,12 @@ export const registerConsole: CommandModule = (program, ctx) => {
     .option('--poll-ms <ms>', 'browser polling interval of the ledger tip', '5000')
     .option('--demo', 'start on the embedded demo queue even if a queue is configured')
     .option('--hosted', 'hosted mode: GitHub OAuth (GITHUB_ID, GITHUB_SECRET, FAIRWAY_ROLES_FILE) instead of the login token')
-    .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean }) => consoleCommand(ctx.io, g, opts)));
+    .option('--admin', 'local mode: the login link signs in as administrator (default: observer, read-only)')
+    .addHelpText('after', `
+Sign-in (local mode): the console prints a single-use login link that expires (FAIRWAY_CONSOLE_TOKEN_TTL_MS,
+default one hour). Its role is decided here, not on the sign-in form: administrator with --admin, else
+observer. FAIRWAY_CONSOLE_TOKEN and FAIRWAY_CONSOLE_OBSERVER_TOKEN (comma-separated) fix the tokens for
+scripts; observer tokens always sign in read-only. Hosted mode maps GitHub user ids to roles with
+FAIRWAY_ROLES_FILE.`)
+    .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }) => consoleCommand(ctx.io, g, opts)));
 };

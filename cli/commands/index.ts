@@ -124,6 +124,12 @@ export const COMMANDS: CommandEntry[] = [
     ],
   },
   {
+    load: async () => (await import('./next.ts')).registerNext,
+    commands: [
+      { name: 'next', aliases: [], term: 'next [options]', description: 'The line: the predicted grant order of a pool\'s ready backlog from the live fairness clocks (the real selector run forward), or where one Work stands in it.' },
+    ],
+  },
+  {
     load: async () => (await import('./simulate.ts')).registerSimulate,
     commands: [
       { name: 'simulate', aliases: [], term: 'simulate [options]', description: 'What-if: grant a synthetic workload with the real scheduler (packer, planNext, fairness clocks); print the grant sequence and a per-class/per-key share table.' },

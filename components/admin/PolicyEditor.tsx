@@ -3,9 +3,11 @@
  * A new Policy epoch (issue 5 §2 `/admin`): the Policy JSON validated live
  * with the engine's own zod schema; the quiescence blockers are listed and
  * publication is refused while any remain (the server and replay refuse too).
+ * Review shows the exact operation Confirm publishes (the server's preview,
+ * issue 14 §4); Confirm sends its digest, so a changed queue is refused.
  */
 import { useRouter } from 'next/navigation';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { QueuePolicySchema } from '../../engine/schema/policy.ts';
 
 const EPOCH = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -31,13 +33,29 @@ export function PolicyEditor({ current, currentEpoch, blockers }: { current: str
     return { ok: true as const, policy: parsed.data };
   }, [text]);
   const epochOk = EPOCH.test(epoch) && epoch !== currentEpoch;
+  const [preview, setPreview] = useState<{ operations: unknown[]; digest: string } | { error: string } | null>(null);
+  useEffect(() => {
+    setPreview(null);
+    if (!confirming || !validation.ok) return;
+    const controller = new AbortController();
+    fetch('/api/admin/preview', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'policy', body: { epoch, policy: validation.policy } }), signal: controller.signal })
+      .then(async (res) => {
+        const out = (await res.json().catch(() => null)) as { ok?: boolean; operations?: unknown[]; operations_sha256?: string; error?: { code: string; message: string } } | null;
+        setPreview(out?.ok === true && out.operations !== undefined && out.operations_sha256 !== undefined
+          ? { operations: out.operations, digest: out.operations_sha256 }
+          : { error: out?.error ? `${out.error.code}: ${out.error.message}` : `HTTP ${res.status}` });
+      })
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [confirming, epoch, validation]);
+  const digest = preview !== null && 'digest' in preview ? preview.digest : null;
   const quiescent = blockers.length === 0;
 
   async function publish() {
     if (!validation.ok) return;
     setBusy(true);
     setError(null);
-    const res = await fetch('/api/admin/policy', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ epoch, policy: validation.policy, request_id: requestId }) });
+    const res = await fetch('/api/admin/policy', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ epoch, policy: validation.policy, request_id: requestId, ...(digest === null ? {} : { expect_operations_sha256: digest }) }) });
     const out = (await res.json().catch(() => null)) as { ok?: boolean; receipt_url?: string; error?: { code: string; message: string } } | null;
     setBusy(false);
     if (!res.ok || out?.ok !== true || out.receipt_url === undefined) {
@@ -74,9 +92,12 @@ export function PolicyEditor({ current, currentEpoch, blockers }: { current: str
       ) : (
         <div className="rounded border border-slate-300 bg-slate-50 p-3 text-sm">
           <p>Install epoch <code>{epoch}</code> (replacing <code>{currentEpoch}</code>). Fairness clocks restart for the new epoch. Request id <code>{requestId}</code>.</p>
+          {preview === null ? <p className="text-xs muted">Preparing the preview…</p>
+            : 'error' in preview ? <p role="alert" className="text-sm text-red-700" data-testid="policy-preview-error">Refused before publishing: {preview.error}</p>
+            : <pre data-testid="policy-preview" className="mt-2 max-h-48 overflow-auto rounded border border-slate-200 bg-white p-2 text-[11px] leading-tight">{JSON.stringify(preview.operations, null, 2)}</pre>}
           <div className="mt-2 flex gap-2">
             <button type="button" className="btn" onClick={() => setConfirming(false)} disabled={busy}>Back</button>
-            <button type="button" className="btn btn-primary" onClick={() => void publish()} disabled={busy}>{busy ? 'Publishing…' : 'Confirm and publish'}</button>
+            <button type="button" className="btn btn-primary" onClick={() => void publish()} disabled={busy || digest === null} data-testid="policy-confirm">{busy ? 'Publishing…' : 'Confirm and publish'}</button>
           </div>
         </div>
       )}

@@ -128,6 +128,7 @@ export const TOOL_INPUTS = {
     sort: z.enum(['fifo', 'priority', 'recent'], { error: invalid }).optional().describe('display order only; never changes the prediction'),
     offset: z.int({ error: invalid }).min(0, { error: invalid }).max(1_000_000, { error: invalid }).optional(),
     limit: count(MAX_READ_LIMIT).optional(),
+    line_limit: count(MAX_READ_LIMIT).optional().describe('entries of each pool\'s predicted line (default 10)'),
   }),
   work_queue_explain: closed('work_queue_explain', {
     pool: identity().optional(),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAdministrator, type Viewer } from './guard.ts';
 import { parseRoleFile, roleFor } from './roles.ts';
 import { authOptions } from './options.ts';
-import { TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, redeemLoginToken, resetRedeemedTokens, tokenHash, verifyLoginToken } from './token.ts';
+import { OBSERVER_TOKEN_HASH_ENV, TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, redeemLoginRole, redeemLoginToken, resetRedeemedTokens, tokenHash, verifyLoginToken } from './token.ts';
 
 const admin: Viewer = { role: 'administrator', name: 'a', principal: '1001' };
 const observer: Viewer = { role: 'observer', name: 'o', principal: '2002' };
@@ -76,7 +76,23 @@ describe('single-use login token (issue 18 §6)', () => {
     delete process.env[TOKEN_EXPIRES_ENV];
     resetRedeemedTokens();
     const provider = authOptions().providers[0] as unknown as { options: { authorize: (c: Record<string, string>) => Promise<unknown> } };
-    expect(await provider.options.authorize({ token, role: 'observer' })).toMatchObject({ role: 'observer' });
+    // Started without --admin (no configuration here): the token signs in as observer, whatever the form sends.
+    expect(await provider.options.authorize({ token, role: 'administrator' })).toMatchObject({ role: 'observer' });
     expect(await provider.options.authorize({ token, role: 'administrator' })).toBeNull();
+  });
+
+  it('the role is configuration (issue 14 §5): start-up tokens are administrator only with --admin; observer tokens never', () => {
+    const main = newLoginToken();
+    const other = newLoginToken();
+    const reader = newLoginToken();
+    const env = { [TOKEN_HASH_ENV]: [tokenHash(main), tokenHash(other)].join(','), [OBSERVER_TOKEN_HASH_ENV]: tokenHash(reader) };
+    const redeemed = new Set<string>();
+    expect(redeemLoginRole(main, true, env, 0, redeemed)).toBe('administrator');
+    expect(redeemLoginRole(main, true, env, 0, redeemed)).toBeNull(); // single-use
+    expect(redeemLoginRole(other, false, env, 0, redeemed)).toBe('observer');
+    expect(redeemLoginRole(reader, true, env, 0, redeemed)).toBe('observer');
+    expect(redeemLoginRole(reader, true, env, 0, redeemed)).toBeNull();
+    expect(redeemLoginRole('guess', true, env, 0, redeemed)).toBeNull();
+    expect(redeemLoginRole(newLoginToken(), true, { ...env, [TOKEN_EXPIRES_ENV]: '1' }, 5, new Set())).toBeNull();
   });
 });

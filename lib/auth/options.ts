@@ -1,8 +1,9 @@
 /**
  * next-auth configuration (issue 5 §3).
  * - local mode: a Credentials provider checking the one-time login token
- *   printed at start-up (single-use, expiring); the operator chooses
- *   administrator or observer.
+ *   printed at start-up (single-use, expiring). The role is configuration:
+ *   administrator only when the console was started with `--admin`, else
+ *   observer (issue 14 §5); the form sends no role.
  * - hosted mode: GitHub OAuth (GITHUB_ID / GITHUB_SECRET), with roles from
  *   the FAIRWAY_ROLES_FILE mapping of numeric GitHub user ids.
  * Sessions are JWTs signed with NEXTAUTH_SECRET (random per local start).
@@ -12,7 +13,7 @@ import CredentialsModule from 'next-auth/providers/credentials';
 import GitHubModule from 'next-auth/providers/github';
 import { readConfig } from '../console/config.ts';
 import { isRole, loadRoleFile, roleFor, type Role } from './roles.ts';
-import { redeemLoginToken } from './token.ts';
+import { redeemLoginRole } from './token.ts';
 
 /** next-auth ships CommonJS: a bundler hands over the function, Node's ESM loader the module object. */
 function interop<F>(m: { default: F } | F): F {
@@ -44,11 +45,12 @@ export function authOptions(): NextAuthOptions {
     : [Credentials({
         id: 'token',
         name: 'Login token',
-        credentials: { token: { label: 'Login token', type: 'password' }, role: { label: 'Role', type: 'text' } },
+        credentials: { token: { label: 'Login token', type: 'password' } },
         async authorize(credentials) {
-          // Single-use: a second sign-in with the same link is refused (issue 18 §6).
-          if (!redeemLoginToken(credentials?.token)) return null;
-          const role: Role = credentials?.role === 'observer' ? 'observer' : 'administrator';
+          // Single-use: a second sign-in with the same link is refused (issue 18 §6). The role comes from
+          // the start-up configuration, never from the request (issue 14 §5).
+          const role: Role | null = redeemLoginRole(credentials?.token, config?.admin === true);
+          if (role === null) return null;
           const principal = config?.principal ?? '1';
           return { id: `local-${role}`, name: `local ${role}`, role, principal } as ConsoleUser;
         },

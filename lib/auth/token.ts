@@ -7,10 +7,17 @@
  * server code (environment); comparison is constant-time. Redeemed hashes
  * are kept on `globalThis`, shared by every module graph of the process
  * (Next.js bundles its own copy of this module). Tokens never appear in logs.
+ *
+ * The role a token grants is configuration, never a choice on the sign-in
+ * form (issue 14 §5): the start-up tokens sign in as administrator only when
+ * the console was started with `--admin`, otherwise as observer; tokens of
+ * FAIRWAY_CONSOLE_OBSERVER_TOKEN always sign in as observer.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_HASH_ENV = 'FAIRWAY_CONSOLE_TOKEN_SHA256';
+/** Hashes of the tokens that sign in as observer whatever the admin flag says. */
+export const OBSERVER_TOKEN_HASH_ENV = 'FAIRWAY_CONSOLE_OBSERVER_TOKEN_SHA256';
 /** When the login tokens stop working (ms since the epoch). */
 export const TOKEN_EXPIRES_ENV = 'FAIRWAY_CONSOLE_TOKEN_EXPIRES';
 export const DEFAULT_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -31,9 +38,9 @@ export function parseTokenList(raw: string): string[] {
 }
 
 /** The hash of `candidate` when it is one of the configured tokens and has not expired; else null. */
-function matchingHash(candidate: unknown, env: Env, now: number): string | null {
+function matchingHash(candidate: unknown, env: Env, now: number, variable: string = TOKEN_HASH_ENV): string | null {
   if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 256) return null;
-  const expected = (env[TOKEN_HASH_ENV] ?? '').split(',').filter((h) => /^[0-9a-f]{64}$/.test(h));
+  const expected = (env[variable] ?? '').split(',').filter((h) => /^[0-9a-f]{64}$/.test(h));
   if (expected.length === 0) return null;
   const expires = Number(env[TOKEN_EXPIRES_ENV]);
   if (env[TOKEN_EXPIRES_ENV] !== undefined && (!Number.isFinite(expires) || now >= expires)) return null;
@@ -61,6 +68,20 @@ export function redeemLoginToken(candidate: unknown, env: Env = process.env, now
   if (hash === null || redeemed.has(hash)) return false;
   redeemed.add(hash);
   return true;
+}
+
+/**
+ * Signs in with `candidate` once and answers the role it grants: a start-up
+ * token grants administrator when `admin` (the console's `--admin` flag),
+ * else observer; an observer token grants observer. Null: not a valid,
+ * unexpired, unused token.
+ */
+export function redeemLoginRole(candidate: unknown, admin: boolean, env: Env = process.env, now: number = Date.now(), redeemed: Set<string> = redeemedTokens()): 'administrator' | 'observer' | null {
+  const main = matchingHash(candidate, env, now);
+  const hash = main ?? matchingHash(candidate, env, now, OBSERVER_TOKEN_HASH_ENV);
+  if (hash === null || redeemed.has(hash)) return null;
+  redeemed.add(hash);
+  return main !== null && admin ? 'administrator' : 'observer';
 }
 
 /** Forgets redeemed tokens (a new start of the console issues new ones). */

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'engine', 'public'];
-const SOURCE_FILES = ['next.config.mjs', 'postcss.config.mjs', 'tsconfig.next.json', 'package.json'];
+const SOURCE_FILES = ['next.config.mjs', 'proxy.ts', 'postcss.config.mjs', 'tsconfig.next.json', 'package.json'];
 const SKIP = /(^|\/)(node_modules|\.next|__snapshots__)(\/|$)|\.test\.ts$/;
 
 function newestMtime(dir: string, path = ''): number {

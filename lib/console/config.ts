@@ -21,6 +21,8 @@ export const ConsoleConfigSchema = z.object({
   demo: z.boolean().default(false),
   /** local: one-time token sign-in; hosted: GitHub OAuth with a role file. */
   mode: z.enum(['local', 'hosted']).default('local'),
+  /** Local mode: the start-up login tokens sign in as administrator (`fairway console --admin`); otherwise as observer. */
+  admin: z.boolean().optional(),
   /** Ledger tip polling interval of the browser (ms). */
   pollMs: z.number().int().min(500).max(600_000).default(5000),
   /** Principal (decimal GitHub user id) that local-mode administrator actions are published as. */

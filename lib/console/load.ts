@@ -2,6 +2,7 @@
  * What every page does first: resolve the runtime and the (possibly pinned)
  * view, turning a failure into a stable code the page can show.
  */
+import { notFound } from 'next/navigation.js';
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../engine/errors.ts';
 import { canRead } from '../auth/session.ts';
 import type { ConsoleConfig } from './config.ts';
@@ -30,6 +31,8 @@ export async function loadView(at: string | null): Promise<Loaded> {
   try {
     return { ok: true, runtime, view: await runtime.view(at), config: runtime.config };
   } catch (e) {
+    // An unknown ?at= commit is a 404 ("unknown commit", app/not-found.tsx), not a read failure.
+    if (isProtocolError(e) && e.code === 'unknown_commit') notFound();
     // Stores report read failures as ProtocolErrors; anything else is a bug. Never echo arbitrary
     // exception text (it may name paths or hosts); protocol errors are ours.
     if (isProtocolError(e)) return { ok: false, code: e.code, message: e.message, config: runtime.config };
@@ -37,14 +40,7 @@ export async function loadView(at: string | null): Promise<Loaded> {
   }
 }
 
-/** A console path with `?at=` kept (time travel survives navigation). */
-export function withAt(path: string, at: string | null | undefined, params: Record<string, string | number | null | undefined> = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== '') p.set(k, String(v));
-  if (at) p.set('at', at);
-  const s = p.toString();
-  return s === '' ? path : `${path}?${s}`;
-}
+export { withAt } from './links.ts';
 
 /** A dynamic route segment, decoded once (tolerates segments that arrive already decoded). */
 export function routeParam(raw: string): string {

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_TOKEN_TTL_MS, TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, parseTokenList, resetRedeemedTokens, tokenHash } from '../auth/token.ts';
+import { DEFAULT_TOKEN_TTL_MS, OBSERVER_TOKEN_HASH_ENV, TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, parseTokenList, resetRedeemedTokens, tokenHash } from '../auth/token.ts';
 import { createDemoRepository } from '../demo/repo.ts';
 import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
@@ -24,12 +24,16 @@ export interface StartOptions {
   host?: string;
   pollMs?: number;
   mode?: 'local' | 'hosted';
+  /** Local mode: the login tokens sign in as administrator (else observer). */
+  admin?: boolean;
   principal?: string;
   /**
    * Fixed single-use login token(s) (tests); default: FAIRWAY_CONSOLE_TOKEN
    * (comma-separated) or one fresh random token.
    */
   token?: string;
+  /** Fixed login token(s) that always sign in as observer; default FAIRWAY_CONSOLE_OBSERVER_TOKEN (comma-separated) or none. */
+  observerToken?: string;
   /** How long the login tokens work after start-up; default FAIRWAY_CONSOLE_TOKEN_TTL_MS or one hour. */
   tokenTtlMs?: number;
   /** Fixed evaluation clock for live views (benchmarks, deterministic tests). */
@@ -86,10 +90,12 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
 
   let source = options.source;
   let demoRepository: string | null = null;
+  let removeDemo: () => Promise<void> = async () => {};
   if (source === undefined) {
     const started = Date.now();
     const demo = await createDemoRepository({ now: Date.now(), probe: options.probe === true });
     demoRepository = demo.repo;
+    removeDemo = demo.remove;
     source = { kind: 'repo', repo: demo.repo, branch: demo.branch };
     log(`Seeded the demo queue: ${demo.requests} requests through the publisher into ${demo.repo} (${Date.now() - started} ms)`);
   }
@@ -98,6 +104,7 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     source,
     demo: demoRepository !== null,
     mode: options.mode ?? 'local',
+    admin: options.admin === true,
     pollMs: options.pollMs ?? 5000,
     principal: options.principal ?? (demoRepository !== null ? '1001' : '1'),
     ...(options.fixedNow === undefined ? {} : { fixedNow: options.fixedNow }),
@@ -125,6 +132,7 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   resetRuntime();
   process.env[CONFIG_ENV] = encodeConfig(config);
   process.env[TOKEN_HASH_ENV] = tokens.map(tokenHash).join(',');
+  process.env[OBSERVER_TOKEN_HASH_ENV] = parseTokenList(options.observerToken ?? process.env.FAIRWAY_CONSOLE_OBSERVER_TOKEN ?? '').map(tokenHash).join(',');
   process.env[TOKEN_EXPIRES_ENV] = String(Date.now() + tokenTtlMs);
   resetRedeemedTokens();
   process.env.NEXTAUTH_SECRET ??= randomBytes(32).toString('base64url');
@@ -149,10 +157,11 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     config,
     demoRepository,
     server,
+    // Stopping the console removes its demo repository (issue 14 §5: nothing is left behind).
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      }).then(() => removeDemo()),
   };
 }

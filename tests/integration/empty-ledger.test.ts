@@ -49,7 +49,7 @@ describe('an existing empty ledger is ledger_empty, an absent one queue_uninitia
 
   it('verify and every --ledger read command refuse a 0-byte file with ledger_empty', async () => {
     const file = emptyFile();
-    for (const command of [['verify'], ['replay'], ['stats'], ['explain', '--pool', 'default'], ['inspect', '--work-id', 'a'.repeat(64)]]) {
+    for (const command of [['verify'], ['replay'], ['stats'], ['explain', '--pool', 'default'], ['next', '--pool', 'default'], ['inspect', '--work-id', 'a'.repeat(64)]]) {
       const r = await cli('--ledger', file, ...command);
       expect({ command: command[0], code: r.code, error: r.json.error?.code }).toEqual({ command: command[0], code: 3, error: 'ledger_empty' });
     }

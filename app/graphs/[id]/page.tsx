@@ -1,5 +1,6 @@
 /** `/graphs/[id]` — the DAG in Mermaid, bounded for large graphs (issue 5 §2). */
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { ReadinessBadge, ReasonBadge } from '../../../components/Badge.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
 import { Mermaid } from '../../../components/Mermaid.tsx';
@@ -22,7 +23,7 @@ export default async function GraphPage({ params, searchParams }: {
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
   const g = graphView(view.projection, graphId, view.asOf, firstParam(sp.focus));
-  if (g === null) return <LoadError code="unknown_graph" message="no graph with this id in the ledger (at this commit)" />;
+  if (g === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const self = `/graphs/${encodeURIComponent(graphId)}`;
   return (
     <Frame view={view} config={config} title={<>Graph <span className="break-all" data-testid="graph-title">{graphId}</span></>} path={self}

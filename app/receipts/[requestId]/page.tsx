@@ -1,5 +1,6 @@
 /** `/receipts/[requestId]` — the permalink receipt, derived from the ledger alone (issue 5 §2, spec 7.13). */
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
 import { Id, IdLink } from '../../../components/Ids.tsx';
@@ -68,7 +69,7 @@ export default async function ReceiptPage({ params, searchParams }: {
     ? null
     : await ledgerHolding(runtime.store, view.projection, committed.commitId).catch(() => null);
   const r = receiptView(view.projection, requestId, history);
-  if (r === null) return <LoadError code="unknown_request" message="no committed request with this id in the ledger (at this commit)" />;
+  if (r === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const workHref = (id: string) => withAt(`/work/${encodeURIComponent(id)}`, at);
   const d = r.dispatch;
 

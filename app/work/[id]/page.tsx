@@ -1,6 +1,8 @@
 /** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
 import Link from 'next/link';
+import { notFound } from 'next/navigation';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
+import { RunAgain } from '../../../components/admin/RunAgain.tsx';
 import { WorkActions } from '../../../components/admin/WorkActions.tsx';
 import { Frame, LoadError } from '../../../components/Frame.tsx';
 import { currentViewer } from '../../../lib/auth/session.ts';
@@ -11,6 +13,7 @@ import { formatDuration, formatTime, keyLabel } from '../../../lib/console/views
 import { positionText } from '../../../lib/console/views/line.ts';
 import { reasonText } from '../../../lib/console/views/reasons.ts';
 import { workDetail } from '../../../lib/console/views/work.ts';
+import { rerunNodeKey, runAgainKind } from '../../../lib/console/admin/resubmit.ts';
 
 export const dynamic = 'force-dynamic';
 
@@ -25,17 +28,20 @@ export default async function WorkPage({ params, searchParams }: {
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
   const d = workDetail(view.projection, id, view.asOf);
-  if (d === null) return <LoadError code="unknown_work" message="no Work with this id in the ledger (at this commit)" />;
+  if (d === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const w = d.work;
   const viewer = await currentViewer().catch(() => null);
-  const canAct = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null && (w.state === 'available' || w.state === 'claimed');
+  const admin = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null;
+  const canAct = admin && (w.state === 'available' || w.state === 'claimed');
+  const again = admin ? runAgainKind(w) : null;
   const work = (workId: string) => withAt(`/work/${encodeURIComponent(workId)}`, at);
   const receipt = (requestId: string) => withAt(`/receipts/${encodeURIComponent(requestId)}`, at);
   const commit = (commitId: string) => `/work/${encodeURIComponent(id)}?at=${encodeURIComponent(commitId)}`;
 
   return (
     <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}
-      actions={canAct ? <WorkActions workId={w.workId} nodeKey={w.nodeKey} state={w.state} priority={w.effectivePriority} /> : undefined}>
+      actions={canAct ? <WorkActions workId={w.workId} nodeKey={w.nodeKey} state={w.state} priority={w.effectivePriority} />
+        : again !== null ? <RunAgain workId={w.workId} nodeKey={w.nodeKey} kind={again} defaultKey={rerunNodeKey(view.projection.state, w)} /> : undefined}>
       <section className="grid gap-4 lg:grid-cols-3 lg:items-start">
         <div className="card lg:col-span-2">
           <div className="card-h"><h2>Status</h2><span className="text-xs muted">evaluated at {formatTime(view.asOf)}</span></div>

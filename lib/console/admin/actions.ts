@@ -4,16 +4,17 @@
  * Publisher (spec 7.7) under a fresh request id, as the signed-in actor, and
  * answers with the receipt derived from the ledger.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
 import type { JsonObject } from '../../../engine/json.ts';
 import type { ReplayState } from '../../../engine/replay/state.ts';
 import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from '../../../engine/requests/admin.ts';
 import { control } from '../../../engine/requests/lifecycle.ts';
 import type { BuiltRequest } from '../../../engine/requests/operations.ts';
-import type { Actor } from '../../../engine/schema/index.ts';
+import type { Actor, QueueOperation } from '../../../engine/schema/index.ts';
 import type { ConsoleRuntime } from '../runtime.ts';
 import { receiptView, type ReceiptView } from '../views/receipt.ts';
+import { runAgainRequest } from './resubmit.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
 import { debugEvent } from '../../debug/log.ts';
 
@@ -46,8 +47,24 @@ export function refuseNoOp(action: AdminAction, body: AdminBody<AdminAction>, st
   }
 }
 
-function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): BuiltRequest {
+/**
+ * The digest of the operations a request would publish (canonical: the builders' own field order).
+ * A Work's `enqueued` is its commit's decision time, fixed only at publication, so it is left out.
+ */
+export function operationsDigest(operations: readonly QueueOperation[]): string {
+  const timeless = operations.map((op) => {
+    if ((op as { kind?: string }).kind !== 'Work') return op;
+    const { enqueued: _enqueued, ...rest } = op as unknown as Record<string, unknown>;
+    return rest;
+  });
+  return createHash('sha256').update(JSON.stringify(timeless)).digest('hex');
+}
+
+/** The request an action publishes, built by the engine's builders on `state` (they check its preconditions). */
+export function buildAdminRequest(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number): BuiltRequest {
   switch (action) {
+    case 'run-again':
+      return runAgainRequest(state, body as AdminBody<'run-again'>, at);
     case 'control': {
       const b = body as AdminBody<'control'>;
       return control(b.control, b.value, b.reason);
@@ -87,10 +104,17 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     requestId,
     actor,
     now: () => runtime.now(),
-    prepare: (projection) => {
+    prepare: (projection, ids) => {
       // A retry of a request that already committed is answered as replayed, never refused as a no-op.
-      if (!projection.state.requests.has(requestId)) refuseNoOp(action, body, projection.state);
-      return build(action, body, projection.state);
+      if (projection.state.requests.has(requestId)) return buildAdminRequest(action, body, projection.state, ids.at);
+      refuseNoOp(action, body, projection.state);
+      const built = buildAdminRequest(action, body, projection.state, ids.at);
+      // The dialog's preview (issue 14 §4): publish exactly the operations the administrator reviewed.
+      const expected = (body as { expect_operations_sha256?: string }).expect_operations_sha256;
+      if (expected !== undefined && operationsDigest(built.operations) !== expected) {
+        throw new ProtocolError('preview_stale', 'the queue changed since the preview: these operations differ from the ones you reviewed; review them again');
+      }
+      return built;
     },
   });
   runtime.invalidate();

@@ -11,15 +11,20 @@ import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
+import { previewAdminAction } from './preview.ts';
 import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
 
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
-const CONFLICTS = new Set(['policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
+const CONFLICTS = new Set(['preview_stale', 'no_change', 'work_not_rerunnable', 'duplicate_node_key', 'inconsistent_resubmission', 'policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
 
 /** One `console admin` debug event: the action, the HTTP status answered and the duration. */
+const LOGGED_ACTIONS: ReadonlySet<string> = new Set(['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy']);
+
 function logged(action: AdminAction, status: number, started: number): void {
-  debugEvent('console', 'admin', { action: action as EventMeta<'console', 'admin'>['action'], status, ms: since(started) });
+  // Actions the debug event vocabulary does not name (run-again) are logged as `other`.
+  const name = (LOGGED_ACTIONS.has(action) ? action : 'other') as EventMeta<'console', 'admin'>['action'];
+  debugEvent('console', 'admin', { action: name, status, ms: since(started) });
 }
 
 function error(status: number, code: string, message: string): Response {
@@ -52,5 +57,35 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
     const fault = internalError(e);
     logged(action, 500, started);
     return error(500, fault.code, `the action failed; nothing is known to be published: ${fault.message}`);
+  }
+}
+
+/**
+ * `POST /api/admin/preview` with `{"action", "body"}` (issue 14 §4): the
+ * dialog's preview — targets with name, state and owner, the precondition
+ * verdict on the live ledger, and the exact operations with their digest.
+ * Administrator only, like the action; nothing is published.
+ */
+export async function handleAdminPreview(request: Request): Promise<Response> {
+  const viewer = await currentViewer().catch(() => null);
+  const guard = checkAdministrator(viewer, request);
+  if (!guard.ok) return error(guard.status, guard.code, guard.message);
+  const raw = (await request.json().catch(() => null)) as { action?: unknown; body?: unknown } | null;
+  const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_ACTIONS, raw.action) ? (raw.action as AdminAction) : null;
+  if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_ACTIONS).join(', ')}`);
+  const parsed = ADMIN_ACTIONS[action].safeParse(raw?.body ?? null);
+  if (!parsed.success) {
+    return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  }
+  try {
+    const runtime = consoleRuntime();
+    if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
+    const live = await runtime.live();
+    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state, runtime.now()), { headers: { 'cache-control': 'no-store' } });
+  } catch (e) {
+    if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
+    const fault = internalError(e);
+    logged(action, 500, Date.now());
+    return error(500, fault.code, fault.message);
   }
 }

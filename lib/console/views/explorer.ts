@@ -6,12 +6,12 @@
  */
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord, WorkState } from '../../../engine/replay/state.ts';
-import { PAGE_SIZE, type ExplorerQuery } from './explorer-query.ts';
+import { compareRows, PAGE_SIZE, type ExplorerQuery, type SortableRow } from './explorer-query.ts';
 import { admittedAt, workStatus, type Readiness } from './status.ts';
 
-export { DEFAULT_KEY_TOKEN, PAGE_SIZE, parseExplorerQuery, serializeExplorerQuery, type ExplorerQuery } from './explorer-query.ts';
+export { DEFAULT_KEY_TOKEN, PAGE_SIZE, parseExplorerQuery, serializeExplorerQuery, sortedBy, SORT_COLUMNS, type ExplorerQuery, type SortColumn } from './explorer-query.ts';
 
-export interface ExplorerRow {
+export interface ExplorerRow extends SortableRow {
   workId: string;
   graphId: string;
   nodeKey: string;
@@ -36,6 +36,35 @@ export interface ExplorerView {
   page: number;
   pages: number;
   facets: { graphs: string[]; pools: string[]; keys: string[]; reasons: Array<[string, number]> };
+}
+
+/** Decision time of a commit by id (0 when unknown). */
+function commitAt(state: Projection['state'], commitId: string | null): number | null {
+  if (commitId === null) return null;
+  const i = state.commitIndex.get(commitId);
+  return i === undefined ? null : state.commits[i]!.at;
+}
+
+/**
+ * Age (since admission), time waiting (since it last became available: its
+ * admission or its previous Claim's end, until its current Claim's grant or
+ * `asOf`) and time running (its current Claim's grant to `asOf`, or its last
+ * Claim's grant to that Claim's end). Null where it does not apply.
+ */
+export function durations(state: Projection['state'], work: WorkRecord, admitted: number, asOf: number): { ageMs: number; waitingMs: number | null; runningMs: number | null } {
+  const claims = work.claims.map((id) => state.claims.get(id)).filter((c) => c !== undefined);
+  const last = claims[claims.length - 1];
+  const previous = claims.length >= 2 ? claims[claims.length - 2]! : undefined;
+  const ageMs = Math.max(0, asOf - admitted);
+  if (work.state === 'available') {
+    const since = last === undefined ? admitted : (commitAt(state, last.terminalCommitId) ?? admitted);
+    return { ageMs, waitingMs: Math.max(0, asOf - since), runningMs: null };
+  }
+  if (last === undefined) return { ageMs, waitingMs: null, runningMs: null };
+  const granted = commitAt(state, last.commitId) ?? admitted;
+  const readySince = previous === undefined ? admitted : (commitAt(state, previous.terminalCommitId) ?? admitted);
+  const ended = work.state === 'claimed' ? asOf : (commitAt(state, last.terminalCommitId) ?? asOf);
+  return { ageMs, waitingMs: Math.max(0, granted - readySince), runningMs: Math.max(0, ended - granted) };
 }
 
 function matchesText(work: WorkRecord, needle: string): boolean {
@@ -70,7 +99,10 @@ export function explorerView(projection: Projection, asOf: number, query: Explor
     reasons.set(status.reason, (reasons.get(status.reason) ?? 0) + 1);
     if (query.readiness !== null && status.readiness !== query.readiness) continue;
     if (query.reason !== null && status.reason !== query.reason) continue;
+    const admitted = admittedAt(state, work);
     matched.push({
+      fifo: work.fifo,
+      ...durations(state, work, admitted, asOf),
       workId: work.workId,
       graphId: work.graphId,
       nodeKey: work.nodeKey,
@@ -83,9 +115,10 @@ export function explorerView(projection: Projection, asOf: number, query: Explor
       reason: status.reason,
       currentClaim: work.state === 'claimed' ? work.currentClaim : null,
       attempts: work.attempts,
-      admittedAt: admittedAt(state, work),
+      admittedAt: admitted,
     });
   }
+  if (query.sort !== 'fifo' || query.dir !== 'asc') matched.sort(compareRows(query.sort, query.dir));
   const pages = Math.max(1, Math.ceil(matched.length / PAGE_SIZE));
   const page = Math.min(query.page, pages);
   const sortText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
