@@ -39,6 +39,8 @@ import type { JournalStore } from './journal-store.ts';
 export const MAX_TARGETS = 25;
 /** The watermark trails GitHub's clock by this much, so changes racing the read are re-read. */
 const WATERMARK_MARGIN_MS = 60_000;
+/** A change feed this long moves the watermark forward even when nothing else is written. */
+const FEED_ADVANCE = 50;
 
 export interface ProjectorDeps {
   publisher: Publisher;
@@ -138,6 +140,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   let watermark: string | null = null;
   const since = journal.watermarks.get(repository);
   let observedAll = false;
+  let advanceWatermark = false;
   if (bound.length > 0) {
     let feed: Awaited<ReturnType<IssuesClient['feed']>> | null = null;
     if (since !== undefined) feed = await client.feed(repository, since);
@@ -148,6 +151,8 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
         observations.set(workId, seen === undefined ? 'unchanged' : observed(seen, resource));
       }
       watermark = isoMinus(feed.serverTime, WATERMARK_MARGIN_MS);
+      // A long feed is moved forward even when nothing else is written (one journal write).
+      if (feed.issues.length >= FEED_ADVANCE) advanceWatermark = true;
     } else {
       for (const [workId, resource] of bound) {
         const issue = await client.issue(resource);
@@ -236,7 +241,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
     const replanned = batch.map((w) => planWork(desired.get(w.workId)!, nextState, deps.prefix, observations.get(w.workId) ?? 'unchanged'));
     const newIssues = replanned.filter((p) => extra.some((r) => r.kind === 'receipt' && r.key === issueKey(p.workId)));
     const more = intents(nextState, newIssues.map((p) => ({ ...p, issue: { action: 'none', key: p.issue.key, resource: nextState.entries.get(p.issue.key)!.resource! } })));
-    const mark = observedAll && watermark !== null && journal.watermarks.get(repository) !== watermark && (extra.length > 0 || more.length > 0 || since === undefined)
+    const mark = observedAll && watermark !== null && journal.watermarks.get(repository) !== watermark && (extra.length > 0 || more.length > 0 || since === undefined || advanceWatermark)
       ? [{ v: 1 as const, kind: 'watermark' as const, key: `watermark:${repository}`, repository, since: watermark }]
       : [];
     return [...extra, ...more, ...mark];
@@ -254,7 +259,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   const last = records.length > 0 ? await deps.journal.append((state) => fresh(state, records)) : afterSend;
 
   // 4. bindings of every verified receipt the ledger lacks, in one checked publication.
-  report.bindings = await publishBindings(deps, batch.map((w) => w.workId), last.snapshot.state);
+  report.bindings = await publishBindings(deps, projection, batch.map((w) => w.workId), last.snapshot.state);
 
   const finalState = last.snapshot.state;
   plans = batch.map((w) => planWork(desired.get(w.workId)!, finalState, deps.prefix, observations.get(w.workId) ?? 'unchanged'));
@@ -333,9 +338,12 @@ function structuredCloneJournal(state: JournalState, extra: JournalRecord[]): Jo
   return copy;
 }
 
-async function publishBindings(deps: ProjectorDeps, workIds: string[], journal: JournalState): Promise<SyncReport['bindings']> {
-  const { projection } = await deps.publisher.cache.load();
-  if (projection === null) return null;
+/**
+ * Publishes the bindings `read` (this run's ledger read) lacks; nothing to bind costs no request.
+ * The publisher re-reads the tip and `prepare` recomputes them there.
+ */
+async function publishBindings(deps: ProjectorDeps, read: Projection, workIds: string[], journal: JournalState): Promise<SyncReport['bindings']> {
+  const projection = read;
   const ops = workIds.flatMap((id) => missingBindings(projection, journal, id, deps.projectorRef));
   if (ops.length === 0) return null;
   // Stable identity: a retry after a crash re-proposes the same request.

@@ -143,7 +143,9 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
       onRateLimit: onLimit('primary'),
       onSecondaryRateLimit: onLimit('secondary'),
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: Math.max(1, options.retryBaseMs) }),
-      ...(options.writeIntervalMs !== undefined && { write: spacedGroup(options.writeIntervalMs) as never }),
+      // Content-creating writes (Issues, comments) have their own, slower group (3 s by default);
+      // an explicit spacing applies to both.
+      ...(options.writeIntervalMs !== undefined && { write: spacedGroup(options.writeIntervalMs) as never, notifications: spacedGroup(options.writeIntervalMs) as never }),
     },
     retry: {
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: options.retryBaseMs }),

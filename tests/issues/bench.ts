@@ -25,7 +25,9 @@ import { admin, dispatcher, policyOf, producer, reconciler, REPOSITORY } from '.
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { findIssue, issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
 import { labelRoutes } from '../fake-github/routes-labels.ts';
-import type { FakeRepository } from '../fake-github/state.ts';
+import { seedCommit, type FakeRepository } from '../fake-github/state.ts';
+import { GitHubGraphqlStore } from '../../lib/store/github-graphql.ts';
+import type { LedgerStore } from '../../lib/store/types.ts';
 import { git } from '../support/fixture-repo.ts';
 
 export { REPOSITORY };
@@ -59,14 +61,19 @@ export interface Projector {
   journal: JournalStore;
 }
 
-export async function issueBench(nodes: SubmitNode[]): Promise<IssueBench> {
+/** `graphql`: the ledger and journal branches live in the fake GitHub (GitHubGraphqlStore), so their reads are counted too. */
+export async function issueBench(nodes: SubmitNode[], options: { store?: 'local' | 'graphql' } = {}): Promise<IssueBench> {
   const fake = await createFakeGitHub({ routes: [...labelRoutes, ...issueRoutes] });
   const [owner, name] = REPOSITORY.split('/') as [string, string];
   const repo = fake.state.createRepo(owner, name);
+  seedCommit(repo, 'main', { 'README.md': 'project\n' });
   const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-'));
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'init');
-  const publisher = new Publisher(new LocalGitStore({ repo: dir }));
+  const storeOf = (branch?: string): LedgerStore => (options.store === 'graphql'
+    ? new GitHubGraphqlStore({ owner, repo: name, token: 'fake-token', baseUrl: fake.url, writeIntervalMs: 0, retryBaseMs: 5, lag: { baseMs: 5 }, ...(branch === undefined ? {} : { branch }) })
+    : new LocalGitStore({ repo: dir, ...(branch === undefined ? {} : { branch }) }));
+  const publisher = new Publisher(storeOf());
   const clock = { t: T0 };
   const now = () => (clock.t += 1000);
   let seq = 0;
@@ -86,8 +93,8 @@ export async function issueBench(nodes: SubmitNode[]): Promise<IssueBench> {
   const bench: IssueBench = {
     fake, repo, dir, publisher, clock,
     projector(options = {}) {
-      const p = new Publisher(new LocalGitStore({ repo: dir }));
-      const journal = new JournalStore(new LocalGitStore({ repo: dir, branch: 'work-queue-issues' }));
+      const p = new Publisher(storeOf());
+      const journal = new JournalStore(storeOf('work-queue-issues'));
       const client = new IssuesClient({ token: 'fake-token', baseUrl: fake.url, writeIntervalMs: 0, retryBaseMs: 5, retries: 0, timeouts: { readMs: 15000, writeMs: 15000 }, ...options.client });
       const deps = {
         publisher: p, journal, client, actor: reconciler, prefix: options.prefix ?? 'work', templates: issueTemplates(),
@@ -127,7 +134,7 @@ export async function issueBench(nodes: SubmitNode[]): Promise<IssueBench> {
       return projection!;
     },
     async replayValid() {
-      const snap = await new LocalGitStore({ repo: dir }).read();
+      const snap = await storeOf().read();
       return replayLedger(snap.bytes!);
     },
     async close() {
