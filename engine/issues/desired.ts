@@ -11,7 +11,7 @@ import type { ClaimRecord, WorkRecord } from '../replay/state.ts';
 import { inlineText, plainTitle, safeRepository, safeToken } from './escape.ts';
 import { statusLabel, type IssueStatus } from './labels.ts';
 import { footer, render, type Templates } from './render.ts';
-import { isPullRequestDelivery, issueStatus, resultOperation, resultOutputTypes } from './status.ts';
+import { isPullRequestDelivery, issueStatus, resultOperation, resultOutputTypes, statusKnown } from './status.ts';
 
 export interface ProjectionContext {
   /** Tracking/status label prefix (normalized settings). */
@@ -38,6 +38,8 @@ export interface DesiredClaimComment extends DesiredText {
 export interface DesiredIssue {
   workId: string;
   status: IssueStatus;
+  /** False when a verified Result's PR-ness is unknown (compacted); see status.ts. */
+  statusKnown: boolean;
   title: string;
   /** The generated Issue body (only ever written when the projector creates the Issue). */
   body: string;
@@ -122,5 +124,5 @@ export function desiredIssue(projection: Projection, work: WorkRecord, ctx: Proj
     }, { ledger: '' });
     return [{ claimId, ...t }];
   });
-  return { workId: work.workId, status, title: titleOf(work), body, summary, claims };
+  return { workId: work.workId, status, statusKnown: statusKnown(projection, work), title: titleOf(work), body, summary, claims };
 }

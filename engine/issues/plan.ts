@@ -47,9 +47,12 @@ export interface WorkPlan {
   comments: CommentAction[];
 }
 
-export function planWork(desired: DesiredIssue, journal: JournalState, prefix: string, observed: IssueObservation | null): WorkPlan {
-  const key = issueKey(desired.workId);
+export function planWork(given: DesiredIssue, journal: JournalState, prefix: string, observed: IssueObservation | null): WorkPlan {
+  const key = issueKey(given.workId);
   const entry = journal.entries.get(key);
+  // A compacted Result cannot tell PR from non-PR delivery: keep what was projected from it.
+  const keep = !given.statusKnown && (entry?.status === 'needs-review' || entry?.status === 'done');
+  const desired = keep ? { ...given, status: entry!.status as IssueStatus } : given;
   const base = { workId: desired.workId, status: desired.status, comments: [] as CommentAction[] };
   if (entry === undefined || entry.phase === 'released') {
     return { ...base, issue: { action: 'create', key, title: desired.title, body: desired.body, labels: [prefix, statusLabel(prefix, desired.status)], status: desired.status } };

@@ -30,6 +30,15 @@ export function isPullRequestDelivery(types: readonly string[]): boolean {
   return types.some((t) => /pull_request/i.test(t));
 }
 
+/**
+ * Whether the status is fully known from this projection. A verified Result whose commit text
+ * is gone (compacted into a checkpoint) cannot say whether it delivered a pull request: the
+ * planner then keeps an already projected `needs-review` or `done` (plan.ts).
+ */
+export function statusKnown(projection: Projection, work: WorkRecord): boolean {
+  return work.barrier !== 'verified' || resultOperation(projection, work) !== null;
+}
+
 export function issueStatus(projection: Projection, work: WorkRecord): IssueStatus {
   switch (work.state) {
     case 'available': return 'queued';
