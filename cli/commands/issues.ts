@@ -7,6 +7,7 @@ import { fail } from '../../engine/errors.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { issueSettings, issuesClient, journalFor, projectorDeps } from '../../lib/issues/hook.ts';
 import { syncIssues, type SyncReport } from '../../lib/issues/projector.ts';
+import { resolvePending } from '../../lib/issues/resolve.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
@@ -68,7 +69,42 @@ export const registerIssues: CommandModule = (program: Command, ctx) => {
       if (g.json) return printJson(ctx.io, { ok: true, enabled: true, label: settings.label, ...report });
       printReport(ctx.io.out, report);
     }));
+  issues.command('resolve')
+    .description('Operator: resolve a pending Issue/comment creation after checking GitHub (adopt what exists, or attest nothing was created).')
+    .requiredOption('--target <key>', 'the pending journal target: issue:<work_id>, summary:<work_id> or claim:<claim_id>')
+    .option('--issue <number>', 'adopt this existing Issue number for an issue target')
+    .option('--comment-id <id>', 'adopt this existing comment for a summary or claim target')
+    .option('--not-created', 'attest that nothing was created: release the intent')
+    .addHelpText('after', RESOLVE_HELP)
+    .action(ctx.action(async (g, o: { target: string; issue?: string; commentId?: string; notCreated?: boolean }) => {
+      const given = [o.issue !== undefined, o.commentId !== undefined, o.notCreated === true].filter(Boolean).length;
+      if (given !== 1) throw new UsageError('give exactly one of --issue, --comment-id or --not-created', 'option_invalid');
+      if (o.issue !== undefined && !/^[1-9][0-9]{0,9}$/.test(o.issue)) throw new UsageError('--issue must be an Issue number', 'option_invalid');
+      if (o.commentId !== undefined && !/^[1-9][0-9]{0,19}$/.test(o.commentId)) throw new UsageError('--comment-id must be a comment id', 'option_invalid');
+      if (g.ledger !== undefined) throw new UsageError('issues resolve needs a queue store (--repo, --remote or --github), not --ledger', 'ledger_read_only');
+      const journal = journalFor({ repo: g.repo, remote: g.remote, github: g.github, branch: g.branch, token: process.env.GH_TOKEN ?? process.env.GITHUB_TOKEN, githubBaseUrl: process.env.FAIRWAY_GITHUB_API_URL, cwd: process.cwd() });
+      const resolution = o.notCreated === true ? { kind: 'not_created' as const } : o.issue !== undefined ? { kind: 'adopt_issue' as const, number: Number(o.issue) } : { kind: 'adopt_comment' as const, commentId: o.commentId! };
+      const report = await resolvePending({ journal, client: issuesClient(process.env), principal: principalOf(g) }, o.target, resolution);
+      if (g.json) return printJson(ctx.io, { ok: true, ...report });
+      ctx.io.out(`${report.key}: ${report.resolution}${report.resource ? ` #${report.resource.number}` : ''}${report.comment_id ? ` comment ${report.comment_id}` : ''}; the next issues sync continues from here`);
+    }));
 };
+
+const RESOLVE_HELP = `
+A pending target is a creation whose outcome nobody can know: its intent is durable, but
+the answer was lost (crash, timeout, dropped connection, 5xx). Sync never recreates it.
+Look in GitHub first, then record what you found (one checked journal write):
+
+  --issue N        the Issue the lost answer created is #N: bind it (checked: it exists in
+                   the queue repository, is not a pull request, backs no other Work)
+  --comment-id ID  the comment exists: bind it (checked: it is on the Work's backing Issue)
+  --not-created    nothing was created (or you deleted the duplicate): release the intent;
+                   the next sync creates the target anew
+
+Pending targets are listed by 'issues sync --json' in targets[].pending_targets, e.g.
+  fairway --github acme/queue issues resolve --target issue:WORK_ID --issue 42
+  fairway --github acme/queue issues resolve --target summary:WORK_ID --not-created
+`;
 
 function printReport(out: (s: string) => void, r: SyncReport): void {
   out(`${r.dry_run ? 'dry run: ' : ''}${r.targets.length} Work in ${r.repository}${r.deferred.length > 0 ? `, ${r.deferred.length} deferred to the next run` : ''}`);

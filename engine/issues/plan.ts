@@ -16,7 +16,7 @@ import type { Projection } from '../replay/index.ts';
 import type { ResourceIdentity } from '../replay/state.ts';
 import type { DesiredIssue } from './desired.ts';
 import { claimKey, issueKey, summaryKey, type JournalState } from './journal.ts';
-import { labelChanges, statusLabel, type IssueStatus } from './labels.ts';
+import { ISSUE_STATUSES, labelChanges, statusLabel, type IssueStatus } from './labels.ts';
 
 /** What GitHub showed of a bound Issue in this run: its labels, or unchanged since the watermark. */
 export type IssueObservation = { labels: string[]; state: 'open' | 'closed' } | 'unchanged' | 'missing';
@@ -67,7 +67,10 @@ export function planWork(given: DesiredIssue, journal: JournalState, prefix: str
       : {
         action: 'labels', key, resource, status: desired.status,
         add: [prefix, statusLabel(prefix, desired.status)],
-        remove: entry.status === undefined ? [] : [statusLabel(prefix, entry.status as IssueStatus)],
+        // Unknown last status (an operator-adopted Issue): remove every other own status label.
+        remove: entry.status === undefined
+          ? ISSUE_STATUSES.filter((st) => st !== desired.status).map((st) => statusLabel(prefix, st))
+          : [statusLabel(prefix, entry.status as IssueStatus)],
       };
   } else {
     const { add, remove } = labelChanges(prefix, desired.status, observed.labels);

@@ -32,6 +32,7 @@ const FeedIssue = z.object({
   labels: z.array(z.union([z.string(), z.object({ name: z.string().optional() })])),
   repository_url: z.string(),
   updated_at: z.string(),
+  pull_request: z.object({}).passthrough().optional(),
 });
 export type FeedIssue = { id: string; number: number; state: 'open' | 'closed'; labels: string[]; repositoryUrl: string };
 const Repository = z.object({ id: GitHubId, full_name: z.string() });
@@ -166,6 +167,28 @@ export class IssuesClient {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
       const status = (e as ProtocolError).details?.status;
       if (status === 410) return null;
+      throw e;
+    }
+  }
+
+  /** Issue `number` of `repository` as GitHub shows it now (operator resolution); null when absent. */
+  async issueByNumber(repository: string, number: number): Promise<(FeedIssue & { pull: boolean }) | null> {
+    try {
+      const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(repository), issue_number: number }, FeedIssue, `read issue ${repository}#${number}`);
+      return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, pull: value.pull_request !== undefined, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
+      throw e;
+    }
+  }
+
+  /** A comment's id and the API URL of its Issue; null when absent. */
+  async comment(repository: string, commentId: string): Promise<{ id: string; issueUrl: string } | null> {
+    try {
+      const { value } = await this.read('/repos/{owner}/{repo}/issues/comments/{comment_id}', { ...split(repository), comment_id: commentId }, z.object({ id: GitHubId, issue_url: z.string() }), `read comment ${commentId}`);
+      return { id: value.id, issueUrl: value.issue_url };
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
       throw e;
     }
   }

@@ -73,6 +73,8 @@ export interface TargetReport {
   comments: Array<{ key: string; action: string; outcome: string; comment_id?: string }>;
   /** Why this target stays pending (empty when in sync). */
   pending: string[];
+  /** Journal keys of the pending targets (for `fairway issues resolve --target`). */
+  pending_targets: string[];
 }
 
 export interface SyncReport {
@@ -385,9 +387,16 @@ function describeComment(report: SyncReport, plan: WorkPlan, c: CommentAction): 
 function targetReport(plan: WorkPlan, journal: JournalState, fixed: string | null, outcomes = new Map<string, string>()): TargetReport {
   const entry = journal.entries.get(issueKey(plan.workId));
   const pending: string[] = [];
-  if (plan.issue.action === 'pending') pending.push(plan.issue.reason);
+  const pendingTargets: string[] = [];
+  if (plan.issue.action === 'pending') {
+    pending.push(plan.issue.reason);
+    pendingTargets.push(plan.issue.key);
+  }
   const comments = plan.comments.map((c) => {
-    if (c.action === 'pending') pending.push(`${c.reason} (${c.key})`);
+    if (c.action === 'pending') {
+      pending.push(`${c.reason} (${c.key})`);
+      pendingTargets.push(c.key);
+    }
     const commentId = journal.entries.get(c.key)?.commentId;
     return { key: c.key, action: c.action, outcome: fixed ?? outcomes.get(c.key) ?? (c.action === 'none' ? 'unchanged' : c.action), ...(commentId === undefined ? {} : { comment_id: commentId }) };
   });
@@ -397,6 +406,7 @@ function targetReport(plan: WorkPlan, journal: JournalState, fixed: string | nul
     issue: { number: entry?.resource?.number ?? null, action: plan.issue.action, outcome: fixed ?? outcomes.get(issueKey(plan.workId)) ?? (plan.issue.action === 'none' ? 'unchanged' : plan.issue.action) },
     comments,
     pending,
+    pending_targets: pendingTargets,
   };
 }
 

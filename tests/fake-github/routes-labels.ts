@@ -197,6 +197,16 @@ export const labelRoutes: FakeRoute[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/issues/comments/{comment_id}',
+    handle(req, state) {
+      const repo = repoOf(req, state);
+      const c = repo === undefined ? undefined : repoComments(state, repo).get(req.params.comment_id!);
+      if (repo === undefined || c === undefined) return notFound();
+      return rawJson(200, commentJson(req, repo, c));
+    },
+  },
+  {
     method: 'PATCH',
     path: '/repos/{owner}/{repo}/issues/comments/{comment_id}',
     handle(req, state) {

@@ -7,7 +7,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJournal } from '../../engine/issues/journal.ts';
-import { issueBench, issuesOf, type IssueBench } from './bench.ts';
+import { resolvePending } from '../../lib/issues/resolve.ts';
+import { commentBodies } from '../fake-github/routes-labels.ts';
+import { issueBench, issuesOf, labelsOf, type IssueBench } from './bench.ts';
 
 let bench: IssueBench | null = null;
 afterEach(async () => {
@@ -112,5 +114,40 @@ describe('backing Issues: crash windows', () => {
     expect(outcomes[1]).toBe('created');
     const replayed = await bench.replayValid();
     expect([...replayed.state.issueLinks.values()].flat().filter((r) => r.kind === 'IssueLink')).toHaveLength(1);
+  });
+
+  it('operator resolution: adopting the Issue a lost answer created binds it (checked), with no duplicate', async () => {
+    bench = await issueBench([...nodes, { node_key: 'n2', payload: {} }]);
+    bench.fake.inject({ ...CREATE, kind: 'drop-after' });
+    const report = await bench.projector().sync();
+    const [lost, other] = report.targets;
+    expect(lost!.pending_targets).toEqual([`issue:${lost!.work_id}`]);
+    expect(other!.pending).toEqual([]);
+    const orphan = issuesOf(bench).find((i) => i.number !== Number(other!.issue.number))!;
+    const p = bench.projector({ owner: 'operator' });
+    // Checked adoption: not another Work's Issue, not a missing number.
+    await expect(resolvePending({ journal: p.journal, client: p.client, principal: '1001' }, `issue:${lost!.work_id}`, { kind: 'adopt_issue', number: Number(other!.issue.number) })).rejects.toMatchObject({ code: 'issues_adopt_invalid' });
+    await expect(resolvePending({ journal: p.journal, client: p.client, principal: '1001' }, `issue:${lost!.work_id}`, { kind: 'adopt_issue', number: 99 })).rejects.toMatchObject({ code: 'issues_adopt_invalid' });
+    const adopted = await resolvePending({ journal: p.journal, client: p.client, principal: '1001' }, `issue:${lost!.work_id}`, { kind: 'adopt_issue', number: orphan.number });
+    expect(adopted.resolution).toBe('adopted');
+    await expect(resolvePending({ journal: p.journal, client: p.client, principal: '1001' }, `issue:${lost!.work_id}`, { kind: 'not_created' })).rejects.toMatchObject({ code: 'issues_not_pending' });
+    const next = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(next.targets.every((t) => t.pending.length === 0)).toBe(true);
+    expect(issuesOf(bench)).toHaveLength(2);
+    expect(labelsOf(bench, orphan.number)).toEqual(['work', 'work:queued']);
+    expect(commentBodies(bench.fake.state, bench.repo, orphan.number)).toHaveLength(1);
+    const links = (await bench.replayValid()).state.issueLinks.get(lost!.work_id)!;
+    expect((links.find((r) => r.kind === 'IssueLink')!.resource as { number: string }).number).toBe(String(orphan.number));
+  });
+
+  it('operator resolution --not-created: after a crash before sending, the next sync creates the Issue once', async () => {
+    bench = await issueBench(nodes);
+    await expect(bench.projector().sync({ afterIntents: () => { throw new Error('crash'); } })).rejects.toThrow('crash');
+    const p = bench.projector({ owner: 'operator' });
+    const workId = (await bench.projection()).works().next().value!.workId;
+    await resolvePending({ journal: p.journal, client: p.client, principal: '1001' }, `issue:${workId}`, { kind: 'not_created' });
+    const next = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(next.targets[0]!.issue.outcome).toBe('created');
+    expect(issuesOf(bench)).toHaveLength(1);
   });
 });
