@@ -24,6 +24,7 @@ export default async function ExplorerPage({ searchParams }: { searchParams: Pro
     admitted: formatTime(r.admittedAt),
     href: withAt(`/work/${encodeURIComponent(r.workId)}`, at),
     graphHref: withAt(`/graphs/${encodeURIComponent(r.graphId)}`, at),
+    issue: r.issue,
   }));
   const admin = viewer?.role === 'administrator' && view.at === null && !loaded.runtime.readOnly;
   return (
