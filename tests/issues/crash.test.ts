@@ -150,4 +150,20 @@ describe('backing Issues: crash windows', () => {
     expect(next.targets[0]!.issue.outcome).toBe('created');
     expect(issuesOf(bench)).toHaveLength(1);
   });
+
+  it('a comment creation whose answer is lost stays pending: no duplicate comment, the Issue itself stays in sync', async () => {
+    bench = await issueBench(nodes);
+    bench.fake.inject({ method: 'POST', path: '/repos/{owner}/{repo}/issues/{issue_number}/comments', kind: 'drop-after' });
+    const first = await bench.projector().sync();
+    const [issue] = issuesOf(bench);
+    expect(commentBodies(bench.fake.state, bench.repo, issue!.number)).toHaveLength(1); // GitHub has it
+    expect(first.targets[0]!.pending_targets).toEqual([`summary:${first.targets[0]!.work_id}`]);
+    const g = await bench.grant();
+    await bench.bind(g.dispatchId, '9100');
+    const next = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(next.targets[0]!.pending).toEqual([`comment_creation_uncertain (summary:${g.workId})`]);
+    expect(labelsOf(bench, issue!.number)).toEqual(['work', 'work:running']);
+    // The summary was not re-sent; the new Claim's comment was created once.
+    expect(commentBodies(bench.fake.state, bench.repo, issue!.number)).toHaveLength(2);
+  });
 });
