@@ -141,6 +141,9 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   const observations = new Map<string, IssueObservation>();
   let watermark: string | null = null;
   const since = journal.watermarks.get(repository);
+  // The watermark is repository-wide: it may move only when this run observed every Issue
+  // the journal binds there (a hook's scoped run leaves it, so nobody misses a change).
+  const inBatch = new Set(batch.map((w) => w.workId));
   let observedAll = false;
   let advanceWatermark = false;
   if (bound.length > 0) {
@@ -162,10 +165,10 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
       }
       watermark = isoMinus(labels.serverTime, WATERMARK_MARGIN_MS);
     }
-    observedAll = true;
+    observedAll = everyBoundIn(journal, repository, inBatch);
   } else {
     watermark = isoMinus(labels.serverTime, WATERMARK_MARGIN_MS);
-    observedAll = true;
+    observedAll = everyBoundIn(journal, repository, inBatch);
   }
 
   let plans = batch.map((w) => planWork(desired.get(w.workId)!, journal, deps.prefix, observations.get(w.workId) ?? null));
@@ -269,6 +272,13 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   report.stopped = client.stopped;
   finishCounts(report, deps);
   return report;
+}
+
+function everyBoundIn(journal: JournalState, repository: string, batch: ReadonlySet<string>): boolean {
+  for (const e of journal.entries.values()) {
+    if (e.target === 'issue' && e.phase === 'bound' && e.repository === repository && !batch.has(e.workId)) return false;
+  }
+  return true;
 }
 
 function observed(issue: FeedIssue, resource: ResourceIdentity): IssueObservation {

@@ -6,6 +6,7 @@
  * store each is one more read request (github-graphql.ts: one query per checked read).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { readJournal } from '../../engine/issues/journal.ts';
 import { issueBench, issuesOf, type IssueBench } from './bench.ts';
 
 let bench: IssueBench | null = null;
@@ -51,5 +52,28 @@ describe('backing Issues: request counts', () => {
     expect(report.deferred).toHaveLength(2);
     expect(issuesOf(bench)).toHaveLength(0); // a dry run writes nothing
     expect(report.would.filter((w) => w.method === 'POST' && w.what.startsWith('create issue'))).toHaveLength(25);
+  });
+});
+
+describe('backing Issues: the change-feed watermark', () => {
+  it('a scoped run (one Work of two) does not move the watermark, so a human edit of the other Issue is still repaired later', async () => {
+    bench = await issueBench([{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {} }]);
+    await bench.projector().sync();
+    const [ia, ib] = issuesOf(bench);
+    const works = [...(await bench.projection()).works()];
+    // A human removes b's status label; then a hook projects only a (after a's status changed).
+    await fetch(`${bench.fake.url}/repos/owner/repo/issues/${ib!.number}/labels/${encodeURIComponent('work:queued')}`, { method: 'DELETE', headers: { authorization: 'token t' } });
+    // ... at the journal's watermark exactly: visible to a feed since it, not to a later one.
+    const watermark = readJournal((await bench.projector().journal.load()).bytes).watermarks.get('owner/repo')!;
+    ib!.updatedAt = watermark;
+    await new Promise((r) => setTimeout(r, 2100));
+    const g = await bench.grant();
+    const scoped = await bench.projector({ owner: 'run-2-1' }).sync({ workIds: [g.workId] });
+    expect(scoped.targets).toHaveLength(1);
+    const later = await bench.projector({ owner: 'run-3-1' }).sync();
+    expect(later.targets).toHaveLength(2);
+    expect([...ib!.labels].sort()).toEqual(['work', 'work:queued']);
+    expect([...ia!.labels].sort()).toEqual(['work', 'work:running']);
+    expect(works).toHaveLength(2);
   });
 });
