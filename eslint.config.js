@@ -32,6 +32,14 @@ export default tseslint.config(
     },
   },
   {
+    // Debug output only through the typed, metadata-only catalogue (lib/debug, issue 15 §3).
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['lib/debug/log.ts', 'engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'debug', message: 'log through debugEvent (lib/debug/log.ts): metadata-only events from the catalogue' }] }],
+    },
+  },
+  {
     // Maps keyed by wire or user input: `constructor`, `toString`, `__proto__` ... are ordinary
     // names (issue 18 §1). zod's record drops `__proto__`; an `in` test on a computed key answers
     // from Object.prototype. Use ownRecord / ownGet / Object.hasOwn (engine/schema/record.ts).

@@ -2,10 +2,12 @@
 import Link from 'next/link';
 import { ReasonBadge, StateBadge } from '../components/Badge.tsx';
 import { Frame, LoadError } from '../components/Frame.tsx';
+import { HeadroomGauge } from '../components/HeadroomGauge.tsx';
 import { Id, IdLink } from '../components/Ids.tsx';
 import { Stat } from '../components/Stat.tsx';
 import { firstParam, loadView, withAt } from '../lib/console/load.ts';
 import { formatDuration, formatShort, formatTime, keyLabel, PRIORITY_NAMES } from '../lib/console/views/format.ts';
+import { headroomGauge } from '../lib/console/views/headroom.ts';
 import { overviewView } from '../lib/console/views/overview.ts';
 import { READINESS } from '../lib/console/views/status.ts';
 
@@ -49,6 +51,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
           <div className="text-xs muted">{view.at === null ? 'now (live)' : 'the pinned commit\u2019s decision time'}</div>
         </div>
       </section>
+
+      <HeadroomGauge gauge={headroomGauge(view.projection.envelope())} compactHref={withAt('/compact', at)} />
 
       <section className="card" data-testid="counts">
         <div className="card-h"><h2>Work by state and readiness</h2><span className="text-xs muted">{s.works.total} Work · {s.claims.total} Claims

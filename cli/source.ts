@@ -9,9 +9,10 @@ import { basename, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { fail } from '../engine/errors.ts';
 import { isDecimalId } from '../engine/identity/index.ts';
-import { replayLedger, type Projection } from '../engine/replay/index.ts';
+import type { Projection } from '../engine/replay/index.ts';
 import type { Actor } from '../engine/schema/index.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
+import { coldReplay } from '../lib/publisher/cache.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore } from '../lib/store/open.ts';
@@ -53,7 +54,7 @@ export function readSource(g: GlobalOptions): ReadSource {
       load: async () => {
         const progress = replayProgress(g.json === true);
         try {
-          return replayLedger(await readLedgerFile(file), progress.onProgress);
+          return coldReplay(await readLedgerFile(file), progress.onProgress);
         } finally {
           progress.done();
         }

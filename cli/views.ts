@@ -5,7 +5,6 @@
 import { fail } from '../engine/errors.ts';
 import type { Projection } from '../engine/replay/index.ts';
 import type { WorkRecord } from '../engine/replay/state.ts';
-import { ledgerBudget } from '../engine/replay/ledger-budget.ts';
 import { parseQueueCommit } from '../engine/schema/index.ts';
 import { eligibility } from '../engine/scheduler/eligibility.ts';
 
@@ -29,7 +28,7 @@ export function statsView(p: Projection, asOf: number) {
     policy_epoch: p.policyEpoch,
     as_of: asOf,
     controls: { ...state.controls },
-    envelope: envelopeView(state),
+    envelope: p.envelope(),
     pools: [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({
       pool: name,
       available: v.available,
@@ -45,17 +44,6 @@ export function statsView(p: Projection, asOf: number) {
       }),
     })),
   };
-}
-
-/**
- * Spec 7.17 operating envelope: ledger bytes, admission watermark, recovery reserve, the
- * remaining admission budget and the worst-case lifecycle bytes still owed (`reserve`); `warning`
- * from 80 % of the watermark.
- */
-export function envelopeView(state: Projection['state']) {
-  const b = ledgerBudget(state);
-  const used = b.ledger_bytes === 0 ? 1 : b.bytes / b.ledger_bytes;
-  return { ...b, used_fraction: Math.round(used * 1000) / 1000, warning: used >= 1 ? 'at_watermark' : used >= 0.8 ? 'near_watermark' : null };
 }
 
 function matches(w: WorkRecord, search: string): boolean {

@@ -18,6 +18,8 @@ import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
 import { stageIntent } from './stage.ts';
 import { explainView, readView } from './views.ts';
+import type { EventMeta } from '../lib/debug/events.ts';
+import { debugEvent, since } from '../lib/debug/log.ts';
 
 export const SERVER_NAME = 'fairway-work-queue';
 export const SERVER_VERSION = '0.1.0';
@@ -32,7 +34,7 @@ export interface IntentServerOptions {
 const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   work_queue_read: {
     title: 'Read the work queue snapshot',
-    description: 'Bounded Work list (metadata only), counts, policy, your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
+    description: 'Bounded Work list (metadata only), counts, policy, the operating envelope (ledger bytes, watermark, remaining admission budget, reserve owed), your assignment (workers), staged intents, and a per-pool prediction labelled activation_snapshot. Non-authoritative and possibly stale; sort changes only the display order.',
   },
   work_queue_explain: {
     title: 'Explain a scheduling decision',
@@ -40,7 +42,7 @@ const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   },
   work_queue_submit: {
     title: 'Stage Work',
-    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
+    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. A plan that would take the ledger past its admission watermark is refused now with ledger_limit (see envelope.admission_remaining in work_queue_read). Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
   },
   work_queue_dispatch_next: {
     title: 'Stage a dispatch request',
@@ -74,6 +76,12 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
     },
   );
   const handle = (tool: ToolName) => async (args: unknown): Promise<CallToolResult> => {
+    const started = Date.now();
+    const result = await answer(tool, args);
+    debugEvent('mcp', 'tool', { tool: tool as EventMeta<'mcp', 'tool'>['tool'], ok: result.isError !== true, ms: since(started) });
+    return result;
+  };
+  const answer = async (tool: ToolName, args: unknown): Promise<CallToolResult> => {
     try {
       if (tool === 'work_queue_read') {
         const input = parseToolInput(tool, args);
@@ -98,5 +106,6 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
       handle(tool),
     );
   }
+  debugEvent('mcp', 'serve', { role: role as EventMeta<'mcp', 'serve'>['role'], tools: toolsFor(role).length });
   return server;
 }

@@ -116,7 +116,7 @@ export function readView(loaded: LoadedSnapshot, input: ReadInput, staged: reado
   const limit = input.limit ?? DEFAULT_READ_LIMIT;
   const sort = input.sort ?? 'fifo';
   if (projection === null) {
-    return { ...base, policy: null, counts: null, predictions: [], works: { total: 0, offset, limit, sort, next_offset: null, items: [] } };
+    return { ...base, policy: null, counts: null, envelope: null, predictions: [], works: { total: 0, offset, limit, sort, next_offset: null, items: [] } };
   }
   const asOf = loaded.snapshot.created_at;
   const summary = summarize(projection);
@@ -131,6 +131,8 @@ export function readView(loaded: LoadedSnapshot, input: ReadInput, staged: reado
     ...base,
     policy: summary.policy,
     counts: { works: summary.works, claims: summary.claims, reservations: summary.reservations, controls: summary.controls },
+    // Spec 7.17: the remaining budget, so an agent knows before staging that a plan cannot be admitted.
+    envelope: projection.envelope(),
     predictions: chosen.map((p) => prediction(projection, p, asOf)),
     works: {
       total: matching.length,

@@ -12,6 +12,7 @@ import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import { policyFromSettings, readAwJsonSettings } from '../../lib/config/aw.ts';
+import { debugEvent } from '../../lib/debug/log.ts';
 import { requireDefaultRoute } from '../../lib/config/workers.ts';
 import { keepDeployed, repositoryRoutes } from '../worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
@@ -88,7 +89,11 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelClaimsRequest(s, ids(o.claimId), why), 'Claims cancelled');
+      await publishAdmin(ctx.io, g, 'cancel_work', (s) => {
+        const claims = ids(o.claimId);
+        debugEvent('claims', 'cancel', { claims: claims.length });
+        return cancelClaimsRequest(s, claims, why);
+      }, 'Claims cancelled');
     }));
 
   program.command('reprioritize')

@@ -7,6 +7,7 @@ import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { dispatchNextRequest } from '../../engine/requests/operations.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
 import { historicalGrantPlan } from '../../lib/publisher/history.ts';
+import { grantEvent, packEvent } from '../../lib/debug/queue-events.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -39,11 +40,13 @@ export const registerDispatch: CommandModule = (program, ctx) => {
         prepare: (projection, ids) => {
           const built = dispatchNextRequest(projection.state, input, ids, ids.at);
           plan = built.plan;
+          packEvent(built.plan);
           if (built.operations.length > 0) return built;
           const reason = built.plan.stopReason;
           return { kind: built.kind, parameters: built.parameters, noWrite: { code: reason, message: `no grant: ${reason}`, detail: built.plan.next.explanation } };
         },
       });
+      grantEvent(outcome, plan);
       if (outcome.status === 'no_write') {
         const result = { ok: true, request_id: requestId, source_commit: outcome.projection.tip, commit_id: null, policy_epoch: outcome.projection.policyEpoch,
           requested_claims: opts.maxClaims, granted_claims: 0, requested_dispatches: opts.maxDispatches, reserved_dispatches: 0,

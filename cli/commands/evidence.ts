@@ -30,7 +30,9 @@ export const registerEvidence: CommandModule = (program, ctx) => {
       if (g.json) return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
       for (const v of groups) {
         ctx.io.out(`${v.dispatch_id}: ${v.state}${v.run_id ? ` run ${v.run_id}` : ''}${v.reason ? ` (${v.reason})` : ''}  profile ${v.pool}/${v.worker_profile} @ ${v.ref.slice(0, 12)}`);
-        if (v.conflict_run_ids.length > 0) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);
+        if (v.conflict_open) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);
+        else if (v.conflict_run_ids.length > 0) ctx.io.out(`  run binding conflict of runs ${v.conflict_run_ids.join(', ')}: ${v.state === 'released' ? 'released on exact terminal evidence' : `resolved by an administrator, bound to run ${v.run_id}`}`);
+        if (v.conflict_terminal_run_ids.length > 0) ctx.io.out(`  exact terminal evidence recorded for runs ${v.conflict_terminal_run_ids.join(', ')}`);
         for (const e of v.events) ctx.io.out(`  ${new Date(e.at).toISOString()} ${e.role.padEnd(10)} ${e.state}${e.run_id ? ` run ${e.run_id}` : ''}${e.reason ? ` ${e.reason}` : ''}`);
         for (const c of v.claims) ctx.io.out(`  ${c.handle} ${c.claim_id}  claim ${c.claim}  work ${c.work}  barrier ${c.barrier}`);
       }

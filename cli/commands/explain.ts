@@ -8,6 +8,7 @@
  */
 import { fail } from '../../engine/errors.ts';
 import type { Projection, WorkRecord } from '../../engine/replay/index.ts';
+import { launchView } from '../../engine/lifecycle/launch-state.ts';
 import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
 import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
 import { describeRequest, type RequestDescription } from '../../engine/receipts/request.ts';
@@ -63,6 +64,26 @@ export interface WorkExplanation {
   comparison: { level: 'class' | 'key'; work: CandidateView | null; winner: CandidateView | null } | null;
   /** planNext's explanation of the actual next selection (or its no-grant code). */
   next: Explanation;
+  /** The launch of the Work's current Claim (its dispatch group), e.g. a recorded run binding conflict. */
+  launch: LaunchSummary | null;
+}
+
+export interface LaunchSummary {
+  dispatch_id: string;
+  state: string;
+  run_id: string | null;
+  reason: string | null;
+  /** Candidates of a recorded run binding conflict (kept by checkpoints); none otherwise. */
+  conflict_run_ids: string[];
+  /** True while that conflict holds: no run may bind, the capacity stays reserved. */
+  conflict_open: boolean;
+}
+
+function launchSummary(projection: Projection, w: WorkRecord): LaunchSummary | null {
+  const claim = w.currentClaim === null ? undefined : projection.claim(w.currentClaim);
+  if (claim === undefined) return null;
+  const v = launchView(projection, claim.dispatchId);
+  return { dispatch_id: v.dispatch_id, state: v.state, run_id: v.run_id, reason: v.reason, conflict_run_ids: v.conflict_run_ids, conflict_open: v.conflict_open };
 }
 
 function workView(w: WorkRecord): WorkExplanation['work'] {
@@ -105,6 +126,7 @@ export function explainWork(projection: Projection, pool: string, workId: string
     blocking_path: verdict.eligible ? [] : verdict.blockingPath,
     comparison: null,
     next: plan.explanation,
+    launch: launchSummary(projection, work),
   };
   if (!verdict.eligible) return { ...base, reason: verdict.reason };
   if (!plan.selected) return { ...base, reason: plan.reason };
@@ -178,6 +200,11 @@ function workLines(x: WorkExplanation): string[] {
     lines.push(`lost the ${level} comparison: ${work ? `${work.member} pass ${work.pass}` : 'its pass is not among the listed candidates'} vs winner ${winner ? `${winner.member} pass ${winner.pass}` : '-'}`);
   }
   if (x.reason === 'fifo_order') lines.push('an earlier-committed eligible Work of the same class and key is ahead of it');
+  const l = x.launch;
+  if (l !== null) {
+    lines.push(`launch: dispatch ${l.dispatch_id} ${l.state}${l.run_id ? ` run ${l.run_id}` : ''}${l.reason ? ` (${l.reason})` : ''}`);
+    if (l.conflict_open) lines.push(`  run binding conflict: runs ${l.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);
+  }
   lines.push('', ...nextLines(x.next));
   return lines;
 }

@@ -4,7 +4,10 @@
  * `inspect` (one Work or Claim in full) and `trace` (the causal events of a
  * request or Claim).
  */
+import { Option } from 'commander';
+import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
 import type { Projection } from '../../engine/replay/index.ts';
+import { renderOpenMetrics } from '../../lib/metrics/exposition.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
@@ -20,13 +23,23 @@ function bounded(name: string, max: number) {
 
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
-    .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers.')
-    .action(ctx.action(async (g) => {
-      const view = statsView(await readSource(g).load(), Date.now());
-      if (g.json) return printJson(ctx.io, { ok: true, ...view });
+    .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
+    .addOption(new Option('--format <format>', 'table (default), json (same as --json) or prometheus (OpenMetrics text: the console\'s /metrics)').choices(['table', 'json', 'prometheus']))
+    .addHelpText('after', `
+Example:
+  fairway stats --format prometheus > /var/lib/node_exporter/textfile/fairway.prom`)
+    .action(ctx.action(async (g, o: { format?: 'table' | 'json' | 'prometheus' }) => {
+      const projection = await readSource(g).load();
+      const asOf = Date.now();
+      if (o.format === 'prometheus') {
+        ctx.io.out(await renderOpenMetrics(queueMetrics(projection, asOf)));
+        return;
+      }
+      const view = statsView(projection, asOf);
+      if (g.json || o.format === 'json') return printJson(ctx.io, { ok: true, ...view });
       ctx.io.out(`tip ${view.tip} (${view.commits} commits), epoch ${view.policy_epoch}`);
       const e = view.envelope;
-      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining}, reserve owed ${e.reserve} of ${e.recovery_bytes}`);
+      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve} of the ${e.recovery_bytes}-byte reserve (${e.reserve_remaining} left for new admission)`);
       if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);

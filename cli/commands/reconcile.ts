@@ -4,15 +4,20 @@
  * or nonlaunch evidence, keeps every possibly running reservation, and ends an exhausted
  * budget in `launch_unresolved`. `--receipts DIR` then settles completed members' delivery
  * barriers from `DIR/<claim_id>.json` (Result, or a guarded DeliveryFailure) without
- * rerunning effects. There is no force-release option.
+ * rerunning effects. A recorded run binding conflict is released once every candidate run is
+ * reported completed; `--resolve-conflict RUN_ID` is the administrator's explicit
+ * reconciliation binding one candidate (never a release). There is no force-release option.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fail } from '../../engine/errors.ts';
+import { isDecimalId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
+import { debugEvent } from '../../lib/debug/log.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/github/delivery.ts';
+import { resolveConflict } from '../../lib/github/conflict-exits.ts';
 import { reconcileDispatch, type ReconcileReport } from '../../lib/github/reconciler.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
@@ -27,6 +32,7 @@ interface ReconcileOptions {
   maxPolls?: number;
   intervalMs: number;
   receipts?: string;
+  resolveConflict?: string;
 }
 
 function targets(p: Projection, o: ReconcileOptions): string[] {
@@ -67,16 +73,29 @@ export const registerReconcile: CommandModule = (program, ctx) => {
     .option('--max-polls <n>', 'discovery polls at most (default: the pool\'s reconciliation.max_attempts)', (v) => Number(v))
     .option('--interval-ms <n>', 'pause between polls', (v) => Number(v), 5000)
     .option('--receipts <dir>', 'settle delivery barriers from <dir>/<claim_id>.json (and optional .descriptor.json)')
+    .option('--resolve-conflict <run_id>', 'administrator: bind one candidate of the recorded run binding conflict of --dispatch-id (the group then follows that run and is released only on its exact terminal evidence)')
+    .addHelpText('after', `
+A run binding conflict (several runs carry one dispatch id; none gets authority) keeps its
+capacity reserved. Plain reconcile releases it once GitHub reports every candidate run
+completed (exact terminal evidence of each). An administrator may instead bind the one
+candidate that is the real launch:
+  fairway reconcile --dispatch-id D --resolve-conflict RUN_ID
+The run must be a candidate the conflict recorded and still match the approved launch
+(repository, workflow, ref, event, principal, attempt 1). Nothing is force-released.`)
     .action(ctx.action(async (g, o: ReconcileOptions) => {
       const chosen = [o.dispatchId, o.workId, o.all].filter((v) => v !== undefined && v !== false).length;
       if (chosen !== 1) throw new UsageError('give exactly one of --dispatch-id, --work-id or --all', 'option_invalid');
       if (o.maxPolls !== undefined && (!Number.isInteger(o.maxPolls) || o.maxPolls < 1 || o.maxPolls > 4096)) throw new UsageError('--max-polls must be 1..4096', 'option_invalid');
       if (!Number.isInteger(o.intervalMs) || o.intervalMs < 0) throw new UsageError('--interval-ms must be a non-negative integer', 'option_invalid');
+      if (o.resolveConflict !== undefined && (o.dispatchId === undefined || !isDecimalId(o.resolveConflict))) {
+        throw new UsageError('--resolve-conflict RUN_ID needs --dispatch-id and a decimal run id', 'option_invalid');
+      }
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
       const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env);
       const api = launchApi(process.env);
+      const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, o.dispatchId!, o.resolveConflict);
       const reports: ReconcileReport[] = [];
       const deliveries: DeliveryReport[] = [];
       for (const id of targets(projection, o)) {
@@ -91,7 +110,9 @@ export const registerReconcile: CommandModule = (program, ctx) => {
           deliveries.push(await settleDelivery({ publisher, api, reconciler: actors.reconciler }, { claimId, ...files, attempts: Math.max(1, r.polls) }));
         }
       }
-      if (g.json) return printJson(ctx.io, { ok: true, reconciled: reports, deliveries });
+      debugEvent('reconciler', 'pass', { groups: reports.length, released: reports.filter((r) => r.outcome === 'released').length });
+      if (g.json) return printJson(ctx.io, { ok: true, ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries });
+      if (resolution !== null) ctx.io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
       for (const r of reports) {
         ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${r.last_error ? ` last error ${r.last_error}` : ''}`);
         if (r.next_action !== null) ctx.io.out(`  next: ${r.next_action}`);

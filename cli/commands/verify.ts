@@ -1,6 +1,6 @@
 /** `fairway verify --ledger FILE`: full validation, nothing else. */
-import { replayLedger } from '../../engine/replay/index.ts';
 import { readLedgerFile } from '../../lib/ledger-file.ts';
+import { coldReplay } from '../../lib/publisher/cache.ts';
 import type { CommandModule } from '../context.ts';
 import { replayProgress } from '../progress.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
@@ -9,7 +9,7 @@ export async function verify(io: Io, opts: { ledger: string; json: boolean }): P
   const bytes = await readLedgerFile(opts.ledger);
   const started = performance.now();
   const progress = replayProgress(opts.json);
-  const projection = replayLedger(bytes, progress.onProgress);
+  const projection = coldReplay(bytes, progress.onProgress);
   progress.done();
   const ms = Math.round(performance.now() - started);
   const result = { ok: true, tip: projection.tip, commits: projection.commitCount, policy_epoch: projection.policyEpoch };

@@ -11,6 +11,7 @@ import type { JsonObject } from '../json.ts';
 import type { DispatchRecord, ReplayState } from '../replay/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
+import { conflictReceipt, isConflicted, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 import { runBinding } from './run-identity.ts';
 
 export function dispatchGroup(state: ReplayState, dispatchId: string): DispatchRecord {
@@ -45,34 +46,14 @@ export function startMarker(state: ReplayState, dispatchId: string, sender: Acto
 }
 
 /** The reason a recorded run binding conflict carries (spec 7.8, §8.2 "Launch recovery"). */
-export const RUN_BINDING_CONFLICT = 'run_binding_conflict';
+export { conflictReceipt, conflictRunIds, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 
 /**
  * True once the ledger recorded several possible launches of this group: no run can bind it
  * afterwards (neither run gets the Claims' authority) and its capacity stays reserved.
  */
 export function conflictRecorded(group: DispatchRecord): boolean {
-  return group.state === 'unresolved' && group.reason === RUN_BINDING_CONFLICT;
-}
-
-/** The evidence `receipt` naming every conflicting run, within the 256-byte Identity bound. */
-export function conflictReceipt(runIds: readonly string[]): string {
-  const prefix = `${RUN_BINDING_CONFLICT}:`;
-  let out = prefix;
-  for (let i = 0; i < runIds.length; i++) {
-    const next = `${out === prefix ? '' : ','}${runIds[i]}`;
-    const rest = runIds.length - i - 1;
-    const tail = rest > 0 ? `,+${rest}` : '';
-    if (out.length + next.length + tail.length > 256) return `${out},+${runIds.length - i}`;
-    out += next;
-  }
-  return out;
-}
-
-/** The run ids a conflict receipt names (the `+N` overflow marker excluded). */
-export function conflictRunIds(receipt: unknown): string[] {
-  if (typeof receipt !== 'string' || !receipt.startsWith(`${RUN_BINDING_CONFLICT}:`)) return [];
-  return receipt.slice(RUN_BINDING_CONFLICT.length + 1).split(',').filter((id) => /^[1-9][0-9]*$/.test(id));
+  return isConflicted(group);
 }
 
 /**
@@ -128,4 +109,35 @@ export function rejectedTransition(state: ReplayState, dispatchId: string, why: 
   if (!['started', 'uncertain', 'unresolved'].includes(group.state)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}`);
   if (evidence.kind !== 'nonlaunch') fail('evidence_invalid', 'a rejection carries nonlaunch evidence');
   return op(dispatchId, { state: 'rejected', reason: reason(why), evidence });
+}
+
+/**
+ * The first exit of a recorded conflict (spec 7.8 "verify exact terminal evidence" for "every
+ * possible launch"): one `dispatch` request recording the exact terminal evidence of each
+ * candidate not recorded yet (a possible launch discovered later joins the candidates this
+ * way). The Release that follows is admissible only once every candidate has it.
+ */
+export function candidateTerminalRequest(state: ReplayState, dispatchId: string, evidences: readonly JsonObject[]): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (!conflictRecorded(group)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} records no run binding conflict`);
+  const recorded = new Set(group.conflict?.terminal ?? []);
+  const fresh = evidences.filter((e) => !recorded.has(String(e.run_id)));
+  if (fresh.length === 0) fail('nothing_to_record', `every candidate of ${dispatchId} already has recorded terminal evidence`);
+  for (const e of fresh) if (e.kind !== 'terminal_run' || e.status !== 'completed') fail('internal_error', 'candidate terminal evidence is exact terminal_run evidence');
+  return operationsRequest('dispatch', fresh.map((evidence) => ({ kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: RUN_BINDING_CONFLICT, evidence })));
+}
+
+/**
+ * The second exit, an operator's explicit reconciliation: an administrator's `control`
+ * request binding one candidate the conflict named, with that run's validated binding
+ * evidence. The group then follows that run (released only on its exact terminal evidence).
+ */
+export function resolutionRequest(state: ReplayState, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+  const group = dispatchGroup(state, dispatchId);
+  if (!conflictRecorded(group)) fail('conflict_resolution_invalid', `dispatch ${dispatchId} records no run binding conflict to resolve (${group.state})`);
+  const candidates = group.conflict?.runs ?? [];
+  if (!candidates.includes(runId)) fail('conflict_resolution_invalid', `run ${runId} is not a candidate of dispatch ${dispatchId}'s conflict (${candidates.join(', ')})`, {}, { candidates });
+  if (canonicalize((evidence.run_id ?? null) as never) !== canonicalize(runId)) fail('evidence_invalid', 'resolution evidence must name the bound run');
+  const run = runBinding(group, state.repository ?? '', runId);
+  return operationsRequest('control', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'bound', run, evidence, reason: 'operator_resolved' }]);
 }

@@ -30,3 +30,7 @@ export const releaseRequestId = (dispatchId: string): string => `wq-release-${di
 export const exhaustionRequestId = (dispatchId: string): string => `wq-exhaust-${digest({ dispatch_id: dispatchId })}`;
 export const resultRequestId = (claimId: string): string => `wq-result-${digest({ claim_id: claimId })}`;
 export const deliveryFailureRequestId = (claimId: string): string => `wq-delivery-failure-${digest({ claim_id: claimId })}`;
+/** Recording the exact terminal evidence of exactly these candidates of a conflict. */
+export const conflictTerminalRequestId = (dispatchId: string, runIds: readonly string[]): string => `wq-conflict-terminal-${digest({ dispatch_id: dispatchId, run_ids: [...runIds].sort() })}`;
+/** An operator's resolution of a conflict binding run `runId`. */
+export const resolveRequestId = (dispatchId: string, runId: string): string => `wq-resolve-${digest({ dispatch_id: dispatchId, run_id: runId })}`;

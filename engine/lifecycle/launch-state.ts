@@ -6,7 +6,7 @@
 import { fail } from '../errors.ts';
 import type { Projection } from '../replay/index.ts';
 import type { DispatchRecord } from '../replay/state.ts';
-import { conflictRecorded, conflictRunIds, RUN_BINDING_CONFLICT } from './dispatch.ts';
+import { conflictRecorded } from './dispatch.ts';
 import { dispatchHistory } from './history.ts';
 import { releaseRequestId } from './ids.ts';
 
@@ -42,6 +42,12 @@ export interface LaunchView {
   reported_run_ids: string[];
   /** Every run a recorded run binding conflict named (none without a recorded conflict). */
   conflict_run_ids: string[];
+  /** Candidates whose exact terminal evidence is recorded. */
+  conflict_terminal_run_ids: string[];
+  /** Candidates the conflict's receipt could not name. */
+  conflict_unnamed_runs: number;
+  /** True while the conflict holds (no operator resolution or release yet). */
+  conflict_open: boolean;
   reason: string | null;
   release_commit: string | null;
   claims: MemberView[];
@@ -66,7 +72,11 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
     started_at: history.startedAt,
     run_id: (group.run as { run_id?: string } | null)?.run_id ?? null,
     reported_run_ids: history.reportedRunIds,
-    conflict_run_ids: conflictRecorded(group) ? conflictRunIds([...history.events].reverse().find((e) => e.reason === RUN_BINDING_CONFLICT && e.state === 'unresolved')?.evidence?.receipt) : [],
+    // From the group's state, so a checkpoint keeps them (also after an operator's resolution).
+    conflict_run_ids: group.conflict?.runs ?? [],
+    conflict_terminal_run_ids: group.conflict?.terminal ?? [],
+    conflict_unnamed_runs: group.conflict?.unnamed ?? 0,
+    conflict_open: conflictRecorded(group) && !group.released,
     reason: group.reason,
     // After compaction the checkpoint keeps `released` but not the Release's commit; our one Release request names it.
     release_commit: group.releaseCommit ?? (group.released ? projection.request(releaseRequestId(dispatchId))?.commitId ?? null : null),

@@ -7,7 +7,7 @@
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
-import { claimHandle, requestFingerprint } from '../identity/index.ts';
+import { claimHandle, isDecimalId, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RequestOperationSchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
@@ -15,8 +15,9 @@ import { indexWork, recordResult } from '../scheduler/ready-index.ts';
 import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
 import { accountKey, bump } from './mutate.ts';
 import { roleMayRequest } from './rules.ts';
-import type { ClaimRecord, DependencyEdge, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
+import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
 import { policyIncoherence } from './ops/policy.ts';
+import { addGraphGates } from './ops/admission.ts';
 
 interface Receipt {
   id: string;
@@ -219,10 +220,27 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
       run: raw.run === undefined ? null : closed(r, RunBindingSchema, raw.run, `${what}.run`),
       released: r.bool(raw.released, `${what}.released`), releaseCommit: null,
       lifecycleWrites: r.int(raw.lifecycle_writes, `${what}.lifecycle_writes`), reason: r.optStr(raw.reason, `${what}.reason`),
+      conflict: raw.conflict === undefined ? null : conflictOf(r, raw.conflict, `${what}.conflict`),
     }]);
   }
   records.sort((a, b) => a[0] - b[0] || a[1].dispatchId.length - b[1].dispatchId.length || (a[1].dispatchId < b[1].dispatchId ? -1 : 1));
   for (const [, record] of records) state.dispatches.set(record.dispatchId, record);
+}
+
+/** A recorded run binding conflict: decimal run ids (unique), terminal ones among them. */
+function conflictOf(r: StateReader, value: JsonValue, what: string): DispatchConflict {
+  const raw = r.obj(value, what);
+  r.keys(raw, CONFLICT_KEYS, what);
+  const ids = (v: JsonValue | undefined, field: string): string[] => {
+    const list = r.arr(v, `${what}.${field}`).map((x, i) => r.str(x, `${what}.${field}[${i}]`));
+    if (list.some((id) => !isDecimalId(id)) || new Set(list).size !== list.length) r.bad(`${what}.${field} must be unique decimal run ids`);
+    return list;
+  };
+  const runs = ids(raw.runs, 'runs');
+  const terminal = ids(raw.terminal, 'terminal');
+  const unnamed = r.int(raw.unnamed, `${what}.unnamed`);
+  if (runs.length + unnamed < 2 || terminal.some((id) => !runs.includes(id))) r.bad(`${what} is not a run binding conflict of its candidate runs`);
+  return { runs, unnamed, terminal };
 }
 
 function memberOf(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject | undefined {
@@ -300,6 +318,7 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     const graph = state.graphs.get(work.graphId);
     if (graph === undefined) state.graphs.set(work.graphId, [work.workId]);
     else graph.push(work.workId);
+    addGraphGates(state, work.graphId, work.dependsOn);
     for (const edge of work.dependsOn) {
       if (edge.kind !== 'work') continue;
       const list = state.successors.get(edge.work_id);
@@ -332,7 +351,9 @@ const CLAIM_KEYS: ReadonlySet<string> = new Set([
 ]);
 const DISPATCH_KEYS: ReadonlySet<string> = new Set([
   'version', 'dispatch_id', 'request_id', 'commit_id', 'policy_epoch', 'pool', 'worker_profile', 'claims', 'profile', 'state', 'sender', 'run', 'released', 'reason', 'lifecycle_writes',
+  'conflict',
 ]);
+const CONFLICT_KEYS: ReadonlySet<string> = new Set(['runs', 'unnamed', 'terminal']);
 
 /** A state part that is a wire record: parsed with the record's own closed schema. */
 function closed(r: StateReader, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: readonly { path: PropertyKey[]; message: string }[] } } }, value: JsonValue | undefined, what: string): JsonObject {

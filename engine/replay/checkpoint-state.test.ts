@@ -12,7 +12,7 @@ import { isProtocolError } from '../errors.ts';
 import { requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { stateDigest } from './checkpoint.ts';
-import { checkpointShapes } from '../../tests/support/checkpoints.ts';
+import { checkpointOf, checkpointShapes, conflictLedger } from '../../tests/support/checkpoints.ts';
 import { replayBytes } from '../../tests/support/bytes.ts';
 import { exerciseViews } from '../../tests/support/views.ts';
 
@@ -94,6 +94,19 @@ describe('checkpoint state is parsed with the closed schemas of what it summaris
       }
       expect({ shape: shape.name, accepted }).toEqual({ shape: shape.name, accepted: [] });
     }
+  });
+
+  it('a recorded run binding conflict is restored with its candidates; a conflict naming one run, a terminal run that is no candidate, or a non-decimal run is checkpoint_invalid', () => {
+    const ledger = checkpointOf(conflictLedger());
+    const p = replayBytes(ledger);
+    const group = [...p.state.dispatches.values()][0]!;
+    expect(group.conflict).toEqual({ runs: ['7001', '7002'], unnamed: 0, terminal: ['7001'] });
+    const tamper = (edit: (c: JsonObject) => void) => edited(ledger, (state) => edit((state.dispatches as Record<string, JsonObject>)[group.dispatchId]!.conflict as JsonObject));
+    expect(codeOf(tamper((c) => (c.runs = ['7001'])))).toBe('checkpoint_invalid');
+    expect(codeOf(tamper((c) => (c.terminal = ['7999'])))).toBe('checkpoint_invalid');
+    expect(codeOf(tamper((c) => (c.runs = ['7001', 'x'])))).toBe('checkpoint_invalid');
+    expect(codeOf(tamper((c) => (c.runs = ['7001', '7001'])))).toBe('checkpoint_invalid');
+    expect(codeOf(tamper(() => undefined))).toBe('accepted');
   });
 
   it('every view answers on every checkpoint state replay accepts', () => {

@@ -215,6 +215,8 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
       pool: g.pool, worker_profile: g.workerProfile, claims: members, profile: g.profile, state: g.state,
       ...(g.sender === null ? {} : { sender: g.sender }), ...(g.run === null ? {} : { run: g.run }),
       released: g.released, ...(g.reason === null ? {} : { reason: g.reason }), lifecycle_writes: g.lifecycleWrites,
+      // A recorded run binding conflict's candidates survive compaction (ops/conflict.ts).
+      ...(g.conflict === null ? {} : { conflict: { runs: g.conflict.runs, unnamed: g.conflict.unnamed, terminal: g.conflict.terminal } }),
     };
     if (!g.released) unreleased += 1;
   }

@@ -6,3 +6,5 @@ export type { ProjectionSummary } from './summary.ts';
 export { orderChain, CausalChain } from './chain.ts';
 export type * from './state.ts';
 export { buildCheckpointCommit, checkpointSource, checkpointState, historyDigest } from './checkpoint.ts';
+export { envelopeOf, envelopeView, headroomLevel, WARN_FRACTION } from './headroom.ts';
+export type { EnvelopeView, HeadroomLevel } from './headroom.ts';

@@ -17,7 +17,7 @@ import { bootstrapRequest, submitRequest } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';
 import { replayLedger } from './index.ts';
-import { dispatchReserve, LIMIT_CEILINGS, ledgerBudget, workReserve } from './ledger-budget.ts';
+import { checkSubmitFits, dispatchReserve, LIMIT_CEILINGS, ledgerBudget, workReserve } from './ledger-budget.ts';
 
 const REPO = 'acme/queue';
 const producer: Actor = { role: 'producer', principal: '1001', repository: REPO };
@@ -175,4 +175,35 @@ describe('hard ceilings: a Policy may lower a limit, never raise it (spec 7.17)'
       expect(codeOf(bytes(`${canonicalize(commit as unknown as JsonValue)}\n`))).toBe('accepted');
     }
   });
+});
+
+describe('checkSubmitFits (the staging precheck) agrees with replay at the watermark', () => {
+  const w = submits({ ledger_bytes: 999999 }, 40);
+  const before = ledgerBudget(w.state).bytes;
+  const commit = buildCommit(w.state, { id: 'next', actor: producer, at: 500, ...submitRequest(w.state, [{ node_key: 'next', payload: { p: PAYLOAD } }], { graphId: 'g', at: 500 }) });
+  const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
+  const size = before + encoder.encode(line).length;
+  const text = `${w.text()}${line}`;
+  const precheck = (watermark: number): string => {
+    const limits = w.state.policy!.policy.limits as JsonObject;
+    const saved = limits.ledger_bytes;
+    limits.ledger_bytes = watermark;
+    try {
+      checkSubmitFits(w.state, size - before, ['default']);
+      return 'accepted';
+    } catch (e) {
+      if (isProtocolError(e)) return e.code;
+      throw e;
+    } finally {
+      limits.ledger_bytes = saved!;
+    }
+  };
+
+  for (const [label, watermark] of [['one byte under', size + 1], ['exact', size], ['one byte over', size - 1]] as const) {
+    it(`${label}: the precheck and replay give the same verdict`, () => {
+      const replayed = codeOf(withLimit(text, 'ledger_bytes', watermark));
+      expect(precheck(watermark)).toBe(replayed);
+      expect(replayed).toBe(watermark >= size ? 'accepted' : 'ledger_limit');
+    });
+  }
 });

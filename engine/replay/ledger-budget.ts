@@ -20,16 +20,24 @@
  *
  *   reserve = Σ over Work and dispatch groups.
  *
- * Rules, checked on the post-commit state (`recovery_reservation`):
- *   new admission (a commit with Work or Claims): bytes ≤ ledger_bytes;
- *   optional observations (a commit of only Observations): bytes ≤ ledger_bytes;
- *   every write: bytes + reserve ≤ ledger_bytes + recovery_bytes.
- * A violation is `ledger_limit`, with the numbers in its details.
+ * Rules, checked on the post-commit state (contract `recovery_reservation`), with W = ledger_bytes,
+ * Rv = recovery_bytes:
+ *   every write (all_writes):                    bytes + reserve ≤ W + Rv;
+ *   new admission (a commit with Work or Claims): bytes ≤ W;
+ *   optional observations (only Observations):    bytes ≤ W.
+ * A violation is `ledger_limit`, with the numbers in its details. Closure (finish/Completion,
+ * Result, DeliveryFailure, Release, cancellations, Dispatch lifecycle, Controls, Checkpoint) is
+ * held only to the all-writes bound: it may use the reserve past the watermark.
  *
- * Not enforced: the contract's `new_admission` clause "remaining reserve must not exceed
- * recovery_bytes". With the default limits one available Work owes 55,296 bytes, so that clause
- * would cap a queue at about 300 open Works, contradicting the 4,096 pending nodes per pool of
- * the same table; the all-writes bound already keeps every owed lifecycle byte writable.
+ * Not enforced: the second half of the contract's `new_admission` clause, "remaining reserve must
+ * not exceed recovery_bytes" (the reference checks reserve ≤ Rv after every commit with Work or
+ * Claims). With the default limits one available Work owes 55,296 bytes, so that clause caps a
+ * default queue at ⌊16,777,216 / 55,296⌋ = 303 open Works, against the 4,096 pending nodes per
+ * pool of the same table, and rejects this project's own demo queue (510 available Works owing
+ * 28,893,184 bytes). It is also not needed for the closure guarantee: every write, optional
+ * observations included, is held to the all-writes bound, so the lifecycle bytes owed to
+ * everything admitted always fit under W + Rv. docs/operating-envelope.md has the details.
+ * The pure check is `checkEnvelope` (replay, the publisher and the MCP staging check share it).
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
@@ -160,8 +168,10 @@ export interface BudgetReport {
   recovery_bytes: number;
   /** Bytes a new admission may still add before the watermark (never negative). */
   admission_remaining: number;
-  /** Reserve capacity not yet owed (never negative). */
+  /** Reserve capacity not yet owed (never negative): what new admission may still add to the owed reserve. */
   reserve_remaining: number;
+  /** Room under the all-writes bound, watermark + reserve − bytes − owed reserve (never negative). */
+  closure_remaining: number;
 }
 
 /** The envelope numbers of a validated state (stats, MCP snapshot, error details). */
@@ -175,6 +185,7 @@ export function ledgerBudget(state: ReplayState): BudgetReport {
     recovery_bytes: limits.recovery_bytes,
     admission_remaining: Math.max(0, limits.ledger_bytes - budget.bytes),
     reserve_remaining: Math.max(0, limits.recovery_bytes - budget.reserve),
+    closure_remaining: Math.max(0, limits.ledger_bytes + limits.recovery_bytes - budget.bytes - budget.reserve),
   };
 }
 
@@ -199,22 +210,69 @@ export function chargeCommit(state: ReplayState, commit: QueueCommit, bytes: num
       if (group !== undefined) setPart(state, budget, `d:${id}`, dispatchReserve(state, group));
     }
   }
-  const limits = limitsOf(state);
-  const details = {
-    limit: 'ledger_bytes',
-    ledger_bytes: budget.bytes,
-    commit_bytes: bytes,
-    watermark: limits.ledger_bytes,
-    recovery_bytes: limits.recovery_bytes,
-    reserve: budget.reserve,
-    admission_remaining: Math.max(0, limits.ledger_bytes - before),
-  };
   const admits = ops.some((op) => op.kind === 'Work' || op.kind === 'Claim');
   const optional = ops.length > 0 && ops.every((op) => op.kind === 'Observation');
-  if ((admits || optional) && budget.bytes > limits.ledger_bytes) {
-    fail('ledger_limit', `${admits ? 'new admission' : 'optional observations'} would take the ledger to ${budget.bytes} bytes, past the ${limits.ledger_bytes}-byte admission watermark (${details.admission_remaining} bytes remained)`, at, details);
+  checkEnvelope(limitsOf(state), { before, bytes: budget.bytes, reserve: budget.reserve, admits, optional }, at);
+}
+
+/** One candidate write against the envelope: its post-write ledger bytes and owed reserve. */
+export interface EnvelopeWrite {
+  /** Ledger bytes before the write. */
+  before: number;
+  /** Ledger bytes after it. */
+  bytes: number;
+  /** Owed reserve after it. */
+  reserve: number;
+  /** New admission: the write carries Work or Claims. */
+  admits: boolean;
+  /** Optional telemetry: the write carries only Observations. */
+  optional: boolean;
+}
+
+/** The three bounds of the module comment; `ledger_limit` with the numbers when one fails. */
+export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recovery_bytes'>, w: EnvelopeWrite, at: { commit?: string; line?: number } = {}): void {
+  const W = limits.ledger_bytes;
+  const Rv = limits.recovery_bytes;
+  const details = {
+    limit: 'ledger_bytes',
+    ledger_bytes: w.bytes,
+    commit_bytes: w.bytes - w.before,
+    watermark: W,
+    recovery_bytes: Rv,
+    reserve: w.reserve,
+    admission_remaining: Math.max(0, W - w.before),
+  };
+  const what = w.admits ? 'new admission' : 'optional observations';
+  if ((w.admits || w.optional) && w.bytes > W) {
+    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${details.admission_remaining} bytes remained)`, at, details);
   }
-  if (budget.bytes + budget.reserve > limits.ledger_bytes + limits.recovery_bytes) {
-    fail('ledger_limit', `the ledger (${budget.bytes} bytes) plus its owed lifecycle reserve (${budget.reserve}) would exceed watermark + reserve (${limits.ledger_bytes + limits.recovery_bytes})`, at, details);
+  if (w.bytes + w.reserve > W + Rv) {
+    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details);
   }
+}
+
+/** What a new, never-claimed Work in `pool` owes (the nonterminal formula with attempts 0). */
+export function newWorkReserve(state: ReplayState, pool: string): number {
+  return workReserve(state, { state: 'available', pool, attempts: 0, barrier: 'none' } as WorkRecord);
+}
+
+/**
+ * A non-authoritative precheck of a submit of `commitBytes` canonical bytes admitting Works in
+ * `pools` (one entry per new Work) on `state`: the same `checkEnvelope` replay applies, before
+ * anything is staged or published. Replay on publication stays the judge.
+ */
+export function checkSubmitFits(state: ReplayState, commitBytes: number, pools: readonly string[]): void {
+  const budget = budgetOf(state);
+  const added = pools.reduce((sum, pool) => sum + newWorkReserve(state, pool), 0);
+  checkEnvelope(limitsOf(state), { before: budget.bytes, bytes: budget.bytes + commitBytes, reserve: budget.reserve + added, admits: true, optional: false });
+}
+
+/**
+ * The same precheck for a grant of `commitBytes` bytes: each Claim adds the claimed-outcome escrow
+ * (8192) to its Work, each new dispatch group in `groupPools` its unreleased-dispatch reserve.
+ */
+export function checkGrantFits(state: ReplayState, commitBytes: number, claims: number, groupPools: readonly string[]): void {
+  const budget = budgetOf(state);
+  const added = claims * 8192 + groupPools.reduce((sum, pool) => sum + dispatchReserve(state, { released: false, pool, lifecycleWrites: 0 } as DispatchRecord), 0);
+  checkEnvelope(limitsOf(state), { before: budget.bytes, bytes: budget.bytes + commitBytes, reserve: budget.reserve + added, admits: true, optional: false });
 }

@@ -4,6 +4,7 @@
  * is poisoned and answers nothing.
  */
 import { fail } from '../errors.ts';
+import { envelopeView, type EnvelopeView } from './headroom.ts';
 import type { ReplayState, WorkRecord, ClaimRecord, DispatchRecord, RequestOutcome } from './state.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -21,6 +22,11 @@ export class Projection {
   private poisoned = false;
 
   constructor(readonly state: ReplayState) {}
+
+  /** The operating envelope (spec 7.17): ledger bytes, watermark, reserve owed, remaining budgets. */
+  envelope(): EnvelopeView {
+    return envelopeView(this.state);
+  }
 
   get valid(): boolean {
     return !this.poisoned;

@@ -26,6 +26,7 @@ export function createState(): ReplayState {
     controls: { admission_paused: false, grants_paused: false, credential_generation: 'initial' },
     works: new Map(),
     graphs: new Map(),
+    graphGates: new Map(),
     successors: new Map(),
     claims: new Map(),
     dispatches: new Map(),

@@ -23,7 +23,9 @@ export const REQUEST_ROLES: Readonly<Record<Role, readonly string[]>> = {
  */
 export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> = {
   policy: new Set(['Policy']),
-  control: new Set(['Control', 'WorkPriority', 'Deployment']),
+  // Dispatch in a control is only an administrator's resolution of a recorded run binding
+  // conflict (ops/conflict.ts); the v3 contract has no request kind of its own for it.
+  control: new Set(['Control', 'WorkPriority', 'Deployment', 'Dispatch']),
   submit: new Set(['Policy', 'Work', 'IssueLink']),
   dispatch_next: new Set(['Observation', 'Claim', 'IssueComment']),
   finish: new Set(['Completion', 'ClaimCancellation', 'WorkCancellation', 'IssueComment']),

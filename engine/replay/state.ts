@@ -118,6 +118,18 @@ export interface DispatchRecord {
   /** Count of lifecycle writes (Dispatch/Release) for the recovery reserve. */
   lifecycleWrites: number;
   reason: string | null;
+  /**
+   * A recorded run binding conflict (spec 7.8; replay/ops/conflict.ts): every candidate run,
+   * how many its receipt could not name, and the candidates with recorded exact terminal
+   * evidence. Kept after an operator's resolution; null when none was recorded.
+   */
+  conflict: DispatchConflict | null;
+}
+
+export interface DispatchConflict {
+  runs: string[];
+  unnamed: number;
+  terminal: string[];
 }
 
 export interface ObservationRecord {
@@ -202,6 +214,11 @@ export interface ReplayState {
   works: Map<string, WorkRecord>;
   /** Works by graph id (DAG views, graph limits). */
   graphs: Map<string, string[]>;
+  /**
+   * Distinct Issue/PR gate vertices per graph id, by gate identity (resource + condition): the
+   * per-graph node limit counts them with the graph's Work (spec 7.16, 7.17).
+   */
+  graphGates: Map<string, Set<string>>;
   /** Reverse Work edges: predecessor → successors. */
   successors: Map<string, string[]>;
   claims: Map<string, ClaimRecord>;

@@ -4,7 +4,8 @@
  * REPOSITORY), authenticates that run through the run API against the group's frozen
  * profile, checks the exact assignment against the ledger and the recorded start marker,
  * and proposes Dispatch(bound) through the checked publisher when the dispatcher's
- * response was lost. Only then is the immutable assignment emitted. A Re-run (attempt 2),
+ * response was lost -- unless discovery shows a second possible launch of the group, which is
+ * recorded as a run binding conflict that neither run wins. Only then is the immutable assignment emitted. A Re-run (attempt 2),
  * a foreign or edited assignment, a missing marker or another bound run fail closed.
  */
 import { fail } from '../../engine/errors.ts';
@@ -13,12 +14,16 @@ import { bindingStatus, boundTransition, conflictRecorded } from '../../engine/l
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { workerActor } from '../../engine/lifecycle/finish.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
+import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { GitHubApi } from './api.ts';
+import { launchCandidates } from './candidates.ts';
+import { recordConflict } from './conflict.ts';
 import type { ActionsRun } from './context.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ActivationInput {
   publisher: Publisher;
@@ -58,12 +63,33 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   const mismatches = runMismatches(group, repository, native);
   if (native.run_id !== run.runId) mismatches.push('run_repository_mismatch');
   if (mismatches.length > 0) fail('run_binding_invalid', `run ${run.runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });
-  if (status === 'same') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
+  if (status === 'same') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
 
+  // Spec 7.8 "Multiple matching runs are a binding conflict": before binding itself, the worker
+  // discovers every possible launch of its group (the same paged discovery reconcile uses). A
+  // second one -- a duplicate that may activate too -- makes this a conflict that neither run wins.
   const actor = workerActor(projection.state, group.dispatchId, run.runId);
+  const opts = input.now === undefined ? {} : { now: input.now };
+  // A failed listing propagates: activation fails closed, the reservation stays.
+  const candidates = await launchCandidates(input.api, projection, group.dispatchId, { known: [native] });
+  const decision = decideUnbound(candidates);
+  if (decision.action === 'conflict') {
+    await recordConflict(input.publisher, actor, group.dispatchId, decision.runIds, 1, opts);
+    fail('run_binding_conflict', `dispatch ${group.dispatchId} has ${decision.runIds.length} possible launches (${decision.runIds.join(', ')}): run ${run.runId} gets no authority`, {}, { run_ids: decision.runIds });
+  }
+  if (decision.action !== 'bind' || decision.runId !== run.runId) {
+    fail('run_binding_invalid', `run ${run.runId} is not the one valid possible launch of dispatch ${group.dispatchId}`);
+  }
+
   const t = await publishTransition(input.publisher, bindRequestId(group.dispatchId, run.runId), actor, (s, at) => boundTransition(s, group.dispatchId, run.runId,
     groupEvidence(s, group.dispatchId, { kind: 'reconciliation', source: 'trusted_activation', checkedAt: at, runId: run.runId })),
-  { tolerate: ['already_bound'], ...(input.now === undefined ? {} : { now: input.now }) });
-  if (t.status === 'skipped') return { assignment, run_id: run.runId, binding: 'already_bound', commit_id: null };
-  return { assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId };
+  { state: 'bound', tolerate: ['already_bound'], ...opts });
+  if (t.status === 'skipped') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
+  return bindingEvent({ assignment, run_id: run.runId, binding: 'bound_now', commit_id: t.commitId });
+}
+
+/** `native binding`: this run's binding verified from its own job context. */
+function bindingEvent(activation: Activation): Activation {
+  debugEvent('native', 'binding', { bound_now: activation.binding === 'bound_now', claims: activation.assignment.claims.length });
+  return activation;
 }

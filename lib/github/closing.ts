@@ -46,7 +46,7 @@ export async function closeGroup(
     precheck?.(state);
     const facts = groupEvidence(state, dispatchId, { ...evidence, checkedAt: at }) as JsonObject;
     return releaseRequest(state, dispatchId, facts, reason, at);
-  }, opts);
+  }, { ...opts, state: 'released' });
   // An interrupted earlier close may have released without its exhaustion step: finish it.
   const sweep = released ? await exhaust() : null;
   return { exhaustion: exhaustion ?? sweep, release };

@@ -19,6 +19,7 @@ import type { Publisher } from '../publisher/publisher.ts';
 import type { GitHubApi } from './api.ts';
 import { coordsOf, getFirstAttempt } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface DeliveryDeps {
   publisher: Publisher;
@@ -67,11 +68,18 @@ export async function terminalEvidence(projection: Projection, api: GitHubApi | 
 }
 
 export async function settleDelivery(deps: DeliveryDeps, input: DeliveryInput): Promise<DeliveryReport> {
+  const report = await settleOnce(deps, input);
+  debugEvent('delivery', 'settle', { outcome: report.outcome, verified: report.verified, terminal: report.terminal !== null, committed: report.commit_id !== null });
+  return report;
+}
+
+async function settleOnce(deps: DeliveryDeps, input: DeliveryInput): Promise<DeliveryReport> {
   const { projection } = await deps.publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
   const { claim, work } = completedMember(projection.state, input.claimId);
   const runId = (projection.dispatch(claim.dispatchId)!.run as { run_id: string }).run_id;
   const verification = verifyDelivery({ dispatchId: claim.dispatchId, claimId: claim.claimId, runId }, work.definition.payload as JsonObject, input.receipts);
+  debugEvent('effects', 'verify', { verified: verification.verified, outputs: verification.verified ? verification.outputs.length : 0, receipts: input.receipts !== null });
   const report: DeliveryReport = {
     claim_id: claim.claimId, work_id: work.workId, outcome: 'pending', verified: verification.verified,
     reason: verification.verified ? null : verification.reason, effects: verification.verified ? null : verification.effects, terminal: null, commit_id: null,

@@ -13,6 +13,7 @@
  * and `return_run_details: true`, so the answer we require is also the documented one.
  */
 import { Octokit } from '@octokit/rest';
+import { debugEvent, since } from '../debug/log.ts';
 import { isDecimalId } from '../../engine/identity/index.ts';
 import { isRequestError, githubMessage, neverSent } from '../store/github-client.ts';
 import { parseGitHubJson, validate } from './json.ts';
@@ -48,6 +49,13 @@ export type PostOutcome =
 const DEFINITIVE = new Set([400, 401, 404, 422]);
 
 export async function postWorkflowDispatch(options: DispatchPostOptions, target: DispatchTarget): Promise<PostOutcome> {
+  const started = Date.now();
+  const outcome = await postOnce(options, target);
+  debugEvent('native', 'post', { outcome: outcome.status, status: outcome.status === 'accepted' ? 200 : outcome.httpStatus ?? 0, ms: since(started) });
+  return outcome;
+}
+
+async function postOnce(options: DispatchPostOptions, target: DispatchTarget): Promise<PostOutcome> {
   const octokit = new Octokit({
     auth: options.token,
     userAgent: 'fairway-work-queue',

@@ -10,11 +10,14 @@ import { finishPlan, type FinishInput } from '../../engine/lifecycle/finish.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { ActionsRun } from './context.ts';
 import { publishTransition, type TransitionOutcome } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export async function finishClaim(publisher: Publisher, run: ActionsRun, input: FinishInput, now?: () => number): Promise<TransitionOutcome> {
   if (run.runAttempt !== 1) fail('run_attempt_invalid', `run attempt ${run.runAttempt} cannot finish Claims of the original attempt`);
   const { projection } = await publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'the worker queue does not exist');
   const plan = finishPlan(projection.state, input, run.runId);
-  return publishTransition(publisher, plan.requestId, plan.actor, plan.build, now === undefined ? {} : { now });
+  const outcome = await publishTransition(publisher, plan.requestId, plan.actor, plan.build, now === undefined ? {} : { now });
+  debugEvent('claims', 'finish', { completed: input.outcome === 'completed', status: outcome.status });
+  return outcome;
 }

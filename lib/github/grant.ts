@@ -15,6 +15,7 @@ import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
 import type { GitHubApi } from './api.ts';
 import { refreshGates, type RefreshReport } from './observer.ts';
+import { grantEvent, packEvent } from '../debug/queue-events.ts';
 
 export interface RefreshedGrantInput extends DispatchNextInput {
   requestId: string;
@@ -47,11 +48,13 @@ export async function observeAndGrant(publisher: Publisher, api: GitHubApi | nul
     prepare: (p: Projection, ids) => {
       const built = dispatchNextWithObservations(p, params, ids, ids.at, observations);
       plan = built.plan;
+      packEvent(built.plan);
       if (built.plan.claims.length > 0) return built;
       const reason = built.plan.stopReason;
       return { kind: built.kind, parameters: built.parameters, noWrite: { code: reason, message: `no grant: ${reason}`, detail: built.plan.next.explanation } };
     },
   });
+  grantEvent(outcome, plan);
   let observeCommit: string | null = null;
   if (outcome.status === 'no_write' && observations.length > 0) {
     const recorded = await publisher.publish({ requestId: `${input.requestId}-observe`, actor: input.actor, now, prepare: () => operationsRequest('observe', observations) });

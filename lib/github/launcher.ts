@@ -15,16 +15,20 @@ import { boundTransition, rejectedTransition, startMarker, uncertainTransition }
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { bindRequestId, rejectedRequestId, startRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { GitHubApi } from './api.ts';
+import { launchCandidates } from './candidates.ts';
 import { closeGroup } from './closing.ts';
+import { recordConflict } from './conflict.ts';
 import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from './dispatch-post.ts';
 import { coordsOf, getRun } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface LaunchDeps {
   publisher: Publisher;
@@ -70,6 +74,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   const report: LaunchReport = { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
   const finish = async (outcome: LaunchOutcome): Promise<LaunchReport> => {
     report.outcome = outcome;
+    debugEvent('native', 'launch', { outcome, status: report.http_status ?? 0, commits: report.commits.length });
     report.state = launchState((await current(deps.publisher)).dispatch(dispatchId)!);
     return report;
   };
@@ -82,7 +87,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
 
   let marker;
   try {
-    marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
+    marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { state: 'started', tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
   } catch (e) {
     if (isProtocolError(e) && e.code === 'grants_paused') return finish('grants_paused');
     if (isProtocolError(e) && e.code === 'request_id_conflict') return finish('marker_exists');
@@ -102,7 +107,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   const uncertain = async (reason: string, runId?: string): Promise<LaunchReport> => {
     report.reason = reason;
     const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.sender, (s, at) => uncertainTransition(s, dispatchId, reason,
-      runId === undefined ? undefined : groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+      runId === undefined ? undefined : groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId })), { state: 'uncertain', tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
     if (t.status === 'committed') report.commits.push(t.commitId);
     return finish('uncertain');
   };
@@ -110,7 +115,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   if (posted.status === 'rejected') {
     report.reason = posted.reason;
     const t = await publishTransition(deps.publisher, rejectedRequestId(dispatchId), deps.sender, (s, at) => rejectedTransition(s, dispatchId, posted.reason,
-      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { state: 'rejected', tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
     if (t.status === 'committed') report.commits.push(t.commitId);
     const closed = await closeGroup(deps.publisher, deps.reconciler, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected', deps.now);
     for (const c of [closed.exhaustion, closed.release]) if (c !== null && c.status === 'committed') report.commits.push(c.commitId);
@@ -127,8 +132,21 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   }
   report.mismatches = runMismatches(group, repository, run);
   if (report.mismatches.length > 0) return uncertain(report.mismatches[0]!, posted.runId);
+  // "The dispatcher uses the same binding rule" (spec 7.8): a second run carrying the dispatch id
+  // makes the response-named run one of several possible launches, a conflict neither run wins.
+  let decision;
+  try {
+    decision = decideUnbound(await launchCandidates(deps.api, await current(deps.publisher), dispatchId, { reported: [posted.runId] }));
+  } catch {
+    return uncertain('run_unverified', posted.runId);
+  }
+  if (decision.action === 'conflict') {
+    report.reason = 'run_binding_conflict';
+    report.commits.push(...await recordConflict(deps.publisher, deps.sender, dispatchId, decision.runIds, 1, opts));
+    return finish('run_binding_conflict');
+  }
   const bound = await publishTransition(deps.publisher, bindRequestId(dispatchId, posted.runId), deps.sender, (s, at) => boundTransition(s, dispatchId, posted.runId,
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: posted.runId })), { state: 'bound', tolerate: ['already_bound', 'run_binding_conflict'], ...opts });
   if (bound.status === 'committed') report.commits.push(bound.commitId);
   if (bound.status === 'skipped' && bound.code === 'run_binding_conflict') {
     report.reason = bound.code;

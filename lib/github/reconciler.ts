@@ -6,28 +6,33 @@
  * exact terminal evidence), keep the reservation on several possible launches
  * (`run_binding_conflict`), and after the bounded attempt/deadline budget record
  * `launch_unresolved` -- the reservation stays. A conflict is recorded durably as
- * Dispatch(unresolved, run_binding_conflict); afterwards no run binds the group. Terminal evidence of a run that was never
+ * Dispatch(unresolved, run_binding_conflict); afterwards no run binds the group, and it is
+ * released only once every candidate run is reported completed (conflict-exits.ts) or follows
+ * the one candidate an administrator bound. Terminal evidence of a run that was never
  * bound (a mismatching run, the dispatcher's own run) never releases a group. A reserved
  * group is released only by an explicit prelaunch cancellation that wins the CAS race
  * against a start marker. There is no force-release path.
  */
 import { fail } from '../../engine/errors.ts';
-import { boundTransition, conflictRecorded, conflictTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import { boundTransition, conflictRecorded, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { dispatchHistory } from '../../engine/lifecycle/history.ts';
-import { bindRequestId, conflictRequestId, uncertainRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
+import { bindRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
 import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
-import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { DispatchRecord } from '../../engine/replay/state.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
+import { launchCandidates } from './candidates.ts';
 import { closeGroup } from './closing.ts';
-import { coordsOf, discoverRuns, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
+import { settleConflict } from './conflict-exits.ts';
+import { markUncertain, recordConflict } from './conflict.ts';
+import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
 import { publishTransition } from './transition.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface ReconcileDeps {
   publisher: Publisher;
@@ -55,6 +60,8 @@ export interface ReconcileReport {
   polls: number;
   run_id: string | null;
   candidates: Array<{ run_id: string; reported: boolean; status: string | null; mismatches: string[] }>;
+  /** Candidates of a recorded conflict without exact terminal evidence yet. */
+  open_candidates: string[];
   last_error: string | null;
   cancel_requested: boolean;
   pending_barriers: string[];
@@ -62,11 +69,13 @@ export interface ReconcileReport {
   commits: string[];
 }
 
+const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
+
 export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string): Promise<ReconcileReport> {
   const now = deps.now ?? Date.now;
   const opts = deps.now === undefined ? {} : { now: deps.now };
   const report: ReconcileReport = {
-    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], last_error: null,
+    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
     cancel_requested: false, pending_barriers: [], next_action: null, commits: [],
   };
   const load = async (): Promise<{ projection: Projection; group: DispatchRecord }> => {
@@ -82,6 +91,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     report.run_id = (group.run as { run_id?: string } | null)?.run_id ?? report.run_id;
     report.next_action = next;
     report.pending_barriers = group.claimIds.filter((id) => projection.claim(id)?.state === 'completed' && projection.work(projection.claim(id)!.workId)?.barrier === 'pending');
+    debugEvent('reconciler', 'group', { outcome, commits: report.commits.length, polls: report.polls });
     return report;
   };
   const close = async (evidence: Parameters<typeof closeGroup>[3], reason: string, precheck?: Parameters<typeof closeGroup>[6]) => {
@@ -100,10 +110,25 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
     return close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
   }
   if (group.state === 'rejected') return close({ kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected');
+  if (conflictRecorded(group)) {
+    // Several possible launches were recorded: released only on exact terminal evidence of
+    // every candidate, or bound by an administrator's explicit resolution (conflict-exits.ts).
+    const settled = await settleConflict(deps.publisher, deps.api, deps.reconciler, dispatchId, deps.now);
+    report.polls = 1;
+    report.candidates = settled.candidates.map((c) => ({ run_id: c.run.run_id, reported: c.reported, status: c.run.status, mismatches: c.mismatches }));
+    report.open_candidates = settled.open;
+    report.last_error = settled.last_error;
+    report.commits.push(...settled.commits);
+    if (settled.outcome === 'released' || settled.outcome === 'already_released') return done(settled.outcome);
+    if (settled.outcome === 'evidence_unavailable') return done('evidence_unavailable', 'restore GitHub API access; the reservation is kept');
+    return done('run_binding_conflict', `${CONFLICT_NEXT_ACTION} (still open: ${settled.open.join(', ')}), or an administrator binds one candidate: fairway reconcile --dispatch-id ${dispatchId} --resolve-conflict RUN_ID`);
+  }
   if (group.state !== 'bound') {
     const unbound = await reconcileUnbound(deps, dispatchId, where, report, now, opts);
     if ('final' in unbound) {
-      return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
+      return done(unbound.final, unbound.final === 'launch_unresolved' ? UNRESOLVED_NEXT_ACTION
+        : unbound.final === 'run_binding_conflict' ? `${CONFLICT_NEXT_ACTION}, or an administrator binds one candidate: fairway reconcile --dispatch-id ${dispatchId} --resolve-conflict RUN_ID`
+          : 'inspect the listed runs; the reservation is kept until exact terminal or nonlaunch evidence');
     }
     ({ group } = await load());
   }
@@ -136,23 +161,15 @@ async function reconcileUnbound(
   const history = dispatchHistory(projection!, dispatchId);
   const pool = (projection!.state.policy!.policy.pools as Record<string, { reconciliation: { max_attempts: number; deadline_ms: number } }>)[group.pool]!;
   const maxAttempts = deps.maxPolls ?? pool.reconciliation.max_attempts;
-  const repository = projection!.state.repository ?? '';
   for (;;) {
     report.polls += 1;
-    const candidates: Candidate[] = [];
+    let candidates: Candidate[];
     try {
-      for (const id of history.reportedRunIds) {
-        const run = await getFirstAttempt(deps.api, where, id);
-        candidates.push({ run, reported: true, mismatches: runMismatches(group, repository, run, { requireFirstAttempt: false }) });
-      }
-      for (const run of await discoverRuns(deps.api, where, dispatchId, { workflow: String(group.profile.workflow) })) {
-        if (candidates.some((c) => c.run.run_id === run.run_id)) continue;
-        candidates.push({ run, reported: false, mismatches: runMismatches(group, repository, run, { requireFirstAttempt: false }) });
-      }
+      candidates = await launchCandidates(deps.api, projection!, dispatchId);
       report.last_error = null;
     } catch (e) {
       report.last_error = readStatusOf(e);
-      candidates.length = 0;
+      candidates = [];
     }
     report.candidates = candidates.map((c) => ({ run_id: c.run.run_id, reported: c.reported, status: c.run.status, mismatches: c.mismatches }));
     // A recorded conflict is final for automation: whatever discovery shows now, no run binds.
@@ -161,42 +178,29 @@ async function reconcileUnbound(
     if (decision.action === 'bind') {
       report.run_id = decision.runId;
       const t = await publishTransition(deps.publisher, bindRequestId(dispatchId, decision.runId), deps.reconciler, (s, at) => boundTransition(s, dispatchId, decision.runId,
-        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { tolerate: ['already_bound'], ...opts });
+        groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, runId: decision.runId, attempts: report.polls })), { state: 'bound', tolerate: ['already_bound'], ...opts });
       if (t.status === 'committed') report.commits.push(t.commitId);
       return { bound: decision.runId };
     }
     if (decision.action === 'conflict') {
-      await recordConflict(deps, dispatchId, decision.runIds, report, opts);
+      report.commits.push(...await recordConflict(deps.publisher, deps.reconciler, dispatchId, decision.runIds, report.polls, opts));
       return { final: 'run_binding_conflict' };
     }
     if (decision.action === 'invalid') {
-      await markUncertain(deps, dispatchId, decision.mismatches[0]!, report, opts);
+      await uncertain(deps, dispatchId, decision.mismatches[0]!, report, opts);
       return { final: 'run_identity_invalid' };
     }
     if (budgetExhausted({ polls: report.polls, maxAttempts, now: now(), startedAt: history.startedAt ?? history.grantAt, deadlineMs: pool.reconciliation.deadline_ms })) break;
     await sleep(deps.intervalMs ?? 5000);
   }
-  await markUncertain(deps, dispatchId, 'launch_unbound', report, opts);
+  await uncertain(deps, dispatchId, 'launch_unbound', report, opts);
   const t = await publishTransition(deps.publisher, unresolvedRequestId(dispatchId), deps.reconciler, (s, at) => unresolvedTransition(s, dispatchId, 'launch_unresolved',
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
+    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { state: 'unresolved', tolerate: ['dispatch_transition_invalid'], ...opts });
   if (t.status === 'committed') report.commits.push(t.commitId);
   return { final: 'launch_unresolved' };
 }
 
-/**
- * Several possible launches (spec 7.8, §8.2 "Launch recovery"): record Dispatch(unresolved,
- * run_binding_conflict) with evidence naming every candidate, so every later process (offline
- * `evidence` included) sees it and replay refuses any binding of either run.
- */
-async function recordConflict(deps: ReconcileDeps, dispatchId: string, runIds: string[], report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
-  await markUncertain(deps, dispatchId, 'run_binding_conflict', report, opts);
-  const t = await publishTransition(deps.publisher, conflictRequestId(dispatchId), deps.reconciler, (s, at) => conflictTransition(s, dispatchId, runIds,
-    groupEvidence(s, dispatchId, { kind: 'reconciliation', source: 'github_api', checkedAt: at, attempts: report.polls })), { tolerate: ['dispatch_transition_invalid'], ...opts });
-  if (t.status === 'committed') report.commits.push(t.commitId);
-}
-
-/** A crash may leave only `started`: record the sanitized uncertainty before anything else. */
-async function markUncertain(deps: ReconcileDeps, dispatchId: string, reason: string, report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
-  const t = await publishTransition(deps.publisher, uncertainRequestId(dispatchId), deps.reconciler, (s) => uncertainTransition(s, dispatchId, reason), { tolerate: ['dispatch_transition_invalid'], ...opts });
-  if (t.status === 'committed') report.commits.push(t.commitId);
+async function uncertain(deps: ReconcileDeps, dispatchId: string, reason: string, report: ReconcileReport, opts: { now?: () => number }): Promise<void> {
+  const commit = await markUncertain(deps.publisher, deps.reconciler, dispatchId, reason, opts);
+  if (commit !== null) report.commits.push(commit);
 }

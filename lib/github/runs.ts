@@ -7,6 +7,7 @@
 import { titleNames, type NativeRunFacts } from '../../engine/lifecycle/run-identity.ts';
 import type { GitHubApi } from './api.ts';
 import { RunListSchema, WorkflowRunSchema, type GitHubRun } from './schemas.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export type RepoCoords = { owner: string; repo: string };
 
@@ -33,13 +34,19 @@ export function runFacts(run: GitHubRun): NativeRunFacts {
 
 /** The run as GitHub shows it now (its latest attempt). */
 export async function getRun(api: GitHubApi, where: RepoCoords, runId: string): Promise<NativeRunFacts> {
-  return runFacts(await api.get('/repos/{owner}/{repo}/actions/runs/{run_id}', { ...where, run_id: runId }, WorkflowRunSchema, `read run ${runId}`));
+  return read(runFacts(await api.get('/repos/{owner}/{repo}/actions/runs/{run_id}', { ...where, run_id: runId }, WorkflowRunSchema, `read run ${runId}`)));
+}
+
+/** `native run_read`: one verified read of a run (its facts are not logged). */
+function read(facts: NativeRunFacts): NativeRunFacts {
+  debugEvent('native', 'run_read', { status: 200, completed: facts.status === 'completed' });
+  return facts;
 }
 
 /** The original attempt 1 of a run: its identity and its own terminal state. */
 export async function getFirstAttempt(api: GitHubApi, where: RepoCoords, runId: string): Promise<NativeRunFacts> {
   const run = await api.get('/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', { ...where, run_id: runId, attempt_number: 1 }, WorkflowRunSchema, `read run ${runId} attempt 1`);
-  return runFacts(run);
+  return read(runFacts(run));
 }
 
 export interface DiscoveryOptions {
@@ -57,7 +64,9 @@ export interface DiscoveryOptions {
 export async function discoverRuns(api: GitHubApi, where: RepoCoords, dispatchId: string, options: DiscoveryOptions): Promise<NativeRunFacts[]> {
   const found: NativeRunFacts[] = [];
   const workflowId = options.workflow.split('/').pop()!;
+  let pages = 0;
   for (let page = 1; page <= (options.maxPages ?? 3); page++) {
+    pages = page;
     const list = await api.get('/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs',
       { ...where, workflow_id: workflowId, event: 'workflow_dispatch', per_page: 100, page }, RunListSchema, `list runs of ${workflowId}`);
     for (const run of list.workflow_runs) {
@@ -66,6 +75,7 @@ export async function discoverRuns(api: GitHubApi, where: RepoCoords, dispatchId
     }
     if (list.workflow_runs.length < 100) break;
   }
+  debugEvent('native', 'discovery', { runs: found.length, pages });
   return found;
 }
 

@@ -9,6 +9,8 @@ import type { Projection } from '../../engine/replay/index.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
+import type { EventMeta } from '../debug/events.ts';
+import { debugEvent } from '../debug/log.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 
 export type TransitionOutcome =
@@ -20,7 +22,19 @@ export async function publishTransition(
   requestId: string,
   actor: Actor,
   build: (state: ReplayState, at: number) => BuiltRequest,
-  options: { tolerate?: readonly string[]; now?: () => number } = {},
+  options: { tolerate?: readonly string[]; now?: () => number; /** The group state this transition records (debug `dispatch transition`). */ state?: EventMeta<'dispatch', 'transition'>['state'] } = {},
+): Promise<TransitionOutcome> {
+  const outcome = await publishOnce(publisher, requestId, actor, build, options);
+  if (options.state !== undefined) debugEvent('dispatch', 'transition', { state: options.state, status: outcome.status });
+  return outcome;
+}
+
+async function publishOnce(
+  publisher: Publisher,
+  requestId: string,
+  actor: Actor,
+  build: (state: ReplayState, at: number) => BuiltRequest,
+  options: { tolerate?: readonly string[]; now?: () => number },
 ): Promise<TransitionOutcome> {
   try {
     const outcome = await publisher.publish({

@@ -17,6 +17,7 @@ import { rejected, Session, type Checked } from './session.ts';
 import type { LoadedSnapshot } from './snapshot.ts';
 import type { IntentStore } from './store.ts';
 import { settleWorker } from './worker.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export const DEFAULT_DISPATCH_BUDGET = 8;
 
@@ -41,6 +42,12 @@ function order(receipts: IntentReceipt[]): IntentReceipt[] {
     .sort((a, b) => (a.r.seq ?? Number.MAX_SAFE_INTEGER) - (b.r.seq ?? Number.MAX_SAFE_INTEGER) || a.i - b.i)
     .map(({ r }) => r);
 }
+
+const INTENT_KINDS: Readonly<Record<string, 'submit' | 'dispatch_next' | 'claim_finish'>> = {
+  work_queue_submit: 'submit',
+  work_queue_dispatch_next: 'dispatch_next',
+  work_queue_claim_finish: 'claim_finish',
+};
 
 export async function processIntents(o: ProcessOptions): Promise<ProcessReport> {
   const { snapshot } = o.loaded;
@@ -88,6 +95,8 @@ export async function processIntents(o: ProcessOptions): Promise<ProcessReport> 
   }
 
   const ordered = order(receipts);
+  for (const r of ordered) debugEvent('intents', 'intent', { kind: INTENT_KINDS[r.tool] ?? 'other', status: r.status });
+  debugEvent('intents', 'processed', { intents: ordered.length, ...countStatuses(ordered) });
   const live = await session.live().catch(() => null);
   return writeReceipts(o.receiptsDir, {
     ok: true,

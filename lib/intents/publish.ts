@@ -14,6 +14,8 @@ import type { PackResult } from '../../engine/scheduler/pack.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { policyFromSettings, readAwJsonSettings } from '../config/aw.ts';
 import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
+import { grantEvent, packEvent } from '../debug/queue-events.ts';
+import { debugEvent } from '../debug/log.ts';
 
 const AW_JSON = '.github/workflows/aw.json';
 const BOOTSTRAP_EPOCH = 'epoch-1';
@@ -95,21 +97,25 @@ export async function publishDispatch(publisher: Publisher, plan: DispatchPlan):
     prepare: (projection, ids) => {
       const built = dispatchNextRequest(projection.state, input, ids, ids.at);
       pack = built.plan;
+      packEvent(built.plan);
       if (built.operations.length > 0) return built;
       const reason = built.plan.stopReason;
       return { kind: built.kind, parameters: built.parameters, noWrite: { code: reason, message: `no grant: ${reason}`, detail: built.plan.next.explanation } };
     },
   });
+  grantEvent(outcome, pack);
   return { outcome, pack: outcome.status === 'committed' ? pack : undefined };
 }
 
-export function publishFinish(publisher: Publisher, input: { requestId: string; actor: Actor; scope: ClaimScope; outcome: 'completed' | 'cancelled' }): Promise<PublishOutcome> {
+export async function publishFinish(publisher: Publisher, input: { requestId: string; actor: Actor; scope: ClaimScope; outcome: 'completed' | 'cancelled' }): Promise<PublishOutcome> {
   const parameters = { dispatch_id: input.scope.dispatch_id, claim_handle: input.scope.claim_handle, outcome: input.outcome };
-  return publisher.publish({
+  const outcome = await publisher.publish({
     requestId: input.requestId,
     actor: input.actor,
     prepare: (projection, ids) => finishRequest(projection.state, parameters, ids.at),
   });
+  debugEvent('claims', 'finish', { completed: input.outcome === 'completed', status: outcome.status });
+  return outcome;
 }
 
 /** The commit a publication produced or found. */

@@ -15,8 +15,11 @@ import type { NativeRun } from '../../engine/intents/effects.ts';
 import { SNAPSHOT_SCHEMA, parseSnapshot, snapshotId, type Snapshot } from '../../engine/intents/records.ts';
 import type { SnapshotRole } from '../../engine/intents/roles.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { coldReplay } from '../publisher/cache.ts';
 import type { LedgerStore } from '../store/types.ts';
 import { readJsonFile } from './files.ts';
+import type { EventMeta } from '../debug/events.ts';
+import { debugEvent } from '../debug/log.ts';
 
 export interface CaptureInput {
   store: LedgerStore;
@@ -70,7 +73,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
   if (read.bytes !== null) {
     if (read.bytes.length === 0) fail('ledger_empty', `the ledger on ${input.store.label} exists but is empty; an empty ledger is an error, not an empty backlog`);
     text = decode(read.bytes);
-    projection = replayLedger(read.bytes);
+    projection = coldReplay(read.bytes);
   }
   const nativeRun = input.nativeRun ?? null;
   const assignment = workerAssignment(input.role, input.assignment, projection, nativeRun);
@@ -88,6 +91,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
     native_run: nativeRun,
   };
   const snapshot = parseSnapshot({ ...body, snapshot_id: snapshotId(body) });
+  debugEvent('intents', 'snapshot', { role: input.role as EventMeta<'intents', 'snapshot'>['role'], bytes: body.ledger.bytes, work: projection === null ? 0 : projection.state.works.size });
   return { snapshot, projection, assignment };
 }
 

@@ -23,6 +23,7 @@ import type { AssignmentClaim, WorkerAssignment } from '../../engine/intents/ass
 import { commitOf, publishFinish, workerActor } from './publish.ts';
 import type { IntentReceipt } from './receipts.ts';
 import { rejected, type Checked, type Session } from './session.ts';
+import { debugEvent } from '../debug/log.ts';
 
 function memberScope(assignment: WorkerAssignment, member: AssignmentClaim): ClaimScope {
   return { dispatch_id: assignment.dispatch_id, claim_handle: member.handle, claim_id: member.claim_id, work_id: member.work_id, resolution: 'explicit' };
@@ -68,7 +69,9 @@ async function control(s: Session, c: Checked, runId: string): Promise<IntentRec
   if (live !== null && live.request(requestId) === undefined) {
     try {
       authorizeClaimEffect(live, scope, { run_id: runId, run_attempt: s.snapshot.native_run?.run_attempt ?? 1 });
+      debugEvent('effects', 'gate', { authorized: true });
     } catch (e) {
+      debugEvent('effects', 'gate', { authorized: false });
       return { ...rejected(c.record, e, { request_id: requestId }), status: 'suppressed' };
     }
   }

@@ -23,7 +23,8 @@ import { appendLedger, emptyProjection, type Projection, type ReplayProgress } f
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
-import type { LedgerStore } from '../store/types.ts';
+import { debugEvent, since } from '../debug/log.ts';
+import type { CasOutcome, LedgerStore } from '../store/types.ts';
 import { ProjectionCache } from './cache.ts';
 import { ledgerHolding } from './history.ts';
 
@@ -85,20 +86,21 @@ export class Publisher {
         const commit = buildCommit(fresh.state, { id: input.requestId, actor: input.actor, at, ...built });
         const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
         appendLedger(fresh, line); // validate the genesis exactly as replay will
-        const outcome = await this.store.compareAndSwap(snapshot.version, encoder.encode(line), commitMessage(commit));
+        debugEvent('store', 'attempt', { attempt, bootstrap: true });
+        const outcome = await this.cas(snapshot.version, encoder.encode(line), commit);
         const settled = await this.settle(outcome, input, attempt, commit);
         if (settled !== null) return settled;
         continue;
       }
 
       const existing = projection.request(input.requestId);
-      if (existing !== undefined) return await this.replayed(projection, snapshot.version, input);
+      if (existing !== undefined) return published(await this.replayed(projection, snapshot.version, input), attempt, 0);
 
       const tip = projection.tip;
       const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
       const prepared = input.prepare(projection, ids);
       if ('noWrite' in prepared) {
-        return { status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version };
+        return published({ status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version }, attempt, 0);
       }
       const commit = buildCommit(projection.state, { id: input.requestId, actor: input.actor, at, ...prepared });
       const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
@@ -106,19 +108,28 @@ export class Publisher {
       // Validate by applying: this advances the cached projection to the candidate.
       // If the CAS then fails, the cache knows its projection no longer matches the branch.
       this.cache.applyCandidate(line);
-      let outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>;
+      debugEvent('store', 'attempt', { attempt, bootstrap: false });
+      let outcome: CasOutcome;
       try {
-        outcome = await this.store.compareAndSwap(snapshot.version, bytes, commitMessage(commit));
+        outcome = await this.cas(snapshot.version, bytes, commit);
       } catch (e) {
-        this.cache.discard(); // the projection holds an unconfirmed candidate
+        this.cache.discard('write_failed'); // the projection holds an unconfirmed candidate
         throw e;
       }
       if (outcome.status === 'committed') this.cache.confirm(outcome.version, bytes);
-      else this.cache.discard();
+      else this.cache.discard(outcome.status);
       const settled = await this.settle(outcome, input, attempt, commit);
       if (settled !== null) return settled;
     }
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
+  }
+
+  /** One compare-and-swap, with its `store cas` debug event. */
+  private async cas(expected: string | null, bytes: Uint8Array, commit: QueueCommit): Promise<CasOutcome> {
+    const started = Date.now();
+    const outcome = await this.store.compareAndSwap(expected, bytes, commitMessage(commit));
+    debugEvent('store', 'cas', { outcome: outcome.status, bytes: bytes.length, ms: since(started) });
+    return outcome;
   }
 
   /** The validated ledger that still retains `commitId`: this projection, or pre-compaction Git history (null: unreachable). */
@@ -185,21 +196,26 @@ export class Publisher {
     if (outcome.status === 'committed') {
       // The cached projection already holds the candidate (validated before the CAS).
       const projection = this.cache.current()?.projection ?? (await this.cache.load()).projection!;
-      return { status: 'committed', commit, projection, version: outcome.version, attempts: attempt, bootstrap: commit.previous === null };
+      return published({ status: 'committed', commit, projection, version: outcome.version, attempts: attempt, bootstrap: commit.previous === null }, attempt, commit.operations.length);
     }
     if (outcome.status === 'uncertain') {
       // Resolve by request id before anything else (spec 7.7).
       const { snapshot, projection } = await this.cache.load();
       const found = projection?.request(input.requestId);
       if (projection !== null && found !== undefined) {
+        debugEvent('store', 'recovered', { attempt, committed: found.commitId === commit.id, replayed: found.commitId !== commit.id });
         if (found.commitId === commit.id) {
-          return { status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null };
+          return published({ status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null }, attempt, commit.operations.length);
         }
-        return await this.replayed(projection, snapshot.version, input);
+        return published(await this.replayed(projection, snapshot.version, input), attempt, 0);
       }
+      debugEvent('store', 'recovered', { attempt, committed: false, replayed: false });
     }
-    input.onRetry?.({ attempt, reason: outcome.status === 'uncertain' ? 'uncertain' : 'conflict' });
-    await backoff(attempt);
+    const reason = outcome.status === 'uncertain' ? 'uncertain' : 'conflict';
+    input.onRetry?.({ attempt, reason });
+    const delay = backoffDelay(attempt);
+    debugEvent('store', 'retry', { attempt, reason, delay_ms: Math.round(delay) });
+    await new Promise((resolve) => setTimeout(resolve, delay));
     return null;
   }
 }
@@ -227,7 +243,13 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /** Bounded exponential backoff with full jitter (spec 7.8: reuse bounded backoff for CAS conflicts). */
-function backoff(attempt: number): Promise<void> {
+function backoffDelay(attempt: number): number {
   const ceiling = Math.min(2000, 20 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+  return Math.random() * ceiling;
+}
+
+/** The `store published` debug event of a final outcome. */
+function published(outcome: PublishOutcome, attempts: number, operations: number): PublishOutcome {
+  debugEvent('store', 'published', { outcome: outcome.status, attempts, operations });
+  return outcome;
 }

@@ -4,11 +4,10 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import createDebug from 'debug';
 import { ProtocolError } from '../../engine/errors.ts';
+import type { EventMeta } from '../debug/events.ts';
+import { debugEvent, since } from '../debug/log.ts';
 import { LEDGER_MAX_BYTES } from './checks.ts';
-
-const log = createDebug('work-queue:store:git');
 
 export interface GitResult {
   code: number;
@@ -58,7 +57,7 @@ export function git(ctx: GitContext, args: string[], input?: Uint8Array): Promis
       args,
       { cwd: ctx.cwd, env: gitEnv(ctx), encoding: 'buffer', maxBuffer: LEDGER_MAX_BYTES, windowsHide: true },
       (error, stdout, stderr) => {
-        log('git %s: %s ms', args[0], Date.now() - started);
+        debugEvent('store', 'git', { command: gitCommand(args[0]), exit: typeof (error as { code?: unknown } | null)?.code === 'number' ? (error as { code: number }).code : error === null ? 0 : -1, ms: since(started) });
         const err = error as (NodeJS.ErrnoException & { code?: string | number | null; signal?: string | null }) | null;
         if (err && (err.code === null || err.code === undefined) && err.signal) {
           // Killed by a signal (e.g. SIGPIPE when the remote hung up): a failed run, not a spawn error.
@@ -100,4 +99,11 @@ export function gitFailure(args: string[], r: GitResult, code = 'store_git_faile
 export function lastLine(text: string): string {
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   return lines[lines.length - 1] ?? '';
+}
+
+const GIT_COMMANDS = new Set(['cat-file', 'commit-tree', 'fetch', 'for-each-ref', 'hash-object', 'ls-remote', 'ls-tree', 'mktree', 'push', 'remote', 'rev-parse', 'symbolic-ref', 'update-ref']);
+
+/** The plumbing command for a debug event (`-c key=value` prefixes and anything unlisted: `other`). */
+function gitCommand(first: string | undefined): EventMeta<'store', 'git'>['command'] {
+  return (first !== undefined && GIT_COMMANDS.has(first) ? first : 'other') as EventMeta<'store', 'git'>['command'];
 }

@@ -6,10 +6,9 @@
 import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
-import createDebug from 'debug';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError } from '../../engine/errors.ts';
-
-const log = createDebug('work-queue:store:github');
+import { debugEvent, since } from '../debug/log.ts';
 
 export const FairwayOctokit = Octokit.plugin(throttling, retry);
 export type FairwayOctokit = InstanceType<typeof FairwayOctokit>;
@@ -19,8 +18,9 @@ export interface GitHubClientOptions {
   /** API root (default https://api.github.com). */
   baseUrl?: string;
   /**
-   * Minimum spacing of mutating requests. Unset: the throttling plugin's
-   * default, GitHub's guidance of one second between writes.
+   * Minimum spacing of mutating requests (default 1000 ms: GitHub's guidance of
+   * one second between writes). GraphQL queries are reads and are not spaced
+   * (the throttling plugin would otherwise queue every `POST /graphql` as a write).
    */
   writeIntervalMs?: number;
   /** Base of the retry plugin's quadratic backoff (default 1000 ms). */
@@ -128,40 +128,82 @@ const RATE_LIMIT_RETRIES = 2;
 const RATE_LIMIT_MAX_WAIT_S = 60;
 
 export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
-  const onLimit = (kind: string) => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    log('%s rate limit on %s %s: retry %d after %d s', kind, request.method, request.url, retryCount + 1, retryAfter);
-    return retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
+  const onLimit = (secondary: boolean) => (retryAfter: number, _request: unknown, _octokit: unknown, retryCount: number) => {
+    const retrying = retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
+    debugEvent('store', 'rate_limit', { secondary, attempt: retryCount + 1, delay_ms: retryAfter * 1000, retrying });
+    return retrying;
   };
-  return new FairwayOctokit({
+  const octokit = new FairwayOctokit({
     auth: options.token,
     ...(options.timeouts !== undefined && { request: { fetch: timedFetch(options.timeouts) } }),
     ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl.replace(/\/+$/, '') }),
     userAgent: 'fairway-work-queue',
-    log: { debug: () => undefined, info: () => undefined, warn: (m: string) => log('warn: %s', m), error: (m: string) => log('error: %s', m) },
+    log: { debug: () => undefined, info: () => undefined, warn: () => debugEvent('store', 'client_notice', { level: 'warn' }), error: () => debugEvent('store', 'client_notice', { level: 'error' }) },
     throttle: {
       id: 'fairway',
-      onRateLimit: onLimit('primary'),
-      onSecondaryRateLimit: onLimit('secondary'),
+      onRateLimit: onLimit(false),
+      onSecondaryRateLimit: onLimit(true),
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: Math.max(1, options.retryBaseMs) }),
-      // Content-creating writes (Issues, comments) have their own, slower group (3 s by default);
-      // an explicit spacing applies to both.
-      ...(options.writeIntervalMs !== undefined && { write: spacedGroup(options.writeIntervalMs) as never, notifications: spacedGroup(options.writeIntervalMs) as never }),
+      write: spacedGroup(options.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS) as never,
+      // Content-creating writes (Issues, comments) have their own, slower group (the plugin's
+      // 3 s by default); an explicit spacing applies to them too.
+      ...(options.writeIntervalMs !== undefined && { notifications: spacedGroup(options.writeIntervalMs) as never }),
     },
     retry: {
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: options.retryBaseMs }),
       ...(options.retries !== undefined && { retries: options.retries }),
     },
   });
+  observeRequests(octokit);
+  return octokit;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE']);
+
+/** One `store http` debug event per request (each retry included): method, status, duration. */
+export function observeRequests(octokit: { hook: { wrap: InstanceType<typeof Octokit>['hook']['wrap'] } }): void {
+  octokit.hook.wrap('request', async (request, options) => {
+    const started = Date.now();
+    const upper = String(options.method ?? 'GET').toUpperCase();
+    const method = (METHODS.has(upper) ? upper : 'other') as 'GET';
+    const write = method !== 'GET' && method !== 'HEAD';
+    try {
+      const response = await request(options);
+      debugEvent('store', 'http', { method, status: response.status, write, timed_out: false, ms: since(started) });
+      return response;
+    } catch (e) {
+      const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 0;
+      debugEvent('store', 'http', { method, status, write, timed_out: timedOut(e), ms: since(started) });
+      throw e;
+    }
+  });
+}
+
+/** GitHub's guidance: at least one second between mutating requests. */
+export const DEFAULT_WRITE_INTERVAL_MS = 1000;
+
+/** Set while a GraphQL query (a read sent as `POST /graphql`) is in flight. */
+const graphqlRead = new AsyncLocalStorage<true>();
+
+/**
+ * Sends a GraphQL query outside the write spacing. The throttling plugin
+ * schedules every `POST /graphql` on its write limiter; a query is a read, so
+ * a checked read followed by its publication would otherwise wait a second.
+ */
+export function asGraphqlRead<T>(send: () => Promise<T>): Promise<T> {
+  return graphqlRead.run(true, send);
 }
 
 /**
  * The one part of a Bottleneck.Group the throttling plugin uses for writes
- * (`key(id).schedule(options, fn)`), spacing jobs `intervalMs` apart.
+ * (`key(id).schedule(options, fn)`), spacing jobs `intervalMs` apart. GraphQL
+ * queries (`asGraphqlRead`) pass straight through and take no slot.
  */
 function spacedGroup(intervalMs: number) {
   let next = 0;
   const limiter = {
     schedule<T>(_options: unknown, fn: () => Promise<T> | T): Promise<T> {
+      if (graphqlRead.getStore() === true) return Promise.resolve().then(fn);
       const now = Date.now();
       const at = Math.max(now, next);
       next = at + intervalMs;

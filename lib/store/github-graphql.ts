@@ -27,7 +27,7 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot } from './types.ts';
 import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
 import { GitHubStore, type GitHubStoreOptions } from './github.ts';
-import { githubFailure, isRequestError, neverSent } from './github-client.ts';
+import { asGraphqlRead, githubFailure, isRequestError, neverSent } from './github-client.ts';
 
 /** GitHub's GraphQL error objects carry a top-level `type` (NOT_FOUND, FORBIDDEN, STALE_DATA, ...). */
 export interface GraphqlError {
@@ -204,7 +204,8 @@ export class GitHubGraphqlStore extends GitHubStore {
   }
 
   private async send<T>(query: string, variables: Record<string, unknown>, write: boolean): Promise<{ data: T | null; errors: GraphqlError[] }> {
-    const response = await this.octokit.request({ method: 'POST', url: this.graphqlUrl, query, variables, ...(write && { request: { retries: 0 } }) });
+    const request = () => this.octokit.request({ method: 'POST', url: this.graphqlUrl, query, variables, ...(write && { request: { retries: 0 } }) });
+    const response = write ? await request() : await asGraphqlRead(request);
     const body = response.data as { data?: T | null; errors?: unknown } | null;
     if (body === null || typeof body !== 'object') throw new ProtocolError('github_response_invalid', `GitHub's GraphQL endpoint answered a ${typeof body}, not a JSON object`);
     const errors = Array.isArray(body.errors) ? (body.errors as GraphqlError[]) : [];

@@ -5,11 +5,11 @@
  * path; each has an honest control on the same prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { conflictTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import { candidateTerminalRequest, conflictTransition, resolutionRequest, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { cancelClaims, releaseRequest } from '../../engine/lifecycle/release.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
-import { nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { admin, nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { byteVerdict, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
 
 function queue(): TestQueue {
@@ -65,6 +65,102 @@ describe('§8.2 "Launch recovery": duplicate or conflicting runs retain capacity
     const receipt = String((built.operations[0] as { evidence: { receipt: string } }).evidence.receipt);
     expect(new TextEncoder().encode(receipt).length).toBeLessThanOrEqual(256);
     expect(receipt).toMatch(/^run_binding_conflict:9007199254740993,9007199254740994,.*,\+\d+$/);
+  });
+});
+
+describe('issue 20: a recorded conflict frees its capacity only with exact terminal evidence for every candidate or an administrator\'s resolution (spec 7.8)', () => {
+  function conflicted(): { q: TestQueue; dispatchId: string } {
+    const q = queue();
+    const { dispatchId } = grantOne(q);
+    start(q, dispatchId);
+    q.w.publish('uncertain', reconciler, q.tick(), uncertainTransition(q.state, dispatchId, 'dispatch_response_lost'));
+    q.w.publish('conflict', reconciler, q.tick(), conflictTransition(q.state, dispatchId, ['7001', '7002'],
+      evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 1 })));
+    return { q, dispatchId };
+  }
+  const terminal = (q: TestQueue, dispatchId: string, runId: string) => evidence(q, dispatchId, { kind: 'terminal_run', source: 'github_api', runId, conclusion: 'success', completed: true });
+  const release = (q: TestQueue, dispatchId: string, runId: string) => releaseRequest(q.state, dispatchId, terminal(q, dispatchId, runId), 'run_terminal', q.t);
+
+  it('rejects a Release with terminal evidence of only one candidate, or of none recorded (conflict_evidence_required)', () => {
+    const { q, dispatchId } = conflicted();
+    expect(byteVerdict(forgeBuilt(q, 'release-none', reconciler, q.tick(), release(q, dispatchId, '7001')))).toBe('conflict_evidence_required');
+    q.w.publish('terminal-7001', reconciler, q.tick(), candidateTerminalRequest(q.state, dispatchId, [terminal(q, dispatchId, '7001')]));
+    expect(byteVerdict(forgeBuilt(q, 'release-one', reconciler, q.tick(), release(q, dispatchId, '7001')))).toBe('conflict_evidence_required');
+    // Terminal evidence of a run that is no candidate does not stand in for one.
+    expect(byteVerdict(forgeBuilt(q, 'release-other', reconciler, q.tick(), release(q, dispatchId, '7999')))).toBe('conflict_evidence_required');
+  });
+
+  it('rejects candidate terminal evidence that is not exact (not completed, not from the GitHub API, naming no run) (conflict_evidence_required)', () => {
+    const { q, dispatchId } = conflicted();
+    const running = evidence(q, dispatchId, { kind: 'terminal_run', source: 'github_api', runId: '7001', conclusion: 'success' });
+    const fromActivation = evidence(q, dispatchId, { kind: 'terminal_run', source: 'trusted_activation', runId: '7001', conclusion: 'success', completed: true });
+    for (const [id, e] of [['running', running], ['activation', fromActivation]] as const) {
+      const op = { kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: 'run_binding_conflict', evidence: e };
+      expect(byteVerdict(forgeBuilt(q, id, reconciler, q.tick(), operationsRequest('dispatch', [op])))).toBe('conflict_evidence_required');
+    }
+    // (A later attempt is not even schema-valid evidence: run_attempt is FirstAttempt.)
+    const noRun = { ...terminal(q, dispatchId, '7001') };
+    delete noRun.run_id;
+    delete noRun.run_attempt;
+    const op = { kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: 'run_binding_conflict', evidence: noRun };
+    expect(byteVerdict(forgeBuilt(q, 'no-run', reconciler, q.tick(), operationsRequest('dispatch', [op])))).toBe('conflict_evidence_required');
+  });
+
+  it('control: with recorded exact terminal evidence of both candidates the Release replays and frees the reservation', () => {
+    const { q, dispatchId } = conflicted();
+    q.w.publish('terminal', reconciler, q.tick(), candidateTerminalRequest(q.state, dispatchId, [terminal(q, dispatchId, '7001'), terminal(q, dispatchId, '7002')]));
+    expect(byteVerdict(forgeBuilt(q, 'release', reconciler, q.tick(), release(q, dispatchId, '7002')))).toBe('accepted');
+  });
+
+  it('rejects an operator resolution without administrator authority: a reconciler\'s or worker\'s binding of a candidate is a bind after the conflict (run_binding_conflict), a non-administrator control is role_not_allowed', () => {
+    const { q, dispatchId } = conflicted();
+    const at = q.tick();
+    const resolution = resolutionRequest(q.state, dispatchId, '7001', { ...evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', runId: '7001' }, at) });
+    expect(byteVerdict(forgeBuilt(q, 'resolve-by-reconciler', reconciler, at, resolution))).toBe('role_not_allowed');
+    const asDispatch = operationsRequest('dispatch', resolution.operations);
+    expect(byteVerdict(forgeBuilt(q, 'resolve-as-dispatch', reconciler, at, asDispatch))).toBe('run_binding_conflict');
+    expect(byteVerdict(forgeBuilt(q, 'resolve-by-worker', workerOf(dispatchId, '7001'), at, asDispatch))).toBe('run_binding_conflict');
+    expect(byteVerdict(forgeBuilt(q, 'resolve', admin, at, resolution))).toBe('accepted');
+  });
+
+  it('rejects an administrator\'s resolution naming no candidate, of a group without a conflict, or of another shape (conflict_resolution_invalid)', () => {
+    const { q, dispatchId } = conflicted();
+    const at = q.tick();
+    const ev = (runId: string) => evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', runId }, at);
+    const good = resolutionRequest(q.state, dispatchId, '7001', ev('7001'));
+    const foreign = { ...(good.operations[0] as object), run: { ...((good.operations[0] as { run: object }).run), run_id: '7999' }, evidence: ev('7999') };
+    expect(byteVerdict(forgeBuilt(q, 'resolve-foreign', admin, at, operationsRequest('control', [foreign])))).toBe('conflict_resolution_invalid');
+    const unresolved = { kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: 'operator_none', evidence: ev('7001') };
+    expect(byteVerdict(forgeBuilt(q, 'resolve-none', admin, at, operationsRequest('control', [unresolved])))).toBe('conflict_resolution_invalid');
+    const plain = queue();
+    const g = grantOne(plain);
+    start(plain, g.dispatchId);
+    const bindPlain = operationsRequest('control', [{ ...(good.operations[0] as object), dispatch_id: g.dispatchId }]);
+    expect(byteVerdict(forgeBuilt(plain, 'resolve-plain', admin, plain.tick(), bindPlain))).toBe('conflict_resolution_invalid');
+  });
+
+  it('after an administrator\'s resolution the other candidate still cannot bind, and the Release needs the chosen run\'s exact terminal evidence (terminal_evidence_required)', () => {
+    const { q, dispatchId } = conflicted();
+    let at = q.tick();
+    q.w.publish('resolve', admin, at, resolutionRequest(q.state, dispatchId, '7001', evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', runId: '7001' }, at)));
+    at = q.tick();
+    expect(byteVerdict(forgeBuilt(q, 'bind-7002', reconciler, at, dispatchBound(q.state, dispatchId, '7002', at)))).toBe('run_binding_conflict');
+    const nonlaunch = releaseRequest(q.state, dispatchId, evidence(q, dispatchId, { kind: 'nonlaunch', source: 'github_api' }), 'forced', q.t);
+    expect(byteVerdict(forgeBuilt(q, 'force', reconciler, q.tick(), nonlaunch))).toBe('terminal_evidence_required');
+    expect(byteVerdict(forgeBuilt(q, 'release-other', reconciler, q.tick(), release(q, dispatchId, '7002')))).toBe('terminal_evidence_required');
+    expect(byteVerdict(forgeBuilt(q, 'release', reconciler, q.tick(), release(q, dispatchId, '7001')))).toBe('accepted');
+  });
+
+  it('a worker may record its own group\'s conflict only naming its own run (run_binding_conflict otherwise)', () => {
+    const q = queue();
+    const { dispatchId } = grantOne(q);
+    start(q, dispatchId);
+    q.w.publish('uncertain', reconciler, q.tick(), uncertainTransition(q.state, dispatchId, 'dispatch_response_lost'));
+    const built = conflictTransition(q.state, dispatchId, ['7001', '7002'], evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 1 }));
+    expect(byteVerdict(forgeBuilt(q, 'conflict-own', workerOf(dispatchId, '7001'), q.tick(), built))).toBe('accepted');
+    expect(byteVerdict(forgeBuilt(q, 'conflict-foreign', workerOf(dispatchId, '7003'), q.tick(), built))).toBe('run_binding_conflict');
+    const other = { kind: 'Dispatch', dispatch_id: dispatchId, state: 'unresolved', reason: 'launch_unresolved', evidence: evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api' }) };
+    expect(byteVerdict(forgeBuilt(q, 'unresolved-by-worker', workerOf(dispatchId, '7001'), q.tick(), operationsRequest('dispatch', [other])))).toBe('run_binding_conflict');
   });
 });
 

@@ -88,7 +88,7 @@ describe('ledger watermark through the CLI (ledger_limit)', () => {
     expect(stats.json.envelope).toMatchObject({ bytes: size, ledger_bytes: watermark, admission_remaining: watermark - size, warning: 'near_watermark' });
     expect(stats.json.envelope.reserve).toBeGreaterThan(0);
 
-    // A new Claim is admission too: refused the same way once the remaining budget cannot hold it.
+    // A new Claim is admission too (tests/lifecycle/envelope-cli.test.ts refuses dispatch-next the same way).
     // A closure is not: cancel-claim commits inside the recovery reserve.
     const cancel = await cli(repo, 'cancel-claim', '--claim-id', claimId, '--reason', 'operator_cancelled');
     expect(cancel.code, JSON.stringify(cancel.json)).toBe(0);
@@ -113,5 +113,31 @@ describe('hard ceilings through the CLI (policy --file)', () => {
     expect(tip(repo)).toBe(before);
     const equal = await cli(repo, 'policy', '--file', file('eq.json', genesisPolicy({ ledger_bytes: 67108864, recovery_bytes: 1_000_000 })), '--epoch', 'eq');
     expect(equal.code, JSON.stringify(equal.json)).toBe(0);
+  });
+});
+
+describe('graph_nodes counts Issue/PR gates through the CLI (submit-graph, spec 7.16)', () => {
+  it('admits 2 Work + 1 shared gate under graph_nodes 3 and refuses 2 Work + 2 gates (completed and closed are distinct) before writing, naming the node', async () => {
+    await drainedQueue();
+    const installed = await cli(repo, 'policy', '--file', file('g3.json', genesisPolicy({ graph_nodes: 3 })), '--epoch', 'g3');
+    expect(installed.code, JSON.stringify(installed.json)).toBe(0);
+    const queueRepo = JSON.parse(ledger(repo).split('\n')[0]!).actor.repository as string;
+    const gate = (condition: string) => ({ kind: 'issue', condition, resource: { host: 'github.com', kind: 'issue', repository: queueRepo, repository_id: '1', resource_id: '100007', number: '7' } });
+
+    const before = tip(repo);
+    const over = await cli(repo, 'submit-graph', '--graph-id', 'two-gates', '--file', file('over.json', [
+      { node_key: 'a', payload: { t: 'a' }, depends_on: [gate('completed')] },
+      { node_key: 'b', payload: { t: 'b' }, depends_on: [gate('closed')] },
+    ]));
+    expect(over.json.error?.code, JSON.stringify(over.json)).toBe('resource_limit');
+    expect(over.json.error.details).toMatchObject({ limit: 'graph_nodes', max: 3, value: 4, node_key: 'b', graph_id: 'two-gates' });
+    expect(over.json.error.message).toContain('node b');
+    expect(tip(repo), 'nothing written').toBe(before);
+
+    const shared = await cli(repo, 'submit-graph', '--graph-id', 'shared-gate', '--file', file('shared.json', [
+      { node_key: 'a', payload: { t: 'a' }, depends_on: [gate('completed')] },
+      { node_key: 'b', payload: { t: 'b' }, depends_on: [gate('completed')] },
+    ]));
+    expect(shared.code, JSON.stringify(shared.json)).toBe(0);
   });
 });

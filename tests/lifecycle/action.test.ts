@@ -4,7 +4,7 @@
  * the GitHub stand-in's Git data API: dispatcher `dispatch`, worker `activate` + `settle`,
  * then `reconcile` after the worker run ends.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,10 +28,11 @@ import { workerWorkflowYaml } from '../support/worker-workflow.ts';
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** The `run:` block of the composite step `fairway` in action.yml. */
-function stepScript(): string {
+/** The `run:` block of the composite step with this id in action.yml. */
+function stepScript(id = 'fairway'): string {
   const lines = readFileSync(join(ROOT, 'action.yml'), 'utf8').split('\n');
-  const start = lines.findIndex((l, i) => l.trim() === 'run: |' && lines.slice(Math.max(0, i - 40), i).some((x) => x.includes('id: fairway')));
+  const at = lines.findIndex((l) => l.trim() === `- id: ${id}`);
+  const start = lines.findIndex((l, i) => i > at && l.trim() === 'run: |');
   const body: string[] = [];
   for (const l of lines.slice(start + 1)) {
     if (l.trim() !== '' && !l.startsWith('        ')) break;
@@ -70,6 +71,24 @@ async function step(name: string, env: Record<string, string>): Promise<unknown>
 }
 
 describe('action.yml', () => {
+  it('caches its runtime dependencies under a key from the lockfile, and installs only on a miss', () => {
+    const text = readFileSync(join(ROOT, 'action.yml'), 'utf8');
+    const keyOf = (lock: string): string => {
+      const dir = mkdtempSync(join(temp, 'lock-'));
+      writeFileSync(join(dir, 'package-lock.json'), lock);
+      const output = join(dir, 'out');
+      writeFileSync(output, '');
+      execFileSync('bash', ['-c', stepScript('fairway-cache-key')], { cwd: dir, env: { PATH: process.env.PATH ?? '', RUNNER_OS: 'Linux', GITHUB_OUTPUT: output } as Record<string, string> as NodeJS.ProcessEnv });
+      return /^key=(.+)$/m.exec(readFileSync(output, 'utf8'))![1]!;
+    };
+    const a = keyOf('{"lockfileVersion":3}\n');
+    expect(a).toMatch(new RegExp(`^fairway-Linux-node${process.versions.node.split('.')[0]}-[0-9a-f]{32}$`));
+    expect(keyOf('{"lockfileVersion":3}\n')).toBe(a);
+    expect(keyOf('{"lockfileVersion":3,"x":1}\n')).not.toBe(a);
+    expect(text).toMatch(/- id: fairway-cache\n\s+name: .*\n\s+uses: actions\/cache@v4\n\s+with:\n\s+path: \|\n\s+\$\{\{ github\.action_path \}\}\/node_modules\n\s+\$\{\{ github\.action_path \}\}\/dist\n\s+key: \$\{\{ steps\.fairway-cache-key\.outputs\.key \}\}/);
+    expect(text).toMatch(/- name: Install Fairway\n\s+if: steps\.fairway-cache\.outputs\.cache-hit != 'true'/);
+  });
+
   it('dispatch, activate, settle and reconcile through the composite step script, each projecting its Work into the backing Issue', async () => {
     const repo = fake.state.createRepo('acme', 'queue');
     const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml(), '.github/workflows/aw.json': '{"work_queue": {"issues": true}}' });

@@ -133,6 +133,23 @@ describe('GitHubGraphqlStore: two requests', () => {
   });
 });
 
+describe('GitHubGraphqlStore: write spacing', () => {
+  it('spaces mutations by the write interval but never queues a GraphQL query behind one', async () => {
+    const repo = newRepo();
+    const v1 = await committedVersion(storeFor(repo), null, 'one\n');
+    const store = storeFor(repo, { writeIntervalMs: 1500 });
+    const v2 = await committedVersion(store, v1, 'one\ntwo\n'); // takes the write slot
+    let started = Date.now();
+    for (let i = 0; i < 3; i++) expect(await store.readVersion()).toBe(v2);
+    // Three queries straight after a mutation: none waited for the next write slot.
+    expect(Date.now() - started).toBeLessThan(1000);
+    started = Date.now();
+    await committedVersion(store, v2, 'one\ntwo\nthree\n');
+    // The next mutation did wait for it.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+  });
+});
+
 describe('GitHubGraphqlStore: compare-and-swap over GraphQL', () => {
   it('maps a stale expectedHeadOid (STALE_DATA) to a conflict and leaves the branch where it was', async () => {
     const repo = newRepo();

@@ -10,6 +10,9 @@ import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
+import { candidateTerminalRequest, conflictTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
+import { nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { evidence, grantOne, start } from '../conformance/forbidden.ts';
 import { baseLedger, ledgerLines } from './duplicates.ts';
 
 const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
@@ -44,6 +47,18 @@ function chainedOnto(root: string, lines: readonly string[]): string {
   return root + ln([canonicalize(head), ...rest]);
 }
 
+/** Grant, start, uncertain, a conflict of runs 7001/7002 and run 7001's exact terminal evidence (issue 20). */
+export function conflictLedger(): string {
+  const q = new TestQueue(policyOf({ accounting_weights: { a: 1 } }), nodes('p', 1, 'a'));
+  const { dispatchId } = grantOne(q);
+  start(q, dispatchId);
+  q.w.publish('uncertain', reconciler, q.tick(), uncertainTransition(q.state, dispatchId, 'dispatch_response_lost'));
+  q.w.publish('conflict', reconciler, q.tick(), conflictTransition(q.state, dispatchId, ['7001', '7002'], evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 1 })));
+  q.w.publish('terminal-7001', reconciler, q.tick(), candidateTerminalRequest(q.state, dispatchId,
+    [evidence(q, dispatchId, { kind: 'terminal_run', source: 'github_api', runId: '7001', conclusion: 'success', completed: true })]));
+  return q.text();
+}
+
 /** Every shape; the reference-fixture shapes only when ../shared/reference is present. */
 export function checkpointShapes(): CheckpointShape[] {
   const demo = ledgerLines(baseLedger());
@@ -52,6 +67,7 @@ export function checkpointShapes(): CheckpointShape[] {
     { name: 'checkpoint of a queue whose grants all finished and released (demo queue)', ledger: checkpointOf(ln(demo)) },
     { name: 'checkpoint taken mid-flight (open Claims and reservations)', ledger: checkpointOf(ln(demo.slice(0, 5))) },
     { name: 'repeated compaction: checkpoint of a checkpoint-rooted ledger', ledger: checkpointOf(checkpointOf(ln(demo)), 'd'.repeat(40)) },
+    { name: 'checkpoint of a recorded run binding conflict (candidates, one with terminal evidence)', ledger: checkpointOf(conflictLedger()) },
   ];
   if (existsSync(CHECKPOINT_FIXTURE) && existsSync(PREFIX_FIXTURE)) {
     const fixture = JSON.parse(readFileSync(CHECKPOINT_FIXTURE, 'utf8')) as { history: JsonValue[]; checkpoint: JsonValue[]; genesis_checkpoint: JsonValue[] };

@@ -16,6 +16,7 @@ export async function GET(): Promise<Response> {
         tip: live.projection.tip,
         commits: live.projection.commitCount,
         controls: live.projection.state.controls,
+        envelope: live.projection.envelope(),
         stale: live.stale === null ? null : { code: live.stale.code, since: live.stale.since },
         read_at: live.readAt,
       },

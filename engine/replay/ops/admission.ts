@@ -9,10 +9,15 @@
  * - a `subject` names a resource of the pool's allowed repositories:
  *   `resource_unauthorized`;
  * - a replacement references a delivery-failed node and inherits its pool,
- *   priority and fairness key: `replacement_invalid`.
+ *   priority and fairness key: `replacement_invalid`;
+ * - a graph's node count (its Work plus its distinct Issue/PR gate vertices, a
+ *   shared gate counted once per resource identity and condition; 7.16 "Per-graph
+ *   node limits count all three kinds") stays within `graph_nodes`: `resource_limit`.
  */
 import { fail } from '../../errors.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
+import type { DependencyEdge, ReplayState } from '../state.ts';
+import { checkLimit } from './limits.ts';
 import { gateIdentity } from './observation.ts';
 
 type WorkOp = OperationOf<'Work'>;
@@ -59,4 +64,30 @@ export function checkReplacement(ctx: CommitContext, op: WorkOp): void {
   if (differs !== null) {
     fail('replacement_invalid', `a replacement inherits the failed node's pool, priority and fairness key; node ${op.node_key} has ${differs}`, at);
   }
+}
+
+/** Distinct gate identities (resource + condition) of a node's Issue/PR edges. */
+function gateKeys(edges: readonly DependencyEdge[] | WorkOp['depends_on']): Set<string> {
+  const keys = new Set<string>();
+  for (const edge of edges) if (edge.kind !== 'work') keys.add(gateIdentity(edge.resource, edge.condition));
+  return keys;
+}
+
+/** Records a node's gate vertices in its graph (admission and checkpoint restore). */
+export function addGraphGates(state: ReplayState, graphId: string, edges: readonly DependencyEdge[] | WorkOp['depends_on']): void {
+  const keys = gateKeys(edges);
+  if (keys.size === 0) return;
+  const known = state.graphGates.get(graphId);
+  if (known === undefined) state.graphGates.set(graphId, keys);
+  else for (const key of keys) known.add(key);
+}
+
+/** `graph_nodes` counts the graph's Work and its distinct gate vertices, this node's included. */
+export function checkGraphNodes(ctx: CommitContext, op: WorkOp): void {
+  const works = (ctx.state.graphs.get(op.graph_id)?.length ?? 0) + 1;
+  const known = ctx.state.graphGates.get(op.graph_id);
+  let gates = known?.size ?? 0;
+  for (const key of gateKeys(op.depends_on)) if (known === undefined || !known.has(key)) gates++;
+  checkLimit(ctx, 'graph_nodes', works + gates, `graph ${op.graph_id}'s node count with node ${op.node_key} (${works} Work + ${gates} distinct Issue/PR gates)`,
+    { node_key: op.node_key, graph_id: op.graph_id, value: works + gates, work_nodes: works, gate_nodes: gates });
 }

@@ -40,6 +40,7 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
       released: false,
       releaseCommit: null,
       lifecycleWrites: 0,
+      conflict: null,
       reason: null,
     };
     state.dispatches.set(op.dispatch_id, group);

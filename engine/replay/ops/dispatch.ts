@@ -11,8 +11,7 @@ import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../mutate.ts';
 import type { DispatchRecord, DispatchState } from '../state.ts';
 
-/** The reason of a recorded run binding conflict (as `engine/lifecycle/dispatch.ts` writes it). */
-const RUN_BINDING_CONFLICT = 'run_binding_conflict';
+import { checkConflictRelease, checkResolution, isCandidateTerminal, isConflicted, isResolution, recordCandidateTerminal, recordConflict, RUN_BINDING_CONFLICT } from './conflict.ts';
 import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
 
 /** Allowed predecessor states of each Dispatch state. */
@@ -39,12 +38,22 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     fail('run_binding_conflict', `dispatch ${g.dispatchId} is already bound to another run`, at);
   }
   // Spec 7.8, §8.2 "Launch recovery": once several possible launches are recorded, neither
-  // run may bind the group (a bind after the recorded conflict), and the conflict stays recorded.
-  const conflicted = g.state === 'unresolved' && g.reason === RUN_BINDING_CONFLICT;
-  if (conflicted && op.state === 'bound') {
+  // run may bind the group (a bind after the recorded conflict), and the conflict stays recorded
+  // until its exits (ops/conflict.ts): every candidate's exact terminal evidence, or an
+  // administrator's resolution in a `control` request binding one named candidate.
+  const conflicted = isConflicted(g);
+  const resolution = isResolution(ctx);
+  if (resolution) checkResolution(ctx, g, op);
+  if (conflicted && op.state === 'bound' && !resolution) {
     fail('run_binding_conflict', `dispatch ${g.dispatchId} recorded a run binding conflict: run ${op.run?.run_id ?? '(none)'} gets no authority`, at);
   }
+  if (isCandidateTerminal(g, op)) {
+    recordCandidateTerminal(ctx, g, op);
+    g.lifecycleWrites += 1;
+    return;
+  }
   const newConflict = op.state === 'unresolved' && op.reason === RUN_BINDING_CONFLICT && !conflicted;
+  if (newConflict) recordConflict(ctx, g, op);
   if (!FROM[op.state].includes(g.state) && !(newConflict && g.state === 'unresolved')) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
   }
@@ -72,7 +81,8 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     g.run = run as unknown as JsonObject;
   }
   g.state = op.state;
-  g.reason = op.reason ?? g.reason;
+  // A resolution's binding ends the conflict state (its candidate list stays for the record).
+  g.reason = op.reason ?? (resolution ? null : g.reason);
   g.lifecycleWrites += 1;
 }
 
@@ -93,7 +103,9 @@ export function applyRelease(ctx: CommitContext, op: OperationOf<'Release'>): vo
   const at = where(ctx);
   const g = group(ctx, op.dispatch_id);
   if (g.released) fail('already_released', `dispatch ${g.dispatchId} was already released`, at);
-  checkReleaseEvidence(ctx, g, op.evidence);
+  // A recorded conflict: exact terminal evidence of every candidate run (ops/conflict.ts).
+  if (isConflicted(g) && g.conflict !== null) checkConflictRelease(ctx, g, op.evidence);
+  else checkReleaseEvidence(ctx, g, op.evidence);
   const open = g.claimIds.filter((id) => ctx.state.claims.get(id)?.state === 'open');
   if (open.length > 0) fail('claims_open', `release of ${g.dispatchId} leaves open Claims: ${open.join(', ')}`, at);
   g.released = true;

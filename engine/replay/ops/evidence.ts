@@ -13,7 +13,8 @@
  * - A reserved group is released only by a prelaunch cancellation of the
  *   trusted publisher; a started/uncertain/unresolved group only after its
  *   definitive nonlaunch evidence was persisted as Dispatch(rejected), or once
- *   bound, on exact terminal evidence of that run.
+ *   bound, on exact terminal evidence of that run. A group with a recorded run binding
+ *   conflict is released on exact terminal evidence of every candidate (ops/conflict.ts).
  */
 import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';

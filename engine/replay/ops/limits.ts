@@ -27,9 +27,9 @@ export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
 }
 
 /** `resource_limit` unless `used` fits within the installed limit `name`. */
-export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string): void {
+export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string, extra: Record<string, string | number> = {}): void {
   const max = limitOf(ctx, name);
-  if (used > max) fail('resource_limit', `${what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max });
+  if (used > max) fail('resource_limit', `${what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...extra });
 }
 
 /** The record `evidence_bytes` bounds in `op`, or null when the operation carries none. */

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate.ts';
 import type { DependencyEdge, WorkRecord } from '../state.ts';
-import { checkGates, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
+import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit } from './limits.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
@@ -43,8 +43,10 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
 
   // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
-  checkLimit(ctx, 'payload_bytes', utf8ByteLength(JSON.stringify(op.payload)), 'payload (canonical bytes)');
-  checkLimit(ctx, 'predecessors', op.depends_on.length, 'the number of predecessors');
+  const named = { node_key: op.node_key, graph_id: op.graph_id };
+  const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
+  checkLimit(ctx, 'payload_bytes', payloadBytes, `${nodeName(op)}: payload (canonical bytes)`, { ...named, value: payloadBytes });
+  checkLimit(ctx, 'predecessors', op.depends_on.length, `${nodeName(op)}: the number of predecessors`, { ...named, value: op.depends_on.length });
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
@@ -52,9 +54,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
-  checkLimit(ctx, 'graph_nodes', (graph?.length ?? 0) + 1, `graph ${op.graph_id}'s node count with this Work`);
+  checkGraphNodes(ctx, op);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  checkLimit(ctx, 'pending_nodes', pending + 1, `pool ${op.pool}'s pending Work with this one`);
+  checkLimit(ctx, 'pending_nodes', pending + 1, `pool ${op.pool}'s pending Work with ${nodeName(op)}`, { ...named, value: pending + 1 });
 
   const record: WorkRecord = {
     workId: op.work_id,
@@ -92,6 +94,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   bump(state.pendingByPool, op.pool, 1);
   if (graph === undefined) state.graphs.set(op.graph_id, [op.work_id]);
   else graph.push(op.work_id);
+  addGraphGates(state, op.graph_id, op.depends_on);
   for (const edge of op.depends_on) {
     if (edge.kind !== 'work') continue;
     const list = state.successors.get(edge.work_id);

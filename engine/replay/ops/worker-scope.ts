@@ -8,7 +8,8 @@
  *   an activation binding) a handle of that dispatch's original assignment:
  *   `claim_scope_invalid`;
  * - an activation `dispatch` binds only the actor's own dispatch to the
- *   actor's own run: `run_binding_conflict`;
+ *   actor's own run, or records that dispatch's run binding conflict naming
+ *   the actor's own run among the candidates: `run_binding_conflict`;
  * - every other worker commit comes from the durably bound, unreleased run:
  *   `run_binding_missing`, `run_binding_conflict`, `dispatch_released`;
  * - fresh queue controls (submit, dispatch_next, observe) need that Claim's
@@ -24,6 +25,7 @@ import type { JsonObject } from '../../json.ts';
 import type { CommitContext } from '../context.ts';
 import type { ClaimRecord, DispatchRecord, WorkRecord } from '../state.ts';
 import { ownGet } from '../../schema/record.ts';
+import { conflictRunIds, RUN_BINDING_CONFLICT } from './conflict.ts';
 
 const CONTROLS: ReadonlySet<string> = new Set(['submit', 'dispatch_next', 'observe']);
 
@@ -70,8 +72,16 @@ function checkActivation(ctx: CommitContext, group: DispatchRecord): void {
   const { actor } = ctx.commit;
   ctx.commit.operations.forEach((op, operation) => {
     const where = { ...at(ctx), operation };
-    if (op.kind !== 'Dispatch' || op.state !== 'bound' || op.dispatch_id !== group.dispatchId) {
+    if (op.kind !== 'Dispatch' || op.dispatch_id !== group.dispatchId) {
       fail('run_binding_conflict', `a worker's dispatch request only binds its own dispatch ${group.dispatchId}`, where);
+    }
+    // The one other thing an activation may record: that it found its group's run binding
+    // conflict (spec 7.8) -- a record that removes authority from every run, its own included.
+    if (op.state !== 'bound') {
+      const named = conflictRunIds(op.evidence?.receipt);
+      const conflict = op.reason === RUN_BINDING_CONFLICT && (op.state === 'uncertain' || (op.state === 'unresolved' && named.includes(actor.run_id ?? '')));
+      if (!conflict) fail('run_binding_conflict', `a worker's dispatch request only binds its own dispatch ${group.dispatchId} or records a conflict naming its own run`, where);
+      return;
     }
     const run = op.run;
     if (run !== undefined && (run.run_id !== actor.run_id || run.principal !== actor.principal || run.workflow !== actor.workflow || run.repository !== actor.repository)) {

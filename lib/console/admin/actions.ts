@@ -15,6 +15,7 @@ import type { Actor } from '../../../engine/schema/index.ts';
 import type { ConsoleRuntime } from '../runtime.ts';
 import { receiptView, type ReceiptView } from '../views/receipt.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
+import { debugEvent } from '../../debug/log.ts';
 
 export interface AdminOutcome {
   ok: true;
@@ -53,6 +54,7 @@ function build(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayS
     }
     case 'cancel-claim': {
       const b = body as AdminBody<'cancel-claim'>;
+      debugEvent('claims', 'cancel', { claims: b.claim_ids.length });
       return cancelClaimsRequest(state, b.claim_ids, b.reason);
     }
     case 'cancel-work': {

@@ -2,20 +2,25 @@
  * The shared body of `POST /api/admin/{action}` (issue 5 §3): role check on
  * the server (no session → 401, observer → 403), zod validation, publication
  * through the Publisher, and the receipt as the response. Logs carry the
- * action, status and duration only — never targets, reasons or payloads.
+ * action, HTTP status and duration only (lib/debug) — never targets, reasons or payloads.
  */
-import createDebug from 'debug';
 import { internalError, isProtocolError } from '../../../engine/errors.ts';
 import { checkAdministrator } from '../../auth/guard.ts';
+import type { EventMeta } from '../../debug/events.ts';
+import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
 import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
 
-const log = createDebug('work-queue:console:admin');
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
 const CONFLICTS = new Set(['policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
+
+/** One `console admin` debug event: the action, the HTTP status answered and the duration. */
+function logged(action: AdminAction, status: number, started: number): void {
+  debugEvent('console', 'admin', { action: action as EventMeta<'console', 'admin'>['action'], status, ms: since(started) });
+}
 
 function error(status: number, code: string, message: string): Response {
   return Response.json({ ok: false, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
@@ -26,24 +31,26 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
   const viewer = await currentViewer().catch(() => null);
   const guard = checkAdministrator(viewer, request);
   if (!guard.ok) {
-    log('%s refused %d %s', action, guard.status, guard.code);
+    logged(action, guard.status, started);
     return error(guard.status, guard.code, guard.message);
   }
   const parsed = ADMIN_ACTIONS[action].safeParse(await request.json().catch(() => null));
   if (!parsed.success) {
+    logged(action, 400, started);
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   }
   try {
     const outcome = await runAdminAction(consoleRuntime(), action, parsed.data as AdminBody<AdminAction>, guard.viewer.principal);
-    log('%s %s in %dms', action, outcome.status, Date.now() - started);
+    logged(action, 200, started);
     return Response.json(outcome, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) {
-      log('%s rejected %s in %dms', action, e.code, Date.now() - started);
-      return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
+      const status = CONFLICTS.has(e.code) ? 409 : 422;
+      logged(action, status, started);
+      return error(status, e.code, e.message);
     }
     const fault = internalError(e);
-    log('%s failed in %dms: %s', action, Date.now() - started, fault.message);
+    logged(action, 500, started);
     return error(500, fault.code, `the action failed; nothing is known to be published: ${fault.message}`);
   }
 }

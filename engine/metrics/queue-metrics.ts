@@ -1,0 +1,155 @@
+/**
+ * Queue metrics (issue 15 §4): a pure function of a validated projection and an evaluation
+ * time, so the CLI (`stats --format prometheus`), the console (`/metrics`) and any other
+ * process reading the same ledger compute the same values. Counters (grants, completions)
+ * count records of the ledger itself (Claims, which a checkpoint keeps), never events seen by
+ * one process, so they never depend on who is scraping.
+ *
+ * Labels: `pool`, `class` (priority class 1..5) and `key` (fairness key). Work series use the
+ * Work's effective priority; Claim series the class the Claim charged at grant time.
+ */
+import type { Projection } from '../replay/index.ts';
+import { ledgerBudget } from '../replay/ledger-budget.ts';
+import { eligibility } from '../scheduler/eligibility.ts';
+
+export interface SeriesLabels {
+  pool: string;
+  class: string;
+  key: string;
+}
+
+/** Per pool, class and key. */
+export interface ClassSeries extends SeriesLabels {
+  /** Available Work eligible now (the scheduler could grant it). */
+  ready: number;
+  /** Available Work not eligible now (dependencies, gates, retry backoff, pauses, routes). */
+  waiting: number;
+  /** Work owned by an open Claim. */
+  running: number;
+  /** Seconds since admission of the oldest ready Work (null: none ready). */
+  oldestEligibleAgeSeconds: number | null;
+  /** Claims ever granted (counter). */
+  grants: number;
+  /** Claims completed by their worker (counter). */
+  completions: number;
+  /** Claims open now. */
+  openClaims: number;
+  /** Completed Work whose delivery barrier is still pending (no Result or DeliveryFailure yet). */
+  pendingBarriers: number;
+}
+
+export interface PoolSeries {
+  pool: string;
+  /** Outstanding logical Claims (slots) and the pool's limit (null: none configured). */
+  logicalReservations: number;
+  logicalLimit: number | null;
+  /** Outstanding native reservations (unreleased dispatch groups) and the pool's limit. */
+  nativeReservations: number;
+  nativeLimit: number | null;
+  /** Unreleased dispatch groups whose launch is uncertain / unresolved. */
+  uncertainLaunches: number;
+  unresolvedLaunches: number;
+}
+
+export interface LedgerSeries {
+  commits: number;
+  /** Canonical ledger bytes, the admission watermark, the owed recovery reserve and its limit. */
+  bytes: number;
+  watermark: number;
+  reserve: number;
+  recoveryBytes: number;
+  admissionRemaining: number;
+}
+
+export interface QueueMetrics {
+  asOf: number;
+  policyEpoch: string | null;
+  grantsPaused: boolean;
+  admissionPaused: boolean;
+  classes: ClassSeries[];
+  pools: PoolSeries[];
+  ledger: LedgerSeries;
+}
+
+function labelKey(pool: string, priority: number, key: string): string {
+  return `${pool}\u0000${priority}\u0000${key}`;
+}
+
+export function queueMetrics(projection: Projection, asOf: number): QueueMetrics {
+  const { state } = projection;
+  const classes = new Map<string, ClassSeries>();
+  const series = (pool: string, priority: number, key: string): ClassSeries => {
+    const id = labelKey(pool, priority, key);
+    let s = classes.get(id);
+    if (s === undefined) {
+      s = { pool, class: String(priority), key, ready: 0, waiting: 0, running: 0, oldestEligibleAgeSeconds: null, grants: 0, completions: 0, openClaims: 0, pendingBarriers: 0 };
+      classes.set(id, s);
+    }
+    return s;
+  };
+  const pools = new Map<string, PoolSeries>();
+  const pool = (name: string): PoolSeries => {
+    let p = pools.get(name);
+    if (p === undefined) {
+      const limits = (state.policy?.policy.pools as Record<string, { logical_limit?: number; native_limit?: number }> | undefined)?.[name];
+      p = {
+        pool: name,
+        logicalReservations: state.outstandingClaims.get(name) ?? 0,
+        logicalLimit: limits?.logical_limit ?? null,
+        nativeReservations: state.outstandingNative.get(name) ?? 0,
+        nativeLimit: limits?.native_limit ?? null,
+        uncertainLaunches: 0,
+        unresolvedLaunches: 0,
+      };
+      pools.set(name, p);
+    }
+    return p;
+  };
+
+  for (const name of Object.keys((state.policy?.policy.pools ?? {}) as object)) pool(name);
+  for (const w of projection.works()) {
+    pool(w.pool);
+    const s = series(w.pool, w.effectivePriority, w.fairnessKey);
+    if (w.state === 'claimed') s.running += 1;
+    else if (w.state === 'available') {
+      if (eligibility(state, w, asOf).eligible) {
+        s.ready += 1;
+        const age = Math.max(0, (asOf - w.enqueued) / 1000);
+        if (s.oldestEligibleAgeSeconds === null || age > s.oldestEligibleAgeSeconds) s.oldestEligibleAgeSeconds = age;
+      } else s.waiting += 1;
+    } else if (w.state === 'completed' && w.barrier === 'pending') s.pendingBarriers += 1;
+  }
+  for (const c of state.claims.values()) {
+    const work = projection.work(c.workId);
+    if (work === undefined) continue;
+    const s = series(work.pool, c.priority, c.fairnessKey);
+    s.grants += 1;
+    if (c.state === 'completed') s.completions += 1;
+    if (c.state === 'open') s.openClaims += 1;
+  }
+  for (const d of state.dispatches.values()) {
+    if (d.released) continue;
+    const p = pool(d.pool);
+    if (d.state === 'uncertain') p.uncertainLaunches += 1;
+    if (d.state === 'unresolved') p.unresolvedLaunches += 1;
+  }
+
+  const budget = ledgerBudget(state);
+  const byLabels = (a: SeriesLabels, b: SeriesLabels): number => (a.pool !== b.pool ? (a.pool < b.pool ? -1 : 1) : a.class !== b.class ? Number(a.class) - Number(b.class) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return {
+    asOf,
+    policyEpoch: projection.policyEpoch,
+    grantsPaused: state.controls.grants_paused,
+    admissionPaused: state.controls.admission_paused,
+    classes: [...classes.values()].sort(byLabels),
+    pools: [...pools.values()].sort((a, b) => (a.pool < b.pool ? -1 : a.pool > b.pool ? 1 : 0)),
+    ledger: {
+      commits: projection.commitCount,
+      bytes: budget.bytes,
+      watermark: budget.ledger_bytes,
+      reserve: budget.reserve,
+      recoveryBytes: budget.recovery_bytes,
+      admissionRemaining: budget.admission_remaining,
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The operating envelope as operators see it (spec 7.17, issue 11 §4): one view, the same
+ * numbers in `fairway stats`, the console's headroom gauge and the MCP snapshot.
+ *
+ * - `bytes`: the retained canonical ledger (after `compact`, the checkpoint-rooted ledger);
+ * - `ledger_bytes` (watermark) and `recovery_bytes` (reserve) of the installed Policy;
+ * - `admission_remaining`: bytes new Work or Claims may still add before the watermark;
+ * - `reserve`: worst-case lifecycle bytes still owed to admitted Work and open dispatch groups
+ *   (replay/ledger-budget.ts), `reserve_remaining` what new admission may still add to it;
+ * - `level`: `ok` below 80 % of the watermark, `near_watermark` from 80 %, `at_watermark` once
+ *   nothing more can be admitted; `warning` is the same without `ok` (null).
+ */
+import { ledgerBudget, type BudgetReport } from './ledger-budget.ts';
+import type { ReplayState } from './state.ts';
+
+/** Fraction of the watermark from which operators are warned. */
+export const WARN_FRACTION = 0.8;
+
+export type HeadroomLevel = 'ok' | 'near_watermark' | 'at_watermark';
+
+export interface EnvelopeView extends BudgetReport {
+  /** bytes / ledger_bytes, rounded to 0.001. */
+  used_fraction: number;
+  level: HeadroomLevel;
+  warning: Exclude<HeadroomLevel, 'ok'> | null;
+}
+
+/** The level of `bytes` against `watermark` (pure; the console gauge colours follow it). */
+export function headroomLevel(bytes: number, watermark: number): HeadroomLevel {
+  if (watermark <= 0 || bytes >= watermark) return 'at_watermark';
+  return bytes >= WARN_FRACTION * watermark ? 'near_watermark' : 'ok';
+}
+
+export function envelopeOf(report: BudgetReport): EnvelopeView {
+  const used = report.ledger_bytes === 0 ? 1 : report.bytes / report.ledger_bytes;
+  const level = headroomLevel(report.bytes, report.ledger_bytes);
+  return { ...report, used_fraction: Math.round(used * 1000) / 1000, level, warning: level === 'ok' ? null : level };
+}
+
+export function envelopeView(state: ReplayState): EnvelopeView {
+  return envelopeOf(ledgerBudget(state));
+}

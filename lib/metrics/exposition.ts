@@ -1,0 +1,103 @@
+/**
+ * The OpenMetrics exposition of the queue metrics (engine/metrics/queue-metrics.ts), built
+ * with prom-client on a fresh registry per rendering: every value is a function of the
+ * ledger and the evaluation time, so nothing accumulates in this process.
+ * Shared by `fairway stats --format prometheus` and the console's `/metrics`.
+ */
+import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import type { QueueMetrics } from '../../engine/metrics/queue-metrics.ts';
+
+export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
+
+const CLASS_LABELS = ['pool', 'class', 'key'] as const;
+const POOL_LABELS = ['pool'] as const;
+
+/** Metric names and help texts (README "Metrics" lists the same table). */
+export const METRIC_HELP = {
+  fairway_work_ready: 'Available Work eligible for a grant now, per pool, priority class and fairness key.',
+  fairway_work_waiting: 'Available Work not eligible now (dependencies, gates, retry backoff, pauses, routes).',
+  fairway_work_running: 'Work owned by an open Claim.',
+  fairway_work_oldest_eligible_age_seconds: 'Seconds since admission of the oldest ready Work.',
+  fairway_grants: 'Claims granted, counted from the ledger (identical in every process reading it).',
+  fairway_completions: 'Claims completed by their worker, counted from the ledger.',
+  fairway_claims_open: 'Open Claims.',
+  fairway_delivery_barriers_pending: 'Completed Work whose delivery barrier is pending (no Result or DeliveryFailure yet).',
+  fairway_logical_reservations: 'Outstanding logical Claim slots of the pool.',
+  fairway_logical_limit: 'Logical slot limit of the pool (absent: none configured).',
+  fairway_native_reservations: 'Outstanding native reservations (unreleased dispatch groups) of the pool.',
+  fairway_native_limit: 'Native reservation limit of the pool (absent: none configured).',
+  fairway_launches_uncertain: 'Unreleased dispatch groups whose launch outcome is uncertain.',
+  fairway_launches_unresolved: 'Unreleased dispatch groups whose launch is unresolved.',
+  fairway_ledger_bytes: 'Canonical bytes of the retained ledger.',
+  fairway_ledger_watermark_bytes: 'Admission watermark (Policy limits.ledger_bytes).',
+  fairway_ledger_reserve_bytes: 'Worst-case lifecycle bytes still owed to admitted Work and groups (recovery reserve in use).',
+  fairway_ledger_recovery_bytes: 'Recovery reserve limit (Policy limits.recovery_bytes).',
+  fairway_ledger_admission_remaining_bytes: 'Bytes left under the admission watermark.',
+  fairway_ledger_commits: 'QueueCommits in the retained ledger.',
+  fairway_grants_paused: '1 when grants are paused by a Control.',
+  fairway_admission_paused: '1 when admission is paused by a Control.',
+  fairway_metrics_evaluated_at_seconds: 'Evaluation time of these values (Unix seconds).',
+} as const;
+
+type Name = keyof typeof METRIC_HELP;
+
+/** The registry holding `metrics` (OpenMetrics content type). */
+export function metricsRegistry(metrics: QueueMetrics): Registry<OpenMetricsContentType> {
+  const registry = new Registry<OpenMetricsContentType>();
+  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+  const gauge = <L extends string>(name: Name, labelNames: readonly L[]) => new Gauge<L>({ name, help: METRIC_HELP[name], labelNames, registers: [registry] });
+  const counter = (name: Name) => new Counter<(typeof CLASS_LABELS)[number]>({ name, help: METRIC_HELP[name], labelNames: CLASS_LABELS, registers: [registry] });
+
+  const ready = gauge('fairway_work_ready', CLASS_LABELS);
+  const waiting = gauge('fairway_work_waiting', CLASS_LABELS);
+  const running = gauge('fairway_work_running', CLASS_LABELS);
+  const age = gauge('fairway_work_oldest_eligible_age_seconds', CLASS_LABELS);
+  const grants = counter('fairway_grants');
+  const completions = counter('fairway_completions');
+  const open = gauge('fairway_claims_open', CLASS_LABELS);
+  const barriers = gauge('fairway_delivery_barriers_pending', CLASS_LABELS);
+  for (const s of metrics.classes) {
+    const labels = { pool: s.pool, class: s.class, key: s.key };
+    ready.set(labels, s.ready);
+    waiting.set(labels, s.waiting);
+    running.set(labels, s.running);
+    if (s.oldestEligibleAgeSeconds !== null) age.set(labels, s.oldestEligibleAgeSeconds);
+    grants.inc(labels, s.grants);
+    completions.inc(labels, s.completions);
+    open.set(labels, s.openClaims);
+    barriers.set(labels, s.pendingBarriers);
+  }
+
+  const logical = gauge('fairway_logical_reservations', POOL_LABELS);
+  const logicalLimit = gauge('fairway_logical_limit', POOL_LABELS);
+  const native = gauge('fairway_native_reservations', POOL_LABELS);
+  const nativeLimit = gauge('fairway_native_limit', POOL_LABELS);
+  const uncertain = gauge('fairway_launches_uncertain', POOL_LABELS);
+  const unresolved = gauge('fairway_launches_unresolved', POOL_LABELS);
+  for (const p of metrics.pools) {
+    const labels = { pool: p.pool };
+    logical.set(labels, p.logicalReservations);
+    if (p.logicalLimit !== null) logicalLimit.set(labels, p.logicalLimit);
+    native.set(labels, p.nativeReservations);
+    if (p.nativeLimit !== null) nativeLimit.set(labels, p.nativeLimit);
+    uncertain.set(labels, p.uncertainLaunches);
+    unresolved.set(labels, p.unresolvedLaunches);
+  }
+
+  const l = metrics.ledger;
+  gauge('fairway_ledger_bytes', []).set(l.bytes);
+  gauge('fairway_ledger_watermark_bytes', []).set(l.watermark);
+  gauge('fairway_ledger_reserve_bytes', []).set(l.reserve);
+  gauge('fairway_ledger_recovery_bytes', []).set(l.recoveryBytes);
+  gauge('fairway_ledger_admission_remaining_bytes', []).set(l.admissionRemaining);
+  gauge('fairway_ledger_commits', []).set(l.commits);
+  gauge('fairway_grants_paused', []).set(metrics.grantsPaused ? 1 : 0);
+  gauge('fairway_admission_paused', []).set(metrics.admissionPaused ? 1 : 0);
+  gauge('fairway_metrics_evaluated_at_seconds', []).set(metrics.asOf / 1000);
+  return registry;
+}
+
+/** The OpenMetrics text of `metrics` (ends with `# EOF`). */
+export function renderOpenMetrics(metrics: QueueMetrics): Promise<string> {
+  return metricsRegistry(metrics).metrics();
+}
