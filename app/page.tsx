@@ -55,7 +55,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
       <HeadroomGauge gauge={headroomGauge(view.projection.envelope())} compactHref={withAt('/compact', at)} />
 
       <section className="card" data-testid="counts">
-        <div className="card-h"><h2>Work by state and readiness</h2><span className="text-xs muted">{s.works.total} Work · {s.claims.total} Claims</span></div>
+        <div className="card-h"><h2>Work by state and readiness</h2><span className="text-xs muted">{s.works.total} Work · {s.claims.total} Claims
+          {v.backingIssues.linked > 0 && <span data-testid="backing-issues"> · backing Issues: {v.backingIssues.linked} bound, {v.backingIssues.unlinked} pending projection</span>}</span></div>
         <div className="card-b grid gap-4 lg:grid-cols-3">
           <div className="grid grid-cols-4 gap-2">
             {Object.entries(s.works.by_state).map(([state, n]) => (

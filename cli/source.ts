@@ -14,7 +14,7 @@ import type { Actor } from '../engine/schema/index.ts';
 import { coldReplay } from '../lib/publisher/cache.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
-import { openStore } from '../lib/store/open.ts';
+import { openStore, type OpenStoreOptions } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
 import { apiUrlFor, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
 import { readLedgerInput } from './input.ts';
@@ -31,11 +31,16 @@ export interface ReadSource {
 }
 
 export function storeFor(g: GlobalOptions): LedgerStore {
+  return openStore(storeOptionsFor(g));
+}
+
+/** The store the global options select (`--dir`, `--remote`, `-R`), as `openStore` options. */
+export function storeOptionsFor(g: GlobalOptions): OpenStoreOptions {
   if (g.github !== undefined && (g.token === undefined || g.token === '')) {
     throw new ProtocolError('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
   }
   const githubBaseUrl = g.github !== undefined ? apiUrlFor(g.host ?? DEFAULT_HOST) : undefined;
-  return openStore({
+  return {
     repo: g.dir,
     remote: g.remote,
     github: g.github,
@@ -43,7 +48,7 @@ export function storeFor(g: GlobalOptions): LedgerStore {
     token: g.token,
     ...(githubBaseUrl !== undefined && { githubBaseUrl }),
     cwd: process.cwd(),
-  });
+  };
 }
 
 /** Read-only commands accept `--ledger FILE` or any store. */

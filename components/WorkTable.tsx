@@ -27,6 +27,8 @@ export interface WorkRow {
   running: string;
   href: string;
   graphHref: string;
+  /** Backing Issue bound in the ledger (issue 12). */
+  issue?: { number: string; url: string | null } | null;
 }
 
 /** A sortable column header: its link sorts by the column (or flips the direction when already sorted by it). */
@@ -102,7 +104,7 @@ export function WorkTable({ rows, admin, headers }: { rows: WorkRow[]; admin: bo
             {rows.map((r) => (
               <tr key={r.workId} data-testid="work-row" data-key={r.key}>
                 {admin && <td><input type="checkbox" aria-label={`select ${r.nodeKey}`} checked={selected.has(r.workId)} onChange={() => toggle(r.workId)} /></td>}
-                <td className="max-w-[34ch] truncate"><Link prefetch={false} href={r.href} title={r.nodeKey}>{r.nodeKey}</Link></td>
+                <td className="max-w-[34ch] truncate"><Link prefetch={false} href={r.href} title={r.nodeKey}>{r.nodeKey}</Link>{r.issue != null && (r.issue.url !== null ? <a className="ml-1 text-xs" href={r.issue.url} rel="noreferrer" target="_blank" data-testid="backing-issue-link">#{r.issue.number}</a> : <span className="ml-1 text-xs muted">#{r.issue.number}</span>)}</td>
                 <td className="max-w-[22ch] truncate"><Link prefetch={false} href={r.graphHref} className="text-slate-700">{r.graphId}</Link></td>
                 <td><PriorityBadge priority={r.priority} admitted={r.admittedPriority} /></td>
                 <td>{r.key === '' ? <span className="muted">(default)</span> : r.key}</td>

@@ -33,6 +33,7 @@ export default async function ExplorerPage({ searchParams }: { searchParams: Pro
     running: formatDuration(r.runningMs),
     href: withAt(`/work/${encodeURIComponent(r.workId)}`, at),
     graphHref: withAt(`/graphs/${encodeURIComponent(r.graphId)}`, at),
+    issue: r.issue,
   }));
   const headers: SortHeader[] = COLUMNS.map(([column, label, numeric]) => ({
     column, label, numeric: numeric === true,

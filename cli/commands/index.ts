@@ -76,6 +76,12 @@ export const COMMANDS: CommandEntry[] = [
     ],
   },
   {
+    load: async () => (await import('./issues.ts')).registerIssues,
+    commands: [
+      { name: 'issues', aliases: [], term: 'issues', description: 'Backing GitHub Issues of admitted Work: sync labels, summaries and per-Claim comments (crash-safe).' },
+    ],
+  },
+  {
     load: async () => (await import('./reconcile.ts')).registerReconcile,
     commands: [
       { name: 'reconcile', aliases: [], term: 'reconcile [options]', description: 'Reconcile launches and releases with exact evidence; keeps capacity otherwise. Never force-releases.' },

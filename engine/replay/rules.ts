@@ -29,7 +29,9 @@ export const REQUEST_OPERATIONS: Readonly<Record<string, ReadonlySet<string>>> =
   submit: new Set(['Policy', 'Work', 'IssueLink']),
   dispatch_next: new Set(['Observation', 'Claim', 'IssueComment']),
   finish: new Set(['Completion', 'ClaimCancellation', 'WorkCancellation', 'IssueComment']),
-  observe: new Set(['Observation']),
+  // Backing-Issue bindings of Work admitted earlier ride in a trusted `observe` (they are
+  // verified GitHub facts, like Observations); ops/projector.ts refuses them from workers.
+  observe: new Set(['Observation', 'IssueLink', 'IssueComment']),
   dispatch: new Set(['Dispatch']),
   release: new Set(['Release', 'ClaimCancellation', 'WorkCancellation']),
   result: new Set(['Result', 'IssueComment']),

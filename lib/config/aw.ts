@@ -238,6 +238,14 @@ function pools(value: unknown, path: string, global: { concurrency: number; retr
   return result;
 }
 
+/**
+ * `issues` (operator reference "Backing Issues"): `true` or `{}` enable projection with the
+ * `work` prefix, `false` disables it, `{"label": "..."}` overrides the prefix. The prefix is a
+ * nonblank literal; each run of whitespace becomes one hyphen (leading/trailing whitespace is
+ * dropped first), and the normalized prefix is at most 33 UTF-8 bytes so that
+ * `<prefix>:<longest status>` fits GitHub's 50-character label limit. ASCII control
+ * characters and `${{ }}` expressions are rejected.
+ */
 function issues(value: unknown, path: string): IssueSettings {
   if (value === null) invalid(path, 'null is not allowed; use false to disable Issue projection');
   if (value === true) return { enabled: true, label: DEFAULT_ISSUE_LABEL };
@@ -246,13 +254,20 @@ function issues(value: unknown, path: string): IssueSettings {
   closed(value, path, ['label']);
   const raw = field(value, 'label');
   if (raw === undefined) return { enabled: true, label: DEFAULT_ISSUE_LABEL };
-  const label = string(raw, `${path}.label`);
-  if (label.trim() === '') invalid(`${path}.label`, 'the label prefix must not be blank');
-  if (label.includes('${{')) invalid(`${path}.label`, 'the label prefix must be a literal, not an expression');
+  return { enabled: true, label: normalizeIssueLabel(string(raw, `${path}.label`), `${path}.label`) };
+}
+
+/** The normalized tracking/status label prefix, or a `settings_invalid` error naming `path`. */
+export function normalizeIssueLabel(given: string, path = 'work_queue.issues.label'): string {
+  if (given.trim() === '') invalid(path, 'the label prefix must not be blank');
+  if (given.includes('${{')) invalid(path, 'the label prefix must be a literal, not an expression');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0008\u000e-\u001f\u007f]/.test(given)) invalid(path, 'the label prefix must not contain control characters');
+  const label = given.trim().replace(/\s+/gu, '-');
   if (utf8ByteLength(label) > SETTINGS_BOUNDS.label_bytes) {
-    invalid(`${path}.label`, `the label prefix is at most ${SETTINGS_BOUNDS.label_bytes} UTF-8 bytes`);
+    invalid(path, `the label prefix is at most ${SETTINGS_BOUNDS.label_bytes} UTF-8 bytes after whitespace becomes hyphens (${JSON.stringify(label)} has ${utf8ByteLength(label)})`);
   }
-  return { enabled: true, label };
+  return label;
 }
 
 const TOP_LEVEL = ['concurrency', 'pending_limit', 'retry', 'mode', 'class_weights', 'accounting_weights', 'pools', 'issues'] as const;

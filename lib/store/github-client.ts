@@ -145,6 +145,9 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
       onSecondaryRateLimit: onLimit(true),
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: Math.max(1, options.retryBaseMs) }),
       write: spacedGroup(options.writeIntervalMs ?? DEFAULT_WRITE_INTERVAL_MS) as never,
+      // Content-creating writes (Issues, comments) have their own, slower group (the plugin's
+      // 3 s by default); an explicit spacing applies to them too.
+      ...(options.writeIntervalMs !== undefined && { notifications: spacedGroup(options.writeIntervalMs) as never }),
     },
     retry: {
       ...(options.retryBaseMs !== undefined && { retryAfterBaseValue: options.retryBaseMs }),

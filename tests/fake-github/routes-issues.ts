@@ -8,6 +8,7 @@
  */
 import { LosslessNumber, stringify } from 'lossless-json';
 import { notFound, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
+import { labelJson } from './issue-store.ts';
 import { FAKE_USER, isoNow, type FakeGitHubState, type FakeRepository } from './state.ts';
 
 export type IssueStateReason = 'completed' | 'not_planned' | 'reopened' | 'duplicate' | null;
@@ -25,6 +26,13 @@ export interface FakeIssue {
   mergedAt: string | null;
   updatedAt: string;
   closedAt: string | null;
+  /** Markdown body (null: none). */
+  body: string | null;
+  /** Names of the repository labels on this Issue (routes-labels.ts). */
+  labels: string[];
+  /** Ids of its comments, in creation order (routes-labels.ts). */
+  comments: string[];
+  createdAt: string;
 }
 
 export interface FakeUser {
@@ -48,7 +56,10 @@ function key(repo: FakeRepository, n: number): string {
 /** Seeds (or replaces) issue `number` of `repo`. */
 export function seedIssue(state: FakeGitHubState, repo: FakeRepository, issue: Partial<FakeIssue> & { number: number; id: string }): FakeIssue {
   const now = isoNow();
-  const full: FakeIssue = { title: `Issue ${issue.number}`, state: 'open', state_reason: null, pull: false, mergedAt: null, updatedAt: now, closedAt: null, ...issue };
+  const full: FakeIssue = {
+    title: `Issue ${issue.number}`, state: 'open', state_reason: null, pull: false, mergedAt: null, updatedAt: now, closedAt: null,
+    body: null, labels: [], comments: [], createdAt: now, ...issue,
+  };
   table(state).set(key(repo, issue.number), full);
   return full;
 }
@@ -135,15 +146,22 @@ export function repositoryJson(req: FakeRequest, repo: FakeRepository): Record<s
   };
 }
 
-function issueJson(req: FakeRequest, repo: FakeRepository, issue: FakeIssue): Record<string, unknown> {
+/** All Issues (and PR numbers) of `repo`, by number. */
+export function repoIssues(state: FakeGitHubState, repo: FakeRepository): FakeIssue[] {
+  const prefix = `${repo.owner}/${repo.name}#`.toLowerCase();
+  return [...table(state).entries()].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v).sort((a, b) => a.number - b.number);
+}
+
+export function issueJson(req: FakeRequest, state: FakeGitHubState, repo: FakeRepository, issue: FakeIssue): Record<string, unknown> {
   const api = `${req.baseUrl}/repos/${repo.owner}/${repo.name}`;
   const url = `${api}/issues/${issue.number}`;
   const html = `https://github.com/${repo.owner}/${repo.name}/${issue.pull ? 'pull' : 'issues'}/${issue.number}`;
   return {
     id: int64(issue.id), node_id: `I_${issue.id}`, url, repository_url: api, labels_url: `${url}/labels{/name}`,
     comments_url: `${url}/comments`, events_url: `${url}/events`, html_url: html, number: issue.number, state: issue.state,
-    state_reason: issue.state_reason, title: issue.title, body: null, user: userJson(req), labels: [], assignee: null, assignees: [],
-    milestone: null, locked: false, comments: 0, closed_at: issue.closedAt, created_at: issue.updatedAt, updated_at: issue.updatedAt,
+    state_reason: issue.state_reason, title: issue.title, body: issue.body, user: userJson(req),
+    labels: issue.labels.map((name) => labelJson(req, state, repo, name)), assignee: null, assignees: [],
+    milestone: null, locked: false, comments: issue.comments.length, closed_at: issue.closedAt, created_at: issue.createdAt, updated_at: issue.updatedAt,
     author_association: 'OWNER',
     ...(issue.pull ? {
       pull_request: { url: `${api}/pulls/${issue.number}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: issue.mergedAt },
@@ -165,7 +183,7 @@ export const issueRoutes: FakeRoute[] = [
         return rawJson(301, { message: 'Moved Permanently', url: location, documentation_url: 'https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects' }, { location });
       }
       if (repo === undefined || issue === undefined) return notFound();
-      return rawJson(200, issueJson(req, repo, issue));
+      return rawJson(200, issueJson(req, state, repo, issue));
     },
   },
 ];

@@ -17,7 +17,8 @@ import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/a
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { GitHubStore } from '../../lib/store/github.ts';
 import { actionRoutes, actions, registerWorkflow, setRunStatus } from '../fake-github/routes-actions.ts';
-import { issueRoutes } from '../fake-github/routes-issues.ts';
+import { issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
+import { labelRoutes } from '../fake-github/routes-labels.ts';
 import { pullRoutes } from '../fake-github/routes-pulls.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit } from '../fake-github/state.ts';
@@ -43,7 +44,7 @@ function stepScript(id = 'fairway'): string {
 let fake: FakeGitHub;
 let temp: string;
 beforeAll(async () => {
-  fake = await createFakeGitHub({ routes: [...issueRoutes, ...pullRoutes, ...actionRoutes] });
+  fake = await createFakeGitHub({ routes: [...labelRoutes, ...issueRoutes, ...pullRoutes, ...actionRoutes] });
   temp = mkdtempSync(join(tmpdir(), 'fairway-action-'));
 });
 afterAll(async () => {
@@ -61,6 +62,7 @@ async function step(name: string, env: Record<string, string>): Promise<unknown>
     GITHUB_ACTION_PATH: ROOT, RUNNER_TEMP: temp, GITHUB_OUTPUT: output, GITHUB_REPOSITORY: REPOSITORY, GITHUB_RUN_ID: '4242', GITHUB_RUN_ATTEMPT: '1',
     IN_POOL: 'default', IN_MAX_CLAIMS: '1', IN_MAX_DISPATCHES: '1', IN_REF: '', IN_ASSIGNMENT: '', IN_OUTCOMES: '', IN_DISPATCH_ID: '', IN_HANDLE: '',
     IN_OUTCOME: '', IN_CLAIM_ID: '', IN_EVIDENCE: '', IN_DESCRIPTOR: '', IN_RECEIPTS: '',
+    IN_ISSUES: 'true', FAIRWAY_ISSUES_TOKEN: '', FAIRWAY_ISSUES_WRITE_INTERVAL_MS: '0',
   };
   await run('bash', ['-c', stepScript()], { env: { ...base, ...env } as NodeJS.ProcessEnv, cwd: temp, maxBuffer: 1 << 24, encoding: 'utf8' });
   const text = readFileSync(output, 'utf8');
@@ -87,9 +89,10 @@ describe('action.yml', () => {
     expect(text).toMatch(/- name: Install Fairway\n\s+if: steps\.fairway-cache\.outputs\.cache-hit != 'true'/);
   });
 
-  it('dispatch, activate, settle and reconcile through the composite step script', async () => {
+  it('dispatch, activate, settle and reconcile through the composite step script, each projecting its Work into the backing Issue', async () => {
     const repo = fake.state.createRepo('acme', 'queue');
-    const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml() });
+    const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml(), '.github/workflows/aw.json': '{"work_queue": {"issues": true}}' });
+    const labels = () => [...(repoIssues(fake.state, repo)[0]?.labels ?? [])].sort();
     registerWorkflow(fake.state, repo, {
       path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
       runName: (inputs) => `worker ${titleToken((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id)}`,
@@ -107,6 +110,9 @@ describe('action.yml', () => {
     const dispatched = await step('dispatch', dispatcherEnv) as { launches: Array<{ outcome: string; run_id: string; dispatch_id: string }> };
     expect(dispatched.launches).toEqual([expect.objectContaining({ outcome: 'bound', run_id: '9007199254740993' })]);
     const worker = actions(fake.state).runs.at(-1)!;
+    // The dispatcher projected the granted Work: one Issue, running.
+    expect(repoIssues(fake.state, repo)).toHaveLength(1);
+    expect(labels()).toEqual(['work', 'work:running']);
 
     const workerEnv = { GITHUB_RUN_ID: worker.id, GITHUB_WORKFLOW_REF: `${REPOSITORY}/${WORKFLOW}@refs/heads/main` };
     const activated = await step('activate', { ...workerEnv, IN_ASSIGNMENT: String(worker.inputs.work_queue_assignment) }) as { binding: string; assignment: { claims: Array<{ claim_id: string }> } };
@@ -118,6 +124,10 @@ describe('action.yml', () => {
     writeFileSync(join(outcomes, `${claimId}.json`), JSON.stringify({ schema: 'fairway.delivery/1', dispatch_id: dispatched.launches[0]!.dispatch_id, claim_id: claimId, run_id: worker.id, complete: true, outputs: [] }));
     const settled = await step('settle', { ...workerEnv, IN_OUTCOMES: outcomes }) as Array<{ finish: { status: string }; result: { outcome: string } | null }>;
     expect(settled).toEqual([{ finish: expect.objectContaining({ status: 'committed' }), result: expect.objectContaining({ outcome: 'result' }) }]);
+    // The conclusion projected the verified non-PR Result: done, still one Issue, still open.
+    expect(repoIssues(fake.state, repo)).toHaveLength(1);
+    expect(labels()).toEqual(['work', 'work:done']);
+    expect(repoIssues(fake.state, repo)[0]!.state).toBe('open');
 
     setRunStatus(fake.state, worker.id, 'completed', 'success');
     const reconciled = await step('reconcile', {}) as { reconciled: Array<{ outcome: string }> };
@@ -126,5 +136,6 @@ describe('action.yml', () => {
     const ledger = replayLedger((await store.read()).bytes!);
     expect(countOps(ledger, 'Result')).toBe(1);
     expect(countOps(ledger, 'Release')).toBe(1);
+    expect(countOps(ledger, 'IssueLink')).toBe(1);
   }, 90_000);
 });

@@ -52,6 +52,15 @@ export default async function WorkPage({ params, searchParams }: {
               {d.status.reason !== d.status.readiness && <span data-testid="work-reason"><ReasonBadge code={d.status.reason} /></span>}
               <span className="text-sm text-slate-700">{reasonText(d.status.reason)}</span>
             </div>
+            {d.backingIssue !== null && (
+              <p className="text-sm" data-testid="work-backing-issue">
+                Backing Issue:{' '}
+                {d.backingIssue.url !== null
+                  ? <a href={d.backingIssue.url} rel="noreferrer" target="_blank">{d.backingIssue.repository}#{d.backingIssue.number}</a>
+                  : <span>{d.backingIssue.repository}#{d.backingIssue.number}</span>}
+                <span className="muted"> · a mirror with {d.backingIssue.comments} comment(s); the ledger stays the authority</span>
+              </p>
+            )}
             {d.line !== null && (
               <p className="text-sm" data-testid="work-line-position">
                 In line: <strong>{positionText(d.line)}</strong>

@@ -18,6 +18,14 @@ function records(ctx: CommitContext, workId: string): JsonObject[] {
   return list;
 }
 
+/**
+ * Agent execution never holds a projector credential: a worker's `observe` cannot bind
+ * Issues (bindings inside a worker's `finish` are the settlement form rules.ts allows).
+ */
+function checkProjector(ctx: CommitContext): void {
+  if (ctx.commit.request.kind === 'observe' && ctx.commit.actor.role === 'worker') fail('projector_not_authorized', 'a worker cannot publish backing-Issue bindings (agent execution holds no projector credential)', where(ctx));
+}
+
 function checkClaim(ctx: CommitContext, workId: string, claimId: string | undefined): void {
   if (claimId === undefined) return;
   const claim = ctx.state.claims.get(claimId);
@@ -26,6 +34,7 @@ function checkClaim(ctx: CommitContext, workId: string, claimId: string | undefi
 
 export function applyIssueLink(ctx: CommitContext, op: OperationOf<'IssueLink'>): void {
   const at = where(ctx);
+  checkProjector(ctx);
   checkClaim(ctx, op.work_id, op.claim_id);
   const list = records(ctx, op.work_id);
   if (list.some((r) => r.kind === 'IssueLink')) fail('issue_link_immutable', `Work ${op.work_id} already has a backing Issue`, at);
@@ -40,6 +49,7 @@ export function applyIssueLink(ctx: CommitContext, op: OperationOf<'IssueLink'>)
 }
 
 export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComment'>): void {
+  checkProjector(ctx);
   checkClaim(ctx, op.work_id, op.claim_id);
   checkClaim(ctx, op.work_id, op.authority_claim_id);
   const list = records(ctx, op.work_id);

@@ -4,12 +4,18 @@
  * URL (so a filtered view is a permalink), and server-side pagination in FIFO
  * order.
  */
+import { backingIssue } from './backing-issue.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord, WorkState } from '../../../engine/replay/state.ts';
 import { compareRows, PAGE_SIZE, type ExplorerQuery, type SortableRow } from './explorer-query.ts';
 import { admittedAt, workStatus, type Readiness } from './status.ts';
 
 export { DEFAULT_KEY_TOKEN, PAGE_SIZE, parseExplorerQuery, serializeExplorerQuery, sortedBy, SORT_COLUMNS, type ExplorerQuery, type SortColumn } from './explorer-query.ts';
+
+function issueOf(projection: Projection, workId: string): ExplorerRow['issue'] {
+  const b = backingIssue(projection, workId);
+  return b === null ? null : { number: b.number, url: b.url };
+}
 
 export interface ExplorerRow extends SortableRow {
   workId: string;
@@ -25,6 +31,8 @@ export interface ExplorerRow extends SortableRow {
   currentClaim: string | null;
   attempts: number;
   admittedAt: number;
+  /** The ledger-bound backing Issue (issue 12), if any. */
+  issue: { number: string; url: string | null } | null;
 }
 
 export interface ExplorerView {
@@ -116,6 +124,7 @@ export function explorerView(projection: Projection, asOf: number, query: Explor
       currentClaim: work.state === 'claimed' ? work.currentClaim : null,
       attempts: work.attempts,
       admittedAt: admitted,
+      issue: issueOf(projection, work.workId),
     });
   }
   if (query.sort !== 'fifo' || query.dir !== 'asc') matched.sort(compareRows(query.sort, query.dir));

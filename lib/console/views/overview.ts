@@ -3,6 +3,7 @@
  * history, counts by state and readiness, outstanding reservations, uncertain
  * launches, pending delivery barriers, backlog by class and key, recent receipts.
  */
+import { backingIssueCounts } from './backing-issue.ts';
 import { summarize, type Projection, type ProjectionSummary } from '../../../engine/replay/index.ts';
 import type { JsonObject } from '../../../engine/json.ts';
 import type { PoolPolicy } from '../../../engine/schema/policy.ts';
@@ -68,6 +69,8 @@ export interface OverviewView {
   capacity: PoolCapacity[];
   launches: LaunchRow[];
   pendingBarriers: Array<{ workId: string; nodeKey: string; graphId: string; completionAt: number | null }>;
+  /** Admitted Work with a ledger-bound backing Issue, and without one (pending projections when backing Issues are on). */
+  backingIssues: { linked: number; unlinked: number };
   backlog: BacklogRow[];
   controlEvents: ControlEvent[];
   pauses: PausePeriod[];
@@ -174,6 +177,7 @@ export function overviewView(projection: Projection, asOf: number): OverviewView
     capacity,
     launches,
     pendingBarriers,
+    backingIssues: backingIssueCounts(projection),
     backlog: [...backlog.values()].sort((a, b) => a.pool.localeCompare(b.pool) || a.priority - b.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
     controlEvents: events.slice(-50),
     pauses: pauses.slice(-20),

@@ -8,6 +8,7 @@ import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/replay/state.ts';
 import { runUrl } from './admin-targets.ts';
+import { backingIssue, type BackingIssueView } from './backing-issue.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
 import { gateView, isGate, type GateView } from './gates.ts';
 import { linePosition, type LinePosition } from './line.ts';
@@ -54,6 +55,8 @@ export interface WorkDetail {
   blocking: Diagram | null;
   /** Ready Work: where it stands in its pool's predicted grant order (issue 14 §1). */
   line: LinePosition | null;
+  /** The backing Issue bound by the ledger's IssueLink, if any (issue 12). */
+  backingIssue: BackingIssueView | null;
 }
 
 function commitAt(projection: Projection, id: string | null): number | null {
@@ -148,5 +151,6 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
     line: status.readiness === 'ready' ? linePosition(projection, asOf, workId) : null,
+    backingIssue: backingIssue(projection, workId),
   };
 }

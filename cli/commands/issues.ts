@@ -1,0 +1,121 @@
+/**
+ * `fairway issues sync [--work-id ID...] [--dry-run]`: project Work into backing Issues
+ * (operator reference "Backing Issues", "Synchronization and recovery").
+ */
+import type { Command } from 'commander';
+import { fail } from '../../engine/errors.ts';
+import { lifecycleActors } from '../../lib/github/context.ts';
+import { issueSettings, issuesClient, journalFor, projectorDeps } from '../../lib/issues/hook.ts';
+import { syncIssues, type SyncReport } from '../../lib/issues/projector.ts';
+import { resolvePending } from '../../lib/issues/resolve.ts';
+import type { CommandModule } from '../context.ts';
+import { printJson, UsageError } from '../output.ts';
+import { githubEnv } from '../globals.ts';
+import { principalOf, storeOptionsFor, writeTarget } from '../source.ts';
+
+const SYNC_HELP = `
+Projects admitted Work into GitHub Issues of the queue repository, when aw.json enables it:
+  {"work_queue": {"issues": true}}             labels work, work:queued, ...
+  {"work_queue": {"issues": {"label": "cookie"}}}  labels cookie, cookie:queued, ...
+
+For each Work (at most 25 per run; the rest are listed as deferred):
+  - one Issue, labelled <prefix> and <prefix>:<status>, where status is
+    queued | running | verifying | needs-review | done | failed | cancelled,
+    derived from the ledger only (human label edits and closure change nothing);
+  - one canonical summary comment and one comment per Claim (run, ledger, outcome);
+  - IssueLink / IssueComment bindings published to the ledger.
+
+Crash safety: before any Issue or comment is created, its intent is written to the
+projection journal (branch <queue-branch>-issues). A creation whose answer was lost,
+timed out or was a 5xx stays "pending" and is never created again automatically; see
+docs/backing-issues.md for how an operator resolves it. Unrelated labels, titles, bodies
+and Issue state are never changed.
+
+Credentials: FAIRWAY_ISSUES_TOKEN, else GH_TOKEN / GITHUB_TOKEN (issues: write).
+API root: FAIRWAY_GITHUB_API_URL. Writes are paced (1 s, Issues/comments 3 s;
+FAIRWAY_ISSUES_WRITE_INTERVAL_MS overrides) and stop at an exhausted rate limit.
+
+Examples:
+  fairway --github acme/queue issues sync --dry-run     what would change, nothing written
+  fairway --github acme/queue issues sync --json        receipts and request counts
+  fairway --dir . issues sync --work-id ID --work-id ID2
+`;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+}
+
+export const registerIssues: CommandModule = (program: Command, ctx) => {
+  const issues = program.command('issues')
+    .description('Backing GitHub Issues of admitted Work: sync labels, summaries and per-Claim comments (crash-safe).');
+  issues.command('sync')
+    .description('Project Work in scope into backing Issues: status labels, summary and Claim comments, IssueLink/IssueComment bindings.')
+    .option('--work-id <id>', 'project only this Work (repeatable or comma-separated; default: every admitted Work, 25 per run)', collect, [])
+    .option('--dry-run', 'read GitHub and print the mutations it would make; write nothing')
+    .addHelpText('after', SYNC_HELP)
+    .action(ctx.action(async (g, o: { workId: string[]; dryRun?: boolean }) => {
+      if (g.ledger !== undefined) throw new UsageError('issues sync needs a queue store (--dir, --remote or -R OWNER/REPO), not --ledger', 'ledger_read_only');
+      const { publisher } = writeTarget(g);
+      const settings = await issueSettings(publisher);
+      if (!settings.enabled) {
+        const off = { ok: true, enabled: false, message: 'backing-Issue projection is off: set work_queue.issues in .github/workflows/aw.json' };
+        return g.json ? printJson(ctx.io, off) : ctx.io.out(off.message);
+      }
+      const { projection, snapshot } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
+      const env = await githubEnv(g);
+      const actor = lifecycleActors(principalOf(g), projection.state.repository ?? '', env).reconciler;
+      const journal = journalFor(storeOptionsFor(g));
+      const deps = projectorDeps({ publisher, journal, client: issuesClient(env), actor, prefix: settings.label, env, ledgerVersion: snapshot.version });
+      const report = await syncIssues(deps, { workIds: o.workId, dryRun: o.dryRun === true });
+      if (g.json) return printJson(ctx.io, { ok: true, enabled: true, label: settings.label, ...report });
+      printReport(ctx.io.out, report);
+    }));
+  issues.command('resolve')
+    .description('Operator: resolve a pending Issue/comment creation after checking GitHub (adopt what exists, or attest nothing was created).')
+    .requiredOption('--target <key>', 'the pending journal target: issue:<work_id>, summary:<work_id> or claim:<claim_id>')
+    .option('--issue <number>', 'adopt this existing Issue number for an issue target')
+    .option('--comment-id <id>', 'adopt this existing comment for a summary or claim target')
+    .option('--not-created', 'attest that nothing was created: release the intent')
+    .addHelpText('after', RESOLVE_HELP)
+    .action(ctx.action(async (g, o: { target: string; issue?: string; commentId?: string; notCreated?: boolean }) => {
+      const given = [o.issue !== undefined, o.commentId !== undefined, o.notCreated === true].filter(Boolean).length;
+      if (given !== 1) throw new UsageError('give exactly one of --issue, --comment-id or --not-created', 'option_invalid');
+      if (o.issue !== undefined && !/^[1-9][0-9]{0,9}$/.test(o.issue)) throw new UsageError('--issue must be an Issue number', 'option_invalid');
+      if (o.commentId !== undefined && !/^[1-9][0-9]{0,19}$/.test(o.commentId)) throw new UsageError('--comment-id must be a comment id', 'option_invalid');
+      if (g.ledger !== undefined) throw new UsageError('issues resolve needs a queue store (--dir, --remote or -R OWNER/REPO), not --ledger', 'ledger_read_only');
+      const journal = journalFor(storeOptionsFor(g));
+      const resolution = o.notCreated === true ? { kind: 'not_created' as const } : o.issue !== undefined ? { kind: 'adopt_issue' as const, number: Number(o.issue) } : { kind: 'adopt_comment' as const, commentId: o.commentId! };
+      const report = await resolvePending({ journal, client: issuesClient(await githubEnv(g)), principal: principalOf(g) }, o.target, resolution);
+      if (g.json) return printJson(ctx.io, { ok: true, ...report });
+      ctx.io.out(`${report.key}: ${report.resolution}${report.resource ? ` #${report.resource.number}` : ''}${report.comment_id ? ` comment ${report.comment_id}` : ''}; the next issues sync continues from here`);
+    }));
+};
+
+const RESOLVE_HELP = `
+A pending target is a creation whose outcome nobody can know: its intent is durable, but
+the answer was lost (crash, timeout, dropped connection, 5xx). Sync never recreates it.
+Look in GitHub first, then record what you found (one checked journal write):
+
+  --issue N        the Issue the lost answer created is #N: bind it (checked: it exists in
+                   the queue repository, is not a pull request, backs no other Work)
+  --comment-id ID  the comment exists: bind it (checked: it is on the Work's backing Issue)
+  --not-created    nothing was created (or you deleted the duplicate): release the intent;
+                   the next sync creates the target anew
+
+Pending targets are listed by 'issues sync --json' in targets[].pending_targets, e.g.
+  fairway --github acme/queue issues resolve --target issue:WORK_ID --issue 42
+  fairway --github acme/queue issues resolve --target summary:WORK_ID --not-created
+`;
+
+function printReport(out: (s: string) => void, r: SyncReport): void {
+  out(`${r.dry_run ? 'dry run: ' : ''}${r.targets.length} Work in ${r.repository}${r.deferred.length > 0 ? `, ${r.deferred.length} deferred to the next run` : ''}`);
+  for (const t of r.targets) {
+    out(`  ${t.work_id.slice(0, 16)}  ${t.status.padEnd(12)} issue ${t.issue.number === null ? '-' : `#${t.issue.number}`}  ${t.issue.outcome}${t.pending.length > 0 ? `  PENDING: ${t.pending.join(', ')}` : ''}`);
+  }
+  if (r.labels_created.length > 0) out(`labels created: ${r.labels_created.join(', ')}`);
+  for (const w of r.would) out(`  would ${w.method} ${w.what}`);
+  if (r.bindings !== null) out(`bindings: ${r.bindings.operations} operation(s), ${r.bindings.status}${r.bindings.commit_id ? ` in ${r.bindings.commit_id}` : ''}`);
+  if (r.stopped !== null) out(`stopped: ${r.stopped}`);
+  out(`requests: ${r.requests.github_reads} GitHub read(s), ${r.requests.github_writes} write(s), ${r.requests.journal_writes} journal write(s), ${r.requests.ledger_publications} ledger publication(s)`);
+}

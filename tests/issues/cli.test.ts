@@ -1,0 +1,99 @@
+/**
+ * `fairway issues sync` through the real entry point, on a real Git repository whose
+ * aw.json enables backing Issues, against the fake GitHub (Issues, labels, comments routes).
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFairway } from '../support/cli.ts';
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
+import { issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
+import { labelRoutes } from '../fake-github/routes-labels.ts';
+import type { FakeRepository } from '../fake-github/state.ts';
+
+let fake: FakeGitHub;
+let fakeRepo: FakeRepository;
+const saved: Record<string, string | undefined> = {};
+const ENV = { FAIRWAY_GITHUB_API_URL: '', GH_TOKEN: 'fake-token', FAIRWAY_ISSUES_WRITE_INTERVAL_MS: '0', FAIRWAY_PROJECTOR_REF: 'b'.repeat(40) };
+
+beforeAll(async () => {
+  fake = await createFakeGitHub({ routes: [...labelRoutes, ...issueRoutes] });
+  fakeRepo = fake.state.createRepo('owner', 'repo');
+  for (const [k, v] of Object.entries({ ...ENV, FAIRWAY_GITHUB_API_URL: fake.url })) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+});
+
+afterAll(async () => {
+  for (const [k, v] of Object.entries(saved)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  expect(fake.violations).toEqual([]);
+  await fake.close();
+});
+
+function repoWith(issues: unknown): string {
+  const repo = fixtureRepo('fairway-issues-cli-');
+  mkdirSync(join(repo, '.github', 'workflows'), { recursive: true });
+  writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { issues } }));
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'aw.json');
+  git(repo, 'remote', 'add', 'origin', 'https://github.com/owner/repo.git');
+  return repo;
+}
+
+async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
+  let out = '';
+  const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  return { code, json: JSON.parse(out) };
+}
+
+async function submit(repo: string, key: string, payload: unknown): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-files-'));
+  const file = join(dir, 'p.json');
+  writeFileSync(file, JSON.stringify(payload));
+  const r = await cli(repo, 'submit-work', '--file', file, '--node-key', key);
+  expect(r.code).toBe(0);
+}
+
+describe('fairway issues sync', () => {
+  it('--dry-run prints the mutations and makes none; sync creates the labelled Issue; a second sync changes nothing', async () => {
+    const repo = repoWith({ label: 'my queue' });
+    await submit(repo, 'hello', { title: 'Say hello' });
+    const dry = await cli(repo, 'issues', 'sync', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.json.label).toBe('my-queue');
+    expect(dry.json.would.map((w: { what: string }) => w.what)).toContain('create label my-queue:needs-review');
+    expect(dry.json.would.some((w: { what: string }) => w.what.startsWith('create issue for Work'))).toBe(true);
+    expect(repoIssues(fake.state, fakeRepo)).toHaveLength(0);
+
+    const real = await cli(repo, 'issues', 'sync');
+    expect(real.code).toBe(0);
+    expect(real.json.targets[0].status).toBe('queued');
+    expect(real.json.targets[0].pending).toEqual([]);
+    expect(real.json.bindings.status).toBe('committed');
+    const [issue] = repoIssues(fake.state, fakeRepo);
+    expect(issue!.title).toBe('Say hello');
+    expect([...issue!.labels].sort()).toEqual(['my-queue', 'my-queue:queued']);
+
+    const again = await cli(repo, 'issues', 'sync');
+    expect(again.json.requests).toEqual({ github_reads: 2, github_writes: 0, journal_writes: 0, ledger_publications: 0 });
+    // The ledger (with its IssueLink/IssueComment bindings) still verifies.
+    expect((await cli(repo, 'replay')).code).toBe(0);
+  });
+
+  it('an unknown --work-id is a usage error that writes nothing; issues off is a no-op', async () => {
+    const repo = repoWith(true);
+    await submit(repo, 'a', {});
+    const bad = await cli(repo, 'issues', 'sync', '--work-id', 'nope');
+    expect(bad.json.error.code).toBe('unknown_work');
+    const off = repoWith(false);
+    await submit(off, 'a', {});
+    const r = await cli(off, 'issues', 'sync');
+    expect(r.json).toMatchObject({ ok: true, enabled: false });
+  });
+});

@@ -1,0 +1,79 @@
+/**
+ * Request counts of the backing-Issue projector (operator reference: the reference needs
+ * seven requests for 25 unchanged existing Issues, five reads and two batched coordination
+ * mutations, no Issue writes). Counted on the fake GitHub, which records every request.
+ * Here the ledger and the journal are local Git branches (no HTTP); on the GitHub GraphQL
+ * store each is one more read request (github-graphql.ts: one query per checked read).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { readJournal } from '../../engine/issues/journal.ts';
+import { issueBench, issuesOf, type IssueBench } from './bench.ts';
+
+let bench: IssueBench | null = null;
+afterEach(async () => {
+  await bench?.close();
+  bench = null;
+});
+
+describe('backing Issues: request counts', () => {
+  it('25 unchanged Issues: two GitHub reads (labels, change feed), no writes, no journal or ledger writes', async () => {
+    bench = await issueBench(Array.from({ length: 25 }, (_, i) => ({ node_key: `n${i + 1}`, payload: { title: `Task ${i + 1}` } })));
+    const created = await bench.projector().sync();
+    expect(issuesOf(bench)).toHaveLength(25);
+    expect(created.targets.every((t) => t.pending.length === 0)).toBe(true);
+    // Creating 25: 8 labels, 25 Issues and 25 summaries, in three journal writes and one ledger publication.
+    expect(created.requests).toMatchObject({ github_writes: 8 + 25 + 25, journal_writes: 3, ledger_publications: 1 });
+
+    const before = bench.fake.requests.length;
+    const unchanged = await bench.projector({ owner: 'run-2-1' }).sync();
+    const sent = bench.fake.requests.slice(before);
+    expect(sent.map((r) => `${r.method} ${r.template}`)).toEqual(['GET /repos/{owner}/{repo}/labels', 'GET /repos/{owner}/{repo}/issues']);
+    expect(unchanged.requests).toEqual({ github_reads: 2, github_writes: 0, journal_writes: 0, ledger_publications: 0 });
+    expect(unchanged.targets.every((t) => t.issue.action === 'none' && t.comments.every((c) => c.action === 'none'))).toBe(true);
+  });
+
+  it('25 unchanged Issues with the ledger and journal on GitHub (GraphQL store): four requests in all, all reads', async () => {
+    bench = await issueBench(Array.from({ length: 25 }, (_, i) => ({ node_key: `n${i + 1}`, payload: {} })), { store: 'graphql' });
+    await bench.projector().sync();
+    expect(issuesOf(bench)).toHaveLength(25);
+    const before = bench.fake.requests.length;
+    const unchanged = await bench.projector({ owner: 'run-2-1' }).sync();
+    const sent = bench.fake.requests.slice(before).map((r) => `${r.method} ${r.template}${r.operation === undefined ? '' : ` ${r.operation}`}`);
+    expect(sent).toHaveLength(4);
+    expect(sent.filter((r) => r.startsWith('POST /graphql'))).toHaveLength(2); // ledger read, journal read
+    expect(sent.filter((r) => r.startsWith('GET '))).toEqual(['GET /repos/{owner}/{repo}/labels', 'GET /repos/{owner}/{repo}/issues']);
+    expect(unchanged.requests.github_writes + unchanged.requests.journal_writes + unchanged.requests.ledger_publications).toBe(0);
+  });
+
+  it('more than 25 targets: the first 25 are projected, the rest deferred', async () => {
+    bench = await issueBench(Array.from({ length: 27 }, (_, i) => ({ node_key: `n${i + 1}`, payload: {} })));
+    const report = await bench.projector().sync({ dryRun: true });
+    expect(report.targets).toHaveLength(25);
+    expect(report.deferred).toHaveLength(2);
+    expect(issuesOf(bench)).toHaveLength(0); // a dry run writes nothing
+    expect(report.would.filter((w) => w.method === 'POST' && w.what.startsWith('create issue'))).toHaveLength(25);
+  });
+});
+
+describe('backing Issues: the change-feed watermark', () => {
+  it('a scoped run (one Work of two) does not move the watermark, so a human edit of the other Issue is still repaired later', async () => {
+    bench = await issueBench([{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {} }]);
+    await bench.projector().sync();
+    const [ia, ib] = issuesOf(bench);
+    const works = [...(await bench.projection()).works()];
+    // A human removes b's status label; then a hook projects only a (after a's status changed).
+    await fetch(`${bench.fake.url}/repos/owner/repo/issues/${ib!.number}/labels/${encodeURIComponent('work:queued')}`, { method: 'DELETE', headers: { authorization: 'token t' } });
+    // ... at the journal's watermark exactly: visible to a feed since it, not to a later one.
+    const watermark = readJournal((await bench.projector().journal.load()).bytes).watermarks.get('owner/repo')!;
+    ib!.updatedAt = watermark;
+    await new Promise((r) => setTimeout(r, 2100));
+    const g = await bench.grant();
+    const scoped = await bench.projector({ owner: 'run-2-1' }).sync({ workIds: [g.workId] });
+    expect(scoped.targets).toHaveLength(1);
+    const later = await bench.projector({ owner: 'run-3-1' }).sync();
+    expect(later.targets).toHaveLength(2);
+    expect([...ib!.labels].sort()).toEqual(['work', 'work:queued']);
+    expect([...ia!.labels].sort()).toEqual(['work', 'work:running']);
+    expect(works).toHaveLength(2);
+  });
+});
