@@ -41,6 +41,8 @@ export const EXAMPLES: Readonly<Record<string, string>> = {
   console: 'fairway --dir ../app console --port 3000',
   doctor: 'fairway --dir . doctor --fix',
   completion: 'fairway completion bash > ~/.local/share/bash-completion/completions/fairway',
+  next: 'fairway -R octo-org/app next --pool default --work-id w_3f9c2a1b   # its place in the predicted line',
+  issues: 'fairway -R octo-org/app issues sync --dry-run --json   # what the backing-Issue projector would change',
 };
 
 /** Appends the command's worked example and the exit codes to its `--help`. */
