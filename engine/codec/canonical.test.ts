@@ -39,6 +39,7 @@ function expectSound(text: string): void {
 const plainKeys = (v: JsonValue): boolean => {
   if (v === null || typeof v !== 'object') return true;
   if (Array.isArray(v)) return v.every(plainKeys);
+  // eslint-disable-next-line no-control-regex -- matching C0 controls is the point
   return Object.keys(v).every((k) => !/["\\\u0000-\u001f\ud800-\udfff]/.test(k)) && Object.values(v).every(plainKeys);
 };
 /** Top-level keys must also be printable ASCII (as in canonicalMembers) for spans to be answered. */

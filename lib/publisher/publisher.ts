@@ -73,6 +73,8 @@ export class Publisher {
   async publish(input: PublishInput): Promise<PublishOutcome> {
     const now = input.now ?? Date.now;
     const maxAttempts = input.maxAttempts ?? 20;
+    // The last backoff sleep of this publication (decorrelated jitter grows from it).
+    let sleptMs = BACKOFF_BASE_MS;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const { snapshot, projection } = await this.cache.load();
       const at = now();
@@ -88,6 +90,7 @@ export class Publisher {
         const outcome = await this.store.compareAndSwap(snapshot.version, encoder.encode(line), commitMessage(commit));
         const settled = await this.settle(outcome, input, attempt, commit);
         if (settled !== null) return settled;
+        sleptMs = await backoff(sleptMs);
         continue;
       }
 
@@ -117,6 +120,7 @@ export class Publisher {
       else this.cache.discard();
       const settled = await this.settle(outcome, input, attempt, commit);
       if (settled !== null) return settled;
+      sleptMs = await backoff(sleptMs);
     }
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
@@ -175,7 +179,7 @@ export class Publisher {
     }
   }
 
-  /** Returns the final outcome, or null to retry. */
+  /** Returns the final outcome, or null to retry (the caller backs off first). */
   private async settle(
     outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>,
     input: PublishInput,
@@ -199,7 +203,6 @@ export class Publisher {
       }
     }
     input.onRetry?.({ attempt, reason: outcome.status === 'uncertain' ? 'uncertain' : 'conflict' });
-    await backoff(attempt);
     return null;
   }
 }
@@ -226,8 +229,23 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Bounded exponential backoff with full jitter (spec 7.8: reuse bounded backoff for CAS conflicts). */
-function backoff(attempt: number): Promise<void> {
-  const ceiling = Math.min(2000, 20 * 2 ** attempt);
-  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+/** Backoff floor and ceiling (ms) between CAS attempts. */
+export const BACKOFF_BASE_MS = 10;
+export const BACKOFF_CAP_MS = 2000;
+
+/**
+ * Bounded backoff with decorrelated jitter (spec 7.8: reuse bounded backoff for CAS conflicts;
+ * issue 18 §5): each sleep is uniform in [base, 3 × previous sleep], capped. Unlike full jitter
+ * on a fixed exponential schedule, racing dispatchers that lost to each other spread out
+ * at once instead of colliding again on the same schedule. Returns the sleep taken.
+ */
+export function nextBackoffMs(previousMs: number, random: () => number = Math.random): number {
+  const high = Math.max(BACKOFF_BASE_MS, previousMs * 3);
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS + random() * (high - BACKOFF_BASE_MS));
+}
+
+async function backoff(previousMs: number): Promise<number> {
+  const ms = nextBackoffMs(previousMs);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return ms;
 }
