@@ -235,7 +235,17 @@ if (genRows.length > 0) console.log(`\nGenerated ledgers (generator v${GENERATOR
 if (phaseText !== '') console.log(phaseText);
 
 // Scheduler and publication benchmarks (issues 3 and 4).
-const schedulerRows = runSchedulerBench({ print: false });
+// A ready queue of 4,096 Works owes more recovery reserve than the default envelope allows
+// (spec 7.17: ledger + owed reserve ≤ watermark + reserve), so that size can be refused with
+// ledger_limit; the sizes that fit are still measured.
+let schedulerRows: ReturnType<typeof runSchedulerBench>;
+try {
+  schedulerRows = runSchedulerBench({ print: false });
+} catch (e) {
+  if ((e as { code?: string }).code !== 'ledger_limit') throw e;
+  log(`scheduler: the 4096-Work queue is outside the default operating envelope (ledger_limit): measuring 256 and 1024 only`);
+  schedulerRows = runSchedulerBench({ print: false, sizes: [256, 1024] });
+}
 console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
 const publishLedgers = results.filter((r) => r.spec.source === 'generated').map((r) => ({ label: r.spec.label, path: r.spec.path }));
 const publishRows = await runPublishBench(publishLedgers, quick ? 3 : 5);
