@@ -42,6 +42,8 @@ export interface EnvelopeLedgerRow {
   commits: number;
   floorMs: number | null;
   coldMs: number | null;
+  floorCpuMs: number | null;
+  coldCpuMs: number | null;
   floorRssMiB: number | null;
   replayRssMiB: number | null;
   appendMedianMs: number | null;
@@ -71,10 +73,10 @@ export function envelopeMarkdown(input: {
   const out: string[] = [];
   out.push(`Operating envelope — ${input.date}, node ${input.node}${input.quick ? ' (--quick)' : ''}. Ratios are measured within this run on the same bytes.`);
   out.push('');
-  out.push('Replay (floor = read + split + JSON.parse of the same lines, best of 3; RSS ratio = peak RSS of a fresh process replaying over that of a fresh process running the floor):');
+  out.push('Replay (floor = read + split + JSON.parse of the same lines, best of 3 in one fresh process; CPU = user + system time of that process, less sensitive than wall time to a loaded machine; RSS ratio = peak RSS of a fresh process replaying over that of a fresh process running the floor):');
   out.push('');
-  out.push(md(['ledger', 'MiB', 'commits', 'cold / floor', 'peak RSS / floor RSS', 'append per commit, median (max) ms'],
-    input.ledgers.map((r) => [r.label, (r.bytes / 2 ** 20).toFixed(1), String(r.commits), ratio(r.coldMs, r.floorMs), ratio(r.replayRssMiB, r.floorRssMiB), `${f(r.appendMedianMs, 2)} (${f(r.appendMaxMs, 2)})`])));
+  out.push(md(['ledger', 'MiB', 'commits', 'cold / floor (wall)', 'cold / floor (CPU)', 'peak RSS / floor RSS', 'append per commit, median (max) ms'],
+    input.ledgers.map((r) => [r.label, (r.bytes / 2 ** 20).toFixed(1), String(r.commits), ratio(r.coldMs, r.floorMs), ratio(r.coldCpuMs, r.floorCpuMs), ratio(r.replayRssMiB, r.floorRssMiB), `${f(r.appendMedianMs, 2)} (${f(r.appendMaxMs, 2)})`])));
   out.push('');
   out.push('Contended compare-and-swap (N processes race single-Claim dispatch_next on one local repository, default retry budget of 20 attempts, decorrelated-jitter backoff):');
   out.push('');

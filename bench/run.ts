@@ -70,8 +70,8 @@ function child<T>(mode: string, file: string, arg?: number): T | { error: string
 
 const failed = (x: object): x is { error: string } => 'error' in x;
 
-interface FloorReport { best: number; times: number[]; lines: number; maxRssKB: number }
-interface ReplayReport { best: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
+interface FloorReport { best: number; cpuBest: number; times: number[]; lines: number; maxRssKB: number }
+interface ReplayReport { best: number; cpuBest: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
 interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { appended: number; grants: number; grantMs: number[]; claims: number[]; ms: number; allMedian: number; allMax: number; allMaxKind: string } | null }
 interface PhasesReport { phases: Record<string, number>; foldByKind: Record<string, { count: number; ms: number }>; lines: number; slowEnvelopeChecks: { fingerprint: number; parameters: number } }
 
@@ -270,6 +270,7 @@ const envelope = envelopeMarkdown({
   quick,
   ledgers: results.map((r) => ({
     label: r.spec.label, bytes: r.spec.bytes, commits: r.spec.commits, floorMs: r.floorMs, coldMs: r.coldMs,
+    floorCpuMs: failed(r.floor) ? null : r.floor.cpuBest, coldCpuMs: failed(r.replay) ? null : r.replay.cpuBest,
     floorRssMiB: failed(r.floor) ? null : r.floor.maxRssKB / 1024, replayRssMiB: r.rssMiB,
     appendMedianMs: failed(r.append) ? null : r.append.median, appendMaxMs: failed(r.append) ? null : r.append.max,
   })),
