@@ -98,11 +98,22 @@ async function writeLedgerCommitInProcess(
   bytes: Uint8Array,
   message: string,
 ): Promise<string> {
-  const [blob, records] = await Promise.all([writeObject(db, 'blob', bytes), carriedEntries(ctx, parent)]);
+  const write = async (type: 'blob' | 'tree' | 'commit', body: Uint8Array): Promise<string> => {
+    try {
+      return await writeObject(db, type, body);
+    } catch (e) {
+      // A file-system refusal (read-only or full disk, permissions) is the store's write failing, as
+      // `hash-object` failing would be; never a JS exception surfacing as a verdict.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string') throw e;
+      throw new ProtocolError('store_git_failed', `writing the ledger's ${type} object into ${db.dir} failed: ${code}`, {}, { errno: code });
+    }
+  };
+  const [blob, records] = await Promise.all([write('blob', bytes), carriedEntries(ctx, parent)]);
   const entries = entriesOfListing(records);
   entries.push({ mode: '100644', name: LEDGER_NAME, id: Buffer.from(blob, 'hex') });
-  const tree = await writeObject(db, 'tree', treeBody(entries));
-  const commit = await writeObject(db, 'commit', commitBody(tree, parent, when, message));
+  const tree = await write('tree', treeBody(entries));
+  const commit = await write('commit', commitBody(tree, parent, when, message));
   remember(ctx, commit, records);
   return commit;
 }
@@ -128,13 +139,18 @@ export async function verifyRepository(ctx: GitContext): Promise<void> {
  * format (null: a format this process does not write; the plumbing path is used then).
  */
 export async function objectDatabase(ctx: GitContext): Promise<ObjectDatabase | null> {
-  const r = await git(ctx, ['rev-parse', '--git-dir', '--git-path', 'objects', '--show-object-format']);
+  // A repository that keeps a second (compatibility) object format maps every object it writes;
+  // only git itself does that, so such a repository takes the plumbing path.
+  const [r, compat] = await Promise.all([
+    git(ctx, ['rev-parse', '--git-dir', '--git-path', 'objects', '--show-object-format']),
+    git(ctx, ['config', '--get', 'extensions.compatObjectFormat']),
+  ]);
   if (r.code !== 0) {
     const plain = await git(ctx, ['rev-parse', '--git-dir']);
     if (plain.code === 0) return null; // an older git without --show-object-format
     throw new ProtocolError('not_a_git_repository', `${ctx.cwd} is not a Git repository`, {}, { path: ctx.cwd });
   }
   const [, objects, format] = r.stdout.toString('utf8').split('\n');
-  if (objects === undefined || (format !== 'sha1' && format !== 'sha256')) return null;
+  if (objects === undefined || (format !== 'sha1' && format !== 'sha256') || compat.stdout.toString('utf8').trim() !== '') return null;
   return { dir: isAbsolute(objects) ? objects : resolve(ctx.cwd, objects), format };
 }

@@ -4,6 +4,9 @@
  * `commit-tree` for the same inputs, on SHA-1 and SHA-256 repositories, with every other entry
  * of the parent tree carried over, and a repository `git fsck --strict` accepts.
  */
+import { createHash } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { objectDatabase, writeLedgerCommit } from '../../lib/store/git-objects.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
@@ -71,5 +74,28 @@ describe('LocalGitStore writes its objects in-process, exactly as git plumbing d
     expect(commitTime('@1700000000 -0500')).toEqual({ seconds: 1_700_000_000, offset: '-0500' });
     expect(commitTime('1700000000 +0000')).toEqual({ seconds: 1_700_000_000, offset: '+0000' });
     expect(commitTime('2025-01-02T03:04:05Z')).toBeNull();
+  });
+});
+
+describe('LocalGitStore in-process objects: refusals and fallbacks', () => {
+  it('an object directory that refuses writes is store_git_failed (a store error, never a JS exception) and leaves the branch alone', async () => {
+    const repo = initRepo({ bare: true });
+    const store = new LocalGitStore({ repo });
+    const first = await store.compareAndSwap(null, utf8('one\n'), 'one');
+    expect(first.status).toBe('committed');
+    const db = (await objectDatabase({ cwd: repo }))!;
+    // A regular file where the next object's fan-out directory must be: mkdir fails (ENOTDIR/EEXIST), as on a broken disk.
+    const bytes = utf8('one\ntwo\n');
+    const id = createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+    rmSync(join(db.dir, id.slice(0, 2)), { recursive: true, force: true });
+    writeFileSync(join(db.dir, id.slice(0, 2)), 'not a directory');
+    await expect(store.compareAndSwap((first as { version: string }).version, bytes, 'two')).rejects.toMatchObject({ code: 'store_git_failed' });
+    expect(gitText(repo, 'rev-parse', 'refs/heads/work-queue')).toBe((first as { version: string }).version);
+  });
+
+  it('a repository with a compatibility object format takes the plumbing path', async () => {
+    const repo = initRepo({ bare: true });
+    gitSync(repo, ['config', 'extensions.compatObjectFormat', 'sha256']);
+    expect(await objectDatabase({ cwd: repo })).toBeNull();
   });
 });
