@@ -20,17 +20,28 @@ if (mode === 'seed') {
     bootstrap: (ids) => bootstrapRequest(policy, 'bench-1', nodes, { graphId: 'bench', at: ids.at }),
   });
 } else {
+  // As users run it: the default retry budget (20 attempts), decorrelated-jitter backoff.
   let grants = 0;
   let conflicts = 0;
+  let pushes = 0;
+  let exhausted = 0;
+  const started = performance.now();
   for (let i = 0; i < Number(arg2); i++) {
-    const out = await publisher.publish({
-      requestId: `w${arg1}-${i}`,
-      actor: { role: 'dispatcher', principal: '1', repository },
-      prepare: (p, ids) => dispatchNextRequest(p.state, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
-      onRetry: () => { conflicts += 1; },
-      maxAttempts: 64,
-    });
-    if (out.status === 'committed') grants += 1;
+    try {
+      const out = await publisher.publish({
+        requestId: `w${arg1}-${i}`,
+        actor: { role: 'dispatcher', principal: '1', repository },
+        prepare: (p, ids) => dispatchNextRequest(p.state, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
+        onRetry: () => { conflicts += 1; pushes += 1; },
+      });
+      if (out.status === 'committed') {
+        grants += 1;
+        pushes += 1; // the committed compare-and-swap itself
+      }
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'publish_retries_exhausted') throw e;
+      exhausted += 1;
+    }
   }
-  process.stdout.write(JSON.stringify({ grants, conflicts }));
+  process.stdout.write(JSON.stringify({ grants, conflicts, pushes, exhausted, ms: performance.now() - started }));
 }

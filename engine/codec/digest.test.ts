@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { ProtocolError } from '../errors.ts';
-import { sha256Hex } from './digest.ts';
+import { sha256Hex, sha256HexOfParts } from './digest.ts';
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -27,5 +27,15 @@ describe('sha256Hex', () => {
     expect(codeOf(() => sha256Hex('a\ud800'))).toBe('invalid_unicode');
     expect(codeOf(() => sha256Hex('\udc00'))).toBe('invalid_unicode');
     expect(codeOf(() => sha256Hex('\ud83d\ude00'))).toBeUndefined();
+  });
+});
+
+describe('sha256HexOfParts', () => {
+  it('hashes the parts as one joined string, and rejects an unpaired surrogate in any part', () => {
+    for (const parts of [[], [''], ['a', 'bc'], ['{"actor":', '{"x":"é😀"}', ',"kind":"submit","parameters":', '{}', '}']]) {
+      expect(sha256HexOfParts(...parts)).toBe(sha256Hex(parts.join('')));
+    }
+    expect(codeOf(() => sha256HexOfParts('a', '\ud800'))).toBe('invalid_unicode');
+    expect(codeOf(() => sha256HexOfParts('\ud83d', '\ude00'))).toBe('invalid_unicode');
   });
 });

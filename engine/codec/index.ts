@@ -14,4 +14,4 @@ export { LINE_BYTES, LINE_ERROR_CODES, decodeUtf8, frameLedger, parseLedgerLine,
 export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';
 export type { LedgerFrame, LedgerLimits, LedgerLine } from './lines.ts';
-export { sha256Hex } from './digest.ts';
+export { sha256Hex, sha256HexOfParts } from './digest.ts';

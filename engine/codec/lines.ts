@@ -5,6 +5,7 @@
 import { fail } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, canonicalize, parseStrict, utf8ByteLength } from './json.ts';
+import { canonicalSpans, isCanonicalText } from './canonical.ts';
 import { canonicalMembers, type MemberSpans } from './members.ts';
 
 export const LINE_BYTES = 8388608;
@@ -149,7 +150,8 @@ export function parseLedgerLine(text: string): JsonValue {
   }
   try {
     const value = JSON.parse(text) as JsonValue;
-    if (canonicalize(value) === text) return value;
+    // One pass over the text (codec/canonical.ts); re-serialising decides what it cannot prove.
+    if (isCanonicalText(text) || canonicalize(value) === text) return value;
   } catch {
     // Syntax, nesting, number or Unicode problem: the strict parser names it.
   }
@@ -167,6 +169,11 @@ export function parseLedgerRecord(text: string): { value: JsonValue; spans: Memb
   }
   try {
     const value = JSON.parse(text) as JsonValue;
+    // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
+    // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
+    // then decides, so both paths accept exactly the same lines.
+    const fast = canonicalSpans(text);
+    if (fast !== null) return { value, spans: fast };
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const members = canonicalMembers(value);
       if (members !== null && members.text === text) return { value, spans: members.spans };

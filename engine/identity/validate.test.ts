@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isDecimalId, isIdentity, isReasonCode } from './validate.ts';
+import fc from 'fast-check';
+import { identitySlow, isDecimalId, isIdentity, isReasonCode } from './validate.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url));
@@ -58,6 +59,16 @@ describe('identity helpers beyond the fixtures', () => {
     expect(isIdentity('\udc00')).toBe(false);
     for (const ok of [' ', 'owner/repo', 'q_0', 'é', '😀', '\u0080', '\u2028', 'a b']) expect(isIdentity(ok)).toBe(true);
     expect(isIdentity('é'.repeat(128) + 'a')).toBe(false); // 257 bytes, 129 units
+  });
+  it('isIdentity (one pass) answers exactly what the check-by-check definition answers', () => {
+    const unit = fc.constantFrom('a', ' ', '\u001f', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '€', '\ud800', '\udbff', '\udc00', '\udfff', '😀', '\uffff');
+    const s = fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), fc.array(unit, { maxLength: 300 }).map((u) => u.join('')), fc.nat(300).map((n) => 'é'.repeat(n)), fc.nat(300).map((n) => '😀'.repeat(n >> 1) + 'a'.repeat(n & 1)));
+    fc.assert(fc.property(s, (x) => {
+      expect(isIdentity(x), JSON.stringify(x)).toBe(identitySlow(x));
+    }), { numRuns: 5000 });
+    for (const n of [85, 86, 127, 128, 129, 255, 256, 257]) {
+      for (const x of ['a'.repeat(n), 'é'.repeat(n), '€'.repeat(n), 'é'.repeat(n) + 'a']) expect(isIdentity(x), `${n}`).toBe(identitySlow(x));
+    }
   });
   it('isDecimalId', () => {
     for (const ok of ['1', '10', '9007199254740993', '1'.repeat(256)]) expect(isDecimalId(ok)).toBe(true);

@@ -13,8 +13,30 @@ const FORBIDDEN = /[\u0000-\u001f\u007f]/;
 const DECIMAL = /^[1-9][0-9]*$/;
 const REASON = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-/** A nonempty well-formed string of at most 256 UTF-8 bytes without C0 controls or DEL. */
+/**
+ * A nonempty well-formed string of at most 256 UTF-8 bytes without C0 controls or DEL.
+ * Replay checks every identity of every record, so the common case (no surrogate) is one pass
+ * over the units that checks controls and counts UTF-8 bytes together; a string holding a
+ * surrogate takes the general check (`identitySlow`), which the tests compare it with.
+ */
 export function isIdentity(s: string): boolean {
+  if (typeof s !== 'string') return false;
+  const n = s.length;
+  if (n === 0 || n > IDENTITY_MAX_UTF8_BYTES) return false;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) {
+      if (c < 0x20 || c === 0x7f) return false;
+    } else if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdfff) return identitySlow(s);
+    else bytes += 2;
+  }
+  return bytes <= IDENTITY_MAX_UTF8_BYTES;
+}
+
+/** The definition, check by check (also the reference for `isIdentity`'s single pass). */
+export function identitySlow(s: string): boolean {
   return (
     typeof s === 'string' &&
     s.length > 0 &&

@@ -23,15 +23,28 @@ import { LIMIT_CEILINGS } from './ledger-budget.ts';
 /** The longest request id a dispatcher can name: 256 bytes, each serialized as a 2-byte escape. */
 const WORST_REQUEST_ID = '\\'.repeat(256);
 
+/** The worst-case identities do not depend on the Work: derived once, not per admitted Work (replay hot path). */
+let worstIds: { commitId: string; handle: string; claimId: string; dispatchId: string } | null = null;
+function worstIdentities(): NonNullable<typeof worstIds> {
+  worstIds ??= {
+    commitId: candidateCommitId('\\'.repeat(256), WORST_REQUEST_ID),
+    handle: claimHandle(1),
+    claimId: claimId(WORST_REQUEST_ID, 1),
+    dispatchId: dispatchId(WORST_REQUEST_ID, 1),
+  };
+  return worstIds;
+}
+
 /** Worst-case canonical bytes of a one-Claim assignment of `work` (see the module comment). */
 export function worstAssignmentBytes(work: OperationOf<'Work'>, epoch: string, resultBytes: number): number {
-  const commitId = candidateCommitId('\\'.repeat(256), WORST_REQUEST_ID);
+  const ids = worstIdentities();
+  const commitId = ids.commitId;
   const refs: JsonObject[] = work.depends_on.flatMap((edge) => (edge.kind === 'work'
     ? [{ work_id: edge.work_id, result_commit_id: WORST_REQUEST_ID, descriptor: {} }]
     : []));
-  const member: JsonObject = { handle: claimHandle(1), claim_id: claimId(WORST_REQUEST_ID, 1), work_id: work.work_id, work: work.payload as unknown as JsonValue, result_refs: refs };
+  const member: JsonObject = { handle: ids.handle, claim_id: ids.claimId, work_id: work.work_id, work: work.payload as unknown as JsonValue, result_refs: refs };
   const envelope = assignment({
-    dispatch_id: dispatchId(WORST_REQUEST_ID, 1),
+    dispatch_id: ids.dispatchId,
     request_id: WORST_REQUEST_ID,
     commit_id: commitId,
     policy_epoch: epoch,

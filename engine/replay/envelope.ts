@@ -7,7 +7,7 @@
  * instead of serializing again. Any negative answer falls back to the general
  * check in `apply.ts`, which computes the same result the slow way.
  */
-import { canonicalize, sha256Hex, type MemberSpans } from '../codec/index.ts';
+import { canonicalize, sha256HexOfParts, type MemberSpans } from '../codec/index.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import { OPERATIONS_KINDS } from './rules.ts';
 
@@ -28,13 +28,24 @@ export function verifyEnvelopeText(text: string, spans: MemberSpans, commit: Que
   const head = `{"fingerprint":${canonicalize(fingerprint)},"id":${canonicalize(id)},"kind":${kindText},"parameters":`;
   // The request object's keys are exactly these four (closed schema), so parameters run to its closing brace.
   if (!text.startsWith(head, request[0])) return NOTHING;
-  const params = text.slice(request[0] + head.length, request[1] - 1);
-  const actorText = text.slice(actor[0], actor[1]);
-  const fingerprintVerified = sha256Hex(`{"actor":${actorText},"kind":${kindText},"parameters":${params}}`) === fingerprint;
+  const paramsStart = request[0] + head.length;
+  const paramsEnd = request[1] - 1;
+  // Hash the fingerprint input piece by piece: the (large) parameters and actor are hashed as
+  // spans of the line, never copied into one concatenated string.
+  const digest = sha256HexOfParts('{"actor":', text.slice(actor[0], actor[1]), `,"kind":${kindText},"parameters":`, text.slice(paramsStart, paramsEnd), '}');
+  const fingerprintVerified = digest === fingerprint;
 
-  const opsText = text.slice(operations[0], operations[1]);
   let parametersVerified = false;
-  if (kind === 'submit') parametersVerified = commit.operations.every((op) => op.kind === 'Work') && params === `{"nodes":${opsText}}`;
-  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = params === `{"operations":${opsText}}`;
+  if (kind === 'submit') parametersVerified = commit.operations.every((op) => op.kind === 'Work') && wraps(text, paramsStart, paramsEnd, '{"nodes":', operations);
+  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = wraps(text, paramsStart, paramsEnd, '{"operations":', operations);
   return { fingerprintVerified, parametersVerified };
+}
+
+/** True when text[start, end) is `prefix` + text[inner] + `}` (compared in place, no concatenation). */
+function wraps(text: string, start: number, end: number, prefix: string, inner: readonly [number, number]): boolean {
+  const innerLength = inner[1] - inner[0];
+  if (end - start !== prefix.length + innerLength + 1) return false;
+  if (!text.startsWith(prefix, start) || text.charCodeAt(end - 1) !== 0x7d) return false;
+  const from = start + prefix.length;
+  return text.slice(from, from + innerLength) === text.slice(inner[0], inner[1]);
 }

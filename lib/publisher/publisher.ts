@@ -75,6 +75,8 @@ export class Publisher {
   async publish(input: PublishInput): Promise<PublishOutcome> {
     const now = input.now ?? Date.now;
     const maxAttempts = input.maxAttempts ?? 20;
+    // The last backoff sleep of this publication (decorrelated jitter grows from it).
+    let sleptMs = BACKOFF_BASE_MS;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const { snapshot, projection } = await this.cache.load();
       const at = now();
@@ -92,6 +94,7 @@ export class Publisher {
         const outcome = await this.cas(snapshot.version, encoder.encode(line), commit);
         const settled = await this.settle(outcome, input, attempt, commit);
         if (settled !== null) return settled;
+        sleptMs = await backoff(sleptMs, attempt, outcome);
         continue;
       }
 
@@ -123,6 +126,7 @@ export class Publisher {
       else this.cache.discard(outcome.status);
       const settled = await this.settle(outcome, input, attempt, commit);
       if (settled !== null) return settled;
+      sleptMs = await backoff(sleptMs, attempt, outcome);
     }
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
@@ -189,7 +193,7 @@ export class Publisher {
     }
   }
 
-  /** Returns the final outcome, or null to retry. */
+  /** Returns the final outcome, or null to retry (the caller backs off first). */
   private async settle(
     outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>,
     input: PublishInput,
@@ -214,11 +218,7 @@ export class Publisher {
       }
       debugEvent('store', 'recovered', { attempt, committed: false, replayed: false });
     }
-    const reason = outcome.status === 'uncertain' ? 'uncertain' : 'conflict';
-    input.onRetry?.({ attempt, reason });
-    const delay = backoffDelay(attempt);
-    debugEvent('store', 'retry', { attempt, reason, delay_ms: Math.round(delay) });
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    input.onRetry?.({ attempt, reason: retryReason(outcome) });
     return null;
   }
 }
@@ -245,10 +245,31 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Bounded exponential backoff with full jitter (spec 7.8: reuse bounded backoff for CAS conflicts). */
-function backoffDelay(attempt: number): number {
-  const ceiling = Math.min(2000, 20 * 2 ** attempt);
-  return Math.random() * ceiling;
+/** Backoff floor and ceiling (ms) between CAS attempts. */
+export const BACKOFF_BASE_MS = 10;
+export const BACKOFF_CAP_MS = 2000;
+
+/**
+ * Bounded backoff with decorrelated jitter (spec 7.8: reuse bounded backoff for CAS conflicts;
+ * issue 18 §5): each sleep is uniform in [base, 3 × previous sleep], capped. Unlike full jitter
+ * on a fixed exponential schedule, racing dispatchers that lost to each other spread out
+ * at once instead of colliding again on the same schedule. Returns the sleep taken.
+ */
+export function nextBackoffMs(previousMs: number, random: () => number = Math.random): number {
+  const high = Math.max(BACKOFF_BASE_MS, previousMs * 3);
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS + random() * (high - BACKOFF_BASE_MS));
+}
+
+function retryReason(outcome: CasOutcome): 'uncertain' | 'conflict' {
+  return outcome.status === 'uncertain' ? 'uncertain' : 'conflict';
+}
+
+/** Sleeps before the next attempt, with its `store retry` debug event. */
+async function backoff(previousMs: number, attempt: number, outcome: CasOutcome): Promise<number> {
+  const ms = nextBackoffMs(previousMs);
+  debugEvent('store', 'retry', { attempt, reason: retryReason(outcome), delay_ms: Math.round(ms) });
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return ms;
 }
 
 /** The `store published` debug event of a final outcome. */

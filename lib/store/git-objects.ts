@@ -3,10 +3,12 @@
  * a file at a commit, and build the next ledger commit. Never touches a work
  * tree or the real index: objects only (`hash-object`, `mktree`, `commit-tree`).
  */
+import { isAbsolute, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
 import { checkRepoPath } from './checks.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
+import { commitBody, commitTime, entriesOfListing, treeBody, writeObject, type ObjectDatabase } from './loose-objects.ts';
 
 const LEDGER_NAME = Buffer.from(LEDGER_FILE, 'utf8');
 
@@ -77,18 +79,11 @@ export function gitRevision(ctx: GitContext, commit: string, branchRef: string, 
  * holding only the ledger). Every other entry of the parent's tree (files,
  * subdirectories, modes, submodules) is carried over by object id.
  */
-export async function writeLedgerCommit(ctx: GitContext, parent: string | null, bytes: Uint8Array, message: string): Promise<string> {
+export async function writeLedgerCommit(ctx: GitContext, parent: string | null, bytes: Uint8Array, message: string, db?: ObjectDatabase | null): Promise<string> {
+  const when = db === undefined || db === null ? null : commitTime(ctx.date);
+  if (db !== undefined && db !== null && when !== null) return writeLedgerCommitInProcess(ctx, db, when, parent, bytes, message);
   const blob = (await gitOk(ctx, ['hash-object', '-w', '--no-filters', '--stdin'], bytes)).toString('utf8').trim();
-  const records: Buffer[] = [];
-  if (parent !== null) {
-    const ls = await git(ctx, ['ls-tree', '-z', '--full-tree', parent]);
-    if (ls.code !== 0) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
-    for (const record of splitNul(ls.stdout)) {
-      const tab = record.indexOf(0x09);
-      if (tab >= 0 && record.subarray(tab + 1).equals(LEDGER_NAME)) continue; // replaced below
-      records.push(record);
-    }
-  }
+  const records = await carriedEntries(ctx, parent);
   records.push(Buffer.from(`100644 blob ${blob}\t${LEDGER_FILE}`, 'utf8'));
   const listing = Buffer.concat(records.flatMap((r) => [r, Buffer.from([0])]));
   // mktree sorts entries; --missing skips re-checking objects copied from an existing tree.
@@ -96,6 +91,62 @@ export async function writeLedgerCommit(ctx: GitContext, parent: string | null, 
   const args = ['commit-tree', '--no-gpg-sign', tree];
   if (parent !== null) args.push('-p', parent);
   return (await gitOk(ctx, args, Buffer.from(message, 'utf8'))).toString('utf8').trim();
+}
+
+/**
+ * The parent tree's entries other than the ledger (`ls-tree` records), remembered for commits
+ * this process wrote, so a writer publishing on its own last commit spawns no `ls-tree`.
+ */
+const carried = new Map<string, Buffer[]>();
+const CARRIED_MAX = 64;
+
+async function carriedEntries(ctx: GitContext, parent: string | null): Promise<Buffer[]> {
+  if (parent === null) return [];
+  const known = carried.get(`${ctx.cwd}\0${parent}`);
+  if (known !== undefined) return [...known];
+  const ls = await git(ctx, ['ls-tree', '-z', '--full-tree', parent]);
+  if (ls.code !== 0) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
+  const records: Buffer[] = [];
+  for (const record of splitNul(ls.stdout)) {
+    const tab = record.indexOf(0x09);
+    if (tab >= 0 && record.subarray(tab + 1).equals(LEDGER_NAME)) continue; // replaced by the caller
+    records.push(record);
+  }
+  return records;
+}
+
+function remember(ctx: GitContext, commit: string, records: Buffer[]): void {
+  if (carried.size >= CARRIED_MAX) carried.delete(carried.keys().next().value!);
+  carried.set(`${ctx.cwd}\0${commit}`, records);
+}
+
+/** Same objects as the plumbing path, written by this process (lib/store/loose-objects.ts). */
+async function writeLedgerCommitInProcess(
+  ctx: GitContext,
+  db: ObjectDatabase,
+  when: { seconds: number; offset: string },
+  parent: string | null,
+  bytes: Uint8Array,
+  message: string,
+): Promise<string> {
+  const write = async (type: 'blob' | 'tree' | 'commit', body: Uint8Array): Promise<string> => {
+    try {
+      return await writeObject(db, type, body);
+    } catch (e) {
+      // A file-system refusal (read-only or full disk, permissions) is the store's write failing, as
+      // `hash-object` failing would be; never a JS exception surfacing as a verdict.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string') throw e;
+      throw new ProtocolError('store_git_failed', `writing the ledger's ${type} object into ${db.dir} failed: ${code}`, {}, { errno: code });
+    }
+  };
+  const [blob, records] = await Promise.all([write('blob', bytes), carriedEntries(ctx, parent)]);
+  const entries = entriesOfListing(records);
+  entries.push({ mode: '100644', name: LEDGER_NAME, id: Buffer.from(blob, 'hex') });
+  const tree = await write('tree', treeBody(entries));
+  const commit = await write('commit', commitBody(tree, parent, when, message));
+  remember(ctx, commit, records);
+  return commit;
 }
 
 function splitNul(buf: Buffer): Buffer[] {
@@ -111,8 +162,26 @@ function splitNul(buf: Buffer): Buffer[] {
 
 /** Checks once that `cwd` is inside a Git repository (`not_a_git_repository`). */
 export async function verifyRepository(ctx: GitContext): Promise<void> {
-  const r = await git(ctx, ['rev-parse', '--git-dir']);
+  await objectDatabase(ctx);
+}
+
+/**
+ * Checks that `cwd` is inside a Git repository and answers where its objects live and their
+ * format (null: a format this process does not write; the plumbing path is used then).
+ */
+export async function objectDatabase(ctx: GitContext): Promise<ObjectDatabase | null> {
+  // A repository that keeps a second (compatibility) object format maps every object it writes;
+  // only git itself does that, so such a repository takes the plumbing path.
+  const [r, compat] = await Promise.all([
+    git(ctx, ['rev-parse', '--git-dir', '--git-path', 'objects', '--show-object-format']),
+    git(ctx, ['config', '--get', 'extensions.compatObjectFormat']),
+  ]);
   if (r.code !== 0) {
+    const plain = await git(ctx, ['rev-parse', '--git-dir']);
+    if (plain.code === 0) return null; // an older git without --show-object-format
     throw new ProtocolError('not_a_git_repository', `${ctx.cwd} is not a Git repository`, {}, { path: ctx.cwd });
   }
+  const [, objects, format] = r.stdout.toString('utf8').split('\n');
+  if (objects === undefined || (format !== 'sha1' && format !== 'sha256') || compat.stdout.toString('utf8').trim() !== '') return null;
+  return { dir: isAbsolute(objects) ? objects : resolve(ctx.cwd, objects), format };
 }

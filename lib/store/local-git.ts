@@ -2,6 +2,8 @@
  * The ledger on a branch of a local Git repository (bare or not), through git
  * plumbing. Publication is `update-ref <ref> <new> <expected-old>`: git checks
  * the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
+ * The blob, tree and commit are written as loose objects by this process
+ * (loose-objects.ts), so a publication spawns `update-ref` and nothing else.
  * A ref lock that outlives the retries (a git killed mid-update leaves it) is
  * `store_locked`, naming the lock, its age and the command that clears it
  * (`fairway doctor --fix` removes it once no git process can own it).
@@ -12,7 +14,8 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { gitRevision, hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import type { ObjectDatabase } from './loose-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
 export interface LocalGitStoreOptions {
@@ -37,7 +40,8 @@ export class LocalGitStore implements LedgerStore {
   private readonly ctx: GitContext;
   /** The queue branch's full ref name. */
   readonly ref: string;
-  private verified: Promise<void> | undefined;
+  /** Verified once: the repository exists; where its objects are written (null: plumbing only). */
+  private verified: Promise<ObjectDatabase | null> | undefined;
   private dirs: Promise<GitDirs> | undefined;
 
   constructor(options: LocalGitStoreOptions) {
@@ -53,8 +57,8 @@ export class LocalGitStore implements LedgerStore {
     return this.ctx.cwd;
   }
 
-  private ready(): Promise<void> {
-    return (this.verified ??= verifyRepository(this.ctx));
+  private ready(): Promise<ObjectDatabase | null> {
+    return (this.verified ??= objectDatabase(this.ctx));
   }
 
   /** Spec 7.1: an absent branch is an empty queue; an absent file on a branch is bytes null. */
@@ -78,10 +82,10 @@ export class LocalGitStore implements LedgerStore {
 
   async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
     checkVersion(expected);
-    await this.ready();
+    const db = await this.ready();
     let next: string;
     try {
-      next = await writeLedgerCommit(this.ctx, expected, bytes, message);
+      next = await writeLedgerCommit(this.ctx, expected, bytes, message, db);
     } catch (e) {
       // An unknown parent cannot be the tip: nothing written, report what is.
       if (e instanceof ProtocolError && e.code === 'store_parent_missing') return { status: 'conflict', actual: await resolveRef(this.ctx, this.ref) };

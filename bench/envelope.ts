@@ -1,0 +1,105 @@
+/**
+ * The operating-envelope section of `npm run bench` (issue 11 §5, spec 7.17 last paragraph):
+ * one table per run, written to bench/results/envelope.md and latest.json, from measurements
+ * taken in this run (run.ts), as ratios to the JSON.parse floor of the same bytes:
+ *   - cold replay time and peak RSS over the floor's, per ledger size;
+ *   - incremental replay per appended commit;
+ *   - contended CAS: retries, pushes per committed call, exhausted calls, grants/s at 1/2/4/8;
+ *   - per-Claim finalize writes: ledger commits (and bytes) a Claim costs from grant to release,
+ *     counted on the generated ledgers' own lines.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface FinalizeRow { label: string; claims: number; grants: number; byKind: Record<string, number>; writesPerClaim: number; lifecycleBytesPerClaim: number }
+
+const LIFECYCLE = new Set(['dispatch', 'finish', 'result', 'release', 'delivery_failure']);
+
+/** Counts, on a ledger's lines, the Claims granted and the lifecycle commits that finalize them. */
+export function finalizeWrites(label: string, path: string): FinalizeRow {
+  const text = readFileSync(path, 'utf8');
+  const byKind: Record<string, number> = {};
+  let claims = 0;
+  let grants = 0;
+  let lifecycleBytes = 0;
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    const commit = JSON.parse(line) as { request: { kind: string }; operations: Array<{ kind: string }> };
+    const kind = commit.request.kind;
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+    if (kind === 'dispatch_next') {
+      grants += 1;
+      claims += commit.operations.filter((op) => op.kind === 'Claim').length;
+    }
+    if (LIFECYCLE.has(kind)) lifecycleBytes += Buffer.byteLength(line) + 1;
+  }
+  const lifecycle = Object.entries(byKind).filter(([k]) => LIFECYCLE.has(k)).reduce((a, [, n]) => a + n, 0);
+  return { label, claims, grants, byKind, writesPerClaim: claims === 0 ? 0 : (lifecycle + grants) / claims, lifecycleBytesPerClaim: claims === 0 ? 0 : lifecycleBytes / claims };
+}
+
+export interface EnvelopeLedgerRow {
+  label: string;
+  bytes: number;
+  commits: number;
+  floorMs: number | null;
+  coldMs: number | null;
+  floorCpuMs: number | null;
+  coldCpuMs: number | null;
+  floorRssMiB: number | null;
+  replayRssMiB: number | null;
+  appendMedianMs: number | null;
+  appendMaxMs: number | null;
+}
+
+export interface EnvelopeContentionRow { processes: number; grants: number; grantsPerSecond: number; conflicts: number; pushesPerCommitted: number; exhausted: number }
+
+const f = (n: number | null, d = 1): string => (n === null ? '-' : n.toFixed(d));
+const ratio = (a: number | null, b: number | null): string => (a === null || b === null || b === 0 ? '-' : `${(a / b).toFixed(2)}×`);
+
+function md(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+export function envelopeMarkdown(input: {
+  date: string;
+  node: string;
+  quick: boolean;
+  ledgers: EnvelopeLedgerRow[];
+  contention: EnvelopeContentionRow[];
+  finalize: FinalizeRow[];
+  requests: Array<{ store: string; operation: string; requests: number }>;
+  startup: Array<{ command: string; medianMs: number; nodeMs: number; overNode: number }>;
+  publication: Array<{ label: string; bytes: number; publishMs: number; hashObjectMs: number; ratio: number }>;
+}): string {
+  const out: string[] = [];
+  out.push(`Operating envelope — ${input.date}, node ${input.node}${input.quick ? ' (--quick)' : ''}. Ratios are measured within this run on the same bytes.`);
+  out.push('');
+  out.push('Replay (floor = read + split + JSON.parse of the same lines, best of 3 in one fresh process; CPU = user + system time of that process, less sensitive than wall time to a loaded machine; RSS ratio = peak RSS of a fresh process replaying over that of a fresh process running the floor):');
+  out.push('');
+  out.push(md(['ledger', 'MiB', 'commits', 'cold / floor (wall)', 'cold / floor (CPU)', 'peak RSS / floor RSS', 'append per commit, median (max) ms'],
+    input.ledgers.map((r) => [r.label, (r.bytes / 2 ** 20).toFixed(1), String(r.commits), ratio(r.coldMs, r.floorMs), ratio(r.coldCpuMs, r.floorCpuMs), ratio(r.replayRssMiB, r.floorRssMiB), `${f(r.appendMedianMs, 2)} (${f(r.appendMaxMs, 2)})`])));
+  out.push('');
+  out.push('Contended compare-and-swap (N processes race single-Claim dispatch_next on one local repository, default retry budget of 20 attempts, decorrelated-jitter backoff):');
+  out.push('');
+  const one = input.contention.find((r) => r.processes === 1)?.grantsPerSecond ?? null;
+  out.push(md(['dispatchers', 'grants', 'grants/s', 'vs 1 dispatcher', 'CAS retries', 'pushes per committed call', 'calls that exhausted retries'],
+    input.contention.map((r) => [String(r.processes), String(r.grants), r.grantsPerSecond.toFixed(1), ratio(r.grantsPerSecond, one), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)])));
+  out.push('');
+  out.push('Per-Claim finalize writes (generated ledgers: grant + dispatch started/bound + finish + result + release + delivery failures, per Claim granted):');
+  out.push('');
+  out.push(md(['ledger', 'Claims', 'grants', 'writes per Claim', 'lifecycle bytes per Claim'],
+    input.finalize.map((r) => [r.label, String(r.claims), String(r.grants), r.writesPerClaim.toFixed(2), r.lifecycleBytesPerClaim.toFixed(0)])));
+  out.push('');
+  out.push('GitHub requests per publication (real Publisher against the schema-validated fake GitHub):');
+  out.push('');
+  out.push(md(['store', 'operation', 'requests'], input.requests.map((r) => [r.store, r.operation, String(r.requests)])));
+  out.push('');
+  out.push('Local Git publication (warm publisher) vs `git hash-object -w` of the same blob, medians:');
+  out.push('');
+  out.push(md(['ledger', 'bytes', 'publish / hash-object'], input.publication.map((r) => [r.label, String(r.bytes), `${r.ratio.toFixed(2)}×`])));
+  out.push('');
+  out.push('CLI start-up (whole processes, interleaved, medians) vs `node -e 0`:');
+  out.push('');
+  out.push(md(['command', 'over node -e 0', 'extra ms'], input.startup.map((r) => [r.command, `${r.overNode.toFixed(2)}×`, (r.medianMs - r.nodeMs).toFixed(0)])));
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,205 @@
+/**
+ * Canonical-form check of one ledger record in a single pass over its text (spec 7.6, 7.17 hot
+ * path), instead of re-serialising the parsed value and comparing.
+ *
+ * `canonicalSpans(text)` answers the spans of the top-level members when `text` is, character
+ * for character, what `canonicalize` writes for the object it encodes; otherwise it answers null,
+ * which means "not proven" (never "invalid"): the caller then takes the general path
+ * (`canonicalMembers` + `parseStrict`), which names the precise error. So this scanner may only
+ * ever be too strict, never too lenient. It accepts exactly:
+ *   - no whitespace anywhere; a top-level object whose keys are printable ASCII (as
+ *     `canonicalMembers` requires for spans);
+ *   - object keys that are "plain" (no escape, no surrogate) and strictly increasing in UTF-16
+ *     order, which for surrogate-free keys is code-point (= UTF-8 byte) order, so sorted and
+ *     unique; any other key answers null;
+ *   - strings spelled as `canonicalize` spells them: raw characters except `"`, `\` and C0
+ *     controls; the escapes `\"` `\\` `\b` `\t` `\n` `\f` `\r`, and `\u00xx` (lowercase hex) for
+ *     the other C0 controls only; surrogates only as well-formed pairs;
+ *   - integers as `String(n)` of a safe integer: no `-0`, no leading zero, no fraction or
+ *     exponent, at most 9007199254740991 in magnitude;
+ *   - `true`, `false`, `null`;
+ *   - nesting and array length within `NESTING_LIMIT` / `ARRAY_MEMBER_LIMIT`, counted as
+ *     `canonicalize` counts them.
+ * A canonical text has exactly one decoding, so `JSON.parse(text)` is then the value
+ * `parseStrict` would return (see `parseLedgerRecord`).
+ */
+import { ARRAY_MEMBER_LIMIT, NESTING_LIMIT } from './json.ts';
+import type { MemberSpans } from './members.ts';
+
+const MAX_SAFE = '9007199254740991';
+
+// Every scanning function takes the text and a position and answers the position after what it
+// scanned, or -1 when the text is not proven canonical there (positions stay in registers).
+
+/** Spans of the top-level members' values when `text` is a canonical object, else null. */
+export function canonicalSpans(text: string): MemberSpans | null {
+  if (text.charCodeAt(0) !== 0x7b) return null;
+  const spans = new Map<string, readonly [number, number]>();
+  let p = 1;
+  if (text.charCodeAt(p) === 0x7d) return p + 1 === text.length ? spans : null;
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (;;) {
+    const keyStart = p + 1;
+    p = plainKey(text, p, 0x7e);
+    if (p < 0) return null;
+    const keyEnd = p - 1;
+    if (prevStart >= 0 && !ascending(text, prevStart, prevEnd, keyStart, keyEnd)) return null;
+    prevStart = keyStart;
+    prevEnd = keyEnd;
+    if (text.charCodeAt(p) !== 0x3a) return null;
+    const start = p + 1;
+    p = value(text, start, 1);
+    if (p < 0) return null;
+    spans.set(text.slice(keyStart, keyEnd), [start, p]);
+    const c = text.charCodeAt(p++);
+    if (c === 0x7d) return p === text.length ? spans : null;
+    if (c !== 0x2c) return null;
+  }
+}
+
+/** True when `text` is a canonical JSON text of any value. */
+export function isCanonicalText(text: string): boolean {
+  return value(text, 0, 0) === text.length;
+}
+
+function value(t: string, p: number, depth: number): number {
+  if (depth > NESTING_LIMIT) return -1;
+  const c = t.charCodeAt(p);
+  switch (c) {
+    case 0x22: return string(t, p);
+    case 0x7b: return object(t, p, depth);
+    case 0x5b: return array(t, p, depth);
+    case 0x74: return t.startsWith('true', p) ? p + 4 : -1;
+    case 0x66: return t.startsWith('false', p) ? p + 5 : -1;
+    case 0x6e: return t.startsWith('null', p) ? p + 4 : -1;
+    default: return number(t, p, c);
+  }
+}
+
+function object(t: string, p: number, depth: number): number {
+  p++;
+  if (t.charCodeAt(p) === 0x7d) return p + 1;
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (;;) {
+    const keyStart = p + 1;
+    p = plainKey(t, p, 0xffff);
+    if (p < 0) return -1;
+    const keyEnd = p - 1;
+    if (prevStart >= 0 && !ascending(t, prevStart, prevEnd, keyStart, keyEnd)) return -1;
+    prevStart = keyStart;
+    prevEnd = keyEnd;
+    if (t.charCodeAt(p) !== 0x3a) return -1;
+    p = value(t, p + 1, depth + 1);
+    if (p < 0) return -1;
+    const c = t.charCodeAt(p++);
+    if (c === 0x7d) return p;
+    if (c !== 0x2c) return -1;
+  }
+}
+
+function array(t: string, p: number, depth: number): number {
+  p++;
+  if (t.charCodeAt(p) === 0x5d) return p + 1;
+  let n = 0;
+  for (;;) {
+    if (++n > ARRAY_MEMBER_LIMIT) return -1;
+    p = value(t, p, depth + 1);
+    if (p < 0) return -1;
+    const c = t.charCodeAt(p++);
+    if (c === 0x5d) return p;
+    if (c !== 0x2c) return -1;
+  }
+}
+
+/**
+ * A key without escapes or surrogates (not a control, `"` or `\`): its text is its value. A
+ * top-level key must also be printable ASCII (`max` 0x7e), as `canonicalMembers` requires.
+ */
+function plainKey(t: string, p: number, max: number): number {
+  if (t.charCodeAt(p) !== 0x22) return -1;
+  let i = p + 1;
+  for (;;) {
+    const c = t.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    // NaN (past the end) fails every comparison below and is caught here.
+    if (!(c >= 0x20 && c <= max && c !== 0x5c && (c < 0xd800 || c > 0xdfff))) return -1;
+    i++;
+  }
+}
+
+/** Strict UTF-16 order of two key spans of `t` (code-point order, as they hold no surrogates). */
+function ascending(t: string, aStart: number, aEnd: number, bStart: number, bEnd: number): boolean {
+  const n = Math.min(aEnd - aStart, bEnd - bStart);
+  for (let i = 0; i < n; i++) {
+    const x = t.charCodeAt(aStart + i);
+    const y = t.charCodeAt(bStart + i);
+    if (x !== y) return x < y;
+  }
+  return aEnd - aStart < bEnd - bStart;
+}
+
+function string(t: string, p: number): number {
+  let i = p + 1;
+  for (;;) {
+    const c = t.charCodeAt(i);
+    if (c === 0x22) return i + 1;
+    if (c >= 0x20 && c !== 0x5c && c < 0xd800) {
+      i++;
+      continue;
+    }
+    if (c === 0x5c) {
+      const e = t.charCodeAt(i + 1);
+      if (e === 0x22 || e === 0x5c || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        i += 2;
+        continue;
+      }
+      // \u00xx, lowercase hex, only for a C0 control without a short escape.
+      if (e !== 0x75 || t.charCodeAt(i + 2) !== 0x30 || t.charCodeAt(i + 3) !== 0x30) return -1;
+      const h = t.charCodeAt(i + 4);
+      const l = t.charCodeAt(i + 5);
+      const hi = h === 0x30 ? 0 : h === 0x31 ? 1 : -1;
+      const lo = l >= 0x30 && l <= 0x39 ? l - 0x30 : l >= 0x61 && l <= 0x66 ? l - 0x57 : -1;
+      if (hi < 0 || lo < 0) return -1;
+      const u = hi * 16 + lo;
+      if (u === 0x08 || u === 0x09 || u === 0x0a || u === 0x0c || u === 0x0d) return -1;
+      i += 6;
+      continue;
+    }
+    // A C0 control, or NaN past the end of the text.
+    if (!(c >= 0x20)) return -1;
+    if (c <= 0xdbff) {
+      // A high surrogate must start a well-formed pair.
+      const d = t.charCodeAt(i + 1);
+      if (!(d >= 0xdc00 && d <= 0xdfff)) return -1;
+      i += 2;
+      continue;
+    }
+    if (c <= 0xdfff) return -1; // a low surrogate alone
+    i++;
+  }
+}
+
+function number(t: string, p: number, first: number): number {
+  let i = p;
+  let c = first;
+  if (c === 0x2d) c = t.charCodeAt(++i);
+  const digitsStart = i;
+  if (c === 0x30) {
+    // "0" alone; "-0" and leading zeros are not canonical.
+    if (i > p) return -1;
+    i++;
+  } else if (c >= 0x31 && c <= 0x39) {
+    i++;
+    for (c = t.charCodeAt(i); c >= 0x30 && c <= 0x39; c = t.charCodeAt(i)) i++;
+  } else {
+    return -1;
+  }
+  c = t.charCodeAt(i);
+  if (c === 0x2e || c === 0x65 || c === 0x45 || (c >= 0x30 && c <= 0x39)) return -1;
+  const digits = i - digitsStart;
+  if (digits > 16) return -1;
+  if (digits === 16 && t.slice(digitsStart, i) > MAX_SAFE) return -1;
+  return i;
+}
