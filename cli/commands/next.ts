@@ -19,6 +19,7 @@ import { installedPolicy } from '../../engine/scheduler/policy-view.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { loadProjection, parseAsOf } from './explain.ts';
+import { formatDuration } from '../../lib/console/views/format.ts';
 
 export const DEFAULT_NEXT_LIMIT = 20;
 
@@ -62,21 +63,9 @@ function rateView(rate: GrantRate | null): NextView['rate'] {
   return rate === null ? null : { per_hour: Number(rate.perHour.toFixed(3)), grants: rate.grants, span_ms: rate.spanMs };
 }
 
-/** Compact duration: `45s`, `12m 3s`, `3h 12m`, `2d 4h`. */
-function duration(ms: number): string {
-  let s = Math.floor(ms / 1000);
-  const d = Math.floor(s / 86400);
-  s -= d * 86400;
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return d > 0 ? `${d}d ${h}h` : h > 0 ? `${h}h ${m}m` : m > 0 ? `${m}m ${s}s` : `${s}s`;
-}
-
 function estimateText(p: LinePosition): string {
   if (p.estimateMs === null || p.rate === null) return 'no estimate in time (fewer than 2 recent grants in this pool)';
-  return `estimate ~${duration(p.estimateMs)} from now at ${p.rate.perHour.toFixed(1)} grants/h (from the last ${p.rate.grants} grants; an estimate, not a promise)`;
+  return `estimate ~${formatDuration(p.estimateMs)} from now at ${p.rate.perHour.toFixed(1)} grants/h (from the last ${p.rate.grants} grants; an estimate, not a promise)`;
 }
 
 /** The line view of `pool` at `asOf` (first `limit` entries; the whole line when a Work is asked about). */
