@@ -49,7 +49,7 @@ test('7. an administrator pauses grants; the overview and `fairway replay --json
 /** `fairway replay --json` on the same repository (and offline on its ledger file) shows the Control. */
 async function checkLedger(requestId: string): Promise<void> {
   const repo = consoleState().demo_repository!;
-  const summary = JSON.parse(fairway(['--repo', repo, 'replay', '--json']));
+  const summary = JSON.parse(fairway(['--dir', repo, 'replay', '--json']));
   expect(summary.ok).toBe(true);
   expect(summary.controls.grants_paused).toBe(true);
   const ledger = execFileSync('git', ['-C', repo, 'show', 'work-queue:work-queue.jsonl'], { encoding: 'utf8' });

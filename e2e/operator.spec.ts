@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { consoleState, login, mermaidRendered, shot, token } from './helpers.ts';
 
 function explainNext(): { work: { work_id: string; priority: number; fairness_key: string } } {
-  const out = execFileSync(process.execPath, ['bin/fairway.js', '--repo', consoleState().demo_repository!, 'explain', '--pool', 'default', '--json'], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['bin/fairway.js', '--dir', consoleState().demo_repository!, 'explain', '--pool', 'default', '--json'], { encoding: 'utf8' });
   return JSON.parse(out) as { work: { work_id: string; priority: number; fairness_key: string } };
 }
 
@@ -63,7 +63,10 @@ test('what-if from the live clocks: the installed settings\' first grant is expl
 test('a Work blocked by two things lists and draws both', async ({ page }) => {
   await page.goto('/work?q=review-proposals');
   await page.getByRole('link', { name: 'review-proposals' }).click();
+  await expect(page.getByTestId('work-title')).toHaveText('review-proposals');
   const branches = page.getByTestId('blocking-branch');
+  // count() does not wait: wait for the second branch, then count.
+  await expect(branches.nth(1)).toBeVisible();
   expect(await branches.count()).toBeGreaterThanOrEqual(2);
   await expect(page.getByTestId('blocking-steps').first()).toContainText('PR gate');
   await expect(page.getByTestId('blocking-steps').first()).toContainText('propose-docs-changes');
@@ -78,6 +81,7 @@ test('dialogs preview the exact operations and check preconditions before Confir
   // Reprioritise from a ready Work's own page: the current priority is a no-op, refused before Confirm.
   await page.goto('/next');
   await page.getByTestId('line-row').first().getByRole('link').first().click();
+  await page.waitForURL(/\/work\/[^/?]+/);
   const workId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
   await page.getByTestId('work-action-reprioritize').click();
   await expect(page.getByTestId('action-precondition')).toHaveAttribute('data-code', 'no_change');

@@ -13,7 +13,21 @@ export interface ErrorLocation {
   path?: string;
 }
 
+/**
+ * A process-wide brand (`Symbol.for`), so an error thrown by one copy of this module is still
+ * a ProtocolError to another: bundlers can load a module once per layer (Next.js's server and
+ * SSR chunks do), and a plain `instanceof` across copies would turn every verdict into
+ * `internal_error`.
+ */
+const PROTOCOL_ERROR = Symbol.for('fairway.ProtocolError');
+
 export class ProtocolError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== ProtocolError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as { [PROTOCOL_ERROR]?: unknown })[PROTOCOL_ERROR] === true;
+  }
+
+  declare readonly [PROTOCOL_ERROR]: true;
   readonly code: string;
   readonly commit?: string;
   readonly line?: number;
@@ -23,6 +37,7 @@ export class ProtocolError extends Error {
 
   constructor(code: string, message: string, where: ErrorLocation = {}, details?: Record<string, unknown>) {
     super(message);
+    Object.defineProperty(this, PROTOCOL_ERROR, { value: true });
     this.name = 'ProtocolError';
     this.code = code;
     if (where.commit !== undefined) this.commit = where.commit;

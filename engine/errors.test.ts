@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { describeError, internalError, isProtocolError, ProtocolError } from './errors.ts';
+
+describe('ProtocolError across module copies', () => {
+  it('is recognised when thrown by another copy of engine/errors.ts (as Next.js server and SSR chunks load it)', async () => {
+    // A query string makes Vite load a second, independent instance of the module.
+    const copy = (await import('./errors.ts?second-copy')) as typeof import('./errors.ts');
+    expect(copy.ProtocolError).not.toBe(ProtocolError);
+    const foreign = new copy.ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
+    expect(isProtocolError(foreign)).toBe(true);
+    expect(foreign instanceof ProtocolError).toBe(true);
+    expect(describeError(foreign)).toMatchObject({ code: 'unknown_commit' });
+    expect(copy.isProtocolError(new ProtocolError('ledger_invalid', 'x'))).toBe(true);
+  });
+
+  it('still refuses what is not a ProtocolError, including look-alikes with a code', () => {
+    const lookalike = Object.assign(new Error('no'), { code: 'unknown_commit', name: 'ProtocolError' });
+    expect(isProtocolError(lookalike)).toBe(false);
+    expect(isProtocolError(new TypeError('boom'))).toBe(false);
+    expect(isProtocolError(null)).toBe(false);
+    expect(isProtocolError('unknown_commit')).toBe(false);
+    expect(describeError(new TypeError('boom'))).toMatchObject({ code: internalError(new TypeError('boom')).code });
+  });
+
+  it('keeps instanceof exact for classes derived from it', () => {
+    class Narrow extends ProtocolError {}
+    expect(new Narrow('a', 'b') instanceof Narrow).toBe(true);
+    expect(new ProtocolError('a', 'b') instanceof Narrow).toBe(false);
+    expect(new Narrow('a', 'b') instanceof ProtocolError).toBe(true);
+  });
+});
