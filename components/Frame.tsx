@@ -34,7 +34,7 @@ export function Frame({ view, config, title, path, actions, children }: {
         <div data-testid="demo-banner" className="rounded-md border border-violet-300 bg-violet-50 px-4 py-2 text-sm text-violet-900">
           <strong className="mr-2 rounded bg-violet-700 px-1.5 py-0.5 text-xs font-bold uppercase tracking-wider text-white">Demo</strong>
           This is the embedded <strong>demo queue</strong>: a generated day seeded through the real publisher into a fresh local Git
-          repository. Nothing here is a real team&apos;s work. Start with <code>fairway console --repo PATH</code> to open your queue.
+          repository. Nothing here is a real team&apos;s work. Start with <code>fairway --dir PATH console</code> (or <code>fairway -R OWNER/REPO console</code>) to open your queue.
         </div>
       )}
       {grants !== null && (
