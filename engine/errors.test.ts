@@ -4,7 +4,8 @@ import { describeError, internalError, isProtocolError, ProtocolError } from './
 describe('ProtocolError across module copies', () => {
   it('is recognised when thrown by another copy of engine/errors.ts (as Next.js server and SSR chunks load it)', async () => {
     // A query string makes Vite load a second, independent instance of the module.
-    const copy = (await import('./errors.ts?second-copy')) as typeof import('./errors.ts');
+    const specifier = './errors.ts?second-copy';
+    const copy = (await import(/* @vite-ignore */ specifier)) as typeof import('./errors.ts');
     expect(copy.ProtocolError).not.toBe(ProtocolError);
     const foreign = new copy.ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
     expect(isProtocolError(foreign)).toBe(true);
