@@ -89,7 +89,7 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
               <thead><tr><th>Dispatch</th><th>State</th><th className="num">Claims</th><th>Request</th></tr></thead>
               <tbody>
                 {v.launches.map((l) => (
-                  <tr key={l.dispatchId}><td><Id id={l.dispatchId} /></td><td><ReasonBadge code={l.state} /></td><td className="num">{l.claims}</td><td><IdLink id={l.requestId} href={receipt(l.requestId)} length={24} /></td></tr>
+                  <tr key={l.dispatchId}><td><Id id={l.dispatchId} /></td><td><ReasonBadge code={l.state} />{l.reason === 'run_binding_conflict' && <span className="ml-1"><ReasonBadge code={l.reason} /></span>}</td><td className="num">{l.claims}</td><td><IdLink id={l.requestId} href={receipt(l.requestId)} length={24} /></td></tr>
                 ))}
               </tbody>
             </table>

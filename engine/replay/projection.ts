@@ -109,6 +109,11 @@ export class Projection {
     return this.check().commits.length;
   }
 
+  /** The queue repository (`owner/name`) the genesis Actor named, or null. */
+  get repository(): string | null {
+    return this.check().repository;
+  }
+
   get policyEpoch(): string | null {
     return this.check().policy?.epoch ?? null;
   }

@@ -7,6 +7,7 @@ import { Id, IdLink } from '../../../components/Ids.tsx';
 import { Mermaid } from '../../../components/Mermaid.tsx';
 import { firstParam, loadView, routeParam, withAt } from '../../../lib/console/load.ts';
 import { formatTime, keyLabel } from '../../../lib/console/views/format.ts';
+import type { ConflictView } from '../../../lib/console/views/lifecycle.ts';
 import { receiptView } from '../../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../../lib/publisher/history.ts';
 import type { Explanation } from '../../../engine/scheduler/plan.ts';
@@ -50,6 +51,38 @@ function ExplanationCard({ e, index, workHref }: { e: Explanation; index: number
         {' '}· capacity logical {e.capacity.logical_before}→{e.capacity.logical_after} of {e.capacity.logical_limit}, native {e.capacity.native_outstanding} of {e.capacity.native_limit}
         {e.work !== null && e.work.observations.length > 0 && <> · observations bound: {e.work.observations.join(', ')}</>}
       </p>
+    </div>
+  );
+}
+
+/** A group's recorded run binding conflict: every candidate run, its terminal evidence, and the way out (spec 7.8). */
+function ConflictCard({ c }: { c: ConflictView }) {
+  return (
+    <div className="border-t border-slate-200 px-4 py-3 text-sm" data-testid="dispatch-conflict">
+      <div className="mb-2 flex flex-wrap items-center gap-2">
+        <strong>Run binding conflict</strong> of dispatch <Id id={c.dispatchId} /> <ReasonBadge code={c.code} />
+        <span className="text-xs muted">
+          {c.status === 'open' ? 'several runs carry this dispatch id: none may bind, capacity stays reserved'
+            : c.status === 'resolved' ? `resolved by an administrator: bound to run ${c.boundRunId ?? '?'}` : 'released on exact terminal evidence'}
+        </span>
+      </div>
+      <table className="tbl text-xs">
+        <thead><tr><th>Candidate run</th><th>Exact terminal evidence</th></tr></thead>
+        <tbody>
+          {c.candidates.map((k) => (
+            <tr key={k.runId}>
+              <td>{k.runUrl !== null ? <a href={k.runUrl} rel="noreferrer" target="_blank">run {k.runId}</a> : <>run {k.runId}</>}{k.runId === c.boundRunId && <span className="ml-1 muted">(bound)</span>}</td>
+              <td>{k.terminal ? 'recorded' : <span className="muted">not recorded</span>}</td>
+            </tr>
+          ))}
+          {c.unnamed > 0 && <tr><td colSpan={2}>+{c.unnamed} candidate run(s) the receipt could not name</td></tr>}
+        </tbody>
+      </table>
+      {c.wayOut.length > 0 && (
+        <ul className="mt-2 list-disc pl-5 text-xs">
+          {c.wayOut.map((w, i) => <li key={i}>{w}</li>)}
+        </ul>
+      )}
     </div>
   );
 }
@@ -127,10 +160,11 @@ export default async function ReceiptPage({ params, searchParams }: {
               <thead><tr><th>Dispatch</th><th>Claims</th><th>Launch state</th><th>Run</th></tr></thead>
               <tbody>
                 {d.dispatches.map((g) => (
-                  <tr key={g.dispatch_id}><td><Id id={g.dispatch_id} /></td><td>{g.claim_ids.length}</td><td><ReasonBadge code={g.status} /></td><td>{g.run_id ?? '—'}</td></tr>
+                  <tr key={g.dispatch_id}><td><Id id={g.dispatch_id} /></td><td>{g.claim_ids.length}</td><td><ReasonBadge code={g.status} />{r.conflicts.some((c) => c.dispatchId === g.dispatch_id && c.status === 'open') && <span className="ml-1"><ReasonBadge code="run_binding_conflict" /></span>}</td><td>{g.run_id ?? '—'}</td></tr>
                 ))}
               </tbody>
             </table>
+            {r.conflicts.map((c) => <ConflictCard key={c.dispatchId} c={c} />)}
             <table className="tbl border-t border-slate-200">
               <thead><tr><th>Claim</th><th>Handle</th><th>Work</th><th>Finish</th></tr></thead>
               <tbody>

@@ -1,11 +1,15 @@
 /**
  * The lifecycle of one grant after its commit (spec 7.8, 7.14, 7.15): launch
  * markers, run binding, each Claim's finish, delivery barrier and the native
- * Release, found in later commits of the validated ledger (bounded scan).
+ * Release, found in later commits of the validated ledger (bounded scan), and
+ * each group's recorded run binding conflict with the operator's ways out
+ * (spec 7.8, §8.2 "Launch recovery"; docs/launch-recovery.md).
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
+import { conflictRecorded } from '../../../engine/lifecycle/dispatch.ts';
+import { runUrl } from './admin-targets.ts';
 import { formatTime, shortId } from './format.ts';
 import { mermaidText } from './mermaid.ts';
 
@@ -78,4 +82,63 @@ export function lifecycleSequence(receipt: DispatchReceipt, events: readonly Lif
     lines.push(`  ${who}->>Q: ${mermaidText(text, 120)}`);
   }
   return lines.join('\n');
+}
+
+export interface ConflictCandidate {
+  runId: string;
+  /** The run on GitHub, like the console's other run links; null when the repository is not an owner/repo name. */
+  runUrl: string | null;
+  /** True once the ledger records this candidate's exact terminal evidence. */
+  terminal: boolean;
+}
+
+export interface ConflictView {
+  dispatchId: string;
+  code: 'run_binding_conflict';
+  /** open: no candidate may bind and capacity stays reserved; resolved: an administrator bound one candidate; released. */
+  status: 'open' | 'resolved' | 'released';
+  /** The candidate an administrator's resolution bound, once resolved. */
+  boundRunId: string | null;
+  /** Every candidate run the conflict's receipt named, in recorded order. */
+  candidates: ConflictCandidate[];
+  /** How many candidates the receipt could not name (its `+N`): the terminal exit is then closed. */
+  unnamed: number;
+  /** The operator's ways out while the conflict is open (empty once it is settled). */
+  wayOut: string[];
+}
+
+/**
+ * The recorded run binding conflict of group `dispatchId` (DispatchRecord.conflict, kept by
+ * checkpoints), or null when none was recorded. Read through the Projection.
+ */
+export function dispatchConflict(projection: Projection, dispatchId: string): ConflictView | null {
+  const group = projection.dispatch(dispatchId);
+  if (group === undefined || group.conflict === null) return null;
+  const { runs, unnamed, terminal } = group.conflict;
+  const done = new Set(terminal);
+  const repository = projection.repository;
+  const candidates = runs.map((runId) => ({ runId, runUrl: runUrl(repository, runId), terminal: done.has(runId) }));
+  const status = group.released ? 'released' : conflictRecorded(group) ? 'open' : 'resolved';
+  const wayOut: string[] = [];
+  if (status === 'open') {
+    wayOut.push(`An administrator binds one candidate: fairway reconcile --dispatch-id ${dispatchId} --resolve-conflict RUN_ID (the group then follows that run and is released only on its exact terminal evidence).`);
+    const open = candidates.filter((c) => !c.terminal).map((c) => c.runId);
+    wayOut.push(unnamed > 0
+      ? `The receipt could not name ${unnamed} candidate run(s), so the terminal exit is closed: only the administrator's resolution is left.`
+      : `Or fairway reconcile --dispatch-id ${dispatchId} releases the group once GitHub reports every candidate run completed${open.length > 0 ? ` (still without terminal evidence: ${open.join(', ')})` : ''}.`);
+  }
+  return {
+    dispatchId,
+    code: 'run_binding_conflict',
+    status,
+    boundRunId: status === 'resolved' ? (group.run as { run_id?: string } | null)?.run_id ?? null : null,
+    candidates,
+    unnamed,
+    wayOut,
+  };
+}
+
+/** The recorded conflicts of the given groups, in order (groups without one are skipped). */
+export function dispatchConflicts(projection: Projection, dispatchIds: readonly string[]): ConflictView[] {
+  return dispatchIds.flatMap((id) => dispatchConflict(projection, id) ?? []);
 }

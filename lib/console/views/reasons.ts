@@ -39,6 +39,7 @@ const REASONS: Record<string, [string, Tone]> = {
   partial_batch: ['Fewer Claims than requested were committed', 'wait'],
   launch_uncertain: ['Launch marker without trustworthy binding: capacity retained', 'bad'],
   launch_unresolved: ['Reconciliation budget expired: intervention needed', 'bad'],
+  run_binding_conflict: ['Several runs carry this dispatch id: none may bind; capacity stays reserved until every candidate is terminal or an administrator resolves it', 'bad'],
   dispatch_budget_blocked: ['The next fair winner did not fit the dispatch budget', 'wait'],
   assignment_bytes_blocked: ['The next fair winner did not fit the byte budget', 'wait'],
   native_capacity_blocked: ['Native run capacity exhausted', 'wait'],

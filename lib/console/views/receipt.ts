@@ -18,7 +18,7 @@ import { committedRequest } from '../../../engine/receipts/committed.ts';
 import { dispatchReceipt, grantPlan, type DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
 import type { Explanation } from '../../../engine/scheduler/plan.ts';
 import { operationSummary, type OperationSummary } from './operations.ts';
-import { lifecycleEvents, lifecycleSequence, type LifecycleEvent } from './lifecycle.ts';
+import { dispatchConflicts, lifecycleEvents, lifecycleSequence, type ConflictView, type LifecycleEvent } from './lifecycle.ts';
 
 export interface ReceiptView {
   requestId: string;
@@ -35,6 +35,8 @@ export interface ReceiptView {
   /** Why the fair prefix stopped, and the decision that stopped it when it was a no-grant. */
   stop: { reason: string; explanation: Explanation | null } | null;
   lifecycle: LifecycleEvent[];
+  /** Each group's recorded run binding conflict, as of now (spec 7.8). */
+  conflicts: ConflictView[];
   sequence: string | null;
   /** Set when the request's commit was compacted and its history is not reachable here. */
   compacted: { code: 'history_compacted'; checkpoint: string; priorGitSha: string } | null;
@@ -59,6 +61,7 @@ export function receiptView(projection: Projection, requestId: string, history: 
     explanations: [],
     stop: null,
     lifecycle: [],
+    conflicts: [],
     sequence: null,
     compacted: null,
   };
@@ -71,6 +74,7 @@ export function receiptView(projection: Projection, requestId: string, history: 
   // The decision after the last granted Claim, if any: a no-grant, or a winner that did not fit.
   view.stop = { reason: plan.stopReason, explanation: plan.explanations[granted] ?? null };
   view.lifecycle = lifecycleEvents(projection, request.commitId, request.claimIds);
+  view.conflicts = conflictsOf(projection, view.dispatch);
   view.sequence = lifecycleSequence(view.dispatch, view.lifecycle, commit.at);
   return view;
 }
@@ -82,8 +86,9 @@ function compactedView(projection: Projection, requestId: string, history: Proje
     if (past.dispatch === null) return past;
     // The grant's own evidence is the pre-compaction ledger's; its launch state is the queue's now.
     const dispatch = dispatchReceipt(projection, requestId, grantPlan(history, requestId));
-    return { ...past, dispatch, sequence: lifecycleSequence(dispatch, past.lifecycle, past.at) };
+    return { ...past, dispatch, conflicts: conflictsOf(projection, dispatch), sequence: lifecycleSequence(dispatch, past.lifecycle, past.at) };
   }
+  const dispatch = request.kind === 'dispatch_next' ? dispatchReceipt(projection, requestId) : null;
   return {
     requestId,
     kind: request.kind,
@@ -93,11 +98,16 @@ function compactedView(projection: Projection, requestId: string, history: Proje
     at: request.at,
     actor: request.actor,
     operations: request.claims.map((op) => operationSummary(projection.state, op)),
-    dispatch: request.kind === 'dispatch_next' ? dispatchReceipt(projection, requestId) : null,
+    dispatch,
     explanations: [],
     stop: null,
     lifecycle: [],
+    conflicts: conflictsOf(projection, dispatch),
     sequence: null,
     compacted: { code: 'history_compacted', checkpoint: projection.state.commits[0]!.id, priorGitSha: projection.state.checkpoint!.priorGitSha },
   };
+}
+
+function conflictsOf(projection: Projection, dispatch: DispatchReceipt | null): ConflictView[] {
+  return dispatch === null ? [] : dispatchConflicts(projection, dispatch.dispatches.map((g) => g.dispatch_id));
 }
