@@ -482,6 +482,9 @@ export function cachedEnvelopeLedger(fill: EnvelopeFill, seed: number): CachedLe
   const { text, commits } = generateLedger(Infinity, seed, stats, fill, report);
   const generatedMs = performance.now() - start;
   const bytes = Buffer.byteLength(text);
+  // The writer already validated every commit by replay; these are the mode's own promises.
+  if (report.admittedBytes === undefined) throw new Error('envelope fill: no admission reached the watermark');
+  if (bytes + (report.finalReserve ?? 0) > fill.ledgerBytes + fill.recoveryBytes) throw new Error(`envelope fill: ${bytes} bytes past the all-writes bound`);
   writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
   writeFileSync(metaPath, `${JSON.stringify({ fill: report, seed, version: GENERATOR_VERSION, bytes, commits, generatedMs, stats }, null, 2)}\n`);
