@@ -220,8 +220,8 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
   const submit = (): boolean => {
     if (closing) return false;
     const graphId = `g-${++graphSeq}`;
+    const at = tick(); // before graphNodes: the same PRNG order as before this mode existed
     const nodes = graphNodes();
-    const at = tick();
     const built = submitRequest(w.state, nodes, { graphId, at });
     if (!admissionFits(`r-submit-${seq + 1}`, producer, at, built, 0, 0)) return false;
     const commit = publishBuilt('submit', producer, at, built);
