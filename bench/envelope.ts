@@ -6,9 +6,15 @@
  *   - incremental replay per appended commit;
  *   - contended CAS: retries, pushes per committed call, exhausted calls, grants/s at 1/2/4/8;
  *   - per-Claim finalize writes: ledger commits (and bytes) a Claim costs from grant to release,
- *     counted on the generated ledgers' own lines.
+ *     counted on the generated ledgers' own lines;
+ *   - the ledger at the watermark plus its full reserve (bench/generate.ts `EnvelopeFill`): how it
+ *     was filled, as fractions of W and W + Rv (its replay figures are a row of the replay table);
+ *   - GitHub requests per gate-observation refresh (bench/observations.ts).
+ * Sections with no rows (--only-section=envelope) are left out.
  */
 import { readFileSync } from 'node:fs';
+import type { EnvelopeFillReport } from './generate.ts';
+import type { ObservationRequestsRow } from './observations.ts';
 
 export interface FinalizeRow { label: string; claims: number; grants: number; byKind: Record<string, number>; writesPerClaim: number; lifecycleBytesPerClaim: number }
 
@@ -67,6 +73,8 @@ export function envelopeMarkdown(input: {
   contention: EnvelopeContentionRow[];
   finalize: FinalizeRow[];
   requests: Array<{ store: string; operation: string; requests: number }>;
+  observations: ObservationRequestsRow[];
+  fill: Array<EnvelopeFillReport & { label: string; bytes: number }>;
   startup: Array<{ command: string; medianMs: number; nodeMs: number; overNode: number }>;
   publication: Array<{ label: string; bytes: number; publishMs: number; hashObjectMs: number; ratio: number }>;
 }): string {
@@ -78,28 +86,50 @@ export function envelopeMarkdown(input: {
   out.push(md(['ledger', 'MiB', 'commits', 'cold / floor (wall)', 'cold / floor (CPU)', 'peak RSS / floor RSS', 'append per commit, median (max) ms'],
     input.ledgers.map((r) => [r.label, (r.bytes / 2 ** 20).toFixed(1), String(r.commits), ratio(r.coldMs, r.floorMs), ratio(r.coldCpuMs, r.floorCpuMs), ratio(r.replayRssMiB, r.floorRssMiB), `${f(r.appendMedianMs, 2)} (${f(r.appendMaxMs, 2)})`])));
   out.push('');
-  out.push('Contended compare-and-swap (N processes race single-Claim dispatch_next on one local repository, default retry budget of 20 attempts, decorrelated-jitter backoff):');
-  out.push('');
-  const one = input.contention.find((r) => r.processes === 1)?.grantsPerSecond ?? null;
-  out.push(md(['dispatchers', 'grants', 'grants/s', 'vs 1 dispatcher', 'CAS retries', 'pushes per committed call', 'calls that exhausted retries'],
-    input.contention.map((r) => [String(r.processes), String(r.grants), r.grantsPerSecond.toFixed(1), ratio(r.grantsPerSecond, one), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)])));
-  out.push('');
+  if (input.fill.length > 0) {
+    out.push('Ledger at the watermark plus its full reserve (small Policy limits W = ledger_bytes, Rv = recovery_bytes; admissions while they fit, closure of every admitted item after the watermark, then grants_paused control pairs up to the all-writes bound bytes + reserve ≤ W + Rv):');
+    out.push('');
+    out.push(md(['ledger', 'W', 'Rv', 'admitted bytes / W', 'owed reserve at watermark / Rv', 'lifecycle closure bytes / Rv', 'control padding bytes / Rv', 'final bytes / (W + Rv)', 'owed at end', 'admissions refused by the all-writes bound'],
+      input.fill.map((r) => [r.label, String(r.watermark), String(r.recovery), ratio(r.admittedBytes, r.watermark), ratio(r.reserveAtWatermark, r.recovery), ratio(r.closedBytes - r.admittedBytes, r.recovery), ratio(r.finalBytes - r.closedBytes, r.recovery), ratio(r.finalBytes, r.watermark + r.recovery), String(r.finalReserve), String(r.admissionsRefusedByReserve)])));
+    out.push('');
+  }
+  if (input.contention.length > 0) {
+    out.push('Contended compare-and-swap (N processes race single-Claim dispatch_next on one local repository, default retry budget of 20 attempts, decorrelated-jitter backoff):');
+    out.push('');
+    const one = input.contention.find((r) => r.processes === 1)?.grantsPerSecond ?? null;
+    out.push(md(['dispatchers', 'grants', 'grants/s', 'vs 1 dispatcher', 'CAS retries', 'pushes per committed call', 'calls that exhausted retries'],
+      input.contention.map((r) => [String(r.processes), String(r.grants), r.grantsPerSecond.toFixed(1), ratio(r.grantsPerSecond, one), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)])));
+    out.push('');
+  }
   out.push('Per-Claim finalize writes (generated ledgers: grant + dispatch started/bound + finish + result + release + delivery failures, per Claim granted):');
   out.push('');
   out.push(md(['ledger', 'Claims', 'grants', 'writes per Claim', 'lifecycle bytes per Claim'],
     input.finalize.map((r) => [r.label, String(r.claims), String(r.grants), r.writesPerClaim.toFixed(2), r.lifecycleBytesPerClaim.toFixed(0)])));
   out.push('');
-  out.push('GitHub requests per publication (real Publisher against the schema-validated fake GitHub):');
-  out.push('');
-  out.push(md(['store', 'operation', 'requests'], input.requests.map((r) => [r.store, r.operation, String(r.requests)])));
-  out.push('');
-  out.push('Local Git publication (warm publisher) vs `git hash-object -w` of the same blob, medians:');
-  out.push('');
-  out.push(md(['ledger', 'bytes', 'publish / hash-object'], input.publication.map((r) => [r.label, String(r.bytes), `${r.ratio.toFixed(2)}×`])));
-  out.push('');
-  out.push('CLI start-up (whole processes, interleaved, medians) vs `node -e 0`:');
-  out.push('');
-  out.push(md(['command', 'over node -e 0', 'extra ms'], input.startup.map((r) => [r.command, `${r.overNode.toFixed(2)}×`, (r.medianMs - r.nodeMs).toFixed(0)])));
-  out.push('');
+  if (input.requests.length > 0) {
+    out.push('GitHub requests per publication (real Publisher against the schema-validated fake GitHub):');
+    out.push('');
+    out.push(md(['store', 'operation', 'requests'], input.requests.map((r) => [r.store, r.operation, String(r.requests)])));
+    out.push('');
+  }
+  if (input.observations.length > 0) {
+    out.push('GitHub requests per gate-observation refresh (real observer, `observePool`, against the schema-validated fake GitHub; N Works each gated on its own Issue or pull request; first refresh, an unchanged one, one after every resource changed):');
+    out.push('');
+    out.push(md(['gates', 'refresh', 'requests', 'requests per gate', 'Observations written'],
+      input.observations.map((r) => [String(r.gates), r.refresh, String(r.requests), (r.requests / r.gates).toFixed(2), String(r.written)])));
+    out.push('');
+  }
+  if (input.publication.length > 0) {
+    out.push('Local Git publication (warm publisher) vs `git hash-object -w` of the same blob, medians:');
+    out.push('');
+    out.push(md(['ledger', 'bytes', 'publish / hash-object'], input.publication.map((r) => [r.label, String(r.bytes), `${r.ratio.toFixed(2)}×`])));
+    out.push('');
+  }
+  if (input.startup.length > 0) {
+    out.push('CLI start-up (whole processes, interleaved, medians) vs `node -e 0`:');
+    out.push('');
+    out.push(md(['command', 'over node -e 0', 'extra ms'], input.startup.map((r) => [r.command, `${r.overNode.toFixed(2)}×`, (r.medianMs - r.nodeMs).toFixed(0)])));
+    out.push('');
+  }
   return out.join('\n');
 }

@@ -16,7 +16,11 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JsonObject } from '../engine/json.ts';
+import { isProtocolError } from '../engine/errors.ts';
+import { canonicalize } from '../engine/codec/index.ts';
+import type { JsonObject, JsonValue } from '../engine/json.ts';
+import { checkEnvelope, checkGrantFits, checkSubmitFits, ledgerBudget } from '../engine/replay/ledger-budget.ts';
+import { buildCommit } from '../engine/requests/build.ts';
 import { cancelWork, control, deliveryFailure, dispatchBound, dispatchStarted, release, result } from '../engine/requests/lifecycle.ts';
 import { candidateCommitId } from '../engine/identity/index.ts';
 import { bootstrapRequest, dispatchNextRequest, finishRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../engine/requests/operations.ts';
@@ -77,7 +81,36 @@ interface ActiveGroup {
   members: Member[];
 }
 
-export function generateLedger(targetBytes: number, seed: number, stats?: GenerationStats): { text: string; commits: number } {
+/**
+ * The "ledger at the watermark plus its full reserve" mode (issue 11 §5; docs/operating-envelope.md):
+ * the Policy carries these small `limits`; the mix admits (submits, grants) while each admission
+ * fits the envelope (skipping one the all-writes bound refuses, shedding backlog when nothing else
+ * can move) until an admission would cross the watermark W. Then only closure writes follow:
+ * every admitted item is closed (cancel_work of the backlog, the lifecycle of every open group to
+ * its release), then grants_paused control pairs fill what the all-writes bound still allows, so
+ * the ledger ends within one control commit of W + Rv with nothing owed.
+ */
+export interface EnvelopeFill {
+  ledgerBytes: number;
+  recoveryBytes: number;
+}
+
+export interface EnvelopeFillReport {
+  watermark: number;
+  recovery: number;
+  /** Ledger bytes when the first admission was refused at the watermark. */
+  admittedBytes: number;
+  /** Owed reserve at that point. */
+  reserveAtWatermark: number;
+  /** Bytes after closing every admitted item, before padding. */
+  closedBytes: number;
+  finalBytes: number;
+  finalReserve: number;
+  admissionsRefusedByReserve: number;
+  paddingControls: number;
+}
+
+export function generateLedger(targetBytes: number, seed: number, stats?: GenerationStats, fill?: EnvelopeFill, fillReport?: Partial<EnvelopeFillReport>): { text: string; commits: number } {
   const rnd = prng(seed);
   const int = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -98,7 +131,9 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
   /** Publishes one request built at its decision time `at` (the clock advances first). */
   const publish = (kind: string, actor: Actor, build: (at: number) => BuiltRequest): QueueCommit => {
     const at = tick();
-    const built = build(at);
+    return publishBuilt(kind, actor, at, build(at));
+  };
+  const publishBuilt = (kind: string, actor: Actor, at: number, built: BuiltRequest): QueueCommit => {
     const start = stats === undefined ? 0 : performance.now();
     const commit = w.publish(nextId(kind), actor, at, built);
     bytes += Buffer.byteLength(w.lines[w.lines.length - 1]!);
@@ -159,10 +194,39 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
     return nodes;
   };
 
-  const submit = (): void => {
+  /** Envelope mode: admissions stop for good once one would cross the watermark. */
+  let closing = false;
+  let refusedByReserve = 0;
+  /** Envelope mode: whether an admission `built` at `at` fits; flips to closing at the watermark. */
+  const admissionFits = (id: string, actor: Actor, at: number, built: BuiltRequest, claims: number, groups: number): boolean => {
+    if (fill === undefined) return true;
+    const commit = buildCommit(w.state, { id, kind: built.kind, parameters: built.parameters, actor, at, operations: built.operations });
+    const commitBytes = Buffer.byteLength(canonicalize(commit as unknown as JsonValue)) + 1;
+    try {
+      if (claims === 0) checkSubmitFits(w.state, commitBytes, built.operations.filter((op) => op.kind === 'Work').map(() => POOL));
+      else checkGrantFits(w.state, commitBytes, claims, Array.from({ length: groups }, () => POOL));
+      return true;
+    } catch (e) {
+      if (!isProtocolError(e) || e.code !== 'ledger_limit') throw e;
+      const budget = ledgerBudget(w.state);
+      if (budget.bytes + commitBytes > fill.ledgerBytes) {
+        closing = true;
+        if (fillReport !== undefined) Object.assign(fillReport, { admittedBytes: budget.bytes, reserveAtWatermark: budget.reserve });
+      } else refusedByReserve += 1;
+      return false;
+    }
+  };
+
+  const submit = (): boolean => {
+    if (closing) return false;
     const graphId = `g-${++graphSeq}`;
-    const commit = publish('submit', producer, (at) => submitRequest(w.state, graphNodes(), { graphId, at }));
+    const at = tick(); // before graphNodes: the same PRNG order as before this mode existed
+    const nodes = graphNodes();
+    const built = submitRequest(w.state, nodes, { graphId, at });
+    if (!admissionFits(`r-submit-${seq + 1}`, producer, at, built, 0, 0)) return false;
+    const commit = publishBuilt('submit', producer, at, built);
     for (const op of commit.operations) if (op.kind === 'Work') live.add(op.work_id);
+    return true;
   };
 
   /** Cancels `roots` (if still available) and every available descendant, which could otherwise never run. */
@@ -194,6 +258,7 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
   // Genesis: bootstrap submit carrying the Policy first, then the first graph.
   const weights = Object.fromEntries(TENANTS.map((k, i) => [k, (i % 4) + 1]));
   const policy = defaultPolicy({ repository: REPOSITORY, principal: PRINCIPAL, weights, logicalLimit: 256, nativeLimit: 64, maxClaims: 8, shareKeys: true });
+  if (fill !== undefined) Object.assign(policy.limits as JsonObject, { ledger_bytes: fill.ledgerBytes, recovery_bytes: fill.recoveryBytes });
   {
     const genesis = publish('submit', producer, (at) => bootstrapRequest(policy, 'epoch-1', graphNodes(), { graphId: `g-${++graphSeq}`, at }));
     for (const op of genesis.operations) if (op.kind === 'Work') live.add(op.work_id);
@@ -262,22 +327,27 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
     }
   };
 
-  while (bytes < targetBytes) {
+  /** Envelope mode ends once every admitted item is closed after the watermark. */
+  const running = (): boolean => (fill === undefined ? bytes < targetBytes : !(closing && active.length === 0 && live.size === 0 && !paused));
+  while (running()) {
+    const before = w.lines.length;
     // Grants pause/resume pairs: resume on the round after the pause.
     if (paused) {
       publish('control', admin, () => control('grants_paused', false, 'maintenance_window_end'));
       paused = false;
-    } else if (rnd() < 0.03) {
+    } else if (!closing && rnd() < 0.03) {
       publish('control', admin, () => control('grants_paused', true, 'maintenance_window'));
       paused = true;
     }
 
     let submits = 0;
-    while (live.size < BACKLOG_TARGET && submits < 3) {
-      submit();
+    while (live.size < BACKLOG_TARGET && submits < 3 && !closing) {
+      if (!submit()) break;
       submits += 1;
     }
-    if (submits === 0 && rnd() < 0.3) submit();
+    if (submits === 0 && !closing && live.size >= BACKLOG_TARGET && rnd() < 0.3) submit();
+    // Closing (envelope mode): no admission is possible any more; the backlog is cancelled.
+    if (closing && live.size > 0) cancelCascade([...live], 'superseded');
 
     if (rnd() < 0.25 && live.size > 0) {
       const pool = [...live];
@@ -285,7 +355,7 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
       cancelCascade(roots, 'superseded');
     }
 
-    if (!paused && active.length < 12) {
+    if (!paused && !closing && active.length < 12) {
       dispatcherRun = String(++runSeq);
       // Same as LedgerWriter.dispatchNext, split so planning and publishing are timed apart.
       const id = nextId('dispatch_next');
@@ -294,7 +364,9 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
       const input = { pool: POOL, max_claims: 64, max_dispatches: 8, max_bytes: 49152 };
       const built = dispatchNextRequest(w.state, input, { requestId: id, commitId: candidateCommitId(w.state.tip, id) }, at);
       if (stats !== undefined) stats.planMs += performance.now() - planStart;
-      if (built.operations.length === 0) {
+      if (built.operations.length > 0 && !admissionFits(id, dispatcher(), at, built, built.plan.claims.length, built.plan.groups.length)) {
+        if (stats !== undefined) stats.noGrant += 1;
+      } else if (built.operations.length === 0) {
         if (stats !== undefined) stats.noGrant += 1;
       } else {
         const start = stats === undefined ? 0 : performance.now();
@@ -322,6 +394,38 @@ export function generateLedger(targetBytes: number, seed: number, stats?: Genera
     for (let i = 0; i < budget && active.length > 0 && bytes < targetBytes; i++) {
       const g = pick(active);
       if (!step(g) && active.every((x) => x.phase === 'start')) break;
+    }
+    // Envelope mode: a round that wrote nothing (every admission refused by the all-writes bound,
+    // no open group) sheds some backlog, as an operator would, to free reserve for a grant.
+    if (fill !== undefined && !closing && w.lines.length === before && live.size > 0) cancelCascade([...live].slice(0, int(1, 5)), 'superseded');
+  }
+  if (fill !== undefined) {
+    const closedBytes = ledgerBudget(w.state).bytes;
+    // Fill the rest of the reserve with closure writes only: grants_paused control pairs, as long
+    // as a whole pair stays within the all-writes bound (no admission, nothing owed).
+    let controls = 0;
+    for (;;) {
+      // The resume commit is the longer of the pair (its reason is); the clock may add digits: + 64.
+      const built = control('grants_paused', false, 'maintenance_window_end');
+      const trial = buildCommit(w.state, { id: `r-control-${seq + 1}`, kind: built.kind, parameters: built.parameters, actor: admin, at: t + 2500, operations: built.operations });
+      const pairBytes = 2 * (Buffer.byteLength(canonicalize(trial as unknown as JsonValue)) + 1) + 64;
+      const budget = ledgerBudget(w.state);
+      try {
+        checkEnvelope({ ledger_bytes: fill.ledgerBytes, recovery_bytes: fill.recoveryBytes }, { before: budget.bytes, bytes: budget.bytes + pairBytes, reserve: budget.reserve, admits: false, optional: false });
+      } catch (e) {
+        if (isProtocolError(e) && e.code === 'ledger_limit') break;
+        throw e;
+      }
+      publish('control', admin, () => control('grants_paused', true, 'maintenance_window'));
+      publish('control', admin, () => control('grants_paused', false, 'maintenance_window_end'));
+      controls += 2;
+    }
+    const budget = ledgerBudget(w.state);
+    if (fillReport !== undefined) {
+      Object.assign(fillReport, {
+        watermark: fill.ledgerBytes, recovery: fill.recoveryBytes, closedBytes, finalBytes: budget.bytes, finalReserve: budget.reserve,
+        admissionsRefusedByReserve: refusedByReserve, paddingControls: controls,
+      });
     }
   }
   return { text: w.text(), commits: w.lines.length };
@@ -362,7 +466,41 @@ export function cachedLedger(targetBytes: number, seed: number): CachedLedger {
   return { path, bytes, commits, generatedMs, originalMs: generatedMs, stats };
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+/** Generates (or reuses) `bench/results/ledgers/env-v{version}-W{ledger}-R{recovery}-s{seed}.jsonl` (see EnvelopeFill). */
+export function cachedEnvelopeLedger(fill: EnvelopeFill, seed: number): CachedLedger & { fill: EnvelopeFillReport } {
+  const base = join(LEDGER_CACHE, `env-v${GENERATOR_VERSION}-W${fill.ledgerBytes}-R${fill.recoveryBytes}-s${seed}`);
+  const path = `${base}.jsonl`;
+  const metaPath = `${base}.meta.json`;
+  if (existsSync(path) && existsSync(metaPath)) {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as { bytes: number; commits: number; generatedMs?: number; stats?: GenerationStats; fill: EnvelopeFillReport };
+    return { path, bytes: meta.bytes, commits: meta.commits, generatedMs: null, originalMs: meta.generatedMs ?? null, stats: meta.stats ?? null, fill: meta.fill };
+  }
+  mkdirSync(LEDGER_CACHE, { recursive: true });
+  const stats: GenerationStats = { byKind: {}, planMs: 0, noGrant: 0 };
+  const report: Partial<EnvelopeFillReport> = {};
+  const start = performance.now();
+  const { text, commits } = generateLedger(Infinity, seed, stats, fill, report);
+  const generatedMs = performance.now() - start;
+  const bytes = Buffer.byteLength(text);
+  // The writer already validated every commit by replay; these are the mode's own promises.
+  if (report.admittedBytes === undefined) throw new Error('envelope fill: no admission reached the watermark');
+  if (bytes + (report.finalReserve ?? 0) > fill.ledgerBytes + fill.recoveryBytes) throw new Error(`envelope fill: ${bytes} bytes past the all-writes bound`);
+  writeFileSync(`${path}.tmp`, text);
+  renameSync(`${path}.tmp`, path);
+  writeFileSync(metaPath, `${JSON.stringify({ fill: report, seed, version: GENERATOR_VERSION, bytes, commits, generatedMs, stats }, null, 2)}\n`);
+  return { path, bytes, commits, generatedMs, originalMs: generatedMs, stats, fill: report as EnvelopeFillReport };
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1] && process.argv[2] === '--envelope') {
+  // tsx bench/generate.ts --envelope LEDGER_BYTES RECOVERY_BYTES [SEED] [OUT]
+  const fill = { ledgerBytes: Number(process.argv[3] ?? 4 * 2 ** 20), recoveryBytes: Number(process.argv[4] ?? 2 ** 20) };
+  const stats: GenerationStats = { byKind: {}, planMs: 0, noGrant: 0 };
+  const report: Partial<EnvelopeFillReport> = {};
+  const start = performance.now();
+  const { text, commits } = generateLedger(Infinity, Number(process.argv[5] ?? 1), stats, fill, report);
+  console.log(JSON.stringify({ bytes: Buffer.byteLength(text), commits, ms: Math.round(performance.now() - start), fill: report, stats }, null, 1));
+  if (process.argv[6] !== undefined) writeFileSync(process.argv[6], text);
+} else if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const target = Number(process.argv[2] ?? 1 << 20);
   const seed = Number(process.argv[3] ?? 1);
   const stats: GenerationStats = { byKind: {}, planMs: 0, noGrant: 0 };

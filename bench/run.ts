@@ -12,6 +12,9 @@
  *
  * Flags: --only=label,label  (e.g. --only=gen-1M,ref-1m)   --no-phases   --seed=N
  *        --quick  (1 and 16 MiB only, no phase split, fewer contention rounds: minutes, not tens)
+ *        --only-section=envelope  only the envelope rows that need no large ledger: the ledger at
+ *          the watermark plus its full reserve (small Policy limits) and the observation requests
+ *          per refresh; written to bench/results/envelope-section.md (latest.json is left alone)
  */
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
 import { runPublishBench, runThroughputBench } from './publish.ts';
@@ -20,8 +23,9 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GENERATOR_VERSION, cachedLedger, type GenerationStats } from './generate.ts';
+import { GENERATOR_VERSION, cachedEnvelopeLedger, cachedLedger, type EnvelopeFillReport, type GenerationStats } from './generate.ts';
 import { envelopeMarkdown, finalizeWrites } from './envelope.ts';
+import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
 import { runStartupBench } from './startup.ts';
 
@@ -39,7 +43,12 @@ const flag = (name: string): string | undefined => args.find((a) => a.startsWith
 const only = flag('only')?.split(',');
 const seed = Number(flag('seed') ?? 1);
 const quick = args.includes('--quick');
-const withPhases = !args.includes('--no-phases') && !quick;
+const section = flag('only-section');
+if (section !== undefined && section !== 'envelope') throw new Error(`--only-section: unknown section ${section} (known: envelope)`);
+const envelopeOnly = section === 'envelope';
+const withPhases = !args.includes('--no-phases') && !quick && !envelopeOnly;
+/** The "watermark plus its full reserve" ledger's Policy limits (small, so it generates in seconds). */
+const FILL = { ledgerBytes: 4 * MiB, recoveryBytes: 1 * MiB };
 
 interface LedgerSpec {
   label: string;
@@ -49,6 +58,8 @@ interface LedgerSpec {
   commits: number;
   generation: { targetBytes: number; seed: number; ms: number | null; reused: boolean; stats: GenerationStats | null; originalMs: number | null } | null;
   phases?: boolean;
+  /** The watermark-plus-reserve ledger: how it was filled. */
+  fill?: EnvelopeFillReport;
 }
 
 function log(message: string): void {
@@ -85,6 +96,7 @@ const generated: Array<{ label: string; target: number; phases?: boolean }> = [
   { label: 'gen-64M', target: 64 * MiB - 128 * 1024, phases: true },
 ];
 for (const g of generated) {
+  if (envelopeOnly) break;
   if (only !== undefined && !only.includes(g.label)) continue;
   if (quick && g.label === 'gen-64M') continue;
   log(`ledger ${g.label}: generating or reusing (target ${g.target} bytes, seed ${seed}) ...`);
@@ -95,7 +107,18 @@ for (const g of generated) {
     generation: { targetBytes: g.target, seed, ms: c.generatedMs, reused: c.generatedMs === null, stats: c.stats, originalMs: c.originalMs },
   });
 }
+const FILL_LABEL = `env-${FILL.ledgerBytes / MiB}M+${FILL.recoveryBytes / MiB}M`;
+if (only === undefined || only.includes(FILL_LABEL)) {
+  log(`ledger ${FILL_LABEL}: at the watermark plus its full reserve (ledger_bytes ${FILL.ledgerBytes}, recovery_bytes ${FILL.recoveryBytes}), generating or reusing ...`);
+  const c = cachedEnvelopeLedger(FILL, seed);
+  log(`  ${c.generatedMs === null ? `reused ${relative(ROOT, c.path)}` : `generated in ${(c.generatedMs / 1000).toFixed(2)} s`}: ${c.bytes} bytes, ${c.commits} commits`);
+  specs.push({
+    label: FILL_LABEL, source: 'generated', path: c.path, bytes: c.bytes, commits: c.commits, fill: c.fill,
+    generation: { targetBytes: FILL.ledgerBytes + FILL.recoveryBytes, seed, ms: c.generatedMs, reused: c.generatedMs === null, stats: c.stats, originalMs: c.originalMs },
+  });
+}
 for (const [label, name] of [['ref-1m', 'ledger-1m.jsonl'], ['ref-16m', 'ledger-16m.jsonl']] as const) {
+  if (envelopeOnly) break;
   if (only !== undefined && !only.includes(label)) continue;
   if (quick && label === 'ref-16m') continue;
   const path = join(REFERENCE, name);
@@ -238,30 +261,40 @@ if (phaseText !== '') console.log(phaseText);
 // A ready queue of 4,096 Works owes more recovery reserve than the default envelope allows
 // (spec 7.17: ledger + owed reserve ≤ watermark + reserve), so that size can be refused with
 // ledger_limit; the sizes that fit are still measured.
-let schedulerRows: ReturnType<typeof runSchedulerBench>;
-try {
-  schedulerRows = runSchedulerBench({ print: false });
-} catch (e) {
-  if ((e as { code?: string }).code !== 'ledger_limit') throw e;
-  log(`scheduler: the 4096-Work queue is outside the default operating envelope (ledger_limit): measuring 256 and 1024 only`);
-  schedulerRows = runSchedulerBench({ print: false, sizes: [256, 1024] });
+let schedulerRows: ReturnType<typeof runSchedulerBench> = [];
+let publishRows: Awaited<ReturnType<typeof runPublishBench>> = [];
+let throughputRows: Awaited<ReturnType<typeof runThroughputBench>> = [];
+let requestRows: Awaited<ReturnType<typeof runRequestsBench>> = [];
+let startupRows: ReturnType<typeof runStartupBench> = [];
+if (!envelopeOnly) {
+  try {
+    schedulerRows = runSchedulerBench({ print: false });
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ledger_limit') throw e;
+    log(`scheduler: the 4096-Work queue is outside the default operating envelope (ledger_limit): measuring 256 and 1024 only`);
+    schedulerRows = runSchedulerBench({ print: false, sizes: [256, 1024] });
+  }
+  console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
+  const publishLedgers = results.filter((r) => r.spec.source === 'generated' && r.spec.fill === undefined).map((r) => ({ label: r.spec.label, path: r.spec.path }));
+  publishRows = await runPublishBench(publishLedgers, quick ? 3 : 5);
+  console.log('\nPublication latency (warm publisher: read + incremental replay + build + validate + CAS) vs git hash-object -w of the same blob (target ≤ 1.3×)');
+  console.log(table(['ledger', 'bytes', 'publish ms', 'hash-object ms', 'ratio'], publishRows.map((r) => [r.label, String(r.bytes), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`]), true));
+  throughputRows = await runThroughputBench([1, 2, 4, 8], quick ? 4 : 8);
+  console.log('\nDispatch throughput: N processes, each a warm publisher, racing single-Claim dispatch_next on one repository (default retry budget)');
+  console.log(table(['processes', 'grants', 'seconds', 'grants/s', 'CAS retries', 'pushes/committed', 'exhausted'], throughputRows.map((r) => [String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)]), true));
+
+  requestRows = await runRequestsBench();
+  console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');
+  console.log(table(['store', 'operation', 'requests', 'schema violations'], requestRows.map((r) => [r.store, r.operation, String(r.requests), String(r.violations)]), true));
+
+  startupRows = runStartupBench(ROOT, quick ? 5 : 9);
+  console.log('\nCLI start-up: whole processes, interleaved with `node -e 0`, medians (goal: --help ≤ 0.15 s, fixed start-up ≤ 0.2 s)');
+  console.log(table(['command', 'median ms', 'node -e 0 ms', 'ratio', 'extra ms'], startupRows.map((r) => [r.command, r.medianMs.toFixed(0), r.nodeMs.toFixed(0), `${r.overNode.toFixed(2)}×`, r.extraMs.toFixed(0)]), true));
 }
-console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
-const publishLedgers = results.filter((r) => r.spec.source === 'generated').map((r) => ({ label: r.spec.label, path: r.spec.path }));
-const publishRows = await runPublishBench(publishLedgers, quick ? 3 : 5);
-console.log('\nPublication latency (warm publisher: read + incremental replay + build + validate + CAS) vs git hash-object -w of the same blob (target ≤ 1.3×)');
-console.log(table(['ledger', 'bytes', 'publish ms', 'hash-object ms', 'ratio'], publishRows.map((r) => [r.label, String(r.bytes), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`]), true));
-const throughputRows = await runThroughputBench([1, 2, 4, 8], quick ? 4 : 8);
-console.log('\nDispatch throughput: N processes, each a warm publisher, racing single-Claim dispatch_next on one repository (default retry budget)');
-console.log(table(['processes', 'grants', 'seconds', 'grants/s', 'CAS retries', 'pushes/committed', 'exhausted'], throughputRows.map((r) => [String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)]), true));
 
-const requestRows = await runRequestsBench();
-console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');
-console.log(table(['store', 'operation', 'requests', 'schema violations'], requestRows.map((r) => [r.store, r.operation, String(r.requests), String(r.violations)]), true));
-
-const startupRows = runStartupBench(ROOT, quick ? 5 : 9);
-console.log('\nCLI start-up: whole processes, interleaved with `node -e 0`, medians (goal: --help ≤ 0.15 s, fixed start-up ≤ 0.2 s)');
-console.log(table(['command', 'median ms', 'node -e 0 ms', 'ratio', 'extra ms'], startupRows.map((r) => [r.command, r.medianMs.toFixed(0), r.nodeMs.toFixed(0), `${r.overNode.toFixed(2)}×`, r.extraMs.toFixed(0)]), true));
+const observationRows = await runObservationRequestsBench([1, 10, 25]);
+console.log('\nGitHub requests per gate-observation refresh (real observePool, schema-validated fake GitHub; N Works each gated on its own Issue or PR)');
+console.log(table(['gates', 'refresh', 'requests', 'per gate', 'resources read', 'Observations written', 'unchanged (not written)', 'schema violations'], observationRows.map((r) => [String(r.gates), r.refresh, String(r.requests), (r.requests / r.gates).toFixed(2), String(r.reads), String(r.written), String(r.unchanged), String(r.violations)]), true));
 
 const finalizeRows = results.filter((r) => r.spec.source === 'generated').map((r) => finalizeWrites(r.spec.label, r.spec.path));
 const envelope = envelopeMarkdown({
@@ -277,17 +310,25 @@ const envelope = envelopeMarkdown({
   contention: throughputRows,
   finalize: finalizeRows,
   requests: requestRows,
+  observations: observationRows,
+  fill: results.filter((r) => r.spec.fill !== undefined).map((r) => ({ label: r.spec.label, bytes: r.spec.bytes, ...r.spec.fill! })),
   startup: startupRows,
   publication: publishRows,
 });
 console.log(`\n${envelope}`);
 
 mkdirSync(RESULTS, { recursive: true });
+if (envelopeOnly) {
+  writeFileSync(join(RESULTS, 'envelope-section.md'), `${envelope}\n`);
+  console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'envelope-section.md'))} (--only-section=envelope: latest.json and envelope.md left alone)`);
+  process.exit(0);
+}
 const latest = {
   scheduler: schedulerRows,
   publication: publishRows,
   throughput: throughputRows,
   requests: requestRows,
+  observations: observationRows,
   startup: startupRows,
   finalize: finalizeRows,
   quick,
