@@ -11,7 +11,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import { candidateGates, isRedundant, observationOperation, refreshBudget, type GateFacts, type GateTarget } from '../../engine/lifecycle/observations.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { GitHubApi } from './api.ts';
-import { readResource } from './resources.ts';
+import { readResource, type RepositoryReads } from './resources.ts';
 import { ownGet } from '../../engine/schema/record.ts';
 
 export interface RefreshInput {
@@ -53,6 +53,7 @@ export async function refreshGates(input: RefreshInput): Promise<RefreshReport> 
   const targets = candidateGates(state, input.pool, input.at);
   const report: RefreshReport = { operations: [], budget, candidates: targets.length, reads: 0, skipped: [] };
   const reads = new Map<string, Promise<GateFacts>>();
+  const repositories: RepositoryReads = new Map();
   for (const [i, target] of targets.entries()) {
     if (i >= budget) {
       report.skipped.push({ gate: target.gate, reason: 'budget' });
@@ -62,7 +63,7 @@ export async function refreshGates(input: RefreshInput): Promise<RefreshReport> 
     if (!allowed.has(target.edge.resource.repository)) facts = Promise.resolve({ read_status: 'not_allowed' });
     else {
       const key = resourceKey(target);
-      facts = reads.get(key) ?? readResource(input.api, target.edge.resource);
+      facts = reads.get(key) ?? readResource(input.api, target.edge.resource, repositories);
       if (!reads.has(key)) report.reads += 1;
       reads.set(key, facts);
     }

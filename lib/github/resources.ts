@@ -1,7 +1,7 @@
 /**
  * The trusted Issue/PR resolver (spec 7.16 "Stable identity and permissions", "Explicit
  * condition semantics"). One authenticated read per resource: the repository (its
- * immutable id must match), then the Issue through the Issues endpoint (a PR number there
+ * immutable id must match; read once per refresh for all its resources), then the Issue through the Issues endpoint (a PR number there
  * is a type mismatch) or the PR through the Pulls endpoint (which alone reports `merged`).
  * Any failure or identity/type/host mismatch yields a non-`ok` read status, which
  * normalizes to an `unknown` Observation: it never satisfies a gate.
@@ -9,7 +9,14 @@
 import type { GateFacts } from '../../engine/lifecycle/observations.ts';
 import type { ResourceIdentity } from '../../engine/replay/state.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
-import { IssueSchema, PullSchema, RepositorySchema } from './schemas.ts';
+import { IssueSchema, PullSchema, RepositorySchema, type GitHubRepository } from './schemas.ts';
+
+/**
+ * Repository reads shared by the resources of one refresh (`owner/name` → the read): several
+ * gates in one repository read it once. Each resource still checks the repository's immutable
+ * id (and, for an Issue, that GitHub answered from that repository) against its own identity.
+ */
+export type RepositoryReads = Map<string, Promise<GitHubRepository>>;
 
 function splitRepository(full: string): { owner: string; repo: string } | null {
   const m = /^([^/\s]+)\/([^/\s]+)$/.exec(full);
@@ -22,12 +29,17 @@ function epoch(iso: string): number | undefined {
 }
 
 /** Reads one resource and returns the facts its conditions need (no bodies or comments). */
-export async function readResource(api: GitHubApi, resource: ResourceIdentity): Promise<GateFacts> {
+export async function readResource(api: GitHubApi, resource: ResourceIdentity, repositories?: RepositoryReads): Promise<GateFacts> {
   if (resource.host !== api.host) return { read_status: 'host_mismatch' };
   const coords = splitRepository(resource.repository);
   if (coords === null) return { read_status: 'identity_mismatch' };
   try {
-    const repo = await api.get('/repos/{owner}/{repo}', coords, RepositorySchema, `read repository ${resource.repository}`);
+    let read = repositories?.get(resource.repository);
+    if (read === undefined) {
+      read = api.get('/repos/{owner}/{repo}', coords, RepositorySchema, `read repository ${resource.repository}`);
+      repositories?.set(resource.repository, read);
+    }
+    const repo = await read;
     if (repo.id !== resource.repository_id) return { read_status: 'identity_mismatch' };
     const number = Number(resource.number);
     if (resource.kind === 'issue') {

@@ -181,6 +181,28 @@ describe('Issue and PR gates', () => {
   });
 });
 
+describe('requests per refresh', () => {
+  it('reads a repository once per refresh for all its gates, and still checks each resource against it', async () => {
+    const ISSUE_B = '9007199254741001';
+    bench = await gated((repo) => [{ kind: 'issue', condition: 'completed', resource: resource(repo, 'issue', 7, ISSUE_ID) }], (repo) => [
+      { node_key: 'second-issue', payload: {}, depends_on: [{ kind: 'issue', condition: 'completed', resource: resource(repo, 'issue', 8, ISSUE_B) }] },
+      { node_key: 'wrong-repository-id', payload: {}, depends_on: [{ kind: 'issue', condition: 'completed', resource: { ...resource(repo, 'issue', 8, ISSUE_B), repository_id: String(repo.id + 1) } }] },
+    ]);
+    seedIssue(bench.fake.state, design(bench), { number: 7, id: ISSUE_ID, state: 'closed', state_reason: 'completed' });
+    seedIssue(bench.fake.state, design(bench), { number: 8, id: ISSUE_B, state: 'closed', state_reason: 'completed' });
+    const from = bench.fake.requests.length;
+    const report = await observePool(bench.publisher, bench.api, { requestId: 'o1', actor: bench.dispatcher, pool: 'default' }, bench.now);
+    const seen = bench.fake.requests.slice(from).map((r) => r.template);
+    expect(seen.filter((t) => t === '/repos/{owner}/{repo}')).toHaveLength(1);
+    expect(seen.filter((t) => t === '/repos/{owner}/{repo}/issues/{issue_number}')).toHaveLength(2);
+    expect(report.refresh.reads).toBe(3);
+    // The shared read does not share the verdict: the resource naming another repository id is unknown.
+    const byState = report.refresh.operations.map((o) => o.state).sort();
+    expect(byState).toEqual(['ready', 'ready', 'unknown']);
+    await bench.replayValid();
+  });
+});
+
 describe('spec 7.16: identity is the typed resource, re-read exactly', () => {
   it('an Issue transferred to another repository, with the same number there, never satisfies its gate (unknown, identity_mismatch; explain: external_unavailable)', async () => {
     bench = await gated((repo) => [{ kind: 'issue', condition: 'completed', resource: resource(repo, 'issue', 7, ISSUE_ID) }]);
