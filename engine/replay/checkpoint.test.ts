@@ -11,7 +11,7 @@ import { GENERATED_WORKER_REF, LedgerWriter, defaultPolicy } from '../requests/w
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { planNext } from '../scheduler/plan.ts';
 import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, historyDigest, stateDigest } from './checkpoint.ts';
-import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from './checkpoint.test-support.ts';
+import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from '../../tests/support/checkpoint-ledgers.ts';
 import { replayLedger, summarize } from './index.ts';
 import { installedContract } from './ops/deployment.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';

@@ -3,7 +3,7 @@ import type { JsonObject } from '../json.ts';
 import type { DependencyEdge, ReplayState, ResourceIdentity } from '../replay/state.ts';
 import { eligibility, gateIdentity, MAX_BLOCKING_HOPS, type Eligibility } from './eligibility.ts';
 import { accountKey } from './overlay.ts';
-import { buildState, policyFor, workId, type WorkSpec } from './test-state.ts';
+import { buildState, policyFor, workId, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
 
 /** What an accepted `available: false` Deployment of the installed revision leaves in the state. */

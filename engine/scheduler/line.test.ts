@@ -3,7 +3,7 @@ import type { ReplayState } from '../replay/state.ts';
 import { predictLine } from './line.ts';
 import { pack } from './pack.ts';
 import { planNext } from './plan.ts';
-import { buildState, commitPack, policyFor, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { buildState, commitPack, policyFor, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 
 const AS_OF = 10_000;
 

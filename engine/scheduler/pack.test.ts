@@ -7,7 +7,7 @@ import type { DependencyEdge } from '../replay/state.ts';
 import { gateIdentity, type ExternalEdge } from './eligibility.ts';
 import { claimMismatch, pack, requestDigest, type DispatchNextRequest } from './pack.ts';
 import { planNext } from './plan.ts';
-import { buildState, commitPack, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { buildState, commitPack, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);

@@ -5,7 +5,7 @@ import type { ReplayState } from '../replay/state.ts';
 import { accountKey, createOverlay } from './overlay.ts';
 import { pack } from './pack.ts';
 import { planNext, type PlanResult } from './plan.ts';
-import { buildState, commitPack, complete, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { buildState, commitPack, complete, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 
 const AS_OF = 10_000;
 

@@ -26,8 +26,8 @@ import { pack, type DispatchNextRequest, type PackResult } from './pack.ts';
 import { planNext, type PlanResult } from './plan.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
 import { indexWork } from './ready-index.ts';
-import { referenceApplyTransition, referencePack, referencePlanNext } from './reference-pack.test-support.ts';
-import { addWorks, buildState, commitPack, complete, policyFor, workId, type PolicySpec, type WorkSpec } from './test-state.ts';
+import { referenceApplyTransition, referencePack, referencePlanNext } from '../../tests/support/reference-pack.ts';
+import { addWorks, buildState, commitPack, complete, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
 
 /** What an accepted `available: false` Deployment of the installed revision leaves in the state. */

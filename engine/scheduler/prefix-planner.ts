@@ -18,7 +18,7 @@
  * `active`/`entered` lists of a step (O(class size)) are only materialized
  * when the transition is applied.
  *
- * Why the result equals a full re-walk (reference-pack.test-support.ts) at
+ * Why the result equals a full re-walk (tests/support/reference-pack.ts) at
  * every decision: within a prefix the state and `asOf` are fixed and the
  * tentative Claims only consume Work and capacity, so the competition set only
  * shrinks — a bucket head becomes claimed (its bucket is rescanned), a key's

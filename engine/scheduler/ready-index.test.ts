@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FifoTree } from './fifo-tree.ts';
 import { availableIn, bucketsOf, createReadyIndex, indexWork, isIndexed, unindexWork } from './ready-index.ts';
-import { buildState, policyFor } from './test-state.ts';
+import { buildState, policyFor } from '../../tests/support/scheduler-state.ts';
 
 describe('FifoTree', () => {
   it('keeps entries in rank order under random inserts and removes (model: sorted array)', () => {

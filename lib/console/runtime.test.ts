@@ -5,7 +5,7 @@ import { seedDemoDay } from '../demo/day.ts';
 import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../store/types.ts';
 import { runAdminAction } from './admin/actions.ts';
 import { ConsoleRuntime } from './runtime.ts';
-import { MemoryStore } from './memory-store.ts';
+import { MemoryStore } from '../../tests/support/memory-store.ts';
 import type { ConsoleConfig } from './config.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);

@@ -3,7 +3,7 @@ import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { workId } from '../../engine/identity/index.ts';
 import { Publisher } from '../publisher/publisher.ts';
-import { MemoryStore } from '../console/memory-store.ts';
+import { MemoryStore } from '../../tests/support/memory-store.ts';
 import { seedDemoDay, PROBE_TEXT } from './day.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);

@@ -26,7 +26,7 @@ import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
 import { replayLedger, summarize, type Projection } from '../../engine/replay/index.ts';
 import { reprioritizeRequest } from '../../engine/requests/admin.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import { MemoryStore } from '../../lib/console/memory-store.ts';
+import { MemoryStore } from '../support/memory-store.ts';
 import { buildDemoQueue } from '../../lib/demo/scenario.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { describeReference, missingReference, REFERENCE_ROOT } from '../support/reference.ts';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bootstrapRequest, submitRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
-import { MemoryStore } from '../../lib/console/memory-store.ts';
+import { MemoryStore } from '../support/memory-store.ts';
 import { configureDebug, setDebugSink } from '../../lib/debug/log.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import type { CasOutcome } from '../../lib/store/types.ts';

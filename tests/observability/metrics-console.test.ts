@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seedDemoDay } from '../../lib/demo/day.ts';
 import type { ConsoleConfig } from '../../lib/console/config.ts';
-import { MemoryStore } from '../../lib/console/memory-store.ts';
+import { MemoryStore } from '../support/memory-store.ts';
 import { metricsResponse } from '../../lib/console/metrics.ts';
 import { ConsoleRuntime } from '../../lib/console/runtime.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';

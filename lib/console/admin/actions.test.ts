@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
 import type { ConsoleConfig } from '../config.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { runAdminAction } from './actions.ts';
 

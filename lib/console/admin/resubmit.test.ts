@@ -8,7 +8,7 @@ import type { ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
 import type { ConsoleConfig } from '../config.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { runAdminAction } from './actions.ts';
 import { previewAdminAction } from './preview.ts';

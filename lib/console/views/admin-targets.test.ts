@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Projection } from '../../../engine/replay/index.ts';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { openClaimTargets, runUrl, workTargets } from './admin-targets.ts';
 

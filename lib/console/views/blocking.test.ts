@@ -3,7 +3,7 @@ import type { Projection } from '../../../engine/replay/index.ts';
 import { eligibility } from '../../../engine/scheduler/eligibility.ts';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { workDetail } from './work.ts';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Projection } from '../../../engine/replay/index.ts';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { compareRows, parseExplorerQuery, serializeExplorerQuery, sortedBy, type SortableRow } from './explorer-query.ts';
 import { explorerView } from './explorer.ts';

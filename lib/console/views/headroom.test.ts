@@ -6,7 +6,7 @@ import { buildCheckpointCommit, replayLedger, summarize, type Projection } from 
 import type { BudgetReport } from '../../../engine/replay/ledger-budget.ts';
 import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { compactionPreview, headroomGauge } from './headroom.ts';
 
 const report = (bytes: number, ledger_bytes = 1000): BudgetReport => ({

@@ -6,7 +6,7 @@ import { seedDemoDay } from '../../demo/day.ts';
 import { DEMO_PRINCIPAL, DEMO_REPOSITORY } from '../../demo/policy.ts';
 import { Seeder } from '../../demo/seeder.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { grantRate, lineView, linePosition, ordinal, positionText } from './line.ts';
 import { currentSettings, whatIf } from './whatif.ts';

@@ -3,7 +3,7 @@ import { workId } from '../../../engine/identity/index.ts';
 import { replayLedger, type Projection } from '../../../engine/replay/index.ts';
 import { seedDemoDay, PROBE_TEXT } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
-import { MemoryStore } from '../memory-store.ts';
+import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { commitsPage, compareCommits } from './commits.ts';
 import { explorerView, parseExplorerQuery, serializeExplorerQuery } from './explorer.ts';

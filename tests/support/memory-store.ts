@@ -3,7 +3,7 @@
  * are opaque counters, the branch starts absent. For tests, benchmarks and
  * throwaway demo queues; the console's Git stores replace it in production.
  */
-import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../store/types.ts';
+import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../../lib/store/types.ts';
 
 export class MemoryStore implements LedgerStore {
   readonly label: string;

@@ -13,19 +13,19 @@
  * bound the reference's list first. Explanations were always bounded.
  */
 import { createHash } from 'node:crypto';
-import { fail } from '../errors.ts';
-import type { JsonObject } from '../json.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import type { PoolPolicy, WorkerProfile } from '../schema/policy.ts';
-import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
-import type { ClockTransition, FairnessState, PassCandidate, SchedulingMode, SiblingClock, SiblingStep } from './clocks.ts';
-import { workGates } from './eligibility.ts';
-import type { FifoTree } from './fifo-tree.ts';
-import { numericCompare, utf8Compare } from './order.ts';
-import type { ClaimOperation, DispatchNextRequest, PackGroup, PackResult, PackStopReason } from './pack.ts';
-import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan.ts';
-import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
-import { availableIn, bucketsOf } from './ready-index.ts';
+import { fail } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import type { ReplayState, WorkRecord } from '../../engine/replay/state.ts';
+import type { PoolPolicy, WorkerProfile } from '../../engine/schema/policy.ts';
+import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from '../../engine/scheduler/assignment.ts';
+import type { ClockTransition, FairnessState, PassCandidate, SchedulingMode, SiblingClock, SiblingStep } from '../../engine/scheduler/clocks.ts';
+import { workGates } from '../../engine/scheduler/eligibility.ts';
+import type { FifoTree } from '../../engine/scheduler/fifo-tree.ts';
+import { numericCompare, utf8Compare } from '../../engine/scheduler/order.ts';
+import type { ClaimOperation, DispatchNextRequest, PackGroup, PackResult, PackStopReason } from '../../engine/scheduler/pack.ts';
+import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from '../../engine/scheduler/plan.ts';
+import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from '../../engine/scheduler/policy-view.ts';
+import { availableIn, bucketsOf } from '../../engine/scheduler/ready-index.ts';
 
 const MAX_EXPLAINED = 32;
 

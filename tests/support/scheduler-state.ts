@@ -4,13 +4,13 @@
  * in production). Used by the scheduler's unit tests only.
  */
 import { createHash } from 'node:crypto';
-import type { JsonObject } from '../json.ts';
-import { createState } from '../replay/replay.ts';
-import type { Barrier, DependencyEdge, ReplayState, WorkRecord, WorkState } from '../replay/state.ts';
-import { applyTransition, createFairnessState } from './clocks.ts';
-import { accountKey } from './overlay.ts';
-import type { PackResult } from './pack.ts';
-import { indexWork, recordResult } from './ready-index.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { createState } from '../../engine/replay/replay.ts';
+import type { Barrier, DependencyEdge, ReplayState, WorkRecord, WorkState } from '../../engine/replay/state.ts';
+import { applyTransition, createFairnessState } from '../../engine/scheduler/clocks.ts';
+import { accountKey } from '../../engine/scheduler/overlay.ts';
+import type { PackResult } from '../../engine/scheduler/pack.ts';
+import { indexWork, recordResult } from '../../engine/scheduler/ready-index.ts';
 
 export interface ProfileSpec {
   max_claims?: number;

@@ -3,17 +3,17 @@
  * deterministic request driver that decides only from the state it runs on (so two equivalent
  * states produce the same requests).
  */
-import { canonicalize } from '../codec/index.ts';
-import type { JsonObject, JsonValue } from '../json.ts';
-import { dispatchBound, dispatchStarted, deliveryFailure, observation, release, result } from '../requests/lifecycle.ts';
-import { finishRequest, operationsRequest, submitRequest, type SubmitNode } from '../requests/operations.ts';
-import type { LedgerWriter } from '../requests/writer.ts';
-import type { Actor } from '../schema/index.ts';
-import { clockView } from '../scheduler/clocks.ts';
-import { planNext } from '../scheduler/plan.ts';
-import { Projection } from './projection.ts';
-import type { ReplayState } from './state.ts';
-import { summarize } from './summary.ts';
+import { canonicalize } from '../../engine/codec/index.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { dispatchBound, dispatchStarted, deliveryFailure, observation, release, result } from '../../engine/requests/lifecycle.ts';
+import { finishRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import type { LedgerWriter } from '../../engine/requests/writer.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import { clockView } from '../../engine/scheduler/clocks.ts';
+import { planNext } from '../../engine/scheduler/plan.ts';
+import { Projection } from '../../engine/replay/projection.ts';
+import type { ReplayState } from '../../engine/replay/state.ts';
+import { summarize } from '../../engine/replay/summary.ts';
 
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 const sorted = <T>(m: ReadonlyMap<string, T>): Array<[string, T]> => [...m.entries()].sort(byKey);
