@@ -176,6 +176,3 @@ export function parseToolInput<T extends ToolName>(tool: T, value: unknown): Too
   return fail(code, `${tool}: ${path ? `${path}: ` : ''}${message}`, path ? { path } : {});
 }
 
-export function isToolName(value: unknown): value is ToolName {
-  return typeof value === 'string' && (TOOL_NAMES as readonly string[]).includes(value);
-}

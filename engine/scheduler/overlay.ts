@@ -86,10 +86,6 @@ export function nativeOutstanding(state: ReplayState, pool: string, overlay?: Pl
   return (state.outstandingNative.get(pool) ?? 0) + (extra(overlay, pool)?.native ?? 0);
 }
 
-export function fairnessOf(state: ReplayState, pool: string, overlay?: PlanOverlay): FairnessState {
-  return extra(overlay, pool)?.fairness ?? state.fairness;
-}
-
 export function isClaimed(work: WorkRecord, overlay?: PlanOverlay): boolean {
   return overlay !== undefined && overlay.claimed.has(work.workId);
 }

@@ -6,16 +6,13 @@
  * still pass an overlay holding a tentative prefix of its own.
  */
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import { MAX_STEP_CANDIDATES, type ClockTransition, type SchedulingMode } from './clocks.ts';
+import type { ClockTransition, SchedulingMode } from './clocks.ts';
 import type { PlanOverlay } from './overlay.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
 
 export type NoGrantReason = 'grants_paused' | 'capacity_blocked' | 'no_work' | 'no_eligible_work';
 /** Stable explanation codes of spec 7.13. */
 export type SelectionReason = 'fifo_default' | 'priority_class' | 'weighted_class' | 'weighted_key';
-
-/** Candidates listed per sibling set in an explanation (the count is always given). */
-export const MAX_EXPLAINED_CANDIDATES = MAX_STEP_CANDIDATES;
 
 export interface CandidateView {
   member: string;

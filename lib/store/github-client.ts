@@ -224,11 +224,6 @@ export function isRequestError(e: unknown): e is OctokitRequestError {
   return typeof e === 'object' && e !== null && typeof (e as { status?: unknown }).status === 'number' && 'request' in e;
 }
 
-/** A transport failure: no HTTP response at all. */
-export function isNetworkError(e: unknown): boolean {
-  return isRequestError(e) && e.response === undefined;
-}
-
 /** The connection was refused or the host unknown: the request cannot have been received. */
 export function neverSent(e: unknown): boolean {
   for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {

@@ -16,11 +16,6 @@ export function formatShort(ms: number | null | undefined): string {
   return new Date(ms).toISOString().slice(5, 16).replace('T', ' ') + 'Z';
 }
 
-/** `14:03Z` (same day context) */
-export function formatClock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 16) + 'Z';
-}
-
 /** `3h 12m`, `45s`, `2d 4h` */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
