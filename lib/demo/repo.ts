@@ -18,6 +18,7 @@ import { Publisher } from '../publisher/publisher.ts';
 import { LocalGitStore } from '../store/local-git.ts';
 import { DEFAULT_BRANCH } from '../store/types.ts';
 import { seedDemoDay, type DemoOptions, type DemoSummary } from './day.ts';
+import { processAlive } from '../process-alive.ts';
 
 const run = promisify(execFile);
 
@@ -40,18 +41,9 @@ export function demoCacheDir(env: Env = process.env, platform: NodeJS.Platform =
 
 const DEMO_DIR = /^demo-([1-9][0-9]*)-[A-Za-z0-9]+$/;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process exists but belongs to someone else.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes the demo repositories under `parent` whose console process is gone; returns their names. */
-export async function removeStaleDemos(parent: string, isAlive: (pid: number) => boolean = alive): Promise<string[]> {
+export async function removeStaleDemos(parent: string, isAlive: (pid: number) => boolean = processAlive): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(parent);

@@ -16,6 +16,7 @@ import { readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from 'n
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
+import { processAlive } from '../process-alive.ts';
 
 export interface GitDirs {
   /** The directory git runs in (work tree or bare repository). */
@@ -160,14 +161,6 @@ export async function listScratchRefs(ctx: GitContext): Promise<ScratchRef[]> {
   });
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Stale: older than `maxAgeMs`, or its process is gone (never this process's own live fetches). */
 export function isStaleScratch(s: ScratchRef, maxAgeMs: number, now = Date.now()): boolean {
