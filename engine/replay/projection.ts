@@ -4,6 +4,7 @@
  * is poisoned and answers nothing.
  */
 import { fail } from '../errors.ts';
+import { forkState } from './fork.ts';
 import { envelopeView, type EnvelopeView } from './headroom.ts';
 import type { ReplayState, WorkRecord, ClaimRecord, DispatchRecord, RequestOutcome } from './state.ts';
 
@@ -20,8 +21,34 @@ export class Projection {
   private byteLength = 0;
   private lines = 0;
   private poisoned = false;
+  /** Bumped whenever this projection validates more input or is poisoned (a fork is only good for one generation). */
+  private generation = 0;
+  /** Set on a fork: the projection it was forked from, and that projection's generation then. */
+  private parent: { projection: Projection; generation: number } | null = null;
 
   constructor(readonly state: ReplayState) {}
+
+  /**
+   * A tentative copy to validate a candidate on: appending to the fork runs the same fold,
+   * but this projection is left exactly as it is (engine/replay/fork.ts: a copy-on-write view
+   * of the state, so a fork costs what the appended commits touch, not the ledger's size).
+   * Discarding the fork needs nothing; to keep what it validated, append the same bytes to
+   * this projection. A fork is usable only while this projection does not change.
+   */
+  fork(): Projection {
+    this.check();
+    const child = new Projection(forkState(this.state));
+    child.parent = { projection: this, generation: this.generation };
+    child.bytesExact = this.bytesExact;
+    child.byteLength = this.byteLength;
+    child.lines = this.lines;
+    return child;
+  }
+
+  /** True for a projection made by `fork()`. */
+  get forked(): boolean {
+    return this.parent !== null;
+  }
 
   /** The operating envelope (spec 7.17): ledger bytes, watermark, reserve owed, remaining budgets. */
   envelope(): EnvelopeView {
@@ -29,7 +56,7 @@ export class Projection {
   }
 
   get valid(): boolean {
-    return !this.poisoned;
+    return !this.poisoned && (this.parent === null || (this.parent.projection.generation === this.parent.generation && this.parent.projection.valid));
   }
 
   /** Physical lines consumed so far (line numbers of appended bytes continue from here). */
@@ -44,13 +71,19 @@ export class Projection {
 
   /** True when `full` starts with exactly the bytes this projection validated. */
   isPrefixOf(full: Uint8Array): boolean {
-    if (this.poisoned || !this.bytesExact || full.length < this.byteLength) return false;
+    if (!this.valid || !this.bytesExact || full.length < this.byteLength) return false;
     let offset = 0;
-    for (const chunk of this.chunks) {
+    for (const chunk of this.validatedChunks()) {
       if (Buffer.compare(full.subarray(offset, offset + chunk.length), chunk) !== 0) return false;
       offset += chunk.length;
     }
     return true;
+  }
+
+  /** The validated bytes, in the pieces they arrived in (null when some input arrived as text). */
+  validatedChunks(): readonly Uint8Array[] {
+    if (!this.bytesExact) fail('projection_invalid', 'this projection validated text, not bytes');
+    return this.parent === null ? [...this.chunks] : [...this.parent.projection.validatedChunks(), ...this.chunks];
   }
 
   /**
@@ -72,6 +105,7 @@ export class Projection {
 
   /** @internal */
   accept(input: Uint8Array | string, lines: number): void {
+    this.generation++;
     this.lines += lines;
     if (typeof input === 'string') {
       this.bytesExact = false;
@@ -83,22 +117,25 @@ export class Projection {
 
   /** @internal */
   poison(): void {
+    this.generation++;
     this.poisoned = true;
   }
 
   private check(): ReplayState {
     if (this.poisoned) fail('projection_invalid', 'this projection failed validation; replay the ledger cold');
+    if (this.parent !== null && !this.valid) fail('projection_invalid', 'the projection this fork was made from has changed since; fork it again');
     return this.state;
   }
 
   commitText(id: string): string | undefined {
     const record = this.texts.get(id);
-    if (record === undefined || typeof record === 'string') return record;
+    if (record === undefined) return this.parent?.projection.commitText(id);
+    if (typeof record === 'string') return record;
     return decoder.decode(this.chunks[record.chunk]!.subarray(record.start, record.end));
   }
 
   successorOf(id: string): string | undefined {
-    return this.successors.get(id);
+    return this.successors.get(id) ?? this.parent?.projection.successorOf(id);
   }
 
   get tip(): string | null {

@@ -73,8 +73,11 @@ export const EVENTS = {
     refresh: { reused: 'flag', cached: 'flag' },
     /** A committed candidate became the cached projection without a read. */
     confirm: { commits: 'number' },
-    /** The cached projection was dropped (it may hold an unconfirmed candidate). */
-    discard: { reason: DISCARDS },
+    /**
+     * A candidate's tentative projection was dropped (conflict, uncertain, invalid, write failed);
+     * `kept`: the validated projection stays cached, so the next read appends only the new tail.
+     */
+    discard: { reason: DISCARDS, kept: 'flag' },
   },
   scheduler: {
     /** One dispatch_next packing pass and why it stopped (capacity and packing limits). */

@@ -2,19 +2,33 @@
  * A validated in-process projection bound to the branch version it was derived
  * from (spec 7.17). It is extended incrementally when the branch's new bytes
  * extend the validated bytes, and rebuilt by cold replay otherwise.
+ *
+ * A candidate commit is validated on a fork of the projection (`Projection.fork()`), never on
+ * the projection itself: when the compare-and-swap commits, the same line is appended to the
+ * projection (its cost is the commit's, not the ledger's); when it conflicts, is uncertain or
+ * throws, the fork is dropped and the projection stays validated at its version, so the next
+ * read only appends the new tail (docs/performance.md, "Contention").
  */
 import { fail, isProtocolError } from '../../engine/errors.ts';
-import { appendLedger, refreshLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
+import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { debugEvent, since } from '../debug/log.ts';
-import type { LedgerSnapshot, LedgerStore } from '../store/types.ts';
+import type { LedgerStore } from '../store/types.ts';
 
-const encoder = new TextEncoder();
+/** The branch as the cache holds it: the version and the validated ledger bytes, in the pieces they arrived in. */
+export interface CachedSnapshot {
+  /** Opaque version of the branch tip; null when the branch is absent. */
+  version: string | null;
+  /** The ledger bytes at `version` (never concatenated); null when there is no queue. */
+  parts: readonly Uint8Array[] | null;
+  /** Total length of `parts`. */
+  length: number;
+}
+
+type DropReason = 'conflict' | 'uncertain' | 'invalid' | 'write_failed';
 
 export class ProjectionCache {
   private projection: Projection | null = null;
   private version: string | null = null;
-  /** The exact ledger bytes at `version` (kept so an unchanged branch is not read again). */
-  private bytes: Uint8Array | null = null;
 
   constructor(
     private readonly store: LedgerStore,
@@ -22,78 +36,112 @@ export class ProjectionCache {
     private readonly onProgress?: ReplayProgress,
   ) {}
 
-  /** Reads the branch and returns a projection validated against exactly those bytes (null: no queue yet). */
-  async load(): Promise<{ snapshot: LedgerSnapshot; projection: Projection | null }> {
-    if (this.projection !== null && this.projection.valid && this.bytes !== null && this.store.readVersion !== undefined) {
+  /** Reads the branch and returns a projection validated against exactly its bytes (null: no queue yet). */
+  async load(): Promise<{ snapshot: CachedSnapshot; projection: Projection | null }> {
+    const cached = this.projection !== null && this.projection.valid ? this.projection : null;
+    if (cached !== null && this.store.readVersion !== undefined) {
       const version = await this.store.readVersion();
       if (version !== null && version === this.version) {
-        debugEvent('memory', 'hit', { commits: this.projection.commitCount });
-        return { snapshot: { version, bytes: this.bytes }, projection: this.projection };
+        debugEvent('memory', 'hit', { commits: cached.commitCount });
+        return { snapshot: this.snapshotOf(cached), projection: cached };
       }
     }
     const reading = Date.now();
-    const snapshot = await this.store.read();
-    debugEvent('store', 'read', { found: snapshot.bytes !== null, bytes: snapshot.bytes?.length ?? 0, ms: since(reading) });
-    if (snapshot.bytes === null) {
+    const read = await this.store.read();
+    debugEvent('store', 'read', { found: read.bytes !== null, bytes: read.bytes?.length ?? 0, ms: since(reading) });
+    if (read.bytes === null) {
       this.projection = null;
-      this.version = snapshot.version;
-      this.bytes = null;
-      return { snapshot, projection: null };
+      this.version = read.version;
+      return { snapshot: { version: read.version, parts: null, length: 0 }, projection: null };
     }
-    if (snapshot.bytes.length === 0) {
+    if (read.bytes.length === 0) {
       fail('ledger_empty', `the ledger on ${this.store.label} exists but is empty; an empty ledger is an error, never an empty backlog, and is never overwritten`);
     }
-    if (this.projection !== null && this.projection.valid && this.version === snapshot.version) {
-      this.bytes = snapshot.bytes;
-      debugEvent('memory', 'hit', { commits: this.projection.commitCount });
-      return { snapshot, projection: this.projection };
+    if (cached !== null && this.version === read.version && cached.validatedLength === read.bytes.length) {
+      debugEvent('memory', 'hit', { commits: cached.commitCount });
+      return { snapshot: this.snapshotOf(cached), projection: cached };
     }
-    const reusable = this.projection !== null && this.projection.valid ? this.projection : null;
     this.projection = null; // if validation throws below, nothing stale survives
-    this.projection = this.replay(reusable, snapshot.bytes);
-    this.version = snapshot.version;
-    this.bytes = snapshot.bytes;
-    return { snapshot, projection: this.projection };
+    const projection = this.refresh(cached, read.bytes);
+    this.projection = projection;
+    this.version = read.version;
+    return { snapshot: this.snapshotOf(projection), projection };
   }
 
-  /** Cold replay, or incremental when `reusable` validated a prefix of `bytes` (debug: replay, memory). */
-  private replay(reusable: Projection | null, bytes: Uint8Array): Projection {
+  private snapshotOf(projection: Projection): CachedSnapshot {
+    return { version: this.version, parts: projection.validatedChunks(), length: projection.validatedLength };
+  }
+
+  /**
+   * Cold replay, or only the new tail when `reusable` validated a prefix of `bytes` (debug:
+   * replay, memory). The tail is copied out of `bytes`, so the projection retains the new
+   * bytes once, not the whole new ledger beside the old one.
+   */
+  private refresh(reusable: Projection | null, bytes: Uint8Array): Projection {
     const started = Date.now();
     const incremental = reusable !== null && reusable.isPrefixOf(bytes);
-    const before = incremental ? reusable.validatedLength : 0;
-    const beforeCommits = incremental ? reusable.commitCount : 0;
     debugEvent('memory', 'refresh', { reused: incremental, cached: reusable !== null });
     if (!incremental) return coldReplay(bytes, this.onProgress);
-    let projection: Projection;
+    const before = reusable.validatedLength;
+    const beforeCommits = reusable.commitCount;
     try {
-      projection = refreshLedger(reusable, bytes, this.onProgress);
+      appendLedger(reusable, bytes.slice(before));
     } catch (e) {
       debugEvent('replay', 'rejected', { bytes: bytes.length, protocol: isProtocolError(e) });
       throw e;
     }
-    debugEvent('replay', 'incremental', { bytes: bytes.length, appended_bytes: bytes.length - before, commits: projection.commitCount - beforeCommits, ms: since(started) });
+    debugEvent('replay', 'incremental', { bytes: bytes.length, appended_bytes: bytes.length - before, commits: reusable.commitCount - beforeCommits, ms: since(started) });
+    return reusable;
+  }
+
+  /**
+   * Validates a candidate line on a fork of the cached projection and returns the fork (the
+   * tentative projection). The cached projection is not changed; an invalid candidate throws.
+   */
+  validate(line: Uint8Array): Projection {
+    if (this.projection === null || !this.projection.valid) fail('projection_invalid', 'no projection to validate against');
+    const tentative = this.projection.fork();
+    try {
+      appendLedger(tentative, line);
+    } catch (e) {
+      debugEvent('replay', 'candidate', { bytes: line.length, valid: false });
+      this.drop('invalid');
+      throw e;
+    }
+    debugEvent('replay', 'candidate', { bytes: line.length, valid: true });
+    return tentative;
+  }
+
+  /**
+   * The candidate `tentative` validated was committed as `version`: the same line is appended to
+   * the cached projection (the fork is dropped), which now matches the branch without a read.
+   */
+  confirm(tentative: Projection, version: string, line: Uint8Array): Projection {
+    const projection = this.projection!;
+    const validated = tentative.tip; // read before the append below makes the fork stale
+    try {
+      appendLedger(projection, line);
+    } catch (e) {
+      // The fork accepted what the projection refuses: a bug in the fork, never a verdict on the ledger.
+      this.discard('invalid');
+      throw new Error(`the committed candidate was accepted on a fork but refused by the projection: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    if (projection.tip !== validated) throw new Error('the committed candidate folded to another tip than on its fork');
+    debugEvent('memory', 'confirm', { commits: projection.commitCount });
+    this.version = version;
     return projection;
   }
 
-  /** Validates a candidate line by applying it to the cached projection (which then runs ahead of the branch). */
-  applyCandidate(line: string): void {
-    if (this.projection === null) fail('projection_invalid', 'no projection to validate against');
-    const bytes = encoder.encode(line);
-    try {
-      appendLedger(this.projection, bytes);
-    } catch (e) {
-      debugEvent('replay', 'candidate', { bytes: bytes.length, valid: false });
-      this.discard('invalid');
-      throw e;
-    }
-    debugEvent('replay', 'candidate', { bytes: bytes.length, valid: true });
+  /** A genesis (validated on its own projection) was committed as `version`: it becomes the cached projection. */
+  confirmGenesis(projection: Projection, version: string): void {
+    debugEvent('memory', 'confirm', { commits: projection.commitCount });
+    this.projection = projection;
+    this.version = version;
   }
 
-  /** The candidate was committed: the projection now matches `version`. */
-  confirm(version: string, bytes: Uint8Array): void {
-    if (this.projection !== null) debugEvent('memory', 'confirm', { commits: this.projection.commitCount });
-    this.version = version;
-    this.bytes = bytes;
+  /** The candidate was not (or not surely) committed: its tentative projection is dropped, the validated one kept. */
+  drop(reason: DropReason): void {
+    debugEvent('memory', 'discard', { reason, kept: this.projection !== null && this.projection.valid });
   }
 
   /** The projection and version last confirmed (after a committed write: no need to read again). */
@@ -101,12 +149,11 @@ export class ProjectionCache {
     return this.projection !== null && this.projection.valid && this.version !== null ? { version: this.version, projection: this.projection } : null;
   }
 
-  /** The candidate was not (or not surely) committed: forget the projection. */
-  discard(reason: 'conflict' | 'uncertain' | 'invalid' | 'write_failed' = 'invalid'): void {
-    if (this.projection !== null) debugEvent('memory', 'discard', { reason });
+  /** Forgets the cached projection: the next load replays cold. */
+  discard(reason: DropReason = 'invalid'): void {
+    if (this.projection !== null) debugEvent('memory', 'discard', { reason, kept: false });
     this.projection = null;
     this.version = null;
-    this.bytes = null;
   }
 }
 

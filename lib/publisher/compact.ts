@@ -24,11 +24,11 @@ const encoder = new TextEncoder();
 
 export async function compact(publisher: Publisher, actor: Actor, now: () => number = Date.now): Promise<CompactOutcome> {
   const { snapshot, projection } = await publisher.cache.load();
-  if (projection === null || snapshot.version === null || snapshot.bytes === null) {
+  if (projection === null || snapshot.version === null || snapshot.parts === null) {
     fail('queue_uninitialized', `no queue on ${publisher.store.label} to compact`);
   }
   if (projection.commitCount === 1 && projection.state.checkpoint !== undefined) {
-    return { status: 'already_compact', commit: null, version: snapshot.version, replaced_commits: 0, bytes_before: snapshot.bytes.length, bytes_after: snapshot.bytes.length };
+    return { status: 'already_compact', commit: null, version: snapshot.version, replaced_commits: 0, bytes_before: snapshot.length, bytes_after: snapshot.length };
   }
   const at = Math.max(now(), projection.state.commits[projection.state.commits.length - 1]!.at);
   const commit = buildCheckpointCommit(projection, { priorGitSha: snapshot.version, actor, at });
@@ -43,5 +43,5 @@ export async function compact(publisher: Publisher, actor: Actor, now: () => num
   publisher.cache.discard();
   if (outcome.status === 'conflict') fail('publish_conflict', 'the queue branch moved while compacting; nothing was replaced, run compact again');
   if (outcome.status === 'uncertain') fail('publish_uncertain', `the compaction write may or may not have landed (${outcome.reason}); read the branch before retrying`);
-  return { status: 'committed', commit, version: outcome.version, replaced_commits: projection.commitCount, bytes_before: snapshot.bytes.length, bytes_after: bytes.length };
+  return { status: 'committed', commit, version: outcome.version, replaced_commits: projection.commitCount, bytes_before: snapshot.length, bytes_after: bytes.length };
 }

@@ -7,9 +7,10 @@
  *    extend it);
  * 3. an already committed request returns its outcome (`request_replayed`) and
  *    writes nothing; the same id with another fingerprint is an error;
- * 4. otherwise build the candidate from the request, validate it by applying it,
- *    and compare-and-swap;
- * 5. on conflict, discard everything tentative and rebuild from the new tip;
+ * 4. otherwise build the candidate from the request, validate it by applying it to a
+ *    fork of the projection (the tentative projection), and compare-and-swap;
+ * 5. on conflict, drop the tentative projection and rebuild on the new tip (the validated
+ *    projection is kept, so only the new tail is replayed);
  * 6. on an uncertain write, read back and resolve by request id first;
  * 7. bounded retries with backoff and jitter.
  */
@@ -86,12 +87,13 @@ export class Publisher {
         const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
         const built = await input.bootstrap(ids);
         refusePlaceholderRoutes(built.operations);
-        const fresh = emptyProjection();
-        const commit = buildCommit(fresh.state, { id: input.requestId, actor: input.actor, at, ...built });
-        const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
-        appendLedger(fresh, line); // validate the genesis exactly as replay will
+        const genesis = emptyProjection();
+        const commit = buildCommit(genesis.state, { id: input.requestId, actor: input.actor, at, ...built });
+        const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
+        appendLedger(genesis, line); // validate the genesis exactly as replay will
         debugEvent('store', 'attempt', { attempt, bootstrap: true });
-        const outcome = await this.cas(snapshot.version, encoder.encode(line), commit);
+        const outcome = await this.cas(snapshot.version, [line], commit);
+        if (outcome.status === 'committed') this.cache.confirmGenesis(genesis, outcome.version);
         const settled = await this.settle(outcome, input, attempt, commit);
         if (settled !== null) return settled;
         sleptMs = await backoff(sleptMs, attempt, outcome);
@@ -109,21 +111,19 @@ export class Publisher {
       }
       refusePlaceholderRoutes(prepared.operations);
       const commit = buildCommit(projection.state, { id: input.requestId, actor: input.actor, at, ...prepared });
-      const line = `${canonicalize(commit as unknown as JsonValue)}\n`;
-      const bytes = concat(snapshot.bytes!, encoder.encode(line));
-      // Validate by applying: this advances the cached projection to the candidate.
-      // If the CAS then fails, the cache knows its projection no longer matches the branch.
-      this.cache.applyCandidate(line);
+      const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
+      // Validate on a fork (the tentative projection); the cached projection is left as it is.
+      const tentative = this.cache.validate(line);
       debugEvent('store', 'attempt', { attempt, bootstrap: false });
       let outcome: CasOutcome;
       try {
-        outcome = await this.cas(snapshot.version, bytes, commit);
+        outcome = await this.cas(snapshot.version, [...snapshot.parts!, line], commit);
       } catch (e) {
-        this.cache.discard('write_failed'); // the projection holds an unconfirmed candidate
+        this.cache.drop('write_failed');
         throw e;
       }
-      if (outcome.status === 'committed') this.cache.confirm(outcome.version, bytes);
-      else this.cache.discard(outcome.status);
+      if (outcome.status === 'committed') this.cache.confirm(tentative, outcome.version, line);
+      else this.cache.drop(outcome.status);
       const settled = await this.settle(outcome, input, attempt, commit);
       if (settled !== null) return settled;
       sleptMs = await backoff(sleptMs, attempt, outcome);
@@ -131,11 +131,19 @@ export class Publisher {
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
 
-  /** One compare-and-swap, with its `store cas` debug event. */
-  private async cas(expected: string | null, bytes: Uint8Array, commit: QueueCommit): Promise<CasOutcome> {
+  /**
+   * One compare-and-swap of the ledger given as pieces (the validated ledger, then the new
+   * line), with its `store cas` debug event. Stores that can write the pieces as they are get
+   * them so; the others get one joined copy.
+   */
+  private async cas(expected: string | null, parts: readonly Uint8Array[], commit: QueueCommit): Promise<CasOutcome> {
     const started = Date.now();
-    const outcome = await this.store.compareAndSwap(expected, bytes, commitMessage(commit));
-    debugEvent('store', 'cas', { outcome: outcome.status, bytes: bytes.length, ms: since(started) });
+    const message = commitMessage(commit);
+    const bytes = parts.reduce((n, p) => n + p.length, 0);
+    const outcome = this.store.compareAndSwapParts !== undefined
+      ? await this.store.compareAndSwapParts(expected, parts, message)
+      : await this.store.compareAndSwap(expected, parts.length === 1 ? parts[0]! : Buffer.concat(parts), message);
+    debugEvent('store', 'cas', { outcome: outcome.status, bytes, ms: since(started) });
     return outcome;
   }
 
@@ -236,13 +244,6 @@ function unprepared(e: unknown): { kind: string; fingerprint: string } | null {
 
 function commitMessage(commit: QueueCommit): string {
   return `work-queue: ${commit.request.kind} ${commit.request.id}\n\nQueueCommit ${commit.id}`;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** Backoff floor and ceiling (ms) between CAS attempts. */

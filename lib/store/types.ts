@@ -69,6 +69,12 @@ export interface LedgerStore {
    */
   compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome>;
   /**
+   * Optional: `compareAndSwap` of the ledger given as the pieces it is held in (the validated
+   * ledger, then the new line), for stores that can write them without joining them into one
+   * copy of the whole ledger first. Same contract as `compareAndSwap`.
+   */
+  compareAndSwapParts?(expected: string | null, parts: readonly Uint8Array[], message: string): Promise<CasOutcome>;
+  /**
    * Reads a file at the HEAD of the repository's default branch (for
    * `.github/workflows/aw.json`); null when absent.
    */

@@ -51,7 +51,7 @@ function projectionDigest(p: Projection): unknown {
   };
 }
 
-interface Variant {
+export interface Variant {
   kind: string;
   bytes: Uint8Array;
   /** A ledger known to be semantically equal (exact duplicates, reorderings, a prefix at a line boundary). */
@@ -268,6 +268,13 @@ export interface Finding {
 function canonicalForm(bytes: Uint8Array): string {
   const text = Buffer.from(bytes).toString('utf8');
   return ln(text.split('\n').filter((l) => l.length > 0).map((l) => canonicalLine(JSON.parse(l))));
+}
+
+/** `runs` seeded variants of the ledger `lines` (for differential checks of other replay paths). */
+export function* variants(lines: readonly string[], runs: number, seed: number): Generator<Variant> {
+  const text = ln(lines);
+  const r = rng(seed);
+  for (let i = 0; i < runs; i++) yield variant(r, lines, text);
 }
 
 export function run(source: string, lines: readonly string[], runs: number, seed: number, views = false): { findings: Finding[]; kinds: Map<string, Map<string, number>>; ms: number } {
