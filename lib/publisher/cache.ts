@@ -132,13 +132,6 @@ export class ProjectionCache {
     return projection;
   }
 
-  /** A genesis (validated on its own projection) was committed as `version`: it becomes the cached projection. */
-  confirmGenesis(projection: Projection, version: string): void {
-    debugEvent('memory', 'confirm', { commits: projection.commitCount });
-    this.projection = projection;
-    this.version = version;
-  }
-
   /** The candidate was not (or not surely) committed: its tentative projection is dropped, the validated one kept. */
   drop(reason: DropReason): void {
     debugEvent('memory', 'discard', { reason, kept: this.projection !== null && this.projection.valid });

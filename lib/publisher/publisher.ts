@@ -92,8 +92,8 @@ export class Publisher {
         const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
         appendLedger(genesis, line); // validate the genesis exactly as replay will
         debugEvent('store', 'attempt', { attempt, bootstrap: true });
+        // A committed genesis is read back (settle): a just-created ref may lag on a replica.
         const outcome = await this.cas(snapshot.version, [line], commit);
-        if (outcome.status === 'committed') this.cache.confirmGenesis(genesis, outcome.version);
         const settled = await this.settle(outcome, input, attempt, commit);
         if (settled !== null) return settled;
         sleptMs = await backoff(sleptMs, attempt, outcome);

@@ -25,7 +25,7 @@ export interface GitContext {
 /** Variables that would redirect git away from `cwd` or into the real index. */
 const INHERITED_OVERRIDES = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_NAMESPACE', 'GIT_COMMON_DIR', 'GIT_PREFIX'];
 
-function gitEnv(ctx: GitContext): NodeJS.ProcessEnv {
+export function gitEnv(ctx: GitContext): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of INHERITED_OVERRIDES) delete env[name];
   Object.assign(env, {

@@ -65,7 +65,8 @@ export function refLocks(dirs: GitDirs, ref: string, now = Date.now()): RefLock[
 /**
  * Running git processes whose working directory is inside, or whose arguments
  * name, one of `paths`; null when processes cannot be listed (no /proc), in
- * which case no lock may be judged stale.
+ * which case no lock may be judged stale. `git cat-file` processes (the stores'
+ * long-lived readers, lib/store/git-batch.ts) are left out: they take no ref lock.
  */
 export function gitProcessesTouching(paths: readonly string[]): GitProcess[] | null {
   let pids: string[];
@@ -88,6 +89,7 @@ export function gitProcessesTouching(paths: readonly string[]): GitProcess[] | n
     }
     const program = basename(args[0] ?? '');
     if (program !== 'git' && !program.startsWith('git-')) continue;
+    if (gitSubcommand(args) === 'cat-file') continue; // reads objects and refs, never locks one
     let cwd: string | null = null;
     try {
       cwd = readlinkSync(`/proc/${pid}/cwd`);
@@ -99,6 +101,18 @@ export function gitProcessesTouching(paths: readonly string[]): GitProcess[] | n
     if (touches || cwd === null) found.push({ pid, args, cwd });
   }
   return found;
+}
+
+/** The git subcommand of a command line (`git [-c k=v] [-C dir] [--opt] <subcommand> ...`, or `git-<subcommand>`). */
+export function gitSubcommand(args: readonly string[]): string | null {
+  const program = basename(args[0] ?? '');
+  if (program.startsWith('git-')) return program.slice(4);
+  for (let i = 1; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-c' || a === '-C' || a === '--git-dir' || a === '--work-tree' || a === '--namespace' || a === '--exec-path' || a === '--config-env') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return null;
 }
 
 export function shellQuote(text: string): string {

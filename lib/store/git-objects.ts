@@ -8,7 +8,8 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
 import { checkRepoPath } from './checks.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
-import { commitBody, commitTime, entriesOfListing, treeBody, writeObject, type ObjectDatabase } from './loose-objects.ts';
+import { HelperGone, type CatFile } from './git-batch.ts';
+import { commitBody, commitTime, entriesOfListing, entriesOfTree, treeBody, writeObject, type ObjectDatabase, type TreeEntry } from './loose-objects.ts';
 
 const LEDGER_NAME = Buffer.from(LEDGER_FILE, 'utf8');
 
@@ -75,15 +76,24 @@ export function gitRevision(ctx: GitContext, commit: string, branchRef: string, 
 }
 
 /**
- * Writes `bytes` as the ledger in a new commit on `parent` (null: a root commit
- * holding only the ledger). Every other entry of the parent's tree (files,
- * subdirectories, modes, submodules) is carried over by object id.
+ * Writes `bytes` (or the pieces it lists, in order) as the ledger in a new commit on `parent`
+ * (null: a root commit holding only the ledger). Every other entry of the parent's tree
+ * (files, subdirectories, modes, submodules) is carried over by object id. With an object
+ * database (`db`) the objects are written by this process, reading the parent's tree through
+ * `cat` when given; otherwise through git plumbing.
  */
-export async function writeLedgerCommit(ctx: GitContext, parent: string | null, bytes: Uint8Array, message: string, db?: ObjectDatabase | null): Promise<string> {
+export async function writeLedgerCommit(
+  ctx: GitContext,
+  parent: string | null,
+  bytes: Uint8Array | readonly Uint8Array[],
+  message: string,
+  db?: ObjectDatabase | null,
+  cat?: CatFile | null,
+): Promise<string> {
   const when = db === undefined || db === null ? null : commitTime(ctx.date);
-  if (db !== undefined && db !== null && when !== null) return writeLedgerCommitInProcess(ctx, db, when, parent, bytes, message);
-  const blob = (await gitOk(ctx, ['hash-object', '-w', '--no-filters', '--stdin'], bytes)).toString('utf8').trim();
-  const records = await carriedEntries(ctx, parent);
+  if (db !== undefined && db !== null && when !== null) return writeLedgerCommitInProcess(ctx, db, when, parent, bytes, message, cat ?? null);
+  const blob = (await gitOk(ctx, ['hash-object', '-w', '--no-filters', '--stdin'], bytes instanceof Uint8Array ? bytes : Buffer.concat(bytes))).toString('utf8').trim();
+  const records = await listedEntries(ctx, parent);
   records.push(Buffer.from(`100644 blob ${blob}\t${LEDGER_FILE}`, 'utf8'));
   const listing = Buffer.concat(records.flatMap((r) => [r, Buffer.from([0])]));
   // mktree sorts entries; --missing skips re-checking objects copied from an existing tree.
@@ -93,31 +103,45 @@ export async function writeLedgerCommit(ctx: GitContext, parent: string | null, 
   return (await gitOk(ctx, args, Buffer.from(message, 'utf8'))).toString('utf8').trim();
 }
 
+/** The parent tree's entries other than the ledger, as `ls-tree -z` records (the plumbing path). */
+async function listedEntries(ctx: GitContext, parent: string | null): Promise<Buffer[]> {
+  if (parent === null) return [];
+  const ls = await git(ctx, ['ls-tree', '-z', '--full-tree', parent]);
+  if (ls.code !== 0) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
+  return splitNul(ls.stdout).filter((record) => {
+    const tab = record.indexOf(0x09);
+    return !(tab >= 0 && record.subarray(tab + 1).equals(LEDGER_NAME)); // replaced by the caller
+  });
+}
+
 /**
- * The parent tree's entries other than the ledger (`ls-tree` records), remembered for commits
- * this process wrote, so a writer publishing on its own last commit spawns no `ls-tree`.
+ * The parent tree's entries other than the ledger, remembered for commits this process wrote,
+ * so a writer publishing on its own last commit reads no tree.
  */
-const carried = new Map<string, Buffer[]>();
+const carried = new Map<string, TreeEntry[]>();
 const CARRIED_MAX = 64;
 
-async function carriedEntries(ctx: GitContext, parent: string | null): Promise<Buffer[]> {
+async function carriedEntries(ctx: GitContext, db: ObjectDatabase, parent: string | null, cat: CatFile | null): Promise<TreeEntry[]> {
   if (parent === null) return [];
   const known = carried.get(`${ctx.cwd}\0${parent}`);
   if (known !== undefined) return [...known];
-  const ls = await git(ctx, ['ls-tree', '-z', '--full-tree', parent]);
-  if (ls.code !== 0) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
-  const records: Buffer[] = [];
-  for (const record of splitNul(ls.stdout)) {
-    const tab = record.indexOf(0x09);
-    if (tab >= 0 && record.subarray(tab + 1).equals(LEDGER_NAME)) continue; // replaced by the caller
-    records.push(record);
+  let entries: TreeEntry[] | null = null;
+  if (cat !== null) {
+    try {
+      const tree = await cat.contents(`${parent}^{tree}`);
+      if (tree === null || tree.bytes === null) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
+      entries = entriesOfTree(tree.bytes, db.format);
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+    }
   }
-  return records;
+  entries ??= entriesOfListing(await listedEntries(ctx, parent));
+  return entries.filter((e) => !e.name.equals(LEDGER_NAME));
 }
 
-function remember(ctx: GitContext, commit: string, records: Buffer[]): void {
+function remember(ctx: GitContext, commit: string, entries: TreeEntry[]): void {
   if (carried.size >= CARRIED_MAX) carried.delete(carried.keys().next().value!);
-  carried.set(`${ctx.cwd}\0${commit}`, records);
+  carried.set(`${ctx.cwd}\0${commit}`, entries);
 }
 
 /** Same objects as the plumbing path, written by this process (lib/store/loose-objects.ts). */
@@ -126,10 +150,11 @@ async function writeLedgerCommitInProcess(
   db: ObjectDatabase,
   when: { seconds: number; offset: string },
   parent: string | null,
-  bytes: Uint8Array,
+  bytes: Uint8Array | readonly Uint8Array[],
   message: string,
+  cat: CatFile | null,
 ): Promise<string> {
-  const write = async (type: 'blob' | 'tree' | 'commit', body: Uint8Array): Promise<string> => {
+  const write = async (type: 'blob' | 'tree' | 'commit', body: Uint8Array | readonly Uint8Array[]): Promise<string> => {
     try {
       return await writeObject(db, type, body);
     } catch (e) {
@@ -140,12 +165,11 @@ async function writeLedgerCommitInProcess(
       throw new ProtocolError('store_git_failed', `writing the ledger's ${type} object into ${db.dir} failed: ${code}`, {}, { errno: code });
     }
   };
-  const [blob, records] = await Promise.all([write('blob', bytes), carriedEntries(ctx, parent)]);
-  const entries = entriesOfListing(records);
-  entries.push({ mode: '100644', name: LEDGER_NAME, id: Buffer.from(blob, 'hex') });
+  const [blob, carriedOver] = await Promise.all([write('blob', bytes), carriedEntries(ctx, db, parent, cat)]);
+  const entries = [...carriedOver, { mode: '100644', name: LEDGER_NAME, id: Buffer.from(blob, 'hex') }];
   const tree = await write('tree', treeBody(entries));
   const commit = await write('commit', commitBody(tree, parent, when, message));
-  remember(ctx, commit, records);
+  remember(ctx, commit, carriedOver);
   return commit;
 }
 

@@ -1,9 +1,11 @@
 /**
  * The ledger on a branch of a local Git repository (bare or not), through git
- * plumbing. Publication is `update-ref <ref> <new> <expected-old>`: git checks
- * the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
+ * plumbing. Publication is an `update-ref` transaction `update <ref> <new> <expected-old>`:
+ * git checks the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
  * The blob, tree and commit are written as loose objects by this process
- * (loose-objects.ts), so a publication spawns `update-ref` and nothing else.
+ * (loose-objects.ts, never joining the ledger into one copy), refs and objects are read
+ * through a long-lived `git cat-file --batch-command`, and the transaction runs in a
+ * long-lived `git update-ref --stdin` (git-batch.ts): a warm publication spawns no process.
  * A ref lock that outlives the retries (a git killed mid-update leaves it) is
  * `store_locked`, naming the lock, its age and the command that clears it
  * (`fairway doctor --fix` removes it once no git process can own it).
@@ -13,6 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
+import { LEDGER_MAX_BYTES } from './checks.ts';
+import { CatFile, HelperGone, RefTransaction } from './git-batch.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
 import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
@@ -43,6 +47,7 @@ export class LocalGitStore implements LedgerStore {
   /** Verified once: the repository exists; where its objects are written (null: plumbing only). */
   private verified: Promise<ObjectDatabase | null> | undefined;
   private dirs: Promise<GitDirs> | undefined;
+  private readonly cat: CatFile;
 
   constructor(options: LocalGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -50,11 +55,22 @@ export class LocalGitStore implements LedgerStore {
     this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
     this.ref = `refs/heads/${this.branch}`;
     this.label = `git:${this.ctx.cwd}#${this.branch}`;
+    this.cat = new CatFile(this.ctx);
   }
 
   /** The directory git runs in (for `fairway doctor`). */
   get repository(): string {
     return this.ctx.cwd;
+  }
+
+  /** The long-lived reader's pid, when one runs (tests). */
+  get readerPid(): number | undefined {
+    return this.cat.pid;
+  }
+
+  /** Ends the long-lived reader now instead of when idle. */
+  close(): void {
+    this.cat.close();
   }
 
   private ready(): Promise<ObjectDatabase | null> {
@@ -64,40 +80,75 @@ export class LocalGitStore implements LedgerStore {
   /** Spec 7.1: an absent branch is an empty queue; an absent file on a branch is bytes null. */
   async read(): Promise<LedgerSnapshot> {
     await this.ready();
-    const tip = await resolveRef(this.ctx, this.ref);
+    const tip = await this.tip();
     if (tip === null) return { version: null, bytes: null };
-    return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
+    return { version: tip, bytes: await this.ledgerAt(tip) };
   }
 
   async readVersion(): Promise<string | null> {
     await this.ready();
-    return resolveRef(this.ctx, this.ref);
+    return this.tip();
   }
 
   async readAt(version: string): Promise<Uint8Array | null> {
     await this.ready();
     if (!(await hasCommit(this.ctx, version))) return null;
-    return readFileAt(this.ctx, version, LEDGER_FILE);
+    return this.ledgerAt(version);
   }
 
-  async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+  /** The branch tip (git's own ref lookup, through the long-lived cat-file). */
+  private async tip(): Promise<string | null> {
+    try {
+      return (await this.cat.info(this.ref))?.oid ?? null;
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+      return resolveRef(this.ctx, this.ref);
+    }
+  }
+
+  /** The ledger blob at `commit`, read into one buffer; what is not a plain blob takes the plumbing path (which names it). */
+  private async ledgerAt(commit: string): Promise<Uint8Array | null> {
+    try {
+      const blob = await this.cat.contents(`${commit}:${LEDGER_FILE}`, LEDGER_MAX_BYTES);
+      if (blob !== null && blob.type === 'blob') {
+        if (blob.bytes === null) throw new ProtocolError('resource_limit', `the ledger at ${commit} is ${blob.size} bytes, more than the ledger parser limit ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
+        return blob.bytes;
+      }
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+    }
+    return readFileAt(this.ctx, commit, LEDGER_FILE);
+  }
+
+  compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+    return this.compareAndSwapParts(expected, [bytes], message);
+  }
+
+  async compareAndSwapParts(expected: string | null, parts: readonly Uint8Array[], message: string): Promise<CasOutcome> {
     checkVersion(expected);
     const db = await this.ready();
-    let next: string;
-    try {
-      next = await writeLedgerCommit(this.ctx, expected, bytes, message, db);
-    } catch (e) {
-      // An unknown parent cannot be the tip: nothing written, report what is.
-      if (e instanceof ProtocolError && e.code === 'store_parent_missing') return { status: 'conflict', actual: await resolveRef(this.ctx, this.ref) };
-      throw e;
-    }
-    // An empty old value means "must not exist yet" (works for SHA-1 and SHA-256 repositories).
-    const args = ['update-ref', '-m', 'fairway: publish ledger', this.ref, next, expected ?? ''];
+    let next: string | null = null; // once written, a lock retry only repeats the update
     for (let attempt = 0; ; attempt++) {
-      const r = await git(this.ctx, args);
-      if (r.code === 0) return { status: 'committed', version: next };
-      const actual = await resolveRef(this.ctx, this.ref);
+      // The object writes start first (the blob deflates on the thread pool); the ref update's
+      // git is started meanwhile, so its start-up overlaps them.
+      const writing: Promise<string> = next === null ? writeLedgerCommit(this.ctx, expected, parts, message, db, this.cat) : Promise.resolve(next);
+      const transaction = new RefTransaction(this.ctx, 'fairway: publish ledger');
+      let written: string;
+      try {
+        written = next = await writing;
+      } catch (e) {
+        transaction.abort();
+        // An unknown parent cannot be the tip: nothing written, report what is.
+        if (e instanceof ProtocolError && e.code === 'store_parent_missing') return { status: 'conflict', actual: await this.tip() };
+        throw e;
+      }
+      const r = await transaction.update(this.ref, written, expected);
+      if (r.ok) return { status: 'committed', version: written };
+      // Refused or ended: the ref itself says what happened.
+      const actual = await this.tip();
+      if (actual === written) return { status: 'committed', version: written };
       if (actual !== expected) return { status: 'conflict', actual };
+      if (/unknown command|usage: git update-ref/i.test(r.stderr)) return this.updateRefOnce(written, expected);
       if (/\.lock'?: File exists|cannot lock ref/i.test(r.stderr)) {
         const dirs = await (this.dirs ??= gitDirs(this.ctx));
         const lock = refLocks(dirs, this.ref)[0];
@@ -108,8 +159,20 @@ export class LocalGitStore implements LedgerStore {
           continue;
         }
       }
-      throw gitFailure(args, r, 'store_write_failed');
+      throw gitFailure(['update-ref'], { code: 128, stdout: Buffer.alloc(0), stderr: r.stderr }, 'store_write_failed');
     }
+  }
+
+  /** A git without `update-ref --stdin` transactions (before 2.27): one `update-ref` process. */
+  private async updateRefOnce(next: string, expected: string | null): Promise<CasOutcome> {
+    // An empty old value means "must not exist yet" (works for SHA-1 and SHA-256 repositories).
+    const args = ['update-ref', '-m', 'fairway: publish ledger', this.ref, next, expected ?? ''];
+    const r = await git(this.ctx, args);
+    if (r.code === 0) return { status: 'committed', version: next };
+    const actual = await resolveRef(this.ctx, this.ref);
+    if (actual === next) return { status: 'committed', version: next };
+    if (actual !== expected) return { status: 'conflict', actual };
+    throw gitFailure(args, r, 'store_write_failed');
   }
 
   /**

@@ -1,0 +1,284 @@
+/**
+ * Long-lived git helper processes for one repository, so a publication spawns no process:
+ *
+ * - `git cat-file --batch-command` answers ref and object reads (`info`, `contents`) through
+ *   git's own ref and object lookup (loose and packed refs, packs, alternates), fresh on every
+ *   command;
+ * - a `git update-ref --stdin` started when a publication begins runs its one ref
+ *   transaction (`RefTransaction`): the compare-and-swap stays git's own, under git's ref lock.
+ *
+ * The cat-file helper closes its stdin after IDLE_MS without work (git then exits), so an idle
+ * Fairway holds no git process; its pipes keep the event loop alive only while a request is
+ * pending. A `cat-file` takes no ref lock, so the stale-lock check (git-locks.ts) never counts
+ * one as a lock holder.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { debugEvent, since } from '../debug/log.ts';
+import { gitEnv, type GitContext } from './git-cli.ts';
+
+/** An idle helper closes after this long (ms). */
+export const IDLE_MS = 1000;
+
+/** The helper ended (or could not start) before answering: the caller falls back to one-shot git. */
+export class HelperGone extends Error {
+  constructor(readonly stderr: string, readonly exit: number | null) {
+    super(`git helper ended: ${stderr.trim().split('\n').pop() ?? `exit ${exit}`}`);
+  }
+}
+
+/** A child's stdio stream is a socket (it has ref/unref). */
+function pipe(stream: NodeJS.ReadableStream | NodeJS.WritableStream): Socket {
+  return stream as unknown as Socket;
+}
+
+/**
+ * Reads one answer from the helper's output: `feed` gets what has arrived (from the end of the
+ * previous answer) and says how many bytes it used, and the value once the answer is complete.
+ */
+interface Parser<T> {
+  feed(buffer: Buffer): { used: number; done: false } | { used: number; done: true; value: T };
+}
+
+interface Pending {
+  feed(buffer: Buffer): { used: number; done: boolean };
+  reject(e: Error): void;
+}
+
+/** One long-lived git process speaking a line protocol on stdin/stdout. */
+class Helper {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private queue: Pending[] = [];
+  private buffer: Buffer = Buffer.alloc(0);
+  private stderr = '';
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly ctx: GitContext, private readonly args: string[]) {}
+
+  /** Sends `input` and resolves with the answer `parser` reads. */
+  request<T>(input: string, parser: Parser<T>): Promise<T> {
+    const child = this.start();
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({
+        feed: (buffer) => {
+          const r = parser.feed(buffer);
+          if (r.done) resolve(r.value);
+          return r;
+        },
+        reject,
+      });
+      this.busy();
+      child.stdin.write(input);
+    });
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child !== null) return this.child;
+    const child = spawn('git', this.args, { cwd: this.ctx.cwd, env: gitEnv(this.ctx), windowsHide: true });
+    this.child = child;
+    this.buffer = Buffer.alloc(0);
+    this.stderr = '';
+    child.stdin.on('error', () => undefined); // a dead helper is reported by its exit
+    child.stdout.on('data', (d: Buffer) => this.receive(d));
+    child.stderr.on('data', (d: Buffer) => void (this.stderr = (this.stderr + d.toString('utf8')).slice(-4000)));
+    child.on('error', (e) => {
+      // Could not start (or lost) the process: whatever is pending fails; the next request starts anew.
+      if (this.child === child) this.child = null;
+      const gone = new HelperGone(`${this.stderr}\n${e.message}`, null);
+      for (const p of this.queue.splice(0)) p.reject(gone);
+    });
+    child.on('close', (code) => {
+      if (this.child === child) this.child = null;
+      if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+      const gone = new HelperGone(this.stderr, code);
+      for (const p of this.queue.splice(0)) p.reject(gone);
+    });
+    return child;
+  }
+
+  private receive(d: Buffer): void {
+    // Only an incomplete header line is ever kept between chunks; bodies are consumed as they arrive.
+    this.buffer = this.buffer.length === 0 ? d : Buffer.concat([this.buffer, d]);
+    while (this.queue.length > 0 && this.buffer.length > 0) {
+      const { used, done } = this.queue[0]!.feed(this.buffer);
+      this.buffer = this.buffer.subarray(used);
+      if (!done) break;
+      this.queue.shift();
+    }
+    if (this.queue.length === 0) this.idle();
+  }
+
+  /** A request is pending: keep the event loop alive until it is answered. */
+  private busy(): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (this.child === null) return;
+    pipe(this.child.stdout).ref();
+    pipe(this.child.stdin).ref();
+  }
+
+  /** Nothing pending: let the process exit freely, and close the helper after IDLE_MS. */
+  private idle(): void {
+    const child = this.child;
+    if (child === null) return;
+    pipe(child.stdout).unref();
+    pipe(child.stdin).unref();
+    pipe(child.stderr).unref();
+    child.unref();
+    this.idleTimer = setTimeout(() => this.close(), IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  /** The running helper's pid (undefined when none runs). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Ends the helper (git exits at end of input). */
+  close(): void {
+    if (this.child !== null && this.queue.length === 0) this.child.stdin.end();
+  }
+}
+
+export interface ObjectInfo {
+  oid: string;
+  type: string;
+  size: number;
+}
+
+/** `git cat-file --batch-command` for one repository. */
+export class CatFile {
+  private readonly helper: Helper;
+
+  constructor(ctx: GitContext) {
+    this.helper = new Helper(ctx, ['cat-file', '--batch-command']);
+  }
+
+  /** What `name` (a ref, an object id, `<commit>:<path>`) names; null when git says missing (or ambiguous). */
+  async info(name: string): Promise<ObjectInfo | null> {
+    const started = Date.now();
+    const out = await this.helper.request<ObjectInfo | null>(`info ${checkName(name)}\n`, {
+      feed: (buffer) => {
+        const end = buffer.indexOf(0x0a);
+        return end < 0 ? { used: 0, done: false } : { used: end + 1, done: true, value: parseHeader(buffer.subarray(0, end).toString('utf8')) };
+      },
+    });
+    debugEvent('store', 'git', { command: 'cat-file', exit: 0, ms: since(started) });
+    return out;
+  }
+
+  /**
+   * The object `name` names with its contents, read into one buffer of exactly its size; null
+   * when missing. A body larger than `maxBytes` is read past and answered as `bytes: null`.
+   */
+  async contents(name: string, maxBytes = Infinity): Promise<(ObjectInfo & { bytes: Buffer | null }) | null> {
+    const started = Date.now();
+    let header: ObjectInfo | null | undefined;
+    let bytes: Buffer | null = null;
+    let filled = 0;
+    const out = await this.helper.request<(ObjectInfo & { bytes: Buffer | null }) | null>(`contents ${checkName(name)}\n`, {
+      feed: (buffer) => {
+        let at = 0;
+        if (header === undefined) {
+          const end = buffer.indexOf(0x0a);
+          if (end < 0) return { used: 0, done: false };
+          header = parseHeader(buffer.subarray(0, end).toString('utf8'));
+          at = end + 1;
+          if (header === null) return { used: at, done: true, value: null };
+          if (header.size <= maxBytes) bytes = Buffer.allocUnsafe(header.size);
+        }
+        // The body is copied straight into the result as it arrives, then one LF ends it.
+        const h = header as ObjectInfo; // set above (a missing object answered already)
+        const piece = buffer.subarray(at, at + h.size - filled);
+        if (bytes !== null) piece.copy(bytes, filled);
+        filled += piece.length;
+        at += piece.length;
+        if (filled < h.size || at >= buffer.length) return { used: at, done: false };
+        return { used: at + 1, done: true, value: { ...h, bytes } };
+      },
+    });
+    debugEvent('store', 'git', { command: 'cat-file', exit: 0, ms: since(started) });
+    return out;
+  }
+
+  /** The running process's pid (undefined when none runs: not started yet, or closed when idle). */
+  get pid(): number | undefined {
+    return this.helper.pid;
+  }
+
+  close(): void {
+    this.helper.close();
+  }
+}
+
+function parseHeader(line: string): ObjectInfo | null {
+  const parts = line.split(' ');
+  if (parts.length === 3 && /^[0-9a-f]{40,64}$/.test(parts[0]!)) return { oid: parts[0]!, type: parts[1]!, size: Number(parts[2]) };
+  return null; // `<name> missing`, `<name> ambiguous`
+}
+
+function checkName(name: string): string {
+  if (/[\n\r\0]/.test(name) || name === '') throw new Error(`not a git object name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+export type RefUpdate =
+  | { ok: true }
+  /** Git refused the transaction (its `fatal:` line) or ended before committing it. */
+  | { ok: false; stderr: string; committedUnknown: boolean };
+
+/**
+ * One `git update-ref --stdin` transaction, in a process started ahead of it (when the
+ * publication starts writing its objects, so git's start-up overlaps that work). The whole
+ * transaction (`start`, the update, `prepare`, `commit`) is written at once and stdin closed,
+ * so git holds the ref lock only while it runs the transaction itself, and the process
+ * exits right after: no update-ref outlives its publication.
+ */
+export class RefTransaction {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly result: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  private used = false;
+  private readonly started = Date.now();
+
+  constructor(ctx: GitContext, message: string) {
+    const child = spawn('git', ['update-ref', '-m', message, '--stdin'], { cwd: ctx.cwd, env: gitEnv(ctx), windowsHide: true });
+    this.child = child;
+    let stdout = '';
+    let stderr = '';
+    child.stdin.on('error', () => undefined); // a git that could not start is reported by its exit
+    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString('utf8')).slice(-4000)));
+    this.result = new Promise((resolve) => {
+      child.on('error', (e) => resolve({ code: null, stdout, stderr: `${stderr}\n${e.message}` }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  /** Moves `ref` to `next` only if it is at `expected` (null: only if it does not exist), under git's ref lock. */
+  update(ref: string, next: string, expected: string | null): Promise<RefUpdate> {
+    return this.run(expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`);
+  }
+
+  /** Deletes `refs` in one transaction. */
+  delete(refs: readonly string[]): Promise<RefUpdate> {
+    return this.run(refs.map((ref) => `delete ${checkName(ref)}\n`).join(''));
+  }
+
+  /** Ends the process without a transaction (the publication stopped before its update). */
+  abort(): void {
+    if (this.used) return;
+    this.used = true;
+    this.child.stdin.end();
+  }
+
+  private async run(commands: string): Promise<RefUpdate> {
+    if (this.used) throw new Error('one transaction per RefTransaction');
+    this.used = true;
+    this.child.stdin.end(`start\n${commands}prepare\ncommit\n`);
+    const r = await this.result;
+    debugEvent('store', 'git', { command: 'update-ref', exit: r.code ?? -1, ms: since(this.started) });
+    if (r.code === 0 && r.stdout.includes('commit: ok')) return { ok: true };
+    return { ok: false, stderr: r.stderr, committedUnknown: r.stdout.includes('prepare: ok') };
+  }
+}
