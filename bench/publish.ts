@@ -1,11 +1,10 @@
 /**
- * Publication benchmarks (issue 4): latency of one checked publication on a
- * 1/16/64 MiB ledger against `git hash-object -w` of the same new blob (the
- * floor: any Git-backed append must at least store the blob), and dispatch
- * throughput with 1, 2, 4 and 8 contending processes on one repository.
+ * Publication benchmark: latency and CPU of one checked publication on a 1/16/64 MiB ledger
+ * against `git hash-object -w` of the same new blob (the floor: any Git-backed append must at
+ * least store the blob). Contention is in bench/contention.ts.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Publisher } from '../lib/publisher/publisher.ts';
@@ -13,7 +12,6 @@ import { LocalGitStore } from '../lib/store/local-git.ts';
 import { submitRequest } from '../engine/requests/operations.ts';
 import { treeCpuMs } from './cpu.ts';
 
-const HERE = import.meta.dirname;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -111,38 +109,6 @@ export async function runPublishBench(ledgers: Array<{ label: string; path: stri
       label, bytes: bytes.length, samples, publishMs, hashObjectMs, ratio: publishMs / hashObjectMs,
       publishCpuMs: publishCpu / samples, hashObjectCpuMs: hashCpu / samples, cpuRatio: publishCpu / hashCpu, hashOnlyMs: median(hashOnlyTimes),
     });
-  }
-  return rows;
-}
-
-export interface ThroughputRow { processes: number; grants: number; seconds: number; grantsPerSecond: number; conflicts: number; pushes: number; pushesPerCommitted: number; exhausted: number }
-
-/** N worker processes, each with its own warm publisher, race K dispatch_next requests on one repository. */
-export async function runThroughputBench(counts = [1, 2, 4, 8], perProcess = 8): Promise<ThroughputRow[]> {
-  const rows: ThroughputRow[] = [];
-  for (const n of counts) {
-    const repo = freshRepo();
-    const setup = join(repo, 'nodes.json');
-    writeFileSync(setup, JSON.stringify(Array.from({ length: n * perProcess + 8 }, (_, i) => ({ node_key: `w${i}`, payload: { i }, fairness_key: '' }))));
-    execFileSync(process.execPath, ['--import', 'tsx', join(HERE, 'dispatch-worker.ts'), 'seed', repo, setup]);
-    const t0 = performance.now();
-    const outs = await Promise.all(Array.from({ length: n }, (_, p) => new Promise<{ grants: number; conflicts: number; pushes: number; exhausted: number; ms: number }>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'dispatch-worker.ts'), 'grant', repo, String(p), String(perProcess)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`worker ${p} exited ${code}`))));
-    })));
-    // Throughput over the racing itself: the slowest worker's time from its first request to its
-    // last (process start-up, which tsx makes slow here, is not dispatching).
-    void t0;
-    const seconds = Math.max(...outs.map((o) => o.ms)) / 1000;
-    const grants = outs.reduce((a, o) => a + o.grants, 0);
-    const pushes = outs.reduce((a, o) => a + o.pushes, 0);
-    rows.push({
-      processes: n, grants, seconds, grantsPerSecond: grants / seconds, conflicts: outs.reduce((a, o) => a + o.conflicts, 0),
-      pushes, pushesPerCommitted: grants === 0 ? 0 : pushes / grants, exhausted: outs.reduce((a, o) => a + o.exhausted, 0),
-    });
-    rmSync(repo, { recursive: true, force: true });
   }
   return rows;
 }

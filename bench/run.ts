@@ -17,7 +17,8 @@
  *          per refresh; written to bench/results/envelope-section.md (latest.json is left alone)
  */
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
-import { runPublishBench, runThroughputBench } from './publish.ts';
+import { runPublishBench } from './publish.ts';
+import { runThroughputBench } from './contention.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';

@@ -30,13 +30,13 @@ export const registerDispatch: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, opts: { pool: string; maxClaims: number; maxDispatches: number; maxBytes: number }) => {
       const { publisher } = writeTarget(g);
       const requestId = requestIdOf(g, 'dispatch');
-      const { projection: current } = await publisher.cache.load();
-      const repository = current?.state.repository ?? '';
+      const principal = principalOf(g);
       let plan: PackResult | undefined;
       const input = { pool: opts.pool, max_claims: opts.maxClaims, max_dispatches: opts.maxDispatches, max_bytes: opts.maxBytes };
       const outcome = await publisher.publish({
         requestId,
-        actor: actor('dispatcher', principalOf(g), repository),
+        // Named from the projection the attempt builds on: no read of the ledger beforehand.
+        actor: (projection) => actor('dispatcher', principal, projection?.state.repository ?? ''),
         prepare: (projection, ids) => {
           const built = dispatchNextRequest(projection.state, input, ids, ids.at);
           plan = built.plan;

@@ -51,6 +51,8 @@ export const EVENTS = {
     attempt: { attempt: 'number', bootstrap: 'flag' },
     /** A publication attempt lost a race (conflict) or has an unknown outcome (uncertain); retried after `delay_ms`. */
     retry: { attempt: 'number', reason: ['conflict', 'uncertain'], delay_ms: 'number' },
+    /** A publication waits `delay_ms` before its first attempt: this publisher lost races lately (lib/publisher/backoff.ts). */
+    pace: { delay_ms: 'number' },
     /** An uncertain write resolved by reading back the request id (recovery). */
     recovered: { attempt: 'number', committed: 'flag', replayed: 'flag' },
     /** The publication's final outcome. */

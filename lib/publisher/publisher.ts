@@ -27,6 +27,7 @@ import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
 import { refusePlaceholderRoutes } from '../config/placeholder.ts';
 import { debugEvent, since } from '../debug/log.ts';
 import type { CasOutcome, LedgerStore } from '../store/types.ts';
+import { ContentionPacer } from './backoff.ts';
 import { ProjectionCache } from './cache.ts';
 import { ledgerHolding } from './history.ts';
 
@@ -43,7 +44,11 @@ export type Prepared = BuiltRequest | { kind: string; parameters: BuiltRequest['
 
 export interface PublishInput {
   requestId: string;
-  actor: Actor;
+  /**
+   * The writer, or how to name it from the projection an attempt builds on (the queue
+   * repository is the genesis Actor's, so a caller need not read the ledger first to learn it).
+   */
+  actor: Actor | ((projection: Projection | null) => Actor);
   /** Builds the request against a fresh projection (called again after every conflict). */
   prepare: (projection: Projection, ids: RequestIds) => Prepared;
   /**
@@ -59,6 +64,9 @@ export interface PublishInput {
   onRetry?: (info: { attempt: number; reason: 'conflict' | 'uncertain' }) => void;
 }
 
+/** A publish input whose actor is named (per attempt, from the projection it builds on). */
+type Resolved = PublishInput & { actor: Actor };
+
 export type PublishOutcome =
   | { status: 'committed'; commit: QueueCommit; projection: Projection; version: string; attempts: number; bootstrap: boolean }
   | { status: 'request_replayed'; commitId: string; projection: Projection; version: string | null }
@@ -68,6 +76,8 @@ const encoder = new TextEncoder();
 
 export class Publisher {
   readonly cache: ProjectionCache;
+  /** How far apart this publisher's attempts start, remembered across publications (backoff.ts). */
+  readonly pacer = new ContentionPacer();
 
   constructor(readonly store: LedgerStore, options: { onProgress?: ReplayProgress } = {}) {
     this.cache = new ProjectionCache(store, options.onProgress);
@@ -76,41 +86,56 @@ export class Publisher {
   async publish(input: PublishInput): Promise<PublishOutcome> {
     const now = input.now ?? Date.now;
     const maxAttempts = input.maxAttempts ?? 20;
-    // The last backoff sleep of this publication (decorrelated jitter grows from it).
-    let sleptMs = BACKOFF_BASE_MS;
+    // Every attempt starts after the pacer's wait (0 for a publisher that does not lose races).
+    const paced = this.pacer.wait();
+    if (paced > 0) {
+      debugEvent('store', 'pace', { delay_ms: Math.round(paced) });
+      await sleep(paced);
+    }
+    let started = Date.now();
+    // A lost attempt: the pacer learns it, and the next attempt waits (no wait after the last).
+    const backoff = async (attempt: number, outcome: CasOutcome): Promise<void> => {
+      this.pacer.lost(Date.now() - started);
+      if (attempt >= maxAttempts) return;
+      const ms = this.pacer.wait();
+      debugEvent('store', 'retry', { attempt, reason: retryReason(outcome), delay_ms: Math.round(ms) });
+      await sleep(ms);
+      started = Date.now();
+    };
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const { snapshot, projection } = await this.cache.load();
       const at = now();
+      const request: Resolved = { ...input, actor: typeof input.actor === 'function' ? input.actor(projection) : input.actor };
 
       if (projection === null) {
-        if (input.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
-        const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
-        const built = await input.bootstrap(ids);
+        if (request.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
+        const ids = { requestId: request.requestId, commitId: candidateCommitId(null, request.requestId), at };
+        const built = await request.bootstrap(ids);
         refusePlaceholderRoutes(built.operations);
         const genesis = emptyProjection();
-        const commit = buildCommit(genesis.state, { id: input.requestId, actor: input.actor, at, ...built });
+        const commit = buildCommit(genesis.state, { id: request.requestId, actor: request.actor, at, ...built });
         const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
         appendLedger(genesis, line); // validate the genesis exactly as replay will
         debugEvent('store', 'attempt', { attempt, bootstrap: true });
         // A committed genesis is read back (settle): a just-created ref may lag on a replica.
         const outcome = await this.cas(snapshot.version, [line], commit);
-        const settled = await this.settle(outcome, input, attempt, commit);
-        if (settled !== null) return settled;
-        sleptMs = await backoff(sleptMs, attempt, outcome);
+        const settled = await this.settle(outcome, request, attempt, commit);
+        if (settled !== null) return this.paced(settled, started);
+        await backoff(attempt, outcome);
         continue;
       }
 
-      const existing = projection.request(input.requestId);
-      if (existing !== undefined) return published(await this.replayed(projection, snapshot.version, input), attempt, 0);
+      const existing = projection.request(request.requestId);
+      if (existing !== undefined) return published(await this.replayed(projection, snapshot.version, request), attempt, 0);
 
       const tip = projection.tip;
-      const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
-      const prepared = input.prepare(projection, ids);
+      const ids = { requestId: request.requestId, commitId: candidateCommitId(tip, request.requestId), at };
+      const prepared = request.prepare(projection, ids);
       if ('noWrite' in prepared) {
         return published({ status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version }, attempt, 0);
       }
       refusePlaceholderRoutes(prepared.operations);
-      const commit = buildCommit(projection.state, { id: input.requestId, actor: input.actor, at, ...prepared });
+      const commit = buildCommit(projection.state, { id: request.requestId, actor: request.actor, at, ...prepared });
       const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
       // Validate on a fork (the tentative projection); the cached projection is left as it is.
       const tentative = this.cache.validate(line);
@@ -124,11 +149,17 @@ export class Publisher {
       }
       if (outcome.status === 'committed') this.cache.confirm(tentative, outcome.version, line);
       else this.cache.drop(outcome.status);
-      const settled = await this.settle(outcome, input, attempt, commit);
-      if (settled !== null) return settled;
-      sleptMs = await backoff(sleptMs, attempt, outcome);
+      const settled = await this.settle(outcome, request, attempt, commit);
+      if (settled !== null) return this.paced(settled, started);
+      await backoff(attempt, outcome);
     }
     fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
+  }
+
+  /** A final outcome; a commit tells the pacer that attempt (begun at `started`) went through. */
+  private paced(outcome: PublishOutcome, started: number): PublishOutcome {
+    if (outcome.status === 'committed') this.pacer.committed(Date.now() - started);
+    return outcome;
   }
 
   /**
@@ -161,7 +192,7 @@ export class Publisher {
    * When a checkpoint replaced the commit and that history is unreachable, the receipt's kind
    * and actor are all that can be compared.
    */
-  private async replayed(projection: Projection, version: string | null, input: PublishInput): Promise<PublishOutcome> {
+  private async replayed(projection: Projection, version: string | null, input: Resolved): Promise<PublishOutcome> {
     const existing = projection.request(input.requestId)!;
     const outcome: PublishOutcome = { status: 'request_replayed', commitId: existing.commitId, projection, version };
     const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
@@ -182,7 +213,7 @@ export class Publisher {
     return receipt.compacted && sameActor && receipt.kind === now.kind ? outcome : conflict();
   }
 
-  private async bootstrapped(input: PublishInput, ids: RequestIds): Promise<{ kind: string; fingerprint: string } | null> {
+  private async bootstrapped(input: Resolved, ids: RequestIds): Promise<{ kind: string; fingerprint: string } | null> {
     if (input.bootstrap === undefined) return null;
     try {
       const built = await input.bootstrap(ids);
@@ -192,7 +223,7 @@ export class Publisher {
     }
   }
 
-  private preparedOn(projection: Projection, input: PublishInput, ids: RequestIds): { kind: string; fingerprint: string } | null {
+  private preparedOn(projection: Projection, input: Resolved, ids: RequestIds): { kind: string; fingerprint: string } | null {
     try {
       const prepared = input.prepare(projection, ids);
       return { kind: prepared.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
@@ -204,7 +235,7 @@ export class Publisher {
   /** Returns the final outcome, or null to retry (the caller backs off first). */
   private async settle(
     outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>,
-    input: PublishInput,
+    input: Resolved,
     attempt: number,
     commit: QueueCommit,
   ): Promise<PublishOutcome | null> {
@@ -246,31 +277,12 @@ function commitMessage(commit: QueueCommit): string {
   return `work-queue: ${commit.request.kind} ${commit.request.id}\n\nQueueCommit ${commit.id}`;
 }
 
-/** Backoff floor and ceiling (ms) between CAS attempts. */
-export const BACKOFF_BASE_MS = 10;
-export const BACKOFF_CAP_MS = 2000;
-
-/**
- * Bounded backoff with decorrelated jitter (spec 7.8: reuse bounded backoff for CAS conflicts;
- * issue 18 §5): each sleep is uniform in [base, 3 × previous sleep], capped. Unlike full jitter
- * on a fixed exponential schedule, racing dispatchers that lost to each other spread out
- * at once instead of colliding again on the same schedule. Returns the sleep taken.
- */
-export function nextBackoffMs(previousMs: number, random: () => number = Math.random): number {
-  const high = Math.max(BACKOFF_BASE_MS, previousMs * 3);
-  return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS + random() * (high - BACKOFF_BASE_MS));
-}
-
 function retryReason(outcome: CasOutcome): 'uncertain' | 'conflict' {
   return outcome.status === 'uncertain' ? 'uncertain' : 'conflict';
 }
 
-/** Sleeps before the next attempt, with its `store retry` debug event. */
-async function backoff(previousMs: number, attempt: number, outcome: CasOutcome): Promise<number> {
-  const ms = nextBackoffMs(previousMs);
-  debugEvent('store', 'retry', { attempt, reason: retryReason(outcome), delay_ms: Math.round(ms) });
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  return ms;
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The `store published` debug event of a final outcome. */

@@ -257,12 +257,18 @@ export class RefTransaction {
 
   /** Moves `ref` to `next` only if it is at `expected` (null: only if it does not exist), under git's ref lock. */
   update(ref: string, next: string, expected: string | null): Promise<RefUpdate> {
-    return this.run(expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`);
+    return this.transact(expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`);
   }
 
   /** Deletes `refs` in one transaction. */
   delete(refs: readonly string[]): Promise<RefUpdate> {
-    return this.run(refs.map((ref) => `delete ${checkName(ref)}\n`).join(''));
+    return this.transact(refs.map((ref) => `delete ${checkName(ref)}\n`).join(''));
+  }
+
+  /** Runs `commands` (update-ref --stdin lines: update, create, delete, verify) as one transaction. */
+  run(commands: string): Promise<RefUpdate> {
+    for (const line of commands.split('\n')) if (line !== '') checkName(line);
+    return this.transact(commands);
   }
 
   /** Ends the process without a transaction (the publication stopped before its update). */
@@ -272,7 +278,7 @@ export class RefTransaction {
     this.child.stdin.end();
   }
 
-  private async run(commands: string): Promise<RefUpdate> {
+  private async transact(commands: string): Promise<RefUpdate> {
     if (this.used) throw new Error('one transaction per RefTransaction');
     this.used = true;
     this.child.stdin.end(`start\n${commands}prepare\ncommit\n`);

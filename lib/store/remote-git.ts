@@ -5,6 +5,13 @@
  * leased on the expected tip, so the remote's ref update is the
  * compare-and-swap (spec 7.7). Rejections because the branch moved are
  * conflicts; a transport failure after sending is `uncertain`.
+ *
+ * Per attempt only the network operations spawn git (a fetch, a push): the clone's refs and
+ * objects are read through a long-lived `git cat-file --batch-command` (git-batch.ts), the
+ * commit's objects are written by this process (loose-objects.ts), and the fetch's scratch
+ * ref is deleted by an `update-ref` started alongside the fetch. A push the remote refuses
+ * because the branch moved is a conflict at once (no `ls-remote` to name the new tip: the
+ * publisher's next read fetches it anyway).
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -12,9 +19,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
+import { LEDGER_MAX_BYTES } from './checks.ts';
+import { CatFile, HelperGone, RefTransaction } from './git-batch.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { gitRevision, hasCommit, readFileAt, resolveRef, verifyRepository, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
+import type { ObjectDatabase } from './loose-objects.ts';
 
 export interface RemoteGitStoreOptions {
   /** The local clone (work tree or bare) that holds objects. */
@@ -31,6 +41,8 @@ const NOT_SENT = /unable to connect|connection refused|could not resolve host|na
 /** Push rejections that mean "the branch is not where you expected". */
 const MOVED = /stale info|fetch first|non-fast-forward|already exists/;
 const LOCK_RETRIES = 5;
+/** Where the last fetched tip of each remote branch is kept (the next fetch negotiates from it). */
+export const TIPS_PREFIX = 'refs/fairway/tips/';
 
 let fetchCounter = 0;
 
@@ -42,6 +54,8 @@ export class RemoteGitStore implements LedgerStore {
   /** The queue branch's full ref name. */
   readonly ref: string;
   private urls: Promise<{ fetch: string; push: string }> | undefined;
+  private db: Promise<ObjectDatabase | null> | undefined;
+  private readonly cat: CatFile;
 
   constructor(options: RemoteGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -53,6 +67,12 @@ export class RemoteGitStore implements LedgerStore {
     this.ctx = { cwd: resolve(options.repo), ...(options.date !== undefined && { date: options.date }) };
     this.ref = `refs/heads/${this.branch}`;
     this.label = `git:${this.ctx.cwd}@${this.remote}#${this.branch}`;
+    this.cat = new CatFile(this.ctx);
+  }
+
+  /** Ends the long-lived reader now instead of when idle. */
+  close(): void {
+    this.cat.close();
   }
 
   /** The local clone git runs in (for `fairway doctor`). */
@@ -67,7 +87,7 @@ export class RemoteGitStore implements LedgerStore {
    */
   private endpoints(): Promise<{ fetch: string; push: string }> {
     return (this.urls ??= (async () => {
-      await verifyRepository(this.ctx);
+      await this.objects();
       const fetchUrl = await git(this.ctx, ['remote', 'get-url', this.remote]);
       if (fetchUrl.code !== 0) {
         throw new ProtocolError('store_remote_unknown', `${this.ctx.cwd} has no remote named ${this.remote}`, {}, { usage: true });
@@ -79,29 +99,63 @@ export class RemoteGitStore implements LedgerStore {
     })());
   }
 
+  /** Checks once that the clone is a repository; where its objects are written (null: plumbing only). */
+  private objects(): Promise<ObjectDatabase | null> {
+    return (this.db ??= objectDatabase(this.ctx));
+  }
+
   async read(): Promise<LedgerSnapshot> {
     const tip = await this.fetchBranch(this.ref);
     if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
-    return { version: tip, bytes: await readFileAt(this.ctx, tip, LEDGER_FILE) };
+    return { version: tip, bytes: await this.ledgerAt(tip) };
   }
 
   /** An earlier branch commit: its objects arrived with the branch history the last fetch brought. */
   async readAt(version: string): Promise<Uint8Array | null> {
-    if (!(await hasCommit(this.ctx, version))) {
+    if (!(await this.has(version))) {
       await this.fetchBranch(this.ref);
-      if (!(await hasCommit(this.ctx, version))) return null;
+      if (!(await this.has(version))) return null;
     }
-    return readFileAt(this.ctx, version, LEDGER_FILE);
+    return this.ledgerAt(version);
   }
 
-  async compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+  /** Whether the clone holds commit `sha` (through the reader; plumbing if it is unavailable). */
+  private async has(sha: string): Promise<boolean> {
+    if (!/^[0-9a-f]{40,64}$/.test(sha)) return false;
+    try {
+      return (await this.cat.info(`${sha}^{commit}`)) !== null;
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+      return hasCommit(this.ctx, sha);
+    }
+  }
+
+  /** The ledger blob at `commit`; what is not a plain blob takes the plumbing path (which names it). */
+  private async ledgerAt(commit: string): Promise<Uint8Array | null> {
+    try {
+      const blob = await this.cat.contents(`${commit}:${LEDGER_FILE}`, LEDGER_MAX_BYTES);
+      if (blob !== null && blob.type === 'blob') {
+        if (blob.bytes === null) throw new ProtocolError('resource_limit', `the ledger at ${commit} is ${blob.size} bytes, more than the ledger parser limit ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
+        return blob.bytes;
+      }
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+    }
+    return readFileAt(this.ctx, commit, LEDGER_FILE);
+  }
+
+  compareAndSwap(expected: string | null, bytes: Uint8Array, message: string): Promise<CasOutcome> {
+    return this.compareAndSwapParts(expected, [bytes], message);
+  }
+
+  async compareAndSwapParts(expected: string | null, parts: readonly Uint8Array[], message: string): Promise<CasOutcome> {
     checkVersion(expected);
     const { push } = await this.endpoints();
-    if (expected !== null && !(await hasCommit(this.ctx, expected))) {
+    if (expected !== null && !(await this.has(expected))) {
       const tip = await this.fetchBranch(this.ref); // another clone read it: get its objects
       if (tip !== expected) return { status: 'conflict', actual: tip };
     }
-    const next = await writeLedgerCommit(this.ctx, expected, bytes, message);
+    const next = await writeLedgerCommit(this.ctx, expected, parts, message, await this.objects(), this.cat);
     // The lease makes the remote update conditional on `expected` (empty: the
     // branch must not exist); `next` extends `expected`, so nothing is forced.
     const args = ['push', '--porcelain', '--no-verify', '--no-signed', `--force-with-lease=${this.ref}:${expected ?? ''}`, push, `${next}:${this.ref}`];
@@ -114,9 +168,12 @@ export class RemoteGitStore implements LedgerStore {
       }
       if (status.flag !== '!') return { status: 'committed', version: next };
       if (/remote failure/.test(status.summary)) return { status: 'uncertain', reason: `push: ${status.summary}` };
+      // The lease or a fast-forward check refused it: the branch is not at `expected`. Where it
+      // is now is the next read's business (the publisher reads before it retries).
+      if (MOVED.test(status.summary)) return { status: 'conflict' };
       const actual = await this.lsRemote(this.ref);
       if (actual === next) return { status: 'committed', version: next };
-      if (actual !== expected || MOVED.test(status.summary)) return { status: 'conflict', actual };
+      if (actual !== expected) return { status: 'conflict', actual };
       // Another push held the remote ref lock and has not landed yet: try again, briefly.
       if (/lock|failed to update ref/.test(status.summary) && attempt < LOCK_RETRIES) {
         await sleep(5 + Math.random() * 25);
@@ -151,23 +208,43 @@ export class RemoteGitStore implements LedgerStore {
   }
 
   /**
-   * Fetches one remote branch; returns its tip, or null when the remote has no
-   * such branch. A unique scratch ref per call lets concurrent readers share a
-   * clone; the objects stay in the clone after the ref is dropped.
+   * Fetches one remote branch; returns its tip, or null when the remote has no such branch.
+   * A unique scratch ref per call lets concurrent readers share a clone. After the fetch, one
+   * `update-ref` transaction (its git started with the fetch, so it costs no start-up wait)
+   * drops the scratch ref and records the tip in `refs/fairway/tips/<remote>/<branch>`: the
+   * next fetch then negotiates from it and its connectivity check stops there, so a fetch
+   * costs what is new, not the history since the clone was made.
    */
   private async fetchBranch(ref: string): Promise<string | null> {
     const { fetch } = await this.endpoints();
     const scratch = scratchRefName(++fetchCounter, randomBytes(4).toString('hex'));
+    const known = `${TIPS_PREFIX}${this.remote}/${ref.replace(/^refs\/heads\//, '')}`;
     const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules', fetch, `+${ref}:${scratch}`];
+    const cleanup = new RefTransaction(this.ctx, 'fairway: fetched');
     const r = await git(this.ctx, args);
     if (r.code !== 0) {
+      cleanup.abort();
       if (/couldn't find remote ref/i.test(r.stderr)) return null;
       throw this.unreachable('fetch', r);
     }
+    let tip: string | null = null;
     try {
-      return await resolveRef(this.ctx, scratch);
+      tip = await this.resolveLocal(scratch);
+      return tip;
     } finally {
-      await git(this.ctx, ['update-ref', '-d', scratch]);
+      const done = await cleanup.run(`delete ${scratch}\n${tip === null ? '' : `update ${known} ${tip}\n`}`);
+      // Another fetch in this clone may hold the tips ref's lock: drop the scratch ref alone.
+      if (!done.ok) await git(this.ctx, ['update-ref', '-d', scratch]);
+    }
+  }
+
+  /** A ref of the clone, through the reader (plumbing if it is unavailable). */
+  private async resolveLocal(ref: string): Promise<string | null> {
+    try {
+      return (await this.cat.info(ref))?.oid ?? null;
+    } catch (e) {
+      if (!(e instanceof HelperGone)) throw e;
+      return resolveRef(this.ctx, ref);
     }
   }
 

@@ -34,6 +34,8 @@ export async function waitForPort(port: number, timeoutMs = 10_000): Promise<voi
 
 export interface GitDaemon {
   port: number;
+  /** The daemon's pid (its upload-pack / receive-pack processes are its children). */
+  pid: number;
   /** `git://127.0.0.1:<port>/<name>` for a repository under the base path. */
   url(name: string): string;
   stop(): Promise<void>;
@@ -50,6 +52,7 @@ export async function startGitDaemon(basePath: string): Promise<GitDaemon> {
   await Promise.race([waitForPort(port), exited.then(() => Promise.reject(new Error('git daemon exited at start')))]);
   return {
     port,
+    pid: child.pid!,
     url: (name) => `git://127.0.0.1:${port}/${name}`,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

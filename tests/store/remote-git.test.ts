@@ -94,8 +94,10 @@ describe('RemoteGitStore', () => {
     const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
     const v2 = (await store.compareAndSwap(v1.version, utf8('two\n'), 'two')) as { version: string };
     gitSync(served.path, ['update-ref', 'refs/heads/work-queue', v1.version]); // another writer rewinds
-    expect(await store.compareAndSwap(v2.version, utf8('three\n'), 'three')).toEqual({ status: 'conflict', actual: v1.version });
+    // Refused by the lease: a conflict (the push names no new tip; the next read does).
+    expect(await store.compareAndSwap(v2.version, utf8('three\n'), 'three')).toMatchObject({ status: 'conflict' });
     expect(refTip(served.path, 'work-queue')).toBe(v1.version);
+    expect((await store.read()).version).toBe(v1.version);
   });
 
   it('reads a branch deleted on the remote as absent', async () => {
@@ -128,8 +130,31 @@ describe('RemoteGitStore', () => {
     const outcomes = await Promise.all(stores.map((s, i) => s.compareAndSwap(base.version, utf8(`writer ${i}\n`), `w${i}`)));
     expect(outcomes.filter((o) => o.status === 'committed')).toHaveLength(1);
     expect(outcomes.filter((o) => o.status === 'conflict')).toHaveLength(3);
-    // Scratch fetch refs are gone and no remote-tracking refs were written.
-    expect(gitText(clone, 'for-each-ref')).toBe('');
+    // Scratch fetch refs are gone and no remote-tracking refs were written; the one ref the
+    // stores keep is the last fetched tip, where the next fetch negotiates from.
+    expect(gitText(clone, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(`refs/fairway/tips/origin/work-queue ${base.version}`);
+  });
+
+  it('fetches only what is new: the next fetch negotiates from the last fetched tip', async () => {
+    const served = servedRepo();
+    const writer = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const clone = cloneOf(daemon.url(served.name));
+    gitSync(clone, ['config', 'fetch.unpackLimit', '1']); // keep every fetched pack: count what each fetch brought
+    const reader = new RemoteGitStore({ repo: clone, remote: 'origin' });
+    let version = ((await writer.compareAndSwap(null, utf8('0\n'), 'c0')) as { version: string }).version;
+    let text = '0\n';
+    for (let i = 1; i <= 30; i++) {
+      text += `${i}\n`;
+      version = ((await writer.compareAndSwap(version, utf8(text), `c${i}`)) as { version: string }).version;
+    }
+    expect((await reader.read()).version).toBe(version);
+    const objects = () => Number(/in-pack: (\d+)/.exec(gitText(clone, 'count-objects', '-v'))![1]);
+    const before = objects();
+    text += 'last\n';
+    version = ((await writer.compareAndSwap(version, utf8(text), 'last')) as { version: string }).version;
+    expect((await reader.read()).version).toBe(version);
+    // The new commit, tree and blob (and the delta base a stored thin pack gets), not the 31 commits before them (96 objects).
+    expect(objects() - before).toBeLessThanOrEqual(4);
   });
 
   it('fetches the expected commit when this clone has never seen it', async () => {
