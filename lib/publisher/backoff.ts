@@ -5,7 +5,7 @@
  * Every attempt, a publication's first as well as each retry, starts after a wait drawn
  * uniformly from [0, spread). The spread is the publisher's memory of contention, kept across
  * publications: each lost race doubles it and adds a tenth of an attempt's duration (so it
- * scales with how long the race window is), each commit shrinks it to 70 %, and it is 0, so
+ * scales with how long the race window is), each commit halves it, and it is 0, so
  * no wait at all, for a publisher that does not lose races.
  *
  * The wait does not depend on how many times the current publication lost already. That is
@@ -22,8 +22,8 @@
 export const BACKOFF_CAP_MS = 2000;
 /** Share of an attempt's duration a lost race adds to the spread. */
 const GROWTH = 0.1;
-/** A commit keeps this share of the spread. */
-const DECAY = 0.7;
+/** A commit keeps this share of the spread (with GROWTH, about two attempts per commit under contention). */
+const DECAY = 0.5;
 /** Below this (ms) the spread is gone. */
 const FLOOR_MS = 1;
 

@@ -8,8 +8,8 @@
  *
  * Per attempt only the network operations spawn git (a fetch, a push): the clone's refs and
  * objects are read through a long-lived `git cat-file --batch-command` (git-batch.ts), the
- * commit's objects are written by this process (loose-objects.ts), and the fetch's scratch
- * ref is deleted by an `update-ref` started alongside the fetch. A push the remote refuses
+ * commit's objects are written by this process (loose-objects.ts), and a fetch lands in a ref
+ * that stays (`refs/fairway/tips/...`), so the next one brings only what is new. A push the remote refuses
  * because the branch moved is a conflict at once (no `ls-remote` to name the new tip: the
  * publisher's next read fetches it anyway).
  */
@@ -43,6 +43,7 @@ const MOVED = /stale info|fetch first|non-fast-forward|already exists/;
 const LOCK_RETRIES = 5;
 /** Where the last fetched tip of each remote branch is kept (the next fetch negotiates from it). */
 export const TIPS_PREFIX = 'refs/fairway/tips/';
+const FETCH = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules'];
 
 let fetchCounter = 0;
 
@@ -209,32 +210,32 @@ export class RemoteGitStore implements LedgerStore {
 
   /**
    * Fetches one remote branch; returns its tip, or null when the remote has no such branch.
-   * A unique scratch ref per call lets concurrent readers share a clone. After the fetch, one
-   * `update-ref` transaction (its git started with the fetch, so it costs no start-up wait)
-   * drops the scratch ref and records the tip in `refs/fairway/tips/<remote>/<branch>`: the
-   * next fetch then negotiates from it and its connectivity check stops there, so a fetch
-   * costs what is new, not the history since the clone was made.
+   * The fetch lands in `refs/fairway/tips/<remote>/<branch>`, which stays: the next fetch
+   * negotiates from it and its connectivity check stops there, so a fetch costs what is new,
+   * not the history since the clone was made. When another fetch in the same clone holds that
+   * ref's lock, this one lands in a scratch ref of its own instead (dropped by an `update-ref`
+   * started with it); the objects stay in the clone either way.
    */
   private async fetchBranch(ref: string): Promise<string | null> {
     const { fetch } = await this.endpoints();
+    const tips = `${TIPS_PREFIX}${this.remote}/${ref.replace(/^refs\/heads\//, '')}`;
+    const r = await git(this.ctx, [...FETCH, fetch, `+${ref}:${tips}`]);
+    if (r.code === 0) return this.resolveLocal(tips);
+    if (/couldn't find remote ref/i.test(r.stderr)) return null;
+    if (!/cannot lock ref|unable to update local ref/i.test(r.stderr)) throw this.unreachable('fetch', r);
     const scratch = scratchRefName(++fetchCounter, randomBytes(4).toString('hex'));
-    const known = `${TIPS_PREFIX}${this.remote}/${ref.replace(/^refs\/heads\//, '')}`;
-    const args = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules', fetch, `+${ref}:${scratch}`];
-    const cleanup = new RefTransaction(this.ctx, 'fairway: fetched');
-    const r = await git(this.ctx, args);
-    if (r.code !== 0) {
+    const cleanup = new RefTransaction(this.ctx, 'fairway: drop scratch fetch ref');
+    const again = await git(this.ctx, [...FETCH, fetch, `+${ref}:${scratch}`]);
+    if (again.code !== 0) {
       cleanup.abort();
-      if (/couldn't find remote ref/i.test(r.stderr)) return null;
-      throw this.unreachable('fetch', r);
+      if (/couldn't find remote ref/i.test(again.stderr)) return null;
+      throw this.unreachable('fetch', again);
     }
-    let tip: string | null = null;
     try {
-      tip = await this.resolveLocal(scratch);
-      return tip;
+      return await this.resolveLocal(scratch);
     } finally {
-      const done = await cleanup.run(`delete ${scratch}\n${tip === null ? '' : `update ${known} ${tip}\n`}`);
-      // Another fetch in this clone may hold the tips ref's lock: drop the scratch ref alone.
-      if (!done.ok) await git(this.ctx, ['update-ref', '-d', scratch]);
+      const dropped = await cleanup.delete([scratch]);
+      if (!dropped.ok) await git(this.ctx, ['update-ref', '-d', scratch]);
     }
   }
 

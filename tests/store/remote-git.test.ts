@@ -5,7 +5,7 @@
  * push was applied (uncertain), a branch deleted remotely, refusals that are
  * not conflicts, and clones shared by concurrent writers.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteGitStore } from '../../lib/store/remote-git.ts';
@@ -155,6 +155,22 @@ describe('RemoteGitStore', () => {
     expect((await reader.read()).version).toBe(version);
     // The new commit, tree and blob (and the delta base a stored thin pack gets), not the 31 commits before them (96 objects).
     expect(objects() - before).toBeLessThanOrEqual(4);
+  });
+
+  it('reads through a scratch ref of its own while another fetch in the clone holds the tips ref', async () => {
+    const served = servedRepo();
+    const clone = cloneOf(daemon.url(served.name));
+    const store = new RemoteGitStore({ repo: clone, remote: 'origin' });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    expect((await store.read()).version).toBe(v1.version);
+    const v2 = (await new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' }).compareAndSwap(v1.version, utf8('one\ntwo\n'), 'two')) as { version: string };
+    const lock = join(clone, '.git', 'refs', 'fairway', 'tips', 'origin', 'work-queue.lock');
+    writeFileSync(lock, ''); // what a concurrent fetch holds while it updates the ref
+    const read = await store.read();
+    expect(read.version).toBe(v2.version);
+    expect(Buffer.from(read.bytes!).toString()).toBe('one\ntwo\n');
+    expect(gitText(clone, 'for-each-ref', '--format=%(refname)', 'refs/fairway/fetch')).toBe(''); // the scratch ref is gone
+    rmSync(lock);
   });
 
   it('fetches the expected commit when this clone has never seen it', async () => {
