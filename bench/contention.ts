@@ -32,6 +32,8 @@ export interface ThroughputRow {
   pushes: number;
   pushesPerCommitted: number;
   exhausted: number;
+  /** The most attempts a single call lost (its retry budget is 20). */
+  longestLosingStreak: number;
   /** CPU of the dispatchers' process trees and of the git daemon's, per CAS attempt (ms). */
   cpuPerAttemptMs: number;
   /** Of which: the dispatchers' node processes (replay, build, validate, objects). */
@@ -47,6 +49,7 @@ interface WorkerOut {
   conflicts: number;
   pushes: number;
   exhausted: number;
+  longest: number;
   ms: number;
   cpuMs: number;
   nodeCpuMs: number;
@@ -89,7 +92,7 @@ const BIN = join(HERE, '..', 'bin', 'fairway.js');
 
 /** One dispatcher as the fault campaign ran it: `fairway dispatch-next` processes, one after another. */
 async function runCliDispatcher(clone: string, id: number, calls: number): Promise<WorkerOut> {
-  const out: WorkerOut = { grants: 0, conflicts: 0, pushes: 0, exhausted: 0, ms: 0, cpuMs: 0, nodeCpuMs: 0, phases: {} };
+  const out: WorkerOut = { grants: 0, conflicts: 0, pushes: 0, exhausted: 0, longest: 0, ms: 0, cpuMs: 0, nodeCpuMs: 0, phases: {} };
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -106,6 +109,7 @@ async function runCliDispatcher(clone: string, id: number, calls: number): Promi
     const cas = [...r.stderr.matchAll(/store cas outcome=(\w+)/g)].map((m) => m[1]);
     out.pushes += cas.length;
     out.conflicts += cas.filter((c) => c !== 'committed').length;
+    out.longest = Math.max(out.longest, cas.filter((c) => c !== 'committed').length);
     for (const m of r.stderr.matchAll(/work-queue:store git command=(\S+) exit=\S+ ms=(\d+)/g)) {
       const p = (out.phases[`git ${m[1]}`] ??= { n: 0, ms: 0 });
       p.n += 1;
@@ -167,7 +171,7 @@ export async function runContention(store: ContentionStore, n: number, perProces
       }
       return {
         store, processes: n, grants, seconds, grantsPerSecond: grants / seconds, conflicts: sum((o) => o.conflicts), pushes,
-        pushesPerCommitted: grants === 0 ? 0 : pushes / grants, exhausted: sum((o) => o.exhausted),
+        pushesPerCommitted: grants === 0 ? 0 : pushes / grants, exhausted: sum((o) => o.exhausted), longestLosingStreak: Math.max(...outs.map((o) => o.longest)),
         cpuPerAttemptMs: (sum((o) => o.cpuMs) + daemonCpu) / pushes, nodeCpuPerAttemptMs: sum((o) => o.nodeCpuMs) / pushes,
         daemonCpuPerAttemptMs: daemonCpu / pushes, phases,
       };

@@ -60,11 +60,13 @@ let grants = 0;
 let conflicts = 0;
 let pushes = 0;
 let exhausted = 0;
+let longest = 0; // the most attempts one call lost
 await publisher.cache.load(); // warm, as a long-running dispatcher is
 const cpu0 = treeCpuMs();
 const node0 = process.cpuUsage();
 const started = performance.now();
 for (let i = 0; i < Number(count); i++) {
+  let lost = 0;
   try {
     const out = await publisher.publish({
       requestId: `w${id}-${i}`,
@@ -73,6 +75,7 @@ for (let i = 0; i < Number(count); i++) {
       onRetry: () => {
         conflicts += 1;
         pushes += 1;
+        longest = Math.max(longest, ++lost);
       },
     });
     if (out.status === 'committed') {
@@ -86,5 +89,5 @@ for (let i = 0; i < Number(count); i++) {
 }
 const ms = performance.now() - started;
 const node = process.cpuUsage(node0);
-process.stdout.write(JSON.stringify({ grants, conflicts, pushes, exhausted, ms, cpuMs: treeCpuMs() - cpu0, nodeCpuMs: (node.user + node.system) / 1000, phases }));
+process.stdout.write(JSON.stringify({ grants, conflicts, pushes, exhausted, longest, ms, cpuMs: treeCpuMs() - cpu0, nodeCpuMs: (node.user + node.system) / 1000, phases }));
 process.exit(0);

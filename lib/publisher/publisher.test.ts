@@ -19,7 +19,7 @@ const repository = 'acme/queue';
 const producer: Actor = { role: 'producer', principal: '1', repository };
 const node = (k: string) => ({ node_key: k, payload: { k } });
 
-type Step = 'commit' | 'rival' | 'uncertain_landed' | 'uncertain_lost' | 'throw';
+type Step = 'commit' | 'rival' | 'uncertain_landed' | 'uncertain_lost' | 'moved_nowhere' | 'throw';
 
 /** A store whose compare-and-swaps follow a script (then commit), counting reads. */
 class ScriptedStore implements LedgerStore {
@@ -64,6 +64,8 @@ class ScriptedStore implements LedgerStore {
       }
       case 'uncertain_lost':
         return { status: 'uncertain', reason: 'connection reset before sending' };
+      case 'moved_nowhere': // refused as moved, yet the branch gained nothing (a futile race)
+        return { status: 'conflict' };
       case 'throw':
         throw new ProtocolError('store_write_failed', 'disk full');
     }
@@ -207,14 +209,33 @@ describe('Publisher over a scripted store', () => {
     cachedHolds(publisher, ['seed', 'mine']);
   });
 
-  it('retries exhausted: every attempt lost to a rival; the cached projection holds only what was committed', async () => {
+  it('races lost to other writers\' commits do not use up the retry budget: the call commits after them', async () => {
     const { store, publisher } = await seeded();
-    store.script = Array.from({ length: 4 }, () => 'rival' as const);
-    await expect(submit(publisher, 'mine', 'b', { maxAttempts: 4 })).rejects.toMatchObject({ code: 'publish_retries_exhausted' });
-    // Each retry appended the rival's tail to the projection it kept; the candidate never entered it.
+    store.script = Array.from({ length: 6 }, () => 'rival' as const);
+    const out = await submit(publisher, 'mine', 'b', { maxAttempts: 4 });
+    expect(out).toMatchObject({ status: 'committed', attempts: 7 });
+    cachedHolds(publisher, ['seed', 'rival-1', 'rival-2', 'rival-3', 'rival-4', 'rival-5', 'rival-6', 'mine']);
+  });
+
+  it('retries exhausted: attempts that ended without progress use up the budget; the cached projection holds only what was committed', async () => {
+    const { store, publisher } = await seeded();
+    store.script = ['rival', 'moved_nowhere', 'uncertain_lost', 'moved_nowhere', 'moved_nowhere'];
+    await expect(submit(publisher, 'mine', 'b', { maxAttempts: 4 })).rejects.toMatchObject({
+      code: 'publish_retries_exhausted',
+      details: { attempts: 5, lost_to_commits: 1, without_progress: 4 },
+    });
     const after = publisher.cache.current();
     expect(after === null || after.projection.request('mine') === undefined).toBe(true);
     expect((await publisher.cache.load()).projection!.request('mine')).toBeUndefined();
-    cachedHolds(publisher, ['seed', 'rival-1', 'rival-2', 'rival-3', 'rival-4']);
+    cachedHolds(publisher, ['seed', 'rival-1']);
+  });
+
+  it('retries exhausted: races lost to other writers stop at the deadline', async () => {
+    const { store, publisher } = await seeded();
+    store.script = Array.from({ length: 50 }, () => 'rival' as const);
+    const error = await submit(publisher, 'mine', 'b', { deadlineMs: 150 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'publish_retries_exhausted', details: { without_progress: 0 } });
+    expect((error as { details: { lost_to_commits: number } }).details.lost_to_commits).toBeGreaterThan(0);
+    expect(publisher.cache.current()!.projection.request('mine')).toBeUndefined();
   });
 });

@@ -12,7 +12,10 @@
  * 5. on conflict, drop the tentative projection and rebuild on the new tip (the validated
  *    projection is kept, so only the new tail is replayed);
  * 6. on an uncertain write, read back and resolve by request id first;
- * 7. bounded retries with backoff and jitter.
+ * 7. bounded retries, paced (backoff.ts): at most `maxAttempts` attempts that ended without
+ *    progress (an uncertain write, or a branch that moved without gaining commits), and no
+ *    new attempt after `deadlineMs`. An attempt lost to another writer's commit is the queue
+ *    making progress: it does not use up the budget, the deadline bounds it.
  */
 import { canonicalize } from '../../engine/codec/index.ts';
 import { ProtocolError, fail } from '../../engine/errors.ts';
@@ -59,7 +62,10 @@ export interface PublishInput {
   bootstrap?: (ids: RequestIds) => Promise<BuiltRequest> | BuiltRequest;
   /** Decision clock (default Date.now). */
   now?: () => number;
+  /** Attempts that may end without progress (default 20): uncertain, or lost to a branch that gained no commit. */
   maxAttempts?: number;
+  /** No attempt starts this long (ms) after the first (default PUBLISH_DEADLINE_MS). */
+  deadlineMs?: number;
   /** Called before each retry (progress on a TTY, logs). */
   onRetry?: (info: { attempt: number; reason: 'conflict' | 'uncertain' }) => void;
 }
@@ -74,6 +80,9 @@ export type PublishOutcome =
 
 const encoder = new TextEncoder();
 
+/** How long a publication keeps retrying races it loses to other writers' commits (ms). */
+export const PUBLISH_DEADLINE_MS = 120_000;
+
 export class Publisher {
   readonly cache: ProjectionCache;
   /** How far apart this publisher's attempts start, remembered across publications (backoff.ts). */
@@ -86,6 +95,7 @@ export class Publisher {
   async publish(input: PublishInput): Promise<PublishOutcome> {
     const now = input.now ?? Date.now;
     const maxAttempts = input.maxAttempts ?? 20;
+    const deadline = Date.now() + (input.deadlineMs ?? PUBLISH_DEADLINE_MS);
     // Every attempt starts after the pacer's wait (0 for a publisher that does not lose races).
     const paced = this.pacer.wait();
     if (paced > 0) {
@@ -93,17 +103,33 @@ export class Publisher {
       await sleep(paced);
     }
     let started = Date.now();
-    // A lost attempt: the pacer learns it, and the next attempt waits (no wait after the last).
-    const backoff = async (attempt: number, outcome: CasOutcome): Promise<void> => {
+    /** Attempts that ended without progress, and lost to another writer's commit. */
+    let futile = 0;
+    let progressed = 0;
+    /** The attempt just lost: what it built on, to tell at the next read whether the branch gained commits. */
+    let lost: { projection: Projection | null; commits: number; uncertain: boolean } | null = null;
+    // A lost attempt: the pacer learns it, and the next attempt waits.
+    const backoff = async (attempt: number, outcome: CasOutcome, projection: Projection | null): Promise<void> => {
       this.pacer.lost(Date.now() - started);
-      if (attempt >= maxAttempts) return;
+      lost = { projection, commits: projection?.commitCount ?? 0, uncertain: outcome.status === 'uncertain' };
       const ms = this.pacer.wait();
       debugEvent('store', 'retry', { attempt, reason: retryReason(outcome), delay_ms: Math.round(ms) });
       await sleep(ms);
       started = Date.now();
     };
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const { snapshot, projection } = await this.cache.load();
+      if (lost !== null) {
+        const was: { projection: Projection | null; commits: number; uncertain: boolean } = lost;
+        // Progress: the queue appeared, or the projection the lost attempt built on gained commits.
+        const progress = !was.uncertain && projection !== null && (was.projection === null || (projection === was.projection && projection.commitCount > was.commits));
+        if (progress) progressed++;
+        else futile++;
+        lost = null;
+        if (futile >= maxAttempts || Date.now() >= deadline) {
+          fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${attempt - 1} attempts (${progressed} lost to other writers' commits, ${futile} without progress)`, undefined, { attempts: attempt - 1, lost_to_commits: progressed, without_progress: futile });
+        }
+      }
       const at = now();
       const request: Resolved = { ...input, actor: typeof input.actor === 'function' ? input.actor(projection) : input.actor };
 
@@ -121,7 +147,7 @@ export class Publisher {
         const outcome = await this.cas(snapshot.version, [line], commit);
         const settled = await this.settle(outcome, request, attempt, commit);
         if (settled !== null) return this.paced(settled, started);
-        await backoff(attempt, outcome);
+        await backoff(attempt, outcome, null);
         continue;
       }
 
@@ -151,9 +177,8 @@ export class Publisher {
       else this.cache.drop(outcome.status);
       const settled = await this.settle(outcome, request, attempt, commit);
       if (settled !== null) return this.paced(settled, started);
-      await backoff(attempt, outcome);
+      await backoff(attempt, outcome, projection);
     }
-    fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${maxAttempts} attempts (the branch kept moving)`);
   }
 
   /** A final outcome; a commit tells the pacer that attempt (begun at `started`) went through. */
