@@ -21,7 +21,12 @@ function statFields(pid: number | 'self'): string[] | null {
 /** CPU ms used so far by this process, its waited-for children and its live children. */
 export function treeCpuMs(): number {
   const u = process.cpuUsage();
-  let ms = (u.user + u.system) / 1000;
+  return (u.user + u.system) / 1000 + childrenCpuMs();
+}
+
+/** CPU ms used so far by this process's children: those it has waited for, and the live ones. */
+export function childrenCpuMs(): number {
+  let ms = 0;
   const self = statFields('self');
   if (self === null) return ms;
   ms += (Number(self[13]) + Number(self[14])) * TICK_MS; // cutime, cstime

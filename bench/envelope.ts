@@ -56,7 +56,16 @@ export interface EnvelopeLedgerRow {
   appendMaxMs: number | null;
 }
 
-export interface EnvelopeContentionRow { processes: number; grants: number; grantsPerSecond: number; conflicts: number; pushesPerCommitted: number; exhausted: number }
+export interface EnvelopeContentionRow { store: string; processes: number; grants: number; grantsPerSecond: number; conflicts: number; pushesPerCommitted: number; exhausted: number; longestLosingStreak: number; cpuPerAttemptMs: number }
+
+export interface EnvelopeAttemptCostRow {
+  store: string;
+  read: { node: number; git: number; daemon: number };
+  cas: { node: number; git: number; daemon: number };
+  publisher: number;
+  spawnMs: number;
+  total: number;
+}
 
 const f = (n: number | null, d = 1): string => (n === null ? '-' : n.toFixed(d));
 const ratio = (a: number | null, b: number | null): string => (a === null || b === null || b === 0 ? '-' : `${(a / b).toFixed(2)}×`);
@@ -76,7 +85,8 @@ export function envelopeMarkdown(input: {
   observations: ObservationRequestsRow[];
   fill: Array<EnvelopeFillReport & { label: string; bytes: number }>;
   startup: Array<{ command: string; medianMs: number; nodeMs: number; overNode: number }>;
-  publication: Array<{ label: string; bytes: number; publishMs: number; hashObjectMs: number; ratio: number }>;
+  publication: Array<{ label: string; bytes: number; publishMs: number; hashObjectMs: number; ratio: number; publishCpuMs: number; hashObjectCpuMs: number; cpuRatio: number; hashOnlyMs: number }>;
+  attemptCost?: EnvelopeAttemptCostRow[];
 }): string {
   const out: string[] = [];
   out.push(`Operating envelope — ${input.date}, node ${input.node}${input.quick ? ' (--quick)' : ''}. Ratios are measured within this run on the same bytes.`);
@@ -94,11 +104,20 @@ export function envelopeMarkdown(input: {
     out.push('');
   }
   if (input.contention.length > 0) {
-    out.push('Contended compare-and-swap (N processes race single-Claim dispatch_next on one local repository, default retry budget of 20 attempts, decorrelated-jitter backoff):');
+    out.push('Contended compare-and-swap (N dispatchers loop single-Claim dispatch_next on one queue with the default retry budget; remote-cli: a `fairway --remote origin dispatch-next` process per call, each dispatcher in its own clone of a queue served by `git daemon` on 127.0.0.1; remote: the same with one warm process per dispatcher; local: warm processes on one local repository):');
     out.push('');
-    const one = input.contention.find((r) => r.processes === 1)?.grantsPerSecond ?? null;
-    out.push(md(['dispatchers', 'grants', 'grants/s', 'vs 1 dispatcher', 'CAS retries', 'pushes per committed call', 'calls that exhausted retries'],
-      input.contention.map((r) => [String(r.processes), String(r.grants), r.grantsPerSecond.toFixed(1), ratio(r.grantsPerSecond, one), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)])));
+    out.push(md(['store', 'dispatchers', 'grants', 'grants/s', 'vs 1 dispatcher', 'CAS retries', 'pushes per committed call', 'calls that exhausted retries', 'longest losing streak', 'CPU per attempt ms'],
+      input.contention.map((r) => {
+        const one = input.contention.find((o) => o.store === r.store && o.processes === 1)?.grantsPerSecond ?? null;
+        return [r.store, String(r.processes), String(r.grants), r.grantsPerSecond.toFixed(1), ratio(r.grantsPerSecond, one), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted), String(r.longestLosingStreak), r.cpuPerAttemptMs.toFixed(0)];
+      })));
+    out.push('');
+  }
+  if (input.attemptCost !== undefined && input.attemptCost.length > 0) {
+    out.push('CPU of one publication attempt (ms; a warm dispatcher, each attempt after another writer added a commit; this process / its git processes / the git daemon side):');
+    out.push('');
+    out.push(md(['store', 'read: node', 'read: git', 'read: daemon', 'CAS: node', 'CAS: git', 'CAS: daemon', 'replay tail + build + validate + confirm', 'one spawn() in node', 'total'],
+      input.attemptCost.map((r) => [r.store, f(r.read.node), f(r.read.git), f(r.read.daemon), f(r.cas.node), f(r.cas.git), f(r.cas.daemon), f(r.publisher), f(r.spawnMs), f(r.total)])));
     out.push('');
   }
   out.push('Per-Claim finalize writes (generated ledgers: grant + dispatch started/bound + finish + result + release + delivery failures, per Claim granted):');
@@ -120,9 +139,10 @@ export function envelopeMarkdown(input: {
     out.push('');
   }
   if (input.publication.length > 0) {
-    out.push('Local Git publication (warm publisher) vs `git hash-object -w` of the same blob, medians:');
+    out.push('Local Git publication (warm publisher: version check + build + validate + write + CAS) vs `git hash-object -w` storing the same blob (in a repository that lacks it), interleaved; wall medians and mean CPU of the process trees:');
     out.push('');
-    out.push(md(['ledger', 'bytes', 'publish / hash-object'], input.publication.map((r) => [r.label, String(r.bytes), `${r.ratio.toFixed(2)}×`])));
+    out.push(md(['ledger', 'bytes', 'publish / hash-object (wall)', 'publish / hash-object (CPU)', 'publish ms', 'hash-object ms', 'hash-object of an already stored blob ms'],
+      input.publication.map((r) => [r.label, String(r.bytes), `${r.ratio.toFixed(2)}×`, `${r.cpuRatio.toFixed(2)}×`, r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), r.hashOnlyMs.toFixed(1)])));
     out.push('');
   }
   if (input.startup.length > 0) {

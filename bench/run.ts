@@ -19,6 +19,7 @@
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
 import { runPublishBench } from './publish.ts';
 import { runThroughputBench } from './contention.ts';
+import { runAttemptCost } from './attempt-cost.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -265,6 +266,7 @@ if (phaseText !== '') console.log(phaseText);
 let schedulerRows: ReturnType<typeof runSchedulerBench> = [];
 let publishRows: Awaited<ReturnType<typeof runPublishBench>> = [];
 let throughputRows: Awaited<ReturnType<typeof runThroughputBench>> = [];
+let attemptRows: Awaited<ReturnType<typeof runAttemptCost>>[] = [];
 let requestRows: Awaited<ReturnType<typeof runRequestsBench>> = [];
 let startupRows: ReturnType<typeof runStartupBench> = [];
 if (!envelopeOnly) {
@@ -280,9 +282,15 @@ if (!envelopeOnly) {
   publishRows = await runPublishBench(publishLedgers, quick);
   console.log('\nPublication (warm publisher: version check + build + validate + write + CAS) vs `git hash-object -w` storing the same blob (target ≤ 1.3×); interleaved, wall medians and mean CPU of the process tree');
   console.log(table(['ledger', 'bytes', 'samples', 'publish ms', 'hash-object ms', 'wall ratio', 'publish CPU ms', 'hash-object CPU ms', 'CPU ratio', 'hash-object (blob already stored) ms'], publishRows.map((r) => [r.label, String(r.bytes), String(r.samples), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`, r.publishCpuMs.toFixed(1), r.hashObjectCpuMs.toFixed(1), `${r.cpuRatio.toFixed(2)}×`, r.hashOnlyMs.toFixed(1)]), true));
-  throughputRows = await runThroughputBench([1, 2, 4, 8], quick ? 4 : 8);
-  console.log('\nDispatch throughput: N processes, each a warm publisher, racing single-Claim dispatch_next on one repository (default retry budget)');
-  console.log(table(['processes', 'grants', 'seconds', 'grants/s', 'CAS retries', 'pushes/committed', 'exhausted'], throughputRows.map((r) => [String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted)]), true));
+  throughputRows = await runThroughputBench([1, 2, 4, 8], quick ? 6 : 25);
+  console.log('\nContention: N dispatchers looping single-Claim dispatch_next on one queue (default retry budget); remote-cli = a fairway process per call over git daemon, remote = warm processes over git daemon, local = warm processes on one repository');
+  console.log(table(['store', 'dispatchers', 'grants', 'seconds', 'grants/s', 'vs 1', 'CAS retries', 'pushes/committed', 'exhausted', 'longest streak', 'CPU/attempt ms', 'node', 'daemon'], throughputRows.map((r) => {
+    const one = throughputRows.find((o) => o.store === r.store && o.processes === 1)!.grantsPerSecond;
+    return [r.store, String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), `${(r.grantsPerSecond / one).toFixed(2)}×`, String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted), String(r.longestLosingStreak), r.cpuPerAttemptMs.toFixed(1), r.nodeCpuPerAttemptMs.toFixed(1), r.daemonCpuPerAttemptMs.toFixed(1)];
+  }), true));
+  attemptRows = [await runAttemptCost('remote', quick ? 20 : 40), await runAttemptCost('local', quick ? 20 : 40)];
+  console.log('\nCPU of one publication attempt, ms (warm dispatcher; each attempt after another writer added a commit): this process / its git processes / the git daemon');
+  console.log(table(['store', 'read node', 'read git', 'read daemon', 'CAS node', 'CAS git', 'CAS daemon', 'tail+build+validate+confirm', 'spawn()', 'total'], attemptRows.map((r) => [r.store, r.read.node.toFixed(1), r.read.git.toFixed(1), r.read.daemon.toFixed(1), r.cas.node.toFixed(1), r.cas.git.toFixed(1), r.cas.daemon.toFixed(1), r.publisher.toFixed(1), r.spawnMs.toFixed(1), r.total.toFixed(1)]), true));
 
   requestRows = await runRequestsBench();
   console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');
@@ -315,6 +323,7 @@ const envelope = envelopeMarkdown({
   fill: results.filter((r) => r.spec.fill !== undefined).map((r) => ({ label: r.spec.label, bytes: r.spec.bytes, ...r.spec.fill! })),
   startup: startupRows,
   publication: publishRows,
+  attemptCost: attemptRows,
 });
 console.log(`\n${envelope}`);
 
@@ -328,6 +337,7 @@ const latest = {
   scheduler: schedulerRows,
   publication: publishRows,
   throughput: throughputRows,
+  attemptCost: attemptRows,
   requests: requestRows,
   observations: observationRows,
   startup: startupRows,

@@ -52,11 +52,15 @@ class Helper {
   private buffer: Buffer = Buffer.alloc(0);
   private stderr = '';
   private idleTimer: NodeJS.Timeout | null = null;
+  /** Set when this git cannot run the helper at all (too old, missing): callers take the one-shot path from then on. */
+  private unsupported: HelperGone | null = null;
+  private answered = false;
 
   constructor(private readonly ctx: GitContext, private readonly args: string[]) {}
 
   /** Sends `input` and resolves with the answer `parser` reads. */
   request<T>(input: string, parser: Parser<T>): Promise<T> {
+    if (this.unsupported !== null) return Promise.reject(this.unsupported);
     const child = this.start();
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
@@ -85,6 +89,7 @@ class Helper {
       // Could not start (or lost) the process: whatever is pending fails; the next request starts anew.
       if (this.child === child) this.child = null;
       const gone = new HelperGone(`${this.stderr}\n${e.message}`, null);
+      if (!this.answered) this.unsupported = gone;
       for (const p of this.queue.splice(0)) p.reject(gone);
     });
     child.on('close', (code) => {
@@ -92,6 +97,8 @@ class Helper {
       if (this.idleTimer !== null) clearTimeout(this.idleTimer);
       this.idleTimer = null;
       const gone = new HelperGone(this.stderr, code);
+      // A usage error before any answer: this git has no such mode (cat-file --batch-command needs 2.36).
+      if (!this.answered && code === 129) this.unsupported = gone;
       for (const p of this.queue.splice(0)) p.reject(gone);
     });
     return child;
@@ -104,6 +111,7 @@ class Helper {
       const { used, done } = this.queue[0]!.feed(this.buffer);
       this.buffer = this.buffer.subarray(used);
       if (!done) break;
+      this.answered = true;
       this.queue.shift();
     }
     if (this.queue.length === 0) this.idle();

@@ -5,7 +5,7 @@
  * processes make; an idle reader exits by itself, a killed publisher leaves no git and no
  * lock behind, and a reader is never taken for a lock holder.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -177,6 +177,30 @@ describe('local Git publication through long-lived helpers', () => {
     } finally {
       reader.kill('SIGKILL');
       holder.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a git without cat-file --batch-command', () => {
+  it('falls back to one-shot plumbing for every read, and stops trying the helper', async () => {
+    const repo = initRepo({ bare: true });
+    const store = new LocalGitStore({ repo });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    // A git wrapper that refuses --batch-command as git before 2.36 does (usage error, exit 129).
+    const bin = tempDir('oldgit');
+    const real = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nfor a in "$@"; do [ "$a" = "--batch-command" ] && { echo "error: unknown option \\\`batch-command'" >&2; exit 129; }; done\nexec ${real} "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    try {
+      const old = new LocalGitStore({ repo });
+      expect(await old.readVersion()).toBe(v1.version);
+      const read = await old.read();
+      expect(Buffer.from(read.bytes!).toString()).toBe('one\n');
+      expect(old.readerPid).toBeUndefined();
+      expect((await old.compareAndSwap(v1.version, utf8('one\ntwo\n'), 'two')).status).toBe('committed');
+    } finally {
+      process.env.PATH = path;
     }
   });
 });
