@@ -170,6 +170,6 @@ export async function runAttemptCost(store: 'remote' | 'local', attempts = 40): 
     return { store, attempts, read, cas, publisher, spawnMs: spawnCostMs(), total: read.node + read.git + read.daemon + cas.node + cas.git + cas.daemon + publisher };
   } finally {
     await daemon?.stop();
-    rmSync(root, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }); // a git that just exited may still be flushing
   }
 }

@@ -179,7 +179,7 @@ export async function runContention(store: ContentionStore, n: number, perProces
       await daemon?.stop();
     }
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }); // a git that just exited may still be flushing
   }
 }
 

@@ -45,12 +45,21 @@ interface Pending {
   reject(e: Error): void;
 }
 
-/** One long-lived git process speaking a line protocol on stdin/stdout. */
+/** One running git process of a helper, with what it still owes. */
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  queue: Pending[];
+  buffer: Buffer;
+  stderr: string;
+}
+
+/**
+ * One long-lived git process speaking a line protocol on stdin/stdout. A process being closed
+ * is detached at once: a request that comes after starts a new one, never waits on one whose
+ * input has ended.
+ */
 class Helper {
-  private child: ChildProcessWithoutNullStreams | null = null;
-  private queue: Pending[] = [];
-  private buffer: Buffer = Buffer.alloc(0);
-  private stderr = '';
+  private running: Running | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   /** Set when this git cannot run the helper at all (too old, missing): callers take the one-shot path from then on. */
   private unsupported: HelperGone | null = null;
@@ -61,9 +70,9 @@ class Helper {
   /** Sends `input` and resolves with the answer `parser` reads. */
   request<T>(input: string, parser: Parser<T>): Promise<T> {
     if (this.unsupported !== null) return Promise.reject(this.unsupported);
-    const child = this.start();
+    const run = (this.running ??= this.start());
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({
+      run.queue.push({
         feed: (buffer) => {
           const r = parser.feed(buffer);
           if (r.done) resolve(r.value);
@@ -71,81 +80,85 @@ class Helper {
         },
         reject,
       });
-      this.busy();
-      child.stdin.write(input);
+      this.busy(run);
+      run.child.stdin.write(input);
     });
   }
 
-  private start(): ChildProcessWithoutNullStreams {
-    if (this.child !== null) return this.child;
+  private start(): Running {
     const child = spawn('git', this.args, { cwd: this.ctx.cwd, env: gitEnv(this.ctx), windowsHide: true });
-    this.child = child;
-    this.buffer = Buffer.alloc(0);
-    this.stderr = '';
+    const run: Running = { child, queue: [], buffer: Buffer.alloc(0), stderr: '' };
+    const end = (gone: HelperGone) => {
+      if (this.running === run) {
+        this.running = null;
+        if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+        this.idleTimer = null;
+      }
+      for (const p of run.queue.splice(0)) p.reject(gone);
+    };
     child.stdin.on('error', () => undefined); // a dead helper is reported by its exit
-    child.stdout.on('data', (d: Buffer) => this.receive(d));
-    child.stderr.on('data', (d: Buffer) => void (this.stderr = (this.stderr + d.toString('utf8')).slice(-4000)));
+    child.stdout.on('data', (d: Buffer) => this.receive(run, d));
+    child.stderr.on('data', (d: Buffer) => void (run.stderr = (run.stderr + d.toString('utf8')).slice(-4000)));
     child.on('error', (e) => {
       // Could not start (or lost) the process: whatever is pending fails; the next request starts anew.
-      if (this.child === child) this.child = null;
-      const gone = new HelperGone(`${this.stderr}\n${e.message}`, null);
+      const gone = new HelperGone(`${run.stderr}\n${e.message}`, null);
       if (!this.answered) this.unsupported = gone;
-      for (const p of this.queue.splice(0)) p.reject(gone);
+      end(gone);
     });
     child.on('close', (code) => {
-      if (this.child === child) this.child = null;
-      if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-      this.idleTimer = null;
-      const gone = new HelperGone(this.stderr, code);
+      const gone = new HelperGone(run.stderr, code);
       // A usage error before any answer: this git has no such mode (cat-file --batch-command needs 2.36).
       if (!this.answered && code === 129) this.unsupported = gone;
-      for (const p of this.queue.splice(0)) p.reject(gone);
+      end(gone);
     });
-    return child;
+    return run;
   }
 
-  private receive(d: Buffer): void {
+  private receive(run: Running, d: Buffer): void {
     // Only an incomplete header line is ever kept between chunks; bodies are consumed as they arrive.
-    this.buffer = this.buffer.length === 0 ? d : Buffer.concat([this.buffer, d]);
-    while (this.queue.length > 0 && this.buffer.length > 0) {
-      const { used, done } = this.queue[0]!.feed(this.buffer);
-      this.buffer = this.buffer.subarray(used);
+    run.buffer = run.buffer.length === 0 ? d : Buffer.concat([run.buffer, d]);
+    while (run.queue.length > 0 && run.buffer.length > 0) {
+      const { used, done } = run.queue[0]!.feed(run.buffer);
+      run.buffer = run.buffer.subarray(used);
       if (!done) break;
       this.answered = true;
-      this.queue.shift();
+      run.queue.shift();
     }
-    if (this.queue.length === 0) this.idle();
+    if (run.queue.length === 0 && this.running === run) this.idle(run);
   }
 
   /** A request is pending: keep the event loop alive until it is answered. */
-  private busy(): void {
+  private busy(run: Running): void {
     if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    if (this.child === null) return;
-    pipe(this.child.stdout).ref();
-    pipe(this.child.stdin).ref();
+    run.child.ref();
+    pipe(run.child.stdout).ref();
+    pipe(run.child.stdin).ref();
   }
 
   /** Nothing pending: let the process exit freely, and close the helper after IDLE_MS. */
-  private idle(): void {
-    const child = this.child;
-    if (child === null) return;
-    pipe(child.stdout).unref();
-    pipe(child.stdin).unref();
-    pipe(child.stderr).unref();
-    child.unref();
+  private idle(run: Running): void {
+    pipe(run.child.stdout).unref();
+    pipe(run.child.stdin).unref();
+    pipe(run.child.stderr).unref();
+    run.child.unref();
     this.idleTimer = setTimeout(() => this.close(), IDLE_MS);
     this.idleTimer.unref();
   }
 
   /** The running helper's pid (undefined when none runs). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.running?.child.pid;
   }
 
-  /** Ends the helper (git exits at end of input). */
+  /** Ends the helper when nothing is pending (git exits at end of input); the next request starts a new one. */
   close(): void {
-    if (this.child !== null && this.queue.length === 0) this.child.stdin.end();
+    const run = this.running;
+    if (run === null || run.queue.length > 0) return;
+    this.running = null;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    run.child.stdin.end();
   }
 }
 

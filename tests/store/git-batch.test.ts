@@ -116,6 +116,26 @@ describe('local Git publication through long-lived helpers', () => {
     expect(store.readerPid).not.toBe(first);
   });
 
+  it('a read that comes while the idle reader is closing is answered by a new reader (the process does not end with it pending)', async () => {
+    const repo = initRepo({ bare: true });
+    const store = new LocalGitStore({ repo });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const script = join(tempDir('closing'), 'closing.mts');
+    writeFileSync(script, `
+      import { CatFile } from ${JSON.stringify(new URL('../../lib/store/git-batch.ts', import.meta.url).pathname)};
+      const cat = new CatFile({ cwd: ${JSON.stringify(repo)} });
+      await cat.info('refs/heads/work-queue'); // the reader runs, then goes idle (its pipes no longer hold the process)
+      cat.close(); // as the idle timer does
+      const again = await cat.info('refs/heads/work-queue');
+      process.stdout.write(JSON.stringify(again));
+    `);
+    for (let i = 0; i < 5; i++) {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ oid: v1.version, type: 'commit' });
+    }
+  });
+
   it('a ref transaction refused by git (the ref moved) is a conflict; create refuses an existing ref', async () => {
     const repo = initRepo({ bare: true });
     const a = gitText(repo, 'commit-tree', gitText(repo, 'mktree'), '-m', 'a');
