@@ -4,8 +4,7 @@
  * - `git cat-file --batch-command` answers ref and object reads (`info`, `contents`) through
  *   git's own ref and object lookup (loose and packed refs, packs, alternates), fresh on every
  *   command;
- * - a `git update-ref --stdin` started when a publication begins runs its one ref
- *   transaction (`RefTransaction`): the compare-and-swap stays git's own, under git's ref lock.
+ * - ref transactions (`update-ref --stdin`) are in ref-transactions.ts, on the same `Helper`.
  *
  * The cat-file helper closes its stdin after IDLE_MS without work (git then exits), so an idle
  * Fairway holds no git process; its pipes keep the event loop alive only while a request is
@@ -36,7 +35,7 @@ function pipe(stream: NodeJS.ReadableStream | NodeJS.WritableStream): Socket {
  * Reads one answer from the helper's output: `feed` gets what has arrived (from the end of the
  * previous answer) and says how many bytes it used, and the value once the answer is complete.
  */
-interface Parser<T> {
+export interface Parser<T> {
   feed(buffer: Buffer): { used: number; done: false } | { used: number; done: true; value: T };
 }
 
@@ -58,7 +57,7 @@ interface Running {
  * is detached at once: a request that comes after starts a new one, never waits on one whose
  * input has ended.
  */
-class Helper {
+export class Helper {
   private running: Running | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
   /** Set when this git cannot run the helper at all (too old, missing): callers take the one-shot path from then on. */
@@ -66,6 +65,11 @@ class Helper {
   private answered = false;
 
   constructor(private readonly ctx: GitContext, private readonly args: string[]) {}
+
+  /** Starts the git now if none runs (idle until the first request), so its start-up overlaps other work. */
+  warm(): void {
+    if (this.unsupported === null) this.running ??= this.start();
+  }
 
   /** Sends `input` and resolves with the answer `parser` reads. */
   request<T>(input: string, parser: Parser<T>): Promise<T> {
@@ -111,6 +115,7 @@ class Helper {
       if (!this.answered && code === 129) this.unsupported = gone;
       end(gone);
     });
+    this.idle(run); // nothing asked yet: it holds no event-loop reference and closes if left unused
     return run;
   }
 
@@ -138,6 +143,7 @@ class Helper {
 
   /** Nothing pending: let the process exit freely, and close the helper after IDLE_MS. */
   private idle(run: Running): void {
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
     pipe(run.child.stdout).unref();
     pipe(run.child.stdin).unref();
     pipe(run.child.stderr).unref();
@@ -239,73 +245,7 @@ function parseHeader(line: string): ObjectInfo | null {
   return null; // `<name> missing`, `<name> ambiguous`
 }
 
-function checkName(name: string): string {
+export function checkName(name: string): string {
   if (/[\n\r\0]/.test(name) || name === '') throw new Error(`not a git object name: ${JSON.stringify(name)}`);
   return name;
-}
-
-export type RefUpdate =
-  | { ok: true }
-  /** Git refused the transaction (its `fatal:` line) or ended before committing it. */
-  | { ok: false; stderr: string; committedUnknown: boolean };
-
-/**
- * One `git update-ref --stdin` transaction, in a process started ahead of it (when the
- * publication starts writing its objects, so git's start-up overlaps that work). The whole
- * transaction (`start`, the update, `prepare`, `commit`) is written at once and stdin closed,
- * so git holds the ref lock only while it runs the transaction itself, and the process
- * exits right after: no update-ref outlives its publication.
- */
-export class RefTransaction {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private readonly result: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  private used = false;
-  private readonly started = Date.now();
-
-  constructor(ctx: GitContext, message: string) {
-    const child = spawn('git', ['update-ref', '-m', message, '--stdin'], { cwd: ctx.cwd, env: gitEnv(ctx), windowsHide: true });
-    this.child = child;
-    let stdout = '';
-    let stderr = '';
-    child.stdin.on('error', () => undefined); // a git that could not start is reported by its exit
-    child.stdout.on('data', (d: Buffer) => void (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => void (stderr = (stderr + d.toString('utf8')).slice(-4000)));
-    this.result = new Promise((resolve) => {
-      child.on('error', (e) => resolve({ code: null, stdout, stderr: `${stderr}\n${e.message}` }));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
-
-  /** Moves `ref` to `next` only if it is at `expected` (null: only if it does not exist), under git's ref lock. */
-  update(ref: string, next: string, expected: string | null): Promise<RefUpdate> {
-    return this.transact(expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`);
-  }
-
-  /** Deletes `refs` in one transaction. */
-  delete(refs: readonly string[]): Promise<RefUpdate> {
-    return this.transact(refs.map((ref) => `delete ${checkName(ref)}\n`).join(''));
-  }
-
-  /** Runs `commands` (update-ref --stdin lines: update, create, delete, verify) as one transaction. */
-  run(commands: string): Promise<RefUpdate> {
-    for (const line of commands.split('\n')) if (line !== '') checkName(line);
-    return this.transact(commands);
-  }
-
-  /** Ends the process without a transaction (the publication stopped before its update). */
-  abort(): void {
-    if (this.used) return;
-    this.used = true;
-    this.child.stdin.end();
-  }
-
-  private async transact(commands: string): Promise<RefUpdate> {
-    if (this.used) throw new Error('one transaction per RefTransaction');
-    this.used = true;
-    this.child.stdin.end(`start\n${commands}prepare\ncommit\n`);
-    const r = await this.result;
-    debugEvent('store', 'git', { command: 'update-ref', exit: r.code ?? -1, ms: since(this.started) });
-    if (r.code === 0 && r.stdout.includes('commit: ok')) return { ok: true };
-    return { ok: false, stderr: r.stderr, committedUnknown: r.stdout.includes('prepare: ok') };
-  }
 }

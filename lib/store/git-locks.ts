@@ -17,6 +17,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
 import { processAlive } from '../process-alive.ts';
+import { isIdleRefHelper } from './ref-transactions.ts';
 
 export interface GitDirs {
   /** The directory git runs in (work tree or bare repository). */
@@ -66,7 +67,9 @@ export function refLocks(dirs: GitDirs, ref: string, now = Date.now()): RefLock[
  * Running git processes whose working directory is inside, or whose arguments
  * name, one of `paths`; null when processes cannot be listed (no /proc), in
  * which case no lock may be judged stale. `git cat-file` processes (the stores'
- * long-lived readers, lib/store/git-batch.ts) are left out: they take no ref lock.
+ * long-lived readers, lib/store/git-batch.ts) are left out: they take no ref lock; so are
+ * Fairway's own `update-ref --stdin` helpers while blocked between transactions
+ * (lib/store/ref-transactions.ts).
  */
 export function gitProcessesTouching(paths: readonly string[]): GitProcess[] | null {
   let pids: string[];
@@ -90,6 +93,7 @@ export function gitProcessesTouching(paths: readonly string[]): GitProcess[] | n
     const program = basename(args[0] ?? '');
     if (program !== 'git' && !program.startsWith('git-')) continue;
     if (gitSubcommand(args) === 'cat-file') continue; // reads objects and refs, never locks one
+    if (isIdleRefHelper(pid, args)) continue; // a Fairway update-ref between transactions holds no lock
     let cwd: string | null = null;
     try {
       cwd = readlinkSync(`/proc/${pid}/cwd`);

@@ -4,8 +4,9 @@
  * git checks the old value under the ref lock, so it is a true compare-and-swap (spec 7.7).
  * The blob, tree and commit are written as loose objects by this process
  * (loose-objects.ts, never joining the ledger into one copy), refs and objects are read
- * through a long-lived `git cat-file --batch-command`, and the transaction runs in a
- * long-lived `git update-ref --stdin` (git-batch.ts): a warm publication spawns no process.
+ * through a long-lived `git cat-file --batch-command` (git-batch.ts), and the transaction runs
+ * in a long-lived `git update-ref --stdin` (ref-transactions.ts): a warm publication spawns no
+ * process.
  * A ref lock that outlives the retries (a git killed mid-update leaves it) is
  * `store_locked`, naming the lock, its age and the command that clears it
  * (`fairway doctor --fix` removes it once no git process can own it).
@@ -16,7 +17,8 @@ import { ProtocolError } from '../../engine/errors.ts';
 import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkBranchName, checkRepoPath, checkVersion } from './checks.ts';
 import { LEDGER_MAX_BYTES } from './checks.ts';
-import { CatFile, HelperGone, RefTransaction } from './git-batch.ts';
+import { CatFile, HelperGone } from './git-batch.ts';
+import { RefTransactions } from './ref-transactions.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
 import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
@@ -48,6 +50,7 @@ export class LocalGitStore implements LedgerStore {
   private verified: Promise<ObjectDatabase | null> | undefined;
   private dirs: Promise<GitDirs> | undefined;
   private readonly cat: CatFile;
+  private readonly transactions: RefTransactions;
 
   constructor(options: LocalGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -56,6 +59,7 @@ export class LocalGitStore implements LedgerStore {
     this.ref = `refs/heads/${this.branch}`;
     this.label = `git:${this.ctx.cwd}#${this.branch}`;
     this.cat = new CatFile(this.ctx);
+    this.transactions = new RefTransactions(this.ctx, 'fairway: publish ledger');
   }
 
   /** The directory git runs in (for `fairway doctor`). */
@@ -68,9 +72,15 @@ export class LocalGitStore implements LedgerStore {
     return this.cat.pid;
   }
 
-  /** Ends the long-lived reader now instead of when idle. */
+  /** The long-lived ref-transaction git's pid, when one runs (tests). */
+  get transactionsPid(): number | undefined {
+    return this.transactions.pid;
+  }
+
+  /** Ends the long-lived git helpers now instead of when idle. */
   close(): void {
     this.cat.close();
+    this.transactions.close();
   }
 
   private ready(): Promise<ObjectDatabase | null> {
@@ -130,19 +140,18 @@ export class LocalGitStore implements LedgerStore {
     let next: string | null = null; // once written, a lock retry only repeats the update
     for (let attempt = 0; ; attempt++) {
       // The object writes start first (the blob deflates on the thread pool); the ref update's
-      // git is started meanwhile, so its start-up overlaps them.
+      // git, when none runs, is started meanwhile, so its start-up overlaps them.
       const writing: Promise<string> = next === null ? writeLedgerCommit(this.ctx, expected, parts, message, db, this.cat) : Promise.resolve(next);
-      const transaction = new RefTransaction(this.ctx, 'fairway: publish ledger');
+      this.transactions.warm();
       let written: string;
       try {
         written = next = await writing;
       } catch (e) {
-        transaction.abort();
         // An unknown parent cannot be the tip: nothing written, report what is.
         if (e instanceof ProtocolError && e.code === 'store_parent_missing') return { status: 'conflict', actual: await this.tip() };
         throw e;
       }
-      const r = await transaction.update(this.ref, written, expected);
+      const r = await this.transactions.update(this.ref, written, expected);
       if (r.ok) return { status: 'committed', version: written };
       // Refused or ended: the ref itself says what happened.
       const actual = await this.tip();

@@ -13,7 +13,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { submitRequest } from '../../engine/requests/operations.ts';
 import { configureDebug, setDebugSink } from '../../lib/debug/log.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
-import { CatFile, IDLE_MS, RefTransaction } from '../../lib/store/git-batch.ts';
+import { CatFile, IDLE_MS } from '../../lib/store/git-batch.ts';
+import { RefTransaction, RefTransactions } from '../../lib/store/ref-transactions.ts';
 import { gitProcessesTouching, gitSubcommand } from '../../lib/store/git-locks.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { gitSync, gitText, initRepo, refTip, removeTempDirs, tempDir } from './git-fixtures.ts';
@@ -43,13 +44,16 @@ function gitsIn(repo: string): string[] {
 }
 
 describe('local Git publication through long-lived helpers', () => {
-  it('a warm publication runs one git process (the ref update) and reads through one long-lived cat-file', async () => {
+  it('a warm publication spawns no process: it reads through the long-lived cat-file and commits through the long-lived update-ref', async () => {
     const repo = initRepo({ bare: true });
     const { store, actor } = await seedQueue(repo);
     const publisher = new Publisher(store);
     await publisher.cache.load();
+    await publisher.publish({ requestId: 'warm-up', actor, prepare: (p, ids) => submitRequest(p.state, [{ node_key: 'w', payload: {} }], { graphId: 'g', at: ids.at }) });
     const reader = store.readerPid;
+    const transactions = store.transactionsPid;
     expect(reader).toBeGreaterThan(0);
+    expect(transactions).toBeGreaterThan(0);
     const commands: string[] = [];
     setDebugSink((l) => {
       const m = /store git command=(\S+)/.exec(l);
@@ -60,9 +64,10 @@ describe('local Git publication through long-lived helpers', () => {
       commands.length = 0;
       const out = await publisher.publish({ requestId: `warm-${i}`, actor, prepare: (p, ids) => submitRequest(p.state, [{ node_key: `w${i}`, payload: { i } }], { graphId: 'g', at: ids.at }) });
       expect(out.status).toBe('committed');
-      // cat-file: the version check, answered by the running reader; update-ref: the one process spawned.
+      // cat-file: the version check; update-ref: the compare-and-swap; both answered by running helpers.
       expect(commands).toEqual(['cat-file', 'update-ref']);
       expect(store.readerPid).toBe(reader);
+      expect(store.transactionsPid).toBe(transactions);
     }
     expect(refTip(repo, 'work-queue')).toBe(publisher.cache.current()!.version);
     gitSync(repo, ['fsck', '--strict', '--no-dangling']);
@@ -182,21 +187,46 @@ describe('local Git publication through long-lived helpers', () => {
     expect(projection!.commitCount).toBeGreaterThan(3);
   }, 60_000);
 
-  it('a running cat-file reader is never counted as a ref lock holder', async () => {
+  it('the long-lived update-ref: a refused transaction ends its git, the next one starts another; idle, it closes', async () => {
+    const repo = initRepo({ bare: true });
+    const a = gitText(repo, 'commit-tree', gitText(repo, 'mktree'), '-m', 'a');
+    const b = gitText(repo, 'commit-tree', gitText(repo, 'mktree'), '-m', 'b');
+    const tx = new RefTransactions({ cwd: repo }, 'm');
+    expect(await tx.update('refs/heads/x', a, null)).toEqual({ ok: true });
+    const first = tx.pid;
+    expect(await tx.update('refs/heads/x', b, b)).toMatchObject({ ok: false, committedUnknown: false, stderr: expect.stringMatching(/but expected/) });
+    expect(await tx.update('refs/heads/x', b, a)).toEqual({ ok: true });
+    expect(tx.pid).not.toBe(first);
+    expect(refTip(repo, 'x')).toBe(b);
+    // Transactions queued together run one after another.
+    const c = gitText(repo, 'commit-tree', gitText(repo, 'mktree'), '-m', 'c');
+    const results = await Promise.all([tx.update('refs/heads/y', a, null), tx.update('refs/heads/y', c, a), tx.update('refs/heads/y', b, a)]);
+    expect(results.map((r) => r.ok)).toEqual([true, true, false]);
+    expect(refTip(repo, 'y')).toBe(c);
+    await sleep(IDLE_MS + 500);
+    expect(tx.pid).toBeUndefined();
+    expect(gitsIn(repo)).toEqual([]);
+  });
+
+  it('running readers and idle ref-transaction helpers are never counted as ref lock holders', async () => {
     const repo = initRepo({ bare: true });
     expect(gitSubcommand(['git', 'cat-file', '--batch-command'])).toBe('cat-file');
     expect(gitSubcommand(['git', '-c', 'a=b', '-C', '/x', 'update-ref', '--stdin'])).toBe('update-ref');
     expect(gitSubcommand(['/usr/lib/git-core/git-upload-pack', '.'])).toBe('upload-pack');
     const reader = spawn('git', ['cat-file', '--batch-command'], { cwd: repo, stdio: ['pipe', 'ignore', 'ignore'] });
     const holder = spawn('git', ['update-ref', '--stdin'], { cwd: repo, stdio: ['pipe', 'ignore', 'ignore'] });
+    // Fairway's own update-ref between transactions (marked, blocked reading its input).
+    const idleHelper = spawn('git', ['-c', 'fairway.helper=ref-transactions', 'update-ref', '--stdin'], { cwd: repo, stdio: ['pipe', 'ignore', 'ignore'] });
     try {
-      await sleep(200);
+      await sleep(300);
       const pids = gitProcessesTouching([repo])!.map((p) => p.pid);
-      expect(pids).toContain(holder.pid);
+      expect(pids).toContain(holder.pid); // any other update-ref may hold a lock: counted
       expect(pids).not.toContain(reader.pid);
+      expect(pids).not.toContain(idleHelper.pid);
     } finally {
       reader.kill('SIGKILL');
       holder.kill('SIGKILL');
+      idleHelper.kill('SIGKILL');
     }
   });
 });
