@@ -96,7 +96,7 @@ async function runCliDispatcher(clone: string, id: number, calls: number): Promi
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
     const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, '--repo', clone, '--remote', 'origin', '--json', '--request-id', `c${id}-${i}`, 'dispatch-next', '--max-claims', '1'], {
+      const child = spawn(process.execPath, [BIN, '--dir', clone, '--remote', 'origin', '--json', '--request-id', `c${id}-${i}`, 'dispatch-next', '--max-claims', '1'], {
         env: { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

@@ -13,10 +13,10 @@ describe('CAS retry pacing (docs/performance.md, Contention)', () => {
   it('lost races widen the spread in proportion to the attempt duration, commits shrink it to nothing', () => {
     const pacer = new ContentionPacer(() => 0.5);
     pacer.lost(100);
-    expect(pacer.spread).toBeCloseTo(10); // a tenth of an attempt
+    expect(pacer.spread).toBeCloseTo(50); // half an attempt
     pacer.lost(100);
-    expect(pacer.spread).toBeCloseTo(30);
-    expect(pacer.wait()).toBeCloseTo(15); // uniform in [0, spread)
+    expect(pacer.spread).toBeCloseTo(150);
+    expect(pacer.wait()).toBeCloseTo(75); // uniform in [0, spread)
     for (let i = 0; i < 20; i++) pacer.lost(100);
     expect(pacer.spread).toBe(BACKOFF_CAP_MS);
     let commits = 0;
@@ -28,15 +28,17 @@ describe('CAS retry pacing (docs/performance.md, Contention)', () => {
 
   });
 
-  it('the wait does not grow with the losses of the current publication (every contender draws from the same spread)', () => {
-    const a = new ContentionPacer(() => 1);
-    const b = new ContentionPacer(() => 1);
-    for (let i = 0; i < 3; i++) a.lost(100);
-    for (let i = 0; i < 3; i++) b.lost(100);
-    b.committed(100);
-    b.lost(100);
-    // a lost three in a row, b committed in between: b's wait is not shorter for it.
-    expect(b.wait()).toBeGreaterThanOrEqual(a.wait() * 0.7);
-    expect(a.wait()).toBe(a.spread);
+  it('the winner of a contended race gets no head start: its next wait is drawn as a loser\'s of that race', () => {
+    const winner = new ContentionPacer(() => 1);
+    const loser = new ContentionPacer(() => 1);
+    for (let i = 0; i < 3; i++) {
+      winner.lost(100);
+      loser.lost(100);
+    }
+    winner.committed(100);
+    loser.lost(100);
+    expect(winner.wait()).toBe(loser.wait()); // the next race: same spread for both
+    expect(winner.spread).toBeLessThan(loser.spread); // what the winner remembers is halved
+    expect(winner.wait()).toBe(winner.spread); // and later waits use it
   });
 });

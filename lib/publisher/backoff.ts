@@ -4,9 +4,10 @@
  *
  * Every attempt, a publication's first as well as each retry, starts after a wait drawn
  * uniformly from [0, spread). The spread is the publisher's memory of contention, kept across
- * publications: each lost race doubles it and adds a tenth of an attempt's duration (so it
+ * publications: each lost race doubles it and adds half an attempt's duration (so it
  * scales with how long the race window is), each commit halves it, and it is 0, so
- * no wait at all, for a publisher that does not lose races.
+ * no wait at all, for a publisher that does not lose races. A commit won under contention
+ * gives no head start: the winner's next wait is drawn as the losers' are.
  *
  * The wait does not depend on how many times the current publication lost already. That is
  * deliberate: with a per-publication schedule (exponential or decorrelated-jitter backoff
@@ -20,8 +21,8 @@
 
 /** Longest wait (ms) before an attempt. */
 export const BACKOFF_CAP_MS = 2000;
-/** Share of an attempt's duration a lost race adds to the spread. */
-const GROWTH = 0.1;
+/** Share of an attempt's duration a lost race adds to the spread (so a fresh process's first retries already spread out). */
+const GROWTH = 0.5;
 /** A commit keeps this share of the spread (with GROWTH, about two attempts per commit under contention). */
 const DECAY = 0.5;
 /** Below this (ms) the spread is gone. */
@@ -30,6 +31,8 @@ const FLOOR_MS = 1;
 /** A publisher's memory of contention: the spread its attempts start within. */
 export class ContentionPacer {
   private spreadMs = 0;
+  /** After a commit under contention: the spread the next wait is drawn from (once). */
+  private nextMs: number | null = null;
   /** Moving average of attempt durations (ms); null before the first. */
   private attemptMs: number | null = null;
 
@@ -42,19 +45,31 @@ export class ContentionPacer {
 
   /** The wait before an attempt: uniform in [0, spread). */
   wait(): number {
-    return this.spreadMs === 0 ? 0 : this.random() * this.spreadMs;
+    const spread = this.nextMs ?? this.spreadMs;
+    this.nextMs = null;
+    return spread === 0 ? 0 : this.random() * spread;
   }
 
   /** An attempt that took `ms` lost its race (or was not found after an uncertain write). */
   lost(ms: number): void {
-    const attempt = this.observe(ms);
-    this.spreadMs = Math.min(BACKOFF_CAP_MS, this.spreadMs * 2 + GROWTH * attempt);
+    this.nextMs = null;
+    this.spreadMs = this.widened(this.observe(ms));
   }
 
-  /** An attempt that took `ms` committed. */
+  /**
+   * An attempt that took `ms` committed. Under contention, the next wait is drawn from the
+   * spread a loser of the same race now draws from, so the winner gets no head start into the
+   * next race (else it keeps winning: the capture effect of exponential backoff); the spread
+   * it remembers is halved.
+   */
   committed(ms: number): void {
-    this.observe(ms);
+    const attempt = this.observe(ms);
+    this.nextMs = this.spreadMs === 0 ? null : this.widened(attempt);
     this.spreadMs = this.spreadMs * DECAY < FLOOR_MS ? 0 : this.spreadMs * DECAY;
+  }
+
+  private widened(attempt: number): number {
+    return Math.min(BACKOFF_CAP_MS, this.spreadMs * 2 + GROWTH * attempt);
   }
 
   private observe(ms: number): number {
