@@ -50,6 +50,12 @@ function counting(store: LedgerStore): { store: LedgerStore; writes: () => numbe
         writes += 1;
         return store.compareAndSwap(expected, bytes, message);
       },
+      ...(store.compareAndSwapParts !== undefined && {
+        compareAndSwapParts: (expected: string | null, parts: readonly Uint8Array[], message: string) => {
+          writes += 1;
+          return store.compareAndSwapParts!(expected, parts, message);
+        },
+      }),
     },
   };
 }

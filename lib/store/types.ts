@@ -71,7 +71,9 @@ export interface LedgerStore {
   /**
    * Optional: `compareAndSwap` of the ledger given as the pieces it is held in (the validated
    * ledger, then the new line), for stores that can write them without joining them into one
-   * copy of the whole ledger first. Same contract as `compareAndSwap`.
+   * copy of the whole ledger first. Same contract as `compareAndSwap`. The publisher calls it
+   * instead of `compareAndSwap` when it is there, so a wrapper that intercepts one must
+   * intercept (or hide) the other.
    */
   compareAndSwapParts?(expected: string | null, parts: readonly Uint8Array[], message: string): Promise<CasOutcome>;
   /**

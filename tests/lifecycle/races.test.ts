@@ -19,15 +19,25 @@ afterEach(async () => bench?.close());
 /** The same ledger store, but `beforeFirstSwap` runs (to completion) just before the first compare-and-swap. */
 function racingStore(store: LedgerStore, beforeFirstSwap: () => Promise<void>): LedgerStore {
   let raced = false;
+  const race = async () => {
+    if (!raced) {
+      raced = true;
+      await beforeFirstSwap();
+    }
+  };
   return new Proxy(store, {
     get(target, key) {
+      // Both ways a publication can compare-and-swap (the pieces form is what Git stores take).
       if (key === 'compareAndSwap') {
         return async (...args: Parameters<LedgerStore['compareAndSwap']>) => {
-          if (!raced) {
-            raced = true;
-            await beforeFirstSwap();
-          }
+          await race();
           return target.compareAndSwap(...args);
+        };
+      }
+      if (key === 'compareAndSwapParts' && target.compareAndSwapParts !== undefined) {
+        return async (...args: Parameters<NonNullable<LedgerStore['compareAndSwapParts']>>) => {
+          await race();
+          return target.compareAndSwapParts!(...args);
         };
       }
       const value = Reflect.get(target, key, target) as unknown;

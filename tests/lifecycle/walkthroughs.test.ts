@@ -15,7 +15,7 @@ import { deployWorker } from '../../lib/github/deploy.ts';
 import { launchGroup } from '../../lib/github/launcher.ts';
 import { reconcileDispatch } from '../../lib/github/reconciler.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
-import type { LedgerStore } from '../../lib/store/types.ts';
+import type { CasOutcome, LedgerStore } from '../../lib/store/types.ts';
 import { actions, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { seedCommit } from '../fake-github/state.ts';
 import { claimOf, countOps, createBench, dispatchPosts, finish, launchAndActivate, nodes, receipts, type Bench } from './harness.ts';
@@ -38,15 +38,18 @@ describe('§7.18 recovery table', () => {
     // A store whose next write lands but whose answer is lost.
     let lose = true;
     const store: LedgerStore = Object.create(bench.store) as LedgerStore;
-    store.compareAndSwap = async (expected, bytes, message) => {
-      const outcome = await bench.store.compareAndSwap(expected, bytes, message);
+    const losing = (outcome: CasOutcome): CasOutcome => {
       if (lose && outcome.status === 'committed') {
         lose = false;
         return { status: 'uncertain', reason: 'connection reset after sending' };
       }
       return outcome;
     };
+    // Both ways a publication compare-and-swaps (Git stores take the ledger's pieces).
+    store.compareAndSwap = async (expected, bytes, message) => losing(await bench.store.compareAndSwap(expected, bytes, message));
+    store.compareAndSwapParts = async (expected, parts, message) => losing(await bench.store.compareAndSwapParts(expected, parts, message));
     const report = await launchGroup(bench.launchDeps({ publisher: new Publisher(store) }), d!);
+    expect(lose).toBe(false); // the answer of a landed write was lost
     expect(report).toMatchObject({ outcome: 'bound', posted: true });
     expect(dispatchPosts(bench.fake)).toBe(1);
     expect(countOps(await bench.replayValid(), 'Dispatch', d)).toBe(2);
