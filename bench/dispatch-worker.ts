@@ -48,7 +48,7 @@ setDebugSink((line) => {
   const [, ns, event, fields] = m;
   const command = / command=(\S+)/.exec(fields!)?.[1];
   const key = command !== undefined ? `git ${command}` : `${ns} ${event}${/ outcome=(\S+)/.exec(fields!)?.[1] ? ` ${/ outcome=(\S+)/.exec(fields!)![1]}` : ''}`;
-  const ms = Number(/ ms=(\d+)/.exec(fields!)?.[1] ?? 0);
+  const ms = Number(/ (?:ms|delay_ms)=(\d+)/.exec(fields!)?.[1] ?? 0);
   const p = (phases[key] ??= { n: 0, ms: 0 });
   p.n += 1;
   p.ms += ms;

@@ -18,13 +18,16 @@ describe('CAS retry pacing (docs/performance.md, Contention)', () => {
     expect(pacer.spread).toBeCloseTo(150);
     expect(pacer.wait()).toBeCloseTo(75); // uniform in [0, spread)
     for (let i = 0; i < 20; i++) pacer.lost(100);
-    expect(pacer.spread).toBe(BACKOFF_CAP_MS);
+    expect(pacer.spread).toBe(800); // at most 8 attempts' worth
+    const slow = new ContentionPacer(() => 0.5);
+    for (let i = 0; i < 20; i++) slow.lost(1000);
+    expect(slow.spread).toBe(BACKOFF_CAP_MS); // and never over the cap
     let commits = 0;
     while (pacer.spread > 0) {
       pacer.committed(100);
       commits++;
     }
-    expect(commits).toBe(11); // halved per commit: 2000 ms is gone after 11
+    expect(commits).toBe(10); // halved per commit: 800 ms is gone after 10
 
   });
 

@@ -6,8 +6,9 @@
  * uniformly from [0, spread). The spread is the publisher's memory of contention, kept across
  * publications: each lost race doubles it and adds half an attempt's duration (so it
  * scales with how long the race window is), each commit halves it, and it is 0, so
- * no wait at all, for a publisher that does not lose races. A commit won under contention
- * gives no head start: the winner's next wait is drawn as the losers' are.
+ * no wait at all, for a publisher that does not lose races; it never exceeds 8 attempts'
+ * duration (nor 2 s). A commit won under contention gives no head start: the winner's next
+ * wait is drawn as the losers' are.
  *
  * The wait does not depend on how many times the current publication lost already. That is
  * deliberate: with a per-publication schedule (exponential or decorrelated-jitter backoff
@@ -25,6 +26,11 @@ export const BACKOFF_CAP_MS = 2000;
 const GROWTH = 0.5;
 /** A commit keeps this share of the spread (with GROWTH, about two attempts per commit under contention). */
 const DECAY = 0.5;
+/**
+ * The spread never exceeds this many attempt durations: spread over that many, the attempts of
+ * that many contenders rarely overlap, and a longer wait only idles.
+ */
+const SPREAD_ATTEMPTS = 8;
 /** Below this (ms) the spread is gone. */
 const FLOOR_MS = 1;
 
@@ -69,7 +75,7 @@ export class ContentionPacer {
   }
 
   private widened(attempt: number): number {
-    return Math.min(BACKOFF_CAP_MS, this.spreadMs * 2 + GROWTH * attempt);
+    return Math.min(BACKOFF_CAP_MS, SPREAD_ATTEMPTS * attempt, this.spreadMs * 2 + GROWTH * attempt);
   }
 
   private observe(ms: number): number {

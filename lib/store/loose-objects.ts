@@ -1,7 +1,7 @@
 /**
  * Writing the ledger commit's objects (blob, tree, commit) as loose objects from this process,
- * instead of spawning `hash-object`, `ls-tree`, `mktree` and `commit-tree` (issue 13 §4: a local
- * publication within 1.3× of `git hash-object -w` of the same blob). The objects are exactly
+ * instead of spawning `hash-object`, `ls-tree`, `mktree` and `commit-tree` (docs/performance.md,
+ * "Local Git publication": within 1.3× of `git hash-object -w` of the same blob). The objects are exactly
  * what those commands write: `<type> <size>\0<body>` deflated with zlib at git's default loose
  * compression, named by its SHA-1 or SHA-256 (the repository's object format), written to a
  * temporary file and renamed into place read-only, so a concurrent reader sees the object whole
