@@ -126,15 +126,19 @@ export class Publisher {
         if (progress) progressed++;
         else futile++;
         lost = null;
-        if (futile >= maxAttempts || Date.now() >= deadline) {
+      }
+      // Checked after the read, so a request found committed meanwhile still answers as such.
+      const exhausted = (): void => {
+        if (attempt > 1 && (futile >= maxAttempts || Date.now() >= deadline)) {
           fail('publish_retries_exhausted', `could not publish request ${input.requestId} after ${attempt - 1} attempts (${progressed} lost to other writers' commits, ${futile} without progress)`, undefined, { attempts: attempt - 1, lost_to_commits: progressed, without_progress: futile });
         }
-      }
+      };
       const at = now();
       const request: Resolved = { ...input, actor: typeof input.actor === 'function' ? input.actor(projection) : input.actor };
 
       if (projection === null) {
         if (request.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
+        exhausted();
         const ids = { requestId: request.requestId, commitId: candidateCommitId(null, request.requestId), at };
         const built = await request.bootstrap(ids);
         refusePlaceholderRoutes(built.operations);
@@ -160,6 +164,7 @@ export class Publisher {
       if ('noWrite' in prepared) {
         return published({ status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version }, attempt, 0);
       }
+      exhausted();
       refusePlaceholderRoutes(prepared.operations);
       const commit = buildCommit(projection.state, { id: request.requestId, actor: request.actor, at, ...prepared });
       const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
