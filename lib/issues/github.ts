@@ -161,7 +161,8 @@ export class IssuesClient {
   async issue(resource: ResourceIdentity): Promise<FeedIssue | null> {
     try {
       const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number) }, FeedIssue, `read issue ${resource.repository}#${resource.number}`);
-      if (value.id !== resource.resource_id) return null;
+      // Not this resource, or a pull request (the Issues endpoint answers for both): not this binding.
+      if (value.id !== resource.resource_id || value.pull_request !== undefined) return null;
       return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
@@ -205,6 +206,17 @@ export class IssuesClient {
     const out = await this.write('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', { ...split(resource.repository), issue_number: Number(resource.number), name }, null, `unlabel issue #${resource.number}`);
     // Already absent: the desired state holds.
     return !out.ok && out.kind === 'rejected' && out.status === 404 ? { ok: true, value: null } : out;
+  }
+
+  /**
+   * Closes the Issue as completed (completion policy `close-on-result`). Closing is idempotent,
+   * so an uncertain answer is simply tried again by a later run; the answer must name this
+   * Issue, closed, or it is uncertain.
+   */
+  async closeIssue(resource: ResourceIdentity): Promise<WriteOutcome<null>> {
+    const out = await this.write('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number), state: 'closed', state_reason: 'completed' }, z.object({ id: GitHubId, state: z.enum(['open', 'closed']) }), `close issue #${resource.number}`);
+    if (!out.ok) return out;
+    return out.value.id === resource.resource_id && out.value.state === 'closed' ? { ok: true, value: null } : { ok: false, kind: 'uncertain', reason: 'response_not_this_issue_closed' };
   }
 
   createComment(resource: ResourceIdentity, body: string): Promise<WriteOutcome<{ id: string }>> {
