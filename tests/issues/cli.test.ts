@@ -96,4 +96,21 @@ describe('fairway issues sync', () => {
     const r = await cli(off, 'issues', 'sync');
     expect(r.json).toMatchObject({ ok: true, enabled: false });
   });
+
+  it('submit-graph naming a backing_issue without an installed grant is refused (resource_unauthorized) and admits nothing', async () => {
+    const repo = repoWith(true);
+    await submit(repo, 'a', {});
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-files-'));
+    const file = join(dir, 'graph.json');
+    const issue = { kind: 'issue', host: 'github.com', repository: 'owner/repo', repository_id: String(fakeRepo.id), resource_id: '990001', number: '1' };
+    writeFileSync(file, JSON.stringify([{ node_key: 'backed', payload: {}, backing_issue: issue }]));
+    const r = await cli(repo, 'submit-graph', '--file', file);
+    expect(r.code).not.toBe(0);
+    expect(r.json.error.code).toBe('resource_unauthorized');
+    expect(r.json.error.message).toContain('exact backing_issues grant');
+    const shown = await cli(repo, 'replay');
+    expect(shown.code).toBe(0);
+    expect(shown.json.commits).toBe(1);
+    expect(shown.json.summary.works.total).toBe(1);
+  });
 });
