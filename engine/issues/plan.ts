@@ -150,3 +150,22 @@ export function missingBindings(projection: Projection, journal: JournalState, w
   }
   return ops;
 }
+
+/**
+ * Whether a Work's Issue is out of date in the journal's view (never projected, its status or
+ * a comment's content changed, a comment is missing, or the feed showed a change outside an
+ * earlier batch): such Work goes first into a run's 25 targets, so a queue larger than one
+ * batch is projected in full over successive runs. Pending and missing targets are not: they
+ * wait for an operator and would otherwise take every run's slots.
+ */
+export function needsProjection(given: DesiredIssue, journal: JournalState): boolean {
+  const entry = journal.entries.get(issueKey(given.workId));
+  if (entry === undefined || entry.phase === 'released') return true;
+  if (entry.phase === 'pending' || entry.missing === true) return false;
+  if (entry.seen !== undefined || (given.statusKnown && entry.status !== given.status)) return true;
+  const comments: Array<[string, string]> = [[summaryKey(given.workId), given.summary.digest], ...given.claims.map((c): [string, string] => [claimKey(c.claimId), c.digest])];
+  return comments.some(([key, digest]) => {
+    const e = journal.entries.get(key);
+    return e === undefined || e.phase === 'released' || (e.phase === 'bound' && e.missing !== true && e.digest !== digest);
+  });
+}

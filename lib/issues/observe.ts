@@ -10,13 +10,14 @@
  * - a target whose state the plan needs and the feed did not give (a ledger-bound Issue never
  *   projected, one marked missing, one due for closure) is read directly.
  *
- * The watermark (GitHub's own `Date` less a margin) may move after a complete feed: changes it
- * listed for bound Issues outside this run's batch are kept as `seen` snapshots in the same
- * journal write, so a scoped hook never hides a human edit from the run that later projects
- * that Issue. Without a feed it moves only when the run read every Issue the journal binds in
+ * The watermark (GitHub's own `Date` less a margin) may move after a complete feed: a change it
+ * listed that disturbed the projector's labels of a bound Issue outside this run's batch is
+ * kept as a `seen` snapshot in the same journal write (which makes that Work due for the next
+ * run), so a scoped hook never hides a human edit from the run that later projects that Issue. Without a feed it moves only when the run read every Issue the journal binds in
  * the repository. A deleted or transferred Issue (404/410 on a direct read) is marked `missing`.
  */
 import { issueKey, type JournalRecord, type JournalState } from '../../engine/issues/journal.ts';
+import { labelChanges, ISSUE_STATUSES, type IssueStatus } from '../../engine/issues/labels.ts';
 import type { IssueObservation } from '../../engine/issues/plan.ts';
 import type { ResourceIdentity } from '../../engine/replay/state.ts';
 import type { FeedIssue, IssuesClient } from './github.ts';
@@ -56,17 +57,24 @@ export function observedIssue(issue: FeedIssue, resource: ResourceIdentity): Iss
   return { labels: issue.labels, state: issue.state };
 }
 
-/** Bound Issue targets of `repository` in the journal that are not in `batch`. */
-function outsideBatch(journal: JournalState, repository: string, batch: ReadonlySet<string>): Array<{ key: string; resourceId: string }> {
-  const out: Array<{ key: string; resourceId: string }> = [];
+/** Bound Issue targets of `repository` in the journal that are not in `batch`, with the status last written. */
+function outsideBatch(journal: JournalState, repository: string, batch: ReadonlySet<string>): Array<{ key: string; resourceId: string; status: string | undefined }> {
+  const out: Array<{ key: string; resourceId: string; status: string | undefined }> = [];
   for (const e of journal.entries.values()) {
-    if (e.target === 'issue' && e.phase === 'bound' && e.repository === repository && !batch.has(e.workId) && e.resource !== undefined) out.push({ key: e.key, resourceId: e.resource.resource_id });
+    if (e.target === 'issue' && e.phase === 'bound' && e.repository === repository && !batch.has(e.workId) && e.resource !== undefined) out.push({ key: e.key, resourceId: e.resource.resource_id, status: e.status });
   }
   return out;
 }
 
+/** Whether `labels` still carry exactly the tracking label and the status label last written. */
+function labelsAsWritten(prefix: string, status: string | undefined, labels: readonly string[]): boolean {
+  if (status === undefined || !(ISSUE_STATUSES as readonly string[]).includes(status)) return false;
+  const { add, remove } = labelChanges(prefix, status as IssueStatus, labels);
+  return add.length === 0 && remove.length === 0;
+}
+
 export async function observeRepository(
-  client: IssuesClient, journal: JournalState, repository: string, bound: readonly BoundTarget[], batch: ReadonlySet<string>, labelsServerTime: string | null,
+  client: IssuesClient, journal: JournalState, prefix: string, repository: string, bound: readonly BoundTarget[], batch: ReadonlySet<string>, labelsServerTime: string | null,
 ): Promise<RepositoryObservation> {
   const observations = new Map<string, IssueObservation>();
   const records: JournalRecord[] = [];
@@ -87,7 +95,7 @@ export async function observeRepository(
     }
     for (const o of others) {
       const listed = byId.get(o.resourceId);
-      if (listed !== undefined) records.push({ v: 1, kind: 'seen', key: o.key, labels: listed.labels, state: listed.state });
+      if (listed !== undefined && !labelsAsWritten(prefix, o.status, listed.labels)) records.push({ v: 1, kind: 'seen', key: o.key, labels: listed.labels, state: listed.state });
     }
     watermark = isoMinus(feed.serverTime);
     if (feed.issues.length >= FEED_ADVANCE) advance = true;

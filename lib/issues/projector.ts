@@ -32,7 +32,7 @@ import { desiredIssue, type DesiredIssue } from '../../engine/issues/desired.ts'
 import { safeRepository } from '../../engine/issues/escape.ts';
 import { claimKey, cloneJournal, foldApplicable, issueKey, type JournalRecord, type JournalState } from '../../engine/issues/journal.ts';
 import { LABEL_COLOR, projectorLabels } from '../../engine/issues/labels.ts';
-import { closureNeedsRead, missingBindings, planWork, type IssueObservation, type WorkPlan } from '../../engine/issues/plan.ts';
+import { closureNeedsRead, missingBindings, needsProjection, planWork, type IssueObservation, type WorkPlan } from '../../engine/issues/plan.ts';
 import type { Templates } from '../../engine/issues/render.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
@@ -98,6 +98,23 @@ function targetsOf(projection: Projection, batch: WorkRecord[], deps: ProjectorD
   });
 }
 
+/**
+ * This run's targets (at most 25, FIFO order) and the deferred rest. Named Work is taken as
+ * named; otherwise Work whose Issue needs projecting (never projected, changed, due for
+ * closure, edited outside an earlier batch) goes before Work already in sync.
+ */
+function batchOf(projection: Projection, journal: JournalState, deps: ProjectorDeps, ledgerVersion: string | null, workIds: readonly string[] | undefined): { targets: Target[]; deferred: string[] } {
+  const all = scope(projection, workIds);
+  if (workIds !== undefined && workIds.length > 0) {
+    return { targets: targetsOf(projection, all.slice(0, MAX_TARGETS), deps, ledgerVersion), deferred: all.slice(MAX_TARGETS).map((w) => w.workId) };
+  }
+  const every = targetsOf(projection, all, deps, ledgerVersion);
+  const due = (t: Target) => t.authorized && (needsProjection(t.desired, journal) || (t.closeOnResult && journal.entries.get(issueKey(t.work.workId))?.closed !== true));
+  const ordered = [...every.filter(due), ...every.filter((t) => !due(t))];
+  const byFifo = (a: Target, b: Target) => a.work.fifo - b.work.fifo;
+  return { targets: ordered.slice(0, MAX_TARGETS).sort(byFifo), deferred: ordered.slice(MAX_TARGETS).sort(byFifo).map((t) => t.work.workId) };
+}
+
 /** Ledger-bound Issues the journal does not hold yet (a granted pre-existing Issue, or a link this journal never received). */
 function ledgerLinks(targets: Target[], journal: JournalState): JournalRecord[] {
   return targets.flatMap((t): JournalRecord[] => {
@@ -134,15 +151,14 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
   const repository = safeRepository(projection.state.repository ?? '');
   if (repository === null) fail('issues_repository_invalid', `the queue repository ${JSON.stringify(projection.state.repository)} is not a GitHub owner/name; backing Issues live in GitHub repositories`);
-  const all = scope(projection, options.workIds);
-  const batch = all.slice(0, MAX_TARGETS);
-  const targets = targetsOf(projection, batch, deps, snapshot.version);
+  const loaded = (await deps.journal.load()).state;
+  const { targets, deferred } = batchOf(projection, loaded, deps, snapshot.version, options.workIds);
+  const batch = targets.map((t) => t.work);
   const report: SyncReport = {
-    repository, repositories: [], dry_run: dryRun, targets: [], deferred: all.slice(MAX_TARGETS).map((w) => w.workId), labels_created: [], would: [],
+    repository, repositories: [], dry_run: dryRun, targets: [], deferred, labels_created: [], would: [],
     bindings: null, requests: { github_reads: 0, github_writes: 0, journal_writes: 0, ledger_publications: 0 }, stopped: null,
   };
   const client = deps.client;
-  const loaded = (await deps.journal.load()).state;
   const links = ledgerLinks(targets, loaded);
   const journal = foldApplicable(loaded, links).state;
 
@@ -162,7 +178,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
       const read = entry.status === undefined || entry.missing === true || closureNeedsRead(t.desired.status, journal, t.work.workId, t.closeOnResult);
       return [{ workId: t.work.workId, resource: entry.resource!, read }];
     });
-    const seen = await observeRepository(client, journal, repo, bound, inBatch, labels.serverTime);
+    const seen = await observeRepository(client, journal, deps.prefix, repo, bound, inBatch, labels.serverTime);
     for (const [id, o] of seen.observations) observations.set(id, o);
     seenBy.set(repo, seen);
   }
@@ -209,9 +225,10 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
     const writing = applied.length > 0 || more.length > 0;
     const marks: JournalRecord[] = [];
     for (const [repo, o] of seenBy) {
-      if (o.watermark === null || state.watermarks.get(repo) === o.watermark || !(writing || o.advance)) continue;
+      // A disturbed Issue outside the batch is kept (it makes its Work due) and lets the watermark move.
       const seen = foldApplicable(next, o.records.filter((r) => r.kind === 'seen')).applied;
-      marks.push(...seen, { v: 1, kind: 'watermark', key: `watermark:${repo}`, repository: repo, since: o.watermark });
+      const move = o.watermark !== null && state.watermarks.get(repo) !== o.watermark && (writing || o.advance || seen.length > 0);
+      marks.push(...seen, ...(move ? [{ v: 1 as const, kind: 'watermark' as const, key: `watermark:${repo}`, repository: repo, since: o.watermark! }] : []));
     }
     return [...applied, ...more, ...marks];
   });
