@@ -60,6 +60,11 @@ export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComm
   if (list.some((r) => r.kind === 'IssueComment' && r.comment_id === op.comment_id)) {
     fail('issue_comment_duplicate', `comment ${op.comment_id} is already recorded`, where(ctx));
   }
+  // One canonical summary per Work and one comment per Claim: a handle is never rebound.
+  const same = list.find((r) => r.kind === 'IssueComment' && r.claim_id === op.claim_id);
+  if (same !== undefined) {
+    fail('issue_comment_immutable', `${op.claim_id === undefined ? `the summary comment of Work ${op.work_id}` : `the comment of Claim ${op.claim_id}`} is already ${String(same.comment_id)}; it cannot be rebound`, where(ctx));
+  }
   // The comment is on the Work's bound Issue: its IssueLink, or the Issue it was admitted with.
   const work = ctx.state.works.get(op.work_id)!;
   const link = list.find((r) => r.kind === 'IssueLink')?.resource as ResourceIdentity | undefined;
