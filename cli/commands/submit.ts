@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
+import { ResourceSchema } from '../../engine/schema/graph.ts';
 import { fail } from '../../engine/errors.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
@@ -36,6 +37,8 @@ const NodeSchema = z.strictObject({
   /** Spec 7.10: pin a registered immutable revision; an explicit logical contract. */
   execution_ref: z.string().regex(/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, 'expected a 40- or 64-hex immutable Git revision').optional(),
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
+  /** A pre-existing Issue backing this Work (docs/backing-issues.md): needs a projector rule's exact grant. */
+  backing_issue: ResourceSchema.optional(),
 });
 
 const readJson = readJsonInput;
@@ -129,6 +132,9 @@ Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key
   pool            scheduling pool, default "default"; worker_profile: approved profile, default the pool's
   graph_id        overrides --graph-id for this node
   execution_ref   pin a registered immutable worker revision (40/64 hex); admission_contract: its SHA-256
+  backing_issue   an existing Issue R (as above, kind "issue") to mirror this Work in instead of a new one;
+                  admission requires an installed projector rule's exact backing_issues grant
+                  (otherwise resource_unauthorized; docs/backing-issues.md)
 
 Example graph.json (Work, Issue and pull-request dependencies):
   [

@@ -37,6 +37,8 @@ export interface SubmitNode {
   execution_ref?: string;
   /** Explicit logical contract; omitted, admission freezes the route's approved one. */
   admission_contract?: string;
+  /** A pre-existing Issue (full resource identity) that backs this Work; needs a projector rule's exact grant. */
+  backing_issue?: JsonObject;
 }
 
 function policyOf(state: ReplayState): JsonObject {
@@ -73,6 +75,7 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
       enqueued: node.enqueued ?? defaults.at,
       ...(node.execution_ref === undefined ? {} : { execution_ref: node.execution_ref }),
       ...(node.admission_contract === undefined ? {} : { admission_contract: node.admission_contract }),
+      ...(node.backing_issue === undefined ? {} : { backing_issue: node.backing_issue }),
     } as unknown as QueueOperation;
   });
 }

@@ -41,7 +41,7 @@ const Comment = z.object({ id: GitHubId });
 export type WriteOutcome<T> =
   | { ok: true; value: T }
   /** GitHub definitively refused before executing (4xx), or the request never left. */
-  | { ok: false; kind: 'rejected'; status: number; reason: string; rateLimited: boolean }
+  | { ok: false; kind: 'rejected'; status: number; reason: string; rateLimited: boolean; message?: string }
   /** It may or may not have happened. */
   | { ok: false; kind: 'uncertain'; reason: string }
   /** Not sent: this run's writes stopped after an exhausted rate limit. */
@@ -106,7 +106,8 @@ export class IssuesClient {
         const failure = githubFailure(what, e, 'GitHub Issues', true);
         const rateLimited = failure.code === 'github_rate_limited';
         if (rateLimited) this.stopped = `rate limit exhausted while trying to ${what}`;
-        return { ok: false, kind: 'rejected', status: e.status, reason: failure.code, rateLimited };
+        const message = failure.details?.github_message;
+        return { ok: false, kind: 'rejected', status: e.status, reason: failure.code, rateLimited, ...(typeof message === 'string' ? { message } : {}) };
       }
       if (neverSent(e)) return { ok: false, kind: 'rejected', status: 0, reason: 'never_sent', rateLimited: false };
       return { ok: false, kind: 'uncertain', reason: isRequestError(e) && e.response !== undefined ? `http_${e.status}` : 'no_response' };
@@ -161,7 +162,8 @@ export class IssuesClient {
   async issue(resource: ResourceIdentity): Promise<FeedIssue | null> {
     try {
       const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number) }, FeedIssue, `read issue ${resource.repository}#${resource.number}`);
-      if (value.id !== resource.resource_id) return null;
+      // Not this resource, or a pull request (the Issues endpoint answers for both): not this binding.
+      if (value.id !== resource.resource_id || value.pull_request !== undefined) return null;
       return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
@@ -203,8 +205,19 @@ export class IssuesClient {
 
   async removeLabel(resource: ResourceIdentity, name: string): Promise<WriteOutcome<null>> {
     const out = await this.write('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', { ...split(resource.repository), issue_number: Number(resource.number), name }, null, `unlabel issue #${resource.number}`);
-    // Already absent: the desired state holds.
-    return !out.ok && out.kind === 'rejected' && out.status === 404 ? { ok: true, value: null } : out;
+    // The label is already absent: the desired state holds. (A 404 for the Issue itself is not that: it is gone.)
+    return !out.ok && out.kind === 'rejected' && out.status === 404 && /label does not exist/i.test(out.message ?? '') ? { ok: true, value: null } : out;
+  }
+
+  /**
+   * Closes the Issue as completed (completion policy `close-on-result`). Closing is idempotent,
+   * so an uncertain answer is simply tried again by a later run; the answer must name this
+   * Issue, closed, or it is uncertain.
+   */
+  async closeIssue(resource: ResourceIdentity): Promise<WriteOutcome<null>> {
+    const out = await this.write('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number), state: 'closed', state_reason: 'completed' }, z.object({ id: GitHubId, state: z.enum(['open', 'closed']) }), `close issue #${resource.number}`);
+    if (!out.ok) return out;
+    return out.value.id === resource.resource_id && out.value.state === 'closed' ? { ok: true, value: null } : { ok: false, kind: 'uncertain', reason: 'response_not_this_issue_closed' };
   }
 
   createComment(resource: ResourceIdentity, body: string): Promise<WriteOutcome<{ id: string }>> {

@@ -11,6 +11,7 @@ import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate
 import type { DependencyEdge, WorkRecord } from '../state.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit } from './limits.ts';
+import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 import { ownGet } from '../../schema/record.ts';
@@ -51,6 +52,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
   checkSubject(ctx, op, pool.allowed_repositories as string[]);
+  checkBackingIssue(ctx, op, pool.allowed_repositories as string[]);
   checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
@@ -90,6 +92,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     touchedBy: [ctx.commit.id],
   };
   state.works.set(op.work_id, record);
+  noteBackingIssue(state, record);
   setWorkState(state, record, 'available');
   bump(state.pendingByPool, op.pool, 1);
   if (graph === undefined) state.graphs.set(op.graph_id, [op.work_id]);
