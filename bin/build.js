@@ -1,10 +1,13 @@
 // Compiles the CLI once: esbuild bundles cli/main.ts (TypeScript) into plain
 // ES modules under dist/, one chunk per lazily imported part (console, MCP,
-// TUI, ...), with every npm package left external. `npm ci` and `npm pack`
+// TUI, ...), with every npm package left external except the keyboard
+// browser's ink and React, which its lazy chunk carries (about 1 MB), so an
+// installed CLI runs `fairway tui` without them installed. `npm ci` and `npm pack`
 // run it through the `prepare` script; `bin/fairway.js` runs it again only
 // when a source file it was built from has changed (checked by size and
 // mtime, then by SHA-256), so the CLI never transpiles TypeScript at run time.
 import { createHash } from 'node:crypto';
+import { builtinModules } from 'node:module';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +16,37 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
 export const MANIFEST = join(DIST, 'cli.json');
 /** Bump when the build options change: every earlier build is then stale. */
-const BUILD_FORMAT = 2;
+const BUILD_FORMAT = 3;
+
+/** Packages compiled into the CLI (with what they import) instead of resolved from node_modules at run time. */
+const BUNDLED = /^(ink|react)(\/|$)/;
+/**
+ * Optional imports of what BUNDLED pulls in, never installed: React DevTools (ink, only with
+ * DEV=true) and the native speed-ups `ws` tries in a try/catch.
+ */
+const NEVER = new Set(['react-devtools-core', 'bufferutil', 'utf-8-validate']);
+
+/**
+ * Leaves npm packages external, except BUNDLED ones and everything they import,
+ * which are compiled as production code (React picks its build by NODE_ENV).
+ * Bundled CommonJS code may `require` Node built-ins: each chunk gets a real
+ * `require` (the banner) for that.
+ */
+const externals = {
+  name: 'fairway-externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'fairway-resolve') return undefined;
+      if (args.path.startsWith('node:') || builtinModules.includes(args.path) || NEVER.has(args.path)) return { path: args.path, external: true };
+      if (!BUNDLED.test(args.path) && !args.importer.includes('/node_modules/')) return { path: args.path, external: true };
+      return b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'fairway-resolve' });
+    });
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.[cm]?js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replaceAll('process.env.NODE_ENV', '"production"'),
+      loader: 'js',
+    }));
+  },
+};
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -66,14 +99,18 @@ export async function build({ clean = false } = {}) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    plugins: [externals],
+    banner: { js: "import { createRequire as __fairwayRequire } from 'node:module'; const require = __fairwayRequire(import.meta.url);" },
     outdir: tmp,
     metafile: true,
     logLevel: 'warning',
   });
   const inputs = {};
-  // The build's own script is an input too: changing how the CLI is built rebuilds it.
-  for (const rel of [...Object.keys(result.metafile.inputs), 'bin/build.js'].sort()) {
+  // The build's own script is an input too: changing how the CLI is built rebuilds it. A bundled
+  // package counts by its package.json (its version), not file by file: start-up checks fewer files.
+  const sources = new Set(['bin/build.js']);
+  for (const rel of Object.keys(result.metafile.inputs)) sources.add(rel.replace(/^(.*node_modules\/(@[^/]+\/)?[^/]+)\/.*$/, '$1/package.json'));
+  for (const rel of [...sources].sort()) {
     const st = statSync(join(ROOT, rel));
     inputs[rel] = [st.size, st.mtimeMs, sha256(readFileSync(join(ROOT, rel)))];
   }

@@ -6,8 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { consoleMissing } from '../../cli/commands/console.ts';
 import { COMMANDS } from '../../cli/commands/index.ts';
+import { locateConsole } from '../../lib/console/locate.ts';
 import { CONSOLE_ROOT } from '../../lib/console/server.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -33,8 +33,8 @@ describe('fairway bin start-up', () => {
     expect(readFileSync(`${ROOT}bin/fairway.js`, 'utf8')).not.toMatch(/tsx/);
   });
 
-  it('a clone after npm ci has the optional console part (app sources and Next.js); an empty directory does not', () => {
-    expect(consoleMissing(CONSOLE_ROOT)).toBeUndefined();
-    expect(consoleMissing(`${ROOT}dist`)).toMatch(/^the console app is not installed here/);
+  it('a clone after npm ci has the optional console part (app sources and Next.js); a directory without it or the console package does not', () => {
+    expect(locateConsole(CONSOLE_ROOT)).toEqual({ kind: 'clone', root: CONSOLE_ROOT });
+    expect(locateConsole(`${ROOT}dist`)).toMatchObject({ kind: 'unavailable', code: 'console_not_installed' });
   });
 });
