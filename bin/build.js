@@ -1,8 +1,9 @@
 // Compiles the CLI once: esbuild bundles cli/main.ts (TypeScript) into plain
 // ES modules under dist/, one chunk per lazily imported part (console, MCP,
-// TUI, ...), with every npm package left external except the keyboard
-// browser's ink and React, which its lazy chunk carries (about 1 MB), so an
-// installed CLI runs `fairway tui` without them installed. `npm ci` and `npm pack`
+// TUI, ...), with the npm packages it runs compiled in (a few lazily loaded
+// ones aside: EXTERNAL below), so start-up reads a few files instead of
+// resolving hundreds, and an installed CLI runs `fairway tui` with the ink and
+// React its chunk carries. `npm ci` and `npm pack`
 // run it through the `prepare` script; `bin/fairway.js` runs it again only
 // when a source file it was built from has changed (checked by size and
 // mtime, then by SHA-256), so the CLI never transpiles TypeScript at run time.
@@ -16,30 +17,44 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
 export const MANIFEST = join(DIST, 'cli.json');
 /** Bump when the build options change: every earlier build is then stale. */
-const BUILD_FORMAT = 3;
+const BUILD_FORMAT = 4;
 
-/** Packages compiled into the CLI (with what they import) instead of resolved from node_modules at run time. */
-const BUNDLED = /^(ink|react)(\/|$)/;
 /**
- * Optional imports of what BUNDLED pulls in, never installed: React DevTools (ink, only with
- * DEV=true) and the native speed-ups `ws` tries in a try/catch.
+ * npm packages stay outside the build only when they are loaded lazily by one
+ * command and must keep their own module identity: the MCP SDK (the `mcp`
+ * command), prom-client (`stats --format prometheus`), and esbuild (this
+ * script). Everything else (commander, zod, the GitHub client, ink and React
+ * for the TUI, ...) is compiled in: one file per lazily loaded part instead of
+ * hundreds of package files to resolve and read at every start.
  */
-const NEVER = new Set(['react-devtools-core', 'bufferutil', 'utf-8-validate']);
+const EXTERNAL = /^(@modelcontextprotocol\/sdk|prom-client|esbuild)(\/|$)/;
+/**
+ * Optional imports of bundled packages that are never installed: React
+ * DevTools (ink, only with DEV=true), the native speed-ups `ws` tries, and
+ * `supports-color` (debug tries it in a try/catch).
+ */
+const NEVER = new Set(['react-devtools-core', 'bufferutil', 'utf-8-validate', 'supports-color']);
+/**
+ * The TUI's ink and React are devDependencies: a checkout installed with
+ * `npm ci --omit=dev` (the Action) compiles without them, leaving them
+ * external; `fairway tui` there answers tui_not_installed.
+ */
+const TUI_PACKAGES = /^(ink|react)(\/|$)/;
 
 /**
- * Leaves npm packages external, except BUNDLED ones and everything they import,
- * which are compiled as production code (React picks its build by NODE_ENV).
- * Bundled CommonJS code may `require` Node built-ins: each chunk gets a real
- * `require` (the banner) for that.
+ * Leaves built-ins, EXTERNAL and NEVER imports external; compiles bundled
+ * packages as production code (React picks its build by NODE_ENV). Bundled
+ * CommonJS code may `require` Node built-ins: each chunk gets a real `require`
+ * (the banner) for that.
  */
 const externals = {
   name: 'fairway-externals',
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.pluginData === 'fairway-resolve') return undefined;
-      if (args.path.startsWith('node:') || builtinModules.includes(args.path) || NEVER.has(args.path)) return { path: args.path, external: true };
-      if (!BUNDLED.test(args.path) && !args.importer.includes('/node_modules/')) return { path: args.path, external: true };
-      return b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'fairway-resolve' });
+    const tuiInstalled = exists(join(ROOT, 'node_modules', 'ink', 'package.json')) && exists(join(ROOT, 'node_modules', 'react', 'package.json'));
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || builtinModules.includes(args.path) || NEVER.has(args.path) || EXTERNAL.test(args.path)) return { path: args.path, external: true };
+      if (!tuiInstalled && TUI_PACKAGES.test(args.path)) return { path: args.path, external: true };
+      return undefined;
     });
     b.onLoad({ filter: /[\\/]node_modules[\\/].*\.[cm]?js$/ }, (args) => ({
       contents: readFileSync(args.path, 'utf8').replaceAll('process.env.NODE_ENV', '"production"'),
@@ -121,7 +136,10 @@ export async function build({ clean = false } = {}) {
   } catch {
     rmSync(tmp, { recursive: true, force: true }); // the same build is already in place
   }
-  const manifest = { format: BUILD_FORMAT, dir, inputs };
+  // Which output file each source module that is loaded on its own (the entry, lazy imports) became.
+  const modules = {};
+  for (const [out, o] of Object.entries(result.metafile.outputs)) if (o.entryPoint !== undefined) modules[o.entryPoint] = out.slice(out.lastIndexOf('/') + 1);
+  const manifest = { format: BUILD_FORMAT, dir, inputs, modules };
   const tmpManifest = `${MANIFEST}.${process.pid}`;
   writeFileSync(tmpManifest, JSON.stringify(manifest));
   renameSync(tmpManifest, MANIFEST);
