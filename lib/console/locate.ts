@@ -99,23 +99,24 @@ export type NextFactory = (options: NextServerOptions) => {
   close?(): Promise<void>;
 };
 
+/** The variable through which Next's standalone server.js hands its server the build's configuration. */
+export const STANDALONE_CONFIG_ENV = '__NEXT_PRIVATE_STANDALONE_CONFIG';
+
 /**
- * Next.js's server factory from the installation's own `next`, and the options
- * it needs there. The console package carries no next.config: its server runs
- * on the configuration the build serialised (`.next/required-server-files.json`),
- * handed over as Next's standalone server does.
+ * Next.js's server factory from the installation's own `next`, and the
+ * configuration to serve with: the one the build serialised
+ * (`.next/required-server-files.json`), handed over as Next's standalone
+ * server.js does. The console package carries no next.config; a clone serves
+ * only a current build, made from the same next.config.
  */
-export async function loadNextServer(install: ConsoleInstall): Promise<{ factory: NextFactory; conf?: Record<string, unknown> }> {
-  let conf: Record<string, unknown> | undefined;
-  if (install.kind === 'package') {
-    conf = (readJson(join(install.root, '.next', 'required-server-files.json'))?.config ?? undefined) as Record<string, unknown> | undefined;
-    if (conf === undefined) throw new Error(`${CONSOLE_PACKAGE} at ${install.root} has no .next/required-server-files.json`);
-    process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(conf);
-  }
+export async function loadNextServer(install: ConsoleInstall): Promise<{ factory: NextFactory; conf: Record<string, unknown> }> {
+  const conf = readJson(join(install.root, '.next', 'required-server-files.json'))?.config as Record<string, unknown> | undefined;
+  if (conf === undefined) throw new Error(`the console build at ${install.root} has no .next/required-server-files.json`);
+  process.env[STANDALONE_CONFIG_ENV] = JSON.stringify(conf);
   const entry = resolves(install.root, 'next');
   if (entry === undefined) throw new Error(`cannot resolve Next.js from ${install.root}`);
   const mod = (await import(pathToFileURL(entry).href)) as { default?: unknown };
   const factory = (typeof mod.default === 'function' ? mod.default : (mod.default as { default?: unknown } | undefined)?.default) as NextFactory | undefined;
   if (typeof factory !== 'function') throw new Error('cannot load the Next.js server');
-  return conf === undefined ? { factory } : { factory, conf };
+  return { factory, conf };
 }

@@ -138,7 +138,7 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   (process.env as Record<string, string>).NODE_ENV ??= 'production';
 
   const next = await loadNextServer(install);
-  const app = next.factory({ dev: false, dir: install.root, hostname: host, port, httpServer: server, quiet: true, ...(next.conf === undefined ? {} : { conf: next.conf }) });
+  const app = next.factory({ dev: false, dir: install.root, hostname: host, port, httpServer: server, quiet: true, conf: next.conf });
   await app.prepare();
   handler = app.getRequestHandler();
   if (options.warm !== false) {

@@ -129,6 +129,7 @@ describe('the console package installed beside it starts with `fairway console` 
   let demo = '';
   let child: ReturnType<typeof spawn> | null = null;
   let consoleInstall = '';
+  let startOutput = '';
 
   beforeAll(async () => {
     const made = await packConsole({ destination: work, log: () => {} });
@@ -150,6 +151,7 @@ describe('the console package installed beside it starts with `fairway console` 
       await new Promise((r) => setTimeout(r, 200));
     }
     ({ url, demo_repository: demo } = JSON.parse(readFileSync(state, 'utf8')) as { url: string; demo_repository: string });
+    startOutput = output;
   }, 600_000);
 
   afterAll(() => {
@@ -172,6 +174,11 @@ describe('the console package installed beside it starts with `fairway console` 
     const range = (JSON.parse(readFileSync(join(consoleRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
     expect(enginesRefused(consoleRoot, range)).toEqual([]);
     expect(enginesRefused(consoleRoot, pkg.engines.node).length, 'Next.js needs a newer Node than the CLI: the console says so in its own engines').toBeGreaterThan(0);
+  });
+
+  it('starts without Next.js warnings (it is handed the build\'s own configuration, as the standalone server is)', () => {
+    expect(startOutput).toContain('Fairway console on');
+    expect(startOutput).not.toMatch(/⚠|does not work with|warn/i);
   });
 
   it('serves the overview and the live tip of the demo queue, the same tip the ledger replays to', async () => {
