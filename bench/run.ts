@@ -15,6 +15,9 @@
  *        --only-section=envelope  only the envelope rows that need no large ledger: the ledger at
  *          the watermark plus its full reserve (small Policy limits) and the observation requests
  *          per refresh; written to bench/results/envelope-section.md (latest.json is left alone)
+ *        --only-section=install  only the packages people install and CLI start-up (bench/install.ts):
+ *          pack and install sizes and times of the CLI and the console, the installed console's
+ *          first page, the Action's install, start-up in the clone and installed; no ledger needed
  */
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
 import { runPublishBench, runThroughputBench } from './publish.ts';
@@ -27,7 +30,8 @@ import { GENERATOR_VERSION, cachedEnvelopeLedger, cachedLedger, type EnvelopeFil
 import { envelopeMarkdown, finalizeWrites } from './envelope.ts';
 import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
-import { runStartupBench } from './startup.ts';
+import { formatInstallBench, runInstallBench, type InstallReport } from './install.ts';
+import type { StartupRow } from './startup.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -44,8 +48,16 @@ const only = flag('only')?.split(',');
 const seed = Number(flag('seed') ?? 1);
 const quick = args.includes('--quick');
 const section = flag('only-section');
-if (section !== undefined && section !== 'envelope') throw new Error(`--only-section: unknown section ${section} (known: envelope)`);
+if (section !== undefined && section !== 'envelope' && section !== 'install') throw new Error(`--only-section: unknown section ${section} (known: envelope, install)`);
 const envelopeOnly = section === 'envelope';
+if (section === 'install') {
+  const report = await runInstallBench(ROOT, { quick, log });
+  console.log(`\n${formatInstallBench(report, (header, body) => table(header, body))}`);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'install-section.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'install-section.json'))} (--only-section=install: latest.json and envelope.md left alone)`);
+  process.exit(report.errors.length === 0 ? 0 : 1);
+}
 const withPhases = !args.includes('--no-phases') && !quick && !envelopeOnly;
 /** The "watermark plus its full reserve" ledger's Policy limits (small, so it generates in seconds). */
 const FILL = { ledgerBytes: 4 * MiB, recoveryBytes: 1 * MiB };
@@ -265,7 +277,8 @@ let schedulerRows: ReturnType<typeof runSchedulerBench> = [];
 let publishRows: Awaited<ReturnType<typeof runPublishBench>> = [];
 let throughputRows: Awaited<ReturnType<typeof runThroughputBench>> = [];
 let requestRows: Awaited<ReturnType<typeof runRequestsBench>> = [];
-let startupRows: ReturnType<typeof runStartupBench> = [];
+let startupRows: StartupRow[] = [];
+let installReport: InstallReport | null = null;
 if (!envelopeOnly) {
   try {
     schedulerRows = runSchedulerBench({ print: false });
@@ -287,9 +300,10 @@ if (!envelopeOnly) {
   console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');
   console.log(table(['store', 'operation', 'requests', 'schema violations'], requestRows.map((r) => [r.store, r.operation, String(r.requests), String(r.violations)]), true));
 
-  startupRows = runStartupBench(ROOT, quick ? 5 : 9);
-  console.log('\nCLI start-up: whole processes, interleaved with `node -e 0`, medians (goal: --help ≤ 0.15 s, fixed start-up ≤ 0.2 s)');
-  console.log(table(['command', 'median ms', 'node -e 0 ms', 'ratio', 'extra ms'], startupRows.map((r) => [r.command, r.medianMs.toFixed(0), r.nodeMs.toFixed(0), `${r.overNode.toFixed(2)}×`, r.extraMs.toFixed(0)]), true));
+  // The packages people install and CLI start-up, clone and installed (bench/install.ts).
+  installReport = await runInstallBench(ROOT, { quick, log });
+  startupRows = installReport.startup;
+  console.log(`\n${formatInstallBench(installReport, (header, body) => table(header, body))}`);
 }
 
 const observationRows = await runObservationRequestsBench([1, 10, 25]);
@@ -330,6 +344,7 @@ const latest = {
   requests: requestRows,
   observations: observationRows,
   startup: startupRows,
+  install: installReport,
   finalize: finalizeRows,
   quick,
   date: new Date().toISOString(),
