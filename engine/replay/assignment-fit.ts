@@ -35,14 +35,19 @@ function worstIdentities(): NonNullable<typeof worstIds> {
   return worstIds;
 }
 
-/** Worst-case canonical bytes of a one-Claim assignment of `work` (see the module comment). */
-export function worstAssignmentBytes(work: OperationOf<'Work'>, epoch: string, resultBytes: number): number {
+/**
+ * Worst-case canonical bytes of a one-Claim assignment of `work` (see the module comment). With
+ * `payloadBytes` (the payload's canonical size, already measured) the payload is not serialized
+ * again: the member is written with `{}` (2 bytes) in its place and the size added.
+ */
+export function worstAssignmentBytes(work: OperationOf<'Work'>, epoch: string, resultBytes: number, payloadBytes?: number): number {
   const ids = worstIdentities();
   const commitId = ids.commitId;
   const refs: JsonObject[] = work.depends_on.flatMap((edge) => (edge.kind === 'work'
     ? [{ work_id: edge.work_id, result_commit_id: WORST_REQUEST_ID, descriptor: {} }]
     : []));
-  const member: JsonObject = { handle: ids.handle, claim_id: ids.claimId, work_id: work.work_id, work: work.payload as unknown as JsonValue, result_refs: refs };
+  const payload = payloadBytes === undefined ? (work.payload as unknown as JsonValue) : {};
+  const member: JsonObject = { handle: ids.handle, claim_id: ids.claimId, work_id: work.work_id, work: payload, result_refs: refs };
   const envelope = assignment({
     dispatch_id: ids.dispatchId,
     request_id: WORST_REQUEST_ID,
@@ -52,7 +57,7 @@ export function worstAssignmentBytes(work: OperationOf<'Work'>, epoch: string, r
     worker_profile: work.worker_profile,
   }, [member]);
   // Each `{}` descriptor placeholder (2 bytes) stands for a descriptor of `resultBytes` bytes.
-  return utf8Bytes(canonicalize(envelope)) + refs.length * (resultBytes - 2);
+  return utf8Bytes(canonicalize(envelope)) + refs.length * (resultBytes - 2) + (payloadBytes === undefined ? 0 : payloadBytes - 2);
 }
 
 export function checkAssignmentFit(ctx: CommitContext, op: OperationOf<'Work'>): void {
@@ -60,7 +65,8 @@ export function checkAssignmentFit(ctx: CommitContext, op: OperationOf<'Work'>):
   if (policy === null) return; // applyWork already failed with policy_missing
   const limits = policy.policy.limits as Partial<Record<'assignment_bytes' | 'result_bytes', number>>;
   const max = limits.assignment_bytes ?? LIMIT_CEILINGS.assignment_bytes;
-  const bytes = worstAssignmentBytes(op, policy.epoch, limits.result_bytes ?? LIMIT_CEILINGS.result_bytes);
+  const record = ctx.state.works.get(op.work_id);
+  const bytes = worstAssignmentBytes(op, policy.epoch, limits.result_bytes ?? LIMIT_CEILINGS.result_bytes, record?.definition === op ? record.payloadBytes : undefined);
   if (bytes > max) {
     fail('assignment_limit', `Work ${op.node_key} cannot fit a one-Claim assignment: its worst case is ${bytes} bytes (payload and ${op.depends_on.filter((e) => e.kind === 'work').length} bounded Result inputs); assignment_bytes is ${max}`,
       where(ctx), { limit: 'assignment_bytes', bytes, max, node_key: op.node_key, graph_id: op.graph_id });

@@ -40,6 +40,17 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   return refs;
 }
 
+/** Payload sizes of Work admitted without one (restored from a checkpoint); planning never writes the state. */
+const measured = new WeakMap<WorkRecord, number>();
+
+/** Canonical UTF-8 bytes of a Work's payload: as measured at admission, else computed once per Work. */
+export function payloadBytes(work: WorkRecord): number {
+  if (work.payloadBytes !== undefined) return work.payloadBytes;
+  let bytes = measured.get(work);
+  if (bytes === undefined) measured.set(work, (bytes = utf8Bytes(canonicalize(work.definition.payload as JsonValue))));
+  return bytes;
+}
+
 /** One assignment member (AssignmentClaim.json). */
 export function assignmentMember(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject {
   const payload: JsonValue | undefined = work.definition.payload;
@@ -68,6 +79,15 @@ export class AssignmentSize {
 
   static memberBytes(member: JsonObject): number {
     return utf8Bytes(canonicalize(member));
+  }
+
+  /**
+   * `memberBytes(member)` for a member of `work` without serializing its payload again: the
+   * canonical text of an object is the concatenation of its members, so the member is written
+   * with `{}` (2 bytes) as its `work` and the payload's own canonical size added.
+   */
+  static memberBytesOf(member: JsonObject, work: WorkRecord): number {
+    return utf8Bytes(canonicalize({ ...member, work: {} })) - 2 + payloadBytes(work);
   }
 
   /** Size with one more member of `bytes`. */

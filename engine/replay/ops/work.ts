@@ -2,7 +2,8 @@
  * Work admission (spec 7.2, 7.15 "Atomic graph admission"), WorkCancellation
  * and the administrator WorkPriority override (spec 7.6).
  */
-import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
+import { canonicalize } from '../../codec/index.ts';
+import { utf8Bytes } from '../../scheduler/assignment.ts';
 import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
@@ -44,7 +45,8 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
   const named = { node_key: op.node_key, graph_id: op.graph_id };
-  const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
+  const payloadText = JSON.stringify(op.payload);
+  const payloadBytes = utf8Bytes(payloadText);
   checkLimit(ctx, 'payload_bytes', payloadBytes, `${nodeName(op)}: payload (canonical bytes)`, { ...named, value: payloadBytes });
   checkLimit(ctx, 'predecessors', op.depends_on.length, `${nodeName(op)}: the number of predecessors`, { ...named, value: op.depends_on.length });
   checkGraphPool(ctx, op);
@@ -71,6 +73,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     dependsOn: op.depends_on as DependencyEdge[],
     enqueued: op.enqueued,
     definition: op as unknown as JsonObject,
+    // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) unless the text has an
+    // escaped lone surrogate, which canonicalize refuses instead (measured again, and refused, there).
+    payloadBytes: payloadText.includes('\\ud') ? undefined : payloadBytes,
     position: { ordinal: ctx.ordinal, operation: ctx.index },
     fifo: ctx.ordinal * 65536 + ctx.index,
     admittedCommit: ctx.commit.id,
