@@ -1,5 +1,5 @@
 /** SHA-256 hex digests for identities and fingerprints (contract `identities`, `fingerprint`). */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { fail } from '../errors.ts';
 import { isWellFormedUnicode } from './json.ts';
 
@@ -8,12 +8,17 @@ import { isWellFormedUnicode } from './json.ts';
  * unpaired surrogate has no UTF-8 form (it would silently hash U+FFFD): `invalid_unicode`.
  */
 export function sha256Hex(data: string | Uint8Array): string {
-  if (typeof data === 'string') {
-    if (!isWellFormedUnicode(data)) fail('invalid_unicode', 'cannot hash a string with an unpaired surrogate');
-    return createHash('sha256').update(data, 'utf8').digest('hex');
-  }
-  return createHash('sha256').update(data).digest('hex');
+  if (typeof data === 'string' && !isWellFormedUnicode(data)) fail('invalid_unicode', 'cannot hash a string with an unpaired surrogate');
+  return oneShot(data);
 }
+
+/**
+ * One-shot SHA-256 (`crypto.hash`, Node >= 20.12: no Hash object per call, the replay hot path
+ * hashes an identity per Work and per Claim); `createHash` where it is missing.
+ */
+const oneShot: (data: string | Uint8Array) => string = typeof (crypto as { hash?: unknown }).hash === 'function'
+  ? (data) => (crypto as unknown as { hash: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash('sha256', data, 'hex')
+  : (data) => crypto.createHash('sha256').update(data).digest('hex');
 
 /**
  * `sha256Hex(parts.join(''))` without building the joined string: each part is hashed as its
@@ -22,7 +27,7 @@ export function sha256Hex(data: string | Uint8Array): string {
  * parts is rejected too (it has no UTF-8 form in either part).
  */
 export function sha256HexOfParts(...parts: string[]): string {
-  const hash = createHash('sha256');
+  const hash = crypto.createHash('sha256');
   for (const part of parts) {
     if (!isWellFormedUnicode(part)) fail('invalid_unicode', 'cannot hash a string with an unpaired surrogate');
     hash.update(part, 'utf8');
