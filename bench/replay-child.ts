@@ -10,6 +10,8 @@
  *   replay    read file + `replayLedger(bytes)` (best of ARG=3); peak RSS of the first run
  *   append    replay the first N-ARG (20) lines, then `appendLedger` each of the last ARG lines;
  *             then, from the third-last dispatch_next on, append every line (grants cost the most)
+ *   ratio     floor and replay interleaved in this one process, ARG (5) rounds after one warm-up
+ *             round of each: per-round CPU-time and wall-time ratios replay / floor, and medians
  *   phases    where cold replay spends its time: the `extend` loop of engine/replay/replay.ts with a
  *             timer around each step (decode, split, parse, schema, envelope text, fold by kind)
  *
@@ -77,6 +79,57 @@ function floor(file: string, runs: number): object {
     lines = n;
   }
   return { mode: 'floor', lines, times: times.map(round), best: round(Math.min(...times)), cpuBest: round(Math.min(...cpu)), maxRssKB: maxRssKB() };
+}
+
+/** One floor run: read + split + JSON.parse of every line; answers the line count. */
+function floorOnce(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  let n = 0;
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    JSON.parse(line);
+    n += 1;
+  }
+  return n;
+}
+
+/**
+ * The goal's measure (docs/performance.md): replay over the floor measured in the same process,
+ * interleaved (floor, replay, floor, replay, ...) so both see the same machine load, after one
+ * untimed warm-up of each. Reports each round's ratio and the medians.
+ */
+function ratio(file: string, rounds: number): object {
+  floorOnce(file);
+  replayLedger(readFileSync(file));
+  const floorCpu: number[] = [];
+  const replayCpu: number[] = [];
+  const floorWall: number[] = [];
+  const replayWall: number[] = [];
+  let commits = 0;
+  for (let r = 0; r < rounds; r++) {
+    gc();
+    let c = cpuNow();
+    let t = now();
+    floorOnce(file);
+    floorWall.push(now() - t);
+    floorCpu.push(cpuNow() - c);
+    gc();
+    c = cpuNow();
+    t = now();
+    commits = replayLedger(readFileSync(file)).commitCount;
+    replayWall.push(now() - t);
+    replayCpu.push(cpuNow() - c);
+  }
+  const cpuRatios = replayCpu.map((x, i) => x / floorCpu[i]!);
+  const wallRatios = replayWall.map((x, i) => x / floorWall[i]!);
+  return {
+    mode: 'ratio', rounds, commits,
+    floorCpu: floorCpu.map(round), replayCpu: replayCpu.map(round), floorWall: floorWall.map(round), replayWall: replayWall.map(round),
+    cpuRatios: cpuRatios.map((x) => round(x)), wallRatios: wallRatios.map((x) => round(x)),
+    cpuRatio: round(median(cpuRatios)), wallRatio: round(median(wallRatios)),
+    floorCpuMedian: round(median(floorCpu)), replayCpuMedian: round(median(replayCpu)),
+    maxRssKB: maxRssKB(),
+  };
 }
 
 function replay(file: string, runs: number): object {
@@ -292,11 +345,14 @@ switch (mode) {
   case 'append':
     report = append(file!, n ?? 20);
     break;
+  case 'ratio':
+    report = ratio(file!, n ?? 5);
+    break;
   case 'phases':
     report = await phases(file!);
     break;
   default:
-    console.error('usage: replay-child.ts baseline|floor|replay|append|phases FILE [N]');
+    console.error('usage: replay-child.ts baseline|floor|replay|append|ratio|phases FILE [N]');
     process.exit(2);
 }
 process.stdout.write(`${JSON.stringify(report)}\n`);
