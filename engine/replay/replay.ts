@@ -159,11 +159,13 @@ const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVeri
 
 function parseRecord(text: string, line: number): { commit: QueueCommit; verdict: EnvelopeVerdict } {
   try {
-    const { value, spans } = parseLedgerRecord(text);
+    const { value, spans, record } = parseLedgerRecord(text);
     const version = (value as { version?: unknown } | null)?.version;
     if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
-    const commit = parseQueueCommit(value);
-    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit) };
+    // The request parameters' copy of the operations has the same text, hence the same value: validated once.
+    const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
+    const commit = parseQueueCommit(value, alias);
+    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;
