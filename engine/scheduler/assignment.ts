@@ -4,7 +4,7 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { canonicalize } from '../codec/index.ts';
+import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
@@ -47,7 +47,7 @@ const measured = new WeakMap<WorkRecord, number>();
 export function payloadBytes(work: WorkRecord): number {
   if (work.payloadBytes !== undefined) return work.payloadBytes;
   let bytes = measured.get(work);
-  if (bytes === undefined) measured.set(work, (bytes = utf8Bytes(canonicalize(work.definition.payload as JsonValue))));
+  if (bytes === undefined) measured.set(work, (bytes = canonicalSize(work.definition.payload as JsonValue)));
   return bytes;
 }
 
@@ -74,7 +74,7 @@ export class AssignmentSize {
   private memberBytes = 0;
 
   constructor(provenance: AssignmentProvenance) {
-    this.base = utf8Bytes(canonicalize(assignment(provenance, [])));
+    this.base = canonicalSize(assignment(provenance, []));
   }
 
   static memberBytes(member: JsonObject): number {
@@ -87,7 +87,7 @@ export class AssignmentSize {
    * with `{}` (2 bytes) as its `work` and the payload's own canonical size added.
    */
   static memberBytesOf(member: JsonObject, work: WorkRecord): number {
-    return utf8Bytes(canonicalize({ ...member, work: {} })) - 2 + payloadBytes(work);
+    return canonicalSize({ ...member, work: {} }) - 2 + payloadBytes(work);
   }
 
   /** Size with one more member of `bytes`. */

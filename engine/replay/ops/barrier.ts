@@ -2,10 +2,9 @@
  * Delivery barriers of completed Work (spec 7.15): Result and DeliveryFailure
  * are mutually exclusive, terminal decisions on a pending barrier.
  */
-import { canonicalize } from '../../codec/index.ts';
+import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
-import { utf8Bytes } from '../../scheduler/assignment.ts';
 import { recordResult } from '../../scheduler/ready-index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, touch } from '../mutate.ts';
@@ -28,7 +27,7 @@ function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, com
 export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void {
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).result_bytes ?? 4096;
-  const bytes = utf8Bytes(canonicalize(op.descriptor as unknown as JsonObject));
+  const bytes = canonicalSize(op.descriptor as unknown as JsonObject);
   if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
   const claim = ctx.state.claims.get(work.currentClaim!)!;
   checkBoundRunEvidence(ctx, ctx.state.dispatches.get(claim.dispatchId)!, op.evidence, `Result of Work ${op.work_id}`);

@@ -8,7 +8,7 @@
  * UTF-8 bytes of each lifecycle `evidence` object (Dispatch, Release, Result,
  * DeliveryFailure) and of each whole Observation and Control operation.
  */
-import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
+import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import type { QueueOperation } from '../../schema/index.ts';
@@ -51,6 +51,6 @@ function evidenceRecord(op: QueueOperation): JsonObject | null {
 export function checkEvidenceBytes(ctx: CommitContext, op: QueueOperation): void {
   const record = evidenceRecord(op);
   if (record === null) return;
-  const bytes = utf8ByteLength(canonicalize(record));
+  const bytes = canonicalSize(record);
   checkLimit(ctx, 'evidence_bytes', bytes, `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
 }
