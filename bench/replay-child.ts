@@ -281,11 +281,11 @@ async function phases(file: string): Promise<object> {
     lap('decode');
     let value = JSON.parse(lineText) as JsonValue;
     lap('parse (JSON.parse)');
-    let record = canonicalRecordSpans(lineText);
+    let record = canonicalRecordSpans(lineText, end - start === lineText.length);
     let spans = record?.members ?? null;
     if (record === null) {
       slow.canonical += 1;
-      ({ value, spans, record } = parseLedgerRecord(lineText)); // not proven in one pass: the engine's own path
+      ({ value, spans, record } = parseLedgerRecord(lineText, end - start)); // not proven in one pass: the engine's own path
     }
     lap('canonical (one-pass check)');
     if ((value as { version?: unknown }).version !== 3) throw new Error(`line ${line}: not version 3`);

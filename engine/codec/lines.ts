@@ -163,9 +163,10 @@ export function parseLedgerLine(text: string): JsonValue {
  * each top-level member's value in `text` (null for a valid non-canonical line),
  * and from the one-pass check the request's member spans (`record`, see
  * `canonicalRecordSpans`). The same proof applies: the spans index the canonical
- * serialization itself.
+ * serialization itself. `bytes`, when known, is the record's UTF-8 length (equal to its length:
+ * an ASCII record, which the one-pass check scans faster).
  */
-export function parseLedgerRecord(text: string): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null } {
+export function parseLedgerRecord(text: string, bytes?: number): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null } {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
     fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
@@ -174,7 +175,7 @@ export function parseLedgerRecord(text: string): { value: JsonValue; spans: Memb
     // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
     // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
     // then decides, so both paths accept exactly the same lines.
-    const fast = canonicalRecordSpans(text);
+    const fast = canonicalRecordSpans(text, bytes === text.length);
     if (fast !== null) return { value, spans: fast.members, record: fast };
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       const members = canonicalMembers(value);

@@ -37,6 +37,8 @@ export interface FastValidator {
   (value: unknown, alias?: unknown): Verdict;
   /** Schema constructs answered UNPROVEN by construction (`type` or `type:check`), for tests. */
   readonly unproven: readonly string[];
+  /** The generated source (diagnostics). */
+  readonly source: string;
 }
 
 export interface AliasRule {
@@ -62,6 +64,31 @@ class Generator {
   readonly unproven: string[] = [];
 
   constructor(private readonly alias: AliasRule | undefined) {}
+
+  /** A source literal for a primitive that has an exact one (else a constant slot). */
+  literal(value: unknown): string {
+    switch (typeof value) {
+      case 'string':
+        return JSON.stringify(value);
+      case 'boolean':
+        return String(value);
+      case 'undefined':
+        return 'undefined';
+      case 'number':
+        if (Object.is(value, -0)) return '-0';
+        return Number.isFinite(value) ? String(value) : this.constant(value);
+      default:
+        return value === null ? 'null' : this.constant(value);
+    }
+  }
+
+  /** `Set#has` (SameValueZero) as a chain of `===` for a few primitives without NaN, else the Set itself. */
+  member(expr: string, values: Set<unknown>): string {
+    const list = [...values];
+    const small = list.length <= 8 && list.every((x) => x === null || ['string', 'boolean', 'undefined'].includes(typeof x) || (typeof x === 'number' && !Number.isNaN(x)));
+    if (!small || list.length === 0) return `${this.constant(values)}.has(${expr})`;
+    return `(${list.map((x) => `${expr} === ${this.literal(x)}`).join(' || ')})`;
+  }
 
   constant(value: unknown): string {
     let i = this.constants.indexOf(value);
@@ -107,7 +134,7 @@ class Generator {
         return ['if (typeof v !== "boolean") return 0;', ...this.checks(schema)];
       case 'literal':
       case 'enum':
-        return [`if (!${this.constant(internals(schema).values)}.has(v)) return 0;`, ...this.checks(schema)];
+        return [`if (!${this.member('v', internals(schema).values!)}) return 0;`, ...this.checks(schema)];
       case 'unknown':
       case 'any':
         return this.checks(schema);
@@ -149,10 +176,10 @@ class Generator {
       const c = check._zod.def as unknown as Record<string, unknown> & { check: string };
       switch (c.check) {
         case 'less_than':
-          out.push(`if (!(v ${c.inclusive ? '<=' : '<'} ${this.constant(c.value)})) return 0;`);
+          out.push(`if (!(v ${c.inclusive ? '<=' : '<'} ${this.literal(c.value)})) return 0;`);
           break;
         case 'greater_than':
-          out.push(`if (!(v ${c.inclusive ? '>=' : '>'} ${this.constant(c.value)})) return 0;`);
+          out.push(`if (!(v ${c.inclusive ? '>=' : '>'} ${this.literal(c.value)})) return 0;`);
           break;
         case 'number_format': {
           const format = (c.format as string | undefined) ?? 'float64';
@@ -162,17 +189,17 @@ class Generator {
             break;
           }
           if (format.includes('int')) out.push('if (!Number.isSafeInteger(v)) return 0;');
-          out.push(`if (v < ${this.constant(range[0])} || v > ${this.constant(range[1])}) return 0;`);
+          out.push(`if (v < ${this.literal(range[0])} || v > ${this.literal(range[1])}) return 0;`);
           break;
         }
         case 'max_length':
-          out.push(`if (v.length > ${this.constant(c.maximum)}) return 0;`);
+          out.push(`if (v.length > ${this.literal(c.maximum)}) return 0;`);
           break;
         case 'min_length':
-          out.push(`if (v.length < ${this.constant(c.minimum)}) return 0;`);
+          out.push(`if (v.length < ${this.literal(c.minimum)}) return 0;`);
           break;
         case 'length_equals':
-          out.push(`if (v.length !== ${this.constant(c.length)}) return 0;`);
+          out.push(`if (v.length !== ${this.literal(c.length)}) return 0;`);
           break;
         case 'string_format':
           if (c.format !== 'regex') {
@@ -216,7 +243,7 @@ class Generator {
     return [
       'for (let i = 0; i < v.length; i++) {',
       '  const e = v[i];',
-      `  if (typeof e !== "object" || e === null || !${this.constant(new Set(same))}.has(e[${JSON.stringify(key)}])) return 2;`,
+      `  if (typeof e !== "object" || e === null || !${this.member(`e[${JSON.stringify(key)}]`, new Set(same))}) return 2;`,
       '}',
     ];
   }
@@ -224,7 +251,7 @@ class Generator {
   private object(schema: z.core.$ZodType, def: Def): string[] {
     const shape = def.shape as Record<string, z.core.$ZodType>;
     const keys = Object.keys(shape);
-    const out = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return 0;'];
+    const out = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return 0;', 'let x;'];
     for (const key of keys) {
       if (key === '__proto__') continue; // zod skips it in the shape loop
       const field = shape[key]!;
@@ -240,12 +267,15 @@ class Generator {
         const onClean = optin !== undefined ? '' : 'return 0;';
         absent = `r = ${f}(undefined, a); if (r === 2) return 2; if (r === 0) { ${onIssue} } else { ${onClean} }`;
       }
-      out.push(`if (${k} in v) { r = ${f}(v[${k}], a); if (r !== 1) return r; } else { ${absent} }`);
+      // Present as zod sees it (`key in value`); a defined value proves it without the `in` test.
+      out.push(`x = v[${k}];`, `if (x !== undefined || ${k} in v) { r = ${f}(x, a); if (r !== 1) return r; } else { ${absent} }`);
     }
     const catchall = def.catchall as z.core.$ZodType | undefined;
-    const known = this.constant(new Set(keys));
-    if (catchall === undefined) out.push(`for (const key in v) if (!${known}.has(key)) return 2;`); // zod strips it: the output differs
-    else if (defOf(catchall).type === 'never') out.push(`for (const key in v) if (!${known}.has(key)) return 0;`);
+    // Every `for...in` key outside the shape: strict rejects it; strip would drop it (the output differs).
+    const unknown = (verdict: number): string =>
+      `for (const key in v) { switch (key) { ${keys.map((key) => `case ${JSON.stringify(key)}:`).join(' ')} break; default: return ${verdict}; } }`;
+    if (catchall === undefined) out.push(unknown(2));
+    else if (defOf(catchall).type === 'never') out.push(unknown(0));
     else out.push(...this.giveUp('object:catchall'));
     return [...out, ...this.checks(schema)];
   }
@@ -261,7 +291,7 @@ class Generator {
     const out = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return 0;', `const d = v[${key}];`];
     for (const [value, option] of discriminatorMap(def)) {
       if (typeof value === 'number' && Number.isNaN(value)) return this.giveUp('union:NaN');
-      out.push(`if (d === ${this.constant(value)}) ${option === null ? 'return 0;' : `return ${this.fn(option)}(v, a);`}`);
+      out.push(`if (d === ${this.literal(value)}) ${option === null ? 'return 0;' : `return ${this.fn(option)}(v, a);`}`);
     }
     out.push('return 0;');
     return out;
@@ -294,5 +324,6 @@ export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): Fa
     }
   }) as FastValidator;
   Object.defineProperty(validator, 'unproven', { value: Object.freeze([...generator.unproven]) });
+  Object.defineProperty(validator, 'source', { value: generator.source(root) });
   return validator;
 }

@@ -26,10 +26,15 @@ export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
   return limits?.[name] ?? DEFAULTS[name];
 }
 
-/** `resource_limit` unless `used` fits within the installed limit `name`. */
-export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string, extra: Record<string, string | number> = {}): void {
+/**
+ * `resource_limit` unless `used` fits within the installed limit `name`. `what` and `extra` may be
+ * given as functions: replay checks several limits per admitted Work and only a failure reads them.
+ */
+export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string | (() => string), extra: Record<string, string | number> | (() => Record<string, string | number>) = {}): void {
   const max = limitOf(ctx, name);
-  if (used > max) fail('resource_limit', `${what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...extra });
+  if (used > max) {
+    fail('resource_limit', `${typeof what === 'function' ? what() : what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...(typeof extra === 'function' ? extra() : extra) });
+  }
 }
 
 /** The record `evidence_bytes` bounds in `op`, or null when the operation carries none. */
@@ -52,5 +57,5 @@ export function checkEvidenceBytes(ctx: CommitContext, op: QueueOperation): void
   const record = evidenceRecord(op);
   if (record === null) return;
   const bytes = canonicalSize(record);
-  checkLimit(ctx, 'evidence_bytes', bytes, `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
+  checkLimit(ctx, 'evidence_bytes', bytes, () => `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
 }

@@ -44,11 +44,11 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
 
   // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
-  const named = { node_key: op.node_key, graph_id: op.graph_id };
+  const named = (value: number) => (): Record<string, string | number> => ({ node_key: op.node_key, graph_id: op.graph_id, value });
   const payloadText = JSON.stringify(op.payload);
   const payloadBytes = utf8Bytes(payloadText);
-  checkLimit(ctx, 'payload_bytes', payloadBytes, `${nodeName(op)}: payload (canonical bytes)`, { ...named, value: payloadBytes });
-  checkLimit(ctx, 'predecessors', op.depends_on.length, `${nodeName(op)}: the number of predecessors`, { ...named, value: op.depends_on.length });
+  checkLimit(ctx, 'payload_bytes', payloadBytes, () => `${nodeName(op)}: payload (canonical bytes)`, named(payloadBytes));
+  checkLimit(ctx, 'predecessors', op.depends_on.length, () => `${nodeName(op)}: the number of predecessors`, named(op.depends_on.length));
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
@@ -58,7 +58,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   const graph = state.graphs.get(op.graph_id);
   checkGraphNodes(ctx, op);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  checkLimit(ctx, 'pending_nodes', pending + 1, `pool ${op.pool}'s pending Work with ${nodeName(op)}`, { ...named, value: pending + 1 });
+  checkLimit(ctx, 'pending_nodes', pending + 1, () => `pool ${op.pool}'s pending Work with ${nodeName(op)}`, named(pending + 1));
 
   const record: WorkRecord = {
     workId: op.work_id,
