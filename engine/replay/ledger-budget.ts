@@ -75,10 +75,10 @@ export interface LedgerBudget {
   bytes: number;
   /** Σ of the reserve contributions. */
   reserve: number;
-  /** Reserve contribution per Work id (nonzero only). */
-  works: Map<string, number>;
-  /** Reserve contribution per dispatch id (nonzero only). */
-  groups: Map<string, number>;
+  /** Reserve contribution per Work record (nonzero only; keyed by the record: no id hashing). */
+  works: Map<WorkRecord, number>;
+  /** Reserve contribution per dispatch group record (nonzero only). */
+  groups: Map<DispatchRecord, number>;
 }
 
 export interface BudgetLimits {
@@ -135,18 +135,20 @@ function budgetOf(state: ReplayState): LedgerBudget {
 }
 
 /** Sets one contribution (recomputing an unchanged one is a no-op, so a part may be set twice). */
-function setPart(budget: LedgerBudget, parts: Map<string, number>, id: string, value: number): void {
-  budget.reserve += value - (parts.get(id) ?? 0);
-  if (value === 0) parts.delete(id);
-  else parts.set(id, value);
+function setPart<K>(budget: LedgerBudget, parts: Map<K, number>, key: K, value: number): void {
+  const before = parts.get(key) ?? 0;
+  if (value === before) return;
+  budget.reserve += value - before;
+  if (value === 0) parts.delete(key);
+  else parts.set(key, value);
 }
 
 function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits): void {
   budget.works.clear();
   budget.groups.clear();
   budget.reserve = 0;
-  for (const work of state.works.values()) setPart(budget, budget.works, work.workId, workReserveWith(state, limits, work));
-  for (const group of state.dispatches.values()) setPart(budget, budget.groups, group.dispatchId, dispatchReserveWith(state, limits, group));
+  for (const work of state.works.values()) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+  for (const group of state.dispatches.values()) setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
 }
 
 /**
@@ -156,7 +158,7 @@ function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLi
 function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, commit: QueueCommit): void {
   const chargeWork = (id: string): void => {
     const work = state.works.get(id);
-    if (work !== undefined) setPart(budget, budget.works, id, workReserveWith(state, limits, work));
+    if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
   };
   const groups: string[] = [];
   for (const op of commit.operations as unknown as Record<string, unknown>[]) {
@@ -173,7 +175,7 @@ function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: Budg
   for (const id of groups) {
     const group = state.dispatches.get(id);
     if (group === undefined) continue;
-    setPart(budget, budget.groups, id, dispatchReserveWith(state, limits, group));
+    setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
     for (const claimId of group.claimIds) {
       const claim = state.claims.get(claimId);
       if (claim !== undefined) chargeWork(claim.workId);
