@@ -49,8 +49,6 @@ export interface WorkRecord {
   enqueued: number;
   /** The complete immutable Work operation as admitted (idempotency, payload, views). */
   definition: JsonObject;
-  /** Canonical UTF-8 bytes of `definition.payload`, once measured (scheduler/assignment.ts `payloadBytes`). */
-  payloadBytes?: number;
   position: Position;
   /** Monotone FIFO rank: ordinal * 65536 + operation index (operations ≤ 256). */
   fifo: number;

@@ -40,12 +40,19 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   return refs;
 }
 
-/** Payload sizes of Work admitted without one (restored from a checkpoint); planning never writes the state. */
+/**
+ * Canonical payload sizes by Work record, beside the state (not a field of it: the record is
+ * also a view's document, and planning never writes the state).
+ */
 const measured = new WeakMap<WorkRecord, number>();
+
+/** Records the payload size measured at admission (replay/ops/work.ts). */
+export function notePayloadBytes(work: WorkRecord, bytes: number): void {
+  measured.set(work, bytes);
+}
 
 /** Canonical UTF-8 bytes of a Work's payload: as measured at admission, else computed once per Work. */
 export function payloadBytes(work: WorkRecord): number {
-  if (work.payloadBytes !== undefined) return work.payloadBytes;
   let bytes = measured.get(work);
   if (bytes === undefined) measured.set(work, (bytes = canonicalSize(work.definition.payload as JsonValue)));
   return bytes;

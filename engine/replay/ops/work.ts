@@ -3,7 +3,7 @@
  * and the administrator WorkPriority override (spec 7.6).
  */
 import { canonicalize } from '../../codec/index.ts';
-import { utf8Bytes } from '../../scheduler/assignment.ts';
+import { notePayloadBytes, utf8Bytes } from '../../scheduler/assignment.ts';
 import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
@@ -73,9 +73,6 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     dependsOn: op.depends_on as DependencyEdge[],
     enqueued: op.enqueued,
     definition: op as unknown as JsonObject,
-    // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) unless the text has an
-    // escaped lone surrogate, which canonicalize refuses instead (measured again, and refused, there).
-    payloadBytes: payloadText.includes('\\ud') ? undefined : payloadBytes,
     position: { ordinal: ctx.ordinal, operation: ctx.index },
     fifo: ctx.ordinal * 65536 + ctx.index,
     admittedCommit: ctx.commit.id,
@@ -94,6 +91,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     cancellationReason: null,
     touchedBy: [ctx.commit.id],
   };
+  // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) unless the text has an
+  // escaped lone surrogate, which canonicalize refuses instead (measured again, and refused, there).
+  if (!payloadText.includes('\\ud')) notePayloadBytes(record, payloadBytes);
   state.works.set(op.work_id, record);
   setWorkState(state, record, 'available');
   bump(state.pendingByPool, op.pool, 1);
