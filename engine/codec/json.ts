@@ -53,9 +53,9 @@ export function utf8ByteLength(s: string): number {
 }
 
 /** True when `s` has no unpaired surrogate (is a sequence of Unicode scalar values). */
-export function isWellFormedUnicode(s: string): boolean {
-  return !SURROGATE.test(s) || !LONE_SURROGATE.test(s);
-}
+export const isWellFormedUnicode: (s: string) => boolean = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+  ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+  : (s) => !SURROGATE.test(s) || !LONE_SURROGATE.test(s);
 
 // ---------------------------------------------------------------- canonical serializer
 

@@ -6,7 +6,7 @@
  */
 import { fail, isProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import { claimMismatch, pack } from '../scheduler/pack.ts';
+import { claimMismatch, packGrant } from '../scheduler/pack.ts';
 import type { CommitContext, OperationOf } from './context.ts';
 import { applyClaim } from './ops/claim.ts';
 import { applyObservation } from './ops/observation.ts';
@@ -40,7 +40,7 @@ export function applyGrant(ctx: CommitContext): void {
   }
 
   const claims = ops.slice(firstClaim) as OperationOf<'Claim'>[];
-  const plan = pack(state, {
+  const plan = packGrant(state, {
     requestId: commit.request.id,
     commitId: commit.id,
     pool: params.pool,

@@ -106,7 +106,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     for (const record of records) {
       const physical = lineBase + record.line;
       const lineText = record.text();
-      const { commit, verdict } = parseRecord(lineText, physical);
+      const { commit, verdict } = parseRecord(lineText, physical, record.span === null ? undefined : record.span.end - record.span.start);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
         applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
         projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
@@ -157,13 +157,15 @@ function records_(input: Uint8Array | string): InputRecord[] {
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
 
-function parseRecord(text: string, line: number): { commit: QueueCommit; verdict: EnvelopeVerdict } {
+function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict } {
   try {
-    const { value, spans } = parseLedgerRecord(text);
+    const { value, spans, record } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
     if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
-    const commit = parseQueueCommit(value);
-    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit) };
+    // The request parameters' copy of the operations has the same text, hence the same value: validated once.
+    const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
+    const commit = parseQueueCommit(value, alias);
+    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;
