@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { publishTransition } from '../../lib/github/transition.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { publishTransition } from '../../lib/lifecycle/transition.ts';
 import { actions, addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, PRINCIPAL, type Bench } from '../lifecycle/harness.ts';
 

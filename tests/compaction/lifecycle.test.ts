@@ -13,9 +13,9 @@ import { main } from '../../cli/main.ts';
 import { canonicalize } from '../../engine/codec/index.ts';
 import { startMarker } from '../../engine/lifecycle/dispatch.ts';
 import { startRequestId } from '../../engine/lifecycle/ids.ts';
-import { settleDelivery } from '../../lib/github/delivery.ts';
-import { publishTransition } from '../../lib/github/transition.ts';
-import { groupAssignment } from '../../lib/github/launcher.ts';
+import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
+import { publishTransition } from '../../lib/lifecycle/transition.ts';
+import { groupAssignment } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
 

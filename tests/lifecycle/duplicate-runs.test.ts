@@ -9,11 +9,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
 import type { GitHubApi } from '../../lib/github/api.ts';
-import { finishClaim } from '../../lib/github/finish.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { finishClaim } from '../../lib/lifecycle/finish.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { actions, addRun, findRun, type FakeRun } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
 

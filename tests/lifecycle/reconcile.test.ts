@@ -6,9 +6,9 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { addRun, findRun, setRunStatus, actions } from '../fake-github/routes-actions.ts';
 import { DEFAULT_USER } from '../fake-github/routes-issues.ts';
 import { countOps, createBench, dispatchPosts, PRINCIPAL, type Bench } from './harness.ts';
