@@ -57,8 +57,9 @@ function counting(store: LedgerStore): { store: LedgerStore; writes: () => numbe
 /** A backend for the global flags; `now` is the decision clock for snapshots. */
 export function openBackend(g: GlobalOptions, now: () => number = Date.now): TuiBackend {
   const principal = principalOf(g);
-  if (g.ledger !== undefined) {
-    const source = readSource(g);
+  const store = storeFor(g);
+  if (store.readOnly === true) {
+    const source = readSource(g, store);
     return {
       authority: { principal, source: source.label, writable: false, basis: 'read-only ledger file' },
       load: async (watch) => buildSnapshot(await source.load(), now(), watch),
@@ -66,7 +67,7 @@ export function openBackend(g: GlobalOptions, now: () => number = Date.now): Tui
     };
   }
   const basis = g.github !== undefined ? 'GitHub token; GitHub enforces repository permissions' : 'local principal, unauthenticated';
-  return storeBackend(storeFor(g), { principal, basis, repository: (p) => queueRepository(g, p) }, now);
+  return storeBackend(store, { principal, basis, repository: (p) => queueRepository(g, p) }, now);
 }
 
 /** Reads and administrator publications on one store, sharing one incrementally extended projection. */
