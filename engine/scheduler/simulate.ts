@@ -35,6 +35,7 @@ import { applyTransition, createFairnessState, type FairnessState } from './cloc
 import { numericCompare, utf8Compare } from './order.ts';
 import { pack } from './pack.ts';
 import { bucketsOf, indexWork, unindexWork } from './ready-index.ts';
+import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 
 export interface WorkloadNode {
   key: string;
@@ -161,21 +162,18 @@ function simulationPolicy(settings: JsonObject): JsonObject {
     ref: '0'.repeat(40), share_keys: false, trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
   };
   return {
-    mode: settings.mode ?? 'weighted-priority',
-    class_weights: settings.class_weights ?? [8, 4, 2, 1, 1],
+    mode: settings.mode ?? DEFAULT_MODE,
+    class_weights: settings.class_weights ?? [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: { '': 1, ...(settings.accounting_weights as JsonObject | undefined) },
     producers: {},
     pools: {
       [POOL]: {
         allowed_repositories: ['simulation/simulation'], default_profile: 'default', logical_limit: 4096, native_limit: 4096,
-        max_observation_age_ms: 60000, profiles: { default: profile }, reconciliation: { deadline_ms: 300000, max_attempts: 5 },
-        retry: { backoff_ms: 30000, max_attempts: 16 },
+        max_observation_age_ms: DEFAULT_MAX_OBSERVATION_AGE_MS, profiles: { default: profile }, reconciliation: { ...DEFAULT_RECONCILIATION },
+        retry: { backoff_ms: DEFAULT_RETRY.backoff_ms, max_attempts: 16 },
       },
     },
-    limits: {
-      assignment_bytes: 49152, evidence_bytes: 1024, graph_nodes: 4096, ledger_bytes: 67108864, observation_writes: 4096,
-      operations: 256, payload_bytes: 16384, pending_nodes: 4096, predecessors: 64, recovery_bytes: 16777216, result_bytes: 4096,
-    },
+    limits: defaultLimits(),
   };
 }
 

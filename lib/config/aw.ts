@@ -26,6 +26,10 @@ import { isIdentity } from '../../engine/identity/validate.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { QueuePolicySchema, type WorkerProfile } from '../../engine/schema/index.ts';
 import { defineOwn, ownObject } from '../../engine/schema/record.ts';
+import {
+  CONTRACT_LIMITS, DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_CLAIMS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT,
+  DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits,
+} from '../../engine/schema/defaults.ts';
 import { isPlaceholderRef } from './placeholder.ts';
 
 export type SchedulingModeSetting = 'weighted-priority' | 'strict-priority';
@@ -77,31 +81,14 @@ export const SETTINGS_BOUNDS = {
 export const DEFAULT_ISSUE_LABEL = 'work';
 export const DEFAULT_POOL = 'default';
 
-/** Contract `defaults` the settings table does not expose. */
-const MAX_OBSERVATION_AGE_MS = 60_000;
-const RECONCILIATION = { deadline_ms: 300_000, max_attempts: 5 };
-/** Contract `limits` (pending_nodes comes from `pending_limit`). */
-const LIMITS = {
-  assignment_bytes: 49152,
-  evidence_bytes: 1024,
-  graph_nodes: 4096,
-  ledger_bytes: 67108864,
-  observation_writes: 4096,
-  operations: 256,
-  payload_bytes: 16384,
-  predecessors: 64,
-  recovery_bytes: 16777216,
-  result_bytes: 4096,
-};
-
 export function defaultWorkQueueSettings(): WorkQueueSettings {
-  const retry = { max_attempts: 3, backoff_seconds: 30 };
+  const retry = { max_attempts: DEFAULT_RETRY.max_attempts, backoff_seconds: DEFAULT_RETRY.backoff_ms / 1000 };
   return {
-    concurrency: 16,
-    pending_limit: 4096,
+    concurrency: DEFAULT_POOL_LIMIT,
+    pending_limit: CONTRACT_LIMITS.pending_nodes,
     retry,
-    mode: 'weighted-priority',
-    class_weights: [8, 4, 2, 1, 1],
+    mode: DEFAULT_MODE,
+    class_weights: [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: { '': 1 },
     pools: { [DEFAULT_POOL]: { concurrency: 16, retry: { ...retry } } },
     issues: { enabled: false },
@@ -377,13 +364,19 @@ function generatedProfile(ctx: PolicyBase, profile: Partial<WorkerProfile> & Pic
   return {
     credential_scope: 'repository',
     effect_scope: ctx.repository,
-    max_claims: 1,
+    max_claims: DEFAULT_MAX_CLAIMS,
     principal: ctx.principal,
     share_keys: false,
     trust_domain: 'default',
     workflow: '.github/workflows/worker.lock.yml',
     ...profile,
   };
+}
+
+/** The contract `limits` the settings table does not expose (pending_nodes comes from `pending_limit`). */
+function contractLimits(): Omit<ReturnType<typeof defaultLimits>, 'pending_nodes'> {
+  const { pending_nodes: _fromSettings, ...limits } = defaultLimits();
+  return limits;
 }
 
 function schemaPath(issuePath: readonly PropertyKey[]): string {
@@ -415,9 +408,9 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
       default_profile: defaultName,
       logical_limit: pool.concurrency,
       native_limit: pool.concurrency,
-      max_observation_age_ms: MAX_OBSERVATION_AGE_MS,
+      max_observation_age_ms: DEFAULT_MAX_OBSERVATION_AGE_MS,
       profiles: structuredClone(profiles) as unknown as JsonObject,
-      reconciliation: { ...RECONCILIATION },
+      reconciliation: { ...DEFAULT_RECONCILIATION },
       retry: { backoff_ms: pool.retry.backoff_seconds * 1000, max_attempts: pool.retry.max_attempts },
     };
     if (pool.per_account_limit !== undefined) entry.per_account_limit = pool.per_account_limit;
@@ -429,7 +422,7 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
     accounting_weights: { ...settings.accounting_weights },
     producers: {},
     pools: poolEntries,
-    limits: { ...LIMITS, pending_nodes: settings.pending_limit },
+    limits: { ...contractLimits(), pending_nodes: settings.pending_limit },
   };
   const parsed = QueuePolicySchema.safeParse(policy);
   if (!parsed.success) {
