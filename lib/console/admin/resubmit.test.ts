@@ -12,7 +12,7 @@ import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { runAdminAction } from './actions.ts';
 import { previewAdminAction } from './preview.ts';
-import { rerunNodeKey, runAgainKind } from './resubmit.ts';
+import { rerunNodeKey, runAgainKind } from '../../../engine/requests/run-again.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
 const config: ConsoleConfig = { source: { kind: 'repo', repo: '/nowhere', branch: 'work-queue' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW };
