@@ -289,3 +289,23 @@ describe('policy on an absent queue', () => {
     expect(tip(repo)).toBeNull();
   });
 });
+
+describe('submit-work and the global options', () => {
+  it('never writes the request id into the shared options: two submits in one process admit two Works', async () => {
+    const { Command } = await import('commander');
+    const { registerSubmit } = await import('../../cli/commands/submit.ts');
+    const g = { dir: repo, json: true, principal: '1001' };
+    const outputs: string[] = [];
+    const program = new Command('fairway').exitOverride();
+    registerSubmit(program, { io: { out: (s) => outputs.push(s), err: () => undefined }, globals: () => g, action: (fn) => async (...args) => fn(g, ...args) });
+    const payload = file('p.json', { plan: 'x' });
+    await program.parseAsync(['submit-work', '--file', payload], { from: 'user' });
+    await program.parseAsync(['submit-work', '--file', payload], { from: 'user' });
+    expect(g).toEqual({ dir: repo, json: true, principal: '1001' });
+    const [first, second] = outputs.map((o) => JSON.parse(o) as { request_id: string; work_ids: string[]; status: string });
+    expect(first!.status).toBe('committed');
+    expect(second!.status).toBe('committed');
+    expect(second!.request_id).not.toBe(first!.request_id);
+    expect(second!.work_ids[0]).not.toBe(first!.work_ids[0]);
+  });
+});
