@@ -5,26 +5,12 @@
  * resubmissions return the existing record, and admission errors name node
  * keys and paths.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 
-function tip(repo: string): string | null {
-  try {
-    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
-  } catch {
-    return null;
-  }
-}
-
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
+const tip = queueTip;
+const cli = repoCli;
 
 async function text(repo: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -34,18 +20,12 @@ async function text(repo: string, ...args: string[]): Promise<{ code: number; ou
 }
 
 let repo: string;
-let files: string;
+let file: (name: string, value: unknown) => string;
 
 beforeEach(() => {
   repo = fixtureRepo('fairway-idem-');
-  files = mkdtempSync(join(tmpdir(), 'fairway-idem-files-'));
+  file = inputFiles('fairway-idem-files-');
 });
-
-function file(name: string, value: unknown): string {
-  const path = join(files, name);
-  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
-  return path;
-}
 
 /** Admits `n` independent nodes in graph `g` and returns their Work ids in node order. */
 async function seed(n: number): Promise<string[]> {
