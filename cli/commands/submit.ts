@@ -61,11 +61,11 @@ function withGraphs(nodes: SubmitNode[], graphId: string | undefined): SubmitNod
   return nodes.map((node) => (node.graph_id !== undefined ? node : { ...node, graph_id: graphId ?? defaultGraphId(node.pool) }));
 }
 
-export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined): Promise<void> {
+/** Publishes `given` as one submit request (`requestId`: the operator's `--request-id`, else a fresh one). */
+export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined, requestId = requestIdOf(g, 'submit')): Promise<void> {
   const nodes = withGraphs(given, explicitGraph);
   const graphId = explicitGraph ?? defaultGraphId(nodes[0]?.pool);
   const { store, publisher } = writeTarget(g);
-  const requestId = requestIdOf(g, 'submit');
   const principal = principalOf(g);
   const { projection: current } = await publisher.cache.load();
   const repository = await queueRepository(g, current);
@@ -168,9 +168,10 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
-      if (g.requestId === undefined && opts.nodeKey === undefined) g.requestId = requestIdOf(g, 'submit');
+      // Without --node-key the node key is the request id, so a retry with --request-id is the same node.
+      const requestId = requestIdOf(g, 'submit');
       const node: SubmitNode = {
-        node_key: opts.nodeKey ?? g.requestId!,
+        node_key: opts.nodeKey ?? requestId,
         payload: payload as JsonObject,
         pool: opts.pool,
         ...(opts.priority === undefined ? {} : { priority: opts.priority }),
@@ -178,7 +179,7 @@ export const registerSubmit: CommandModule = (program, ctx) => {
         ...(opts.workerProfile === undefined ? {} : { worker_profile: opts.workerProfile }),
         ...(opts.executionRef === undefined ? {} : { execution_ref: opts.executionRef }),
       };
-      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId);
+      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId, requestId);
     }));
 
   program.command('submit-graph')

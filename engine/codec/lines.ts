@@ -5,8 +5,8 @@
 import { isUtf8 } from 'node:buffer';
 import { fail } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import { PARSER_BYTES, canonicalize, parseStrict, utf8ByteLength } from './json.ts';
-import { canonicalRecordSpans, isCanonicalText, type RecordSpans } from './canonical.ts';
+import { PARSER_BYTES, parseStrict, utf8ByteLength } from './json.ts';
+import { canonicalRecordSpans, type RecordSpans } from './canonical.ts';
 import { canonicalMembers, type MemberSpans } from './members.ts';
 
 export const LINE_BYTES = 8388608;
@@ -143,28 +143,12 @@ function tooLarge(limit: number): never {
  * canonical text has exactly one decoding, so JSON.parse's value is parseStrict's.
  * Otherwise parseStrict decides: it returns the value of a valid but non-canonical line
  * (accepted silently) or throws the precise error code.
- */
-export function parseLedgerLine(text: string): JsonValue {
-  if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
-    fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
-  }
-  try {
-    const value = JSON.parse(text) as JsonValue;
-    // One pass over the text (codec/canonical.ts); re-serialising decides what it cannot prove.
-    if (isCanonicalText(text) || canonicalize(value) === text) return value;
-  } catch {
-    // Syntax, nesting, number or Unicode problem: the strict parser names it.
-  }
-  return parseStrict(text, { maxBytes: LINE_BYTES });
-}
-
-/**
- * Like `parseLedgerLine`, and for a canonical record also returns the span of
- * each top-level member's value in `text` (null for a valid non-canonical line),
- * and from the one-pass check the request's member spans (`record`, see
- * `canonicalRecordSpans`). The same proof applies: the spans index the canonical
- * serialization itself. `bytes`, when known, is the record's UTF-8 length (equal to its length:
- * an ASCII record, which the one-pass check scans faster).
+ *
+ * For a canonical record it also returns the span of each top-level member's value in
+ * `text` (null for a valid non-canonical line), and from the one-pass check the request's
+ * member spans (`record`, see `canonicalRecordSpans`). The same proof applies: the spans
+ * index the canonical serialization itself. `bytes`, when known, is the record's UTF-8
+ * length (equal to its length: an ASCII record, which the one-pass check scans faster).
  */
 export function parseLedgerRecord(text: string, bytes?: number): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null } {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {

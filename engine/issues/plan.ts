@@ -124,11 +124,6 @@ function commentAction(journal: JournalState, key: string, claimId: string | und
   return { action: 'update', key, ...claim, commentId: entry.commentId!, body, digest };
 }
 
-/** Whether a plan needs no GitHub request at all. */
-export function planIsQuiet(plan: WorkPlan): boolean {
-  return (plan.issue.action === 'none' || plan.issue.action === 'pending') && plan.close === undefined && plan.comments.every((c) => c.action === 'none' || c.action === 'pending');
-}
-
 /**
  * The IssueLink / IssueComment operations the ledger is missing for this Work's bound
  * journal entries (checked by replay: one Work per Issue, no rebinding).

@@ -42,24 +42,11 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { QueueCommit } from '../schema/index.ts';
+import { CONTRACT_LIMITS, DEFAULT_RETRY, type LimitName } from '../schema/defaults.ts';
 import type { DispatchRecord, ReplayState, WorkRecord } from './state.ts';
 
 /** Spec 7.17 table = contract.json `limits`: the defaults and the hard ceilings. */
-export const LIMIT_CEILINGS = {
-  ledger_bytes: 67108864,
-  recovery_bytes: 16777216,
-  payload_bytes: 16384,
-  graph_nodes: 4096,
-  predecessors: 64,
-  pending_nodes: 4096,
-  operations: 256,
-  assignment_bytes: 49152,
-  result_bytes: 4096,
-  evidence_bytes: 1024,
-  observation_writes: 4096,
-} as const;
-
-export type LimitName = keyof typeof LIMIT_CEILINGS;
+export const LIMIT_CEILINGS = CONTRACT_LIMITS;
 
 /** The first limit a Policy raises above its ceiling, or null. */
 export function ceilingViolation(limits: Record<string, number>): { field: LimitName; value: number; ceiling: number } | null {
@@ -112,7 +99,7 @@ function workReserveWith(state: ReplayState, { result_bytes: R, evidence_bytes: 
   const closure = 2 * R + 2 * E + 8192;
   if (work.state === 'cancelled') return 0;
   if (work.state === 'completed') return work.barrier === 'pending' ? closure : 0;
-  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? 3;
+  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? DEFAULT_RETRY.max_attempts;
   const future = Math.max(0, retry - work.attempts);
   return future * (4 * E + 8192) + closure + (work.state === 'claimed' ? 8192 : 0);
 }

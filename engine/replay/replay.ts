@@ -94,7 +94,7 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
   const chunk = projection.stageChunk(input);
-  const records = records_(input);
+  const records = ledgerRecords(input);
   const lineBase = projection.lineCount;
   const chain = new CausalChain<ParsedRecord>(
     state.tip,
@@ -138,7 +138,7 @@ interface InputRecord {
 }
 
 /** Byte input is framed without decoding it whole, so no large decoded string outlives replay. */
-function records_(input: Uint8Array | string): InputRecord[] {
+function ledgerRecords(input: Uint8Array | string): InputRecord[] {
   if (typeof input === 'string') {
     return splitLedger(input).map(({ text, line }) => ({ line, text: () => text, span: null }));
   }

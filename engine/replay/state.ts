@@ -1,6 +1,7 @@
 /**
  * The replay state: what a fold over the causal chain (spec 7.6) remembers.
- * It is private to the engine; surfaces read it through `Projection`.
+ * Replay and the scheduler write it; `Projection` exposes it as `state`, which
+ * lib/ and the surfaces still read directly (new reads belong on `Projection`).
  * Everything here is disposable and re-derivable from the ledger (spec 7.17).
  */
 import type { JsonObject } from '../json.ts';

@@ -15,6 +15,7 @@ import { pack, type PackResult } from '../scheduler/pack.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
+import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -68,7 +69,7 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
       pool: poolName,
       worker_profile: profileName,
       batch_trust_domain: profile.trust_domain as string,
-      priority: node.priority ?? 3,
+      priority: node.priority ?? DEFAULT_PRIORITY,
       fairness_key: node.fairness_key ?? '',
       payload: node.payload,
       depends_on: depends,

@@ -12,6 +12,7 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
+import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MODE } from '../schema/defaults.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 
 export type SchedulingMode = 'weighted-priority' | 'strict-priority';
@@ -120,11 +121,11 @@ export function tickScale(weights: Iterable<number>): bigint {
  * installed QueuePolicy object; null gives the empty pre-genesis state.
  */
 export function createFairnessState(policy: JsonObject | null, epoch: string | null = null): FairnessState {
-  const modeValue = policy?.mode ?? 'weighted-priority';
+  const modeValue = policy?.mode ?? DEFAULT_MODE;
   if (modeValue !== 'weighted-priority' && modeValue !== 'strict-priority') {
     return fail('policy_invalid', 'mode must be weighted-priority or strict-priority');
   }
-  const rawClasses = policy?.class_weights ?? [8, 4, 2, 1, 1];
+  const rawClasses = policy?.class_weights ?? [...DEFAULT_CLASS_WEIGHTS];
   if (!Array.isArray(rawClasses) || rawClasses.length !== 5) return fail('policy_invalid', 'class_weights must list 5 weights');
   const classWeights = rawClasses.map((w, i) => weight(w, `class_weights[${i}]`));
   const rawKeys = policy?.accounting_weights ?? {};

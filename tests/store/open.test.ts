@@ -2,8 +2,10 @@
  * openStore: the CLI's global store flags (design/INTERFACES.md) → a store,
  * with misuse reported as coded, usage-marked ProtocolErrors.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FileStore } from '../../lib/store/file.ts';
 import { GitHubStore } from '../../lib/store/github.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { openStore } from '../../lib/store/open.ts';
@@ -62,5 +64,23 @@ describe('openStore', () => {
     const store = openStore({ cwd: plain });
     await expect(store.read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
     await expect(openStore({ cwd: plain, remote: 'origin', repo: '.' }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+  });
+
+  it('opens a read-only file store for --ledger FILE: a missing file is ledger_not_found, - reads the given stdin reader, writes are refused', async () => {
+    const dir = tempDir('ledger');
+    const file = join(dir, 'work-queue.jsonl');
+    writeFileSync(file, 'x\n');
+    const store = openStore({ cwd: dir, ledger: file });
+    expect(store).toBeInstanceOf(FileStore);
+    expect(store.readOnly).toBe(true);
+    expect(new TextDecoder().decode((await store.read()).bytes!)).toBe('x\n');
+    await expect(store.compareAndSwap(null, new Uint8Array(0), 'no')).rejects.toMatchObject({ code: 'read_only' });
+    await expect(openStore({ cwd: dir, ledger: join(dir, 'absent.jsonl') }).read()).rejects.toMatchObject({ code: 'ledger_not_found' });
+    // The console's watcher of a path reads a missing file as no queue yet.
+    expect(await new FileStore(join(dir, 'absent.jsonl')).read()).toEqual({ version: null, bytes: null });
+    const stdin = openStore({ cwd: dir, ledger: '-', stdin: async () => new TextEncoder().encode('y\n') });
+    expect(new TextDecoder().decode((await stdin.read()).bytes!)).toBe('y\n');
+    for (const other of [{ repo: dir }, { remote: 'origin' }, { github: 'o/r', token: 't' }]) rejects({ cwd: dir, ledger: file, ...other }, 'source_conflict');
+    expect(openStore({ cwd: initRepo() }).readOnly).toBeUndefined();
   });
 });

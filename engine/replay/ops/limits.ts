@@ -12,18 +12,16 @@ import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import type { QueueOperation } from '../../schema/index.ts';
+import { CONTRACT_LIMITS } from '../../schema/defaults.ts';
 import { where, type CommitContext } from '../context.ts';
 import { currentPolicy } from './policy.ts';
 
-/** Contract `limits` defaults, used when a historical Policy omits one. */
-const DEFAULTS = {
-  payload_bytes: 16384, graph_nodes: 4096, predecessors: 64, pending_nodes: 4096, evidence_bytes: 1024,
-} as const;
-export type CheckedLimit = keyof typeof DEFAULTS;
+/** The limits checked here; the contract default applies when a historical Policy omits one. */
+export type CheckedLimit = 'payload_bytes' | 'graph_nodes' | 'predecessors' | 'pending_nodes' | 'evidence_bytes';
 
 export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
   const limits = currentPolicy(ctx).limits as Record<string, number> | undefined;
-  return limits?.[name] ?? DEFAULTS[name];
+  return limits?.[name] ?? CONTRACT_LIMITS[name];
 }
 
 /**
