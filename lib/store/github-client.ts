@@ -8,6 +8,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError } from '../../engine/errors.ts';
+import type { RequestTimeouts } from './github-timeouts.ts';
 import { debugEvent, since } from '../debug/log.ts';
 
 export const FairwayOctokit = Octokit.plugin(throttling, retry);
@@ -36,37 +37,10 @@ export interface GitHubClientOptions {
   timeouts?: RequestTimeouts;
 }
 
-export interface RequestTimeouts {
-  /** Until the response headers of a read (GET, or a GraphQL query) arrive. */
-  readMs: number;
-  /** Until the response headers of a write (any other request, or a GraphQL mutation) arrive. */
-  writeMs: number;
-}
+export { DEFAULT_READ_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS, storeTimeouts, type RequestTimeouts } from './github-timeouts.ts';
 
-/** Default read timeout of the GitHub store: a hung request is abandoned after this long. */
-export const DEFAULT_READ_TIMEOUT_MS = 8_000;
-/** Default write timeout: longer, since GitHub may take a while to build a large commit. */
-export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 /** Once headers have arrived, the body may take this much longer (large ledgers). */
 const BODY_TIMEOUT_MS = 120_000;
-
-/**
- * The store's timeouts: explicit options first, then `FAIRWAY_GITHUB_TIMEOUT_MS`
- * (reads) and `FAIRWAY_GITHUB_WRITE_TIMEOUT_MS` (writes), then the defaults.
- */
-export function storeTimeouts(given: Partial<RequestTimeouts> = {}, env: Readonly<Record<string, string | undefined>> = process.env): RequestTimeouts {
-  const fromEnv = (name: string): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new ProtocolError('store_options_invalid', `${name} must be a positive whole number of milliseconds, not ${JSON.stringify(raw)}`, {}, { usage: true });
-    return n;
-  };
-  return {
-    readMs: given.readMs ?? fromEnv('FAIRWAY_GITHUB_TIMEOUT_MS') ?? DEFAULT_READ_TIMEOUT_MS,
-    writeMs: given.writeMs ?? fromEnv('FAIRWAY_GITHUB_WRITE_TIMEOUT_MS') ?? DEFAULT_WRITE_TIMEOUT_MS,
-  };
-}
 
 /** The `code` a timed-out request's cause carries (see `timedOut`). */
 const TIMEOUT_CODE = 'FAIRWAY_REQUEST_TIMEOUT';
