@@ -1,5 +1,5 @@
 /**
- * An in-place validator generated from a closed zod schema at module load (spec 7.17: replay
+ * An in-place validator generated from a closed zod schema (spec 7.17: replay
  * validates every record, so this is its hot path). It is zod's own schema read as data: one
  * source of truth, nothing hand-copied. It builds no output: it answers
  *
@@ -314,7 +314,8 @@ function discriminatorMap(def: Def): Map<unknown, z.core.$ZodType | null> {
 export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): FastValidator {
   const generator = new Generator(alias);
   const root = generator.fn(schema);
-  const factory = new Function('k', generator.source(root)) as (k: unknown[]) => (value: unknown, alias?: unknown) => Verdict;
+  const source = generator.source(root);
+  const factory = new Function('k', source) as (k: unknown[]) => (value: unknown, alias?: unknown) => Verdict;
   const run = factory(generator.constants);
   const validator = ((value: unknown, a?: unknown): Verdict => {
     try {
@@ -324,6 +325,6 @@ export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): Fa
     }
   }) as FastValidator;
   Object.defineProperty(validator, 'unproven', { value: Object.freeze([...generator.unproven]) });
-  Object.defineProperty(validator, 'source', { value: generator.source(root) });
+  Object.defineProperty(validator, 'source', { value: source });
   return validator;
 }
