@@ -33,6 +33,21 @@ export const PROVEN = 1;
 export const UNPROVEN = 2;
 export type Verdict = typeof INVALID | typeof PROVEN | typeof UNPROVEN;
 
+/** A string's length in code points, as zod's length checks count it (a lone surrogate is one). */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+
+/** The condition zod gives every length check by default (the input has a length). */
+const DEFAULT_LENGTH_WHEN = (z.string().max(1)._zod.def.checks![0]!._zod.def as { when?: unknown }).when;
+
 export interface FastValidator {
   (value: unknown, alias?: unknown): Verdict;
   /** Schema constructs answered UNPROVEN by construction (`type` or `type:check`), for tests. */
@@ -174,6 +189,12 @@ class Generator {
     const own = (schema._zod.traits.has('$ZodCheck') ? [schema] : []) as unknown as z.core.$ZodCheck[];
     for (const check of [...own, ...((defOf(schema).checks ?? []) as z.core.$ZodCheck[])]) {
       const c = check._zod.def as unknown as Record<string, unknown> & { check: string };
+      // A check that runs only `when` something holds is skipped by zod otherwise; the
+      // length checks' own default condition (the input has a length) always holds here.
+      if (c.when !== undefined && c.when !== DEFAULT_LENGTH_WHEN) {
+        out.push(...this.giveUp(`check:${c.check}:when`));
+        continue;
+      }
       switch (c.check) {
         case 'less_than':
           out.push(`if (!(v ${c.inclusive ? '<=' : '<'} ${this.literal(c.value)})) return 0;`);
@@ -192,14 +213,16 @@ class Generator {
           out.push(`if (v < ${this.literal(range[0])} || v > ${this.literal(range[1])}) return 0;`);
           break;
         }
+        // zod measures a string in code points (an array in elements); UTF-16 units bound it
+        // from above, so the code-point count is taken only where the two can disagree.
         case 'max_length':
-          out.push(`if (v.length > ${this.literal(c.maximum)}) return 0;`);
+          out.push(`if (v.length > ${this.literal(c.maximum)} && (typeof v !== 'string' || ${this.constant(codePoints)}(v) > ${this.literal(c.maximum)})) return 0;`);
           break;
         case 'min_length':
-          out.push(`if (v.length < ${this.literal(c.minimum)}) return 0;`);
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.minimum)} ? ${this.constant(codePoints)}(v) : v.length) < ${this.literal(c.minimum)}) return 0;`);
           break;
         case 'length_equals':
-          out.push(`if (v.length !== ${this.literal(c.length)}) return 0;`);
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.length)} ? ${this.constant(codePoints)}(v) : v.length) !== ${this.literal(c.length)}) return 0;`);
           break;
         case 'string_format':
           if (c.format !== 'regex') {
@@ -209,6 +232,12 @@ class Generator {
           out.push(`${this.constant(c.pattern)}.lastIndex = 0;`, `if (!${this.constant(c.pattern)}.test(v)) return 0;`);
           break;
         case 'custom':
+          // `refine` keeps its predicate in `fn`; a check without one (superRefine's issue-adding
+          // callback) cannot be read as a predicate.
+          if (typeof c.fn !== 'function') {
+            out.push(...this.giveUp('check:custom:callback'));
+            break;
+          }
           out.push(...this.refinement(c.fn as (v: unknown) => unknown));
           break;
         default:
