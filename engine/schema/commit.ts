@@ -49,8 +49,15 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
   });
 }
 
-/** The runtime parser behind every rejection: zod's compiled clone (its issues are the runtime's), built on first use. */
+/**
+ * The parser behind every record the generated validator does not prove (a Policy, a
+ * rejection): zod's runtime schema for the first few, then zod's compiled clone (its issues
+ * are the runtime's). Compiling costs tens of milliseconds, more than a command that reads an
+ * ordinary ledger (one genesis Policy, a few Policy changes) spends in zod altogether.
+ */
 let compiledQueueCommit: z.ZodType<QueueCommit> | undefined;
+let unprovenRecords = 0;
+const COMPILE_AFTER = 32;
 
 /**
  * The replay hot path (schema/compiled.ts): an in-place validator generated from
@@ -77,6 +84,6 @@ function fastValidator(): FastValidator {
 export function parseQueueCommit(value: unknown, alias?: unknown): QueueCommit {
   if (fastValidator()(value, alias) === PROVEN) return value as QueueCommit;
   const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
-  compiledQueueCommit ??= z.compile(QueueCommitSchema);
-  return parseWith(compiledQueueCommit, value, 'QueueCommit', typeof id === 'string' ? { commit: id } : {});
+  if (compiledQueueCommit === undefined && ++unprovenRecords > COMPILE_AFTER) compiledQueueCommit = z.compile(QueueCommitSchema);
+  return parseWith(compiledQueueCommit ?? QueueCommitSchema, value, 'QueueCommit', typeof id === 'string' ? { commit: id } : {});
 }
