@@ -2,9 +2,10 @@
  * openStore: the CLI's global store flags (design/INTERFACES.md) → a store,
  * with misuse reported as coded, usage-marked ProtocolErrors.
  */
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openConsoleStore } from '../../lib/console/store.ts';
 import { FileStore } from '../../lib/store/file.ts';
 import { GitHubStore } from '../../lib/store/github.ts';
 import { LazyGitHubStore } from '../../lib/store/github-lazy.ts';
@@ -95,5 +96,19 @@ describe('openStore', () => {
     expect(new TextDecoder().decode((await stdin.read()).bytes!)).toBe('y\n');
     for (const other of [{ repo: dir }, { remote: 'origin' }, { github: 'o/r', token: 't' }]) rejects({ cwd: dir, ledger: file, ...other }, 'source_conflict');
     expect(openStore({ cwd: initRepo() }).readOnly).toBeUndefined();
+  });
+
+  it('a ledger path that cannot be read (ENOTDIR, ELOOP) is ledger_unreadable for the console and --ledger; only a missing file is no queue', async () => {
+    const dir = tempDir('unreadable');
+    const file = join(dir, 'work-queue.jsonl');
+    writeFileSync(file, 'x\n');
+    const loop = join(dir, 'loop.jsonl');
+    symlinkSync(loop, loop);
+    for (const [path, errno] of [[join(file, 'inside.jsonl'), 'ENOTDIR'], [loop, 'ELOOP']] as const) {
+      const expected = { name: 'ProtocolError', code: 'ledger_unreadable', message: expect.stringContaining(errno) };
+      await expect(openConsoleStore({ kind: 'ledger', ledger: path }).read()).rejects.toMatchObject(expected);
+      await expect(openStore({ cwd: dir, ledger: path }).read()).rejects.toMatchObject(expected);
+    }
+    expect(await openConsoleStore({ kind: 'ledger', ledger: join(dir, 'absent.jsonl') }).read()).toEqual({ version: null, bytes: null });
   });
 });
