@@ -16,6 +16,17 @@ export const SECURITY_HEADERS = [
 const config = {
   // Type-checked separately (`npx tsc --noEmit -p tsconfig.next.json`), so `npm start` builds fast.
   typescript: { tsconfigPath: 'tsconfig.next.json', ignoreBuildErrors: true },
+  // The production build also writes a self-contained server under .next/standalone (the server
+  // files and the runtime files they need): the console package ships it prebuilt (docs/console.md).
+  output: 'standalone',
+  outputFileTracingExcludes: {
+    '**': [
+      // No image optimisation (images.unoptimized): sharp and libvips are never loaded.
+      '**/node_modules/sharp/**',
+      '**/node_modules/@img/**',
+    ],
+  },
+  images: { unoptimized: true },
   poweredByHeader: false,
   reactStrictMode: true,
   async headers() {

@@ -15,6 +15,7 @@ import { replayLedger } from '../engine/replay/index.ts';
 import { submitRequest, type SubmitNode, bootstrapRequest } from '../engine/requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../engine/requests/writer.ts';
 import type { Actor } from '../engine/schema/index.ts';
+import { DEFAULT_RETRY } from '../engine/schema/defaults.ts';
 import { startConsole } from '../lib/console/server.ts';
 import { MAX_LINE } from '../engine/scheduler/line.ts';
 import { explorerView, parseExplorerQuery } from '../lib/console/views/explorer.ts';
@@ -61,7 +62,7 @@ export function benchLedger(at0 = Date.UTC(2026, 0, 5, 9), o: { ready?: boolean 
   const limits = policy.limits as Record<string, number>;
   limits.result_bytes = 512;
   limits.evidence_bytes = 64;
-  ((policy.pools as Record<string, Record<string, unknown>>).default!).retry = { backoff_ms: 30000, max_attempts: 1 };
+  ((policy.pools as Record<string, Record<string, unknown>>).default!).retry = { backoff_ms: DEFAULT_RETRY.backoff_ms, max_attempts: 1 };
   let t = at0;
   const graph = (g: number): SubmitNode[] => Array.from({ length: 256 }, (_, i) => ({
     node_key: `g${g}-task-${String(i).padStart(3, '0')}`,

@@ -26,6 +26,7 @@ import { candidateCommitId } from '../engine/identity/index.ts';
 import { bootstrapRequest, dispatchNextRequest, finishRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../engine/requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../engine/requests/writer.ts';
 import type { Actor, QueueCommit } from '../engine/schema/index.ts';
+import { DEFAULT_RECONCILIATION } from '../engine/schema/defaults.ts';
 
 /** Bump when the generated mix changes: cached ledgers are keyed by it. */
 export const GENERATOR_VERSION = 1;
@@ -37,7 +38,7 @@ const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const TENANTS = Array.from({ length: 50 }, (_, i) => `tenant-${String(i).padStart(2, '0')}`);
 /** Keep roughly this many available Work in the backlog (pending_nodes limit is 4096). */
 const BACKLOG_TARGET = 200;
-const MAX_RECONCILIATION_ATTEMPTS = 5; // defaultPolicy reconciliation.max_attempts
+const MAX_RECONCILIATION_ATTEMPTS = DEFAULT_RECONCILIATION.max_attempts; // defaultPolicy reconciliation.max_attempts
 
 const WORDS = [
   'bump', 'fix', 'update', 'failure', 'notes', 'dependency', 'refactor', 'summarize', 'review', 'label', 'security', 'flaky',

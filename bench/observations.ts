@@ -17,7 +17,7 @@ import { bootstrapRequest, type SubmitNode } from '../engine/requests/operations
 import type { Actor } from '../engine/schema/index.ts';
 import { defaultWorkQueueSettings, policyFromSettings } from '../lib/config/aw.ts';
 import { GitHubApi } from '../lib/github/api.ts';
-import { observePool } from '../lib/github/grant.ts';
+import { observePool } from '../lib/lifecycle/grant.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { LocalGitStore } from '../lib/store/local-git.ts';
 import { createFakeGitHub } from '../tests/fake-github/server.ts';

@@ -11,10 +11,14 @@
  * operating-envelope table (bench/envelope.ts), also written to `bench/results/envelope.md`.
  *
  * Flags: --only=label,label  (e.g. --only=gen-1M,ref-1m)   --no-phases   --seed=N
- *        --quick  (1 and 16 MiB only, no phase split, fewer contention rounds: minutes, not tens)
+ *        --quick  (replay at 1/16/64 MiB with fewer rounds, publication at 1 and 16 MiB only, fewer
+ *                  contention rounds: minutes, not tens)
  *        --only-section=envelope  only the envelope rows that need no large ledger: the ledger at
  *          the watermark plus its full reserve (small Policy limits) and the observation requests
  *          per refresh; written to bench/results/envelope-section.md (latest.json is left alone)
+ *        --only-section=install  only the packages people install and CLI start-up (bench/install.ts):
+ *          pack and install sizes and times of the CLI and the console, the installed console's
+ *          first page, the Action's install, start-up in the clone and installed; no ledger needed
  */
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
 import { runPublishBench } from './publish.ts';
@@ -29,7 +33,8 @@ import { GENERATOR_VERSION, cachedEnvelopeLedger, cachedLedger, type EnvelopeFil
 import { envelopeMarkdown, finalizeWrites } from './envelope.ts';
 import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
-import { runStartupBench } from './startup.ts';
+import { formatInstallBench, runInstallBench, type InstallReport } from './install.ts';
+import type { StartupRow } from './startup.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -46,9 +51,19 @@ const only = flag('only')?.split(',');
 const seed = Number(flag('seed') ?? 1);
 const quick = args.includes('--quick');
 const section = flag('only-section');
-if (section !== undefined && section !== 'envelope') throw new Error(`--only-section: unknown section ${section} (known: envelope)`);
+if (section !== undefined && section !== 'envelope' && section !== 'install') throw new Error(`--only-section: unknown section ${section} (known: envelope, install)`);
 const envelopeOnly = section === 'envelope';
-const withPhases = !args.includes('--no-phases') && !quick && !envelopeOnly;
+if (section === 'install') {
+  const report = await runInstallBench(ROOT, { quick, log });
+  console.log(`\n${formatInstallBench(report, (header, body) => table(header, body))}`);
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'install-section.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'install-section.json'))} (--only-section=install: latest.json and envelope.md left alone)`);
+  process.exit(report.errors.length === 0 ? 0 : 1);
+}
+const withPhases = !args.includes('--no-phases') && !envelopeOnly;
+/** Interleaved floor/replay rounds of the in-process ratio (bench/replay-child.ts `ratio`). */
+const RATIO_ROUNDS = quick ? 3 : 5;
 /** The "watermark plus its full reserve" ledger's Policy limits (small, so it generates in seconds). */
 const FILL = { ledgerBytes: 4 * MiB, recoveryBytes: 1 * MiB };
 
@@ -86,7 +101,11 @@ const failed = (x: object): x is { error: string } => 'error' in x;
 interface FloorReport { best: number; cpuBest: number; times: number[]; lines: number; maxRssKB: number }
 interface ReplayReport { best: number; cpuBest: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
 interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { appended: number; grants: number; grantMs: number[]; claims: number[]; ms: number; allMedian: number; allMax: number; allMaxKind: string } | null }
-interface PhasesReport { phases: Record<string, number>; foldByKind: Record<string, { count: number; ms: number }>; lines: number; slowEnvelopeChecks: { fingerprint: number; parameters: number } }
+interface PhasesReport {
+  phases: Record<string, number>; overFloor: Record<string, number>; perMiB: Record<string, number>; floorMs: number;
+  foldByKind: Record<string, { count: number; ms: number }>; lines: number; slowPaths: { fingerprint: number; parameters: number; canonical: number; schema: number };
+}
+interface RatioReport { cpuRatio: number; wallRatio: number; cpuRatios: number[]; floorCpuMedian: number; replayCpuMedian: number; rounds: number; maxRssKB: number }
 
 // ---------------------------------------------------------------- ledgers
 
@@ -95,12 +114,11 @@ const generated: Array<{ label: string; target: number; phases?: boolean }> = [
   { label: 'gen-1M', target: 1 * MiB },
   { label: 'gen-16M', target: 16 * MiB },
   // Stops just under 64 MiB so the ledger stays within its own Policy's ledger_bytes (67108864).
-  { label: 'gen-64M', target: 64 * MiB - 128 * 1024, phases: true },
+  { label: 'gen-64M', target: 64 * MiB - 128 * 1024 },
 ];
 for (const g of generated) {
   if (envelopeOnly) break;
   if (only !== undefined && !only.includes(g.label)) continue;
-  if (quick && g.label === 'gen-64M') continue;
   log(`ledger ${g.label}: generating or reusing (target ${g.target} bytes, seed ${seed}) ...`);
   const c = cachedLedger(g.target, seed);
   log(`  ${c.generatedMs === null ? `reused ${relative(ROOT, c.path)}` : `generated in ${(c.generatedMs / 1000).toFixed(2)} s`}: ${c.bytes} bytes, ${c.commits} commits`);
@@ -122,7 +140,6 @@ if (only === undefined || only.includes(FILL_LABEL)) {
 for (const [label, name] of [['ref-1m', 'ledger-1m.jsonl'], ['ref-16m', 'ledger-16m.jsonl']] as const) {
   if (envelopeOnly) break;
   if (only !== undefined && !only.includes(label)) continue;
-  if (quick && label === 'ref-16m') continue;
   const path = join(REFERENCE, name);
   if (!existsSync(path)) {
     log(`ledger ${label}: skipped, ${path} is absent`);
@@ -144,6 +161,7 @@ interface Row {
   replay: ReplayReport | { error: string };
   append: AppendReport | { error: string };
   phases: PhasesReport | { error: string } | null;
+  ratio: RatioReport | { error: string };
 }
 const rows: Row[] = [];
 for (const spec of specs) {
@@ -152,9 +170,11 @@ for (const spec of specs) {
   const replay = child<ReplayReport>('replay', spec.path, 3);
   if (!failed(replay)) spec.commits = replay.commits;
   log(`  floor ${failed(floor) ? 'ERR' : floor.best.toFixed(0)} ms, cold ${failed(replay) ? 'ERR' : replay.best.toFixed(0)} ms`);
+  const ratio = child<RatioReport>('ratio', spec.path, RATIO_ROUNDS);
+  log(`  in-process CPU ratio ${failed(ratio) ? 'ERR' : `${ratio.cpuRatio.toFixed(2)}× (${ratio.cpuRatios.map((r) => r.toFixed(2)).join(' / ')})`}`);
   const append = child<AppendReport>('append', spec.path, 20);
-  const phases = withPhases && spec.phases === true ? child<PhasesReport>('phases', spec.path) : null;
-  rows.push({ spec, floor, replay, append, phases });
+  const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
+  rows.push({ spec, floor, replay, append, phases, ratio });
 }
 
 // ---------------------------------------------------------------- report
@@ -168,23 +188,24 @@ function table(header: string[], body: string[][], rightAlign = true): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-const results = rows.map(({ spec, floor, replay, append, phases }) => {
+const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess }) => {
   const floorMs = failed(floor) ? null : floor.best;
   const coldMs = failed(replay) ? null : replay.best;
   const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
   const rssMiB = failed(replay) ? null : replay.peakRssKB / 1024;
   const rssTargetMiB = (TARGETS.rssPerByte * spec.bytes) / MiB + TARGETS.rssSlackMiB;
   const checks = {
-    cold: ratio === null ? null : ratio <= TARGETS.coldOverFloor,
+    // The goal's measure: CPU time of replay over that of the floor, interleaved in one process.
+    cold: failed(inProcess) ? null : inProcess.cpuRatio <= TARGETS.coldOverFloor,
     append: failed(append) ? null : append.max < TARGETS.appendMs,
     appendMedian: failed(append) ? null : append.median < TARGETS.appendMs,
     rss: rssMiB === null ? null : rssMiB <= rssTargetMiB,
   };
-  return { spec, floor, replay, append, phases, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+  return { spec, floor, replay, append, phases, inProcess, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
 });
 
 const mainTable = table(
-  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
   results.map((r) => [
     r.spec.label,
     fmt(r.spec.bytes / MiB, 1),
@@ -194,6 +215,7 @@ const mainTable = table(
     fmt(r.coldMs, 0),
     failed(r.replay) ? '-' : fmt(r.replay.first, 0),
     r.ratio === null ? '-' : `${r.ratio.toFixed(1)}×`,
+    failed(r.inProcess) ? '-' : `${r.inProcess.cpuRatio.toFixed(2)}×`,
     failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
     failed(r.append) || r.append.grant === null ? '-' : r.append.grant.grantMs.map((ms) => ms.toFixed(1)).join(' / '),
     fmt(r.rssMiB, 0),
@@ -217,20 +239,38 @@ const genTable = table(
   true,
 );
 
+// The per-phase split of cold replay (bench/replay-child.ts `phases`), as multiples of the floor
+// measured in the same process, one column per ledger; then each ledger's fold by request kind.
+const PHASES: Array<[string, string[]]> = [
+  ['read + frame + decode', ['read', 'frame', 'decode']],
+  ['parse (JSON.parse)', ['parse (JSON.parse)']],
+  ['canonical (one-pass check)', ['canonical (one-pass check)']],
+  ['validate (generated validator)', ['validate (generated validator)']],
+  ['fingerprint + parameters', ['fingerprint + parameters (envelope text)']],
+  ['fold (applyCommit)', ['fold (applyCommit)']],
+  ['chain + projection bookkeeping', ['chain + projection bookkeeping']],
+  ['total (instrumented)', ['total (instrumented loop)']],
+  ['  of which GC pauses', ['  of which GC pauses']],
+  ['replayLedger (uninstrumented)', ['replayLedger (same process, uninstrumented)']],
+];
+const phased = results.filter((r) => r.phases !== null && !failed(r.phases)) as Array<(typeof results)[number] & { phases: PhasesReport }>;
 let phaseText = '';
-for (const r of results) {
-  if (r.phases === null || failed(r.phases)) continue;
-  const total = r.phases.phases['total (instrumented loop)']!;
-  phaseText += `\nCold replay phases, ${r.spec.label} (${r.phases.lines} lines): replay's own loop with a timer per step, after a warm-up replay; % of ${total.toFixed(0)} ms\n`;
-  phaseText += table(['phase', 'ms', '%'], Object.entries(r.phases.phases).map(([k, v]) => [k, v.toFixed(0), `${((100 * v) / total).toFixed(0)}%`]), true);
-  const slow = r.phases.slowEnvelopeChecks;
-  phaseText += `\nCommits that missed the text fast path (general fingerprint / parameters check in apply.ts): ${slow.fingerprint} / ${slow.parameters}`;
-  phaseText += `\n\nFold (applyCommit) by request kind, ${r.spec.label} (dispatch_next re-runs the packer)\n`;
-  phaseText += table(
-    ['kind', 'count', 'ms', 'µs/commit'],
-    Object.entries(r.phases.foldByKind).sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => [k, String(v.count), v.ms.toFixed(0), ((1000 * v.ms) / v.count).toFixed(0)]),
-    true,
-  );
+if (phased.length > 0) {
+  phaseText += '\nCold replay by phase, × the in-process floor (read + split + JSON.parse), after a warm-up replay; the timers themselves add some cost\n';
+  phaseText += table(['phase', ...phased.map((r) => r.spec.label)], PHASES.map(([name, keys]) => [
+    name,
+    ...phased.map((r) => `${keys.reduce((sum, k) => sum + (r.phases.overFloor[k] ?? 0), 0).toFixed(2)}×`),
+  ]), true);
+  phaseText += `\nfloor ms: ${phased.map((r) => `${r.spec.label} ${r.phases.floorMs.toFixed(0)}`).join(', ')}`;
+  for (const r of phased) {
+    const slow = r.phases.slowPaths;
+    phaseText += `\n\nFold by request kind, ${r.spec.label} (${r.phases.lines} lines; records off the fast paths: canonical ${slow.canonical}, schema ${slow.schema}, fingerprint ${slow.fingerprint}, parameters ${slow.parameters})\n`;
+    phaseText += table(
+      ['kind', 'count', 'ms', 'µs/commit'],
+      Object.entries(r.phases.foldByKind).sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => [k, String(v.count), v.ms.toFixed(0), ((1000 * v.ms) / v.count).toFixed(0)]),
+      true,
+    );
+  }
   phaseText += '\n';
 }
 
@@ -248,10 +288,19 @@ const appendText = results
   .join('\n');
 
 console.log(`\nFairway replay benchmark — node ${process.version}, ${cpus().length} CPU (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
-console.log(`Targets: cold ≤ ${TARGETS.coldOverFloor}× floor (floor = read + split + JSON.parse, best of 3), every append < ${TARGETS.appendMs} ms, peak RSS ≤ ${TARGETS.rssPerByte}× bytes + ${TARGETS.rssSlackMiB} MiB`);
+console.log(`Targets: cold ≤ ${TARGETS.coldOverFloor}× floor in CPU time, in-process (floor = read + split + JSON.parse), every append < ${TARGETS.appendMs} ms, peak RSS ≤ ${TARGETS.rssPerByte}× bytes + ${TARGETS.rssSlackMiB} MiB`);
 console.log(`Process baseline RSS (node + tsx + engine, no ledger): ${fmt(baselineMiB, 1)} MiB; "RSS-base" = peak minus that.\n`);
 console.log(mainTable);
-console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT).');
+console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT); "wall ratio" = cold ms / floor ms of two fresh processes.');
+console.log(`"CPU ratio (in-process)" = the goal's measure: one process runs the floor and read + replayLedger interleaved, ${RATIO_ROUNDS} rounds after a warm-up of each; median of the per-round ratios of CPU time (user + system).`);
+const flat = (a: string, b: string): string | null => {
+  const x = results.find((r) => r.spec.label === a);
+  const y = results.find((r) => r.spec.label === b);
+  if (x === undefined || y === undefined || failed(x.inProcess) || failed(y.inProcess)) return null;
+  return `${b} / ${a}: ${(y.inProcess.cpuRatio / x.inProcess.cpuRatio).toFixed(2)} (ratio ${x.inProcess.cpuRatio.toFixed(2)}× → ${y.inProcess.cpuRatio.toFixed(2)}×)`;
+};
+const flatness = [flat('gen-16M', 'gen-64M'), flat('gen-1M', 'gen-16M')].filter((x) => x !== null);
+if (flatness.length > 0) console.log(`Flatness of the CPU ratio (1.00 = flat): ${flatness.join('; ')}`);
 console.log('"grant appends ms" = appendLedger of each of the last 3 dispatch_next (replay re-runs the packer), appending every line from the third-last one.');
 console.log('"RSS MiB" = peak RSS of the first cold replay in a fresh process (process.resourceUsage().maxRSS).\n');
 console.log('Incremental append and retained memory:');
@@ -268,7 +317,8 @@ let publishRows: Awaited<ReturnType<typeof runPublishBench>> = [];
 let throughputRows: Awaited<ReturnType<typeof runThroughputBench>> = [];
 let attemptRows: Awaited<ReturnType<typeof runAttemptCost>>[] = [];
 let requestRows: Awaited<ReturnType<typeof runRequestsBench>> = [];
-let startupRows: ReturnType<typeof runStartupBench> = [];
+let startupRows: StartupRow[] = [];
+let installReport: InstallReport | null = null;
 if (!envelopeOnly) {
   try {
     schedulerRows = runSchedulerBench({ print: false });
@@ -278,7 +328,8 @@ if (!envelopeOnly) {
     schedulerRows = runSchedulerBench({ print: false, sizes: [256, 1024] });
   }
   console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
-  const publishLedgers = results.filter((r) => r.spec.source === 'generated' && r.spec.fill === undefined).map((r) => ({ label: r.spec.label, path: r.spec.path }));
+  // --quick publishes at 1 and 16 MiB only.
+  const publishLedgers = results.filter((r) => r.spec.source === 'generated' && r.spec.fill === undefined && !(quick && r.spec.label === 'gen-64M')).map((r) => ({ label: r.spec.label, path: r.spec.path }));
   publishRows = await runPublishBench(publishLedgers, quick);
   console.log('\nPublication (warm publisher: version check + build + validate + write + CAS) vs `git hash-object -w` storing the same blob (target ≤ 1.3×); interleaved, wall medians and mean CPU of the process tree');
   console.log(table(['ledger', 'bytes', 'samples', 'publish ms', 'hash-object ms', 'wall ratio', 'publish CPU ms', 'hash-object CPU ms', 'CPU ratio', 'hash-object (blob already stored) ms'], publishRows.map((r) => [r.label, String(r.bytes), String(r.samples), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`, r.publishCpuMs.toFixed(1), r.hashObjectCpuMs.toFixed(1), `${r.cpuRatio.toFixed(2)}×`, r.hashOnlyMs.toFixed(1)]), true));
@@ -296,9 +347,10 @@ if (!envelopeOnly) {
   console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');
   console.log(table(['store', 'operation', 'requests', 'schema violations'], requestRows.map((r) => [r.store, r.operation, String(r.requests), String(r.violations)]), true));
 
-  startupRows = runStartupBench(ROOT, quick ? 5 : 9);
-  console.log('\nCLI start-up: whole processes, interleaved with `node -e 0`, medians (goal: --help ≤ 0.15 s, fixed start-up ≤ 0.2 s)');
-  console.log(table(['command', 'median ms', 'node -e 0 ms', 'ratio', 'extra ms'], startupRows.map((r) => [r.command, r.medianMs.toFixed(0), r.nodeMs.toFixed(0), `${r.overNode.toFixed(2)}×`, r.extraMs.toFixed(0)]), true));
+  // The packages people install and CLI start-up, clone and installed (bench/install.ts).
+  installReport = await runInstallBench(ROOT, { quick, log });
+  startupRows = installReport.startup;
+  console.log(`\n${formatInstallBench(installReport, (header, body) => table(header, body))}`);
 }
 
 const observationRows = await runObservationRequestsBench([1, 10, 25]);
@@ -341,6 +393,7 @@ const latest = {
   requests: requestRows,
   observations: observationRows,
   startup: startupRows,
+  install: installReport,
   finalize: finalizeRows,
   quick,
   date: new Date().toISOString(),
@@ -367,6 +420,7 @@ const latest = {
     rssTargetMiB: r.rssTargetMiB,
     rssPerByte: r.rssMiB === null ? null : (r.rssMiB * MiB) / r.spec.bytes,
     checks: r.checks,
+    inProcess: r.inProcess,
     floor: r.floor,
     replay: r.replay,
     append: r.append,

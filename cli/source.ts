@@ -11,13 +11,12 @@ import { fail, ProtocolError } from '../engine/errors.ts';
 import { isDecimalId } from '../engine/identity/index.ts';
 import type { Projection } from '../engine/replay/index.ts';
 import type { Actor } from '../engine/schema/index.ts';
-import { coldReplay } from '../lib/publisher/cache.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore, type OpenStoreOptions } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
 import { apiUrlFor, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
-import { readLedgerInput } from './input.ts';
+import { readStdin } from './input.ts';
 import { UsageError } from './output.ts';
 import { replayProgress } from './progress.ts';
 
@@ -30,12 +29,17 @@ export interface ReadSource {
   history?: HistoryReader;
 }
 
+/** The store the global options select: a read-only `--ledger FILE` or a queue branch (`--dir`, `--remote`, `-R`). */
 export function storeFor(g: GlobalOptions): LedgerStore {
+  if (g.ledger !== undefined && (g.dir !== undefined || g.remote !== undefined || g.github !== undefined)) {
+    throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --dir or --remote', 'source_conflict');
+  }
   return openStore(storeOptionsFor(g));
 }
 
-/** The store the global options select (`--dir`, `--remote`, `-R`), as `openStore` options. */
+/** The store the global options select, as `openStore` options. */
 export function storeOptionsFor(g: GlobalOptions): OpenStoreOptions {
+  if (g.ledger !== undefined) return { ledger: g.ledger, stdin: () => readStdin('--ledger'), cwd: process.cwd() };
   if (g.github !== undefined && (g.token === undefined || g.token === '')) {
     throw new ProtocolError('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
   }
@@ -51,29 +55,11 @@ export function storeOptionsFor(g: GlobalOptions): OpenStoreOptions {
   };
 }
 
-/** Read-only commands accept `--ledger FILE` or any store. */
-export function readSource(g: GlobalOptions): ReadSource {
-  if (g.ledger !== undefined) {
-    if (g.dir !== undefined || g.remote !== undefined || g.github !== undefined) {
-      throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --dir or --remote', 'source_conflict');
-    }
-    const file = g.ledger;
-    return {
-      label: file,
-      load: async () => {
-        const progress = replayProgress(g.json === true);
-        try {
-          return coldReplay(await readLedgerInput(file), progress.onProgress);
-        } finally {
-          progress.done();
-        }
-      },
-    };
-  }
-  const store = storeFor(g);
+/** Read-only commands accept `--ledger FILE` or any store; a store with Git history also reads pre-compaction history. */
+export function readSource(g: GlobalOptions, store: LedgerStore = storeFor(g)): ReadSource {
   return {
     label: store.label,
-    history: historyReader(store),
+    ...(store.readOnly !== true && { history: historyReader(store) }),
     load: async () => {
       const progress = replayProgress(g.json === true);
       const { projection } = await new Publisher(store, { onProgress: progress.onProgress }).cache.load().finally(() => progress.done());

@@ -13,8 +13,10 @@
  */
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';
+import type { AdminAction } from '../engine/requests/admin-actions.ts';
 
-export type AdminActionName = 'control' | 'cancel-claim' | 'cancel-work' | 'reprioritize' | 'run-again';
+/** The actions this dialog confirms (a Policy has its own editor). */
+export type AdminActionName = Exclude<AdminAction, 'policy'>;
 
 export interface Target {
   id: string;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFairway } from './support/cli.ts';
-import { buildDemoQueue } from '../lib/demo/scenario.ts';
+import { buildSmallQueue } from './support/small-queue.ts';
 
 function capture(): { io: { out: (s: string) => void; err: (s: string) => void }; out: () => string; err: () => string } {
   let out = '';
@@ -13,7 +13,7 @@ function capture(): { io: { out: (s: string) => void; err: (s: string) => void }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'fairway-cli-'));
-const demo = buildDemoQueue();
+const demo = buildSmallQueue();
 const ledger = join(dir, 'demo.jsonl');
 writeFileSync(ledger, demo.ledger);
 

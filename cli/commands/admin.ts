@@ -6,9 +6,7 @@ import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
-import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from '../../engine/requests/admin.ts';
-import { control } from '../../engine/requests/lifecycle.ts';
-import type { BuiltRequest } from '../../engine/requests/operations.ts';
+import { ADMIN_ACTIONS, adminRequest, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
@@ -29,7 +27,9 @@ function reason(code: string): string {
   return code;
 }
 
-async function publishAdmin(io: Io, g: GlobalOptions, kind: string, build: (state: ReplayState, at: number) => BuiltRequest, describe: string): Promise<void> {
+/** Publishes `action` with the body `bodyOf` gives on the current state (ids resolved there). */
+async function publishAdmin<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (state: ReplayState) => AdminActionBody<A>, describe: string): Promise<void> {
+  const { kind } = ADMIN_ACTIONS[action];
   const { publisher } = writeTarget(g);
   const requestId = requestIdOf(g, kind);
   const { projection: current } = await publisher.cache.load();
@@ -37,7 +37,11 @@ async function publishAdmin(io: Io, g: GlobalOptions, kind: string, build: (stat
   const outcome = await publisher.publish({
     requestId,
     actor: actor('administrator', principalOf(g), current.state.repository ?? ''),
-    prepare: (projection, ids) => build(projection.state, ids.at),
+    prepare: (projection, ids) => {
+      const body = bodyOf(projection.state);
+      if (action === 'cancel-claim') debugEvent('claims', 'cancel', { claims: (body as AdminActionBody<'cancel-claim'>).claim_ids.length });
+      return adminRequest(action, body, projection.state, ids.at);
+    },
   });
   if (outcome.status === 'no_write') fail(outcome.code, outcome.message);
   const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
@@ -64,7 +68,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         value = o.paused === 'true';
       } else throw new UsageError(`unknown control ${JSON.stringify(o.name)}: use admission_paused, grants_paused or credential_generation`, 'option_invalid');
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'control', () => control(o.name as never, value, why), `${o.name} = ${String(value)}`);
+      await publishAdmin(ctx.io, g, 'control', () => ({ control: o.name as AdminActionBody<'control'>['control'], value, reason: why }), `${o.name} = ${String(value)}`);
     }));
 
   program.command('cancel-work')
@@ -73,7 +77,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => cancelWorkRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), why), 'Work cancelled');
+      await publishAdmin(ctx.io, g, 'cancel-work', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), reason: why }), 'Work cancelled');
     }));
 
   program.command('cancel-claim')
@@ -82,11 +86,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel_work', (s) => {
-        const claims = ids(o.claimId).map((id) => resolveId(s, 'claim', id));
-        debugEvent('claims', 'cancel', { claims: claims.length });
-        return cancelClaimsRequest(s, claims, why);
-      }, 'Claims cancelled');
+      await publishAdmin(ctx.io, g, 'cancel-claim', (s) => ({ claim_ids: ids(o.claimId).map((id) => resolveId(s, 'claim', id)), reason: why }), 'Claims cancelled');
     }));
 
   program.command('reprioritize')
@@ -96,7 +96,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; priority: number; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'control', (s) => reprioritizeRequest(s, ids(o.workId).map((id) => resolveId(s, 'work', id)), o.priority, why), `priority ${o.priority}`);
+      await publishAdmin(ctx.io, g, 'reprioritize', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), priority: o.priority, reason: why }), `priority ${o.priority}`);
     }));
 
   program.command('policy')
@@ -123,6 +123,6 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         // Routes and aw.json at the store's own repository's verified default revision; deployed refs kept.
         policy = await policyFromConfig(store, projection.state, { repository: projection.state.repository ?? '', principal: principalOf(g) });
       }
-      await publishAdmin(ctx.io, g, 'policy', () => policyRequest(o.epoch, policy), `policy epoch ${o.epoch} installed`);
+      await publishAdmin(ctx.io, g, 'policy', () => ({ epoch: o.epoch, policy }), `policy epoch ${o.epoch} installed`);
     }));
 };

@@ -5,12 +5,10 @@
  * repository seeded through the publisher), clearly labelled as a demo.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ConsoleSource } from '../../lib/console/config.ts';
+import { locateConsole } from '../../lib/console/locate.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { githubEnv } from '../globals.ts';
 import { UsageError, type Io } from '../output.ts';
@@ -37,22 +35,6 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
   return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
 }
 
-/**
- * Why the console cannot start from this install, or undefined when it can.
- * The console (Next.js, React, Mermaid and the app sources) is an optional
- * part: a clone after `npm ci` has it, the installed CLI package does not.
- */
-export function consoleMissing(root: string): string | undefined {
-  const hint = 'The web console is an optional part of Fairway that this installation of the CLI does not include; start it from a clone of the Fairway repository with `npm ci && npm start`.';
-  if (!existsSync(join(root, 'app', 'layout.tsx'))) return `the console app is not installed here. ${hint}`;
-  try {
-    createRequire(join(root, 'package.json')).resolve('next/package.json');
-  } catch {
-    return `Next.js is not installed here. ${hint}`;
-  }
-  return undefined;
-}
-
 export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }): Promise<void> {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535', 'usage_error');
@@ -67,9 +49,11 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
   }
   // Loaded on demand: the console server pulls in Next.js, which other commands never need.
   const { CONSOLE_ROOT, startConsole } = await import('../../lib/console/server.ts');
-  const missing = consoleMissing(CONSOLE_ROOT);
-  if (missing !== undefined) throw new UsageError(missing, 'console_not_installed');
+  // The console is an optional part: a clone has it, an installed CLI has it when the console package is installed beside it.
+  const install = locateConsole(CONSOLE_ROOT);
+  if (install.kind === 'unavailable') throw new UsageError(install.message, install.code);
   const running = await startConsole({
+    install,
     ...(source === undefined ? {} : { source }),
     port,
     host: opts.host,
@@ -116,6 +100,10 @@ Sign-in (local mode): the console prints a single-use login link that expires (F
 default one hour). Its role is decided here, not on the sign-in form: administrator with --admin, else
 observer. FAIRWAY_CONSOLE_TOKEN and FAIRWAY_CONSOLE_OBSERVER_TOKEN (comma-separated) fix the tokens for
 scripts; observer tokens always sign in read-only. Hosted mode maps GitHub user ids to roles with
-FAIRWAY_ROLES_FILE.`)
+FAIRWAY_ROLES_FILE.
+
+Installation: a clone serves its own build (made on first start). An installed CLI serves the
+optional console package installed beside it, @fairway/console of the same version
+(npm i -g ./fairway-console-VERSION.tgz); without it this command answers console_not_installed.`)
     .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }) => consoleCommand(ctx.io, g, opts)));
 };

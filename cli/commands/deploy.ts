@@ -12,7 +12,7 @@ import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
-import { deployWorker, type DeployReport } from '../../lib/github/deploy.ts';
+import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
 import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson } from '../output.ts';

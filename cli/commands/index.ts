@@ -162,7 +162,7 @@ export const COMMANDS: CommandEntry[] = [
   {
     load: async () => (await import('./demo.ts')).registerDemo,
     commands: [
-      { name: 'demo', aliases: [], term: 'demo [options]', description: 'Build a small demo queue through the engine request builders and print what the scheduler decided.' },
+      { name: 'demo', aliases: [], term: 'demo [options]', description: 'Build the demo queue (a developer\'s day) through the engine request builders and print what the scheduler decided.' },
     ],
   },
   {

@@ -7,7 +7,6 @@
 import { Option } from 'commander';
 import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import { renderOpenMetrics } from '../../lib/metrics/exposition.ts';
 import type { CommandModule } from '../context.ts';
 import { formatOf, formatOption, printJsonl } from '../format.ts';
 import { resolveId, resolveOptional } from '../ids.ts';
@@ -30,6 +29,8 @@ Example:
       const projection = await readSource(g).load();
       const asOf = Date.now();
       if (format === 'prometheus') {
+        // prom-client only for this format: it is not on the start-up path of the other formats.
+        const { renderOpenMetrics } = await import('../../lib/metrics/exposition.ts');
         ctx.io.out(await renderOpenMetrics(queueMetrics(projection, asOf)));
         return;
       }

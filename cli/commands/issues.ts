@@ -25,6 +25,13 @@ For each Work (at most 25 per run; the rest are listed as deferred):
   - one canonical summary comment and one comment per Claim (run, ledger, outcome);
   - IssueLink / IssueComment bindings published to the ledger.
 
+Closure: Issues stay open. A projector rule with "completion_policy": "close-on-result",
+installed in the Policy (fairway policy --file) before the Work's admission, closes the
+Issue once a verified non-PR Result exists, if a rule still names this run (principal,
+workflow GITHUB_WORKFLOW_REF, revision FAIRWAY_PROJECTOR_REF / GITHUB_WORKFLOW_SHA /
+GITHUB_SHA). A Work admitted with a granted "backing_issue" is mirrored in that existing
+Issue (any of its pool's allowed repositories) instead of a new one.
+
 Crash safety: before any Issue or comment is created, its intent is written to the
 projection journal (branch <queue-branch>-issues). A creation whose answer was lost,
 timed out or was a 5xx stays "pending" and is never created again automatically; see
@@ -111,7 +118,9 @@ Pending targets are listed by 'issues sync --json' in targets[].pending_targets,
 function printReport(out: (s: string) => void, r: SyncReport): void {
   out(`${r.dry_run ? 'dry run: ' : ''}${r.targets.length} Work in ${r.repository}${r.deferred.length > 0 ? `, ${r.deferred.length} deferred to the next run` : ''}`);
   for (const t of r.targets) {
-    out(`  ${t.work_id.slice(0, 16)}  ${t.status.padEnd(12)} issue ${t.issue.number === null ? '-' : `#${t.issue.number}`}  ${t.issue.outcome}${t.pending.length > 0 ? `  PENDING: ${t.pending.join(', ')}` : ''}`);
+    const where = t.repository === r.repository ? '' : t.repository;
+    const closure = t.closure === null ? '' : `  closure: ${t.closure}`;
+    out(`  ${t.work_id.slice(0, 16)}  ${t.status.padEnd(12)} issue ${t.issue.number === null ? '-' : `${where}#${t.issue.number}`}  ${t.issue.outcome}${closure}${t.pending.length > 0 ? `  PENDING: ${t.pending.join(', ')}` : ''}`);
   }
   if (r.labels_created.length > 0) out(`labels created: ${r.labels_created.join(', ')}`);
   for (const w of r.would) out(`  would ${w.method} ${w.what}`);

@@ -15,10 +15,10 @@
 import { writeFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
 import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecycleActors, observeApi } from '../../lib/github/context.ts';
-import { observeAndGrant } from '../../lib/github/grant.ts';
-import { launchGroup, type LaunchReport } from '../../lib/github/launcher.ts';
+import { observeAndGrant } from '../../lib/lifecycle/grant.ts';
+import { launchGroup, type LaunchReport } from '../../lib/lifecycle/launcher.ts';
 import { defaultBranch } from '../../lib/github/revision.ts';
 import { historicalGrantPlan } from '../../lib/publisher/history.ts';
 import type { CommandModule } from '../context.ts';

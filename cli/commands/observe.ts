@@ -7,7 +7,7 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { lifecycleActors, observeApi } from '../../lib/github/context.ts';
-import { observePool } from '../../lib/github/grant.ts';
+import { observePool } from '../../lib/lifecycle/grant.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv, lazy } from '../globals.ts';
 import { intIn } from '../parse.ts';

@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { MAX_SIMULATED_GRANTS, parseWorkload, simulate, type SimulationResult, type SimulationShare } from '../../engine/scheduler/simulate.ts';
+import { simulate, type SimulationResult, type SimulationShare } from '../../engine/scheduler/simulate.ts';
+import { MAX_SIMULATED_GRANTS, parseWorkload } from '../../engine/scheduler/workload.ts';
 import { readWorkQueueSettingsFile, type WorkQueueSettings } from '../../lib/config/aw.ts';
 import type { CommandModule } from '../context.ts';
 import { readStdin, STDIN } from '../input.ts';

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
+import { ResourceSchema } from '../../engine/schema/graph.ts';
 import { fail } from '../../engine/errors.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
@@ -36,6 +37,8 @@ const NodeSchema = z.strictObject({
   /** Spec 7.10: pin a registered immutable revision; an explicit logical contract. */
   execution_ref: z.string().regex(/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, 'expected a 40- or 64-hex immutable Git revision').optional(),
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
+  /** A pre-existing Issue backing this Work (docs/backing-issues.md): needs a projector rule's exact grant. */
+  backing_issue: ResourceSchema.optional(),
 });
 
 const readJson = readJsonInput;
@@ -58,11 +61,11 @@ function withGraphs(nodes: SubmitNode[], graphId: string | undefined): SubmitNod
   return nodes.map((node) => (node.graph_id !== undefined ? node : { ...node, graph_id: graphId ?? defaultGraphId(node.pool) }));
 }
 
-export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined): Promise<void> {
+/** Publishes `given` as one submit request (`requestId`: the operator's `--request-id`, else a fresh one). */
+export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined, requestId = requestIdOf(g, 'submit')): Promise<void> {
   const nodes = withGraphs(given, explicitGraph);
   const graphId = explicitGraph ?? defaultGraphId(nodes[0]?.pool);
   const { store, publisher } = writeTarget(g);
-  const requestId = requestIdOf(g, 'submit');
   const principal = principalOf(g);
   const { projection: current } = await publisher.cache.load();
   const repository = await queueRepository(g, current);
@@ -129,6 +132,9 @@ Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key
   pool            scheduling pool, default "default"; worker_profile: approved profile, default the pool's
   graph_id        overrides --graph-id for this node
   execution_ref   pin a registered immutable worker revision (40/64 hex); admission_contract: its SHA-256
+  backing_issue   an existing Issue R (as above, kind "issue") to mirror this Work in instead of a new one;
+                  admission requires an installed projector rule's exact backing_issues grant
+                  (otherwise resource_unauthorized; docs/backing-issues.md)
 
 Example graph.json (Work, Issue and pull-request dependencies):
   [
@@ -162,9 +168,10 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);
-      if (g.requestId === undefined && opts.nodeKey === undefined) g.requestId = requestIdOf(g, 'submit');
+      // Without --node-key the node key is the request id, so a retry with --request-id is the same node.
+      const requestId = requestIdOf(g, 'submit');
       const node: SubmitNode = {
-        node_key: opts.nodeKey ?? g.requestId!,
+        node_key: opts.nodeKey ?? requestId,
         payload: payload as JsonObject,
         pool: opts.pool,
         ...(opts.priority === undefined ? {} : { priority: opts.priority }),
@@ -172,7 +179,7 @@ export const registerSubmit: CommandModule = (program, ctx) => {
         ...(opts.workerProfile === undefined ? {} : { worker_profile: opts.workerProfile }),
         ...(opts.executionRef === undefined ? {} : { execution_ref: opts.executionRef }),
       };
-      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId);
+      await submitNodes(ctx.io, g, parseNodes([node], opts.file), opts.graphId, requestId);
     }));
 
   program.command('submit-graph')

@@ -13,10 +13,12 @@ export const registerTui: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g) => {
       if (g.json === true) throw new UsageError('tui is interactive and has no --json output; use state --json or replay --json', 'option_invalid');
       if (g.requestId !== undefined) throw new UsageError('tui generates a stable request id for each reviewed action; --request-id is not accepted', 'option_invalid');
-      const { runTui } = await import('../tui/run.ts').catch((e: unknown) => { // ink + React only when the TUI runs
-        // ink and React are optional packages: the installed CLI works without them.
+      // ink + React only when the TUI runs: the compiled CLI carries them in this command's own
+      // lazily loaded chunk (bin/build.js), so an installed CLI needs no other package for it.
+      const { runTui } = await import('../tui/run.ts').catch((e: unknown) => {
+        // A checkout installed without devDependencies (npm ci --omit=dev) compiles without them.
         if ((e as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND' && /'(ink|react)'/.test(String((e as Error).message))) {
-          throw new UsageError('the keyboard browser needs the optional packages ink and react, which this installation does not include: npm i -g ink@^6 react@^19', 'tui_not_installed');
+          throw new UsageError('the keyboard browser needs ink and React, which this checkout was installed without (npm ci --omit=dev): run `npm ci` here, or use the released CLI (npm i -g ./fairway-VERSION.tgz), which carries them', 'tui_not_installed');
         }
         throw e;
       });

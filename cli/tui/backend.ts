@@ -1,11 +1,11 @@
 /**
  * The browser's edge: reads the queue from the same store flags as every
  * command (cli/source.ts) and publishes reviewed actions through the one
- * checked publisher as an administrator (like cli/commands/admin.ts).
+ * checked publisher as an administrator (the engine's admin table, as every surface).
  */
 import { fail, internalError, isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import { cancelClaimsRequest, cancelWorkRequest, reprioritizeRequest } from '../../engine/requests/admin.ts';
+import { adminRequest } from '../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
@@ -13,7 +13,7 @@ import type { LedgerStore } from '../../lib/store/types.ts';
 import type { GlobalOptions } from '../context.ts';
 import { UsageError } from '../output.ts';
 import { actor, principalOf, queueRepository, readSource, storeFor } from '../source.ts';
-import type { ActionPlan, Authority } from './dialog.ts';
+import { ADMIN_ACTION, type ActionPlan, type Authority } from './dialog.ts';
 import { buildSnapshot, type Snapshot } from './model.ts';
 import type { PublishResult } from './state.ts';
 
@@ -29,12 +29,13 @@ function errorOf(e: unknown): { code: string; message: string } {
   return internalError(e);
 }
 
-export function buildRequest(plan: ActionPlan, state: ReplayState): BuiltRequest {
-  switch (plan.action) {
-    case 'cancel_work': return cancelWorkRequest(state, plan.ids, plan.reason);
-    case 'cancel_claims': return cancelClaimsRequest(state, plan.ids, plan.reason);
-    case 'reprioritize': return reprioritizeRequest(state, plan.ids, plan.priority ?? 0, plan.reason);
-  }
+/** The reviewed plan as its administrator action's request (engine/requests/admin-actions.ts). */
+function buildRequest(plan: ActionPlan, state: ReplayState, at: number): BuiltRequest {
+  const action = ADMIN_ACTION[plan.action];
+  const { ids, reason } = plan;
+  if (action === 'cancel-claim') return adminRequest(action, { claim_ids: ids, reason }, state, at);
+  if (action === 'cancel-work') return adminRequest(action, { work_ids: ids, reason }, state, at);
+  return adminRequest(action, { work_ids: ids, priority: plan.priority ?? 0, reason }, state, at);
 }
 
 /** Counts compare-and-swap attempts, so a failure can be told apart from an uncertain write. */
@@ -63,8 +64,9 @@ function counting(store: LedgerStore): { store: LedgerStore; writes: () => numbe
 /** A backend for the global flags; `now` is the decision clock for snapshots. */
 export function openBackend(g: GlobalOptions, now: () => number = Date.now): TuiBackend {
   const principal = principalOf(g);
-  if (g.ledger !== undefined) {
-    const source = readSource(g);
+  const store = storeFor(g);
+  if (store.readOnly === true) {
+    const source = readSource(g, store);
     return {
       authority: { principal, source: source.label, writable: false, basis: 'read-only ledger file' },
       load: async (watch) => buildSnapshot(await source.load(), now(), watch),
@@ -72,7 +74,7 @@ export function openBackend(g: GlobalOptions, now: () => number = Date.now): Tui
     };
   }
   const basis = g.github !== undefined ? 'GitHub token; GitHub enforces repository permissions' : 'local principal, unauthenticated';
-  return storeBackend(storeFor(g), { principal, basis, repository: (p) => queueRepository(g, p) }, now);
+  return storeBackend(store, { principal, basis, repository: (p) => queueRepository(g, p) }, now);
 }
 
 /** Reads and administrator publications on one store, sharing one incrementally extended projection. */
@@ -99,9 +101,9 @@ export function storeBackend(
         const outcome = await publisher.publish({
           requestId: plan.requestId,
           actor: actor('administrator', o.principal, repository),
-          prepare: (projection) => {
+          prepare: (projection, ids) => {
             try {
-              return buildRequest(plan, projection.state);
+              return buildRequest(plan, projection.state, ids.at);
             } catch (e) {
               prepareError = e;
               throw e;

@@ -4,14 +4,20 @@
  * every exact target by full id; `y` publishes only when nothing blocks,
  * including when every target line fits in the confirmation view.
  */
+import type { AdminAction } from '../../engine/requests/admin-actions.ts';
+import { MAX_ADMIN_TARGETS } from '../../engine/schema/defaults.ts';
 import type { Snapshot } from './model.ts';
 import { abbrev, quoted, safe, wrap, type Layout } from './layout.ts';
 import { parseKey } from './rows.ts';
 
 export type ActionKind = 'cancel_work' | 'cancel_claims' | 'reprioritize';
 
-/** Engine limit: at most 256 targets per administrator transaction. */
-export const MAX_TARGETS = 256;
+/** The administrator action (engine/requests/admin-actions.ts) each dialog publishes. */
+export const ADMIN_ACTION: Record<ActionKind, Extract<AdminAction, 'cancel-work' | 'cancel-claim' | 'reprioritize'>> = {
+  cancel_work: 'cancel-work',
+  cancel_claims: 'cancel-claim',
+  reprioritize: 'reprioritize',
+};
 
 export const REASONS: Record<ActionKind, string> = {
   cancel_work: 'operator_cancelled',
@@ -128,8 +134,6 @@ export interface DialogText {
   fits: boolean;
 }
 
-const NAMES: Record<ActionKind, string> = { cancel_work: 'cancel-work', cancel_claims: 'cancel-claim', reprioritize: 'reprioritize' };
-
 /**
  * The confirmation's lines at this terminal size. The effect summary is shown
  * only when there is room for it; the authority, request id and every target
@@ -139,7 +143,7 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
   const width = l.overlayWidth;
   const n = d.targets.length;
   const head = wrap([
-    `${NAMES[d.action]}: ${n} target${n === 1 ? '' : 's'}, all-or-nothing`,
+    `${ADMIN_ACTION[d.action]}: ${n} target${n === 1 ? '' : 's'}, all-or-nothing`,
     `authority: administrator, principal ${a.principal} (${a.basis})`,
     `queue: ${repository === null ? '-' : safe(repository)} on ${safe(a.source)}`,
     `request id: ${d.requestId}`,
@@ -174,7 +178,7 @@ export function blockers(d: Dialog, a: Authority, fits: boolean): string[] {
   const out: string[] = [];
   if (!a.writable) out.push(`${a.source} is read-only (--ledger); publish through --repo, --remote or --github`);
   if (d.targets.length === 0) out.push('no targets');
-  if (d.targets.length > MAX_TARGETS) out.push(`at most ${MAX_TARGETS} targets per transaction`);
+  if (d.targets.length > MAX_ADMIN_TARGETS) out.push(`at most ${MAX_ADMIN_TARGETS} targets per transaction`);
   const bad = d.targets.filter((t) => t.problem !== null).length;
   if (bad > 0) out.push(`${bad} target(s) cannot take this action (marked !); dismiss and change the selection`);
   if (d.action === 'reprioritize' && d.priority === null) out.push('choose a priority 1..5 first');

@@ -33,38 +33,119 @@ const MAX_SAFE = '9007199254740991';
 
 /** Spans of the top-level members' values when `text` is a canonical object, else null. */
 export function canonicalSpans(text: string): MemberSpans | null {
+  return canonicalRecordSpans(text)?.members ?? null;
+}
+
+/** A canonical ledger record's spans: its members and, one and two levels down, its request's. */
+export interface RecordSpans {
+  members: MemberSpans;
+  /** Members of the `request` member, when its value is an object. */
+  request: MemberSpans | null;
+  /** Members of `request.parameters`, when its value is an object. */
+  parameters: MemberSpans | null;
+  /**
+   * The member of `request.parameters` (`nodes` or `operations`) whose text is the `operations`
+   * member's text, character for character, or null (replay then validates that copy once).
+   */
+  repeats: string | null;
+}
+
+/** Deepest `value` depth entered since it was last reset (the nesting proof of a repeated span). */
+let deepest = 0;
+
+/**
+ * The text being scanned is known to be valid JSON (`JSON.parse` accepted it, so no string holds
+ * a raw control character) and ASCII (so no surrogate), and it has no backslash, as almost every
+ * ledger line. Then every string token runs to the next `"` and holds only characters the
+ * general loop accepts, so `string` and `plainKey` find its end with `indexOf`.
+ */
+let plainText = false;
+
+/**
+ * `canonicalSpans` with the request's member spans (replay hashes and compares them in place).
+ * `parsedAscii`: the caller knows `text` is valid JSON (`JSON.parse` accepted it) without a
+ * character past U+007F (its UTF-8 length is its length), which lets strings be skipped natively.
+ * Submit and operations requests repeat their `operations` as `request.parameters.nodes` or
+ * `.operations`; when the text at that position is the same text, it is not scanned again: the
+ * canonical grammar is the same at any position, and the repeated copy, two levels deeper,
+ * stays within the nesting limit (its own deepest value + 2).
+ */
+export function canonicalRecordSpans(text: string, parsedAscii = false): RecordSpans | null {
   if (text.charCodeAt(0) !== 0x7b) return null;
-  const spans = new Map<string, readonly [number, number]>();
-  let p = 1;
-  if (text.charCodeAt(p) === 0x7d) return p + 1 === text.length ? spans : null;
+  plainText = parsedAscii && text.indexOf('\\') < 0;
+  const out: RecordSpans = { members: new Map(), request: null, parameters: null, repeats: null };
+  let operations: string | null = null;
+  let operationsDepth = 0;
+  const members = out.members as Map<string, readonly [number, number]>;
+  const scanned = (key: string, start: number): number => {
+    if (key === 'operations') {
+      deepest = 0;
+      const end = value(text, start, 1);
+      if (end >= 0) {
+        operations = text.slice(start, end);
+        operationsDepth = deepest;
+      }
+      return end;
+    }
+    if (key !== 'request' || text.charCodeAt(start) !== 0x7b) return value(text, start, 1);
+    out.request = new Map();
+    return spans(text, start, 1, 0xffff, out.request as Map<string, readonly [number, number]>, (name, at) => {
+      if (name !== 'parameters' || text.charCodeAt(at) !== 0x7b) return -2;
+      out.parameters = new Map();
+      return spans(text, at, 2, 0xffff, out.parameters as Map<string, readonly [number, number]>, (inner, from) => {
+        if ((inner !== 'nodes' && inner !== 'operations') || operations === null || operationsDepth + 2 > NESTING_LIMIT) return -2;
+        // Equality of a slice (a native comparison of the characters), not startsWith (much slower on long texts).
+        if (text.slice(from, from + operations.length) !== operations) return -2;
+        out.repeats = inner;
+        return from + operations.length;
+      });
+    });
+  };
+  return spans(text, 0, 0, 0x7e, members, scanned) < 0 ? null : out;
+}
+
+/**
+ * Scans the object at `p` (a value at `depth`) into `into` (each member's value span);
+ * `member(key, start)` may scan a value itself (its end, or -1) or answer -2 for the plain scan.
+ * Answers the position after the object (the whole text for the top level), or -1.
+ */
+function spans(t: string, p: number, depth: number, maxKey: number, into: Map<string, readonly [number, number]>, member: (key: string, start: number) => number): number {
+  if (depth > NESTING_LIMIT) return -1;
+  if (depth > deepest) deepest = depth;
+  p++;
+  if (t.charCodeAt(p) === 0x7d) return depth > 0 || p + 1 === t.length ? p + 1 : -1;
   let prevStart = -1;
   let prevEnd = -1;
   for (;;) {
     const keyStart = p + 1;
-    p = plainKey(text, p, 0x7e);
-    if (p < 0) return null;
+    p = plainKey(t, p, maxKey);
+    if (p < 0) return -1;
     const keyEnd = p - 1;
-    if (prevStart >= 0 && !ascending(text, prevStart, prevEnd, keyStart, keyEnd)) return null;
+    if (prevStart >= 0 && !ascending(t, prevStart, prevEnd, keyStart, keyEnd)) return -1;
     prevStart = keyStart;
     prevEnd = keyEnd;
-    if (text.charCodeAt(p) !== 0x3a) return null;
+    if (t.charCodeAt(p) !== 0x3a) return -1;
     const start = p + 1;
-    p = value(text, start, 1);
-    if (p < 0) return null;
-    spans.set(text.slice(keyStart, keyEnd), [start, p]);
-    const c = text.charCodeAt(p++);
-    if (c === 0x7d) return p === text.length ? spans : null;
-    if (c !== 0x2c) return null;
+    const key = t.slice(keyStart, keyEnd);
+    p = member(key, start);
+    if (p === -2) p = value(t, start, depth + 1);
+    if (p < 0) return -1;
+    into.set(key, [start, p]);
+    const c = t.charCodeAt(p++);
+    if (c === 0x7d) return depth > 0 || p === t.length ? p : -1;
+    if (c !== 0x2c) return -1;
   }
 }
 
 /** True when `text` is a canonical JSON text of any value. */
 export function isCanonicalText(text: string): boolean {
+  plainText = false;
   return value(text, 0, 0) === text.length;
 }
 
 function value(t: string, p: number, depth: number): number {
   if (depth > NESTING_LIMIT) return -1;
+  if (depth > deepest) deepest = depth;
   const c = t.charCodeAt(p);
   switch (c) {
     case 0x22: return string(t, p);
@@ -119,6 +200,10 @@ function array(t: string, p: number, depth: number): number {
  */
 function plainKey(t: string, p: number, max: number): number {
   if (t.charCodeAt(p) !== 0x22) return -1;
+  if (plainText && max > 0x7f) {
+    const q = t.indexOf('"', p + 1);
+    return q < 0 ? -1 : q + 1;
+  }
   let i = p + 1;
   for (;;) {
     const c = t.charCodeAt(i);
@@ -141,6 +226,10 @@ function ascending(t: string, aStart: number, aEnd: number, bStart: number, bEnd
 }
 
 function string(t: string, p: number): number {
+  if (plainText) {
+    const q = t.indexOf('"', p + 1);
+    return q < 0 ? -1 : q + 1;
+  }
   let i = p + 1;
   for (;;) {
     const c = t.charCodeAt(i);

@@ -10,8 +10,10 @@ export {
   utf8ByteLength,
 } from './json.ts';
 export type { ParseLimits } from './json.ts';
-export { LINE_BYTES, LINE_ERROR_CODES, decodeUtf8, frameLedger, parseLedgerLine, parseLedgerRecord, splitLedger } from './lines.ts';
+export { LINE_BYTES, LINE_ERROR_CODES, decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from './lines.ts';
+export type { RecordSpans } from './canonical.ts';
 export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';
 export type { LedgerFrame, LedgerLimits, LedgerLine } from './lines.ts';
 export { sha256Hex, sha256HexOfParts } from './digest.ts';
+export { canonicalSize } from './size.ts';

@@ -53,9 +53,9 @@ export function utf8ByteLength(s: string): number {
 }
 
 /** True when `s` has no unpaired surrogate (is a sequence of Unicode scalar values). */
-export function isWellFormedUnicode(s: string): boolean {
-  return !SURROGATE.test(s) || !LONE_SURROGATE.test(s);
-}
+export const isWellFormedUnicode: (s: string) => boolean = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+  ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+  : (s) => !SURROGATE.test(s) || !LONE_SURROGATE.test(s);
 
 // ---------------------------------------------------------------- canonical serializer
 
@@ -142,9 +142,11 @@ function write(v: unknown, depth: number): string {
 /**
  * Canonical text (spec 7.6): keys in UTF-8 byte order, no whitespace, minimal escaping,
  * safe integers only (typed -0, fractions, NaN, infinities: `noncanonical_number`).
+ * `depth` is how deep `value` sits in the text being written (a record's member: 1), so the
+ * nesting limit counts from the record's root.
  */
-export function canonicalize(value: JsonValue): string {
-  return write(value, 0);
+export function canonicalize(value: JsonValue, depth = 0): string {
+  return write(value, depth);
 }
 
 // ---------------------------------------------------------------- strict parser

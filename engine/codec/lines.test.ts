@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, canonicalize, parseStrict } from './json.ts';
-import { LINE_BYTES, decodeUtf8, parseLedgerLine, splitLedger } from './lines.ts';
+import { LINE_BYTES, decodeUtf8, splitLedger } from './lines.ts';
+import { parseLedgerLine } from '../../tests/support/bytes.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
 const GENERATED = fileURLToPath(new URL('../../../shared/reference/gh-aw-generated/', import.meta.url));

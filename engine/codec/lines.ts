@@ -2,10 +2,11 @@
  * Ledger framing (spec 7.6: one QueueCommit JSON object per line of work-queue.jsonl;
  * contract `canonical_json`: parser_bytes, line_bytes, truncated_final_line, blank_records).
  */
-import { fail } from '../errors.ts';
+import { isUtf8 } from 'node:buffer';
+import { fail, isProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import { PARSER_BYTES, canonicalize, parseStrict, utf8ByteLength } from './json.ts';
-import { canonicalSpans, isCanonicalText } from './canonical.ts';
+import { PARSER_BYTES, parseStrict, utf8ByteLength } from './json.ts';
+import { canonicalRecordSpans, type RecordSpans } from './canonical.ts';
 import { canonicalMembers, type MemberSpans } from './members.ts';
 
 export const LINE_BYTES = 8388608;
@@ -32,19 +33,18 @@ export interface LedgerLine {
   line: number;
 }
 
-const DECODER = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Decode UTF-8, rejecting invalid sequences (`invalid_unicode`, spec 7.6). A BOM is NOT
  * stripped: it stays U+FEFF, which no JSON text may start with, so a ledger beginning with
  * a BOM fails its first record with `invalid_json` (a record must start with `{`).
+ * Validated first (`isUtf8`, strict UTF-8 as a fatal TextDecoder: no overlong form, surrogate
+ * or code point past U+10FFFF), then decoded without the fatal decoder's slower path.
  */
 export function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return DECODER.decode(bytes);
-  } catch {
-    return fail('invalid_unicode', 'input is not valid UTF-8');
-  }
+  if (!isUtf8(bytes)) fail('invalid_unicode', 'input is not valid UTF-8');
+  return DECODER.decode(bytes);
 }
 
 const BLANK = /^[ \t\r]*$/;
@@ -143,43 +143,39 @@ function tooLarge(limit: number): never {
  * canonical text has exactly one decoding, so JSON.parse's value is parseStrict's.
  * Otherwise parseStrict decides: it returns the value of a valid but non-canonical line
  * (accepted silently) or throws the precise error code.
+ *
+ * For a canonical record it also returns the span of each top-level member's value in
+ * `text` (null for a valid non-canonical line), and from the one-pass check the request's
+ * member spans (`record`, see `canonicalRecordSpans`). The same proof applies: the spans
+ * index the canonical serialization itself. `bytes`, when known, is the record's UTF-8
+ * length (equal to its length: an ASCII record, which the one-pass check scans faster).
  */
-export function parseLedgerLine(text: string): JsonValue {
+export function parseLedgerRecord(text: string, bytes?: number): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null } {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
     fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
+  let value: JsonValue;
   try {
-    const value = JSON.parse(text) as JsonValue;
-    // One pass over the text (codec/canonical.ts); re-serialising decides what it cannot prove.
-    if (isCanonicalText(text) || canonicalize(value) === text) return value;
+    value = JSON.parse(text) as JsonValue;
   } catch {
-    // Syntax, nesting, number or Unicode problem: the strict parser names it.
+    // Syntax, nesting or Unicode problem: the strict parser names it.
+    return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
   }
-  return parseStrict(text, { maxBytes: LINE_BYTES });
-}
-
-/**
- * Like `parseLedgerLine`, and for a canonical record also returns the span of
- * each top-level member's value in `text` (null for a valid non-canonical line).
- * The same proof applies: the spans index the canonical serialization itself.
- */
-export function parseLedgerRecord(text: string): { value: JsonValue; spans: MemberSpans | null } {
-  if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
-    fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
-  }
-  try {
-    const value = JSON.parse(text) as JsonValue;
-    // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
-    // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
-    // then decides, so both paths accept exactly the same lines.
-    const fast = canonicalSpans(text);
-    if (fast !== null) return { value, spans: fast };
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const members = canonicalMembers(value);
-      if (members !== null && members.text === text) return { value, spans: members.spans };
+  // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
+  // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
+  // then decides, so both paths accept exactly the same lines. Neither throws on a bad line:
+  // anything they throw is a bug, and surfaces as one.
+  const fast = canonicalRecordSpans(text, bytes === text.length);
+  if (fast !== null) return { value, spans: fast.members, record: fast };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    let members: ReturnType<typeof canonicalMembers> = null;
+    try {
+      members = canonicalMembers(value);
+    } catch (e) {
+      // A value canonical form cannot spell (lone surrogate, too deep): the strict parser names it.
+      if (!isProtocolError(e)) throw e;
     }
-  } catch {
-    // Syntax, nesting, number or Unicode problem: the strict parser names it.
+    if (members !== null && members.text === text) return { value, spans: members.spans, record: null };
   }
-  return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null };
+  return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
 }

@@ -25,7 +25,7 @@ export function canonicalMembers(value: { [key: string]: JsonValue }): { text: s
     const k = keys[i]!;
     text += (i > 0 ? ',"' : '"') + k + '":';
     const start = text.length;
-    text += canonicalize(value[k]!);
+    text += canonicalize(value[k]!, 1); // one level inside the record: nesting counts from its root
     spans.set(k, [start, text.length]);
   }
   return { text: text + '}', spans };

@@ -27,14 +27,21 @@ function index1(n: number, what: string): number {
   return n;
 }
 
+/** The last request whose digest was taken: every Claim and group of one grant shares it. */
+let lastRequest: { id: string; digest: string } | null = null;
+function requestDigest(requestId: string): string {
+  if (lastRequest === null || lastRequest.id !== requestId) lastRequest = { id: requestId, digest: sha256Hex(requestId) };
+  return lastRequest.digest;
+}
+
 /** `c_` + SHA256(request.id) + `_` + one-based fair-prefix index of the Claim. */
 export function claimId(requestId: string, index: number): string {
-  return `c_${sha256Hex(requestId)}_${index1(index, 'Claim index')}`;
+  return `c_${requestDigest(requestId)}_${index1(index, 'Claim index')}`;
 }
 
 /** `d_` + SHA256(request.id) + `_` + one-based earliest-compatible-group index. */
 export function dispatchId(requestId: string, groupIndex: number): string {
-  return `d_${sha256Hex(requestId)}_${index1(groupIndex, 'dispatch group index')}`;
+  return `d_${requestDigest(requestId)}_${index1(groupIndex, 'dispatch group index')}`;
 }
 
 /** `h` + one-based member index in the original immutable group. */

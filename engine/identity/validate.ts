@@ -11,18 +11,22 @@ export const DECIMAL_MAX_DIGITS = 256;
 // eslint-disable-next-line no-control-regex -- matching C0 controls is the point
 const FORBIDDEN = /[\u0000-\u001f\u007f]/;
 const DECIMAL = /^[1-9][0-9]*$/;
+const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/;
 const REASON = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 /**
  * A nonempty well-formed string of at most 256 UTF-8 bytes without C0 controls or DEL.
- * Replay checks every identity of every record, so the common case (no surrogate) is one pass
- * over the units that checks controls and counts UTF-8 bytes together; a string holding a
- * surrogate takes the general check (`identitySlow`), which the tests compare it with.
+ * Replay checks every identity of every record: printable ASCII (the common case) is answered
+ * by one native scan; otherwise one pass over the units checks controls and counts UTF-8 bytes
+ * together; a string holding a surrogate takes the general check (`identitySlow`), which the
+ * tests compare it with.
  */
 export function isIdentity(s: string): boolean {
   if (typeof s !== 'string') return false;
   const n = s.length;
   if (n === 0 || n > IDENTITY_MAX_UTF8_BYTES) return false;
+  // Printable ASCII only (ids, keys, hex digests): one byte per unit, no control, no DEL.
+  if (!NOT_PRINTABLE_ASCII.test(s)) return true;
   let bytes = n;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);

@@ -13,7 +13,8 @@ import { desiredIssue } from './desired.ts';
 import { inlineText, plainTitle } from './escape.ts';
 import { journalLines, readJournal, type JournalRecord } from './journal.ts';
 import { GITHUB_LABEL_LIMIT, ISSUE_STATUSES, labelChanges, projectorLabels } from './labels.ts';
-import { planWork } from './plan.ts';
+import { missingBindings, planWork } from './plan.ts';
+import { admissionCompletionPolicy, holdsTargetAuthority } from '../replay/ops/projector-rules.ts';
 import { render, type Templates } from './render.ts';
 import { issueStatus } from './status.ts';
 import { issueTemplates } from '../../lib/issues/templates.ts';
@@ -121,5 +122,60 @@ describe('journal and planning', () => {
     const bound = readJournal(new TextEncoder().encode(journalLines([intent, { v: 1, kind: 'receipt', key: 'issue:w', resource, status: 'queued' }])));
     expect(planWork(desired, bound, 'work', 'unchanged').issue).toEqual({ action: 'labels', key: 'issue:w', resource, status: 'running', add: ['work', 'work:running'], remove: ['work:queued'] });
     expect(planWork(desired, bound, 'work', 'missing').issue).toEqual({ action: 'pending', key: 'issue:w', reason: 'issue_missing' });
+  });
+});
+
+describe('projector rules, closure and journal marks (pure)', () => {
+  const who = { principal: '1001', workflow: '.github/workflows/queue.yml', ref: 'a'.repeat(40) };
+  const ruleOf = (extra: Record<string, unknown> = {}) => ({ principal: '1001', workflow: who.workflow, ref: who.ref, pools: ['default'], repositories: ['owner/repo'], ...extra });
+  const policy = (rules: unknown[]) => ({ pools: { default: {} }, projectors: rules }) as never;
+
+  it('close-on-result only when every rule matching the run, pool and repository says so; a run without a workflow matches none', () => {
+    expect(admissionCompletionPolicy(policy([ruleOf({ completion_policy: 'close-on-result' })]), who, 'default', 'owner/repo')).toBe('close-on-result');
+    expect(admissionCompletionPolicy(policy([ruleOf({ completion_policy: 'close-on-result' }), ruleOf()]), who, 'default', 'owner/repo')).toBe('keep-open');
+    expect(admissionCompletionPolicy(policy([ruleOf({ completion_policy: 'close-on-result' })]), { ...who, ref: 'b'.repeat(40) }, 'default', 'owner/repo')).toBe('keep-open');
+    expect(admissionCompletionPolicy(policy([ruleOf({ completion_policy: 'close-on-result' })]), { ...who, workflow: null }, 'default', 'owner/repo')).toBe('keep-open');
+    expect(admissionCompletionPolicy(undefined, who, 'default', 'owner/repo')).toBe('keep-open');
+  });
+
+  it('target authority: the queue repository\'s own Issues need no rule; another repository or a pre-existing Issue need one (with the exact grant)', () => {
+    const granted = { kind: 'issue', host: 'github.com', repository: 'owner/repo', repository_id: '1', resource_id: '9', number: '3' };
+    expect(holdsTargetAuthority(undefined, 'owner/repo', who, { pool: 'default', repository: 'owner/repo' })).toBe(true);
+    expect(holdsTargetAuthority(undefined, 'owner/repo', who, { pool: 'default', repository: 'owner/other' })).toBe(false);
+    expect(holdsTargetAuthority(policy([ruleOf({ repositories: ['owner/other'] })]), 'owner/repo', who, { pool: 'default', repository: 'owner/other' })).toBe(true);
+    expect(holdsTargetAuthority(policy([ruleOf()]), 'owner/repo', who, { pool: 'default', repository: 'owner/repo', backingIssue: granted })).toBe(false);
+    expect(holdsTargetAuthority(policy([ruleOf({ backing_issues: [granted] })]), 'owner/repo', who, { pool: 'default', repository: 'owner/repo', backingIssue: granted })).toBe(true);
+  });
+
+  it('closure is planned only for a done Issue seen open and not closed before; one already closed is recorded without a write', () => {
+    const resource = { kind: 'issue' as const, host: 'github.com', repository: 'o/r', repository_id: '1', resource_id: '9', number: '3' };
+    const intent: JournalRecord = { v: 1, kind: 'intent', key: 'issue:w', target: 'issue', work_id: 'w', repository: 'o/r', owner: 'run-1', at: 1 };
+    const bound = readJournal(new TextEncoder().encode(journalLines([intent, { v: 1, kind: 'receipt', key: 'issue:w', resource, status: 'done' }])));
+    const done = { workId: 'w', status: 'done' as const, statusKnown: true, title: 't', body: 'b', summary: { body: 's', digest: 'd1' }, claims: [] };
+    expect(planWork(done, bound, 'work', { labels: ['work', 'work:done'], state: 'open' }, { closeOnResult: true }).close).toBe('close');
+    expect(planWork(done, bound, 'work', { labels: ['work', 'work:done'], state: 'closed' }, { closeOnResult: true }).close).toBe('record');
+    expect(planWork(done, bound, 'work', { labels: ['work', 'work:done'], state: 'open' }, { closeOnResult: false }).close).toBeUndefined();
+    expect(planWork({ ...done, status: 'needs-review' }, bound, 'work', { labels: [], state: 'open' }, { closeOnResult: true }).close).toBeUndefined();
+    const closed = readJournal(new TextEncoder().encode(journalLines([intent, { v: 1, kind: 'receipt', key: 'issue:w', resource, status: 'done' }, { v: 1, kind: 'written', key: 'issue:w', state: 'closed' }])));
+    expect(planWork(done, closed, 'work', { labels: ['work', 'work:done'], state: 'open' }, { closeOnResult: true }).close).toBeUndefined();
+    expect(planWork(done, bound, 'work', null, { authorized: false }).issue).toEqual({ action: 'pending', key: 'issue:w', reason: 'projector_not_authorized' });
+  });
+
+  it('journal: a ledger link binds without an intent; missing and seen marks need a bound target; a write clears them', () => {
+    const resource = { kind: 'issue' as const, host: 'github.com', repository: 'o/r', repository_id: '1', resource_id: '9', number: '3' };
+    const enc = (r: JournalRecord[]) => new TextEncoder().encode(journalLines(r));
+    const linked: JournalRecord = { v: 1, kind: 'linked', key: 'issue:w', work_id: 'w', repository: 'o/r', resource };
+    const j = readJournal(enc([linked, { v: 1, kind: 'missing', key: 'issue:w', http_status: 404 }, { v: 1, kind: 'seen', key: 'issue:w', labels: ['x'], state: 'open' }]));
+    expect(j.entries.get('issue:w')).toMatchObject({ phase: 'bound', linked: true, missing: true, seen: { labels: ['x'], state: 'open' } });
+    const cleared = readJournal(enc([linked, { v: 1, kind: 'missing', key: 'issue:w', http_status: 404 }, { v: 1, kind: 'written', key: 'issue:w', status: 'queued' }]));
+    expect(cleared.entries.get('issue:w')!.missing).toBeUndefined();
+    expect(() => readJournal(enc([{ v: 1, kind: 'missing', key: 'issue:w', http_status: 404 }]))).toThrow(expect.objectContaining({ code: 'journal_invalid' }));
+    expect(() => readJournal(enc([linked, linked]))).toThrow(expect.objectContaining({ code: 'journal_invalid' }));
+    expect(() => readJournal(enc([linked, { v: 1, kind: 'written', key: 'issue:w', state: 'open' as never }]))).toThrow(expect.objectContaining({ code: 'journal_invalid' }));
+    // A ledger-linked Issue publishes no IssueLink of its own (the ledger bound it at admission).
+    const q = new TestQueue(policyOf(), [{ node_key: 'n', payload: {} }]);
+    const w = [...new Projection(q.state).works()][0]!.workId;
+    const own = readJournal(enc([{ ...linked, key: `issue:${w}`, work_id: w }]));
+    expect(missingBindings(new Projection(q.state), own, w, 'a'.repeat(40))).toEqual([]);
   });
 });

@@ -22,6 +22,16 @@
  *   change feed (`GET /issues?since=`) does not list are as the projector last left them.
  * - `resolved`: an operator's checked resolution of a pending intent (`fairway issues
  *   resolve`): `adopted` with the receipt they verified, or `not_created`.
+ * - `linked`: an Issue target bound by the ledger, not created by a projector: a Work
+ *   admitted with a granted pre-existing `backing_issue`. No intent: nothing is created.
+ * - `missing`: a bound Issue or comment answered 404/410 (deleted or transferred). It stays
+ *   pending (`issue_missing`, `comment_missing`); a later `written` clears it for an Issue
+ *   seen again (transferred back).
+ * - `seen`: what the change feed showed of a bound Issue outside the run's batch (labels,
+ *   state), so the watermark can move without losing that change: the run that projects the
+ *   Issue later plans from it. A later `written` supersedes it.
+ * - `written` may carry `state: "closed"`: the projector closed the Issue (completion policy
+ *   `close-on-result`) or found it closed when closure was due; it is never closed again.
  *
  * Pure: parse, fold and check. A malformed journal is `journal_invalid`, never an empty one.
  */
@@ -36,9 +46,12 @@ export type JournalRecord =
   | { v: 1; kind: 'intent'; key: string; target: JournalTarget; work_id: string; claim_id?: string; repository: string; owner: string; at: number }
   | { v: 1; kind: 'receipt'; key: string; resource?: ResourceIdentity; comment_id?: string; digest?: string; status?: string }
   | { v: 1; kind: 'rejected'; key: string; owner: string; http_status: number; reason: string }
-  | { v: 1; kind: 'written'; key: string; digest?: string; status?: string }
+  | { v: 1; kind: 'written'; key: string; digest?: string; status?: string; state?: 'closed' }
   | { v: 1; kind: 'resolved'; key: string; resolution: 'adopted' | 'not_created'; principal: string; resource?: ResourceIdentity; comment_id?: string }
-  | { v: 1; kind: 'watermark'; key: string; repository: string; since: string };
+  | { v: 1; kind: 'watermark'; key: string; repository: string; since: string }
+  | { v: 1; kind: 'linked'; key: string; work_id: string; repository: string; resource: ResourceIdentity }
+  | { v: 1; kind: 'missing'; key: string; http_status: number }
+  | { v: 1; kind: 'seen'; key: string; labels: string[]; state: 'open' | 'closed' };
 
 export interface JournalEntry {
   key: string;
@@ -57,6 +70,14 @@ export interface JournalEntry {
   status?: string;
   /** `pending`: intent without receipt; `bound`: receipt; `released`: definitively not created. */
   phase: 'pending' | 'bound' | 'released';
+  /** Bound by the ledger (an admitted pre-existing Issue), not created by a projector. */
+  linked?: boolean;
+  /** The projector closed it (or found it closed when closure was due). */
+  closed?: boolean;
+  /** Answered 404/410 when last written or read. */
+  missing?: boolean;
+  /** What the change feed last showed of it while it was outside a run's batch. */
+  seen?: { labels: string[]; state: 'open' | 'closed' };
 }
 
 export interface JournalState {
@@ -117,6 +138,27 @@ export function applyJournalRecord(state: JournalState, r: JournalRecord, line: 
       if (entry === undefined || entry.phase !== 'bound') bad(line, `a write for ${r.key}, which is not bound`);
       if (r.digest !== undefined) entry.digest = r.digest;
       if (r.status !== undefined) entry.status = r.status;
+      if (r.state !== undefined) {
+        if (r.state !== 'closed' || entry.target !== 'issue') bad(line, `a state write for ${r.key}, which is not a closable Issue`);
+        entry.closed = true;
+      }
+      delete entry.missing;
+      delete entry.seen;
+      break;
+    case 'linked':
+      if (entry !== undefined && entry.phase !== 'released') bad(line, `a ledger link for ${r.key}, which is already ${entry.phase}`);
+      if (!r.key.startsWith('issue:') || !str(r.work_id) || !str(r.repository) || r.resource === undefined) bad(line, 'malformed ledger link');
+      state.entries.set(r.key, { key: r.key, target: 'issue', workId: r.work_id, repository: r.repository, owner: 'ledger', phase: 'bound', linked: true, resource: r.resource });
+      break;
+    case 'missing':
+      if (entry === undefined || entry.phase !== 'bound') bad(line, `a missing mark for ${r.key}, which is not bound`);
+      if (!Number.isSafeInteger(r.http_status)) bad(line, 'malformed missing mark');
+      entry.missing = true;
+      break;
+    case 'seen':
+      if (entry === undefined || entry.phase !== 'bound' || entry.target !== 'issue') bad(line, `a feed snapshot for ${r.key}, which is not a bound Issue`);
+      if (!Array.isArray(r.labels) || !r.labels.every((l) => typeof l === 'string') || (r.state !== 'open' && r.state !== 'closed')) bad(line, 'malformed feed snapshot');
+      entry.seen = { labels: [...r.labels], state: r.state };
       break;
     case 'resolved':
       if (entry === undefined || entry.phase !== 'pending') bad(line, `a resolution for ${r.key} without a pending intent`);
@@ -166,4 +208,38 @@ export function readJournal(bytes: Uint8Array | null): JournalState {
 
 export function journalLines(records: readonly JournalRecord[]): string {
   return records.map((r) => `${canonicalize(r as unknown as JsonValue)}\n`).join('');
+}
+
+/** A deep copy of a journal state (planning against records not yet durable). */
+export function cloneJournal(state: JournalState): JournalState {
+  const entries = new Map([...state.entries].map(([k, v]) => [k, { ...v, ...(v.seen === undefined ? {} : { seen: { labels: [...v.seen.labels], state: v.seen.state } }) }]));
+  return { entries, watermarks: new Map(state.watermarks), records: state.records };
+}
+
+/** Whether `r` still applies to `state` (another projector may have settled its key meanwhile). */
+export function recordApplies(state: JournalState, r: JournalRecord): boolean {
+  const e = state.entries.get(r.key);
+  switch (r.kind) {
+    case 'intent':
+    case 'linked': return e === undefined || e.phase === 'released';
+    case 'receipt':
+    case 'rejected':
+    case 'resolved': return e?.phase === 'pending';
+    case 'written':
+    case 'missing': return e?.phase === 'bound';
+    case 'seen': return e?.phase === 'bound' && e.target === 'issue';
+    case 'watermark': return true;
+  }
+}
+
+/** The records of `records` that apply in order on a copy of `state`, and the copy with them folded in. */
+export function foldApplicable(state: JournalState, records: readonly JournalRecord[]): { state: JournalState; applied: JournalRecord[] } {
+  const copy = cloneJournal(state);
+  const applied: JournalRecord[] = [];
+  for (const r of records) {
+    if (!recordApplies(copy, r)) continue;
+    applyJournalRecord(copy, r, copy.records + 1);
+    applied.push(r);
+  }
+  return { state: copy, applied };
 }

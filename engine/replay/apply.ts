@@ -61,7 +61,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     at: commit.at,
     actor: commit.actor as never,
     claimIds: [],
-    workIds: commit.operations.flatMap((op) => (op.kind === 'Work' ? [op.work_id] : [])),
+    workIds: workIdsOf(commit.operations),
   });
   if (ordinal === 0) state.repository = commit.actor.repository;
 
@@ -96,6 +96,12 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     policyEpoch: commit.policy_epoch,
   });
   state.tip = commit.id;
+}
+
+function workIdsOf(ops: readonly QueueOperation[]): string[] {
+  const ids: string[] = [];
+  for (const op of ops) if (op.kind === 'Work') ids.push(op.work_id);
+  return ids;
 }
 
 export function applyOperation(ctx: CommitContext, op: QueueOperation): void {

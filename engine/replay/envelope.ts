@@ -7,7 +7,7 @@
  * instead of serializing again. Any negative answer falls back to the general
  * check in `apply.ts`, which computes the same result the slow way.
  */
-import { canonicalize, sha256HexOfParts, type MemberSpans } from '../codec/index.ts';
+import { canonicalize, sha256HexOfParts, type MemberSpans, type RecordSpans } from '../codec/index.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import { OPERATIONS_KINDS } from './rules.ts';
 
@@ -18,26 +18,39 @@ export interface EnvelopeVerdict {
 
 const NOTHING: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
 
-export function verifyEnvelopeText(text: string, spans: MemberSpans, commit: QueueCommit): EnvelopeVerdict {
+export function verifyEnvelopeText(text: string, spans: MemberSpans, commit: QueueCommit, record: RecordSpans | null = null): EnvelopeVerdict {
   const actor = spans.get('actor');
   const request = spans.get('request');
   const operations = spans.get('operations');
   if (actor === undefined || request === undefined || operations === undefined) return NOTHING;
   const { kind, fingerprint, id } = commit.request;
   const kindText = canonicalize(kind);
-  const head = `{"fingerprint":${canonicalize(fingerprint)},"id":${canonicalize(id)},"kind":${kindText},"parameters":`;
-  // The request object's keys are exactly these four (closed schema), so parameters run to its closing brace.
-  if (!text.startsWith(head, request[0])) return NOTHING;
-  const paramsStart = request[0] + head.length;
-  const paramsEnd = request[1] - 1;
+  let paramsStart: number;
+  let paramsEnd: number;
+  const parameters = record?.request?.get('parameters');
+  if (parameters !== undefined) {
+    // The one-pass check recorded the request's members (keys fingerprint, id, kind, parameters: closed schema).
+    [paramsStart, paramsEnd] = parameters;
+  } else {
+    const head = `{"fingerprint":${canonicalize(fingerprint)},"id":${canonicalize(id)},"kind":${kindText},"parameters":`;
+    // The request object's keys are exactly these four (closed schema), so parameters run to its closing brace.
+    if (!text.startsWith(head, request[0])) return NOTHING;
+    paramsStart = request[0] + head.length;
+    paramsEnd = request[1] - 1;
+  }
   // Hash the fingerprint input piece by piece: the (large) parameters and actor are hashed as
   // spans of the line, never copied into one concatenated string.
   const digest = sha256HexOfParts('{"actor":', text.slice(actor[0], actor[1]), `,"kind":${kindText},"parameters":`, text.slice(paramsStart, paramsEnd), '}');
   const fingerprintVerified = digest === fingerprint;
 
+  // Parameters that are `{"nodes":` or `{"operations":` + the operations' own text + `}`: the
+  // one-pass check already found the repeat (`repeats`, a single-member parameters object).
+  const repeated = (name: string, prefix: string): boolean => (record?.parameters != null
+    ? record.repeats === name && record.parameters.size === 1
+    : wraps(text, paramsStart, paramsEnd, prefix, operations));
   let parametersVerified = false;
-  if (kind === 'submit') parametersVerified = commit.operations.every((op) => op.kind === 'Work') && wraps(text, paramsStart, paramsEnd, '{"nodes":', operations);
-  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = wraps(text, paramsStart, paramsEnd, '{"operations":', operations);
+  if (kind === 'submit') parametersVerified = commit.operations.every((op) => op.kind === 'Work') && repeated('nodes', '{"nodes":');
+  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = repeated('operations', '{"operations":');
   return { fingerprintVerified, parametersVerified };
 }
 

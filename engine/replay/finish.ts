@@ -7,6 +7,16 @@
 import { fail } from '../errors.ts';
 import type { CommitContext } from './context.ts';
 import { poolPolicy } from './ops/policy.ts';
+import type { ClaimRecord, DispatchRecord, ReplayState } from './state.ts';
+
+/** The group's first member Claim with this handle (every finish and worker commit names one). */
+export function memberByHandle(state: ReplayState, group: DispatchRecord, handle: string | undefined): ClaimRecord | undefined {
+  for (const id of group.claimIds) {
+    const claim = state.claims.get(id)!;
+    if (claim.handle === handle) return claim;
+  }
+  return undefined;
+}
 
 export function verifyFinish(ctx: CommitContext): void {
   const { commit, state } = ctx;
@@ -14,7 +24,7 @@ export function verifyFinish(ctx: CommitContext): void {
   const params = commit.request.parameters as { dispatch_id: string; claim_handle: string; outcome: 'completed' | 'cancelled' };
   const group = state.dispatches.get(params.dispatch_id);
   if (group === undefined) fail('unknown_dispatch', `finish names unknown dispatch ${params.dispatch_id}`, at);
-  const claim = group.claimIds.map((id) => state.claims.get(id)!).find((c) => c.handle === params.claim_handle);
+  const claim = memberByHandle(state, group, params.claim_handle);
   if (claim === undefined) fail('claim_scope_invalid', `dispatch ${params.dispatch_id} has no member ${params.claim_handle}`, at);
   const ops = commit.operations;
   const first = ops[0]!;

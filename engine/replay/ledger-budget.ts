@@ -42,24 +42,11 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { QueueCommit } from '../schema/index.ts';
+import { CONTRACT_LIMITS, DEFAULT_RETRY, type LimitName } from '../schema/defaults.ts';
 import type { DispatchRecord, ReplayState, WorkRecord } from './state.ts';
 
 /** Spec 7.17 table = contract.json `limits`: the defaults and the hard ceilings. */
-export const LIMIT_CEILINGS = {
-  ledger_bytes: 67108864,
-  recovery_bytes: 16777216,
-  payload_bytes: 16384,
-  graph_nodes: 4096,
-  predecessors: 64,
-  pending_nodes: 4096,
-  operations: 256,
-  assignment_bytes: 49152,
-  result_bytes: 4096,
-  evidence_bytes: 1024,
-  observation_writes: 4096,
-} as const;
-
-export type LimitName = keyof typeof LIMIT_CEILINGS;
+export const LIMIT_CEILINGS = CONTRACT_LIMITS;
 
 /** The first limit a Policy raises above its ceiling, or null. */
 export function ceilingViolation(limits: Record<string, number>): { field: LimitName; value: number; ceiling: number } | null {
@@ -75,8 +62,10 @@ export interface LedgerBudget {
   bytes: number;
   /** Σ of the reserve contributions. */
   reserve: number;
-  /** Reserve contribution per `w:<work id>` / `d:<dispatch id>` (nonzero only). */
-  parts: Map<string, number>;
+  /** Reserve contribution per Work record (nonzero only; keyed by the record: no id hashing). */
+  works: Map<WorkRecord, number>;
+  /** Reserve contribution per dispatch group record (nonzero only). */
+  groups: Map<DispatchRecord, number>;
 }
 
 export interface BudgetLimits {
@@ -103,62 +92,82 @@ function poolOf(state: ReplayState, pool: string): JsonObject | undefined {
 
 /** Worst-case remaining lifecycle bytes still owed to one Work. */
 export function workReserve(state: ReplayState, work: WorkRecord): number {
-  const { result_bytes: R, evidence_bytes: E } = limitsOf(state);
+  return workReserveWith(state, limitsOf(state), work);
+}
+
+function workReserveWith(state: ReplayState, { result_bytes: R, evidence_bytes: E }: BudgetLimits, work: WorkRecord): number {
   const closure = 2 * R + 2 * E + 8192;
   if (work.state === 'cancelled') return 0;
   if (work.state === 'completed') return work.barrier === 'pending' ? closure : 0;
-  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? 3;
+  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? DEFAULT_RETRY.max_attempts;
   const future = Math.max(0, retry - work.attempts);
   return future * (4 * E + 8192) + closure + (work.state === 'claimed' ? 8192 : 0);
 }
 
 /** Worst-case remaining lifecycle bytes still owed to one dispatch group. */
 export function dispatchReserve(state: ReplayState, group: DispatchRecord): number {
+  return dispatchReserveWith(state, limitsOf(state), group);
+}
+
+function dispatchReserveWith(state: ReplayState, { evidence_bytes: E }: BudgetLimits, group: DispatchRecord): number {
   if (group.released) return 0;
-  const { evidence_bytes: E } = limitsOf(state);
   const rec = (poolOf(state, group.pool)?.reconciliation as { max_attempts?: number } | undefined)?.max_attempts ?? 5;
   const writes = Math.max(0, rec + 4 - group.lifecycleWrites);
   return writes * (2 * E + 12288) + 2 * E + 8192;
 }
 
 function budgetOf(state: ReplayState): LedgerBudget {
-  state.budget ??= { bytes: 0, reserve: 0, parts: new Map() };
+  state.budget ??= { bytes: 0, reserve: 0, works: new Map(), groups: new Map() };
   return state.budget;
 }
 
-function setPart(state: ReplayState, budget: LedgerBudget, key: string, value: number): void {
-  budget.reserve += value - (budget.parts.get(key) ?? 0);
-  if (value === 0) budget.parts.delete(key);
-  else budget.parts.set(key, value);
+/** Sets one contribution (recomputing an unchanged one is a no-op, so a part may be set twice). */
+function setPart<K>(budget: LedgerBudget, parts: Map<K, number>, key: K, value: number): void {
+  const before = parts.get(key) ?? 0;
+  if (value === before) return;
+  budget.reserve += value - before;
+  if (value === 0) parts.delete(key);
+  else parts.set(key, value);
 }
 
-function recomputeAll(state: ReplayState, budget: LedgerBudget): void {
-  budget.parts.clear();
+function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits): void {
+  budget.works.clear();
+  budget.groups.clear();
   budget.reserve = 0;
-  for (const work of state.works.values()) setPart(state, budget, `w:${work.workId}`, workReserve(state, work));
-  for (const group of state.dispatches.values()) setPart(state, budget, `d:${group.dispatchId}`, dispatchReserve(state, group));
+  for (const work of state.works.values()) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+  for (const group of state.dispatches.values()) setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
 }
 
-/** Work and dispatch groups a commit's operations can have changed. */
-function touched(state: ReplayState, commit: QueueCommit): { works: Set<string>; groups: Set<string> } {
-  const works = new Set<string>();
-  const groups = new Set<string>();
+/**
+ * Recomputes the contributions a commit's operations can have changed: every Work and dispatch
+ * group an operation names (directly or through its Claim), and every Work of those groups.
+ */
+function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, commit: QueueCommit): void {
+  const chargeWork = (id: string): void => {
+    const work = state.works.get(id);
+    if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+  };
+  const groups: string[] = [];
   for (const op of commit.operations as unknown as Record<string, unknown>[]) {
-    if (typeof op.work_id === 'string') works.add(op.work_id);
-    if (typeof op.dispatch_id === 'string') groups.add(op.dispatch_id);
+    if (typeof op.work_id === 'string') chargeWork(op.work_id);
+    if (typeof op.dispatch_id === 'string' && !groups.includes(op.dispatch_id)) groups.push(op.dispatch_id);
     if (typeof op.claim_id === 'string') {
       const claim = state.claims.get(op.claim_id);
       if (claim !== undefined) {
-        works.add(claim.workId);
-        groups.add(claim.dispatchId);
+        chargeWork(claim.workId);
+        if (!groups.includes(claim.dispatchId)) groups.push(claim.dispatchId);
       }
     }
   }
-  for (const id of groups) for (const claimId of state.dispatches.get(id)?.claimIds ?? []) {
-    const claim = state.claims.get(claimId);
-    if (claim !== undefined) works.add(claim.workId);
+  for (const id of groups) {
+    const group = state.dispatches.get(id);
+    if (group === undefined) continue;
+    setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
+    for (const claimId of group.claimIds) {
+      const claim = state.claims.get(claimId);
+      if (claim !== undefined) chargeWork(claim.workId);
+    }
   }
-  return { works, groups };
 }
 
 export interface BudgetReport {
@@ -198,21 +207,19 @@ export function chargeCommit(state: ReplayState, commit: QueueCommit, bytes: num
   const before = budget.bytes;
   budget.bytes += bytes;
   const ops = commit.operations;
-  if (ops.some((op) => op.kind === 'Policy' || op.kind === 'Checkpoint')) recomputeAll(state, budget);
-  else {
-    const { works, groups } = touched(state, commit);
-    for (const id of works) {
-      const work = state.works.get(id);
-      if (work !== undefined) setPart(state, budget, `w:${id}`, workReserve(state, work));
-    }
-    for (const id of groups) {
-      const group = state.dispatches.get(id);
-      if (group !== undefined) setPart(state, budget, `d:${id}`, dispatchReserve(state, group));
-    }
+  const limits = limitsOf(state);
+  let admits = false;
+  let optional = ops.length > 0;
+  let all = false;
+  for (const op of ops) {
+    const kind = op.kind;
+    if (kind === 'Policy' || kind === 'Checkpoint') all = true;
+    if (kind === 'Work' || kind === 'Claim') admits = true;
+    if (kind !== 'Observation') optional = false;
   }
-  const admits = ops.some((op) => op.kind === 'Work' || op.kind === 'Claim');
-  const optional = ops.length > 0 && ops.every((op) => op.kind === 'Observation');
-  checkEnvelope(limitsOf(state), { before, bytes: budget.bytes, reserve: budget.reserve, admits, optional }, at);
+  if (all) recomputeAll(state, budget, limits);
+  else recomputeTouched(state, budget, limits, commit);
+  checkEnvelope(limits, { before, bytes: budget.bytes, reserve: budget.reserve, admits, optional }, at);
 }
 
 /** One candidate write against the envelope: its post-write ledger bytes and owed reserve. */

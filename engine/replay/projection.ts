@@ -1,7 +1,8 @@
 /**
- * The read API over a validated replay state. Callers never touch the state's
- * maps directly; they ask the projection. A projection that failed validation
- * is poisoned and answers nothing.
+ * The read API over a validated replay state: commits and their texts,
+ * requests, Work, Claims and dispatch groups. Its `state` is still public and
+ * read directly outside the engine; new reads belong here. A projection that
+ * failed validation is poisoned and answers nothing.
  */
 import { fail } from '../errors.ts';
 import { forkState } from './fork.ts';

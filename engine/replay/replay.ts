@@ -43,6 +43,7 @@ export function createState(): ReplayState {
     deployments: new Map(),
     admissions: new Map(),
     issueLinks: new Map(),
+    linkedIssues: new Map(),
   };
 }
 
@@ -94,7 +95,7 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
   const chunk = projection.stageChunk(input);
-  const records = records_(input);
+  const records = ledgerRecords(input);
   const lineBase = projection.lineCount;
   const chain = new CausalChain<ParsedRecord>(
     state.tip,
@@ -106,7 +107,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     for (const record of records) {
       const physical = lineBase + record.line;
       const lineText = record.text();
-      const { commit, verdict } = parseRecord(lineText, physical);
+      const { commit, verdict } = parseRecord(lineText, physical, record.span === null ? undefined : record.span.end - record.span.start);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
         applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
         projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
@@ -138,7 +139,7 @@ interface InputRecord {
 }
 
 /** Byte input is framed without decoding it whole, so no large decoded string outlives replay. */
-function records_(input: Uint8Array | string): InputRecord[] {
+function ledgerRecords(input: Uint8Array | string): InputRecord[] {
   if (typeof input === 'string') {
     return splitLedger(input).map(({ text, line }) => ({ line, text: () => text, span: null }));
   }
@@ -157,13 +158,15 @@ function records_(input: Uint8Array | string): InputRecord[] {
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
 
-function parseRecord(text: string, line: number): { commit: QueueCommit; verdict: EnvelopeVerdict } {
+function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict } {
   try {
-    const { value, spans } = parseLedgerRecord(text);
+    const { value, spans, record } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
     if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
-    const commit = parseQueueCommit(value);
-    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit) };
+    // The request parameters' copy of the operations has the same text, hence the same value: validated once.
+    const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
+    const commit = parseQueueCommit(value, alias);
+    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;

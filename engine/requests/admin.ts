@@ -6,11 +6,12 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../replay/state.ts';
+import { MAX_ADMIN_TARGETS } from '../schema/defaults.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
 
 function unique(ids: readonly string[], what: string): string[] {
   if (ids.length === 0) fail('targets_missing', `name at least one ${what}`);
-  if (ids.length > 256) fail('targets_too_many', `at most 256 ${what}s per transaction`);
+  if (ids.length > MAX_ADMIN_TARGETS) fail('targets_too_many', `at most ${MAX_ADMIN_TARGETS} ${what}s per transaction`);
   const set = new Set(ids);
   if (set.size !== ids.length) fail('targets_duplicate', `a ${what} is named twice`);
   return [...set];

@@ -1,8 +1,9 @@
 /**
- * Candidate QueueCommit construction (spec 7.6, 7.7): one envelope per
- * request, with the contract's fingerprint and candidate commit id. The
- * candidate is validated by applying it to the replay state (`commitOn`), so
- * nothing a builder makes can bypass replay's checks.
+ * Candidate QueueCommit construction (spec 7.6, 7.7): one schema-parsed envelope
+ * per request, with the contract's fingerprint and candidate commit id. Building
+ * validates nothing else: every candidate is replayed before it is kept, by
+ * `commitOn` (the in-memory LedgerWriter) or by appending its canonical line to
+ * the publisher's cached projection, so no builder can bypass replay's checks.
  */
 import { canonicalize } from '../codec/index.ts';
 import { candidateCommitId, requestFingerprint } from '../identity/index.ts';

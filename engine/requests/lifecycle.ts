@@ -82,7 +82,9 @@ export function observation(input: { id: string; resource: JsonObject; condition
   };
 }
 
-export function control(name: 'admission_paused' | 'grants_paused' | 'credential_generation', value: boolean | string, reason: string): BuiltRequest {
+export type ControlName = 'admission_paused' | 'grants_paused' | 'credential_generation';
+
+export function control(name: ControlName, value: boolean | string, reason: string): BuiltRequest {
   return operationsRequest('control', [{ kind: 'Control', control: name, value, reason }]);
 }
 

@@ -15,6 +15,7 @@ import { pack, type PackResult } from '../scheduler/pack.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
+import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -37,6 +38,8 @@ export interface SubmitNode {
   execution_ref?: string;
   /** Explicit logical contract; omitted, admission freezes the route's approved one. */
   admission_contract?: string;
+  /** A pre-existing Issue (full resource identity) that backs this Work; needs a projector rule's exact grant. */
+  backing_issue?: JsonObject;
 }
 
 function policyOf(state: ReplayState): JsonObject {
@@ -66,13 +69,14 @@ export function workOperations(policy: JsonObject, nodes: readonly SubmitNode[],
       pool: poolName,
       worker_profile: profileName,
       batch_trust_domain: profile.trust_domain as string,
-      priority: node.priority ?? 3,
+      priority: node.priority ?? DEFAULT_PRIORITY,
       fairness_key: node.fairness_key ?? '',
       payload: node.payload,
       depends_on: depends,
       enqueued: node.enqueued ?? defaults.at,
       ...(node.execution_ref === undefined ? {} : { execution_ref: node.execution_ref }),
       ...(node.admission_contract === undefined ? {} : { admission_contract: node.admission_contract }),
+      ...(node.backing_issue === undefined ? {} : { backing_issue: node.backing_issue }),
     } as unknown as QueueOperation;
   });
 }

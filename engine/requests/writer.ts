@@ -9,6 +9,7 @@ import type { JsonObject } from '../json.ts';
 import { createState } from '../replay/replay.ts';
 import type { ReplayState } from '../replay/state.ts';
 import type { Actor, QueueCommit } from '../schema/index.ts';
+import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_CLAIMS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 import { buildCommit, commitOn } from './build.ts';
 import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from './operations.ts';
 
@@ -45,29 +46,26 @@ export const GENERATED_WORKER_REF = 'd'.repeat(40);
 export function defaultPolicy(overrides: { repository: string; principal: string; weights?: Record<string, number>; logicalLimit?: number; nativeLimit?: number; maxClaims?: number; shareKeys?: boolean; mode?: string; ref?: string }): JsonObject {
   const weights = { '': 1, ...(overrides.weights ?? {}) };
   return {
-    mode: overrides.mode ?? 'weighted-priority',
-    class_weights: [8, 4, 2, 1, 1],
+    mode: overrides.mode ?? DEFAULT_MODE,
+    class_weights: [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: weights,
-    limits: {
-      assignment_bytes: 49152, evidence_bytes: 1024, graph_nodes: 4096, ledger_bytes: 67108864, observation_writes: 4096,
-      operations: 256, payload_bytes: 16384, pending_nodes: 4096, predecessors: 64, recovery_bytes: 16777216, result_bytes: 4096,
-    },
+    limits: defaultLimits(),
     pools: {
       default: {
         allowed_repositories: [overrides.repository],
         default_profile: 'default',
-        logical_limit: overrides.logicalLimit ?? 16,
-        native_limit: overrides.nativeLimit ?? 16,
-        max_observation_age_ms: 60000,
+        logical_limit: overrides.logicalLimit ?? DEFAULT_POOL_LIMIT,
+        native_limit: overrides.nativeLimit ?? DEFAULT_POOL_LIMIT,
+        max_observation_age_ms: DEFAULT_MAX_OBSERVATION_AGE_MS,
         profiles: {
           default: {
-            credential_scope: 'repository', effect_scope: overrides.repository, max_claims: overrides.maxClaims ?? 1,
+            credential_scope: 'repository', effect_scope: overrides.repository, max_claims: overrides.maxClaims ?? DEFAULT_MAX_CLAIMS,
             principal: overrides.principal, ref: overrides.ref ?? GENERATED_WORKER_REF, share_keys: overrides.shareKeys ?? false,
             trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
           },
         },
-        reconciliation: { deadline_ms: 300000, max_attempts: 5 },
-        retry: { backoff_ms: 30000, max_attempts: 3 },
+        reconciliation: { ...DEFAULT_RECONCILIATION },
+        retry: { ...DEFAULT_RETRY },
       },
     },
     producers: {},

@@ -4,7 +4,7 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { canonicalize } from '../codec/index.ts';
+import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
@@ -40,6 +40,24 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   return refs;
 }
 
+/**
+ * Canonical payload sizes by Work record, beside the state (not a field of it: the record is
+ * also a view's document, and planning never writes the state).
+ */
+const measured = new WeakMap<WorkRecord, number>();
+
+/** Records the payload size measured at admission (replay/ops/work.ts). */
+export function notePayloadBytes(work: WorkRecord, bytes: number): void {
+  measured.set(work, bytes);
+}
+
+/** Canonical UTF-8 bytes of a Work's payload: as measured at admission, else computed once per Work. */
+export function payloadBytes(work: WorkRecord): number {
+  let bytes = measured.get(work);
+  if (bytes === undefined) measured.set(work, (bytes = canonicalSize(work.definition.payload as JsonValue)));
+  return bytes;
+}
+
 /** One assignment member (AssignmentClaim.json). */
 export function assignmentMember(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject {
   const payload: JsonValue | undefined = work.definition.payload;
@@ -63,11 +81,20 @@ export class AssignmentSize {
   private memberBytes = 0;
 
   constructor(provenance: AssignmentProvenance) {
-    this.base = utf8Bytes(canonicalize(assignment(provenance, [])));
+    this.base = canonicalSize(assignment(provenance, []));
   }
 
   static memberBytes(member: JsonObject): number {
     return utf8Bytes(canonicalize(member));
+  }
+
+  /**
+   * `memberBytes(member)` for a member of `work` without serializing its payload again: the
+   * canonical text of an object is the concatenation of its members, so the member is written
+   * with `{}` (2 bytes) as its `work` and the payload's own canonical size added.
+   */
+  static memberBytesOf(member: JsonObject, work: WorkRecord): number {
+    return canonicalSize({ ...member, work: {} }) - 2 + payloadBytes(work);
   }
 
   /** Size with one more member of `bytes`. */

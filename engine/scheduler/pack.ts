@@ -18,7 +18,7 @@ import type { ReplayState, WorkRecord } from '../replay/state.ts';
 import type { WorkerProfile } from '../schema/policy.ts';
 import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
 import type { ClockTransition } from './clocks.ts';
-import type { Explanation, NoGrantReason, PlanResult } from './plan.ts';
+import type { Decision, Explanation, NoGrantReason, PlanResult } from './plan.ts';
 import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
 
@@ -110,8 +110,47 @@ function compatible(group: OpenGroup, work: WorkRecord, profile: WorkerProfile):
   );
 }
 
+/** What replay reads of a pack to check a committed grant: the Claims, their transitions, the stop. */
+export type GrantPlan = Pick<PackResult, 'claims' | 'transitions' | 'stopReason'>;
+
 /** Pack the largest fair prefix for one dispatch_next request at `asOf`. */
 export function pack(state: ReplayState, request: DispatchNextRequest, asOf: number): PackResult {
+  const { claims, transitions, groups, stopReason, explanations, next } = packPrefix(state, request, asOf, true);
+  return {
+    claims,
+    transitions,
+    groups: groups.map((g) => ({
+      dispatch_id: g.dispatch_id,
+      worker_profile: g.worker_profile,
+      batch_trust_domain: g.batch_trust_domain,
+      fairness_key: g.fairness_key,
+      claim_ids: [...g.claim_ids],
+      bytes: g.size.total,
+      assignment: assignment(g.provenance, g.members),
+    })),
+    stopReason,
+    explanations,
+    next: next as PlanResult,
+  };
+}
+
+/**
+ * The same prefix as `pack`, by the same code, without the explanations and assignments nobody
+ * reads when replay checks a committed grant (`PrefixPlanner.decide` instead of `next`).
+ */
+export function packGrant(state: ReplayState, request: DispatchNextRequest, asOf: number): GrantPlan {
+  const { claims, transitions, stopReason } = packPrefix(state, request, asOf, false);
+  return { claims, transitions, stopReason };
+}
+
+function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: number, explain: boolean): {
+  claims: ClaimOperation[];
+  transitions: ClockTransition[];
+  groups: OpenGroup[];
+  stopReason: PackStopReason;
+  explanations: Explanation[];
+  next: Decision | PlanResult;
+} {
   const policy = installedPolicy(state);
   const pool = poolPolicy(state, request.pool);
   bounded(request.max_claims, 1, MAX_REQUEST_CLAIMS, 'max_claims');
@@ -128,7 +167,8 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   const transitions: ClockTransition[] = [];
   const groups: OpenGroup[] = [];
   const explanations: Explanation[] = [];
-  const decide = (): PlanResult => {
+  const decide = (): Decision | PlanResult => {
+    if (!explain) return planner.decide();
     const plan = planner.next();
     explanations.push(plan.explanation);
     return plan;
@@ -146,7 +186,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
     for (const candidate of groups) {
       if (!compatible(candidate, work, profile)) continue;
       const proposed = assignmentMember(state, work, claimId, claimHandle(candidate.claim_ids.length + 1));
-      const bytes = AssignmentSize.memberBytes(proposed);
+      const bytes = AssignmentSize.memberBytesOf(proposed, work);
       if (candidate.size.withMember(bytes) <= byteLimit) {
         [group, member, memberBytes] = [candidate, proposed, bytes];
         break;
@@ -182,7 +222,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
         size: new AssignmentSize(provenance),
       };
       member = assignmentMember(state, work, claimId, 'h1');
-      memberBytes = AssignmentSize.memberBytes(member);
+      memberBytes = AssignmentSize.memberBytesOf(member, work);
       if (opened.size.withMember(memberBytes) > byteLimit) {
         stop = 'assignment_bytes_blocked';
         break;
@@ -213,22 +253,7 @@ export function pack(state: ReplayState, request: DispatchNextRequest, asOf: num
   } else if (!next.selected) {
     stopReason = claims.length > 0 && next.reason === 'no_work' ? 'prefix_complete' : next.reason;
   } else stopReason = 'operation_budget_blocked';
-  return {
-    claims,
-    transitions,
-    groups: groups.map((g) => ({
-      dispatch_id: g.dispatch_id,
-      worker_profile: g.worker_profile,
-      batch_trust_domain: g.batch_trust_domain,
-      fairness_key: g.fairness_key,
-      claim_ids: [...g.claim_ids],
-      bytes: g.size.total,
-      assignment: assignment(g.provenance, g.members),
-    })),
-    stopReason,
-    explanations,
-    next,
-  };
+  return { claims, transitions, groups, stopReason, explanations, next };
 }
 
 /** First difference between planned and committed Claim operations, or null when identical. */

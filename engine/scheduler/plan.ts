@@ -74,6 +74,11 @@ export interface Explanation {
   };
 }
 
+/** A decision without its explanation (`PrefixPlanner.decide`). */
+export type Decision =
+  | { selected: true; work: WorkRecord; observations: string[]; transition: ClockTransition }
+  | { selected: false; reason: NoGrantReason };
+
 export type PlanResult =
   | { selected: true; work: WorkRecord; observations: string[]; transition: ClockTransition; explanation: Explanation }
   | { selected: false; reason: NoGrantReason; explanation: Explanation };

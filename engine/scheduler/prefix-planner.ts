@@ -56,7 +56,7 @@ import type { FifoTree } from './fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
 import { LeadingSet, type MemberTable } from './pass-heap.ts';
-import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan.ts';
+import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan.ts';
 import { poolPolicy } from './policy-view.ts';
 import { availableIn, bucketsOf } from './ready-index.ts';
 
@@ -290,11 +290,108 @@ export class PrefixPlanner {
    * clock transition and explanation. Changes nothing.
    */
   next(): PlanResult {
+    return this.step(true) as PlanResult;
+  }
+
+  /**
+   * The same decision as `next()` without building its explanation (replay's check of a
+   * committed grant reads only the winner, its transition and the stop reason). Both run
+   * `step`, so they cannot disagree on the decision.
+   */
+  decide(): Decision {
+    return this.step(false);
+  }
+
+  private step(explain: boolean): Decision | PlanResult {
     const { state, pool, policy, fairness } = this;
     this.pending = null;
     const logical = (state.outstandingClaims.get(pool) ?? 0) + this.logical;
     const available = availableIn(state.ready, pool) - this.claimed.size;
-    const explanation: Explanation = {
+    const explanation = explain ? this.explanation(logical, available) : null;
+    const noGrant = (reason: NoGrantReason): Decision | PlanResult => {
+      if (explanation === null) return { selected: false, reason };
+      explanation.outcome = reason;
+      explanation.reason = reason;
+      return { selected: false, reason, explanation };
+    };
+    // Reference precedence: pause, pool capacity, empty backlog, then eligibility.
+    if (state.controls.grants_paused) return noGrant('grants_paused');
+    if (logical >= policy.logical_limit) return noGrant('capacity_blocked');
+    if (available <= 0) return noGrant('no_work');
+
+    const table = this.table ?? this.index();
+    if (explanation !== null) {
+      const eligibility = explanation.eligibility;
+      eligibility.buckets = table.size;
+      eligibility.blocked_buckets = this.blockedCount;
+      eligibility.skipped = this.tally!.record();
+      eligibility.eligible_buckets = this.eligibleCount;
+    }
+    if (this.eligibleCount === 0) return noGrant('no_eligible_work');
+
+    const classes: number[] = [];
+    for (const lane of this.lanesAscending) if (lane.count > 0) classes.push(lane.priority);
+    let classStep: SiblingStep<number> | null = null;
+    let priority: number;
+    if (fairness.mode === 'weighted-priority') {
+      classStep = planSibling(this.classClock, classes, (c) => classStride(fairness, c), numericCompare)!;
+      priority = classStep.selected;
+    } else {
+      priority = classes[0]!;
+    }
+    const lane = this.lanes.get(priority)!;
+    const [keyStep, keyViews, b] = this.keyStep(table, lane, explain);
+    const transition: ClockTransition = {
+      epoch: fairness.epoch,
+      pool,
+      mode: fairness.mode,
+      priority,
+      fairnessKey: keyStep.selected,
+      classStep,
+      keyStep,
+      eligibleClasses: classes,
+    };
+    this.pending = { transition, lane, bucket: b };
+
+    const work = table.head[b]!;
+    const observations = table.observations[b]!;
+    if (explanation === null) return { selected: true, work, observations: [...observations], transition };
+    const account = this.accountOutstanding(work.fairnessKey);
+    explanation.outcome = 'selected';
+    explanation.reason = selectionReason(fairness.mode, classes.length, lane.count);
+    explanation.capacity.logical_after = logical + 1;
+    explanation.capacity.account_before = account;
+    explanation.capacity.account_after = account + 1;
+    const classV = (this.classClock?.v ?? 0n).toString();
+    explanation.class =
+      classStep !== null
+        ? levelView(classStep, classes.length)
+        : { selected: String(priority), v_before: classV, v_after: classV, eligible: classes.length, candidates: [] };
+    explanation.key = {
+      priority,
+      selected: keyStep.selected,
+      v_before: keyStep.vBefore.toString(),
+      v_after: keyStep.v.toString(),
+      eligible: lane.count,
+      candidates: keyViews!,
+    };
+    explanation.work = {
+      work_id: work.workId,
+      graph_id: work.graphId,
+      node_key: work.nodeKey,
+      priority,
+      fairness_key: work.fairnessKey,
+      position: { ordinal: work.position.ordinal, operation: work.position.operation },
+      bucket_position: table.ahead[b]!,
+      observations: [...observations],
+    };
+    return { selected: true, work, observations: [...observations], transition, explanation };
+  }
+
+  /** A decision's explanation before the buckets are read (no-grant until filled in). */
+  private explanation(logical: number, available: number): Explanation {
+    const { state, pool, policy, fairness } = this;
+    return {
       source_tip: state.tip,
       policy_epoch: state.policy?.epoch ?? null,
       pool,
@@ -317,80 +414,6 @@ export class PrefixPlanner {
         native_limit: policy.native_limit,
       },
     };
-    const noGrant = (reason: NoGrantReason): PlanResult => {
-      explanation.outcome = reason;
-      explanation.reason = reason;
-      return { selected: false, reason, explanation };
-    };
-    // Reference precedence: pause, pool capacity, empty backlog, then eligibility.
-    if (state.controls.grants_paused) return noGrant('grants_paused');
-    if (logical >= policy.logical_limit) return noGrant('capacity_blocked');
-    if (available <= 0) return noGrant('no_work');
-
-    const table = this.table ?? this.index();
-    const eligibility = explanation.eligibility;
-    eligibility.buckets = table.size;
-    eligibility.blocked_buckets = this.blockedCount;
-    eligibility.skipped = this.tally!.record();
-    eligibility.eligible_buckets = this.eligibleCount;
-    if (this.eligibleCount === 0) return noGrant('no_eligible_work');
-
-    const classes: number[] = [];
-    for (const lane of this.lanesAscending) if (lane.count > 0) classes.push(lane.priority);
-    let classStep: SiblingStep<number> | null = null;
-    let priority: number;
-    if (fairness.mode === 'weighted-priority') {
-      classStep = planSibling(this.classClock, classes, (c) => classStride(fairness, c), numericCompare)!;
-      priority = classStep.selected;
-    } else {
-      priority = classes[0]!;
-    }
-    const lane = this.lanes.get(priority)!;
-    const [keyStep, keyViews, b] = this.keyStep(table, lane);
-    const transition: ClockTransition = {
-      epoch: fairness.epoch,
-      pool,
-      mode: fairness.mode,
-      priority,
-      fairnessKey: keyStep.selected,
-      classStep,
-      keyStep,
-      eligibleClasses: classes,
-    };
-    this.pending = { transition, lane, bucket: b };
-
-    const work = table.head[b]!;
-    const observations = table.observations[b]!;
-    const account = this.accountOutstanding(work.fairnessKey);
-    explanation.outcome = 'selected';
-    explanation.reason = selectionReason(fairness.mode, classes.length, lane.count);
-    explanation.capacity.logical_after = logical + 1;
-    explanation.capacity.account_before = account;
-    explanation.capacity.account_after = account + 1;
-    const classV = (this.classClock?.v ?? 0n).toString();
-    explanation.class =
-      classStep !== null
-        ? levelView(classStep, classes.length)
-        : { selected: String(priority), v_before: classV, v_after: classV, eligible: classes.length, candidates: [] };
-    explanation.key = {
-      priority,
-      selected: keyStep.selected,
-      v_before: keyStep.vBefore.toString(),
-      v_after: keyStep.v.toString(),
-      eligible: lane.count,
-      candidates: keyViews,
-    };
-    explanation.work = {
-      work_id: work.workId,
-      graph_id: work.graphId,
-      node_key: work.nodeKey,
-      priority,
-      fairness_key: work.fairnessKey,
-      position: { ordinal: work.position.ordinal, operation: work.position.operation },
-      bucket_position: table.ahead[b]!,
-      observations: [...observations],
-    };
-    return { selected: true, work, observations: [...observations], transition, explanation };
   }
 
   /**
@@ -435,7 +458,7 @@ export class PrefixPlanner {
   }
 
   /** The key-level pick of `lane` (spec 7.5 `pick`), its explained candidates, and the winner's bucket. */
-  private keyStep(table: BucketTable, lane: Lane): [SiblingStep<string>, CandidateView[], number] {
+  private keyStep(table: BucketTable, lane: Lane, explain: boolean): [SiblingStep<string>, CandidateView[] | null, number] {
     const set = lane.set ?? this.build(table, lane);
     const leading = set.leading();
     const top = leading[0]!;
@@ -444,11 +467,11 @@ export class PrefixPlanner {
     const members = lane.members!;
     const { key, pass, stride, entering, passText, strideText } = table;
     const candidates: PassCandidate<string>[] = [];
-    const views: CandidateView[] = [];
+    const views: CandidateView[] | null = explain ? [] : null;
     for (const m of leading) {
       const isEntering = !picked && entering[m] === 1;
       candidates.push({ member: key[m]!, pass: pass[m]!, stride: stride[m]!, entering: isEntering });
-      views.push({
+      views?.push({
         member: key[m]!,
         pass: (passText[m] ??= pass[m]!.toString()),
         stride: (strideText[m] ??= stride[m]!.toString()),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
-import { parseWorkload, simulate, type SimulationShare } from './simulate.ts';
+import { simulate, type SimulationShare } from './simulate.ts';
+import { parseWorkload } from './workload.ts';
 
 const settings = { mode: 'weighted-priority', class_weights: [8, 4, 2, 1, 1], accounting_weights: { '': 1, a: 2, b: 1 } };
 

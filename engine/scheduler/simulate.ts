@@ -35,22 +35,8 @@ import { applyTransition, createFairnessState, type FairnessState } from './cloc
 import { numericCompare, utf8Compare } from './order.ts';
 import { pack } from './pack.ts';
 import { bucketsOf, indexWork, unindexWork } from './ready-index.ts';
-
-export interface WorkloadNode {
-  key: string;
-  priority: number;
-  count: number;
-}
-
-export type WorkloadEvent =
-  | { after_grants: number; admit: WorkloadNode }
-  | { after_grants: number; pause_key: string }
-  | { after_grants: number; resume_key: string };
-
-export interface Workload {
-  nodes: WorkloadNode[];
-  events?: WorkloadEvent[];
-}
+import { MAX_SIMULATED_GRANTS, parseWorkload, type Workload, type WorkloadNode } from './workload.ts';
+import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 
 export interface SimulationGrant {
   priority: number;
@@ -83,74 +69,9 @@ export interface SimulationResult {
   stopped: 'no_work' | 'no_eligible_work' | null;
 }
 
-export const MAX_SIMULATED_GRANTS = 1_000_000;
-/** Bound on nodes + events (the workload file, not the backlog it describes). */
-export const MAX_WORKLOAD_ENTRIES = 100_000;
-const MAX_KEY_BYTES = 128;
 const POOL = 'simulation';
 const EPOCH = 'simulation';
 const HELD = Number.MAX_SAFE_INTEGER;
-
-// ------------------------------------------------------------------ workload validation
-
-function invalid(path: string, message: string): never {
-  return fail('workload_invalid', `${path}: ${message}`, { path });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function closedObject(v: unknown, path: string, allowed: readonly string[]): Record<string, unknown> {
-  if (!isObject(v)) invalid(path, 'expected an object');
-  for (const name of Object.keys(v)) if (!allowed.includes(name)) invalid(`${path}.${name}`, `unknown property (allowed: ${allowed.join(', ')})`);
-  return v;
-}
-
-function integer(v: unknown, path: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) invalid(path, `must be an integer in ${min}..${max}`);
-  return v;
-}
-
-function fairnessKey(v: unknown, path: string): string {
-  if (typeof v !== 'string') invalid(path, 'must be a string (fairness key)');
-  if (Buffer.byteLength(v, 'utf8') > MAX_KEY_BYTES) invalid(path, `a fairness key is at most ${MAX_KEY_BYTES} UTF-8 bytes`);
-  return v;
-}
-
-function node(v: unknown, path: string): WorkloadNode {
-  const o = closedObject(v, path, ['key', 'priority', 'count']);
-  for (const name of ['key', 'priority', 'count']) if (!Object.hasOwn(o, name)) invalid(`${path}.${name}`, 'is required');
-  return {
-    key: fairnessKey(o.key, `${path}.key`),
-    priority: integer(o.priority, `${path}.priority`, 1, 5),
-    count: integer(o.count, `${path}.count`, 0, Number.MAX_SAFE_INTEGER),
-  };
-}
-
-function event(v: unknown, path: string): WorkloadEvent {
-  const o = closedObject(v, path, ['after_grants', 'admit', 'pause_key', 'resume_key']);
-  if (!Object.hasOwn(o, 'after_grants')) invalid(`${path}.after_grants`, 'is required');
-  const after = integer(o.after_grants, `${path}.after_grants`, 0, MAX_SIMULATED_GRANTS);
-  const actions = ['admit', 'pause_key', 'resume_key'].filter((a) => Object.hasOwn(o, a));
-  if (actions.length !== 1) invalid(path, 'needs exactly one of admit, pause_key, resume_key');
-  if (actions[0] === 'admit') return { after_grants: after, admit: node(o.admit, `${path}.admit`) };
-  if (actions[0] === 'pause_key') return { after_grants: after, pause_key: fairnessKey(o.pause_key, `${path}.pause_key`) };
-  return { after_grants: after, resume_key: fairnessKey(o.resume_key, `${path}.resume_key`) };
-}
-
-/** Validates a parsed workload file (closed objects; `workload_invalid` with a path). */
-export function parseWorkload(v: unknown): Required<Workload> {
-  const o = closedObject(v, 'workload', ['nodes', 'events']);
-  if (!Array.isArray(o.nodes)) invalid('workload.nodes', 'must be an array');
-  const events = o.events === undefined ? [] : o.events;
-  if (!Array.isArray(events)) invalid('workload.events', 'must be an array');
-  if (o.nodes.length + events.length > MAX_WORKLOAD_ENTRIES) invalid('workload', `at most ${MAX_WORKLOAD_ENTRIES} nodes and events`);
-  return {
-    nodes: o.nodes.map((n, i) => node(n, `workload.nodes[${i}]`)),
-    events: events.map((e, i) => event(e, `workload.events[${i}]`)),
-  };
-}
 
 // ------------------------------------------------------------------ the simulated queue
 
@@ -161,21 +82,18 @@ function simulationPolicy(settings: JsonObject): JsonObject {
     ref: '0'.repeat(40), share_keys: false, trust_domain: 'default', workflow: '.github/workflows/worker.lock.yml',
   };
   return {
-    mode: settings.mode ?? 'weighted-priority',
-    class_weights: settings.class_weights ?? [8, 4, 2, 1, 1],
+    mode: settings.mode ?? DEFAULT_MODE,
+    class_weights: settings.class_weights ?? [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: { '': 1, ...(settings.accounting_weights as JsonObject | undefined) },
     producers: {},
     pools: {
       [POOL]: {
         allowed_repositories: ['simulation/simulation'], default_profile: 'default', logical_limit: 4096, native_limit: 4096,
-        max_observation_age_ms: 60000, profiles: { default: profile }, reconciliation: { deadline_ms: 300000, max_attempts: 5 },
-        retry: { backoff_ms: 30000, max_attempts: 16 },
+        max_observation_age_ms: DEFAULT_MAX_OBSERVATION_AGE_MS, profiles: { default: profile }, reconciliation: { ...DEFAULT_RECONCILIATION },
+        retry: { backoff_ms: DEFAULT_RETRY.backoff_ms, max_attempts: 16 },
       },
     },
-    limits: {
-      assignment_bytes: 49152, evidence_bytes: 1024, graph_nodes: 4096, ledger_bytes: 67108864, observation_writes: 4096,
-      operations: 256, payload_bytes: 16384, pending_nodes: 4096, predecessors: 64, recovery_bytes: 16777216, result_bytes: 4096,
-    },
+    limits: defaultLimits(),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ownRecord } from './record.ts';
+import { ResourceSchema } from './graph.ts';
 import {
   ClaimBoundSchema,
   CountBoundSchema,
@@ -67,6 +68,30 @@ export const ProducerRuleSchema = z.strictObject({
 });
 export type ProducerRule = z.infer<typeof ProducerRuleSchema>;
 
+/**
+ * Trusted backing-Issue projector authority (ProjectorRule.json, 3955b4e1, widened with the two
+ * optional members the reference replayer reads: `completion_policy` and `backing_issues`;
+ * operator reference "Backing Issues"). A rule authorizes the projecting workflow `workflow`
+ * at revision `ref`, run by `principal`, to project Work of `pools` into `repositories`.
+ * `backing_issues` grants exact pre-existing Issues a Work may name as `backing_issue`;
+ * `completion_policy: "close-on-result"` lets the projector close the Issue of Work admitted
+ * under this rule once a verified non-PR Result exists (default `keep-open`). Coherence
+ * (installed pools, repository names, grants inside `repositories`) is checked by replay.
+ */
+export const ProjectorRuleSchema = z.strictObject({
+  principal: PrincipalSchema,
+  workflow: IdentitySchema,
+  ref: RevisionSchema,
+  pools: z.array(IdentitySchema).min(1).max(256),
+  repositories: z.array(IdentitySchema).min(1).max(256),
+  completion_policy: z.enum(['keep-open', 'close-on-result']).optional(),
+  backing_issues: z.array(ResourceSchema).min(1).max(256).optional(),
+});
+export type ProjectorRule = z.infer<typeof ProjectorRuleSchema>;
+
+/** An installed rule set (`projectors`; also an earlier epoch's rules kept by a checkpoint). */
+export const ProjectorRulesSchema = z.array(ProjectorRuleSchema).min(1).max(256);
+
 /** Profiles are keyed by identity (`x-key-utf8-max-bytes: 256`, controls forbidden). */
 export const PoolPolicySchema = z.strictObject({
   default_profile: IdentitySchema,
@@ -93,6 +118,8 @@ export const QueuePolicySchema = z.strictObject({
   producers: ownRecord(PrincipalSchema, ProducerRuleSchema),
   pools: ownRecord(IdentitySchema, PoolPolicySchema),
   limits: LimitsSchema,
+  /** Backing-Issue projector rules (absent: none; AW-managed hooks project without enrollment). */
+  projectors: ProjectorRulesSchema.optional(),
 });
 export type QueuePolicy = z.infer<typeof QueuePolicySchema>;
 

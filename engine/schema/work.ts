@@ -38,6 +38,13 @@ export const WorkOperationSchema = z.strictObject({
    */
   execution_ref: RevisionSchema.optional(),
   admission_contract: DigestSchema.optional(),
+  /**
+   * A pre-existing Issue backing this Work (operator reference "Backing Issues": the same
+   * lossless resource identity as an external dependency, separate from subject and
+   * dependencies). Admission requires an installed projector rule's exact `backing_issues`
+   * grant (replay/ops/backing-issue.ts).
+   */
+  backing_issue: ResourceSchema.optional(),
 });
 export type WorkOperation = z.infer<typeof WorkOperationSchema>;
 

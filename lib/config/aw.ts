@@ -19,14 +19,17 @@
  *   other weight is an error); at most 1,024 keys including the empty key.
  * - `concurrency` is both the logical and the native capacity of a pool.
  */
-import { isLosslessNumber, parse as parseLossless } from 'lossless-json';
-import { isWellFormedUnicode, utf8ByteLength } from '../../engine/codec/index.ts';
+import { parse as parseLossless } from 'lossless-json';
 import { ProtocolError } from '../../engine/errors.ts';
-import { isIdentity } from '../../engine/identity/validate.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { QueuePolicySchema, type WorkerProfile } from '../../engine/schema/index.ts';
 import { defineOwn, ownObject } from '../../engine/schema/record.ts';
+import {
+  CONTRACT_LIMITS, DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_CLAIMS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT,
+  DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits,
+} from '../../engine/schema/defaults.ts';
 import { isPlaceholderRef } from './placeholder.ts';
+import { AwJsonSchema, DEFAULT_ISSUE_LABEL, settingsProblem, WorkQueueSettingsSchema, type GivenSettings } from './settings-schema.ts';
 
 export type SchedulingModeSetting = 'weighted-priority' | 'strict-priority';
 
@@ -60,254 +63,68 @@ export interface WorkQueueSettings {
   issues: IssueSettings;
 }
 
-/** The settings table's bounds. */
-export const SETTINGS_BOUNDS = {
-  concurrency: [1, 4096],
-  pending_limit: [1, 4096],
-  max_attempts: [1, 16],
-  backoff_seconds: [1, 3600],
-  weight: [1, 1000],
-  per_account_limit: [1, 4096],
-  pools: 64,
-  accounting_keys: 1024,
-  key_bytes: 128,
-  label_bytes: 33,
-} as const;
-
-export const DEFAULT_ISSUE_LABEL = 'work';
 export const DEFAULT_POOL = 'default';
 
-/** Contract `defaults` the settings table does not expose. */
-const MAX_OBSERVATION_AGE_MS = 60_000;
-const RECONCILIATION = { deadline_ms: 300_000, max_attempts: 5 };
-/** Contract `limits` (pending_nodes comes from `pending_limit`). */
-const LIMITS = {
-  assignment_bytes: 49152,
-  evidence_bytes: 1024,
-  graph_nodes: 4096,
-  ledger_bytes: 67108864,
-  observation_writes: 4096,
-  operations: 256,
-  payload_bytes: 16384,
-  predecessors: 64,
-  recovery_bytes: 16777216,
-  result_bytes: 4096,
-};
-
 export function defaultWorkQueueSettings(): WorkQueueSettings {
-  const retry = { max_attempts: 3, backoff_seconds: 30 };
+  const retry = { max_attempts: DEFAULT_RETRY.max_attempts, backoff_seconds: DEFAULT_RETRY.backoff_ms / 1000 };
   return {
-    concurrency: 16,
-    pending_limit: 4096,
+    concurrency: DEFAULT_POOL_LIMIT,
+    pending_limit: CONTRACT_LIMITS.pending_nodes,
     retry,
-    mode: 'weighted-priority',
-    class_weights: [8, 4, 2, 1, 1],
+    mode: DEFAULT_MODE,
+    class_weights: [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: { '': 1 },
-    pools: { [DEFAULT_POOL]: { concurrency: 16, retry: { ...retry } } },
+    pools: { [DEFAULT_POOL]: { concurrency: DEFAULT_POOL_LIMIT, retry: { ...retry } } },
     issues: { enabled: false },
   };
 }
-
-// ------------------------------------------------------------------ validation helpers
 
 function invalid(path: string, message: string): never {
   throw new ProtocolError('settings_invalid', `${path}: ${message}`, { path });
 }
 
-/** `a.b` for identifier-like names, `a["x y"]` otherwise. */
-function member(path: string, name: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`;
+/** Given retry fields over the inherited ones, field by field. */
+function retryOver(given: { max_attempts?: number; backoff_seconds?: number } | undefined, inherited: RetrySettings): RetrySettings {
+  return { max_attempts: given?.max_attempts ?? inherited.max_attempts, backoff_seconds: given?.backoff_seconds ?? inherited.backoff_seconds };
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (isLosslessNumber(value)) return `the number ${value.value}`;
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  return `${typeof value} ${String(value)}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
-}
-
-function object(value: unknown, path: string): Record<string, unknown> {
-  if (value === null) invalid(path, 'null is not allowed; omit the property to use its default');
-  if (!isObject(value)) invalid(path, `expected an object, found ${describe(value)}`);
-  return value;
-}
-
-/** Rejects unknown properties (closed objects). */
-function closed(value: Record<string, unknown>, path: string, allowed: readonly string[], hint?: (name: string) => string | undefined): void {
-  for (const name of Object.keys(value)) {
-    if (!allowed.includes(name)) {
-      invalid(member(path, name), `unknown property${hint?.(name) ?? ''} (allowed: ${allowed.join(', ')})`);
-    }
+/** Every default filled in: pools inherit the global concurrency and retry; `default` always exists, the empty key always weighs 1. */
+function resolve(given: GivenSettings): WorkQueueSettings {
+  const settings = defaultWorkQueueSettings();
+  if (given.concurrency !== undefined) settings.concurrency = given.concurrency;
+  if (given.pending_limit !== undefined) settings.pending_limit = given.pending_limit;
+  settings.retry = retryOver(given.retry, settings.retry);
+  if (given.mode !== undefined) settings.mode = given.mode;
+  if (given.class_weights !== undefined) settings.class_weights = given.class_weights as WorkQueueSettings['class_weights'];
+  if (given.accounting_weights !== undefined) settings.accounting_weights = ownObject([['', 1], ...Object.entries(given.accounting_weights)]);
+  const global = { concurrency: settings.concurrency, retry: settings.retry };
+  const pools: Record<string, PoolSettings> = ownObject([[DEFAULT_POOL, { concurrency: global.concurrency, retry: { ...global.retry } }]]);
+  for (const [name, pool] of Object.entries(given.pools ?? {})) {
+    const entry: PoolSettings = { concurrency: pool.concurrency ?? global.concurrency, retry: retryOver(pool.retry, global.retry) };
+    if (pool.per_account_limit !== undefined) entry.per_account_limit = pool.per_account_limit;
+    defineOwn(pools, name, entry);
   }
-}
-
-/** Own property value, or undefined when absent (a present null is returned as null). */
-function field(value: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(value, name) ? value[name] : undefined;
-}
-
-const INTEGER_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
-
-/** An integer in [min, max]; accepts plain numbers and lossless-json numbers (exact source text). */
-function integer(value: unknown, path: string, [min, max]: readonly [number, number]): number {
-  if (value === null) invalid(path, 'null is not allowed; omit the property to use its default');
-  let n: number;
-  if (isLosslessNumber(value)) {
-    if (!INTEGER_TEXT.test(value.value)) invalid(path, `expected an integer, found the number ${value.value}`);
-    n = Number(value.value);
-  } else if (typeof value === 'number') {
-    if (!Number.isInteger(value)) invalid(path, `expected an integer, found the number ${value}`);
-    n = value;
-  } else {
-    invalid(path, `expected an integer, found ${describe(value)}`);
+  settings.pools = given.pools === undefined ? { [DEFAULT_POOL]: pools[DEFAULT_POOL]! } : pools;
+  if (given.issues !== undefined) {
+    settings.issues = given.issues === false ? { enabled: false } : { enabled: true, label: given.issues === true ? DEFAULT_ISSUE_LABEL : (given.issues.label ?? DEFAULT_ISSUE_LABEL) };
   }
-  if (!Number.isSafeInteger(n) || n < min || n > max) invalid(path, `must be an integer in ${min}..${max}`);
-  return n;
-}
-
-function string(value: unknown, path: string): string {
-  if (value === null) invalid(path, 'null is not allowed; omit the property to use its default');
-  if (typeof value !== 'string') invalid(path, `expected a string, found ${describe(value)}`);
-  if (!isWellFormedUnicode(value)) invalid(path, 'contains an unpaired surrogate');
-  return value;
-}
-
-function retry(value: unknown, path: string, inherited: RetrySettings): RetrySettings {
-  const o = object(value, path);
-  closed(o, path, ['max_attempts', 'backoff_seconds']);
-  const maxAttempts = field(o, 'max_attempts');
-  const backoff = field(o, 'backoff_seconds');
-  return {
-    max_attempts: maxAttempts === undefined ? inherited.max_attempts : integer(maxAttempts, `${path}.max_attempts`, SETTINGS_BOUNDS.max_attempts),
-    backoff_seconds: backoff === undefined ? inherited.backoff_seconds : integer(backoff, `${path}.backoff_seconds`, SETTINGS_BOUNDS.backoff_seconds),
-  };
-}
-
-function classWeights(value: unknown, path: string): WorkQueueSettings['class_weights'] {
-  if (value === null) invalid(path, 'null is not allowed; omit the property to use its default');
-  if (!Array.isArray(value)) invalid(path, `expected an array of five integer weights, found ${describe(value)}`);
-  if (value.length !== 5) invalid(path, `expected exactly five class weights (priorities 1-5), found ${value.length}`);
-  return value.map((w, i) => integer(w, `${path}[${i}]`, SETTINGS_BOUNDS.weight)) as WorkQueueSettings['class_weights'];
-}
-
-function accountingWeights(value: unknown, path: string): Record<string, number> {
-  const o = object(value, path);
-  const keys = Object.keys(o);
-  const count = keys.length + (Object.hasOwn(o, '') ? 0 : 1);
-  if (count > SETTINGS_BOUNDS.accounting_keys) {
-    invalid(path, `at most ${SETTINGS_BOUNDS.accounting_keys} fairness keys including the empty key; found ${count}`);
-  }
-  const weights: Record<string, number> = ownObject([['', 1]]);
-  for (const key of keys) {
-    const at = member(path, key);
-    if (!isWellFormedUnicode(key)) invalid(at, 'fairness key contains an unpaired surrogate');
-    if (utf8ByteLength(key) > SETTINGS_BOUNDS.key_bytes) invalid(at, `fairness key exceeds ${SETTINGS_BOUNDS.key_bytes} UTF-8 bytes`);
-    const w = integer(o[key], at, SETTINGS_BOUNDS.weight);
-    if (key === '' && w !== 1) invalid(at, 'the default (empty) fairness key retains weight 1');
-    defineOwn(weights, key, w);
-  }
-  return weights;
-}
-
-function pools(value: unknown, path: string, global: { concurrency: number; retry: RetrySettings }): Record<string, PoolSettings> {
-  const o = object(value, path);
-  const names = Object.keys(o);
-  if (names.length > SETTINGS_BOUNDS.pools) invalid(path, `at most ${SETTINGS_BOUNDS.pools} pools; found ${names.length}`);
-  const result: Record<string, PoolSettings> = ownObject([[DEFAULT_POOL, { concurrency: global.concurrency, retry: { ...global.retry } }]]);
-  for (const name of names) {
-    const at = member(path, name);
-    if (!isIdentity(name)) invalid(at, 'pool name must be 1..256 UTF-8 bytes without control characters');
-    const p = object(o[name], at);
-    closed(p, at, ['concurrency', 'retry', 'per_account_limit']);
-    const concurrency = field(p, 'concurrency');
-    const poolRetry = field(p, 'retry');
-    const perAccount = field(p, 'per_account_limit');
-    const settings: PoolSettings = {
-      concurrency: concurrency === undefined ? global.concurrency : integer(concurrency, `${at}.concurrency`, SETTINGS_BOUNDS.concurrency),
-      retry: poolRetry === undefined ? { ...global.retry } : retry(poolRetry, `${at}.retry`, global.retry),
-    };
-    if (perAccount !== undefined) settings.per_account_limit = integer(perAccount, `${at}.per_account_limit`, SETTINGS_BOUNDS.per_account_limit);
-    defineOwn(result, name, settings);
-  }
-  return result;
+  return settings;
 }
 
 /**
- * `issues` (operator reference "Backing Issues"): `true` or `{}` enable projection with the
- * `work` prefix, `false` disables it, `{"label": "..."}` overrides the prefix. The prefix is a
- * nonblank literal; each run of whitespace becomes one hyphen (leading/trailing whitespace is
- * dropped first), and the normalized prefix is at most 33 UTF-8 bytes so that
- * `<prefix>:<longest status>` fits GitHub's 50-character label limit. ASCII control
- * characters and `${{ }}` expressions are rejected.
- */
-function issues(value: unknown, path: string): IssueSettings {
-  if (value === null) invalid(path, 'null is not allowed; use false to disable Issue projection');
-  if (value === true) return { enabled: true, label: DEFAULT_ISSUE_LABEL };
-  if (value === false) return { enabled: false };
-  if (!isObject(value)) invalid(path, `expected true, false or {"label": "..."}, found ${describe(value)}`);
-  closed(value, path, ['label']);
-  const raw = field(value, 'label');
-  if (raw === undefined) return { enabled: true, label: DEFAULT_ISSUE_LABEL };
-  return { enabled: true, label: normalizeIssueLabel(string(raw, `${path}.label`), `${path}.label`) };
-}
-
-/** The normalized tracking/status label prefix, or a `settings_invalid` error naming `path`. */
-export function normalizeIssueLabel(given: string, path = 'work_queue.issues.label'): string {
-  if (given.trim() === '') invalid(path, 'the label prefix must not be blank');
-  if (given.includes('${{')) invalid(path, 'the label prefix must be a literal, not an expression');
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000e-\u001f\u007f]/.test(given)) invalid(path, 'the label prefix must not contain control characters');
-  const label = given.trim().replace(/\s+/gu, '-');
-  if (utf8ByteLength(label) > SETTINGS_BOUNDS.label_bytes) {
-    invalid(path, `the label prefix is at most ${SETTINGS_BOUNDS.label_bytes} UTF-8 bytes after whitespace becomes hyphens (${JSON.stringify(label)} has ${utf8ByteLength(label)})`);
-  }
-  return label;
-}
-
-const TOP_LEVEL = ['concurrency', 'pending_limit', 'retry', 'mode', 'class_weights', 'accounting_weights', 'pools', 'issues'] as const;
-
-/**
- * Validates and resolves a `work_queue` value. `undefined` (missing section)
- * and `{}` give the defaults. Accepts plain JSON values and lossless-json
- * parse results (whose numbers keep their source text, so `16.0` is not an
- * integer). Throws `ProtocolError('settings_invalid', …, { path })`.
+ * Validates and resolves a `work_queue` value (lib/config/settings-schema.ts). `undefined`
+ * (missing section) and `{}` give the defaults. Accepts plain JSON values and lossless-json
+ * parse results (whose numbers keep their source text, so `16.0` is not an integer). Throws
+ * `ProtocolError('settings_invalid', …, { path })` naming the first problem's property.
  */
 export function parseWorkQueueSettings(json: unknown, path = 'work_queue'): WorkQueueSettings {
-  const settings = defaultWorkQueueSettings();
-  if (json === undefined) return settings;
-  const o = object(json, path);
-  closed(o, path, TOP_LEVEL, (name) =>
-    name === 'work_queue' ? '; pass the work_queue object itself, not the whole aw.json' : undefined);
-
-  const concurrency = field(o, 'concurrency');
-  if (concurrency !== undefined) settings.concurrency = integer(concurrency, `${path}.concurrency`, SETTINGS_BOUNDS.concurrency);
-  const pending = field(o, 'pending_limit');
-  if (pending !== undefined) settings.pending_limit = integer(pending, `${path}.pending_limit`, SETTINGS_BOUNDS.pending_limit);
-  const retryValue = field(o, 'retry');
-  if (retryValue !== undefined) settings.retry = retry(retryValue, `${path}.retry`, settings.retry);
-  const mode = field(o, 'mode');
-  if (mode !== undefined) {
-    const m = string(mode, `${path}.mode`);
-    if (m !== 'weighted-priority' && m !== 'strict-priority') invalid(`${path}.mode`, 'expected "weighted-priority" or "strict-priority"');
-    settings.mode = m;
+  if (json === undefined) return defaultWorkQueueSettings();
+  const parsed = WorkQueueSettingsSchema.safeParse(json);
+  if (!parsed.success) {
+    const problem = settingsProblem(parsed.error, path);
+    return invalid(problem.path, problem.message);
   }
-  const classes = field(o, 'class_weights');
-  if (classes !== undefined) settings.class_weights = classWeights(classes, `${path}.class_weights`);
-  const accounts = field(o, 'accounting_weights');
-  if (accounts !== undefined) settings.accounting_weights = accountingWeights(accounts, `${path}.accounting_weights`);
-  const poolValue = field(o, 'pools');
-  settings.pools = poolValue === undefined
-    ? { [DEFAULT_POOL]: { concurrency: settings.concurrency, retry: { ...settings.retry } } }
-    : pools(poolValue, `${path}.pools`, settings);
-  const issueValue = field(o, 'issues');
-  if (issueValue !== undefined) settings.issues = issues(issueValue, `${path}.issues`);
-  return settings;
+  return resolve(parsed.data);
 }
 
 /** Parses JSON text for settings: duplicate keys are errors, numbers keep their source text. */
@@ -333,9 +150,9 @@ function decode(bytes: Uint8Array, path: string): string {
  */
 export function readAwJsonSettings(bytes: Uint8Array | null): WorkQueueSettings {
   if (bytes === null) return defaultWorkQueueSettings();
-  const root = parseSettingsJson(decode(bytes, 'aw.json'), 'aw.json');
-  if (!isObject(root)) invalid('aw.json', `expected a JSON object, found ${describe(root)}`);
-  return parseWorkQueueSettings(field(root, 'work_queue'));
+  const root = AwJsonSchema.safeParse(parseSettingsJson(decode(bytes, 'aw.json'), 'aw.json'));
+  if (!root.success) return invalid('aw.json', settingsProblem(root.error, 'aw.json').message);
+  return parseWorkQueueSettings(root.data.work_queue);
 }
 
 /** Settings from the bytes of a file holding one `work_queue` object (e.g. `fairway simulate --settings`). */
@@ -377,13 +194,19 @@ function generatedProfile(ctx: PolicyBase, profile: Partial<WorkerProfile> & Pic
   return {
     credential_scope: 'repository',
     effect_scope: ctx.repository,
-    max_claims: 1,
+    max_claims: DEFAULT_MAX_CLAIMS,
     principal: ctx.principal,
     share_keys: false,
     trust_domain: 'default',
     workflow: '.github/workflows/worker.lock.yml',
     ...profile,
   };
+}
+
+/** The contract `limits` the settings table does not expose (pending_nodes comes from `pending_limit`). */
+function contractLimits(): Omit<ReturnType<typeof defaultLimits>, 'pending_nodes'> {
+  const { pending_nodes: _fromSettings, ...limits } = defaultLimits();
+  return limits;
 }
 
 function schemaPath(issuePath: readonly PropertyKey[]): string {
@@ -415,9 +238,9 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
       default_profile: defaultName,
       logical_limit: pool.concurrency,
       native_limit: pool.concurrency,
-      max_observation_age_ms: MAX_OBSERVATION_AGE_MS,
+      max_observation_age_ms: DEFAULT_MAX_OBSERVATION_AGE_MS,
       profiles: structuredClone(profiles) as unknown as JsonObject,
-      reconciliation: { ...RECONCILIATION },
+      reconciliation: { ...DEFAULT_RECONCILIATION },
       retry: { backoff_ms: pool.retry.backoff_seconds * 1000, max_attempts: pool.retry.max_attempts },
     };
     if (pool.per_account_limit !== undefined) entry.per_account_limit = pool.per_account_limit;
@@ -429,7 +252,7 @@ export function policyFromSettings(settings: WorkQueueSettings, ctx: PolicyConte
     accounting_weights: { ...settings.accounting_weights },
     producers: {},
     pools: poolEntries,
-    limits: { ...LIMITS, pending_nodes: settings.pending_limit },
+    limits: { ...contractLimits(), pending_nodes: settings.pending_limit },
   };
   const parsed = QueuePolicySchema.safeParse(policy);
   if (!parsed.success) {

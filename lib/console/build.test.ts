@@ -34,7 +34,7 @@ function fakeNext(root: string, opts: { waitMs: number; code: number; output?: s
   mkdirSync(dir, { recursive: true });
   const record = join(root, 'next-call.json');
   writeFileSync(join(dir, 'next'), [
-    `require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), nodeEnv: process.env.NODE_ENV, telemetry: process.env.NEXT_TELEMETRY_DISABLED }));`,
+    `require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ argv: process.argv.slice(2), nodeEnv: process.env.NODE_ENV, telemetry: process.env.NEXT_TELEMETRY_DISABLED, standalone: process.env.__NEXT_PRIVATE_STANDALONE_CONFIG ?? null }));`,
     `process.stderr.write(${JSON.stringify(opts.output ?? '')});`,
     `setTimeout(() => process.exit(${opts.code}), ${opts.waitMs});`,
   ].join('\n'));
@@ -72,7 +72,19 @@ describe('console build: when npm start builds, and what it prints', () => {
     expect(lines.slice(1, -1).length).toBeGreaterThanOrEqual(1);
     for (const line of lines.slice(1, -1)) expect(line).toMatch(/^fairway console: still building the Next\.js app \(\d+ s so far\) \.\.\.$/);
     expect(lines.at(-1)).toMatch(/^fairway console: built the Next\.js app in \d+ s$/);
-    expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual({ argv: ['build'], nodeEnv: 'production', telemetry: '1' });
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toEqual({ argv: ['build'], nodeEnv: 'production', telemetry: '1', standalone: null });
+  });
+
+  it('the build reads next.config, not the configuration an earlier console in this process handed Next (lib/console/locate.ts)', async () => {
+    const root = appRoot();
+    const record = fakeNext(root, { waitMs: 10, code: 0 });
+    process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = '{"output":"standalone"}';
+    try {
+      await buildConsole(root, () => {}, 'stale', { progressMs: 0 });
+    } finally {
+      delete process.env.__NEXT_PRIVATE_STANDALONE_CONFIG;
+    }
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({ standalone: null });
   });
 
   it('a failed build rejects with the build output and stops the progress lines', async () => {

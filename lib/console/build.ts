@@ -73,9 +73,13 @@ export function buildConsole(root: string, log: (line: string) => void, need: Ex
   const seconds = () => Math.round((Date.now() - started) / 1000);
   const progressMs = options.progressMs ?? 15_000;
   return new Promise<void>((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' };
+    // A console served earlier in this process handed Next the previous build's configuration this
+    // way (lib/console/locate.ts); the build must read next.config.mjs.
+    delete env.__NEXT_PRIVATE_STANDALONE_CONFIG;
     const child = spawn(process.execPath, [join(root, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], {
       cwd: root,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV: 'production' },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const progress = progressMs > 0 ? setInterval(() => log(`fairway console: still building the Next.js app (${seconds()} s so far) ...`), progressMs) : null;

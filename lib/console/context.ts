@@ -25,11 +25,6 @@ export function consoleRuntime(): ConsoleRuntime {
   return runtime;
 }
 
-/** Installs a runtime explicitly (tests, benchmarks, in-process servers). */
-export function installRuntime(runtime: ConsoleRuntime): void {
-  (globalThis as Holder)[KEY] = runtime;
-}
-
 /** Drops the runtime so the next request builds one from the current configuration. */
 export function resetRuntime(): void {
   delete (globalThis as Holder)[KEY];

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../engine/errors.ts';
-import { Publisher } from '../publisher/publisher.ts';
-import { seedDemoDay } from '../demo/day.ts';
 import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../store/types.ts';
 import { runAdminAction } from './admin/actions.ts';
 import { ConsoleRuntime } from './runtime.ts';
 import { MemoryStore } from '../../tests/support/memory-store.ts';
-import type { ConsoleConfig } from './config.ts';
+import { DEMO_CONSOLE_CONFIG, demoStore } from '../../tests/support/demo-console.ts';
 
-const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
-const config: ConsoleConfig = { source: { kind: 'repo', repo: '/nowhere', branch: 'work-queue' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW };
+const config = DEMO_CONSOLE_CONFIG;
 
 /** A store whose reads can be made to fail, to see the last good view survive. */
 class FlakyStore implements LedgerStore {
@@ -29,11 +26,7 @@ class FlakyStore implements LedgerStore {
   }
 }
 
-async function seeded(): Promise<MemoryStore> {
-  const store = new MemoryStore('runtime');
-  await seedDemoDay(new Publisher(store), { now: NOW });
-  return store;
-}
+const seeded = (): Promise<MemoryStore> => demoStore('runtime');
 
 describe('console runtime', () => {
   it('keeps serving the last good projection, flagged stale, when reads fail', async () => {

@@ -17,7 +17,6 @@ import { ProjectionCache } from '../publisher/cache.ts';
 import { Publisher } from '../publisher/publisher.ts';
 import type { LedgerStore } from '../store/types.ts';
 import type { ConsoleConfig } from './config.ts';
-import { isReadOnly } from './store.ts';
 
 export interface StaleRead {
   code: string;
@@ -60,7 +59,7 @@ export class ConsoleRuntime {
   constructor(readonly config: ConsoleConfig, readonly store: LedgerStore) {
     this.publisher = new Publisher(store);
     this.cache = new ProjectionCache(store);
-    this.readOnly = isReadOnly(store);
+    this.readOnly = store.readOnly === true;
   }
 
   now(): number {

@@ -1,6 +1,7 @@
 /**
- * Starts the console: picks the queue (or seeds the embedded demo), makes sure
- * the Next.js production build is current, configures the server code through
+ * Starts the console: picks the queue (or seeds the embedded demo), finds the
+ * console's server (a clone's build, made current first, or the prebuilt
+ * console package: lib/console/locate.ts), configures the server code through
  * the environment, and serves it with Next's request handler on one HTTP port.
  * Used by `fairway console`, the browser tests' web server and the benchmark.
  */
@@ -14,6 +15,7 @@ import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
 import { resetRuntime } from './context.ts';
 import { guardHost, type HostPolicy } from './host.ts';
+import { loadNextServer, locateConsole, type ConsoleInstall } from './locate.ts';
 
 export const CONSOLE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -44,6 +46,8 @@ export interface StartOptions {
   warm?: boolean;
   /** `auto` builds when stale (default), `never` fails fast without a build. */
   build?: 'auto' | 'never';
+  /** Which console to serve; default: the one beside this CLI (locateConsole). */
+  install?: ConsoleInstall;
   log?: (line: string) => void;
 }
 
@@ -57,19 +61,6 @@ export interface RunningConsole {
   close(): Promise<void>;
 }
 
-type NextFactory = (options: { dev: boolean; dir: string; hostname: string; port: number; httpServer: Server; quiet?: boolean }) => {
-  prepare(): Promise<void>;
-  getRequestHandler(): (req: unknown, res: unknown) => Promise<void>;
-  close?(): Promise<void>;
-};
-
-async function loadNext(): Promise<NextFactory> {
-  const mod = (await import('next')) as unknown as { default?: unknown };
-  const factory = (typeof mod.default === 'function' ? mod.default : (mod.default as { default?: unknown } | undefined)?.default) as NextFactory | undefined;
-  if (typeof factory !== 'function') throw new Error('cannot load the Next.js server');
-  return factory;
-}
-
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -80,12 +71,17 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 export async function startConsole(options: StartOptions = {}): Promise<RunningConsole> {
   const log = options.log ?? ((line: string) => console.log(line));
   const host = options.host ?? '127.0.0.1';
-  const root = CONSOLE_ROOT;
-
-  const need = buildNeed(root);
+  let install = options.install;
+  if (install === undefined) {
+    const located = locateConsole(CONSOLE_ROOT);
+    if (located.kind === 'unavailable') throw new Error(located.message);
+    install = located;
+  }
+  // A clone builds when its build is stale; the console package is prebuilt.
+  const need = install.kind === 'clone' ? buildNeed(install.root) : 'fresh';
   if (need !== 'fresh') {
     if (options.build === 'never') throw new Error('the console has no current production build; run `npx next build`');
-    await buildConsole(root, log, need);
+    await buildConsole(install.root, log, need);
   }
 
   let source = options.source;
@@ -141,7 +137,8 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   (process.env as Record<string, string>).NODE_ENV ??= 'production';
 
-  const app = (await loadNext())({ dev: false, dir: root, hostname: host, port, httpServer: server, quiet: true });
+  const next = await loadNextServer(install);
+  const app = next.factory({ dev: false, dir: install.root, hostname: host, port, httpServer: server, quiet: true, conf: next.conf });
   await app.prepare();
   handler = app.getRequestHandler();
   if (options.warm !== false) {

@@ -6,7 +6,7 @@
 import type { LedgerStore } from '../store/types.ts';
 import { openStore } from '../store/open.ts';
 import type { ConsoleSource } from './config.ts';
-import { FileStore } from './file-store.ts';
+import { FileStore } from '../store/file.ts';
 
 export function openConsoleStore(source: ConsoleSource, env: Readonly<Record<string, string | undefined>> = process.env): LedgerStore {
   switch (source.kind) {
@@ -25,9 +25,4 @@ export function openConsoleStore(source: ConsoleSource, env: Readonly<Record<str
         cwd: process.cwd(),
       });
   }
-}
-
-/** True when the store cannot publish (an offline ledger file). */
-export function isReadOnly(store: LedgerStore): boolean {
-  return (store as { readOnly?: boolean }).readOnly === true;
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { workId } from '../../engine/identity/index.ts';
+import { LedgerWriter } from '../../engine/requests/writer.ts';
 import { Publisher } from '../publisher/publisher.ts';
+import { runFairway } from '../../tests/support/cli.ts';
 import { MemoryStore } from '../../tests/support/memory-store.ts';
 import { seedDemoDay, PROBE_TEXT } from './day.ts';
 
@@ -30,5 +32,27 @@ describe('demo day', () => {
     const shared = [...state.dispatches.values()].find((d) => d.claimIds.length === 3)!;
     expect(shared.claimIds.map((id) => state.claims.get(id)!.state)).toEqual(['completed', 'cancelled', 'completed']);
     expect(summary.requests).toBeGreaterThan(40);
+  });
+});
+
+describe('one demo story', () => {
+  it('the in-memory writer (fairway demo) and the publisher (the console\'s demo repository) write the same day, byte for byte', async () => {
+    const store = new MemoryStore('demo-publisher');
+    const published = await seedDemoDay(new Publisher(store), { now: NOW });
+    const writer = new LedgerWriter();
+    const written = await seedDemoDay(writer, { now: NOW });
+    expect(writer.text()).toBe(store.text());
+    expect(written).toEqual(published);
+    expect(written.grants.length).toBeGreaterThan(8);
+    expect(written.grants.every((g) => g.reason.length > 0)).toBe(true);
+  });
+
+  it('fairway demo --json tells that day through the real entry point', async () => {
+    let out = '';
+    expect(await runFairway(['demo', '--json'], { out: (s) => (out += s), err: () => undefined })).toBe(0);
+    const doc = JSON.parse(out) as { ok: boolean; summary: { works: { total: number } }; grants: Array<{ request_id: string }> };
+    expect(doc.ok).toBe(true);
+    expect(doc.summary.works.total).toBe(6 + 500 + 10 + 6 + 1);
+    expect(doc.grants.map((g) => g.request_id)).toContain('dispatch-0935-sdk-shared');
   });
 });

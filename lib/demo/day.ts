@@ -1,8 +1,9 @@
 /**
- * "A developer's day" (spec section 0) as a real queue: every request below is
- * published through the Publisher, in time order, ending a few minutes before
- * `now`, so readiness, retry delays and observation freshness read naturally
- * when the console evaluates the queue at the wall clock.
+ * "A developer's day" (spec section 0) as a real queue, the one demo story (the
+ * console's demo repository and `fairway demo`): every request below is
+ * published through the Publisher (or into an in-memory LedgerWriter), in time
+ * order, ending a few minutes before `now`, so readiness, retry delays and
+ * observation freshness read naturally when the queue is evaluated at the wall clock.
  *
  * The story: an SDK-migration DAG gated by a completed design Issue and an
  * unmerged upstream PR; a shared worker carrying three SDK tasks (completed /
@@ -17,10 +18,11 @@ import type { ReplayState } from '../../engine/replay/state.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { control, deliveryFailure, dispatchBound, dispatchStarted, dispatchUncertain, observation, release, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
+import type { LedgerWriter } from '../../engine/requests/writer.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { DEMO_EPOCH, DEMO_PRINCIPAL, DEMO_REPOSITORY, demoPolicy } from './policy.ts';
-import { Seeder, type Grant } from './seeder.ts';
+import { Seeder, type Grant, type GrantDecision } from './seeder.ts';
 import { backlogNodes, DESIGN_ISSUE, PROBE_TEXT, sdkMigrationNodes, UPSTREAM_PR } from './nodes.ts';
 
 export { PROBE_TEXT } from './nodes.ts';
@@ -38,6 +40,8 @@ export interface DemoSummary {
   /** Decision time of the first and last request. */
   from: number;
   to: number;
+  /** Every granted Claim in grant order, with the scheduler's reason. */
+  grants: GrantDecision[];
 }
 
 const MINUTE = 60_000;
@@ -53,7 +57,7 @@ function worker(state: ReplayState, dispatchId: string, handle: string, runId: s
   return workerActor(state, dispatchId, runId, handle);
 }
 
-export async function seedDemoDay(publisher: Publisher, options: DemoOptions): Promise<DemoSummary> {
+export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: DemoOptions): Promise<DemoSummary> {
   const end = Math.floor(options.now / MINUTE) * MINUTE;
   const at = (minutesBeforeNow: number) => end - minutesBeforeNow * MINUTE;
   const s = new Seeder(publisher);
@@ -170,5 +174,5 @@ export async function seedDemoDay(publisher: Publisher, options: DemoOptions): P
       node_key: PROBE_TEXT, payload: { note: PROBE_TEXT, html: `<script>alert(2)</script>${PROBE_TEXT}` }, priority: 4, fairness_key: '',
     }], { graphId: 'xss-probe', at: ids.at }));
   }
-  return { requests: s.count, tip: s.current.tip!, from: at(360), to: options.probe === true ? at(5) : at(10) };
+  return { requests: s.count, tip: s.current.tip!, from: at(360), to: options.probe === true ? at(5) : at(10), grants: s.decisions };
 }

@@ -4,6 +4,7 @@
  * Platform and Security registered with equal weights (spec section 0).
  */
 import type { JsonObject } from '../../engine/json.ts';
+import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MODE, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../../engine/schema/defaults.ts';
 
 export const DEMO_REPOSITORY = 'acme/fairway-demo';
 export const DEMO_PRINCIPAL = '1001';
@@ -28,13 +29,10 @@ function profile(maxClaims: number, shareKeys: boolean, workflow: string): JsonO
 
 export function demoPolicy(): JsonObject {
   return {
-    mode: 'weighted-priority',
-    class_weights: [8, 4, 2, 1, 1],
+    mode: DEFAULT_MODE,
+    class_weights: [...DEFAULT_CLASS_WEIGHTS],
     accounting_weights: { '': 1, platform: 1, security: 1 },
-    limits: {
-      assignment_bytes: 49152, evidence_bytes: 1024, graph_nodes: 4096, ledger_bytes: 67108864, observation_writes: 4096,
-      operations: 256, payload_bytes: 16384, pending_nodes: 4096, predecessors: 64, recovery_bytes: 16777216, result_bytes: 4096,
-    },
+    limits: defaultLimits(),
     pools: {
       default: {
         allowed_repositories: [DEMO_REPOSITORY, DESIGN_REPOSITORY, UPSTREAM_REPOSITORY],
@@ -46,8 +44,8 @@ export function demoPolicy(): JsonObject {
           worker: profile(1, false, '.github/workflows/worker.lock.yml'),
           'sdk-shared': profile(3, true, '.github/workflows/sdk-worker.lock.yml'),
         },
-        reconciliation: { deadline_ms: 300000, max_attempts: 5 },
-        retry: { backoff_ms: DEMO_BACKOFF_MS, max_attempts: 3 },
+        reconciliation: { ...DEFAULT_RECONCILIATION },
+        retry: { backoff_ms: DEMO_BACKOFF_MS, max_attempts: DEFAULT_RETRY.max_attempts },
       },
     },
     producers: {},

@@ -1,11 +1,14 @@
 /**
- * Publishes the demo's requests one by one through the real Publisher (the
- * one checked publication path), each at its own fixed decision time.
+ * Publishes the demo's requests one by one, each at its own fixed decision time: through the
+ * real Publisher (the one checked publication path; the console's demo repository) or into
+ * an in-memory LedgerWriter (`fairway demo`), which validates each commit by replay the same way.
  */
 import { ProtocolError } from '../../engine/errors.ts';
+import { candidateCommitId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
 import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from '../../engine/requests/operations.ts';
+import { LedgerWriter } from '../../engine/requests/writer.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
 import type { Publisher, RequestIds } from '../publisher/publisher.ts';
 
@@ -15,12 +18,23 @@ export interface Grant {
   claims: Array<{ work_id: string; claim_id: string; dispatch_id: string; handle: string }>;
 }
 
+/** One granted Claim and why the scheduler chose it (the packer's explanation). */
+export interface GrantDecision {
+  request_id: string;
+  node_key: string;
+  fairness_key: string;
+  priority: number;
+  reason: string;
+}
+
 export class Seeder {
   /** Requests published so far. */
   count = 0;
+  /** Every granted Claim in grant order. */
+  readonly decisions: GrantDecision[] = [];
   private state: ReplayState | null = null;
 
-  constructor(private readonly publisher: Publisher) {}
+  constructor(private readonly sink: Publisher | LedgerWriter) {}
 
   /** The replay state after the last publication. */
   get current(): ReplayState {
@@ -29,7 +43,14 @@ export class Seeder {
   }
 
   async publish(id: string, actor: Actor, at: number, build: (state: ReplayState, ids: RequestIds) => BuiltRequest, bootstrap?: BuiltRequest): Promise<QueueCommit> {
-    const outcome = await this.publisher.publish({
+    if (this.sink instanceof LedgerWriter) {
+      const w = this.sink;
+      const commit = w.publish(id, actor, at, build(w.state, { requestId: id, commitId: candidateCommitId(w.state.tip, id), at }));
+      this.state = w.state;
+      this.count += 1;
+      return commit;
+    }
+    const outcome = await this.sink.publish({
       requestId: id,
       actor,
       now: () => at,
@@ -43,11 +64,15 @@ export class Seeder {
   }
 
   async dispatchNext(id: string, actor: Actor, at: number, input: DispatchNextInput): Promise<Grant> {
+    let decisions: GrantDecision[] = [];
     const commit = await this.publish(id, actor, at, (state, ids) => {
       const built = dispatchNextRequest(state, input, { requestId: ids.requestId, commitId: ids.commitId }, ids.at);
       if (built.operations.length === 0) throw new ProtocolError('demo_seed_failed', `demo grant ${id} found nothing to grant (${built.plan.stopReason})`);
+      decisions = built.plan.explanations.slice(0, built.plan.claims.length).flatMap((e) =>
+        e.work === null ? [] : [{ request_id: id, node_key: e.work.node_key, fairness_key: e.work.fairness_key, priority: e.work.priority, reason: e.reason }]);
       return built;
     });
+    this.decisions.push(...decisions);
     const claims = commit.operations
       .filter((op) => op.kind === 'Claim')
       .map((op) => {

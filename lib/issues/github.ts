@@ -10,7 +10,9 @@
 import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
 import type { ResourceIdentity } from '../../engine/replay/state.ts';
-import { createOctokit, githubFailure, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type RequestTimeouts } from '../store/github-client.ts';
+import type { FairwayOctokit } from '../store/github-client.ts';
+import { githubFailure, isRequestError, neverSent } from '../store/github-errors.ts';
+import { storeTimeouts, type RequestTimeouts } from '../store/github-timeouts.ts';
 import { GitHubId, GitHubInt, parseGitHubJson, validate } from '../github/json.ts';
 
 export interface IssuesClientOptions {
@@ -41,7 +43,7 @@ const Comment = z.object({ id: GitHubId });
 export type WriteOutcome<T> =
   | { ok: true; value: T }
   /** GitHub definitively refused before executing (4xx), or the request never left. */
-  | { ok: false; kind: 'rejected'; status: number; reason: string; rateLimited: boolean }
+  | { ok: false; kind: 'rejected'; status: number; reason: string; rateLimited: boolean; message?: string }
   /** It may or may not have happened. */
   | { ok: false; kind: 'uncertain'; reason: string }
   /** Not sent: this run's writes stopped after an exhausted rate limit. */
@@ -58,35 +60,49 @@ function split(repository: string): { owner: string; repo: string } {
 }
 
 export class IssuesClient {
-  readonly octokit: FairwayOctokit;
   readonly host: string;
   readonly counts: RequestCounts = { reads: 0, writes: 0 };
   /** Set once a rate limit is exhausted: no further writes this run. */
   stopped: string | null = null;
+  private readonly options: IssuesClientOptions;
+  private readonly timeouts: RequestTimeouts;
+  private client: Promise<FairwayOctokit> | null = null;
 
   constructor(options: IssuesClientOptions) {
     if (options.token === '') throw new ProtocolError('github_token_missing', 'backing-Issue projection needs a GitHub token with issues: write', {}, { usage: true });
-    this.octokit = createOctokit({
-      token: options.token,
-      timeouts: storeTimeouts(options.timeouts ?? {}),
-      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-      ...(options.writeIntervalMs !== undefined && { writeIntervalMs: options.writeIntervalMs }),
-      ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
-      ...(options.retries !== undefined && { retries: options.retries }),
-    });
+    this.options = options;
+    this.timeouts = storeTimeouts(options.timeouts ?? {});
     this.host = options.host ?? 'github.com';
-    // Count every request actually sent (retries included).
-    this.octokit.hook.before('request', (o) => {
-      if ((o.method ?? 'GET').toUpperCase() === 'GET') this.counts.reads++;
-      else this.counts.writes++;
+  }
+
+  /** The Octokit client, loaded and created on the first request (a command's --help never loads it). */
+  octokit(): Promise<FairwayOctokit> {
+    const { options } = this;
+    this.client ??= import('../store/github-client.ts').then(({ createOctokit }) => {
+      const octokit = createOctokit({
+        token: options.token,
+        timeouts: this.timeouts,
+        ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+        ...(options.writeIntervalMs !== undefined && { writeIntervalMs: options.writeIntervalMs }),
+        ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
+        ...(options.retries !== undefined && { retries: options.retries }),
+      });
+      // Count every request actually sent (retries included).
+      octokit.hook.before('request', (o) => {
+        if ((o.method ?? 'GET').toUpperCase() === 'GET') this.counts.reads++;
+        else this.counts.writes++;
+      });
+      return octokit;
     });
+    return this.client;
   }
 
   private async read<S extends z.ZodType>(route: string, params: Record<string, string | number>, schema: S, what: string): Promise<{ value: z.output<S>; headers: Record<string, string | number | undefined> }> {
     let text: string;
     let headers: Record<string, string | number | undefined>;
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
+      const res = await octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
       text = await new Response(res.data as ReadableStream | null).text();
       headers = res.headers as Record<string, string | number | undefined>;
     } catch (e) {
@@ -98,15 +114,17 @@ export class IssuesClient {
   private async write<S extends z.ZodType | null>(method: 'POST' | 'PATCH' | 'DELETE', route: string, params: Record<string, unknown>, schema: S, what: string): Promise<WriteOutcome<S extends z.ZodType ? z.output<S> : null>> {
     if (this.stopped !== null) return { ok: false, kind: 'stopped', reason: this.stopped };
     let text: string;
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`${method} ${route}`, { ...params, request: { retries: 0, parseSuccessResponseBody: false } });
+      const res = await octokit.request(`${method} ${route}`, { ...params, request: { retries: 0, parseSuccessResponseBody: false } });
       text = await new Response(res.data as ReadableStream | null).text();
     } catch (e) {
       if (isRequestError(e) && e.response !== undefined && e.status >= 400 && e.status < 500) {
         const failure = githubFailure(what, e, 'GitHub Issues', true);
         const rateLimited = failure.code === 'github_rate_limited';
         if (rateLimited) this.stopped = `rate limit exhausted while trying to ${what}`;
-        return { ok: false, kind: 'rejected', status: e.status, reason: failure.code, rateLimited };
+        const message = failure.details?.github_message;
+        return { ok: false, kind: 'rejected', status: e.status, reason: failure.code, rateLimited, ...(typeof message === 'string' ? { message } : {}) };
       }
       if (neverSent(e)) return { ok: false, kind: 'rejected', status: 0, reason: 'never_sent', rateLimited: false };
       return { ok: false, kind: 'uncertain', reason: isRequestError(e) && e.response !== undefined ? `http_${e.status}` : 'no_response' };
@@ -161,7 +179,8 @@ export class IssuesClient {
   async issue(resource: ResourceIdentity): Promise<FeedIssue | null> {
     try {
       const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number) }, FeedIssue, `read issue ${resource.repository}#${resource.number}`);
-      if (value.id !== resource.resource_id) return null;
+      // Not this resource, or a pull request (the Issues endpoint answers for both): not this binding.
+      if (value.id !== resource.resource_id || value.pull_request !== undefined) return null;
       return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
@@ -203,8 +222,19 @@ export class IssuesClient {
 
   async removeLabel(resource: ResourceIdentity, name: string): Promise<WriteOutcome<null>> {
     const out = await this.write('DELETE', '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', { ...split(resource.repository), issue_number: Number(resource.number), name }, null, `unlabel issue #${resource.number}`);
-    // Already absent: the desired state holds.
-    return !out.ok && out.kind === 'rejected' && out.status === 404 ? { ok: true, value: null } : out;
+    // The label is already absent: the desired state holds. (A 404 for the Issue itself is not that: it is gone.)
+    return !out.ok && out.kind === 'rejected' && out.status === 404 && /label does not exist/i.test(out.message ?? '') ? { ok: true, value: null } : out;
+  }
+
+  /**
+   * Closes the Issue as completed (completion policy `close-on-result`). Closing is idempotent,
+   * so an uncertain answer is simply tried again by a later run; the answer must name this
+   * Issue, closed, or it is uncertain.
+   */
+  async closeIssue(resource: ResourceIdentity): Promise<WriteOutcome<null>> {
+    const out = await this.write('PATCH', '/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number), state: 'closed', state_reason: 'completed' }, z.object({ id: GitHubId, state: z.enum(['open', 'closed']) }), `close issue #${resource.number}`);
+    if (!out.ok) return out;
+    return out.value.id === resource.resource_id && out.value.state === 'closed' ? { ok: true, value: null } : { ok: false, kind: 'uncertain', reason: 'response_not_this_issue_closed' };
   }
 
   createComment(resource: ResourceIdentity, body: string): Promise<WriteOutcome<{ id: string }>> {

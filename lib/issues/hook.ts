@@ -63,9 +63,12 @@ export function ownerFrom(env: Env): string {
   return run === null ? `local-${nonce}` : `run-${run.runId}-${run.runAttempt}-${nonce}`;
 }
 
-/** `projector_ref`: the workflow revision (GITHUB_SHA), else FAIRWAY_PROJECTOR_REF, else the ledger's Git version. */
+/**
+ * `projector_ref` (and the `ref` a projector rule must name): FAIRWAY_PROJECTOR_REF, else the
+ * running workflow file's revision (GITHUB_WORKFLOW_SHA), else GITHUB_SHA, else the ledger's Git version.
+ */
 export function projectorRefFrom(env: Env, ledgerVersion: string | null): string {
-  for (const v of [env.FAIRWAY_PROJECTOR_REF, env.GITHUB_SHA, ledgerVersion ?? undefined]) {
+  for (const v of [env.FAIRWAY_PROJECTOR_REF, env.GITHUB_WORKFLOW_SHA, env.GITHUB_SHA, ledgerVersion ?? undefined]) {
     if (v !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(v)) return v;
   }
   return fail('projector_ref_missing', 'no projector revision: set GITHUB_SHA or FAIRWAY_PROJECTOR_REF to the 40/64-hex revision of the projecting workflow');

@@ -1,7 +1,7 @@
 /**
  * The CLI's global store flags (design/INTERFACES.md) → one LedgerStore:
  * `--repo PATH` (default: the current directory), `--repo CLONE --remote NAME`,
- * or `--github OWNER/NAME` with a token. Flag misuse is a ProtocolError whose
+ * `--github OWNER/NAME` with a token, or a read-only `--ledger FILE`. Flag misuse is a ProtocolError whose
  * `details.usage` is true, so a surface can report it as a usage error.
  * Whether `--repo` is a Git repository is checked by the store on first use
  * (`not_a_git_repository`), keeping this function synchronous.
@@ -9,14 +9,18 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
-import { GitHubStore } from './github.ts';
-import { GitHubGraphqlStore } from './github-graphql.ts';
-import { storeTimeouts } from './github-client.ts';
+import { FileStore } from './file.ts';
+import { LazyGitHubStore, type GitHubApiKind } from './github-lazy.ts';
+import { storeTimeouts } from './github-timeouts.ts';
 import { LocalGitStore } from './local-git.ts';
 import { RemoteGitStore } from './remote-git.ts';
 import type { LedgerStore } from './types.ts';
 
 export interface OpenStoreOptions {
+  /** A ledger file, read-only (`--ledger FILE`); a missing file is `ledger_not_found`. */
+  ledger?: string;
+  /** How `ledger: '-'` reads standard input (the CLI's once-per-run reader). */
+  stdin?: () => Promise<Uint8Array>;
   repo?: string;
   remote?: string;
   /** `OWNER/NAME`. */
@@ -43,7 +47,7 @@ function usage(code: string, message: string): never {
   throw new ProtocolError(code, message, {}, { usage: true });
 }
 
-export type GitHubApiKind = 'graphql' | 'rest';
+export type { GitHubApiKind };
 
 /** The API the GitHub store uses for `baseUrl` (see `OpenStoreOptions.githubApi`). */
 export function githubApiFor(baseUrl: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): GitHubApiKind {
@@ -62,6 +66,12 @@ export function githubApiFor(baseUrl: string | undefined, env: Readonly<Record<s
 
 export function openStore(options: OpenStoreOptions): LedgerStore {
   const { branch } = options;
+  if (options.ledger !== undefined) {
+    if (options.repo !== undefined || options.remote !== undefined || options.github !== undefined) {
+      usage('source_conflict', '--ledger reads a file offline; it cannot be combined with --repo, --dir or --remote');
+    }
+    return new FileStore(options.ledger, { required: true, ...(options.stdin !== undefined && { stdin: options.stdin }) });
+  }
   if (options.github !== undefined) {
     if (options.repo !== undefined) usage('store_options_invalid', '--github and --repo name two different stores; give only one');
     if (options.remote !== undefined) usage('store_options_invalid', '--remote works with --repo CLONE, not with --github');
@@ -77,7 +87,8 @@ export function openStore(options: OpenStoreOptions): LedgerStore {
       owner: m[1]!, repo: m[2]!, token: options.token, timeouts: storeTimeouts({}, env),
       ...(branch !== undefined && { branch }), ...(options.githubBaseUrl !== undefined && { baseUrl: options.githubBaseUrl }),
     };
-    return api === 'graphql' ? new GitHubGraphqlStore(storeOptions) : new GitHubStore(storeOptions);
+    // The GitHub client loads on the store's first request (github-lazy.ts).
+    return new LazyGitHubStore(api, storeOptions);
   }
   if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --dir CLONE (the local clone that holds the objects)');
   if (options.repo === '') usage('store_options_invalid', '--dir needs a path');

@@ -49,6 +49,8 @@ export interface RepositoryRevision {
 export interface LedgerStore {
   /** Human label for messages, e.g. `git:/path/repo#work-queue`. */
   readonly label: string;
+  /** True when the store cannot publish (an offline ledger file): every compare-and-swap is refused. */
+  readonly readOnly?: boolean;
   read(): Promise<LedgerSnapshot>;
   /**
    * Optional cheap read of just the branch version (null when absent), so a

@@ -6,16 +6,16 @@
  * still needs every candidate -- the real CLI on a real local Git repository with the local
  * GitHub stand-in.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { publishTransition } from '../../lib/github/transition.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { publishTransition } from '../../lib/lifecycle/transition.ts';
 import { actions, addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, PRINCIPAL, type Bench } from '../lifecycle/harness.ts';
+import { activate, isolateBenchEnvironment } from '../support/lifecycle-bench.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 
@@ -25,20 +25,8 @@ async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: a
   return { code, json: out === '' || args.includes('--text') ? null : JSON.parse(out), text: out };
 }
 
-const saved = { ...process.env };
 let bench: Bench;
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => bench?.close());
-afterAll(() => {
-  process.env = saved;
-});
-
-function activate(b: Bench, runId: string) {
-  const assignment = JSON.parse(String(findRun(b.fake.state, runId)!.inputs.work_queue_assignment)) as unknown;
-  return activateWorker({ publisher: b.publisher, api: b.api, run: b.jobContext(runId), assignment, now: b.now });
-}
+isolateBenchEnvironment(() => bench);
 
 describe('a recorded run binding conflict survives compaction', () => {
   it('conflict -> compact -> offline evidence and explain still name both runs; activation of either run and reconcile are refused; the terminal exit still needs both runs', async () => {

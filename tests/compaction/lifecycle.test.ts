@@ -8,44 +8,22 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../engine/codec/index.ts';
 import { startMarker } from '../../engine/lifecycle/dispatch.ts';
 import { startRequestId } from '../../engine/lifecycle/ids.ts';
-import { settleDelivery } from '../../lib/github/delivery.ts';
-import { publishTransition } from '../../lib/github/transition.ts';
-import { groupAssignment } from '../../lib/github/launcher.ts';
+import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
+import { publishTransition } from '../../lib/lifecycle/transition.ts';
+import { groupAssignment } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
-import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
+import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
+import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, TOKEN, type Bench } from '../lifecycle/harness.ts';
 
-async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: out === '' ? null : JSON.parse(out) };
-}
-
-const saved = { ...process.env };
 let bench: Bench;
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => {
-  for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
-  await bench?.close();
-});
-afterAll(() => {
-  process.env = saved;
-});
-
-function workerEnv(runId: string): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
-}
+isolateBenchEnvironment(() => bench);
 
 /** Between worker activations the CLI runs as the dispatcher's own job (a start marker names that sender run). */
-function clearWorkerEnv(): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: '3001', GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` });
-}
+const clearWorkerEnv = (): void => dispatcherEnv('3001');
 
 /** An answer without what describes the queue now rather than the request (a grant receipt's live launch states). */
 function committedPart(json: any): any {

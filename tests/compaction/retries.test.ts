@@ -10,31 +10,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { fixtureRepo, git, inputFiles, repoCli } from '../support/fixture-repo.ts';
 
 const tip = (repo: string): string => git(repo, 'rev-parse', 'refs/heads/work-queue');
 const ledger = (repo: string): string => git(repo, 'show', 'refs/heads/work-queue:work-queue.jsonl');
 
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
+const cli = repoCli;
 
 let repo: string;
-let files: string;
+let file: (name: string, value: unknown) => string;
 
 beforeEach(() => {
   repo = fixtureRepo('fairway-compact-');
-  files = mkdtempSync(join(tmpdir(), 'fairway-compact-files-'));
+  file = inputFiles('fairway-compact-files-');
 });
-
-function file(name: string, value: unknown): string {
-  const path = join(files, name);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
 
 /** The answer of a retry, with the fields that describe the request rather than the attempt. */
 function committed(json: any): any {

@@ -53,4 +53,12 @@ describe('backing-Issue bindings on replay', () => {
     const foreign = g.workId === a ? b : a;
     expect(byteVerdict(forge(q, { id: 'c3', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(foreign, '73', g.claimId)] }))).toBe('claim_scope_invalid');
   });
+
+  it('a summary or Claim comment handle cannot be rebound to another comment (issue_comment_immutable)', () => {
+    const { q, a } = queue();
+    const g = grantOne(q);
+    q.w.publish('c1', reconciler, q.tick(), operationsRequest('observe', [comment(a, '71'), comment(g.workId, '81', g.claimId)]));
+    expect(byteVerdict(forge(q, { id: 'c2', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(a, '72')] }))).toBe('issue_comment_immutable');
+    expect(byteVerdict(forge(q, { id: 'c3', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(g.workId, '82', g.claimId)] }))).toBe('issue_comment_immutable');
+  });
 });

@@ -27,7 +27,7 @@ import { replayLedger, summarize, type Projection } from '../../engine/replay/in
 import { reprioritizeRequest } from '../../engine/requests/admin.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { MemoryStore } from '../support/memory-store.ts';
-import { buildDemoQueue } from '../../lib/demo/scenario.ts';
+import { buildSmallQueue } from '../support/small-queue.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { describeReference, missingReference, REFERENCE_ROOT } from '../support/reference.ts';
 
@@ -143,7 +143,7 @@ describeReference(missing.length === 0, 'reference ledgers replay on the byte pa
 
 describeReference(missing.length === 0, 'which Fairway records a reader of the bda0dd04 reference schemas accepts', () => {
   const v3 = missing.length === 0 ? schemaValidator('QueueCommit.json') : () => false;
-  const demo = buildDemoQueue().ledger.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Json & { request: Json; operations: Json[] });
+  const demo = buildSmallQueue().ledger.split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Json & { request: Json; operations: Json[] });
 
   it('a Fairway-written queue (combined Policy+Work genesis, submit, grant, dispatch, finish, result, release): every record validates against QueueCommit.json at bda0dd04', () => {
     expect(demo[0]!.previous).toBeNull();
@@ -154,7 +154,7 @@ describeReference(missing.length === 0, 'which Fairway records a reader of the b
 
   it('a Fairway WorkPriority record (reprioritize) is outside the bda0dd04 set: rejected by its QueueCommit.json, accepted by WorkPriorityOperation.json', async () => {
     const store = new MemoryStore('conformance');
-    await store.compareAndSwap(null, bytes(buildDemoQueue().ledger), 'seed');
+    await store.compareAndSwap(null, bytes(buildSmallQueue().ledger), 'seed');
     const publisher = new Publisher(store);
     const { projection } = await publisher.cache.load();
     const work = [...projection!.works()].find((w) => w.state === 'available')!;
@@ -170,7 +170,7 @@ describeReference(missing.length === 0, 'which Fairway records a reader of the b
   });
 
   it('a Fairway checkpoint root (compact) is outside the bda0dd04 set: rejected by its QueueCommit.json, accepted by CheckpointOperation.json and CheckpointParameters.json', () => {
-    const p = replayLedger(bytes(buildDemoQueue().ledger));
+    const p = replayLedger(bytes(buildSmallQueue().ledger));
     const root = buildCheckpointCommit(p, { priorGitSha: 'e'.repeat(40), actor: { role: 'administrator', principal: '1', repository: p.state.repository! } as Actor, at: p.state.commits[p.state.commits.length - 1]!.at });
     const commit = JSON.parse(canonicalize(root as unknown as JsonValue)) as Json & { request: Json; operations: JsonObject[] };
     expect(v3(commit)).toBe(false);

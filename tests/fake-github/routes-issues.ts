@@ -88,6 +88,11 @@ export function transferIssue(state: FakeGitHubState, from: FakeRepository, n: n
   return issue;
 }
 
+/** Deletes Issue `n` of `repo` (GitHub's `deleteIssue` mutation, an administrator's act): it then answers 404 and leaves every list. */
+export function deleteIssue(state: FakeGitHubState, repo: FakeRepository, n: number): void {
+  if (!table(state).delete(key(repo, n))) throw new Error(`no issue ${n} in ${repo.owner}/${repo.name}`);
+}
+
 /** An int64 id as a JSON number, exactly. */
 export function int64(id: string | number): LosslessNumber {
   return new LosslessNumber(String(id));

@@ -142,6 +142,32 @@ export const labelRoutes: FakeRoute[] = [
     },
   },
   {
+    // Update an Issue: state (with state_reason), title, body. Closing sets closed_at; reopening clears it.
+    method: 'PATCH',
+    path: '/repos/{owner}/{repo}/issues/{issue_number}',
+    handle(req, state) {
+      const found = issueOf(req, state);
+      if (found === undefined) return notFound();
+      const b = body(req);
+      const { issue } = found;
+      if (b.state !== undefined && b.state !== 'open' && b.state !== 'closed') return unprocessable('Validation Failed');
+      if (b.state_reason !== undefined && b.state_reason !== null && !['completed', 'not_planned', 'reopened', 'duplicate'].includes(String(b.state_reason))) return unprocessable('Validation Failed');
+      if (typeof b.title === 'string') issue.title = b.title;
+      if (typeof b.body === 'string') issue.body = b.body;
+      if (b.state === 'closed' && issue.state !== 'closed') {
+        issue.state = 'closed';
+        issue.closedAt = isoNow();
+        issue.state_reason = (b.state_reason as FakeIssue['state_reason'] | undefined) ?? 'completed';
+      } else if (b.state === 'open' && issue.state !== 'open') {
+        issue.state = 'open';
+        issue.closedAt = null;
+        issue.state_reason = 'reopened';
+      }
+      touch(issue);
+      return rawJson(200, issueJson(req, state, found.repo, issue));
+    },
+  },
+  {
     method: 'POST',
     path: '/repos/{owner}/{repo}/issues/{issue_number}/labels',
     handle(req, state) {

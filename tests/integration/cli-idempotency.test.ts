@@ -5,26 +5,12 @@
  * resubmissions return the existing record, and admission errors name node
  * keys and paths.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 
-function tip(repo: string): string | null {
-  try {
-    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
-  } catch {
-    return null;
-  }
-}
-
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
+const tip = queueTip;
+const cli = repoCli;
 
 async function text(repo: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -34,18 +20,12 @@ async function text(repo: string, ...args: string[]): Promise<{ code: number; ou
 }
 
 let repo: string;
-let files: string;
+let file: (name: string, value: unknown) => string;
 
 beforeEach(() => {
   repo = fixtureRepo('fairway-idem-');
-  files = mkdtempSync(join(tmpdir(), 'fairway-idem-files-'));
+  file = inputFiles('fairway-idem-files-');
 });
-
-function file(name: string, value: unknown): string {
-  const path = join(files, name);
-  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
-  return path;
-}
 
 /** Admits `n` independent nodes in graph `g` and returns their Work ids in node order. */
 async function seed(n: number): Promise<string[]> {
@@ -287,5 +267,25 @@ describe('policy on an absent queue', () => {
     const file_ = await cli(repo, 'policy', '--file', file('policy.json', { not: 'a policy' }), '--epoch', 'epoch-2');
     expect(file_.code).toBe(3);
     expect(tip(repo)).toBeNull();
+  });
+});
+
+describe('submit-work and the global options', () => {
+  it('never writes the request id into the shared options: two submits in one process admit two Works', async () => {
+    const { Command } = await import('commander');
+    const { registerSubmit } = await import('../../cli/commands/submit.ts');
+    const g = { dir: repo, json: true, principal: '1001' };
+    const outputs: string[] = [];
+    const program = new Command('fairway').exitOverride();
+    registerSubmit(program, { io: { out: (s) => outputs.push(s), err: () => undefined }, globals: () => g, action: (fn) => async (...args) => fn(g, ...args) });
+    const payload = file('p.json', { plan: 'x' });
+    await program.parseAsync(['submit-work', '--file', payload], { from: 'user' });
+    await program.parseAsync(['submit-work', '--file', payload], { from: 'user' });
+    expect(g).toEqual({ dir: repo, json: true, principal: '1001' });
+    const [first, second] = outputs.map((o) => JSON.parse(o) as { request_id: string; work_ids: string[]; status: string });
+    expect(first!.status).toBe('committed');
+    expect(second!.status).toBe('committed');
+    expect(second!.request_id).not.toBe(first!.request_id);
+    expect(second!.work_ids[0]).not.toBe(first!.work_ids[0]);
   });
 });

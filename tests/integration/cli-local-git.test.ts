@@ -4,40 +4,21 @@
  * bad input that leaves the branch untouched.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runFairway } from '../support/cli.ts';
-import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 
-function tip(repo: string): string | null {
-  try {
-    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
-  } catch {
-    return null;
-  }
-}
-
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
+const tip = queueTip;
+const cli = repoCli;
 
 let repo: string;
-let files: string;
+let file: (name: string, value: unknown) => string;
 
 beforeEach(() => {
   repo = fixtureRepo('fairway-repo-');
-  files = mkdtempSync(join(tmpdir(), 'fairway-files-'));
+  file = inputFiles('fairway-files-');
 });
-
-function file(name: string, value: unknown): string {
-  const path = join(files, name);
-  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
-  return path;
-}
 
 describe('fairway on a local Git repository', () => {
   it('reads never initialize a queue', async () => {

@@ -8,12 +8,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildDemoQueue } from '../../lib/demo/scenario.ts';
+import { buildSmallQueue } from '../support/small-queue.ts';
 import { runFairway } from '../support/cli.ts';
 import { fixtureRepo } from '../support/fixture-repo.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'fairway-output-'));
-const demo = buildDemoQueue();
+const demo = buildSmallQueue();
 const ledger = join(dir, 'demo.jsonl');
 writeFileSync(ledger, demo.ledger);
 const DOC = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'projection-json.md'), 'utf8');

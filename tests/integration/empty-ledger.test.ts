@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../../engine/errors.ts';
-import { FileStore } from '../../lib/console/file-store.ts';
+import { FileStore } from '../../lib/store/file.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { replayBytes } from '../support/bytes.ts';
 import { runFairway } from '../support/cli.ts';

@@ -6,36 +6,22 @@
  * commits inside the recovery reserve past the watermark; `compact` is the relief valve; a Policy
  * that raises a hard ceiling is `policy_invalid` and writes nothing.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runFairway } from '../support/cli.ts';
-import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { fixtureRepo, git, inputFiles, repoCli } from '../support/fixture-repo.ts';
 
 const tip = (repo: string): string => git(repo, 'rev-parse', 'refs/heads/work-queue');
 const ledger = (repo: string): string => `${git(repo, 'show', 'refs/heads/work-queue:work-queue.jsonl')}\n`;
 const ledgerSize = (repo: string): number => Buffer.byteLength(ledger(repo));
 
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
+const cli = repoCli;
 
 let repo: string;
-let files: string;
+let file: (name: string, value: unknown) => string;
 
 beforeEach(() => {
   repo = fixtureRepo('fairway-envelope-');
-  files = mkdtempSync(join(tmpdir(), 'fairway-envelope-files-'));
+  file = inputFiles('fairway-envelope-files-');
 });
-
-function file(name: string, value: unknown): string {
-  const path = join(files, name);
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
 
 /** The installed genesis Policy of the queue, with `limits` overridden. */
 function genesisPolicy(limits: Record<string, number>): unknown {

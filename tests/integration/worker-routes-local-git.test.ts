@@ -15,6 +15,7 @@ import { currentRevision, workerRoute } from '../../engine/replay/ops/deployment
 import { WORKERS_FILE } from '../../lib/config/workers.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
+import { queueTip } from '../support/fixture-repo.ts';
 
 function git(repo: string, ...args: string[]): string {
   return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
@@ -37,14 +38,6 @@ function commit(repo: string, files: Record<string, string | null>): string {
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '--allow-empty', '-m', 'change');
   return git(repo, 'rev-parse', 'main');
-}
-
-function queueTip(repo: string): string | null {
-  try {
-    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
-  } catch {
-    return null;
-  }
 }
 
 function state(repo: string) {

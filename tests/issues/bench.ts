@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { JsonObject } from '../../engine/json.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
-import { cancelWork, deliveryFailure, dispatchBound, dispatchStarted, result } from '../../engine/requests/lifecycle.ts';
+import { policyRequest } from '../../engine/requests/admin.ts';
+import { cancelWork, deliveryFailure, dispatchBound, dispatchStarted, release, result } from '../../engine/requests/lifecycle.ts';
 import { bootstrapRequest, dispatchNextRequest, finishRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { ReplayState } from '../../engine/replay/state.ts';
@@ -40,14 +41,24 @@ export interface IssueBench {
   dir: string;
   publisher: Publisher;
   clock: { t: number };
-  /** A fresh projector (its own publisher, journal store and client), as a separate hook would be. */
-  projector(options?: { owner?: string; prefix?: string; runUrl?: string | null; client?: Partial<ConstructorParameters<typeof IssuesClient>[0]> }): Projector;
+  /** A second repository of the fake (`owner/other`), for cross-repository projection. */
+  other: FakeRepository;
+  /**
+   * A fresh projector (its own publisher, journal store and client), as a separate hook would
+   * be. `actor` publishes the bindings and is the projector identity of rules (default: the
+   * reconciler, which no rule names); `projectorRef` is its revision (default PROJECTOR_REF).
+   */
+  projector(options?: { owner?: string; prefix?: string; runUrl?: string | null; actor?: Actor; projectorRef?: string; client?: Partial<ConstructorParameters<typeof IssuesClient>[0]> }): Projector;
+  /** Installs `policy` as a new epoch (the queue must be quiescent). */
+  policy(epoch: string, policy: JsonObject): Promise<void>;
   submit(nodes: SubmitNode[]): Promise<void>;
   grant(): Promise<{ dispatchId: string; claimId: string; workId: string }>;
   bind(dispatchId: string, runId: string): Promise<void>;
   finish(claimId: string, outcome: 'completed' | 'cancelled'): Promise<void>;
   result(workId: string, outputs: Array<{ type: string }>): Promise<void>;
   deliveryFailure(workId: string): Promise<void>;
+  /** Releases the native reservation of `dispatchId` (its run concluded). */
+  release(dispatchId: string): Promise<void>;
   cancel(workId: string): Promise<void>;
   projection(): Promise<Projection>;
   /** Cold replay of the queue branch's bytes (the projector's bindings must replay). */
@@ -62,11 +73,13 @@ export interface Projector {
 }
 
 /** `graphql`: the ledger and journal branches live in the fake GitHub (GitHubGraphqlStore), so their reads are counted too. */
-export async function issueBench(nodes: SubmitNode[], options: { store?: 'local' | 'graphql' } = {}): Promise<IssueBench> {
+/** `policy`: the genesis Policy (a function of the second repository, for grants naming its ids). */
+export async function issueBench(nodes: SubmitNode[], options: { store?: 'local' | 'graphql'; policy?: JsonObject | ((other: FakeRepository) => JsonObject) } = {}): Promise<IssueBench> {
   const fake = await createFakeGitHub({ routes: [...labelRoutes, ...issueRoutes] });
   const [owner, name] = REPOSITORY.split('/') as [string, string];
   const repo = fake.state.createRepo(owner, name);
   seedCommit(repo, 'main', { 'README.md': 'project\n' });
+  const other = fake.state.createRepo('owner', 'other');
   const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-'));
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'init');
@@ -86,24 +99,25 @@ export async function issueBench(nodes: SubmitNode[], options: { store?: 'local'
 
   const boot = await publisher.publish({
     requestId: 'bootstrap', actor: producer, now, prepare: () => { throw new Error('unreachable'); },
-    bootstrap: (ids) => bootstrapRequest(policyOf(), 'epoch-1', nodes, { graphId: 'g', at: ids.at }),
+    bootstrap: (ids) => bootstrapRequest((typeof options.policy === 'function' ? options.policy(other) : options.policy) ?? policyOf(), 'epoch-1', nodes, { graphId: 'g', at: ids.at }),
   });
   expect(boot.status).toBe('committed');
 
   const bench: IssueBench = {
-    fake, repo, dir, publisher, clock,
+    fake, repo, other, dir, publisher, clock,
     projector(options = {}) {
       const p = new Publisher(storeOf());
       const journal = new JournalStore(storeOf('work-queue-issues'));
       const client = new IssuesClient({ token: 'fake-token', baseUrl: fake.url, writeIntervalMs: 0, retryBaseMs: 5, retries: 0, timeouts: { readMs: 15000, writeMs: 15000 }, ...options.client });
       const deps = {
-        publisher: p, journal, client, actor: reconciler, prefix: options.prefix ?? 'work', templates: issueTemplates(),
+        publisher: p, journal, client, actor: options.actor ?? reconciler, prefix: options.prefix ?? 'work', templates: issueTemplates(),
         runUrl: options.runUrl === undefined ? 'https://github.com/owner/repo/actions/runs/424242' : options.runUrl,
-        owner: options.owner ?? 'run-424242-1', projectorRef: PROJECTOR_REF, now,
+        owner: options.owner ?? 'run-424242-1', projectorRef: options.projectorRef ?? PROJECTOR_REF, now,
       };
       return { client, journal, sync: (o) => syncIssues(deps, o) };
     },
     submit: (more) => step(producer, (s, at) => submitOf(s, more, at)),
+    policy: (epoch, policy) => step(admin, () => policyRequest(epoch, policy)),
     async grant() {
       let plan: { claims: Array<{ dispatch_id: string; claim_id: string; work_id: string }> } | undefined;
       await step(dispatcher, (s, at) => {
@@ -128,6 +142,7 @@ export async function issueBench(nodes: SubmitNode[], options: { store?: 'local'
     },
     result: (workId, outputs) => step(reconciler, (s, at) => result(s, workId, { schema: 'fairway.result/1', outputs: outputs as unknown as JsonObject[] }, at, 'receipt-1')),
     deliveryFailure: (workId) => step(reconciler, (s, at) => deliveryFailure(s, workId, at, 5)),
+    release: (dispatchId) => step(reconciler, (s, at) => release(s, dispatchId, at)),
     cancel: (workId) => step(admin, () => cancelWork([workId], 'operator_cancelled')),
     async projection() {
       const { projection } = await publisher.cache.load();

@@ -12,6 +12,7 @@ import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
 import { labelRoutes } from '../fake-github/routes-labels.ts';
 import type { FakeRepository } from '../fake-github/state.ts';
+import { issueIn, OTHER, policyWith, rule } from './rules.ts';
 
 let fake: FakeGitHub;
 let fakeRepo: FakeRepository;
@@ -52,12 +53,19 @@ async function cli(repo: string, ...args: string[]): Promise<{ code: number; jso
   return { code, json: JSON.parse(out) };
 }
 
-async function submit(repo: string, key: string, payload: unknown): Promise<void> {
+async function submit(repo: string, key: string, payload: unknown): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-files-'));
   const file = join(dir, 'p.json');
   writeFileSync(file, JSON.stringify(payload));
   const r = await cli(repo, 'submit-work', '--file', file, '--node-key', key);
   expect(r.code).toBe(0);
+  return r.json.work_ids[0] as string;
+}
+
+function jsonFile(value: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'fairway-issues-files-')), 'f.json');
+  writeFileSync(file, JSON.stringify(value));
+  return file;
 }
 
 describe('fairway issues sync', () => {
@@ -95,5 +103,39 @@ describe('fairway issues sync', () => {
     await submit(off, 'a', {});
     const r = await cli(off, 'issues', 'sync');
     expect(r.json).toMatchObject({ ok: true, enabled: false });
+  });
+
+  it('submit-graph naming a backing_issue without an installed grant is refused (resource_unauthorized) and admits nothing', async () => {
+    const repo = repoWith(true);
+    await submit(repo, 'a', {});
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-issues-files-'));
+    const file = join(dir, 'graph.json');
+    const issue = { kind: 'issue', host: 'github.com', repository: 'owner/repo', repository_id: String(fakeRepo.id), resource_id: '990001', number: '1' };
+    writeFileSync(file, JSON.stringify([{ node_key: 'backed', payload: {}, backing_issue: issue }]));
+    const r = await cli(repo, 'submit-graph', '--file', file);
+    expect(r.code).not.toBe(0);
+    expect(r.json.error.code).toBe('resource_unauthorized');
+    expect(r.json.error.message).toContain('exact backing_issues grant');
+    const shown = await cli(repo, 'replay');
+    expect(shown.code).toBe(0);
+    expect(shown.json.commits).toBe(1);
+    expect(shown.json.summary.works.total).toBe(1);
+  });
+
+  it('policy --file installs projector rules (grants, close-on-result); incoherent or unknown values are policy_invalid naming the field, and change nothing', async () => {
+    const repo = repoWith(true);
+    const workId = await submit(repo, 'a', {});
+    expect((await cli(repo, 'cancel-work', '--work-id', workId, '--reason', 'drain')).code).toBe(0);
+    const badValue = await cli(repo, 'policy', '--file', jsonFile(policyWith([{ ...rule(), completion_policy: 'close-always' as never }])), '--epoch', 'epoch-2');
+    expect(badValue.json.error.code).toBe('policy_invalid');
+    expect(badValue.json.error.message).toContain('projectors.0.completion_policy');
+    const badPool = await cli(repo, 'policy', '--file', jsonFile(policyWith([rule({ pools: ['nope'] })])), '--epoch', 'epoch-2');
+    expect(badPool.json.error.code).toBe('policy_invalid');
+    expect(badPool.json.error.message).toContain('projectors.0.pools');
+    expect((await cli(repo, 'replay')).json.summary.policy.epoch).toBe('epoch-1');
+    const ok = await cli(repo, 'policy', '--file', jsonFile(policyWith([rule({ completion_policy: 'close-on-result', backing_issues: [issueIn(OTHER, 3) as never] })])), '--epoch', 'epoch-2');
+    expect(ok.code).toBe(0);
+    const shown = await cli(repo, 'replay');
+    expect(shown.json.summary.policy.epoch).toBe('epoch-2');
   });
 });

@@ -56,7 +56,7 @@ describe('backing Issues: request counts', () => {
 });
 
 describe('backing Issues: the change-feed watermark', () => {
-  it('a scoped run (one Work of two) does not move the watermark, so a human edit of the other Issue is still repaired later', async () => {
+  it('a scoped run (one Work of two) keeps a human edit of the other Issue as a seen snapshot while the watermark moves, so a later run still repairs it', async () => {
     bench = await issueBench([{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {} }]);
     await bench.projector().sync();
     const [ia, ib] = issuesOf(bench);
@@ -70,10 +70,42 @@ describe('backing Issues: the change-feed watermark', () => {
     const g = await bench.grant();
     const scoped = await bench.projector({ owner: 'run-2-1' }).sync({ workIds: [g.workId] });
     expect(scoped.targets).toHaveLength(1);
+    const after = readJournal((await bench.projector().journal.load()).bytes);
+    expect(after.watermarks.get('owner/repo')! > watermark).toBe(true);
+    const other = works.find((w) => w.workId !== g.workId)!;
+    expect(after.entries.get(`issue:${other.workId}`)!.seen!.labels).toEqual(['work']);
     const later = await bench.projector({ owner: 'run-3-1' }).sync();
     expect(later.targets).toHaveLength(2);
     expect([...ib!.labels].sort()).toEqual(['work', 'work:queued']);
     expect([...ia!.labels].sort()).toEqual(['work', 'work:running']);
     expect(works).toHaveLength(2);
+  });
+});
+
+describe('backing Issues: more Work than one batch', () => {
+  it('beyond 25 Work every Work is projected over successive runs (Work needing it first), the watermark moves, and no Issue is read one by one', async () => {
+    bench = await issueBench(Array.from({ length: 27 }, (_, i) => ({ node_key: `n${i + 1}`, payload: {} })));
+    const first = await bench.projector().sync();
+    expect(first.targets).toHaveLength(25);
+    expect(first.deferred).toHaveLength(2);
+    const before = bench.fake.requests.length;
+    const second = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(issuesOf(bench)).toHaveLength(27); // the two deferred Work went first
+    expect(second.targets.filter((t) => t.issue.outcome === 'created')).toHaveLength(2);
+    const third = await bench.projector({ owner: 'run-3-1' }).sync();
+    expect(third.requests).toEqual({ github_reads: 2, github_writes: 0, journal_writes: 0, ledger_publications: 0 });
+
+    // A human disturbs the labels of the 27th Issue, which a full run's first 25 (FIFO, all in sync) do not include.
+    const last = issuesOf(bench).at(-1)!;
+    last.labels = last.labels.filter((l) => l !== 'work:queued');
+    last.updatedAt = new Date(Date.now() + 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const noticing = await bench.projector({ owner: 'run-4-1' }).sync();
+    expect(noticing.targets.some((t) => t.issue.number === String(last.number))).toBe(false);
+    expect(noticing.requests.journal_writes).toBe(1); // the seen snapshot (and the watermark)
+    const repairing = await bench.projector({ owner: 'run-5-1' }).sync();
+    expect(repairing.targets.some((t) => t.issue.number === String(last.number))).toBe(true);
+    expect([...last.labels].sort()).toEqual(['work', 'work:queued']);
+    const direct = bench.fake.requests.slice(before).filter((r) => r.method === 'GET' && r.template === '/repos/{owner}/{repo}/issues/{issue_number}');
+    expect(direct).toEqual([]);
   });
 });

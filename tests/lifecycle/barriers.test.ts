@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { workId } from '../../engine/identity/index.ts';
 import { replacementRequest } from '../../engine/lifecycle/replacement.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
-import { settleDelivery } from '../../lib/github/delivery.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { setRunStatus } from '../fake-github/routes-actions.ts';
 import { claimOf, countOps, createBench, finish, launchAndActivate, receipts, type Bench } from './harness.ts';
 

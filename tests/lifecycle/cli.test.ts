@@ -6,39 +6,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runFairway } from '../support/cli.ts';
+import { describe, expect, it } from 'vitest';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
-import { countOps, createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
+import { countOps, createBench, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
-async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: out === '' ? null : JSON.parse(out) };
-}
-
-const saved = { ...process.env };
 let bench: Bench;
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => {
-  for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
-  await bench?.close();
-});
-afterAll(() => {
-  process.env = saved;
-});
-
-/** The dispatcher's own Actions job: its run is the start marker's one sender (spec 7.8). */
-function dispatcherEnv(runId = '4001'): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` });
-}
-
-function workerEnv(runId: string, attempt = 1): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: String(attempt), GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
-}
+isolateBenchEnvironment(() => bench);
 
 describe('fairway lifecycle commands', () => {
   it('launch --next, evidence, activate, finish, result, reconcile --all, deploy and observe', async () => {

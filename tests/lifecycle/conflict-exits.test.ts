@@ -10,53 +10,20 @@
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { resolveConflict } from '../../lib/github/conflict-exits.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { actions, addRun, findRun, setRunStatus, type FakeRun } from '../fake-github/routes-actions.ts';
+import { resolveConflict } from '../../lib/lifecycle/conflict-exits.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { runFairway } from '../support/cli.ts';
-import { countOps, createBench, dispatchPosts, PRINCIPAL, TOKEN, type Bench } from './harness.ts';
+import { countOps, createBench, dispatchPosts, TOKEN, type Bench } from './harness.ts';
+import { activate, benchCli as cli, conflicted, isolateBenchEnvironment, lastRun } from '../support/lifecycle-bench.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 
 let bench: Bench;
-const saved = { ...process.env };
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => bench?.close());
-afterAll(() => {
-  process.env = saved;
-});
-
-function lastRun(b: Bench): FakeRun {
-  return actions(b.fake.state).runs.at(-1)!;
-}
-
-function activate(b: Bench, runId: string) {
-  const assignment = JSON.parse(String(findRun(b.fake.state, runId)!.inputs.work_queue_assignment)) as unknown;
-  return activateWorker({ publisher: b.publisher, api: b.api, run: b.jobContext(runId), assignment, now: b.now });
-}
-
-/** A group whose lost launch response left two runs carrying its dispatch id; the first activation records the conflict. */
-async function conflicted(b: Bench): Promise<{ d: string; original: FakeRun; duplicate: FakeRun }> {
-  const [d] = await b.grant('g1');
-  b.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-  await launchGroup(b.launchDeps(), d!);
-  const original = lastRun(b);
-  const duplicate = addRun(b.fake.state, { ...original, inputs: original.inputs, displayTitle: original.displayTitle });
-  await expect(activate(b, original.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
-  return { d: d!, original, duplicate };
-}
-
-async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: out === '' ? null : JSON.parse(out) };
-}
+isolateBenchEnvironment(() => bench);
 
 describe('the real entry point: fairway activate from two duplicate runs', () => {
   it('each run\'s fairway activate exits with run_binding_conflict (--json), writes no verified assignment, and fairway evidence names both runs', async () => {

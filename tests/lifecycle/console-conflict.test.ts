@@ -8,38 +8,26 @@
  * tests/compaction/conflict.test.ts builds it: a lost launch response, a duplicate run, and the
  * first activation recording the conflict, against the local GitHub stand-in.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
 import { candidateTerminalRequest } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/index.ts';
 import { conflictTerminalRequestId } from '../../engine/lifecycle/ids.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { resolveConflict } from '../../lib/github/conflict-exits.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { publishTransition } from '../../lib/github/transition.ts';
+import { resolveConflict } from '../../lib/lifecycle/conflict-exits.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { publishTransition } from '../../lib/lifecycle/transition.ts';
 import { dispatchConflict } from '../../lib/console/views/lifecycle.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
-import { actions, addRun, findRun, setRunStatus, type FakeRun } from '../fake-github/routes-actions.ts';
+import { actions, addRun, setRunStatus, type FakeRun } from '../fake-github/routes-actions.ts';
 import { createBench, PRINCIPAL, type Bench } from './harness.ts';
+import { activate, duplicateOf, isolateBenchEnvironment, lostLaunch } from '../support/lifecycle-bench.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const runLink = (id: string) => `https://github.com/acme/queue/actions/runs/${id}`;
 
 let bench: Bench;
-const saved = { ...process.env };
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => bench?.close());
-afterAll(() => {
-  process.env = saved;
-});
-
-function activate(b: Bench, runId: string) {
-  const assignment = JSON.parse(String(findRun(b.fake.state, runId)!.inputs.work_queue_assignment)) as unknown;
-  return activateWorker({ publisher: b.publisher, api: b.api, run: b.jobContext(runId), assignment, now: b.now });
-}
+isolateBenchEnvironment(() => bench);
 
 async function compact(b: Bench): Promise<void> {
   let out = '';
@@ -50,14 +38,11 @@ async function compact(b: Bench): Promise<void> {
 
 /** A granted group whose lost launch response left two runs with its dispatch id; the first activation records the conflict. */
 async function conflicted(b: Bench): Promise<{ d: string; original: FakeRun; duplicate: FakeRun }> {
-  const [d] = await b.grant('g1');
-  expect(dispatchConflict(await b.replayValid(), d!)).toBeNull(); // no conflict recorded yet
-  b.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-  await launchGroup(b.launchDeps(), d!);
-  const original = actions(b.fake.state).runs.at(-1)!;
-  const duplicate = addRun(b.fake.state, { ...original, inputs: original.inputs, displayTitle: original.displayTitle });
+  const { d, original } = await lostLaunch(b);
+  expect(dispatchConflict(await b.replayValid(), d)).toBeNull(); // no conflict recorded yet
+  const duplicate = duplicateOf(b, original);
   await expect(activate(b, original.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
-  return { d: d!, original, duplicate };
+  return { d, original, duplicate };
 }
 
 describe('the console shows a recorded run binding conflict', () => {

@@ -9,32 +9,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
 import type { GitHubApi } from '../../lib/github/api.ts';
-import { finishClaim } from '../../lib/github/finish.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { actions, addRun, findRun, type FakeRun } from '../fake-github/routes-actions.ts';
+import { finishClaim } from '../../lib/lifecycle/finish.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { actions, addRun } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
-
-const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
+import { activate, duplicateOf, lastRun, lostLaunch } from '../support/lifecycle-bench.ts';
 
 let bench: Bench;
 afterEach(async () => bench?.close());
-
-function lastRun(b: Bench): FakeRun {
-  return actions(b.fake.state).runs.at(-1)!;
-}
-
-function duplicateOf(b: Bench, run: FakeRun): FakeRun {
-  // Someone re-dispatched by hand: same principal, same title, same workflow and inputs.
-  return addRun(b.fake.state, { ...run, inputs: run.inputs, displayTitle: run.displayTitle });
-}
-
-function activate(b: Bench, runId: string) {
-  const assignment = JSON.parse(String(findRun(b.fake.state, runId)!.inputs.work_queue_assignment)) as unknown;
-  return activateWorker({ publisher: b.publisher, api: b.api, run: b.jobContext(runId), assignment, now: b.now });
-}
 
 /** The bench's API, but `before` runs once just before the first read of `route`. */
 function apiWithHook(api: GitHubApi, route: string, before: () => void): GitHubApi {
@@ -59,11 +43,8 @@ function apiWithHook(api: GitHubApi, route: string, before: () => void): GitHubA
 describe('duplicate runs never get authority on the activation and launch paths', () => {
   it('two duplicate runs that both activate before any reconcile: neither binds, the first activation records run_binding_conflict naming both runs', async () => {
     bench = await createBench();
-    const [d] = await bench.grant('g1');
-    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-    const launch = await launchGroup(bench.launchDeps(), d!);
-    expect(launch.outcome).toBe('uncertain');
-    const original = lastRun(bench);
+    const { d, original, outcome } = await lostLaunch(bench);
+    expect(outcome).toBe('uncertain');
     const duplicate = duplicateOf(bench, original);
 
     await expect(activate(bench, original.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
@@ -88,10 +69,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
 
   it('the duplicate activating first is refused the same way (order does not matter)', async () => {
     bench = await createBench();
-    const [d] = await bench.grant('g1');
-    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-    await launchGroup(bench.launchDeps(), d!);
-    const original = lastRun(bench);
+    const { d, original } = await lostLaunch(bench);
     const duplicate = duplicateOf(bench, original);
     await expect(activate(bench, duplicate.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
     await expect(activate(bench, original.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
@@ -102,10 +80,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
 
   it('discovery is paged: a duplicate beyond the first page of 100 runs still makes activation a conflict', async () => {
     bench = await createBench();
-    const [d] = await bench.grant('g1');
-    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-    await launchGroup(bench.launchDeps(), d!);
-    const original = lastRun(bench);
+    const { d, original } = await lostLaunch(bench);
     const duplicate = duplicateOf(bench, original);
     // 120 newer unrelated dispatch runs of the worker workflow push both candidates to page 2.
     for (let i = 0; i < 120; i++) addRun(bench.fake.state, { ...original, inputs: {}, displayTitle: `worker unrelated ${i}` });
@@ -118,10 +93,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
 
   it('control: a single run carrying the dispatch id activates and binds', async () => {
     bench = await createBench();
-    const [d] = await bench.grant('g1');
-    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-    await launchGroup(bench.launchDeps(), d!);
-    const original = lastRun(bench);
+    const { d, original } = await lostLaunch(bench);
     await expect(activate(bench, original.id)).resolves.toMatchObject({ binding: 'bound_now', run_id: original.id });
     expect((await bench.replayValid()).dispatch(d!)!.state).toBe('bound');
   });
@@ -142,10 +114,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
 
   it('race: a duplicate created after the first activation bound gets no authority; the bound run keeps it and the reservation follows the bound run', async () => {
     bench = await createBench();
-    const [d] = await bench.grant('g1');
-    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' });
-    await launchGroup(bench.launchDeps(), d!);
-    const original = lastRun(bench);
+    const { d, original } = await lostLaunch(bench);
     await expect(activate(bench, original.id)).resolves.toMatchObject({ binding: 'bound_now' });
     const late = duplicateOf(bench, original);
     await expect(activate(bench, late.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });

@@ -9,39 +9,15 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setRunStatus, findRun } from '../fake-github/routes-actions.ts';
 import { runFairway } from '../support/cli.ts';
 import { git } from '../support/fixture-repo.ts';
-import { createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
+import { createBench, TOKEN, type Bench } from './harness.ts';
 
-const saved = { ...process.env };
 let bench: Bench;
-beforeAll(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('GITHUB_') || k.startsWith('FAIRWAY_') || k === 'GH_TOKEN') delete process.env[k];
-});
-afterEach(async () => {
-  for (const k of ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF']) delete process.env[k];
-  await bench?.close();
-});
-afterAll(() => {
-  process.env = saved;
-});
-
-async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: (s) => (err += s) });
-  return { code, json: out === '' ? null : JSON.parse(out), err };
-}
-
-function dispatcherEnv(): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: '4001', GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` });
-}
-
-function workerEnv(runId: string): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/worker.lock.yml@refs/heads/main` });
-}
+isolateBenchEnvironment(() => bench);
 
 const ledger = (b: Bench): string => `${git(b.dir, 'show', 'refs/heads/work-queue:work-queue.jsonl')}\n`;
 const size = (b: Bench): number => Buffer.byteLength(ledger(b));

@@ -20,10 +20,10 @@ import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/a
 import { GitHubApi } from '../../lib/github/api.ts';
 import type { ActionsRun } from '../../lib/github/context.ts';
 import type { DispatchPostOptions } from '../../lib/github/dispatch-post.ts';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { finishClaim } from '../../lib/github/finish.ts';
-import { launchGroup, type LaunchDeps } from '../../lib/github/launcher.ts';
-import type { ReconcileDeps } from '../../lib/github/reconciler.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
+import { finishClaim } from '../../lib/lifecycle/finish.ts';
+import { launchGroup, type LaunchDeps } from '../../lib/lifecycle/launcher.ts';
+import type { ReconcileDeps } from '../../lib/lifecycle/reconciler.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';

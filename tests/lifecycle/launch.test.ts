@@ -4,8 +4,8 @@
  * rejection released once. Every scenario ends with a cold replay of the branch.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { findRun } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
 

@@ -11,7 +11,7 @@ import type { SubmitNode } from '../../engine/requests/operations.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { observationOperation } from '../../engine/lifecycle/observations.ts';
 import type { ResourceIdentity } from '../../engine/replay/state.ts';
-import { observeAndGrant, observePool } from '../../lib/github/grant.ts';
+import { observeAndGrant, observePool } from '../../lib/lifecycle/grant.ts';
 import { readResource } from '../../lib/github/resources.ts';
 import type { Fault } from '../fake-github/server.ts';
 import { seedIssue, transferIssue } from '../fake-github/routes-issues.ts';

@@ -7,8 +7,8 @@
  * the Claim's authority and the reservation.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';

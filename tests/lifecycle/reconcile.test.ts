@@ -6,12 +6,13 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { activateWorker } from '../../lib/github/activation.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
-import { addRun, findRun, setRunStatus, actions } from '../fake-github/routes-actions.ts';
+import { activateWorker } from '../../lib/lifecycle/activation.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
+import { addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { DEFAULT_USER } from '../fake-github/routes-issues.ts';
 import { countOps, createBench, dispatchPosts, PRINCIPAL, type Bench } from './harness.ts';
+import { lastRun } from '../support/lifecycle-bench.ts';
 import { runFairway } from '../support/cli.ts';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
 
@@ -20,10 +21,6 @@ const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/run
 
 let bench: Bench;
 afterEach(async () => bench?.close());
-
-function lastRun(b: Bench) {
-  return actions(b.fake.state).runs.at(-1)!;
-}
 
 function assignmentOf(b: Bench, runId: string): unknown {
   return JSON.parse(String(findRun(b.fake.state, runId)!.inputs.work_queue_assignment));

@@ -6,8 +6,8 @@
  * (`terminal_evidence_required`), so the reconciler keeps the reservation instead.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { setRunStatus } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, type Bench } from './harness.ts';
 

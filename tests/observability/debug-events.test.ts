@@ -10,10 +10,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureDebug, setDebugSink } from '../../lib/debug/log.ts';
-import { runFairway } from '../support/cli.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
-import { createBench, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
+import { createBench, REPOSITORY, TOKEN, type Bench } from '../lifecycle/harness.ts';
 import { call, memoryClient } from '../mcp/helpers.ts';
+import { benchCli as cli, jobEnv } from '../support/lifecycle-bench.ts';
 
 const LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z work-queue:([a-z]+) ([a-z_]+)((?: [a-z_]+=[A-Za-z0-9_.-]+)*)$/;
 const TOUCHED = ['store', 'replay', 'memory', 'scheduler', 'dispatch', 'native', 'reconciler', 'claims', 'delivery', 'effects', 'intents', 'mcp'];
@@ -29,16 +29,6 @@ const SUBMITTED = {
   mcpPlan: 'mcpplan-a47e5b secret',
   summary: 'summary-6e0d92',
 };
-
-async function cli(b: Bench, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await runFairway(['--json', '--repo', b.dir, '--principal', PRINCIPAL, ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: out === '' ? null : JSON.parse(out) };
-}
-
-function jobEnv(runId: string, workflow: string): void {
-  Object.assign(process.env, { GITHUB_RUN_ID: runId, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY, GITHUB_WORKFLOW_REF: `${REPOSITORY}/${workflow}@refs/heads/main` });
-}
 
 const saved = { ...process.env };
 let bench: Bench | undefined;

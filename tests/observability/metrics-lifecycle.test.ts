@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
-import { launchGroup } from '../../lib/github/launcher.ts';
-import { reconcileDispatch } from '../../lib/github/reconciler.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
+import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { runFairway } from '../support/cli.ts';
 import { createBench, finish, launchAndActivate, nodes, type Bench } from '../lifecycle/harness.ts';
 import { ledgerCounts, parseOpenMetrics, total, value } from './openmetrics.ts';

@@ -9,7 +9,7 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { summarize, type ProjectionSummary, type Projection } from '../../engine/replay/index.ts';
-import { buildDemoQueue } from '../../lib/demo/scenario.ts';
+import { buildSmallQueue } from './small-queue.ts';
 
 export const CONFLICTING = 'conflicting_duplicate_commit';
 
@@ -46,7 +46,7 @@ export function conflictingCopy(line: string): string {
 
 /** A real multi-commit ledger (the demo queue: submits, grants, dispatches, finishes, results, releases). */
 export function baseLedger(): string {
-  return buildDemoQueue().ledger;
+  return buildSmallQueue().ledger;
 }
 
 export function duplicateVariants(ledger: string): DuplicateVariant[] {

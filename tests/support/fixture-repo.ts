@@ -1,11 +1,13 @@
 /**
  * Fixture repositories for CLI tests on real Git: a `main` branch with a README and the
- * worker workflow (bootstrap installs only verified worker routes), committed once.
+ * worker workflow (bootstrap installs only verified worker routes), committed once; the CLI
+ * on such a repository, its queue branch's tip, and a folder of input files.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runFairway } from './cli.ts';
 import { writeWorkerWorkflow } from './worker-workflow.ts';
 
 const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' };
@@ -24,4 +26,30 @@ export function fixtureRepo(prefix: string): string {
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'init');
   return repo;
+}
+
+/** The queue branch's tip commit, or null when the queue does not exist yet. */
+export function queueTip(repo: string): string | null {
+  try {
+    return git(repo, 'rev-parse', '--verify', '-q', 'refs/heads/work-queue');
+  } catch {
+    return null;
+  }
+}
+
+/** `fairway --repo <repo> --json ...args` through the real entry point (tests/support/cli.ts). */
+export async function repoCli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
+  let out = '';
+  const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
+  return { code, json: JSON.parse(out) };
+}
+
+/** A new folder for a test's input files: `file(name, value)` writes `value` as JSON (a string as given) and returns its path. */
+export function inputFiles(prefix: string): (name: string, value: unknown) => string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return (name, value) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+    return path;
+  };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { JsonObject } from '../../engine/json.ts';
 import { createState } from '../../engine/replay/replay.ts';
 import type { Barrier, DependencyEdge, ReplayState, WorkRecord, WorkState } from '../../engine/replay/state.ts';
+import { CONTRACT_LIMITS, DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../../engine/schema/defaults.ts';
 import { applyTransition, createFairnessState } from '../../engine/scheduler/clocks.ts';
 import { accountKey } from '../../engine/scheduler/overlay.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
@@ -51,31 +52,23 @@ export function policyFor(spec: PolicySpec = {}): JsonObject {
   const pool: JsonObject = {
     allowed_repositories: ['owner/repo'],
     default_profile: Object.keys(profiles)[0]!,
-    logical_limit: spec.logical_limit ?? 16,
-    max_observation_age_ms: spec.max_observation_age_ms ?? 60000,
-    native_limit: spec.native_limit ?? 16,
+    logical_limit: spec.logical_limit ?? DEFAULT_POOL_LIMIT,
+    max_observation_age_ms: spec.max_observation_age_ms ?? DEFAULT_MAX_OBSERVATION_AGE_MS,
+    native_limit: spec.native_limit ?? DEFAULT_POOL_LIMIT,
     profiles,
-    reconciliation: { deadline_ms: 300000, max_attempts: 5 },
-    retry: { backoff_ms: 30000, max_attempts: spec.max_attempts ?? 3 },
+    reconciliation: { ...DEFAULT_RECONCILIATION },
+    retry: { backoff_ms: DEFAULT_RETRY.backoff_ms, max_attempts: spec.max_attempts ?? DEFAULT_RETRY.max_attempts },
   };
   if (spec.per_account_limit !== undefined) pool.per_account_limit = spec.per_account_limit;
   return {
     accounting_weights: spec.accounting_weights ?? { '': 1 },
-    class_weights: spec.class_weights ?? [8, 4, 2, 1, 1],
+    class_weights: spec.class_weights ?? [...DEFAULT_CLASS_WEIGHTS],
     limits: {
-      assignment_bytes: spec.assignment_bytes ?? 49152,
-      evidence_bytes: 1024,
-      graph_nodes: 4096,
-      ledger_bytes: 67108864,
-      observation_writes: 4096,
-      operations: spec.operations ?? 256,
-      payload_bytes: 16384,
-      pending_nodes: 4096,
-      predecessors: 64,
-      recovery_bytes: 16777216,
-      result_bytes: 4096,
+      ...defaultLimits(),
+      assignment_bytes: spec.assignment_bytes ?? CONTRACT_LIMITS.assignment_bytes,
+      operations: spec.operations ?? CONTRACT_LIMITS.operations,
     },
-    mode: spec.mode ?? 'weighted-priority',
+    mode: spec.mode ?? DEFAULT_MODE,
     pools: { default: pool },
     producers: {},
   };

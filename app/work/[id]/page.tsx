@@ -13,7 +13,7 @@ import { formatDuration, formatTime, keyLabel } from '../../../lib/console/views
 import { positionText } from '../../../lib/console/views/line.ts';
 import { reasonText } from '../../../lib/console/views/reasons.ts';
 import { workDetail } from '../../../lib/console/views/work.ts';
-import { rerunNodeKey, runAgainKind } from '../../../lib/console/admin/resubmit.ts';
+import { rerunNodeKey, runAgainKind } from '../../../engine/requests/run-again.ts';
 
 export const dynamic = 'force-dynamic';
 

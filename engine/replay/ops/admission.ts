@@ -88,6 +88,6 @@ export function checkGraphNodes(ctx: CommitContext, op: WorkOp): void {
   const known = ctx.state.graphGates.get(op.graph_id);
   let gates = known?.size ?? 0;
   for (const key of gateKeys(op.depends_on)) if (known === undefined || !known.has(key)) gates++;
-  checkLimit(ctx, 'graph_nodes', works + gates, `graph ${op.graph_id}'s node count with node ${op.node_key} (${works} Work + ${gates} distinct Issue/PR gates)`,
-    { node_key: op.node_key, graph_id: op.graph_id, value: works + gates, work_nodes: works, gate_nodes: gates });
+  checkLimit(ctx, 'graph_nodes', works + gates, () => `graph ${op.graph_id}'s node count with node ${op.node_key} (${works} Work + ${gates} distinct Issue/PR gates)`,
+    () => ({ node_key: op.node_key, graph_id: op.graph_id, value: works + gates, work_nodes: works, gate_nodes: gates }));
 }

@@ -2,7 +2,7 @@
  * Delivery barriers of completed Work (spec 7.15): Result and DeliveryFailure
  * are mutually exclusive, terminal decisions on a pending barrier.
  */
-import { canonicalize } from '../../codec/index.ts';
+import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { recordResult } from '../../scheduler/ready-index.ts';
@@ -11,8 +11,6 @@ import { bump, touch } from '../mutate.ts';
 import type { WorkRecord } from '../state.ts';
 import { checkBoundRunEvidence, checkExactTerminal } from './evidence.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
-
-const utf8 = new TextEncoder();
 
 function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, completionId: string): WorkRecord {
   const at = where(ctx);
@@ -29,7 +27,7 @@ function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, com
 export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void {
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
   const limit = (currentPolicy(ctx).limits as Record<string, number>).result_bytes ?? 4096;
-  const bytes = utf8.encode(canonicalize(op.descriptor as unknown as JsonObject)).length;
+  const bytes = canonicalSize(op.descriptor as unknown as JsonObject);
   if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
   const claim = ctx.state.claims.get(work.currentClaim!)!;
   checkBoundRunEvidence(ctx, ctx.state.dispatches.get(claim.dispatchId)!, op.evidence, `Result of Work ${op.work_id}`);

@@ -8,28 +8,31 @@
  * UTF-8 bytes of each lifecycle `evidence` object (Dispatch, Release, Result,
  * DeliveryFailure) and of each whole Observation and Control operation.
  */
-import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
+import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import type { QueueOperation } from '../../schema/index.ts';
+import { CONTRACT_LIMITS } from '../../schema/defaults.ts';
 import { where, type CommitContext } from '../context.ts';
 import { currentPolicy } from './policy.ts';
 
-/** Contract `limits` defaults, used when a historical Policy omits one. */
-const DEFAULTS = {
-  payload_bytes: 16384, graph_nodes: 4096, predecessors: 64, pending_nodes: 4096, evidence_bytes: 1024,
-} as const;
-export type CheckedLimit = keyof typeof DEFAULTS;
+/** The limits checked here; the contract default applies when a historical Policy omits one. */
+export type CheckedLimit = 'payload_bytes' | 'graph_nodes' | 'predecessors' | 'pending_nodes' | 'evidence_bytes';
 
 export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
   const limits = currentPolicy(ctx).limits as Record<string, number> | undefined;
-  return limits?.[name] ?? DEFAULTS[name];
+  return limits?.[name] ?? CONTRACT_LIMITS[name];
 }
 
-/** `resource_limit` unless `used` fits within the installed limit `name`. */
-export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string, extra: Record<string, string | number> = {}): void {
+/**
+ * `resource_limit` unless `used` fits within the installed limit `name`. `what` and `extra` may be
+ * given as functions: replay checks several limits per admitted Work and only a failure reads them.
+ */
+export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number, what: string | (() => string), extra: Record<string, string | number> | (() => Record<string, string | number>) = {}): void {
   const max = limitOf(ctx, name);
-  if (used > max) fail('resource_limit', `${what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...extra });
+  if (used > max) {
+    fail('resource_limit', `${typeof what === 'function' ? what() : what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...(typeof extra === 'function' ? extra() : extra) });
+  }
 }
 
 /** The record `evidence_bytes` bounds in `op`, or null when the operation carries none. */
@@ -51,6 +54,6 @@ function evidenceRecord(op: QueueOperation): JsonObject | null {
 export function checkEvidenceBytes(ctx: CommitContext, op: QueueOperation): void {
   const record = evidenceRecord(op);
   if (record === null) return;
-  const bytes = utf8ByteLength(canonicalize(record));
-  checkLimit(ctx, 'evidence_bytes', bytes, `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
+  const bytes = canonicalSize(record);
+  checkLimit(ctx, 'evidence_bytes', bytes, () => `${op.kind} ${op.kind === 'Observation' || op.kind === 'Control' ? 'record' : 'evidence'} (canonical bytes)`);
 }

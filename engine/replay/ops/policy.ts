@@ -7,6 +7,7 @@ import type { JsonObject } from '../../json.ts';
 import { createFairnessState } from '../../scheduler/clocks.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { ceilingViolation } from '../ledger-budget.ts';
+import { projectorIncoherence } from './projector-rules.ts';
 
 export function currentPolicy(ctx: CommitContext): JsonObject {
   const policy = ctx.state.policy;
@@ -77,7 +78,7 @@ export function policyIncoherence(policy: JsonObject): string | null {
       return `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`;
     }
   }
-  return null;
+  return policy.projectors === undefined ? null : projectorIncoherence(policy);
 }
 
 export function applyControl(ctx: CommitContext, op: OperationOf<'Control'>): void {

@@ -7,7 +7,8 @@ import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { touch } from '../mutate.ts';
-import { gateIdentity } from './observation.ts';
+import type { ResourceIdentity } from '../state.ts';
+import { admittedBackingIssue, checkBindingAuthority, issueIdentity, issueOwner, noteIssueLink } from './backing-issue.ts';
 
 function records(ctx: CommitContext, workId: string): JsonObject[] {
   const work = ctx.state.works.get(workId);
@@ -37,15 +38,19 @@ export function applyIssueLink(ctx: CommitContext, op: OperationOf<'IssueLink'>)
   checkProjector(ctx);
   checkClaim(ctx, op.work_id, op.claim_id);
   const list = records(ctx, op.work_id);
+  const resource = op.resource as ResourceIdentity;
+  if (resource.kind !== 'issue') fail('issue_link_invalid', `a backing resource must be an Issue, not pull request ${resource.repository}#${resource.number}`, at);
   if (list.some((r) => r.kind === 'IssueLink')) fail('issue_link_immutable', `Work ${op.work_id} already has a backing Issue`, at);
-  const identity = gateIdentity(op.resource, 'link');
-  for (const [other, links] of ctx.state.issueLinks) {
-    if (other === op.work_id) continue;
-    if (links.some((r) => r.kind === 'IssueLink' && gateIdentity(r.resource as never, 'link') === identity)) {
-      fail('issue_link_conflict', `Issue ${op.resource.repository}#${op.resource.number} already backs Work ${other}`, at);
-    }
+  const work = ctx.state.works.get(op.work_id)!;
+  const admitted = admittedBackingIssue(work);
+  if (admitted !== undefined && issueIdentity(admitted) !== issueIdentity(resource)) {
+    fail('issue_link_immutable', `Work ${op.work_id} was admitted with backing Issue ${admitted.repository}#${admitted.number}; it cannot be linked to another`, at);
   }
+  const owner = issueOwner(ctx.state, resource, op.work_id);
+  if (owner !== undefined) fail('issue_link_conflict', `Issue ${resource.repository}#${resource.number} already backs Work ${owner}`, at);
+  checkBindingAuthority(ctx, work, resource, op.projector_ref);
   list.push(op as unknown as JsonObject);
+  noteIssueLink(ctx.state, op.work_id, resource);
 }
 
 export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComment'>): void {
@@ -56,5 +61,15 @@ export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComm
   if (list.some((r) => r.kind === 'IssueComment' && r.comment_id === op.comment_id)) {
     fail('issue_comment_duplicate', `comment ${op.comment_id} is already recorded`, where(ctx));
   }
+  // One canonical summary per Work and one comment per Claim: a handle is never rebound.
+  const same = list.find((r) => r.kind === 'IssueComment' && r.claim_id === op.claim_id);
+  if (same !== undefined) {
+    fail('issue_comment_immutable', `${op.claim_id === undefined ? `the summary comment of Work ${op.work_id}` : `the comment of Claim ${op.claim_id}`} is already ${String(same.comment_id)}; it cannot be rebound`, where(ctx));
+  }
+  // The comment is on the Work's bound Issue: its IssueLink, or the Issue it was admitted with.
+  const work = ctx.state.works.get(op.work_id)!;
+  const link = list.find((r) => r.kind === 'IssueLink')?.resource as ResourceIdentity | undefined;
+  const issue = link ?? admittedBackingIssue(work);
+  if (issue !== undefined) checkBindingAuthority(ctx, work, issue, op.projector_ref);
   list.push(op as unknown as JsonObject);
 }

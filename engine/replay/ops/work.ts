@@ -2,7 +2,8 @@
  * Work admission (spec 7.2, 7.15 "Atomic graph admission"), WorkCancellation
  * and the administrator WorkPriority override (spec 7.6).
  */
-import { canonicalize, utf8ByteLength } from '../../codec/index.ts';
+import { canonicalize } from '../../codec/index.ts';
+import { notePayloadBytes, utf8Bytes } from '../../scheduler/assignment.ts';
 import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
@@ -11,6 +12,7 @@ import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate
 import type { DependencyEdge, WorkRecord } from '../state.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit } from './limits.ts';
+import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 import { ownGet } from '../../schema/record.ts';
@@ -43,20 +45,22 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
 
   // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
   // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
-  const named = { node_key: op.node_key, graph_id: op.graph_id };
-  const payloadBytes = utf8ByteLength(JSON.stringify(op.payload));
-  checkLimit(ctx, 'payload_bytes', payloadBytes, `${nodeName(op)}: payload (canonical bytes)`, { ...named, value: payloadBytes });
-  checkLimit(ctx, 'predecessors', op.depends_on.length, `${nodeName(op)}: the number of predecessors`, { ...named, value: op.depends_on.length });
+  const named = (value: number) => (): Record<string, string | number> => ({ node_key: op.node_key, graph_id: op.graph_id, value });
+  const payloadText = JSON.stringify(op.payload);
+  const payloadBytes = utf8Bytes(payloadText);
+  checkLimit(ctx, 'payload_bytes', payloadBytes, () => `${nodeName(op)}: payload (canonical bytes)`, named(payloadBytes));
+  checkLimit(ctx, 'predecessors', op.depends_on.length, () => `${nodeName(op)}: the number of predecessors`, named(op.depends_on.length));
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
   checkSubject(ctx, op, pool.allowed_repositories as string[]);
+  checkBackingIssue(ctx, op, pool.allowed_repositories as string[]);
   checkReplacement(ctx, op);
 
   const graph = state.graphs.get(op.graph_id);
   checkGraphNodes(ctx, op);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  checkLimit(ctx, 'pending_nodes', pending + 1, `pool ${op.pool}'s pending Work with ${nodeName(op)}`, { ...named, value: pending + 1 });
+  checkLimit(ctx, 'pending_nodes', pending + 1, () => `pool ${op.pool}'s pending Work with ${nodeName(op)}`, named(pending + 1));
 
   const record: WorkRecord = {
     workId: op.work_id,
@@ -89,7 +93,11 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     cancellationReason: null,
     touchedBy: [ctx.commit.id],
   };
+  // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) unless the text has an
+  // escaped lone surrogate, which canonicalize refuses instead (measured again, and refused, there).
+  if (!payloadText.includes('\\ud')) notePayloadBytes(record, payloadBytes);
   state.works.set(op.work_id, record);
+  noteBackingIssue(state, record);
   setWorkState(state, record, 'available');
   bump(state.pendingByPool, op.pool, 1);
   if (graph === undefined) state.graphs.set(op.graph_id, [op.work_id]);

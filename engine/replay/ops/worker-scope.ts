@@ -26,6 +26,7 @@ import type { CommitContext } from '../context.ts';
 import type { ClaimRecord, DispatchRecord, WorkRecord } from '../state.ts';
 import { ownGet } from '../../schema/record.ts';
 import { conflictRunIds, RUN_BINDING_CONFLICT } from './conflict.ts';
+import { memberByHandle } from '../finish.ts';
 
 const CONTROLS: ReadonlySet<string> = new Set(['submit', 'dispatch_next', 'observe']);
 
@@ -62,7 +63,7 @@ function workerScope(ctx: CommitContext): Scope {
     if (request.kind === 'dispatch') return { group, claim: null };
     fail('claim_scope_invalid', `a worker's ${request.kind} names no claim_handle of dispatch ${group.dispatchId}`, where);
   }
-  const claim = group.claimIds.map((id) => ctx.state.claims.get(id)!).find((c) => c.handle === actor.claim_handle);
+  const claim = memberByHandle(ctx.state, group, actor.claim_handle);
   if (claim === undefined) fail('claim_scope_invalid', `dispatch ${group.dispatchId} has no member ${actor.claim_handle}`, where);
   return { group, claim };
 }

@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { seedDemoDay } from '../../demo/day.ts';
-import { Publisher } from '../../publisher/publisher.ts';
-import type { ConsoleConfig } from '../config.ts';
-import { MemoryStore } from '../../../tests/support/memory-store.ts';
-import { ConsoleRuntime } from '../runtime.ts';
+import { demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import { runAdminAction } from './actions.ts';
-
-const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
-const config: ConsoleConfig = { source: { kind: 'repo', repo: '/nowhere', branch: 'work-queue' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW };
 
 describe('no-op admin actions are refused before publishing (issue 14 §4)', () => {
   it('reprioritise to the current priority and pause when already paused answer no_change and write nothing', async () => {
-    const store = new MemoryStore('noop');
-    await seedDemoDay(new Publisher(store), { now: NOW });
-    const runtime = new ConsoleRuntime(config, store);
+    const store = await demoStore('noop');
+    const runtime = demoRuntime(store);
     const before = await store.text();
     const work = [...(await runtime.live()).projection.state.works.values()].find((w) => w.state === 'available')!;
     await expect(runAdminAction(runtime, 'reprioritize', { work_ids: [work.workId], priority: work.effectivePriority, reason: 'operator_reprioritized' }, '1001'))

@@ -1,20 +1,17 @@
 /**
  * Administrator actions of the console (issue 5 §2 `/admin`): each one builds
- * its request with the engine's builders and publishes it through the one
+ * its request with the engine's admin table (engine/requests/admin-actions.ts) and publishes it through the one
  * Publisher (spec 7.7) under a fresh request id, as the signed-in actor, and
  * answers with the receipt derived from the ledger.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
-import type { JsonObject } from '../../../engine/json.ts';
 import type { ReplayState } from '../../../engine/replay/state.ts';
-import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from '../../../engine/requests/admin.ts';
-import { control } from '../../../engine/requests/lifecycle.ts';
+import { adminRequest } from '../../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../../engine/requests/operations.ts';
 import type { Actor, QueueOperation } from '../../../engine/schema/index.ts';
 import type { ConsoleRuntime } from '../runtime.ts';
 import { receiptView, type ReceiptView } from '../views/receipt.ts';
-import { runAgainRequest } from './resubmit.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
 import { debugEvent } from '../../debug/log.ts';
 
@@ -60,33 +57,10 @@ export function operationsDigest(operations: readonly QueueOperation[]): string 
   return createHash('sha256').update(JSON.stringify(timeless)).digest('hex');
 }
 
-/** The request an action publishes, built by the engine's builders on `state` (they check its preconditions). */
+/** The request an action publishes, built by the engine's admin table on `state` (its builders check the preconditions). */
 export function buildAdminRequest(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number): BuiltRequest {
-  switch (action) {
-    case 'run-again':
-      return runAgainRequest(state, body as AdminBody<'run-again'>, at);
-    case 'control': {
-      const b = body as AdminBody<'control'>;
-      return control(b.control, b.value, b.reason);
-    }
-    case 'cancel-claim': {
-      const b = body as AdminBody<'cancel-claim'>;
-      debugEvent('claims', 'cancel', { claims: b.claim_ids.length });
-      return cancelClaimsRequest(state, b.claim_ids, b.reason);
-    }
-    case 'cancel-work': {
-      const b = body as AdminBody<'cancel-work'>;
-      return cancelWorkRequest(state, b.work_ids, b.reason);
-    }
-    case 'reprioritize': {
-      const b = body as AdminBody<'reprioritize'>;
-      return reprioritizeRequest(state, b.work_ids, b.priority, b.reason);
-    }
-    case 'policy': {
-      const b = body as AdminBody<'policy'>;
-      return policyRequest(b.epoch, b.policy as unknown as JsonObject);
-    }
-  }
+  if (action === 'cancel-claim') debugEvent('claims', 'cancel', { claims: (body as AdminBody<'cancel-claim'>).claim_ids.length });
+  return adminRequest(action, body, state, at);
 }
 
 export function newRequestId(action: AdminAction): string {

@@ -12,7 +12,7 @@ import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
 import { previewAdminAction } from './preview.ts';
-import { ADMIN_ACTIONS, type AdminAction, type AdminBody } from './schemas.ts';
+import { ADMIN_BODIES, type AdminAction, type AdminBody } from './schemas.ts';
 
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
@@ -39,7 +39,7 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
     logged(action, guard.status, started);
     return error(guard.status, guard.code, guard.message);
   }
-  const parsed = ADMIN_ACTIONS[action].safeParse(await request.json().catch(() => null));
+  const parsed = ADMIN_BODIES[action].safeParse(await request.json().catch(() => null));
   if (!parsed.success) {
     logged(action, 400, started);
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
@@ -71,9 +71,9 @@ export async function handleAdminPreview(request: Request): Promise<Response> {
   const guard = checkAdministrator(viewer, request);
   if (!guard.ok) return error(guard.status, guard.code, guard.message);
   const raw = (await request.json().catch(() => null)) as { action?: unknown; body?: unknown } | null;
-  const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_ACTIONS, raw.action) ? (raw.action as AdminAction) : null;
-  if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_ACTIONS).join(', ')}`);
-  const parsed = ADMIN_ACTIONS[action].safeParse(raw?.body ?? null);
+  const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_BODIES, raw.action) ? (raw.action as AdminAction) : null;
+  if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_BODIES).join(', ')}`);
+  const parsed = ADMIN_BODIES[action].safeParse(raw?.body ?? null);
   if (!parsed.success) {
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   }

@@ -5,24 +5,19 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayState } from '../../../engine/replay/state.ts';
-import { seedDemoDay } from '../../demo/day.ts';
-import { Publisher } from '../../publisher/publisher.ts';
-import type { ConsoleConfig } from '../config.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
+import { demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { runAdminAction } from './actions.ts';
 import { operationsDigest, previewAdminAction } from './preview.ts';
 
-const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
-const config: ConsoleConfig = { source: { kind: 'repo', repo: '/nowhere', branch: 'work-queue' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW };
 let store: MemoryStore;
 let runtime: ConsoleRuntime;
 let state: ReplayState;
 
 beforeEach(async () => {
-  store = new MemoryStore('preview');
-  await seedDemoDay(new Publisher(store), { now: NOW });
-  runtime = new ConsoleRuntime(config, store);
+  store = await demoStore('preview');
+  runtime = demoRuntime(store);
   state = (await runtime.live()).projection.state;
 });
 

@@ -5,25 +5,21 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
-import { seedDemoDay } from '../../demo/day.ts';
-import { Publisher } from '../../publisher/publisher.ts';
-import type { ConsoleConfig } from '../config.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
+import { DEMO_NOW, demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { runAdminAction } from './actions.ts';
 import { previewAdminAction } from './preview.ts';
-import { rerunNodeKey, runAgainKind } from './resubmit.ts';
+import { rerunNodeKey, runAgainKind } from '../../../engine/requests/run-again.ts';
 
-const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
-const config: ConsoleConfig = { source: { kind: 'repo', repo: '/nowhere', branch: 'work-queue' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW };
+const NOW = DEMO_NOW;
 let store: MemoryStore;
 let runtime: ConsoleRuntime;
 let state: ReplayState;
 
 beforeEach(async () => {
-  store = new MemoryStore('run-again');
-  await seedDemoDay(new Publisher(store), { now: NOW });
-  runtime = new ConsoleRuntime(config, store);
+  store = await demoStore('run-again');
+  runtime = demoRuntime(store);
   // The demo day cancels no Work: cancel one with a dependency, as an operator would.
   const seeded = (await runtime.live()).projection.state;
   const victim = [...seeded.works.values()].find((w) => w.state === 'available' && (w.definition.depends_on as unknown[]).length > 0)!;

@@ -5,12 +5,14 @@
  */
 import { z } from 'zod';
 import { isIdentity } from '../../../engine/identity/index.ts';
+import type { AdminAction } from '../../../engine/requests/admin-actions.ts';
+import { MAX_ADMIN_TARGETS } from '../../../engine/schema/defaults.ts';
 import { QueuePolicySchema } from '../../../engine/schema/policy.ts';
 
 export const REASON_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const Reason = z.string().regex(REASON_PATTERN, 'a reason code: letters, digits and _ . : - (up to 128)');
 const RequestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{7,127}$/, 'a request id: 8-128 of letters, digits and _ . : -').optional();
-const Ids = z.array(z.string().min(1).max(256)).min(1).max(256);
+const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ADMIN_TARGETS);
 /** The digest of the operations the dialog previewed (issue 14 §4); publication refuses others with preview_stale. */
 const Expect = z.string().regex(/^[0-9a-f]{64}$/, 'the SHA-256 (hex) of the previewed operations').optional();
 
@@ -42,14 +44,15 @@ export const PolicyBody = z.strictObject({
   expect_operations_sha256: Expect,
 });
 
-export const ADMIN_ACTIONS = {
+/** The body schema of every administrator action (engine/requests/admin-actions.ts names them). */
+export const ADMIN_BODIES = {
   control: ControlBody,
   'cancel-claim': CancelClaimBody,
   'cancel-work': CancelWorkBody,
   reprioritize: ReprioritizeBody,
   policy: PolicyBody,
   'run-again': RunAgainBody,
-} as const;
+} as const satisfies { [A in AdminAction]: z.ZodType };
 
-export type AdminAction = keyof typeof ADMIN_ACTIONS;
-export type AdminBody<A extends AdminAction> = z.infer<(typeof ADMIN_ACTIONS)[A]>;
+export type { AdminAction };
+export type AdminBody<A extends AdminAction> = z.infer<(typeof ADMIN_BODIES)[A]>;

@@ -48,11 +48,12 @@ describe('admin targets (issue 14 §4)', () => {
 
 describe('GET /api/targets', () => {
   it('answers each id’s name, state and owner from the live ledger, and exists:false for an unknown id', async () => {
-    const { installRuntime, resetRuntime } = await import('../context.ts');
+    const { resetRuntime } = await import('../context.ts');
+    const { installConsoleRuntime } = await import('../../../tests/support/console-runtime.ts');
     const { GET } = await import('../../../app/api/targets/route.ts');
     const store = new MemoryStore('admin-targets-route');
     await seedDemoDay(new Publisher(store), { now: NOW });
-    installRuntime(new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store));
+    installConsoleRuntime(new ConsoleRuntime({ source: { kind: 'ledger', ledger: '-' }, demo: true, mode: 'local', pollMs: 5000, principal: '1001', fixedNow: NOW }, store));
     try {
       const work = [...projection.state.works.values()][0]!;
       const res = await GET(new Request(`http://127.0.0.1:3000/api/targets?work_id=${encodeURIComponent(work.workId)}&work_id=nope`));

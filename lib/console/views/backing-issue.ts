@@ -1,6 +1,7 @@
 /**
- * A Work's backing Issue as the ledger binds it (IssueLink; operator reference "Backing
- * Issues"), for the console's Work page and explorer, and the overview's count of admitted
+ * A Work's backing Issue as the ledger binds it (the pre-existing Issue it was admitted with,
+ * else its IssueLink; operator reference "Backing Issues"), in the queue repository or
+ * another, for the console's Work page and explorer, and the overview's count of admitted
  * Work still without a bound Issue (projection pending or not enabled). The ledger is read
  * only; what GitHub shows now is not.
  */
@@ -18,11 +19,16 @@ export interface BackingIssueView {
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const HOST = /^[A-Za-z0-9.-]{1,253}$/;
 
+function boundResource(projection: Projection, workId: string): { host?: string; repository?: string; number?: string } | undefined {
+  const admitted = projection.work(workId)?.definition.backing_issue;
+  if (admitted !== undefined) return admitted as { host?: string; repository?: string; number?: string };
+  return (projection.state.issueLinks.get(workId) ?? []).find((r) => r.kind === 'IssueLink')?.resource as { host?: string; repository?: string; number?: string } | undefined;
+}
+
 export function backingIssue(projection: Projection, workId: string): BackingIssueView | null {
   const records = projection.state.issueLinks.get(workId) ?? [];
-  const link = records.find((r) => r.kind === 'IssueLink');
-  if (link === undefined) return null;
-  const resource = link.resource as { host?: string; repository?: string; number?: string };
+  const resource = boundResource(projection, workId);
+  if (resource === undefined) return null;
   const repository = String(resource.repository ?? '');
   const number = String(resource.number ?? '');
   const ok = REPOSITORY.test(repository) && /^[1-9][0-9]{0,18}$/.test(number) && HOST.test(String(resource.host ?? ''));
@@ -34,7 +40,7 @@ export function backingIssueCounts(projection: Projection): { linked: number; un
   let linked = 0;
   let unlinked = 0;
   for (const w of projection.works()) {
-    if ((projection.state.issueLinks.get(w.workId) ?? []).some((r) => r.kind === 'IssueLink')) linked++;
+    if (boundResource(projection, w.workId) !== undefined) linked++;
     else unlinked++;
   }
   return { linked, unlinked };

@@ -19,7 +19,8 @@ import type { Projection, ReplayState } from '../../../engine/replay/index.ts';
 import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from '../../../engine/scheduler/clocks.ts';
 import { predictLine } from '../../../engine/scheduler/line.ts';
 import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
-import { simulate, type SimulationResult, type SimulationShare, type WorkloadNode } from '../../../engine/scheduler/simulate.ts';
+import { simulate, type SimulationResult, type SimulationShare } from '../../../engine/scheduler/simulate.ts';
+import type { WorkloadNode } from '../../../engine/scheduler/workload.ts';
 import { workStatus } from './status.ts';
 
 export const MAX_WHATIF_GRANTS = 500;

@@ -17,11 +17,11 @@ import { bindRequestId } from '../../engine/lifecycle/ids.ts';
 import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import type { GitHubApi } from './api.ts';
-import { launchCandidates } from './candidates.ts';
+import type { GitHubApi } from '../github/api.ts';
+import { launchCandidates } from '../github/candidates.ts';
 import { recordConflict } from './conflict.ts';
-import type { ActionsRun } from './context.ts';
-import { coordsOf, getRun } from './runs.ts';
+import type { ActionsRun } from '../github/context.ts';
+import { coordsOf, getRun } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
 

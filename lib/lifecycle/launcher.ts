@@ -21,12 +21,12 @@ import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import type { GitHubApi } from './api.ts';
-import { launchCandidates } from './candidates.ts';
+import type { GitHubApi } from '../github/api.ts';
+import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { recordConflict } from './conflict.ts';
-import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from './dispatch-post.ts';
-import { coordsOf, getRun } from './runs.ts';
+import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from '../github/dispatch-post.ts';
+import { coordsOf, getRun } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
 

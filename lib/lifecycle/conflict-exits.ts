@@ -21,10 +21,10 @@ import { possibleLaunches, type Candidate } from '../../engine/lifecycle/reconci
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import { readStatusOf, type GitHubApi } from './api.ts';
-import { launchCandidates } from './candidates.ts';
+import { readStatusOf, type GitHubApi } from '../github/api.ts';
+import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
-import { coordsOf, getFirstAttempt } from './runs.ts';
+import { coordsOf, getFirstAttempt } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 
 export interface ConflictSettlement {

@@ -16,8 +16,8 @@ import { deliveryFailureRequestId, resultRequestId } from '../../engine/lifecycl
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import type { GitHubApi } from './api.ts';
-import { coordsOf, getFirstAttempt } from './runs.ts';
+import type { GitHubApi } from '../github/api.ts';
+import { coordsOf, getFirstAttempt } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
 

@@ -8,10 +8,10 @@
  * inherits its pool, priority and fairness key). The old Work keeps its
  * history, charges and terminal state.
  */
-import { fail } from '../../../engine/errors.ts';
-import type { JsonObject } from '../../../engine/json.ts';
-import type { ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
-import { submitRequest, type SubmitBuilt, type SubmitNode } from '../../../engine/requests/operations.ts';
+import { fail } from '../errors.ts';
+import type { JsonObject } from '../json.ts';
+import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import { submitRequest, type SubmitBuilt, type SubmitNode } from './operations.ts';
 
 export type RunAgainKind = 'replacement' | 'resubmission';
 

@@ -8,7 +8,7 @@
 import { fail } from '../../engine/errors.ts';
 import { finishPlan, type FinishInput } from '../../engine/lifecycle/finish.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import type { ActionsRun } from './context.ts';
+import type { ActionsRun } from '../github/context.ts';
 import { publishTransition, type TransitionOutcome } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
 

@@ -1,7 +1,7 @@
 /**
  * `dispatch_next` with a trusted gate refresh (spec 7.16 "Before admitting Claims with
  * external edges, trusted processing refreshes their conditions and binds the accepted
- * observation IDs into the decision"): the candidate gates are read first (observer.ts),
+ * observation IDs into the decision"): the candidate gates are read first (lib/github/observer.ts),
  * then one commit carries the fresh Observations followed by the fair Claims. When no
  * Claim can be granted, the refreshed Observations are still recorded by an `observe`
  * request, so unknown or failed reads stay visible instead of silently retried. After a
@@ -13,8 +13,8 @@ import type { PackResult } from '../../engine/scheduler/pack.ts';
 import { operationsRequest, type DispatchNextInput } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
-import type { GitHubApi } from './api.ts';
-import { refreshGates, type RefreshReport } from './observer.ts';
+import type { GitHubApi } from '../github/api.ts';
+import { refreshGates, type RefreshReport } from '../github/observer.ts';
 import { grantEvent, packEvent } from '../debug/queue-events.ts';
 
 export interface RefreshedGrantInput extends DispatchNextInput {

@@ -1,8 +1,9 @@
 /**
- * A small demo queue for `fairway demo`: a policy with two equally weighted
- * teams, an SDK-migration DAG, a backlog imbalance (Platform 40 ready tasks,
- * Security 4) and a few grants, all published through the engine's request
- * builders and validated by replay. Deterministic: fixed clock and ids.
+ * A small, complete queue for tests that read a real multi-commit ledger: a policy with two
+ * equally weighted teams, a four-node DAG, a backlog imbalance (Platform 40 ready tasks,
+ * Security 4) and six grants each started, bound, finished, verified and released, all
+ * published through the engine's request builders and validated by replay. Every Work ends
+ * ready or terminal. Deterministic: fixed clock and ids. (The demo story is lib/demo/day.ts.)
  */
 import type { JsonObject } from '../../engine/json.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
@@ -10,7 +11,7 @@ import { dispatchBound, dispatchStarted, release, result } from '../../engine/re
 import { LedgerWriter, defaultPolicy } from '../../engine/requests/writer.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 
-export const DEMO_REPOSITORY = 'acme/fairway-demo';
+const DEMO_REPOSITORY = 'acme/fairway-demo';
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 
 const admin: Actor = { role: 'administrator', principal: '1001', repository: DEMO_REPOSITORY };
@@ -32,7 +33,7 @@ export interface DemoQueue {
   writer: LedgerWriter;
 }
 
-export function buildDemoQueue(): DemoQueue {
+export function buildSmallQueue(): DemoQueue {
   const w = new LedgerWriter();
   const policy = defaultPolicy({ repository: DEMO_REPOSITORY, principal: '1001', weights: { platform: 1, security: 1 }, logicalLimit: 64, nativeLimit: 64 });
   let t = T0;

@@ -1,6 +1,6 @@
 /**
  * `deploy`: the durable Deployment transition of a worker profile (spec 7.10). Host facts
- * come from the verified default revision (revision.ts); the transition is a
+ * come from the verified default revision (lib/github/revision.ts); the transition is a
  * compare-and-set on the installed profile's ref, published by an administrator through
  * the checked publisher. Unchanged facts write nothing. No drain, no debt reset, and
  * existing Dispatch records keep their frozen profile.
@@ -9,7 +9,7 @@ import { fail } from '../../engine/errors.ts';
 import { contractDigest, deploymentPlan, installedProfile, revisionContract } from '../../engine/lifecycle/deploy.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import type { WorkerRevision } from './revision.ts';
+import type { WorkerRevision } from '../github/revision.ts';
 import { publishTransition, type TransitionOutcome } from './transition.ts';
 
 export interface DeployReport {

@@ -25,12 +25,12 @@ import type { Projection } from '../../engine/replay/index.ts';
 import type { DispatchRecord } from '../../engine/replay/state.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import { readStatusOf, type GitHubApi } from './api.ts';
-import { launchCandidates } from './candidates.ts';
+import { readStatusOf, type GitHubApi } from '../github/api.ts';
+import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
-import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from './runs.ts';
+import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
 

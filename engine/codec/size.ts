@@ -1,0 +1,72 @@
+/**
+ * `canonicalSize(v)`: the UTF-8 byte length of `canonicalize(v)` without writing the text (spec
+ * 7.17 limits are on canonical bytes: evidence records, Result descriptors, assignments, and
+ * replay measures one or more per commit). It walks the value exactly as the serializer does
+ * (json.ts `write`): the same nesting and array limits at the same depths, keys visited in
+ * canonical order, every string and number measured through `canonicalize` itself unless it is
+ * plain (no character that needs an escape or is a surrogate: its quoted form is itself in
+ * quotes), so every error is the serializer's, in the serializer's order.
+ */
+import { fail } from '../errors.ts';
+import type { JsonValue } from '../json.ts';
+import { ARRAY_MEMBER_LIMIT, NESTING_LIMIT, canonicalize, compareCodePoints } from './json.ts';
+
+// eslint-disable-next-line no-control-regex -- matching C0 controls is the point
+const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+function stringSize(s: string): number {
+  return NEEDS_CARE.test(s) ? utf8(canonicalize(s)) : utf8(s) + 2;
+}
+
+function size(v: unknown, depth: number): number {
+  if (depth > NESTING_LIMIT) fail('resource_limit', `JSON nesting exceeds ${NESTING_LIMIT}`, {}, { limit: 'nesting', max: NESTING_LIMIT });
+  switch (typeof v) {
+    case 'string':
+      return stringSize(v);
+    case 'number':
+      return canonicalize(v).length;
+    case 'boolean':
+      return v ? 4 : 5;
+    case 'object': {
+      if (v === null) return 4;
+      if (Array.isArray(v)) {
+        if (v.length > ARRAY_MEMBER_LIMIT) fail('resource_limit', `JSON array exceeds ${ARRAY_MEMBER_LIMIT} members`, {}, { limit: 'array_members', max: ARRAY_MEMBER_LIMIT });
+        let n = v.length > 0 ? v.length + 1 : 2; // brackets and commas
+        for (let i = 0; i < v.length; i++) n += size(v[i], depth + 1);
+        return n;
+      }
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) fail('unsupported_value', 'only plain objects are JSON objects');
+      return objectSize(v as Record<string, unknown>, depth);
+    }
+    default:
+      return fail('unsupported_value', `${typeof v} is not a JSON value`);
+  }
+}
+
+/** json.ts `writeObject`, counting: the same key order (so the same first error), colons and commas. */
+function objectSize(o: Record<string, unknown>, depth: number): number {
+  const keys = Object.keys(o);
+  let sorted = true;
+  let plain = true;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    if (plain && NEEDS_CARE.test(k)) plain = false;
+    if (i > 0 && keys[i - 1]! > k) sorted = false;
+  }
+  if (!plain) keys.sort(compareCodePoints);
+  else if (!sorted) keys.sort();
+  let n = keys.length > 0 ? 2 * keys.length + 1 : 2; // braces, colons and commas
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    n += (plain ? utf8(k) + 2 : stringSize(k)) + size(o[k], depth + 1);
+  }
+  return n;
+}
+
+/** UTF-8 bytes of `canonicalize(value)`, with its errors (see the module comment). */
+export function canonicalSize(value: JsonValue): number {
+  return size(value, 0);
+}

@@ -1,0 +1,49 @@
+/**
+ * The administrator actions (operator reference "Administrator commands", "Keyboard browser
+ * and checked actions"): one vocabulary — the CLI's command names, the console's
+ * `/api/admin/<action>` routes and the TUI's review dialog — and, for each action, the
+ * request kind it publishes and its builder. A surface parses its own input into an action's
+ * body and publishes `adminRequest(action, body, state, at)`; none keeps its own switch.
+ */
+import type { JsonObject } from '../json.ts';
+import type { ReplayState } from '../replay/state.ts';
+import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from './admin.ts';
+import { control, type ControlName } from './lifecycle.ts';
+import type { BuiltRequest } from './operations.ts';
+import { runAgainRequest, type RunAgainBody } from './run-again.ts';
+
+/** Each action's body: its targets and reason, in the wire's words. */
+export interface AdminActionBodies {
+  control: { control: ControlName; value: boolean | string; reason: string };
+  'cancel-work': { work_ids: readonly string[]; reason: string };
+  /** Revokes the exact current Claims and cancels their Work (one ownership-fenced `cancel_work`). */
+  'cancel-claim': { claim_ids: readonly string[]; reason: string };
+  reprioritize: { work_ids: readonly string[]; priority: number; reason: string };
+  policy: { epoch: string; policy: JsonObject };
+  /** A new node from a cancelled Work, or a replacement of a delivery-failed one. */
+  'run-again': RunAgainBody;
+}
+
+export type AdminAction = keyof AdminActionBodies;
+export type AdminActionBody<A extends AdminAction> = AdminActionBodies[A];
+
+interface AdminActionEntry<A extends AdminAction> {
+  /** The request kind the action publishes (also the CLI's request id prefix). */
+  kind: 'control' | 'cancel_work' | 'policy' | 'submit';
+  /** The request on `state` at decision time `at`; the builders check its preconditions (replay checks them again). */
+  build(state: ReplayState, body: AdminActionBodies[A], at: number): BuiltRequest;
+}
+
+export const ADMIN_ACTIONS: { readonly [A in AdminAction]: AdminActionEntry<A> } = {
+  control: { kind: 'control', build: (_state, b) => control(b.control, b.value, b.reason) },
+  'cancel-work': { kind: 'cancel_work', build: (state, b) => cancelWorkRequest(state, b.work_ids, b.reason) },
+  'cancel-claim': { kind: 'cancel_work', build: (state, b) => cancelClaimsRequest(state, b.claim_ids, b.reason) },
+  reprioritize: { kind: 'control', build: (state, b) => reprioritizeRequest(state, b.work_ids, b.priority, b.reason) },
+  policy: { kind: 'policy', build: (_state, b) => policyRequest(b.epoch, b.policy) },
+  'run-again': { kind: 'submit', build: (state, b, at) => runAgainRequest(state, b, at) },
+};
+
+/** The request `action` publishes with `body` on `state` at `at`. */
+export function adminRequest<A extends AdminAction>(action: A, body: AdminActionBodies[A], state: ReplayState, at: number): BuiltRequest {
+  return (ADMIN_ACTIONS[action] as AdminActionEntry<A>).build(state, body, at);
+}

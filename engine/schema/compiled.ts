@@ -1,0 +1,359 @@
+/**
+ * An in-place validator generated from a closed zod schema (spec 7.17: replay
+ * validates every record, so this is its hot path). It is zod's own schema read as data: one
+ * source of truth, nothing hand-copied. It builds no output: it answers
+ *
+ *   PROVEN (1)    zod accepts the value, and zod's output equals the value itself up to the
+ *                 order of object keys (no transform, coercion, stripped key or default), so
+ *                 the caller may use the value as parsed;
+ *   INVALID (0)   zod rejects the value;
+ *   UNPROVEN (2)  not decided here (a transform, a stripped unknown key, an unsupported check,
+ *                 an asynchronous refinement, ...).
+ *
+ * Anything but PROVEN sends the caller to zod itself, which then names the exact issue and
+ * code, so the generated code only has to be right about what it proves. Each construct below
+ * mirrors the zod 4 runtime (zod/v4/core schemas.js, checks.js) issue for issue: an object key
+ * is present when `key in value`, absent keys follow the schema's `optin`/`optout`, strict
+ * objects reject every `for...in` key outside the shape, a discriminated union dispatches on
+ * its discriminator map, a plain union takes its first option that is not INVALID (so an
+ * UNPROVEN earlier option is never overtaken), refinements see the value (zod hands them its
+ * own structurally equal copy; the refinements of the wire schemas are structural).
+ *
+ * `alias` (optional second argument) is one array of the value known to be deep-equal to the
+ * array at `AliasRule.proven` in the same value (replay passes the request parameters' copy
+ * of the operations when their texts are identical). Its elements are then not validated
+ * again: the element schema resolves, for each element's discriminator, to the very option
+ * object (same identity) the proven array's union dispatched to, or the answer is UNPROVEN.
+ * Checks on the aliased array itself still run.
+ */
+import { z } from 'zod';
+
+export const INVALID = 0;
+export const PROVEN = 1;
+export const UNPROVEN = 2;
+export type Verdict = typeof INVALID | typeof PROVEN | typeof UNPROVEN;
+
+/** A string's length in code points, as zod's length checks count it (a lone surrogate is one). */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+
+/** The condition zod gives every length check by default (the input has a length). */
+const DEFAULT_LENGTH_WHEN = (z.string().max(1)._zod.def.checks![0]!._zod.def as { when?: unknown }).when;
+
+export interface FastValidator {
+  (value: unknown, alias?: unknown): Verdict;
+  /** Schema constructs answered UNPROVEN by construction (`type` or `type:check`), for tests. */
+  readonly unproven: readonly string[];
+  /** The generated source (diagnostics). */
+  readonly source: string;
+}
+
+export interface AliasRule {
+  /** The array schema whose elements the alias equals (validated in full in the same call). */
+  proven: z.core.$ZodType;
+  /** Array schemas that may be handed the alias. */
+  arrays: readonly z.core.$ZodType[];
+}
+
+type Def = z.core.$ZodTypeDef & Record<string, unknown>;
+type Internals = z.core.$ZodTypeInternals & { optin?: string; optout?: string; values?: Set<unknown>; propValues?: Record<string, Set<unknown>> };
+
+const internals = (s: z.core.$ZodType): Internals => s._zod as Internals;
+const defOf = (s: z.core.$ZodType): Def => s._zod.def as Def;
+const RANGES = z.core.util.NUMBER_FORMAT_RANGES as Record<string, [number, number]>;
+
+class Generator {
+  private readonly names = new Map<z.core.$ZodType, string>();
+  private readonly building = new Set<z.core.$ZodType>();
+  private readonly functions: string[] = [];
+  private counter = 0;
+  readonly constants: unknown[] = [];
+  readonly unproven: string[] = [];
+
+  constructor(private readonly alias: AliasRule | undefined) {}
+
+  /** A source literal for a primitive that has an exact one (else a constant slot). */
+  literal(value: unknown): string {
+    switch (typeof value) {
+      case 'string':
+        return JSON.stringify(value);
+      case 'boolean':
+        return String(value);
+      case 'undefined':
+        return 'undefined';
+      case 'number':
+        if (Object.is(value, -0)) return '-0';
+        return Number.isFinite(value) ? String(value) : this.constant(value);
+      default:
+        return value === null ? 'null' : this.constant(value);
+    }
+  }
+
+  /** `Set#has` (SameValueZero) as a chain of `===` for a few primitives without NaN, else the Set itself. */
+  member(expr: string, values: Set<unknown>): string {
+    const list = [...values];
+    const small = list.length <= 8 && list.every((x) => x === null || ['string', 'boolean', 'undefined'].includes(typeof x) || (typeof x === 'number' && !Number.isNaN(x)));
+    if (!small || list.length === 0) return `${this.constant(values)}.has(${expr})`;
+    return `(${list.map((x) => `${expr} === ${this.literal(x)}`).join(' || ')})`;
+  }
+
+  constant(value: unknown): string {
+    let i = this.constants.indexOf(value);
+    if (i < 0) i = this.constants.push(value) - 1;
+    return `k[${i}]`;
+  }
+
+  /** The name of the generated function validating `schema` (generated once per schema object). */
+  fn(schema: z.core.$ZodType): string {
+    const known = this.names.get(schema);
+    if (known !== undefined) return known;
+    if (this.building.has(schema)) throw new Error('compileValidator: recursive schemas are not supported');
+    this.building.add(schema);
+    const name = `f${this.counter++}`;
+    const body = this.body(schema);
+    this.building.delete(schema);
+    this.names.set(schema, name);
+    this.functions.push(`function ${name}(v, a) {\n  let r;\n${body.map((l) => `  ${l}`).join('\n')}\n  return 1;\n}`);
+    return name;
+  }
+
+  source(root: string): string {
+    return `${this.functions.join('\n')}\nreturn ${root};`;
+  }
+
+  private giveUp(what: string): string[] {
+    this.unproven.push(what);
+    return ['return 2;'];
+  }
+
+  /** Lines returning 0 or 2 when `v` fails `schema`; falling through means PROVEN. */
+  private body(schema: z.core.$ZodType): string[] {
+    const def = defOf(schema);
+    switch (def.type) {
+      case 'string':
+        if (def.coerce) return this.giveUp('string:coerce');
+        return ['if (typeof v !== "string") return 0;', ...this.checks(schema)];
+      case 'number':
+        if (def.coerce) return this.giveUp('number:coerce');
+        return ['if (typeof v !== "number" || !Number.isFinite(v)) return 0;', ...this.checks(schema)];
+      case 'boolean':
+        if (def.coerce) return this.giveUp('boolean:coerce');
+        return ['if (typeof v !== "boolean") return 0;', ...this.checks(schema)];
+      case 'literal':
+      case 'enum':
+        return [`if (!${this.member('v', internals(schema).values!)}) return 0;`, ...this.checks(schema)];
+      case 'unknown':
+      case 'any':
+        return this.checks(schema);
+      case 'custom':
+        return this.checks(schema); // its `fn` is its own first check
+      case 'nullable':
+        return [`if (v !== null) { r = ${this.fn(def.innerType as z.core.$ZodType)}(v, a); if (r !== 1) return r; }`, ...this.checks(schema)];
+      case 'optional': {
+        const inner = def.innerType as z.core.$ZodType;
+        if (internals(inner).optin === 'defaulted') return this.giveUp('optional:defaulted');
+        return [`if (v !== undefined) { r = ${this.fn(inner)}(v, a); if (r !== 1) return r; }`, ...this.checks(schema)];
+      }
+      case 'array':
+        return this.array(schema, def);
+      case 'object':
+        return this.object(schema, def);
+      case 'union':
+        if (((def.checks ?? []) as unknown[]).length > 0) return this.giveUp('union:checks');
+        return def.discriminator === undefined ? this.union(def) : this.discriminated(def);
+      default:
+        // pipe, transform, default, catch, record, tuple, ...: zod decides.
+        return this.giveUp(def.type);
+    }
+  }
+
+  private refinement(fn: (v: unknown) => unknown): string[] {
+    return [`r = ${this.constant(fn)}(v);`, 'if (r instanceof Promise) return 2;', 'if (!r) return 0;'];
+  }
+
+  /**
+   * The schema's checks, in zod's order (any failing check is an issue, so order is only speed).
+   * A schema that is itself a check (`z.int()`'s number format, `z.custom`'s function) runs
+   * first, as in zod's `$ZodType` constructor.
+   */
+  private checks(schema: z.core.$ZodType): string[] {
+    const out: string[] = [];
+    const own = (schema._zod.traits.has('$ZodCheck') ? [schema] : []) as unknown as z.core.$ZodCheck[];
+    for (const check of [...own, ...((defOf(schema).checks ?? []) as z.core.$ZodCheck[])]) {
+      const c = check._zod.def as unknown as Record<string, unknown> & { check: string };
+      // A check that runs only `when` something holds is skipped by zod otherwise; the
+      // length checks' own default condition (the input has a length) always holds here.
+      if (c.when !== undefined && c.when !== DEFAULT_LENGTH_WHEN) {
+        out.push(...this.giveUp(`check:${c.check}:when`));
+        continue;
+      }
+      switch (c.check) {
+        case 'less_than':
+          out.push(`if (!(v ${c.inclusive ? '<=' : '<'} ${this.literal(c.value)})) return 0;`);
+          break;
+        case 'greater_than':
+          out.push(`if (!(v ${c.inclusive ? '>=' : '>'} ${this.literal(c.value)})) return 0;`);
+          break;
+        case 'number_format': {
+          const format = (c.format as string | undefined) ?? 'float64';
+          const range = RANGES[format];
+          if (range === undefined) {
+            out.push(...this.giveUp(`number_format:${format}`));
+            break;
+          }
+          if (format.includes('int')) out.push('if (!Number.isSafeInteger(v)) return 0;');
+          out.push(`if (v < ${this.literal(range[0])} || v > ${this.literal(range[1])}) return 0;`);
+          break;
+        }
+        // zod measures a string in code points (an array in elements); UTF-16 units bound it
+        // from above, so the code-point count is taken only where the two can disagree.
+        case 'max_length':
+          out.push(`if (v.length > ${this.literal(c.maximum)} && (typeof v !== 'string' || ${this.constant(codePoints)}(v) > ${this.literal(c.maximum)})) return 0;`);
+          break;
+        case 'min_length':
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.minimum)} ? ${this.constant(codePoints)}(v) : v.length) < ${this.literal(c.minimum)}) return 0;`);
+          break;
+        case 'length_equals':
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.length)} ? ${this.constant(codePoints)}(v) : v.length) !== ${this.literal(c.length)}) return 0;`);
+          break;
+        case 'string_format':
+          if (c.format !== 'regex') {
+            out.push(...this.giveUp(`string_format:${String(c.format)}`));
+            break;
+          }
+          out.push(`${this.constant(c.pattern)}.lastIndex = 0;`, `if (!${this.constant(c.pattern)}.test(v)) return 0;`);
+          break;
+        case 'custom':
+          // `refine` keeps its predicate in `fn`; a check without one (superRefine's issue-adding
+          // callback) cannot be read as a predicate.
+          if (typeof c.fn !== 'function') {
+            out.push(...this.giveUp('check:custom:callback'));
+            break;
+          }
+          out.push(...this.refinement(c.fn as (v: unknown) => unknown));
+          break;
+        default:
+          out.push(...this.giveUp(`check:${c.check}`));
+      }
+    }
+    return out;
+  }
+
+  private array(schema: z.core.$ZodType, def: Def): string[] {
+    const element = def.element as z.core.$ZodType;
+    const out = ['if (!Array.isArray(v)) return 0;'];
+    const aliased = this.alias !== undefined && this.alias.arrays.includes(schema) ? this.aliasCheck(element) : null;
+    const loop = `for (let i = 0; i < v.length; i++) { r = ${this.fn(element)}(v[i], a); if (r !== 1) return r; }`;
+    if (aliased === null) out.push(loop);
+    else out.push('if (v === a) {', ...aliased.map((l) => `  ${l}`), `} else ${loop}`);
+    return [...out, ...this.checks(schema)];
+  }
+
+  /** Elements of the alias: each must resolve to the option the proven array's union used. */
+  private aliasCheck(element: z.core.$ZodType): string[] | null {
+    const proven = defOf(this.alias!.proven);
+    const union = defOf(proven.element as z.core.$ZodType);
+    if (proven.type !== 'array' || union.type !== 'union' || union.discriminator === undefined) return null;
+    const key = union.discriminator as string;
+    const provenOptions = discriminatorMap(union);
+    const mine = defOf(element);
+    const resolve = (value: unknown): z.core.$ZodType | null | undefined =>
+      mine.type === 'union' && mine.discriminator === key ? discriminatorMap(mine).get(value) : element;
+    const same: unknown[] = [];
+    for (const [value, option] of provenOptions) if (option !== null && resolve(value) === option) same.push(value);
+    return [
+      'for (let i = 0; i < v.length; i++) {',
+      '  const e = v[i];',
+      `  if (typeof e !== "object" || e === null || !${this.member(`e[${JSON.stringify(key)}]`, new Set(same))}) return 2;`,
+      '}',
+    ];
+  }
+
+  private object(schema: z.core.$ZodType, def: Def): string[] {
+    const shape = def.shape as Record<string, z.core.$ZodType>;
+    const keys = Object.keys(shape);
+    const out = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return 0;', 'let x;'];
+    for (const key of keys) {
+      if (key === '__proto__') continue; // zod skips it in the shape loop
+      const field = shape[key]!;
+      const { optin, optout } = internals(field);
+      const k = JSON.stringify(key);
+      const f = this.fn(field);
+      let absent: string;
+      if (optin === 'optional' && optout === 'optional') absent = '';
+      else {
+        // zod runs the field on undefined: an issue is forgiven only for optional-in/out fields,
+        // and a clean run still needs the key unless the field is optional-in.
+        const onIssue = optin !== undefined && optout === 'optional' ? '' : 'return 0;';
+        const onClean = optin !== undefined ? '' : 'return 0;';
+        absent = `r = ${f}(undefined, a); if (r === 2) return 2; if (r === 0) { ${onIssue} } else { ${onClean} }`;
+      }
+      // Present as zod sees it (`key in value`); a defined value proves it without the `in` test.
+      out.push(`x = v[${k}];`, `if (x !== undefined || ${k} in v) { r = ${f}(x, a); if (r !== 1) return r; } else { ${absent} }`);
+    }
+    const catchall = def.catchall as z.core.$ZodType | undefined;
+    // Every `for...in` key outside the shape: strict rejects it; strip would drop it (the output differs).
+    const unknown = (verdict: number): string =>
+      `for (const key in v) { switch (key) { ${keys.map((key) => `case ${JSON.stringify(key)}:`).join(' ')} break; default: return ${verdict}; } }`;
+    if (catchall === undefined) out.push(unknown(2));
+    else if (defOf(catchall).type === 'never') out.push(unknown(0));
+    else out.push(...this.giveUp('object:catchall'));
+    return [...out, ...this.checks(schema)];
+  }
+
+  private union(def: Def): string[] {
+    const options = def.options as z.core.$ZodType[];
+    return [...options.map((o) => `r = ${this.fn(o)}(v, a); if (r !== 0) return r;`), 'return 0;'];
+  }
+
+  private discriminated(def: Def): string[] {
+    if (def.unionFallback) return this.giveUp('union:fallback');
+    const key = JSON.stringify(def.discriminator);
+    const out = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return 0;', `const d = v[${key}];`];
+    for (const [value, option] of discriminatorMap(def)) {
+      if (typeof value === 'number' && Number.isNaN(value)) return this.giveUp('union:NaN');
+      out.push(`if (d === ${this.literal(value)}) ${option === null ? 'return 0;' : `return ${this.fn(option)}(v, a);`}`);
+    }
+    out.push('return 0;');
+    return out;
+  }
+}
+
+/** zod's discriminator → option map (schemas.js `discriminatorMap`): null marks an ambiguous value. */
+function discriminatorMap(def: Def): Map<unknown, z.core.$ZodType | null> {
+  const map = new Map<unknown, z.core.$ZodType | null>();
+  const key = def.discriminator as string;
+  for (const option of def.options as z.core.$ZodType[]) {
+    const values = internals(option).propValues?.[key];
+    if (values === undefined || values.size === 0) throw new Error('compileValidator: a discriminated union option without discriminator values');
+    for (const value of values) map.set(value, map.has(value) ? null : option);
+  }
+  return map;
+}
+
+/** Generates the validator of `schema` (see the module comment). */
+export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): FastValidator {
+  const generator = new Generator(alias);
+  const root = generator.fn(schema);
+  const source = generator.source(root);
+  const factory = new Function('k', source) as (k: unknown[]) => (value: unknown, alias?: unknown) => Verdict;
+  const run = factory(generator.constants);
+  const validator = ((value: unknown, a?: unknown): Verdict => {
+    try {
+      return run(value, a);
+    } catch {
+      return UNPROVEN; // a refinement threw: zod decides (and throws the same)
+    }
+  }) as FastValidator;
+  Object.defineProperty(validator, 'unproven', { value: Object.freeze([...generator.unproven]) });
+  Object.defineProperty(validator, 'source', { value: source });
+  return validator;
+}
