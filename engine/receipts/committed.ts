@@ -16,6 +16,7 @@ import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
 import type { CheckpointBase } from '../replay/state.ts';
+import { unforked } from '../replay/fork.ts';
 
 export interface CommittedRequest {
   requestId: string;
@@ -42,7 +43,8 @@ interface ReceiptIndex {
 
 const indexes = new WeakMap<CheckpointBase, ReceiptIndex>();
 
-function receiptIndex(base: CheckpointBase): ReceiptIndex {
+function receiptIndex(forkedBase: CheckpointBase): ReceiptIndex {
+  const base = unforked(forkedBase); // a fork's view of the checkpoint: its projection's index
   let index = indexes.get(base);
   if (index === undefined) {
     index = { byRequest: new Map(), byCommit: new Map() };

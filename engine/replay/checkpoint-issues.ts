@@ -88,6 +88,7 @@ function restoreIssueLinks(r: StateReader, state: ReplayState, raw: JsonObject):
     const other = owners.get(issueIdentity(issue));
     if (other !== undefined) r.bad(`Works ${other} and ${work.workId} were both admitted with backing Issue ${named} (one Work per Issue)`);
     owners.set(issueIdentity(issue), work.workId);
+    state.backingIssues.set(issueIdentity(issue), work.workId);
   }
   for (const [workId, value] of Object.entries(raw)) {
     const work = state.works.get(workId);

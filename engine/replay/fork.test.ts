@@ -4,14 +4,16 @@
  * Fairway-written ledger (every request kind the writers make, the whole lifecycle, a
  * checkpoint root), on the reference-written ledger-1m, and on fuzzed ledgers whose appended
  * part is rejected: same verdict and code, same resulting state (deep, through every Map, Set,
- * array and FIFO tree in iteration order), base state unchanged.
+ * array and FIFO tree in iteration order), base state unchanged. Every field of the replay
+ * state (fork-fields.ts) is written through a fork, and a fork that admits Work with a backing
+ * Issue and links an Issue leaves its projection's indexes as they were.
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { frameLedger } from '../codec/index.ts';
 import { isProtocolError } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import { bootstrapRequest } from '../requests/operations.ts';
+import { bootstrapRequest, operationsRequest, submitRequest } from '../requests/operations.ts';
 import { commitOn } from '../requests/build.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor } from '../schema/index.ts';
@@ -21,6 +23,13 @@ import { appendLedger, replayLedger, type Projection } from './index.ts';
 import { REPOSITORY, step, T0 } from '../../tests/support/checkpoint-ledgers.ts';
 import { variants } from '../../tests/fuzz/fuzzer.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
+import { replayBytes } from '../../tests/support/bytes.ts';
+import { backingIssuesLedger, checkpointOf, CREATED_ISSUE, GRANTED_ISSUE } from '../../tests/support/checkpoints.ts';
+import { policyWith, projectorActor, rule, RULE_REF } from '../../tests/issues/rules.ts';
+import { producer as queueProducer, reconciler, TestQueue } from '../../tests/acceptance/queue.ts';
+import { completedClaim } from '../../tests/conformance/forbidden.ts';
+import { release, result } from '../requests/lifecycle.ts';
+import { FORKED_FIELDS } from './fork-fields.ts';
 
 const encoder = new TextEncoder();
 const LEDGER_1M = new URL('../../../shared/reference/gh-aw-generated/ledger-1m.jsonl', import.meta.url);
@@ -217,3 +226,134 @@ describe('forkState (the copy-on-write view)', () => {
     expect(() => view.bytes).toThrow(/cannot be forked/);
   });
 });
+
+/**
+ * Every replay state field, written through a fork. The ledger is a checkpoint root (the
+ * backing-Issue ledger compacted: issue links, an admitted `backing_issue`, earlier epochs'
+ * projector rules) followed by more commits, so every field of `ReplayState` is set, the
+ * optional ones (`checkpoint`, `budget`) included.
+ */
+function everyFieldLedger(): string {
+  const root = checkpointOf(backingIssuesLedger().ledger);
+  const w = new LedgerWriter();
+  w.lines.push(commitOn(w.state, parseQueueCommit(JSON.parse(root))));
+  const at = w.state.commits.at(-1)!.at + 1000;
+  w.publish('after-root', queueProducer, at, submitRequest(w.state, [{ node_key: 'after', payload: { n: 1 } }], { graphId: 'g3', at }));
+  return w.text();
+}
+
+/** Writes through `value` (a fork's view) down to `depth` levels along its first object members; returns what it wrote. */
+function writeThrough(value: unknown, depth: number, path: string): string[] {
+  if (typeof value !== 'object' || value === null || depth === 0) return [];
+  const marker = { written: path };
+  const writes: string[] = [];
+  let next: unknown;
+  if (value instanceof Map) {
+    next = [...value.values()].find((v) => typeof v === 'object' && v !== null);
+    value.set(`fork-only ${path}`, marker as never);
+    writes.push(`${path}.set`);
+  } else if (value instanceof Set) {
+    value.add(`fork-only ${path}`);
+    writes.push(`${path}.add`);
+  } else if (Array.isArray(value)) {
+    next = value.find((v) => typeof v === 'object' && v !== null);
+    value.push(marker);
+    writes.push(`${path}.push`);
+  } else {
+    next = Object.values(value).find((v) => typeof v === 'object' && v !== null);
+    (value as Record<string, unknown>)[`forkOnly${depth}`] = marker;
+    writes.push(`${path}.forkOnly${depth}`);
+  }
+  return [...writes, ...writeThrough(next, depth - 1, `${path}.*`)];
+}
+
+describe('Projection.fork() isolates every replay state field', () => {
+  it('a replayed state has exactly the fields FORKED_FIELDS lists, and a write to each through a fork leaves the projection as it was', () => {
+    const text = everyFieldLedger();
+    const base = replayBytes(text);
+    const before = replayBytes(text);
+    const keys = Reflect.ownKeys(base.state).map(String).sort();
+    // The ledger sets every field (optional ones included), and FORKED_FIELDS names each one.
+    expect(keys).toEqual(Object.keys(FORKED_FIELDS).sort());
+    expect(base.state.checkpoint).toBeDefined();
+    expect(base.state.budget).toBeDefined();
+    expect(base.state.linkedIssues.size).toBeGreaterThan(0);
+    expect(base.state.backingIssues.size).toBeGreaterThan(0);
+    expect(base.state.issueLinks.size).toBeGreaterThan(0);
+    for (const key of keys) {
+      const fork = base.fork();
+      const state = fork.state as unknown as Record<string, unknown>;
+      const writes = typeof state[key] === 'object' && state[key] !== null ? writeThrough(state[key], 3, key) : ((state[key] = `fork-only ${key}`), [key]);
+      expect(writes.length, key).toBeGreaterThan(0);
+      // The fork sees its writes; the projection does not.
+      expect(difference(fork.state, before.state), key).not.toBeNull();
+      expect(difference(base.state, before.state), `${key}: the write through the fork reached the projection`).toBeNull();
+    }
+  });
+
+  it('fork() refuses a state carrying a field FORKED_FIELDS does not name, or of another kind', () => {
+    const p = replayBytes(everyFieldLedger());
+    (p.state as unknown as Record<string, unknown>).unlistedIndex = new Map();
+    expect(() => p.fork()).toThrow(/unlistedIndex is not in FORKED_FIELDS/);
+    delete (p.state as unknown as Record<string, unknown>).unlistedIndex;
+    const q = replayBytes(everyFieldLedger());
+    (q.state as unknown as Record<string, unknown>).linkedIssues = new Set();
+    expect(() => q.fork()).toThrow(/linkedIssues is a other, FORKED_FIELDS says map/);
+    expect(() => p.fork()).not.toThrow();
+  });
+
+  it('a fork that admits Work with a backing Issue and links an Issue leaves the projection\'s Work, linkedIssues and backingIssues as they were; the projection then links the same Issues to other Work', () => {
+    const start = linkScenario();
+    const base = replayBytes(start.text);
+    const before = replayBytes(start.text);
+    const forkTail = start.continueWith('y', start.x);
+    const fork = base.fork();
+    appendLedger(fork, encoder.encode(forkTail.tail));
+    // The fork admitted Work y with GRANTED_ISSUE and linked CREATED_ISSUE to x.
+    expect([...fork.state.backingIssues.values()]).toContain(forkTail.admitted);
+    expect([...fork.state.linkedIssues.values()]).toEqual([start.x]);
+    expect(fork.state.works.has(forkTail.admitted)).toBe(true);
+    expect(fork.state.issueLinks.get(start.x)?.map((r) => r.kind)).toEqual(['IssueLink']);
+    // The projection did not.
+    expect(base.state.backingIssues.size).toBe(0);
+    expect(base.state.linkedIssues.size).toBe(0);
+    expect(base.state.works.has(forkTail.admitted)).toBe(false);
+    expect(base.state.issueLinks.has(start.x)).toBe(false);
+    expect(difference(base.state, before.state)).toBeNull();
+    // So another Work may take the same Issues on the projection (one Work per Issue is per history).
+    const other = start.continueWith('z', start.d);
+    appendLedger(base, encoder.encode(other.tail));
+    expect([...base.state.linkedIssues.values()]).toEqual([start.d]);
+    expect([...base.state.backingIssues.values()]).toEqual([other.admitted]);
+  });
+});
+
+/**
+ * A queue with Work x completed (Result verified, released) and Work d available; `continueWith`
+ * builds the tail that admits Work `node` with GRANTED_ISSUE and links CREATED_ISSUE to `linked`.
+ */
+function linkScenario(): { text: string; x: string; d: string; continueWith(node: string, linked: string): { tail: string; admitted: string } } {
+  const build = () => {
+    const q = new TestQueue(policyWith([rule({ completion_policy: 'close-on-result', backing_issues: [GRANTED_ISSUE as never] })]), [{ node_key: 'x', payload: {} }, { node_key: 'd', payload: {} }]);
+    const { workId: x, claimId: claim, dispatchId } = completedClaim(q, '301');
+    q.w.publish('result', reconciler, q.tick(), result(q.state, x, { outputs: [{ type: 'create_issue' }] as unknown as JsonObject[] }, q.t, 'r1'));
+    q.w.publish('release', reconciler, q.tick(), release(q.state, dispatchId, q.t));
+    return { q, x, claim, d: q.workId('d') };
+  };
+  const first = build();
+  const text = first.q.text();
+  return {
+    text, x: first.x, d: first.d,
+    continueWith(node, linked) {
+      const { q, claim } = build();
+      expect(q.text()).toBe(text);
+      q.w.publish(`submit-${node}`, queueProducer, q.tick(), submitRequest(q.state, [{ node_key: node, payload: {}, backing_issue: GRANTED_ISSUE }], { graphId: `g-${node}`, at: q.t }));
+      const admitted = q.workId(node);
+      const link = linked === first.x
+        ? { kind: 'IssueLink', work_id: linked, claim_id: claim, resource: CREATED_ISSUE, projector_ref: RULE_REF }
+        : { kind: 'IssueLink', work_id: linked, resource: CREATED_ISSUE, projector_ref: RULE_REF };
+      q.w.publish(`project-${node}`, projectorActor, q.tick(), operationsRequest('observe', [link as never]));
+      return { tail: q.text().slice(text.length), admitted };
+    },
+  };
+}

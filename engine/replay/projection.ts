@@ -6,6 +6,7 @@
  */
 import { fail } from '../errors.ts';
 import { forkState } from './fork.ts';
+import { checkForkable } from './fork-fields.ts';
 import { envelopeView, type EnvelopeView } from './headroom.ts';
 import type { ReplayState, WorkRecord, ClaimRecord, DispatchRecord, RequestOutcome } from './state.ts';
 
@@ -38,6 +39,7 @@ export class Projection {
    */
   fork(): Projection {
     this.check();
+    checkForkable(this.state);
     const child = new Projection(forkState(this.state));
     child.parent = { projection: this, generation: this.generation };
     child.bytesExact = this.bytesExact;

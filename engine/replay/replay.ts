@@ -44,6 +44,7 @@ export function createState(): ReplayState {
     admissions: new Map(),
     issueLinks: new Map(),
     linkedIssues: new Map(),
+    backingIssues: new Map(),
   };
 }
 

@@ -255,6 +255,11 @@ export interface ReplayState {
    * one Work per Issue is checked against it, not by walking `issueLinks`.
    */
   linkedIssues: Map<string, string>;
+  /**
+   * The Work admitted with each pre-existing `backing_issue`, by Issue identity (kept by
+   * admission, rebuilt by checkpoint restoration): one Work per Issue is checked against it.
+   */
+  backingIssues: Map<string, string>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
   checkpoint?: CheckpointBase;
   /** Ledger bytes and owed recovery reserve (spec 7.17; replay/ledger-budget.ts). */

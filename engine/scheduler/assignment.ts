@@ -8,6 +8,7 @@ import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import { unforked } from '../replay/fork.ts';
 
 export const ASSIGNMENT_VERSION = 3;
 
@@ -53,8 +54,9 @@ export function notePayloadBytes(work: WorkRecord, bytes: number): void {
 
 /** Canonical UTF-8 bytes of a Work's payload: as measured at admission, else computed once per Work. */
 export function payloadBytes(work: WorkRecord): number {
-  let bytes = measured.get(work);
-  if (bytes === undefined) measured.set(work, (bytes = canonicalSize(work.definition.payload as JsonValue)));
+  const record = unforked(work); // a fork's view of a record: its projection's measure
+  let bytes = measured.get(record);
+  if (bytes === undefined) measured.set(record, (bytes = canonicalSize(record.definition.payload as JsonValue)));
   return bytes;
 }
 

@@ -84,6 +84,7 @@ export function semantic(state: ReplayState): JsonValue {
     admissions: sorted(state.admissions),
     links: sorted(state.issueLinks),
     linkedIssues: sorted(state.linkedIssues),
+    backingIssues: sorted(state.backingIssues),
   };
   return JSON.parse(JSON.stringify(view)) as JsonValue;
 }

@@ -9,10 +9,9 @@
  *   run's principal and workflow, the binding's `projector_ref`, the Work's pool and the
  *   Issue's repository, with the exact grant for a pre-existing Issue (`projector_not_authorized`).
  *
- * Which Work an Issue backs is indexed: admitted `backing_issue`s per `works` map (built once
- * from the Work records, then kept by admission) and IssueLinks in `state.linkedIssues` (kept by
- * replay, rebuilt by checkpoint restoration), so neither admission nor a link scans every Work
- * or every link.
+ * Which Work an Issue backs is indexed in the state: admitted `backing_issue`s in
+ * `state.backingIssues` and IssueLinks in `state.linkedIssues` (both kept by replay, rebuilt by
+ * checkpoint restoration), so neither admission nor a link scans every Work or every link.
  */
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
@@ -32,25 +31,10 @@ export function admittedBackingIssue(work: WorkRecord): ResourceIdentity | undef
   return work.definition.backing_issue as unknown as ResourceIdentity | undefined;
 }
 
-const backingIndexes = new WeakMap<Map<string, WorkRecord>, Map<string, string>>();
-
-function backingIndex(state: ReplayState): Map<string, string> {
-  let index = backingIndexes.get(state.works);
-  if (index === undefined) {
-    index = new Map();
-    for (const w of state.works.values()) {
-      const issue = admittedBackingIssue(w);
-      if (issue !== undefined) index.set(issueIdentity(issue), w.workId);
-    }
-    backingIndexes.set(state.works, index);
-  }
-  return index;
-}
-
 /** The Work other than `except` that an Issue already backs (admitted `backing_issue` or IssueLink), if any. */
 export function issueOwner(state: ReplayState, resource: ResourceIdentity, except: string): string | undefined {
   const identity = issueIdentity(resource);
-  const admitted = backingIndex(state).get(identity);
+  const admitted = state.backingIssues.get(identity);
   if (admitted !== undefined && admitted !== except) return admitted;
   const linked = state.linkedIssues.get(identity);
   return linked !== undefined && linked !== except ? linked : undefined;
@@ -75,7 +59,7 @@ export function checkBackingIssue(ctx: CommitContext, op: OperationOf<'Work'>, a
 /** Keeps the index after a Work naming `backing_issue` is admitted. */
 export function noteBackingIssue(state: ReplayState, work: WorkRecord): void {
   const issue = admittedBackingIssue(work);
-  if (issue !== undefined) backingIndex(state).set(issueIdentity(issue), work.workId);
+  if (issue !== undefined) state.backingIssues.set(issueIdentity(issue), work.workId);
 }
 
 /** Keeps the index after an IssueLink binds `resource` to Work `workId`. */

@@ -45,6 +45,7 @@ import type { JsonObject } from '../../json.ts';
 import type { ReplayState, WorkerRevision, WorkerRoute, WorkRecord } from '../state.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { poolPolicy } from './policy.ts';
+import { unforked } from '../fork.ts';
 
 /** The installed authority of a worker profile: a Deployment can never change these. */
 export const AUTHORITY_FIELDS = ['workflow', 'principal', 'trust_domain', 'credential_scope', 'effect_scope', 'max_claims', 'share_keys'] as const;
@@ -52,7 +53,8 @@ export const AUTHORITY_FIELDS = ['workflow', 'principal', 'trust_domain', 'crede
 const contracts = new WeakMap<JsonObject, string>();
 
 /** Fairway's logical contract of a profile without compiler metadata: SHA-256 of canonical authority. */
-export function installedContract(profile: JsonObject): string {
+export function installedContract(forkedProfile: JsonObject): string {
+  const profile = unforked(forkedProfile); // a fork's view of a profile: its projection's digest
   const known = contracts.get(profile);
   if (known !== undefined) return known;
   const authority: JsonObject = {};
