@@ -19,11 +19,12 @@
  *        --only-section=install  only the packages people install and CLI start-up (bench/install.ts):
  *          pack and install sizes and times of the CLI and the console, the installed console's
  *          first page, the Action's install, start-up in the clone and installed; no ledger needed
+ *        --only-section=contention  only local Git publication vs hash-object (1/16/64 MiB; --only
+ *          picks ledgers), contention at 1/2/4/8 dispatchers and the per-attempt CPU
+ *          (bench/contention-section.ts); written to bench/results/contention-section.json
  */
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
-import { runPublishBench } from './publish.ts';
-import { runThroughputBench } from './contention.ts';
-import { runAttemptCost } from './attempt-cost.ts';
+import { runContentionSection, type ContentionSection } from './contention-section.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -51,7 +52,7 @@ const only = flag('only')?.split(',');
 const seed = Number(flag('seed') ?? 1);
 const quick = args.includes('--quick');
 const section = flag('only-section');
-if (section !== undefined && section !== 'envelope' && section !== 'install') throw new Error(`--only-section: unknown section ${section} (known: envelope, install)`);
+if (section !== undefined && section !== 'envelope' && section !== 'install' && section !== 'contention') throw new Error(`--only-section: unknown section ${section} (known: envelope, install, contention)`);
 const envelopeOnly = section === 'envelope';
 if (section === 'install') {
   const report = await runInstallBench(ROOT, { quick, log });
@@ -60,6 +61,17 @@ if (section === 'install') {
   writeFileSync(join(RESULTS, 'install-section.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'install-section.json'))} (--only-section=install: latest.json and envelope.md left alone)`);
   process.exit(report.errors.length === 0 ? 0 : 1);
+}
+if (section === 'contention') {
+  const MiB1 = 2 ** 20;
+  const ledgers = [{ label: 'gen-1M', target: MiB1 }, { label: 'gen-16M', target: 16 * MiB1 }, { label: 'gen-64M', target: 64 * MiB1 - 128 * 1024 }]
+    .filter((g) => !(quick && g.label === 'gen-64M') && (only === undefined || only.includes(g.label)))
+    .map((g) => ({ label: g.label, path: cachedLedger(g.target, seed).path }));
+  const report = { ...(await runContentionSection(ledgers, quick, table)), quick, date: new Date().toISOString(), node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null };
+  mkdirSync(RESULTS, { recursive: true });
+  writeFileSync(join(RESULTS, 'contention-section.json'), `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'contention-section.json'))} (--only-section=contention: latest.json and envelope.md left alone)`);
+  process.exit(0);
 }
 const withPhases = !args.includes('--no-phases') && !envelopeOnly;
 /** Interleaved floor/replay rounds of the in-process ratio (bench/replay-child.ts `ratio`). */
@@ -313,9 +325,9 @@ if (phaseText !== '') console.log(phaseText);
 // (spec 7.17: ledger + owed reserve ≤ watermark + reserve), so that size can be refused with
 // ledger_limit; the sizes that fit are still measured.
 let schedulerRows: ReturnType<typeof runSchedulerBench> = [];
-let publishRows: Awaited<ReturnType<typeof runPublishBench>> = [];
-let throughputRows: Awaited<ReturnType<typeof runThroughputBench>> = [];
-let attemptRows: Awaited<ReturnType<typeof runAttemptCost>>[] = [];
+let publishRows: ContentionSection['publication'] = [];
+let throughputRows: ContentionSection['throughput'] = [];
+let attemptRows: ContentionSection['attemptCost'] = [];
 let requestRows: Awaited<ReturnType<typeof runRequestsBench>> = [];
 let startupRows: StartupRow[] = [];
 let installReport: InstallReport | null = null;
@@ -330,18 +342,7 @@ if (!envelopeOnly) {
   console.log(`\nScheduler: planNext + packing of 16 Claims (target < 1 ms per dispatch_next)\n${formatSchedulerBench(schedulerRows)}`);
   // --quick publishes at 1 and 16 MiB only.
   const publishLedgers = results.filter((r) => r.spec.source === 'generated' && r.spec.fill === undefined && !(quick && r.spec.label === 'gen-64M')).map((r) => ({ label: r.spec.label, path: r.spec.path }));
-  publishRows = await runPublishBench(publishLedgers, quick);
-  console.log('\nPublication (warm publisher: version check + build + validate + write + CAS) vs `git hash-object -w` storing the same blob (target ≤ 1.3×); interleaved, wall medians and mean CPU of the process tree');
-  console.log(table(['ledger', 'bytes', 'samples', 'publish ms', 'hash-object ms', 'wall ratio', 'publish CPU ms', 'hash-object CPU ms', 'CPU ratio', 'hash-object (blob already stored) ms'], publishRows.map((r) => [r.label, String(r.bytes), String(r.samples), r.publishMs.toFixed(1), r.hashObjectMs.toFixed(1), `${r.ratio.toFixed(2)}×`, r.publishCpuMs.toFixed(1), r.hashObjectCpuMs.toFixed(1), `${r.cpuRatio.toFixed(2)}×`, r.hashOnlyMs.toFixed(1)]), true));
-  throughputRows = await runThroughputBench([1, 2, 4, 8], quick ? 6 : 25);
-  console.log('\nContention: N dispatchers looping single-Claim dispatch_next on one queue (default retry budget); remote-cli = a fairway process per call over git daemon, remote = warm processes over git daemon, local = warm processes on one repository');
-  console.log(table(['store', 'dispatchers', 'grants', 'seconds', 'grants/s', 'vs 1', 'CAS retries', 'pushes/committed', 'exhausted', 'longest streak', 'CPU/attempt ms', 'node', 'daemon'], throughputRows.map((r) => {
-    const one = throughputRows.find((o) => o.store === r.store && o.processes === 1)!.grantsPerSecond;
-    return [r.store, String(r.processes), String(r.grants), r.seconds.toFixed(2), r.grantsPerSecond.toFixed(1), `${(r.grantsPerSecond / one).toFixed(2)}×`, String(r.conflicts), r.pushesPerCommitted.toFixed(2), String(r.exhausted), String(r.longestLosingStreak), r.cpuPerAttemptMs.toFixed(1), r.nodeCpuPerAttemptMs.toFixed(1), r.daemonCpuPerAttemptMs.toFixed(1)];
-  }), true));
-  attemptRows = [await runAttemptCost('remote', quick ? 20 : 40), await runAttemptCost('local', quick ? 20 : 40)];
-  console.log('\nCPU of one publication attempt, ms (warm dispatcher; each attempt after another writer added a commit): this process / its git processes / the git daemon');
-  console.log(table(['store', 'read node', 'read git', 'read daemon', 'CAS node', 'CAS git', 'CAS daemon', 'tail+build+validate+confirm', 'spawn()', 'total'], attemptRows.map((r) => [r.store, r.read.node.toFixed(1), r.read.git.toFixed(1), r.read.daemon.toFixed(1), r.cas.node.toFixed(1), r.cas.git.toFixed(1), r.cas.daemon.toFixed(1), r.publisher.toFixed(1), r.spawnMs.toFixed(1), r.total.toFixed(1)]), true));
+  ({ publication: publishRows, throughput: throughputRows, attemptCost: attemptRows } = await runContentionSection(publishLedgers, quick, table));
 
   requestRows = await runRequestsBench();
   console.log('\nGitHub requests per publication (real Publisher, schema-validated fake GitHub; goal ≤ 2)');

@@ -110,6 +110,102 @@ describe('concurrent publishers over git daemon', () => {
   }, 240_000);
 });
 
+/** grants/s of 8 dispatchers over grants/s of 1 that the contention test requires (see there). */
+const EIGHT_OVER_ONE_FLOOR = 0.75;
+
+/** One `fairway dispatch-next --max-claims 1` process: its exit, JSON and the compare-and-swaps it made. */
+async function dispatchCall(clone: string, requestId: string): Promise<{ code: number | null; json: any; pushes: number; lost: number }> {
+  const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, '--repo', clone, '--remote', 'origin', '--json', '--request-id', requestId, 'dispatch-next', '--max-claims', '1'], {
+      env: { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  const cas = [...r.stderr.matchAll(/store cas outcome=(\w+)/g)].map((m) => m[1]);
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = { unparsed: r.stdout, stderr: r.stderr.slice(-2000) };
+  }
+  return { code: r.code, json, pushes: cas.length, lost: cas.filter((c) => c !== 'committed').length };
+}
+
+interface Block { dispatchers: number; calls: number; grants: string[]; exhausted: string[]; failed: string[]; pushes: number; longest: number; seconds: number }
+
+/** `dispatchers` processes each looping `perDispatcher` dispatch-next calls, one clone each; timed from the first call to the last answer. */
+async function dispatchBlock(clones: string[], perDispatcher: number, tag: string): Promise<Block> {
+  const started = performance.now();
+  const outs = await Promise.all(clones.map(async (clone, p) => {
+    const out = { grants: [] as string[], exhausted: [] as string[], failed: [] as string[], pushes: 0, longest: 0 };
+    for (let i = 0; i < perDispatcher; i++) {
+      const r = await dispatchCall(clone, `${tag}-${p}-${i}`);
+      out.pushes += r.pushes;
+      out.longest = Math.max(out.longest, r.lost);
+      if (r.code === 0 && r.json.claims?.length === 1) out.grants.push(r.json.claims[0].work_id);
+      else if (r.json.error?.code === 'publish_retries_exhausted') out.exhausted.push(`${tag}-${p}-${i}: ${r.json.error.message}`);
+      else out.failed.push(`${tag}-${p}-${i}: exit ${r.code} ${JSON.stringify(r.json).slice(0, 600)}`);
+    }
+    return out;
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    dispatchers: clones.length, calls: clones.length * perDispatcher, seconds,
+    grants: outs.flatMap((o) => o.grants), exhausted: outs.flatMap((o) => o.exhausted), failed: outs.flatMap((o) => o.failed),
+    pushes: outs.reduce((n, o) => n + o.pushes, 0), longest: Math.max(...outs.map((o) => o.longest)),
+  };
+}
+
+describe('contention: 8 dispatcher processes against 1 over one remote (the fault campaign\'s shape)', () => {
+  it('200 dispatch-next calls by 8 processes: none exhausts its retries, every call grants one distinct Work, and grants/s at 8 dispatchers keeps up with grants/s at 1 (interleaved blocks)', async () => {
+    // The fault campaign: 8 dispatchers looping dispatch-next over one remote, 200 calls; 9
+    // ended in publish_retries_exhausted and 8 dispatchers made 0.875 grants/s. One dispatcher
+    // and eight alternate in blocks on the same queue (so load from elsewhere on the machine and
+    // the ledger's growth fall on both alike), and grants/s compare summed grants over summed
+    // block time: 8 × (9, 8, 8) = 200 calls by eight, 3 × 12 = 36 calls by one.
+    const EIGHT = [9, 8, 8];
+    const ONE = 12;
+    const total = 8 * EIGHT.reduce((a, b) => a + b, 0) + ONE * EIGHT.length;
+    bareQueue('race', { concurrency: 4096 });
+    const seed = cloneOf('race');
+    const files = tempDir('files');
+    writeFileSync(join(files, 'g.json'), JSON.stringify(Array.from({ length: total + 8 }, (_, i) => ({ node_key: `w${i}`, payload: { i } }))));
+    expect((await fairway(seed, 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
+    const clones = Array.from({ length: 8 }, () => cloneOf('race'));
+    const one: Block[] = [];
+    const eight: Block[] = [];
+    for (let round = 0; round < EIGHT.length; round++) {
+      one.push(await dispatchBlock([clones[round % 8]!], ONE, `one${round}`));
+      eight.push(await dispatchBlock(clones, EIGHT[round]!, `eight${round}`));
+    }
+    const rate = (blocks: Block[]) => blocks.reduce((n, b) => n + b.grants.length, 0) / blocks.reduce((s, b) => s + b.seconds, 0);
+    const eightCalls = eight.reduce((n, b) => n + b.calls, 0);
+    const eightGrants = eight.flatMap((b) => b.grants);
+    const pushes = eight.reduce((n, b) => n + b.pushes, 0);
+    console.log(`1 dispatcher: ${rate(one).toFixed(2)} grants/s (${one.map((b) => b.seconds.toFixed(1)).join(' + ')} s); `
+      + `8 dispatchers: ${rate(eight).toFixed(2)} grants/s (${eight.map((b) => b.seconds.toFixed(1)).join(' + ')} s), ${(pushes / eightGrants.length).toFixed(2)} pushes per committed call, `
+      + `longest losing streak ${Math.max(...eight.map((b) => b.longest))}; ratio ${(rate(eight) / rate(one)).toFixed(2)}×`);
+    expect(eightCalls).toBe(200);
+    for (const b of [...one, ...eight]) expect(b.failed, 'calls that failed otherwise').toEqual([]);
+    expect(eight.flatMap((b) => b.exhausted), 'calls that exhausted their retries').toEqual([]);
+    expect(one.flatMap((b) => b.exhausted)).toEqual([]);
+    expect(eightGrants).toHaveLength(200);
+    const all = [...one, ...eight].flatMap((b) => b.grants);
+    expect(new Set(all).size).toBe(all.length); // no Work granted twice
+    expect(replayLedger(ledgerOf(join(base, 'race.git'))).state.claims.size).toBe(all.length);
+    // 8 ≥ 1 holds with CPU to spare (1.08-1.17× measured); on this 2-core machine shared with
+    // other test runs it measured 0.92-0.98× at a load average of 8-10 (docs/performance.md,
+    // "Contention"), so the floor allows that much and no more: before the contention work,
+    // eight dispatchers made 0.875 grants/s where one makes 2-3.
+    expect(rate(eight) / rate(one)).toBeGreaterThanOrEqual(EIGHT_OVER_ONE_FLOOR);
+  }, 600_000);
+});
+
 describe('crash safety', () => {
   it('kill -9 at random points never corrupts the ledger, and re-running the same request id never charges twice', async () => {
     const repo = initRepo();
