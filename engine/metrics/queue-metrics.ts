@@ -91,7 +91,8 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
   const pool = (name: string): PoolSeries => {
     let p = pools.get(name);
     if (p === undefined) {
-      const limits = (state.policy?.policy.pools as Record<string, { logical_limit?: number; native_limit?: number }> | undefined)?.[name];
+      const policy = projection.policy;
+      const limits = policy !== null && Object.hasOwn(policy.pools, name) ? policy.pools[name] : undefined;
       p = {
         pool: name,
         logicalReservations: state.outstandingClaims.get(name) ?? 0,

@@ -12,7 +12,7 @@ import { createReadyIndex } from '../scheduler/ready-index.ts';
 import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
-import { Projection } from './projection.ts';
+import { installColdReplay, Projection } from './projection.ts';
 import type { ReplayState } from './state.ts';
 
 export function createState(): ReplayState {
@@ -60,6 +60,8 @@ export interface ReplayProgress {
 export function emptyProjection(): Projection {
   return new Projection(createState());
 }
+
+installColdReplay((text) => (text === '' ? emptyProjection() : replayLedger(text)));
 
 /**
  * Cold replay of a complete ledger. Throws a `ProtocolError`; never returns a partial projection.

@@ -23,6 +23,7 @@ import { availableIn } from './ready-index.ts';
 import type { NoGrantReason, SelectionReason } from './plan.ts';
 import { installedPolicy, poolPolicy } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
+import { stateOf, type QueueSource } from '../replay/projection.ts';
 
 export interface LineEntry {
   /** 1-based: the grant (counting from the next one) at which this Work would be picked. */
@@ -80,7 +81,8 @@ function forecastState(state: ReplayState, pool: string): ReplayState {
 }
 
 /** The predicted grant order of `pool`'s ready backlog at `asOf`, at most `limit` entries. */
-export function predictLine(state: ReplayState, pool: string, asOf: number, limit: number = MAX_LINE): Line {
+export function predictLine(source: QueueSource, pool: string, asOf: number, limit: number = MAX_LINE): Line {
+  const state = stateOf(source);
   const installed = poolPolicy(state, pool);
   const forecast = forecastState(state, pool);
   const planner = new PrefixPlanner(forecast, pool, asOf);

@@ -5,10 +5,11 @@
  * which the packer keeps across the decisions of one prefix; a caller may
  * still pass an overlay holding a tentative prefix of its own.
  */
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { WorkRecord } from '../replay/state.ts';
 import type { ClockTransition, SchedulingMode } from './clocks.ts';
 import type { PlanOverlay } from './overlay.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
+import { stateOf, type QueueSource } from '../replay/projection.ts';
 
 export type NoGrantReason = 'grants_paused' | 'capacity_blocked' | 'no_work' | 'no_eligible_work';
 /** Stable explanation codes of spec 7.13. */
@@ -90,6 +91,7 @@ export type PlanResult =
  * walk of the pool's buckets, a heap over the selected class's eligible keys
  * (O(class size)), and O(log n) for the pick and its bounded explanation.
  */
-export function planNext(state: ReplayState, pool: string, asOf: number, overlay?: PlanOverlay): PlanResult {
+export function planNext(source: QueueSource, pool: string, asOf: number, overlay?: PlanOverlay): PlanResult {
+  const state = stateOf(source);
   return new PrefixPlanner(state, pool, asOf, overlay).next();
 }

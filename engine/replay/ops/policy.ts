@@ -5,9 +5,11 @@
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { createFairnessState } from '../../scheduler/clocks.ts';
+import { configuredPool, policyOrNull } from '../../scheduler/policy-view.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { ceilingViolation } from '../ledger-budget.ts';
 import { projectorIncoherence } from './projector-rules.ts';
+import { QUIESCENCE_NOUNS, quiescenceBlockers } from '../quiescence.ts';
 
 export function currentPolicy(ctx: CommitContext): JsonObject {
   const policy = ctx.state.policy;
@@ -15,20 +17,16 @@ export function currentPolicy(ctx: CommitContext): JsonObject {
   return policy.policy;
 }
 
+/** The commit's pool settings, through the one pool lookup (scheduler/policy-view.ts). */
 export function poolPolicy(ctx: CommitContext, pool: string): JsonObject {
-  const pools = currentPolicy(ctx).pools as Record<string, JsonObject>;
-  const found = Object.prototype.hasOwnProperty.call(pools, pool) ? pools[pool] : undefined;
-  if (found === undefined) fail('unknown_pool', `pool ${pool} is not configured in the Policy`, where(ctx));
-  return found;
+  currentPolicy(ctx);
+  return configuredPool(policyOrNull(ctx.state), pool, { at: where(ctx) }) as JsonObject;
 }
 
-/** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier. */
+/** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier (the first blocker). */
 export function quiescenceBlocker(ctx: CommitContext): string | null {
-  const { state } = ctx;
-  for (const [pool, n] of state.pendingByPool) if (n > 0) return `pool ${pool} has ${n} nonterminal or delivery-pending Work`;
-  for (const [pool, n] of state.outstandingClaims) if (n > 0) return `pool ${pool} has ${n} open Claims`;
-  for (const [pool, n] of state.outstandingNative) if (n > 0) return `pool ${pool} has ${n} unreleased native reservations`;
-  return null;
+  const first = quiescenceBlockers(ctx.state)[0];
+  return first === undefined ? null : `pool ${first.pool} has ${first.count} ${QUIESCENCE_NOUNS[first.what]}`;
 }
 
 export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void {
