@@ -14,7 +14,7 @@ async function commitKnown(pathAndQuery: string | null): Promise<boolean | null>
   if (at === null || at === '') return null;
   try {
     const live = await consoleRuntime().live();
-    return live.projection.state.commitIndex.has(at);
+    return live.projection.commitPosition(at) !== undefined;
   } catch {
     return null;
   }

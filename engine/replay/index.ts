@@ -1,6 +1,7 @@
 export { appendLedger, createState, emptyProjection, refreshLedger, replayLedger } from './replay.ts';
 export type { ReplayProgress } from './replay.ts';
-export { Projection } from './projection.ts';
+export { Projection, projectionOf, type QueueSource } from './projection.ts';
+export type { QuiescenceBlocker } from './quiescence.ts';
 export { summarize } from './summary.ts';
 export type { ProjectionSummary } from './summary.ts';
 export { orderChain, CausalChain } from './chain.ts';

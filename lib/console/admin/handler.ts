@@ -81,7 +81,7 @@ export async function handleAdminPreview(request: Request): Promise<Response> {
     const runtime = consoleRuntime();
     if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
     const live = await runtime.live();
-    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state, runtime.now()), { headers: { 'cache-control': 'no-store' } });
+    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection, runtime.now()), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     const fault = internalError(e);

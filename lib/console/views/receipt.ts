@@ -56,7 +56,7 @@ export function receiptView(projection: Projection, requestId: string, history: 
     policyEpoch: commit.policy_epoch,
     at: commit.at,
     actor: commit.actor,
-    operations: commit.operations.map((op) => operationSummary(projection.state, op)),
+    operations: commit.operations.map((op) => operationSummary(projection, op)),
     dispatch: null,
     explanations: [],
     stop: null,
@@ -97,14 +97,14 @@ function compactedView(projection: Projection, requestId: string, history: Proje
     policyEpoch: request.policyEpoch,
     at: request.at,
     actor: request.actor,
-    operations: request.claims.map((op) => operationSummary(projection.state, op)),
+    operations: request.claims.map((op) => operationSummary(projection, op)),
     dispatch,
     explanations: [],
     stop: null,
     lifecycle: [],
     conflicts: conflictsOf(projection, dispatch),
     sequence: null,
-    compacted: { code: 'history_compacted', checkpoint: projection.state.commits[0]!.id, priorGitSha: projection.state.checkpoint!.priorGitSha },
+    compacted: { code: 'history_compacted', checkpoint: projection.commits[0]!.id, priorGitSha: projection.checkpoint!.priorGitSha },
   };
 }
 
