@@ -58,7 +58,7 @@ function text(ctx: ProjectionContext, name: 'issue-body' | 'issue-summary' | 'is
 }
 
 function ledgerLink(projection: Projection, ctx: ProjectionContext): string {
-  const repo = safeRepository(projection.state.repository ?? '');
+  const repo = safeRepository(projection.repository ?? '');
   const version = ctx.ledgerVersion === null ? null : safeToken(ctx.ledgerVersion);
   if (repo === null || version === null) return 'not linkable (no GitHub repository or Git version)';
   return `[ledger at ${version.slice(0, 12)}](https://${ctx.host}/${repo}/blob/${version}/work-queue.jsonl)`;

@@ -107,7 +107,7 @@ export function settlingOperation(projection: Projection, workId: string): JsonO
   if (work === undefined || commitId === null) return null;
   const text = projection.commitText(commitId);
   // A settling commit that a checkpoint replaced: the checkpoint keeps its operation (`terminal_barriers`).
-  if (text === undefined) return (projection.state.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
+  if (text === undefined) return (projection.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
   const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
   return ops.find((op) => (op.kind === 'Result' || op.kind === 'DeliveryFailure') && op.work_id === workId) ?? null;
 }

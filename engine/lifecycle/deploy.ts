@@ -11,6 +11,7 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
+import type { WorkerRoute } from '../replay/state.ts';
 import { currentRevision, installedContract, workerRoute } from '../replay/ops/deployment.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import { stateOf, type QueueSource } from '../replay/projection.ts';
@@ -52,6 +53,11 @@ export function interfaceContract(installed: JsonObject, installedInputs: readon
 }
 
 export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed: true; request: BuiltRequest; from: string; to: string };
+
+/** The worker route Deployments moved for a pool profile (current and registered revisions), or null when none did. */
+export function deployedRoute(source: QueueSource, pool: string, workerProfile: string): WorkerRoute | null {
+  return workerRoute(stateOf(source), pool, workerProfile);
+}
 
 export function installedProfile(source: QueueSource, pool: string, workerProfile: string): JsonObject {
   const state = stateOf(source);
