@@ -31,14 +31,14 @@ export const registerDispatch: CommandModule = (program, ctx) => {
       const { publisher } = writeTarget(g);
       const requestId = requestIdOf(g, 'dispatch');
       const { projection: current } = await publisher.cache.load();
-      const repository = current?.state.repository ?? '';
+      const repository = current?.repository ?? '';
       let plan: PackResult | undefined;
       const input = { pool: opts.pool, max_claims: opts.maxClaims, max_dispatches: opts.maxDispatches, max_bytes: opts.maxBytes };
       const outcome = await publisher.publish({
         requestId,
         actor: actor('dispatcher', principalOf(g), repository),
         prepare: (projection, ids) => {
-          const built = dispatchNextRequest(projection.state, input, ids, ids.at);
+          const built = dispatchNextRequest(projection, input, ids, ids.at);
           plan = built.plan;
           packEvent(built.plan);
           if (built.operations.length > 0) return built;
