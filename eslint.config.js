@@ -1,6 +1,16 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { frontDoor } from './scripts/eslint-front-door.js';
+
+/** Debug output only through the typed, metadata-only catalogue (lib/debug, issue 15 §3). */
+const DEBUG_IMPORT = { name: 'debug', message: 'log through debugEvent (lib/debug/log.ts): metadata-only events from the catalogue' };
+
+/** Surfaces cannot name or unwrap the replay state (docs/architecture.md, "The front door"). */
+const REPLAY_STATE_IMPORTS = [
+  { group: ['**/engine/replay/state.ts', '**/engine/replay/index.ts'], importNames: ['ReplayState', 'createState'], message: 'the replay state is engine-internal: read the queue through Projection (docs/architecture.md, "The front door")' },
+  { group: ['**/engine/replay/projection.ts'], importNames: ['stateOf', 'installColdReplay'], message: 'engine-internal: read the queue through Projection (docs/architecture.md, "The front door")' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'bench/results/**', '.next/**', 'coverage/**', 'dist/**'] },
@@ -36,8 +46,25 @@ export default tseslint.config(
     files: ['**/*.ts', '**/*.tsx'],
     ignores: ['lib/debug/log.ts', 'engine/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'debug', message: 'log through debugEvent (lib/debug/log.ts): metadata-only events from the catalogue' }] }],
+      'no-restricted-imports': ['error', { paths: [DEBUG_IMPORT] }],
     },
+  },
+  {
+    // The front door (docs/architecture.md): lib/ and the surfaces read the queue through
+    // Projection, never its replay state. The Publisher builds candidates on the state until
+    // the one write path lands (lib/publisher/publisher.ts, the documented exception).
+    files: ['lib/**/*.ts', 'cli/**/*.ts', 'mcp/**/*.ts', 'app/**/*.ts', 'app/**/*.tsx', 'components/**/*.ts', 'components/**/*.tsx'],
+    ignores: ['**/*.test.ts', 'lib/publisher/publisher.ts'],
+    languageOptions: { parserOptions: { project: ['./tsconfig.json', './tsconfig.next.json'], tsconfigRootDir: import.meta.dirname } },
+    plugins: { fairway: { rules: { 'front-door': frontDoor } } },
+    rules: {
+      'fairway/front-door': 'error',
+      'no-restricted-imports': ['error', { paths: [DEBUG_IMPORT], patterns: REPLAY_STATE_IMPORTS }],
+    },
+  },
+  {
+    files: ['lib/debug/log.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: REPLAY_STATE_IMPORTS }] },
   },
   {
     // Maps keyed by wire or user input: `constructor`, `toString`, `__proto__` ... are ordinary
