@@ -22,7 +22,20 @@ import type {
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * A process-wide brand (`Symbol.for`), as `ProtocolError` has: bundlers can load a module once
+ * per layer (Next.js's server and SSR chunks do, and the console shares one runtime across
+ * them), so `instanceof Projection` must hold for a projection made by another copy.
+ */
+const PROJECTION = Symbol.for('fairway.Projection');
+
 export class Projection {
+  static [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== Projection) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as { [PROJECTION]?: unknown })[PROJECTION] === true;
+  }
+
+  declare readonly [PROJECTION]: true;
   /** Each commit's record: its text, or where its bytes sit in a retained input chunk. */
   private readonly texts = new Map<string, string | { chunk: number; start: number; end: number }>();
   private readonly successors = new Map<string, string>();
@@ -37,7 +50,9 @@ export class Projection {
   private readonly prefixes = new Map<number, Projection>();
 
   /** @internal engine-only: outside engine/ read through the methods below (lint: `fairway/front-door`). */
-  constructor(readonly state: ReplayState) {}
+  constructor(readonly state: ReplayState) {
+    Object.defineProperty(this, PROJECTION, { value: true });
+  }
 
   /** The operating envelope (spec 7.17): ledger bytes, watermark, reserve owed, remaining budgets. */
   envelope(): EnvelopeView {
