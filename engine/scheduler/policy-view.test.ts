@@ -36,7 +36,7 @@ describe('the one pool lookup', () => {
   });
 
   it('names an unconfigured pool unknown_pool, with the caller\'s context and location', () => {
-    const e = errorOf(() => configuredPool(p.policy, 'gpu', { context: 'node n1', at: { commit: 'q1', operation: 0 } }));
+    const e = errorOf(() => configuredPool(p.policy, 'gpu', { context: 'node n1', at: () => ({ commit: 'q1', operation: 0 }) }));
     expect(e.code).toBe('unknown_pool');
     expect(e.message).toBe('node n1: pool gpu is not configured');
     expect([e.commit, e.operation]).toEqual(['q1', 0]);

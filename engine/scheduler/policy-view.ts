@@ -33,7 +33,8 @@ export interface PoolLookup {
   code?: 'unknown_pool' | 'pool_invalid';
   /** Prefix of the message (`node n (graph g)`, ...). */
   context?: string;
-  at?: ErrorLocation;
+  /** Where the fault is (a function: built only on the failure path, replay calls this per operation). */
+  at?: () => ErrorLocation;
   details?: Record<string, unknown>;
 }
 
@@ -41,7 +42,7 @@ export interface PoolLookup {
 export function configuredPool(policy: QueuePolicy | null, pool: string, lookup: PoolLookup = {}): PoolPolicy {
   if (policy !== null && Object.hasOwn(policy.pools, pool)) return policy.pools[pool]!;
   const prefix = lookup.context === undefined ? '' : `${lookup.context}: `;
-  return fail(lookup.code ?? 'unknown_pool', `${prefix}pool ${pool} is not configured`, lookup.at, lookup.details);
+  return fail(lookup.code ?? 'unknown_pool', `${prefix}pool ${pool} is not configured`, lookup.at?.(), lookup.details);
 }
 
 /** The planner's pool lookup (`pool_invalid`; `policy_missing` before the genesis). */

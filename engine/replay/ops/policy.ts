@@ -5,7 +5,8 @@
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { createFairnessState } from '../../scheduler/clocks.ts';
-import { configuredPool, policyOrNull } from '../../scheduler/policy-view.ts';
+import { configuredPool } from '../../scheduler/policy-view.ts';
+import type { QueuePolicy } from '../../schema/policy.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { ceilingViolation } from '../ledger-budget.ts';
 import { projectorIncoherence } from './projector-rules.ts';
@@ -19,8 +20,7 @@ export function currentPolicy(ctx: CommitContext): JsonObject {
 
 /** The commit's pool settings, through the one pool lookup (scheduler/policy-view.ts). */
 export function poolPolicy(ctx: CommitContext, pool: string): JsonObject {
-  currentPolicy(ctx);
-  return configuredPool(policyOrNull(ctx.state), pool, { at: where(ctx) }) as JsonObject;
+  return configuredPool(currentPolicy(ctx) as unknown as QueuePolicy, pool, { at: () => where(ctx) }) as JsonObject;
 }
 
 /** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier (the first blocker). */
