@@ -47,6 +47,9 @@ const TUI_PACKAGES = /^(ink|react)(\/|$)/;
  * CommonJS code may `require` Node built-ins: each chunk gets a real `require`
  * (the banner) for that.
  */
+/** A read of process.env.NODE_ENV (not NODE_ENV_SOMETHING, not an assignment to it). */
+const NODE_ENV_READ = /(?<![\w$.])process\.env\.NODE_ENV(?![\w$])(?!\s*(?:=(?!=)|\?\?=|\|\|=|&&=))/g;
+
 const externals = {
   name: 'fairway-externals',
   setup(b) {
@@ -57,7 +60,7 @@ const externals = {
       return undefined;
     });
     b.onLoad({ filter: /[\\/]node_modules[\\/].*\.[cm]?js$/ }, (args) => ({
-      contents: readFileSync(args.path, 'utf8').replaceAll('process.env.NODE_ENV', '"production"'),
+      contents: readFileSync(args.path, 'utf8').replace(NODE_ENV_READ, '"production"'),
       loader: 'js',
     }));
   },

@@ -3,7 +3,7 @@
  * contract `canonical_json`: parser_bytes, line_bytes, truncated_final_line, blank_records).
  */
 import { isUtf8 } from 'node:buffer';
-import { fail } from '../errors.ts';
+import { fail, isProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, parseStrict, utf8ByteLength } from './json.ts';
 import { canonicalRecordSpans, type RecordSpans } from './canonical.ts';
@@ -154,19 +154,28 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
     fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
+  let value: JsonValue;
   try {
-    const value = JSON.parse(text) as JsonValue;
-    // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
-    // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
-    // then decides, so both paths accept exactly the same lines.
-    const fast = canonicalRecordSpans(text, bytes === text.length);
-    if (fast !== null) return { value, spans: fast.members, record: fast };
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const members = canonicalMembers(value);
-      if (members !== null && members.text === text) return { value, spans: members.spans, record: null };
-    }
+    value = JSON.parse(text) as JsonValue;
   } catch {
-    // Syntax, nesting, number or Unicode problem: the strict parser names it.
+    // Syntax, nesting or Unicode problem: the strict parser names it.
+    return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
+  }
+  // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
+  // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
+  // then decides, so both paths accept exactly the same lines. Neither throws on a bad line:
+  // anything they throw is a bug, and surfaces as one.
+  const fast = canonicalRecordSpans(text, bytes === text.length);
+  if (fast !== null) return { value, spans: fast.members, record: fast };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    let members: ReturnType<typeof canonicalMembers> = null;
+    try {
+      members = canonicalMembers(value);
+    } catch (e) {
+      // A value canonical form cannot spell (lone surrogate, too deep): the strict parser names it.
+      if (!isProtocolError(e)) throw e;
+    }
+    if (members !== null && members.text === text) return { value, spans: members.spans, record: null };
   }
   return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
 }

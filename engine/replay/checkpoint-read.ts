@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from '../json.ts';
 import { ObservationOperationSchema } from '../schema/index.ts';
 import { createFairnessState, type FairnessState, type SiblingClock } from '../scheduler/clocks.ts';
 import { restoreDeployments } from './checkpoint-deployments.ts';
+import { restoreIssueExtensions } from './checkpoint-issues.ts';
 import { gateIdentity } from './ops/observation.ts';
 import type { ReplayState, ResourceIdentity } from './state.ts';
 
@@ -25,7 +26,7 @@ export const STATE_KEYS = [
  * Fairway extensions, written only when nonempty (so reference-shaped states stay byte-identical):
  * replay facts of operations the reference's checkpoint version predates.
  */
-export const EXTENSION_KEYS = ['deployments', 'admission_contracts', 'issue_links'] as const;
+export const EXTENSION_KEYS = ['deployments', 'admission_contracts', 'issue_links', 'epoch_projectors'] as const;
 
 /** Keys of a checkpoint Work entry that are replay state rather than the admitted Work operation. */
 export const WORK_STATE_KEYS: ReadonlySet<string> = new Set([
@@ -147,13 +148,11 @@ export function restoreObservations(r: StateReader, state: ReplayState, snapshot
   }
 }
 
-/** Fairway extensions: Deployment routes, admission contracts and backing-Issue records. */
+/**
+ * Fairway extensions: Deployment routes and admission contracts (checkpoint-deployments.ts),
+ * backing-Issue records and earlier epochs' projector rules (checkpoint-issues.ts).
+ */
 export function restoreExtensions(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
   restoreDeployments(r, state, snapshot);
-  if (snapshot.issue_links !== undefined) {
-    for (const [workId, records] of Object.entries(r.obj(snapshot.issue_links, 'issue_links'))) {
-      if (!state.works.has(workId)) r.bad(`issue_links names unknown Work ${workId}`);
-      state.issueLinks.set(workId, r.arr(records, `issue_links.${workId}`).map((x) => r.obj(x, `issue_links.${workId}`)));
-    }
-  }
+  restoreIssueExtensions(r, state, snapshot);
 }

@@ -46,11 +46,12 @@ function objectPaths(v: JsonValue, at: string[], out: string[][]): string[][] {
 }
 
 /**
- * Parts whose members are open by the schemas: payloads and descriptors (WireObject), Work
- * assignment bodies, and maps keyed by input where a new member is itself valid (a fairness
- * key with weight 1 is a valid Policy edit).
+ * Parts whose members are open by the schemas: payloads and descriptors (WireObject; a Work's
+ * verified `result` is its descriptor, open at any depth), Work assignment bodies, and maps
+ * keyed by input where a new member is itself valid (a fairness key with weight 1 is a valid
+ * Policy edit).
  */
-const OPEN = [/(^|\.)payload(\.|$)/, /(^|\.)descriptor(\.|$)/, /^works\.[^.]+\.result$/, /^policy\.accounting_weights$/, /^dispatches\.[^.]+\.claims\.\d+\.(work|result_refs)/];
+const OPEN = [/(^|\.)payload(\.|$)/, /(^|\.)descriptor(\.|$)/, /^works\.[^.]+\.result(\.|$)/, /^policy\.accounting_weights$/, /^dispatches\.[^.]+\.claims\.\d+\.(work|result_refs)/];
 
 function edited(ledger: string, edit: (state: JsonObject) => void): string {
   const [rootLine, ...rest] = ledger.split('\n');

@@ -9,8 +9,9 @@
  * stats, ledger_bytes, observation write budgets) plus one receipt per committed request in causal
  * order (`requests`), seen epochs and credential generations, every observation by id, the
  * settling and cancelling operations, completion times and `last_at`. The Fairway extensions
- * `deployments`/`admission_contracts` (checkpoint-deployments.ts) and `issue_links`, appear only when nonempty (Deployment and IssueLink
- * postdate that shape); a reference-shaped history therefore yields the reference bytes.
+ * `deployments`/`admission_contracts` (checkpoint-deployments.ts) and `issue_links`/
+ * `epoch_projectors` (checkpoint-issues.ts) appear only when nonempty (Deployment, IssueLink and
+ * projector rules postdate that shape); a reference-shaped history therefore yields the reference bytes.
  *
  * Digests: `state_sha256` = SHA-256 of canonical(state). `history_sha256` = SHA-256 of the
  * replaced ledger serialized canonically: every commit in causal order as its canonical JSON
@@ -38,6 +39,7 @@ import { assignmentMember } from '../scheduler/assignment.ts';
 import type { SiblingClock } from '../scheduler/clocks.ts';
 import { applyCommit } from './apply.ts';
 import { deploymentExtensions } from './checkpoint-deployments.ts';
+import { issueExtensions } from './checkpoint-issues.ts';
 import { gateIdentity } from './ops/observation.ts';
 import type { Projection } from './projection.ts';
 import { createState } from './replay.ts';
@@ -255,8 +257,7 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
     completion_times: completionTimes,
     last_at: state.commits[state.commits.length - 1]!.at,
   };
-  Object.assign(snapshot, deploymentExtensions(state));
-  if (state.issueLinks.size > 0) snapshot.issue_links = Object.fromEntries(state.issueLinks);
+  Object.assign(snapshot, deploymentExtensions(state), issueExtensions(state));
   return snapshot;
 }
 

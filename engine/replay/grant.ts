@@ -6,6 +6,7 @@
  */
 import { fail, isProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
+import type { ClockTransition } from '../scheduler/clocks.ts';
 import { claimMismatch, packGrant } from '../scheduler/pack.ts';
 import type { CommitContext, OperationOf } from './context.ts';
 import { applyClaim } from './ops/claim.ts';
@@ -61,10 +62,26 @@ export function applyGrant(ctx: CommitContext): void {
         : `Claim ${index + 1} is not the fair selection (${mismatch.field} differs): expected Work ${expected.work_id} in ${expected.dispatch_id}/${expected.handle}, found Work ${actual.work_id} in ${actual.dispatch_id}/${actual.handle}`,
     { ...at, operation: firstClaim + Math.min(index, claims.length - 1) }, { expected: expected ?? null, field: mismatch.field, stop_reason: plan.stopReason });
   }
+  // A Claim's key-clock active set is replaced by the next Claim of the same priority class.
+  const transitions = plan.transitions;
+  const superseded = supersededSteps(transitions);
   claims.forEach((claim, i) => {
     ctx.index = firstClaim + i;
-    withLocation(ctx, () => applyClaim(ctx, claim, params.pool, plan.transitions[i]!));
+    withLocation(ctx, () => applyClaim(ctx, claim, params.pool, transitions[i]!, superseded[i]));
   });
+}
+
+/** For each transition, whether a later one of the same list moves the same key clock (same pool and priority). */
+export function supersededSteps(transitions: readonly ClockTransition[]): boolean[] {
+  const out = new Array<boolean>(transitions.length);
+  const seen = new Set<string>();
+  for (let i = transitions.length - 1; i >= 0; i--) {
+    const t = transitions[i]!;
+    const clock = `${t.priority} ${t.pool}`;
+    out[i] = seen.has(clock);
+    seen.add(clock);
+  }
+  return out;
 }
 
 function withLocation(ctx: CommitContext, run: () => void): void {

@@ -43,6 +43,7 @@ export function createState(): ReplayState {
     deployments: new Map(),
     admissions: new Map(),
     issueLinks: new Map(),
+    linkedIssues: new Map(),
   };
 }
 

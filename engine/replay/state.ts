@@ -250,6 +250,11 @@ export interface ReplayState {
   admissions: Map<string, string>;
   /** Backing Issue links and comments by Work id (projector records). */
   issueLinks: Map<string, JsonObject[]>;
+  /**
+   * The Work each IssueLink binds, by Issue identity (replay/ops/backing-issue.ts `issueIdentity`):
+   * one Work per Issue is checked against it, not by walking `issueLinks`.
+   */
+  linkedIssues: Map<string, string>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
   checkpoint?: CheckpointBase;
   /** Ledger bytes and owed recovery reserve (spec 7.17; replay/ledger-budget.ts). */

@@ -238,17 +238,28 @@ export function emptyClock<K>(): SiblingClock<K> {
   return { v: 0n, pass: new Map(), active: new Set() };
 }
 
-/** Apply one planned sibling step to `clock` (entry clamps, new active set, V, the winner's charge). */
-export function applySiblingStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>, what: string): void {
+/**
+ * Apply one planned sibling step to `clock` (entry clamps, new active set, V, the winner's charge).
+ * `setActive` false skips the new active set, for a caller that applies a later step of the
+ * same clock before anything reads it (that step replaces the active set; nothing else here
+ * reads it).
+ */
+export function applySiblingStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>, what: string, setActive = true): void {
   if (clock.v !== step.vBefore) fail('fairness_transition_stale', `${what} clock moved since the transition was planned`);
   for (const [member, pass] of step.entered) clock.pass.set(member, pass);
-  clock.active = new Set(step.active);
+  if (setActive) clock.active = new Set(step.active);
   clock.v = step.v;
   clock.pass.set(step.selected, step.pass);
 }
 
-/** Apply an admitted Claim's transition (spec 7.5: only the selected path is charged). */
-export function applyTransition(fairness: FairnessState, transition: ClockTransition): void {
+/**
+ * Apply an admitted Claim's transition (spec 7.5: only the selected path is charged).
+ * `superseded` says a later transition of the same commit will be applied to the same key
+ * clock (same pool and priority) before the clocks are read, so this step's active set, which
+ * that one replaces, is not materialized (O(class size) per Claim otherwise); the clocks end
+ * exactly as when every step sets it (engine/replay/grant-apply.test.ts).
+ */
+export function applyTransition(fairness: FairnessState, transition: ClockTransition, superseded = false): void {
   if (transition.epoch !== fairness.epoch) {
     fail('fairness_epoch_mismatch', `transition planned in epoch ${String(transition.epoch)}, clocks are ${String(fairness.epoch)}`);
   }
@@ -257,13 +268,14 @@ export function applyTransition(fairness: FairnessState, transition: ClockTransi
     clocks = { classes: emptyClock(), keys: new Map() };
     fairness.pools.set(transition.pool, clocks);
   }
+  // The class clock's active set (at most five classes) is always set.
   if (transition.classStep !== null) applySiblingStep(clocks.classes, transition.classStep, 'class');
   let keyClock = clocks.keys.get(transition.priority);
   if (keyClock === undefined) {
     keyClock = emptyClock();
     clocks.keys.set(transition.priority, keyClock);
   }
-  applySiblingStep(keyClock, transition.keyStep, 'key');
+  applySiblingStep(keyClock, transition.keyStep, 'key', !superseded);
 }
 
 export function cloneClock<K>(clock: SiblingClock<K>): SiblingClock<K> {

@@ -7,7 +7,7 @@ import { ProtocolError, type ErrorLocation } from '../errors.ts';
 import { schemaErrorCode } from './codes.ts';
 import { IdentitySchema, TimestampSchema } from './common.ts';
 import { QueueOperationSchema } from './operations.ts';
-import { compileValidator, PROVEN } from './compiled.ts';
+import { compileValidator, PROVEN, type FastValidator } from './compiled.ts';
 import { OperationsParametersSchema, QueueRequestSchema, SubmitParametersSchema } from './parameters.ts';
 import { ActorSchema, TraceSchema } from './provenance.ts';
 
@@ -49,19 +49,31 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
   });
 }
 
-/** The runtime parser behind every rejection: zod's compiled clone (its issues are the runtime's). */
-const compiledQueueCommit = z.compile(QueueCommitSchema);
+/**
+ * The parser behind every record the generated validator does not prove (a Policy, a
+ * rejection): zod's runtime schema for the first few, then zod's compiled clone (its issues
+ * are the runtime's). Compiling costs tens of milliseconds, more than a command that reads an
+ * ordinary ledger (one genesis Policy, a few Policy changes) spends in zod altogether.
+ */
+let compiledQueueCommit: z.ZodType<QueueCommit> | undefined;
+let unprovenRecords = 0;
+const COMPILE_AFTER = 32;
 
 /**
- * The replay hot path (schema/compiled.ts): an in-place validator generated at module load from
- * `QueueCommitSchema` itself. A record it proves is returned as decoded, without zod's copy;
- * anything else (invalid, or a Policy with its null-prototype records) is parsed by zod, which
- * gives the exact issue, code and output.
+ * The replay hot path (schema/compiled.ts): an in-place validator generated from
+ * `QueueCommitSchema` itself on the first record (not at module load: a command that never
+ * reads a ledger does not pay for it). A record it proves is returned as decoded, without zod's
+ * copy; anything else (invalid, or a Policy with its null-prototype records) is parsed by zod,
+ * which gives the exact issue, code and output.
  */
-const fastQueueCommit = compileValidator(QueueCommitSchema, {
-  proven: QueueCommitSchema.shape.operations,
-  arrays: [SubmitParametersSchema.shape.nodes, OperationsParametersSchema.shape.operations],
-});
+let fastQueueCommit: FastValidator | undefined;
+
+function fastValidator(): FastValidator {
+  return (fastQueueCommit ??= compileValidator(QueueCommitSchema, {
+    proven: QueueCommitSchema.shape.operations,
+    arrays: [SubmitParametersSchema.shape.nodes, OperationsParametersSchema.shape.operations],
+  }));
+}
 
 /**
  * Validate one decoded ledger record (called by replay for every line). `alias` may name the
@@ -70,7 +82,8 @@ const fastQueueCommit = compileValidator(QueueCommitSchema, {
  * so its elements are not validated twice; a wrong alias voids that guarantee.
  */
 export function parseQueueCommit(value: unknown, alias?: unknown): QueueCommit {
-  if (fastQueueCommit(value, alias) === PROVEN) return value as QueueCommit;
+  if (fastValidator()(value, alias) === PROVEN) return value as QueueCommit;
   const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
-  return parseWith(compiledQueueCommit, value, 'QueueCommit', typeof id === 'string' ? { commit: id } : {});
+  if (compiledQueueCommit === undefined && ++unprovenRecords > COMPILE_AFTER) compiledQueueCommit = z.compile(QueueCommitSchema);
+  return parseWith(compiledQueueCommit ?? QueueCommitSchema, value, 'QueueCommit', typeof id === 'string' ? { commit: id } : {});
 }

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
 import { describeReference, REFERENCE_ROOT } from '../../tests/support/reference.ts';
@@ -215,6 +216,54 @@ describe('generated validator ≡ zod (compiled.ts)', () => {
     expect(QueueCommitSchema.shape.operations.safeParse(record.operations).success).toBe(true);
     expect(fast(record, record.request.parameters.nodes)).not.toBe(PROVEN);
     expectAgrees(record, record.request.parameters.nodes, 'a Result as a submit node');
+  });
+});
+
+describe('generated validator ≡ zod on constructs the wire schemas do not use yet', () => {
+  /** PROVEN only where zod accepts (with an equal output), INVALID only where zod rejects. */
+  function agreesOn(schema: z.ZodType, values: unknown[]): void {
+    const check = compileValidator(schema);
+    for (const value of values) {
+      const verdict = check(value);
+      const zod = schema.safeParse(value);
+      if (verdict === PROVEN) {
+        expect(zod.success, `${JSON.stringify(value)}: proven but zod rejects`).toBe(true);
+        expect(zod.data).toEqual(value);
+      }
+      if (verdict === INVALID) expect(zod.success, `${JSON.stringify(value)}: invalid but zod accepts`).toBe(false);
+    }
+  }
+  const strings = ['', 'a', 'ab', 'abc', '😀', '😀😀', 'a😀', '\ud83d', '\ud83d\ude00x', '😀😀😀😀'];
+
+  it('string lengths are counted in code points, as zod counts them', () => {
+    for (const n of [0, 1, 2, 3]) {
+      agreesOn(z.string().min(n), strings);
+      agreesOn(z.string().max(n), strings);
+      agreesOn(z.string().length(n), strings);
+    }
+    expect(compileValidator(z.string().min(2))('😀')).toBe(INVALID);
+    expect(compileValidator(z.string().length(2))('😀')).toBe(INVALID);
+    expect(compileValidator(z.string().max(1))('😀')).toBe(PROVEN);
+  });
+
+  it('array lengths are counted in elements', () => {
+    const arrays = [[], [1], [1, 2], [1, 2, 3]];
+    for (const n of [0, 1, 2]) {
+      agreesOn(z.array(z.number()).min(n), arrays);
+      agreesOn(z.array(z.number()).max(n), arrays);
+      agreesOn(z.array(z.number()).length(n), arrays);
+    }
+  });
+
+  it('a check with its own `when` condition, and a superRefine callback, are left to zod', () => {
+    const conditional = z.string().refine((v) => v.length > 3, { when: () => false });
+    expect(compileValidator(conditional)('ab')).toBe(UNPROVEN);
+    agreesOn(conditional, strings);
+    const callback = z.string().superRefine((v, ctx) => {
+      if (v === 'a') ctx.addIssue({ code: 'custom', message: 'no a' });
+    });
+    expect(compileValidator(callback)('a')).toBe(UNPROVEN);
+    agreesOn(callback, strings);
   });
 });
 

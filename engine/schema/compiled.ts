@@ -1,5 +1,5 @@
 /**
- * An in-place validator generated from a closed zod schema at module load (spec 7.17: replay
+ * An in-place validator generated from a closed zod schema (spec 7.17: replay
  * validates every record, so this is its hot path). It is zod's own schema read as data: one
  * source of truth, nothing hand-copied. It builds no output: it answers
  *
@@ -32,6 +32,21 @@ export const INVALID = 0;
 export const PROVEN = 1;
 export const UNPROVEN = 2;
 export type Verdict = typeof INVALID | typeof PROVEN | typeof UNPROVEN;
+
+/** A string's length in code points, as zod's length checks count it (a lone surrogate is one). */
+function codePoints(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count--;
+      i++;
+    }
+  }
+  return count;
+}
+
+/** The condition zod gives every length check by default (the input has a length). */
+const DEFAULT_LENGTH_WHEN = (z.string().max(1)._zod.def.checks![0]!._zod.def as { when?: unknown }).when;
 
 export interface FastValidator {
   (value: unknown, alias?: unknown): Verdict;
@@ -174,6 +189,12 @@ class Generator {
     const own = (schema._zod.traits.has('$ZodCheck') ? [schema] : []) as unknown as z.core.$ZodCheck[];
     for (const check of [...own, ...((defOf(schema).checks ?? []) as z.core.$ZodCheck[])]) {
       const c = check._zod.def as unknown as Record<string, unknown> & { check: string };
+      // A check that runs only `when` something holds is skipped by zod otherwise; the
+      // length checks' own default condition (the input has a length) always holds here.
+      if (c.when !== undefined && c.when !== DEFAULT_LENGTH_WHEN) {
+        out.push(...this.giveUp(`check:${c.check}:when`));
+        continue;
+      }
       switch (c.check) {
         case 'less_than':
           out.push(`if (!(v ${c.inclusive ? '<=' : '<'} ${this.literal(c.value)})) return 0;`);
@@ -192,14 +213,16 @@ class Generator {
           out.push(`if (v < ${this.literal(range[0])} || v > ${this.literal(range[1])}) return 0;`);
           break;
         }
+        // zod measures a string in code points (an array in elements); UTF-16 units bound it
+        // from above, so the code-point count is taken only where the two can disagree.
         case 'max_length':
-          out.push(`if (v.length > ${this.literal(c.maximum)}) return 0;`);
+          out.push(`if (v.length > ${this.literal(c.maximum)} && (typeof v !== 'string' || ${this.constant(codePoints)}(v) > ${this.literal(c.maximum)})) return 0;`);
           break;
         case 'min_length':
-          out.push(`if (v.length < ${this.literal(c.minimum)}) return 0;`);
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.minimum)} ? ${this.constant(codePoints)}(v) : v.length) < ${this.literal(c.minimum)}) return 0;`);
           break;
         case 'length_equals':
-          out.push(`if (v.length !== ${this.literal(c.length)}) return 0;`);
+          out.push(`if ((typeof v === 'string' && v.length >= ${this.literal(c.length)} ? ${this.constant(codePoints)}(v) : v.length) !== ${this.literal(c.length)}) return 0;`);
           break;
         case 'string_format':
           if (c.format !== 'regex') {
@@ -209,6 +232,12 @@ class Generator {
           out.push(`${this.constant(c.pattern)}.lastIndex = 0;`, `if (!${this.constant(c.pattern)}.test(v)) return 0;`);
           break;
         case 'custom':
+          // `refine` keeps its predicate in `fn`; a check without one (superRefine's issue-adding
+          // callback) cannot be read as a predicate.
+          if (typeof c.fn !== 'function') {
+            out.push(...this.giveUp('check:custom:callback'));
+            break;
+          }
           out.push(...this.refinement(c.fn as (v: unknown) => unknown));
           break;
         default:
@@ -314,7 +343,8 @@ function discriminatorMap(def: Def): Map<unknown, z.core.$ZodType | null> {
 export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): FastValidator {
   const generator = new Generator(alias);
   const root = generator.fn(schema);
-  const factory = new Function('k', generator.source(root)) as (k: unknown[]) => (value: unknown, alias?: unknown) => Verdict;
+  const source = generator.source(root);
+  const factory = new Function('k', source) as (k: unknown[]) => (value: unknown, alias?: unknown) => Verdict;
   const run = factory(generator.constants);
   const validator = ((value: unknown, a?: unknown): Verdict => {
     try {
@@ -324,6 +354,6 @@ export function compileValidator(schema: z.core.$ZodType, alias?: AliasRule): Fa
     }
   }) as FastValidator;
   Object.defineProperty(validator, 'unproven', { value: Object.freeze([...generator.unproven]) });
-  Object.defineProperty(validator, 'source', { value: generator.source(root) });
+  Object.defineProperty(validator, 'source', { value: source });
   return validator;
 }

@@ -89,6 +89,9 @@ export const ProjectorRuleSchema = z.strictObject({
 });
 export type ProjectorRule = z.infer<typeof ProjectorRuleSchema>;
 
+/** An installed rule set (`projectors`; also an earlier epoch's rules kept by a checkpoint). */
+export const ProjectorRulesSchema = z.array(ProjectorRuleSchema).min(1).max(256);
+
 /** Profiles are keyed by identity (`x-key-utf8-max-bytes: 256`, controls forbidden). */
 export const PoolPolicySchema = z.strictObject({
   default_profile: IdentitySchema,
@@ -116,7 +119,7 @@ export const QueuePolicySchema = z.strictObject({
   pools: ownRecord(IdentitySchema, PoolPolicySchema),
   limits: LimitsSchema,
   /** Backing-Issue projector rules (absent: none; AW-managed hooks project without enrollment). */
-  projectors: z.array(ProjectorRuleSchema).min(1).max(256).optional(),
+  projectors: ProjectorRulesSchema.optional(),
 });
 export type QueuePolicy = z.infer<typeof QueuePolicySchema>;
 

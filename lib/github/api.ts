@@ -8,7 +8,8 @@
 import type { z } from 'zod';
 import { ProtocolError, isProtocolError } from '../../engine/errors.ts';
 import type { ReadStatus } from '../../engine/lifecycle/observations.ts';
-import { createOctokit, githubFailure, isRequestError, type FairwayOctokit } from '../store/github-client.ts';
+import type { FairwayOctokit } from '../store/github-client.ts';
+import { githubFailure, isRequestError } from '../store/github-errors.ts';
 import { parseGitHubJson, validate } from './json.ts';
 
 export interface GitHubApiOptions {
@@ -23,25 +24,32 @@ export interface GitHubApiOptions {
 }
 
 export class GitHubApi {
-  readonly octokit: FairwayOctokit;
   readonly host: string;
+  private client: Promise<FairwayOctokit> | null = null;
 
   constructor(readonly options: GitHubApiOptions) {
     if (options.token === '') throw new ProtocolError('github_token_missing', 'the GitHub API needs a token', {}, { usage: true });
-    this.octokit = createOctokit({
+    this.host = options.host ?? 'github.com';
+  }
+
+  /** The Octokit client, loaded and created on the first request (a command's --help never loads it). */
+  octokit(): Promise<FairwayOctokit> {
+    const { options } = this;
+    this.client ??= import('../store/github-client.ts').then(({ createOctokit }) => createOctokit({
       token: options.token,
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
       ...(options.retries !== undefined && { retries: options.retries }),
       ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
-    });
-    this.host = options.host ?? 'github.com';
+    }));
+    return this.client;
   }
 
   /** GET `route` and validate the lossless body with `schema`; failures are classified ProtocolErrors. */
   async get<S extends z.ZodType>(route: string, params: Record<string, string | number>, schema: S, what: string): Promise<z.output<S>> {
     let text: string;
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
+      const res = await octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
       text = await new Response(res.data as ReadableStream | null).text();
     } catch (e) {
       throw classify(e, what);
@@ -55,8 +63,9 @@ export class GitHubApi {
 
   /** A POST whose answer is only its status (e.g. run cancellation); never retried. */
   async post(route: string, params: Record<string, string | number>, what: string): Promise<number> {
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`POST ${route}`, { ...params, request: { retries: 0 } });
+      const res = await octokit.request(`POST ${route}`, { ...params, request: { retries: 0 } });
       return res.status;
     } catch (e) {
       if (isRequestError(e) && e.response !== undefined && e.status < 500 && e.status !== 429) return e.status;

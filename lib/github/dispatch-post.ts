@@ -12,10 +12,9 @@
  * request sets `return_run_details: true` (204 otherwise). We send both the version header
  * and `return_run_details: true`, so the answer we require is also the documented one.
  */
-import { Octokit } from '@octokit/rest';
 import { debugEvent, since } from '../debug/log.ts';
 import { isDecimalId } from '../../engine/identity/index.ts';
-import { isRequestError, githubMessage, neverSent } from '../store/github-client.ts';
+import { isRequestError, githubMessage, neverSent } from '../store/github-errors.ts';
 import { parseGitHubJson, validate } from './json.ts';
 import { DispatchResponseSchema } from './schemas.ts';
 
@@ -56,6 +55,7 @@ export async function postWorkflowDispatch(options: DispatchPostOptions, target:
 }
 
 async function postOnce(options: DispatchPostOptions, target: DispatchTarget): Promise<PostOutcome> {
+  const { Octokit } = await import('@octokit/rest'); // loaded by the first POST, not by the command's start-up
   const octokit = new Octokit({
     auth: options.token,
     userAgent: 'fairway-work-queue',

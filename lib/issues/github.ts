@@ -10,7 +10,9 @@
 import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
 import type { ResourceIdentity } from '../../engine/replay/state.ts';
-import { createOctokit, githubFailure, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type RequestTimeouts } from '../store/github-client.ts';
+import type { FairwayOctokit } from '../store/github-client.ts';
+import { githubFailure, isRequestError, neverSent } from '../store/github-errors.ts';
+import { storeTimeouts, type RequestTimeouts } from '../store/github-timeouts.ts';
 import { GitHubId, GitHubInt, parseGitHubJson, validate } from '../github/json.ts';
 
 export interface IssuesClientOptions {
@@ -58,35 +60,49 @@ function split(repository: string): { owner: string; repo: string } {
 }
 
 export class IssuesClient {
-  readonly octokit: FairwayOctokit;
   readonly host: string;
   readonly counts: RequestCounts = { reads: 0, writes: 0 };
   /** Set once a rate limit is exhausted: no further writes this run. */
   stopped: string | null = null;
+  private readonly options: IssuesClientOptions;
+  private readonly timeouts: RequestTimeouts;
+  private client: Promise<FairwayOctokit> | null = null;
 
   constructor(options: IssuesClientOptions) {
     if (options.token === '') throw new ProtocolError('github_token_missing', 'backing-Issue projection needs a GitHub token with issues: write', {}, { usage: true });
-    this.octokit = createOctokit({
-      token: options.token,
-      timeouts: storeTimeouts(options.timeouts ?? {}),
-      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-      ...(options.writeIntervalMs !== undefined && { writeIntervalMs: options.writeIntervalMs }),
-      ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
-      ...(options.retries !== undefined && { retries: options.retries }),
-    });
+    this.options = options;
+    this.timeouts = storeTimeouts(options.timeouts ?? {});
     this.host = options.host ?? 'github.com';
-    // Count every request actually sent (retries included).
-    this.octokit.hook.before('request', (o) => {
-      if ((o.method ?? 'GET').toUpperCase() === 'GET') this.counts.reads++;
-      else this.counts.writes++;
+  }
+
+  /** The Octokit client, loaded and created on the first request (a command's --help never loads it). */
+  octokit(): Promise<FairwayOctokit> {
+    const { options } = this;
+    this.client ??= import('../store/github-client.ts').then(({ createOctokit }) => {
+      const octokit = createOctokit({
+        token: options.token,
+        timeouts: this.timeouts,
+        ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+        ...(options.writeIntervalMs !== undefined && { writeIntervalMs: options.writeIntervalMs }),
+        ...(options.retryBaseMs !== undefined && { retryBaseMs: options.retryBaseMs }),
+        ...(options.retries !== undefined && { retries: options.retries }),
+      });
+      // Count every request actually sent (retries included).
+      octokit.hook.before('request', (o) => {
+        if ((o.method ?? 'GET').toUpperCase() === 'GET') this.counts.reads++;
+        else this.counts.writes++;
+      });
+      return octokit;
     });
+    return this.client;
   }
 
   private async read<S extends z.ZodType>(route: string, params: Record<string, string | number>, schema: S, what: string): Promise<{ value: z.output<S>; headers: Record<string, string | number | undefined> }> {
     let text: string;
     let headers: Record<string, string | number | undefined>;
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
+      const res = await octokit.request(`GET ${route}`, { ...params, request: { parseSuccessResponseBody: false } });
       text = await new Response(res.data as ReadableStream | null).text();
       headers = res.headers as Record<string, string | number | undefined>;
     } catch (e) {
@@ -98,8 +114,9 @@ export class IssuesClient {
   private async write<S extends z.ZodType | null>(method: 'POST' | 'PATCH' | 'DELETE', route: string, params: Record<string, unknown>, schema: S, what: string): Promise<WriteOutcome<S extends z.ZodType ? z.output<S> : null>> {
     if (this.stopped !== null) return { ok: false, kind: 'stopped', reason: this.stopped };
     let text: string;
+    const octokit = await this.octokit();
     try {
-      const res = await this.octokit.request(`${method} ${route}`, { ...params, request: { retries: 0, parseSuccessResponseBody: false } });
+      const res = await octokit.request(`${method} ${route}`, { ...params, request: { retries: 0, parseSuccessResponseBody: false } });
       text = await new Response(res.data as ReadableStream | null).text();
     } catch (e) {
       if (isRequestError(e) && e.response !== undefined && e.status >= 400 && e.status < 500) {

@@ -11,7 +11,8 @@ import type { CasOutcome, LedgerSnapshot, LedgerStore } from './types.ts';
 export interface FileStoreOptions {
   /**
    * A missing file is `ledger_not_found` (a command reading the file once), not an absent
-   * queue (the console, which watches the path until a ledger appears there).
+   * queue (the console, which watches the path until a ledger appears there). Either way a
+   * path that exists but cannot be read (EACCES, ENOTDIR, ...) is `ledger_unreadable`.
    */
   required?: boolean;
   /** Reads `-` as standard input (the CLI's once-per-run reader); without it `-` is a file name. */
@@ -28,7 +29,12 @@ export class FileStore implements LedgerStore {
 
   async read(): Promise<LedgerSnapshot> {
     if (this.path === '-' && this.options.stdin !== undefined) return { version: 'stdin', bytes: await this.options.stdin() };
-    const info = await stat(this.path).catch(() => null);
+    const info = await stat(this.path).catch((e: unknown) => {
+      const code = (e as NodeJS.ErrnoException).code;
+      // Only an absent file is "no ledger yet"; any other failure (EACCES, ENOTDIR, ...) is an error.
+      if (code === 'ENOENT') return null;
+      throw new ProtocolError('ledger_unreadable', `cannot read ledger ${this.path}: ${code ?? String(e)}`);
+    });
     if (info === null && this.options.required !== true) return { version: null, bytes: null };
     const bytes = await readLedgerFile(this.path);
     return { version: `file-${info?.size}-${info?.mtimeMs}`, bytes };

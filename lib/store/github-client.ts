@@ -7,7 +7,7 @@ import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ProtocolError } from '../../engine/errors.ts';
+import type { RequestTimeouts } from './github-timeouts.ts';
 import { debugEvent, since } from '../debug/log.ts';
 
 export const FairwayOctokit = Octokit.plugin(throttling, retry);
@@ -36,37 +36,10 @@ export interface GitHubClientOptions {
   timeouts?: RequestTimeouts;
 }
 
-export interface RequestTimeouts {
-  /** Until the response headers of a read (GET, or a GraphQL query) arrive. */
-  readMs: number;
-  /** Until the response headers of a write (any other request, or a GraphQL mutation) arrive. */
-  writeMs: number;
-}
+export { DEFAULT_READ_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS, storeTimeouts, type RequestTimeouts } from './github-timeouts.ts';
 
-/** Default read timeout of the GitHub store: a hung request is abandoned after this long. */
-export const DEFAULT_READ_TIMEOUT_MS = 8_000;
-/** Default write timeout: longer, since GitHub may take a while to build a large commit. */
-export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
 /** Once headers have arrived, the body may take this much longer (large ledgers). */
 const BODY_TIMEOUT_MS = 120_000;
-
-/**
- * The store's timeouts: explicit options first, then `FAIRWAY_GITHUB_TIMEOUT_MS`
- * (reads) and `FAIRWAY_GITHUB_WRITE_TIMEOUT_MS` (writes), then the defaults.
- */
-export function storeTimeouts(given: Partial<RequestTimeouts> = {}, env: Readonly<Record<string, string | undefined>> = process.env): RequestTimeouts {
-  const fromEnv = (name: string): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const n = Number(raw);
-    if (!Number.isSafeInteger(n) || n <= 0) throw new ProtocolError('store_options_invalid', `${name} must be a positive whole number of milliseconds, not ${JSON.stringify(raw)}`, {}, { usage: true });
-    return n;
-  };
-  return {
-    readMs: given.readMs ?? fromEnv('FAIRWAY_GITHUB_TIMEOUT_MS') ?? DEFAULT_READ_TIMEOUT_MS,
-    writeMs: given.writeMs ?? fromEnv('FAIRWAY_GITHUB_WRITE_TIMEOUT_MS') ?? DEFAULT_WRITE_TIMEOUT_MS,
-  };
-}
 
 /** The `code` a timed-out request's cause carries (see `timedOut`). */
 const TIMEOUT_CODE = 'FAIRWAY_REQUEST_TIMEOUT';
@@ -213,59 +186,4 @@ function spacedGroup(intervalMs: number) {
   return { key: () => limiter };
 }
 
-interface OctokitRequestError {
-  status: number;
-  message: string;
-  response?: { data?: unknown; headers?: Record<string, string | number | undefined> };
-  cause?: unknown;
-}
-
-export function isRequestError(e: unknown): e is OctokitRequestError {
-  return typeof e === 'object' && e !== null && typeof (e as { status?: unknown }).status === 'number' && 'request' in e;
-}
-
-/** The connection was refused or the host unknown: the request cannot have been received. */
-export function neverSent(e: unknown): boolean {
-  for (let c: unknown = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
-    const code = (c as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return true;
-  }
-  return false;
-}
-
-/** GitHub's error message from a response body, if any. */
-export function githubMessage(e: OctokitRequestError): string {
-  const data = e.response?.data as { message?: unknown } | undefined;
-  return typeof data?.message === 'string' ? data.message : e.message;
-}
-
-/** A stable error for a failed request; `write` marks a mutation (403 → write denied). */
-export function githubFailure(action: string, e: unknown, where: string, write = false): ProtocolError {
-  if (!isRequestError(e)) return new ProtocolError('github_request_failed', `${action} on ${where} failed: ${String(e)}`);
-  if (e.response === undefined) {
-    return new ProtocolError('store_unreachable', `cannot reach the GitHub API to ${action} (${where}): ${e.message}`, {}, { network: true });
-  }
-  const message = githubMessage(e);
-  const details = { status: e.status, github_message: message };
-  const exhausted = e.response.headers?.['x-ratelimit-remaining'] === '0' || /rate limit/i.test(message);
-  if ((e.status === 403 || e.status === 429) && exhausted) {
-    return new ProtocolError('github_rate_limited', `GitHub rate-limited the request to ${action} (${where}): ${message}`, {}, details);
-  }
-  switch (e.status) {
-    case 401:
-      return new ProtocolError('github_auth_failed', `GitHub rejected the token while trying to ${action} (${where}): ${message}`, {}, details);
-    case 403:
-      return new ProtocolError(write ? 'store_write_denied' : 'github_forbidden', `GitHub refused to ${action} (${where}): ${message}`, {}, details);
-    case 422:
-      if (write && /repository rule|protected branch/i.test(message)) {
-        return new ProtocolError('store_write_denied', `GitHub refused to ${action} (${where}): ${message}`, {}, details);
-      }
-      return new ProtocolError('github_request_failed', `GitHub answered 422 while trying to ${action} (${where}): ${message}`, {}, details);
-    case 404:
-      return new ProtocolError('github_not_found', `GitHub could not find what was needed to ${action} (${where}); the repository may not exist or the token may lack access: ${message}`, {}, details);
-    case 409:
-      return new ProtocolError(/empty/i.test(message) ? 'store_repository_empty' : 'github_conflict', `cannot ${action} (${where}): ${message}`, {}, details);
-    default:
-      return new ProtocolError('github_request_failed', `GitHub answered ${e.status} while trying to ${action} (${where}): ${message}`, {}, details);
-  }
-}
+export { githubFailure, githubMessage, isRequestError, neverSent } from './github-errors.ts';

@@ -18,9 +18,10 @@
  * `expected` (strict CAS).
  */
 import { ProtocolError } from '../../engine/errors.ts';
-import { DEFAULT_BRANCH, LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
-import { checkBranchName, checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
+import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
+import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
+import { gitHubTarget } from './github-target.ts';
 import { DEFAULT_LAG_POLICY, ReadYourWrites, type LagPolicy } from './read-your-writes.ts';
 
 export interface GitHubStoreOptions extends Omit<GitHubClientOptions, 'timeouts'> {
@@ -33,8 +34,6 @@ export interface GitHubStoreOptions extends Omit<GitHubClientOptions, 'timeouts'
   lag?: Partial<LagPolicy>;
 }
 
-const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
-const REPO = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
 /** Ref-update rejections that mean the branch is not where the caller expected. */
 const MOVED = /not a fast forward|reference already exists|reference does not exist/i;
 
@@ -48,14 +47,10 @@ export class GitHubStore implements LedgerStore {
   protected readonly lag: ReadYourWrites;
 
   constructor(options: GitHubStoreOptions) {
-    if (!OWNER.test(options.owner) || !REPO.test(options.repo)) {
-      throw new ProtocolError('store_options_invalid', `not a GitHub repository name: ${JSON.stringify(`${options.owner}/${options.repo}`)}`, {}, { usage: true });
-    }
-    if (options.token === '') throw new ProtocolError('github_token_missing', 'the GitHub store needs a token (GH_TOKEN or GITHUB_TOKEN)', {}, { usage: true });
-    this.branch = options.branch ?? DEFAULT_BRANCH;
-    checkBranchName(this.branch);
-    this.where = { owner: options.owner, repo: options.repo };
-    this.label = `github:${options.owner}/${options.repo}#${this.branch}`;
+    const target = gitHubTarget(options);
+    this.branch = target.branch;
+    this.where = { owner: target.owner, repo: target.repo };
+    this.label = target.label;
     this.octokit = createOctokit({ ...options, timeouts: storeTimeouts(options.timeouts) });
     this.lag = new ReadYourWrites(this.label, { ...DEFAULT_LAG_POLICY, ...options.lag });
   }

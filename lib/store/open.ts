@@ -10,9 +10,8 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { FileStore } from './file.ts';
-import { GitHubStore } from './github.ts';
-import { GitHubGraphqlStore } from './github-graphql.ts';
-import { storeTimeouts } from './github-client.ts';
+import { LazyGitHubStore, type GitHubApiKind } from './github-lazy.ts';
+import { storeTimeouts } from './github-timeouts.ts';
 import { LocalGitStore } from './local-git.ts';
 import { RemoteGitStore } from './remote-git.ts';
 import type { LedgerStore } from './types.ts';
@@ -48,7 +47,7 @@ function usage(code: string, message: string): never {
   throw new ProtocolError(code, message, {}, { usage: true });
 }
 
-export type GitHubApiKind = 'graphql' | 'rest';
+export type { GitHubApiKind };
 
 /** The API the GitHub store uses for `baseUrl` (see `OpenStoreOptions.githubApi`). */
 export function githubApiFor(baseUrl: string | undefined, env: Readonly<Record<string, string | undefined>> = process.env): GitHubApiKind {
@@ -88,7 +87,8 @@ export function openStore(options: OpenStoreOptions): LedgerStore {
       owner: m[1]!, repo: m[2]!, token: options.token, timeouts: storeTimeouts({}, env),
       ...(branch !== undefined && { branch }), ...(options.githubBaseUrl !== undefined && { baseUrl: options.githubBaseUrl }),
     };
-    return api === 'graphql' ? new GitHubGraphqlStore(storeOptions) : new GitHubStore(storeOptions);
+    // The GitHub client loads on the store's first request (github-lazy.ts).
+    return new LazyGitHubStore(api, storeOptions);
   }
   if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --dir CLONE (the local clone that holds the objects)');
   if (options.repo === '') usage('store_options_invalid', '--dir needs a path');

@@ -10,12 +10,15 @@ import { closesOnResult, issueTarget } from '../../engine/issues/authority.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit, Projection, replayLedger } from '../../engine/replay/index.ts';
 import { operationsRequest, submitRequest } from '../../engine/requests/operations.ts';
-import { result } from '../../engine/requests/lifecycle.ts';
+import { release, result } from '../../engine/requests/lifecycle.ts';
+import { policyRequest } from '../../engine/requests/admin.ts';
 import { parseQueueCommit } from '../../engine/schema/index.ts';
 import { admin, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import { byteVerdict, completedClaim } from '../conformance/forbidden.ts';
 import { issueIn, OTHER, policyWith, projectorActor, rule, RULE_REF } from '../issues/rules.ts';
+import { replayBytes } from '../support/bytes.ts';
+import { checkpointOf } from '../support/checkpoints.ts';
 
 const granted = issueIn(OTHER, 7);
 const who = { principal: projectorActor.principal, workflow: projectorActor.workflow!, ref: RULE_REF };
@@ -49,5 +52,38 @@ describe('compaction keeps backing-Issue promises', () => {
     const ops = submitRequest(restored.state, [{ node_key: 'c', payload: {}, backing_issue: granted }], { graphId: 'g3', at: q.t + 10 });
     const commit = buildCommit(restored.state, { id: 'submit-c', kind: 'submit', parameters: ops.parameters, actor: producer, at: q.t + 10, operations: ops.operations });
     expect(byteVerdict(new TextEncoder().encode(`${text}${canonicalize(commit as unknown as JsonValue)}\n`))).toBe('issue_link_conflict');
+  });
+});
+
+describe('compaction keeps the admission-time completion policy of every Policy epoch', () => {
+  /**
+   * Work `done` admitted under epoch-1 with a verified non-PR Result, then a later Policy epoch.
+   * Closure is decided by the rules of the epoch in force at admission, so the answer must be the
+   * same on the live ledger, after one checkpoint and after a checkpoint of that checkpoint.
+   */
+  function closureAcrossEpochs(first: 'keep-open' | 'close-on-result', later: 'keep-open' | 'close-on-result'): boolean[] {
+    const policy = policyWith([rule({ completion_policy: first })]);
+    const q = new TestQueue(policy, [{ node_key: 'done', payload: {} }]);
+    const { workId, dispatchId } = completedClaim(q, '301');
+    q.w.publish('result', reconciler, q.tick(), result(q.state, workId, { outputs: [{ type: 'create_issue' }] as unknown as JsonObject[] }, q.t, 'r1'));
+    q.w.publish('release', reconciler, q.tick(), release(q.state, dispatchId, q.t));
+    q.w.publish('policy-2', admin, q.tick(), policyRequest('epoch-2', policyWith([rule({ completion_policy: later })])));
+    const answer = (p: Projection): boolean => {
+      const w = p.work(workId)!;
+      expect(w.policyEpoch).not.toBe(p.state.policy!.epoch);
+      return closesOnResult(p, w, who, issueTarget(p, w), 'done');
+    };
+    const once = compacted(q);
+    const twice = checkpointOf(once, 'e'.repeat(40));
+    // Both checkpoints are byte paths: the root's bytes through replay's framing.
+    return [answer(new Projection(q.state)), answer(replayBytes(once)), answer(replayBytes(twice))];
+  }
+
+  it('a close-on-result rule in force at admission still closes after one and two compactions under a later epoch', () => {
+    expect(closureAcrossEpochs('close-on-result', 'close-on-result')).toEqual([true, true, true]);
+  });
+
+  it('a later epoch\'s close-on-result rule does not close Work admitted under a keep-open rule, before or after compaction', () => {
+    expect(closureAcrossEpochs('keep-open', 'close-on-result')).toEqual([false, false, false]);
   });
 });

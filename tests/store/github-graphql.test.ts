@@ -13,6 +13,7 @@ import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/a
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { GitHubGraphqlStore, gitBlobId } from '../../lib/store/github-graphql.ts';
 import { GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts';
+import { LazyGitHubStore } from '../../lib/store/github-lazy.ts';
 import { githubApiFor, openStore } from '../../lib/store/open.ts';
 import { GRAPHQL_PATH } from '../fake-github/graphql.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
@@ -269,17 +270,18 @@ describe('GitHubGraphqlStore: reads at an immutable head', () => {
 });
 
 describe('openStore: which GitHub API', () => {
-  it('defaults to GraphQL for api.github.com and to REST for other hosts; FAIRWAY_GITHUB_STORE_API overrides', () => {
+  it('defaults to GraphQL for api.github.com and to REST for other hosts; FAIRWAY_GITHUB_STORE_API overrides', async () => {
     expect(githubApiFor(undefined, {})).toBe('graphql');
     expect(githubApiFor('https://api.github.com', {})).toBe('graphql');
     expect(githubApiFor('https://ghe.example/api/v3', {})).toBe('rest');
     expect(githubApiFor('http://127.0.0.1:1', { FAIRWAY_GITHUB_STORE_API: 'graphql' })).toBe('graphql');
     expect(() => githubApiFor(undefined, { FAIRWAY_GITHUB_STORE_API: 'soap' })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
-    const open = (extra: Record<string, unknown>) => openStore({ cwd: '/', github: 'o/r', token: 't', env: {}, ...extra });
-    expect(open({})).toBeInstanceOf(GitHubGraphqlStore);
-    const rest = open({ githubBaseUrl: 'http://127.0.0.1:1' });
+    // openStore answers a LazyGitHubStore; the store it loads on first use is the chosen API's.
+    const open = (extra: Record<string, unknown>) => (openStore({ cwd: '/', github: 'o/r', token: 't', env: {}, ...extra }) as LazyGitHubStore).store();
+    expect(await open({})).toBeInstanceOf(GitHubGraphqlStore);
+    const rest = await open({ githubBaseUrl: 'http://127.0.0.1:1' });
     expect(rest).toBeInstanceOf(GitHubStore);
     expect(rest).not.toBeInstanceOf(GitHubGraphqlStore);
-    expect(open({ githubBaseUrl: 'http://127.0.0.1:1', githubApi: 'graphql' })).toBeInstanceOf(GitHubGraphqlStore);
+    expect(await open({ githubBaseUrl: 'http://127.0.0.1:1', githubApi: 'graphql' })).toBeInstanceOf(GitHubGraphqlStore);
   });
 });

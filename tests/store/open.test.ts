@@ -2,11 +2,13 @@
  * openStore: the CLI's global store flags (design/INTERFACES.md) → a store,
  * with misuse reported as coded, usage-marked ProtocolErrors.
  */
-import { writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openConsoleStore } from '../../lib/console/store.ts';
 import { FileStore } from '../../lib/store/file.ts';
 import { GitHubStore } from '../../lib/store/github.ts';
+import { LazyGitHubStore } from '../../lib/store/github-lazy.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { openStore } from '../../lib/store/open.ts';
 import { RemoteGitStore } from '../../lib/store/remote-git.ts';
@@ -29,12 +31,24 @@ describe('openStore', () => {
     expect(openStore({ cwd: parent, repo: repo.slice(parent.length + 1), branch: 'q' }).label).toBe(`git:${repo}#q`);
   });
 
-  it('opens a remote store for --repo CLONE --remote NAME and a GitHub store for --github', () => {
+  it('opens a remote store for --repo CLONE --remote NAME and a GitHub store for --github', async () => {
     const repo = initRepo();
     expect(openStore({ cwd: '/', repo, remote: 'origin' })).toBeInstanceOf(RemoteGitStore);
     const gh = openStore({ cwd: '/', github: 'octo-org/queue.repo', token: 't', githubBaseUrl: 'http://127.0.0.1:1' });
-    expect(gh).toBeInstanceOf(GitHubStore);
+    expect(gh).toBeInstanceOf(LazyGitHubStore);
     expect(gh.label).toBe('github:octo-org/queue.repo#work-queue');
+    // The GitHub client loads on first use; the store it answers through is the REST store here.
+    const real = await (gh as LazyGitHubStore).store();
+    expect(real).toBeInstanceOf(GitHubStore);
+    expect(real.label).toBe(gh.label);
+    expect(await (gh as LazyGitHubStore).store()).toBe(real);
+  });
+
+  it('checks a GitHub store\'s target and timeouts when it is opened, before the GitHub client loads', () => {
+    const open = (extra: Record<string, unknown>) => () => openStore({ cwd: '/', github: 'o/r', token: 't', ...extra });
+    expect(open({ branch: 'bad..branch' })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
+    expect(open({ env: { FAIRWAY_GITHUB_TIMEOUT_MS: 'soon' } })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
+    expect(openStore({ cwd: '/', github: 'o/r', token: 't', branch: 'q', env: {} }).label).toBe('github:o/r#q');
   });
 
   it('rejects contradictory or malformed flags with store_options_invalid', () => {
@@ -82,5 +96,19 @@ describe('openStore', () => {
     expect(new TextDecoder().decode((await stdin.read()).bytes!)).toBe('y\n');
     for (const other of [{ repo: dir }, { remote: 'origin' }, { github: 'o/r', token: 't' }]) rejects({ cwd: dir, ledger: file, ...other }, 'source_conflict');
     expect(openStore({ cwd: initRepo() }).readOnly).toBeUndefined();
+  });
+
+  it('a ledger path that cannot be read (ENOTDIR, ELOOP) is ledger_unreadable for the console and --ledger; only a missing file is no queue', async () => {
+    const dir = tempDir('unreadable');
+    const file = join(dir, 'work-queue.jsonl');
+    writeFileSync(file, 'x\n');
+    const loop = join(dir, 'loop.jsonl');
+    symlinkSync(loop, loop);
+    for (const [path, errno] of [[join(file, 'inside.jsonl'), 'ENOTDIR'], [loop, 'ELOOP']] as const) {
+      const expected = { name: 'ProtocolError', code: 'ledger_unreadable', message: expect.stringContaining(errno) };
+      await expect(openConsoleStore({ kind: 'ledger', ledger: path }).read()).rejects.toMatchObject(expected);
+      await expect(openStore({ cwd: dir, ledger: path }).read()).rejects.toMatchObject(expected);
+    }
+    expect(await openConsoleStore({ kind: 'ledger', ledger: join(dir, 'absent.jsonl') }).read()).toEqual({ version: null, bytes: null });
   });
 });

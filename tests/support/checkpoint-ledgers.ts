@@ -83,6 +83,7 @@ export function semantic(state: ReplayState): JsonValue {
     deployments: sorted(state.deployments).map(([key, route]) => [key, route.currentRef, [...route.revisions].sort(byKey)]),
     admissions: sorted(state.admissions),
     links: sorted(state.issueLinks),
+    linkedIssues: sorted(state.linkedIssues),
   };
   return JSON.parse(JSON.stringify(view)) as JsonValue;
 }

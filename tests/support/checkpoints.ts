@@ -2,7 +2,8 @@
  * Checkpoint-rooted ledgers of several shapes (spec 7.10 "compact", 7.17), built with the
  * engine's own checkpoint builder (what `fairway compact` publishes): genesis-only (no Work,
  * untouched clocks), a policy with Work but no Claims, a full history, a queue whose Work
- * all finished, repeated compaction, and a checkpoint root followed by more commits.
+ * all finished, repeated compaction, backing Issues across Policy epochs, and a checkpoint
+ * root followed by more commits. `editCheckpoint` tampers with a root's state and reseals it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { canonicalize } from '../../engine/codec/index.ts';
@@ -11,8 +12,14 @@ import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { candidateTerminalRequest, conflictTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
-import { nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
-import { evidence, grantOne, start } from '../conformance/forbidden.ts';
+import { requestFingerprint } from '../../engine/identity/index.ts';
+import { stateDigest } from '../../engine/replay/checkpoint.ts';
+import { policyRequest } from '../../engine/requests/admin.ts';
+import { cancelWork, release, result } from '../../engine/requests/lifecycle.ts';
+import { operationsRequest, submitRequest } from '../../engine/requests/operations.ts';
+import { admin as queueAdmin, nodes, policyOf, producer, reconciler, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
+import { completedClaim, evidence, grantOne, start } from '../conformance/forbidden.ts';
+import { issueIn, OTHER, policyWith, projectorActor, rule, RULE_REF } from '../issues/rules.ts';
 import { baseLedger, ledgerLines } from './duplicates.ts';
 
 const FIXTURES = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
@@ -59,6 +66,48 @@ export function conflictLedger(): string {
   return q.text();
 }
 
+/** The pre-existing Issue the backing-Issue ledger grants and admits Work `b` with. */
+export const GRANTED_ISSUE = issueIn(OTHER, 7);
+/** The Issue the backing-Issue ledger's projector creates and links to the completed Work. */
+export const CREATED_ISSUE = issueIn(REPOSITORY, 11);
+
+/**
+ * Backing Issues across Policy epochs: under epoch-1 (a close-on-result rule granting
+ * GRANTED_ISSUE) Work `x` is completed with a verified Result and linked to CREATED_ISSUE with a
+ * summary comment and its Claim's comment; Work `b` is admitted with GRANTED_ISSUE and
+ * commented; `x`, `b` and `d` settle; then epoch-2 (admitting nothing) and the current epoch-3.
+ */
+export function backingIssuesLedger(): { ledger: string; x: string; b: string; d: string; claim: string } {
+  const q = new TestQueue(policyWith([rule({ completion_policy: 'close-on-result', backing_issues: [GRANTED_ISSUE as never] })]), [{ node_key: 'x', payload: {} }, { node_key: 'd', payload: {} }]);
+  q.w.publish('submit-b', producer, q.tick(), submitRequest(q.state, [{ node_key: 'b', payload: {}, backing_issue: GRANTED_ISSUE }], { graphId: 'g2', at: q.t }));
+  const { workId: x, claimId: claim, dispatchId } = completedClaim(q, '301');
+  const [b, d] = [q.workId('b'), q.workId('d')];
+  q.w.publish('result', reconciler, q.tick(), result(q.state, x, { outputs: [{ type: 'create_issue' }] as unknown as JsonObject[] }, q.t, 'r1'));
+  q.w.publish('release', reconciler, q.tick(), release(q.state, dispatchId, q.t));
+  q.w.publish('project', projectorActor, q.tick(), operationsRequest('observe', [
+    { kind: 'IssueLink', work_id: x, claim_id: claim, resource: CREATED_ISSUE, projector_ref: RULE_REF } as never,
+    { kind: 'IssueComment', work_id: x, comment_id: '91', projector_ref: RULE_REF },
+    { kind: 'IssueComment', work_id: x, comment_id: '92', claim_id: claim, projector_ref: RULE_REF },
+    { kind: 'IssueComment', work_id: b, comment_id: '93', projector_ref: RULE_REF },
+  ]));
+  q.w.publish('cancel', queueAdmin, q.tick(), cancelWork([b, d], 'drain'));
+  q.w.publish('policy-2', queueAdmin, q.tick(), policyRequest('epoch-2', policyWith([rule()])));
+  q.w.publish('policy-3', queueAdmin, q.tick(), policyRequest('epoch-3', policyWith([rule({ completion_policy: 'close-on-result' })])));
+  return { ledger: q.text(), x, b, d, claim };
+}
+
+/** `ledger` with its checkpoint root's state edited, the state digest, parameters and fingerprint recomputed. */
+export function editCheckpoint(ledger: string, edit: (state: JsonObject) => void): string {
+  const [rootLine, ...rest] = ledger.split('\n');
+  const root = JSON.parse(rootLine!) as JsonObject & { actor: JsonValue; request: { kind: string; parameters: JsonObject; fingerprint: string }; operations: Array<JsonObject & { state: JsonObject }> };
+  const op = root.operations[0]!;
+  edit(op.state);
+  op.state_sha256 = stateDigest(op.state);
+  root.request.parameters.state_sha256 = op.state_sha256;
+  root.request.fingerprint = requestFingerprint(root.actor, root.request.kind, root.request.parameters);
+  return [canonicalize(root as JsonValue), ...rest].join('\n');
+}
+
 /** Every shape; the reference-fixture shapes only when ../shared/reference is present. */
 export function checkpointShapes(): CheckpointShape[] {
   const demo = ledgerLines(baseLedger());
@@ -68,6 +117,7 @@ export function checkpointShapes(): CheckpointShape[] {
     { name: 'checkpoint taken mid-flight (open Claims and reservations)', ledger: checkpointOf(ln(demo.slice(0, 5))) },
     { name: 'repeated compaction: checkpoint of a checkpoint-rooted ledger', ledger: checkpointOf(checkpointOf(ln(demo)), 'd'.repeat(40)) },
     { name: 'checkpoint of a recorded run binding conflict (candidates, one with terminal evidence)', ledger: checkpointOf(conflictLedger()) },
+    { name: 'checkpoint of backing Issues across Policy epochs (IssueLink, comments, an earlier epoch\'s projector rules)', ledger: checkpointOf(backingIssuesLedger().ledger) },
   ];
   if (existsSync(CHECKPOINT_FIXTURE) && existsSync(PREFIX_FIXTURE)) {
     const fixture = JSON.parse(readFileSync(CHECKPOINT_FIXTURE, 'utf8')) as { history: JsonValue[]; checkpoint: JsonValue[]; genesis_checkpoint: JsonValue[] };

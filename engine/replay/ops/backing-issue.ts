@@ -9,8 +9,10 @@
  *   run's principal and workflow, the binding's `projector_ref`, the Work's pool and the
  *   Issue's repository, with the exact grant for a pre-existing Issue (`projector_not_authorized`).
  *
- * Which Work an Issue backs is indexed per `works` map (built once from the Work records, then
- * kept by admission), so neither admission nor a link scans every Work.
+ * Which Work an Issue backs is indexed: admitted `backing_issue`s per `works` map (built once
+ * from the Work records, then kept by admission) and IssueLinks in `state.linkedIssues` (kept by
+ * replay, rebuilt by checkpoint restoration), so neither admission nor a link scans every Work
+ * or every link.
  */
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
@@ -50,11 +52,8 @@ export function issueOwner(state: ReplayState, resource: ResourceIdentity, excep
   const identity = issueIdentity(resource);
   const admitted = backingIndex(state).get(identity);
   if (admitted !== undefined && admitted !== except) return admitted;
-  for (const [other, records] of state.issueLinks) {
-    if (other === except) continue;
-    if (records.some((r) => r.kind === 'IssueLink' && issueIdentity(r.resource as unknown as ResourceIdentity) === identity)) return other;
-  }
-  return undefined;
+  const linked = state.linkedIssues.get(identity);
+  return linked !== undefined && linked !== except ? linked : undefined;
 }
 
 /** Admission of a Work naming `backing_issue` (before its record exists). */
@@ -77,6 +76,11 @@ export function checkBackingIssue(ctx: CommitContext, op: OperationOf<'Work'>, a
 export function noteBackingIssue(state: ReplayState, work: WorkRecord): void {
   const issue = admittedBackingIssue(work);
   if (issue !== undefined) backingIndex(state).set(issueIdentity(issue), work.workId);
+}
+
+/** Keeps the index after an IssueLink binds `resource` to Work `workId`. */
+export function noteIssueLink(state: ReplayState, workId: string, resource: ResourceIdentity): void {
+  state.linkedIssues.set(issueIdentity(resource), workId);
 }
 
 /** Current target authority of the binding's publisher over the Work's Issue in `resource.repository`. */

@@ -12,8 +12,11 @@ import { executionProfile } from './deployment.ts';
 import { poolPolicy } from './policy.ts';
 import { repeatsClaimCancellation } from './repeat.ts';
 
-/** Applies one verified Claim: ownership, logical slot, group membership, charge. */
-export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition): void {
+/**
+ * Applies one verified Claim: ownership, logical slot, group membership, charge. `superseded`:
+ * a later Claim of the same commit moves the same key clock (see `applyTransition`).
+ */
+export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition, superseded = false): void {
   const { state, commit } = ctx;
   const at = where(ctx);
   const work = state.works.get(op.work_id);
@@ -74,7 +77,7 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
   work.attempts += 1;
   touch(work, commit.id);
   chargeLogical(state, pool, work.fairnessKey, 1);
-  applyTransition(state.fairness, transition);
+  applyTransition(state.fairness, transition, superseded);
 }
 
 /** The Claim must be open and still own its Work (the effective Claim). */

@@ -31,14 +31,22 @@ export function projectorRules(policy: JsonObject | null | undefined): Projector
 /** What makes a schema-valid rule set unusable (null: coherent). `policy_invalid` in replay. */
 export function projectorIncoherence(policy: JsonObject): string | null {
   const pools = policy.pools as Record<string, unknown>;
+  return rulesIncoherence(projectorRules(policy), (pool) => Object.hasOwn(pools, pool));
+}
+
+/**
+ * The coherence of `rules` with `installed` telling which pools exist (a checkpoint keeps an
+ * earlier epoch's rules without its pools, and passes a predicate that accepts every pool).
+ */
+export function rulesIncoherence(rules: readonly ProjectorRule[], installed: (pool: string) => boolean): string | null {
   let i = 0;
-  for (const rule of projectorRules(policy)) {
+  for (const rule of rules) {
     const at = `projectors.${i++}`;
     const w = rule.workflow;
     if (!w.startsWith('.github/workflows/') || !/\.ya?ml$/.test(w) || w.includes('..') || w.includes('\\')) {
       return `${at}.workflow ${JSON.stringify(w)} must name a workflow file under .github/workflows/ (projectors require an explicit immutable workflow)`;
     }
-    for (const pool of rule.pools) if (!Object.hasOwn(pools, pool)) return `${at}.pools: projector pool ${JSON.stringify(pool)} is not installed`;
+    for (const pool of rule.pools) if (!installed(pool)) return `${at}.pools: projector pool ${JSON.stringify(pool)} is not installed`;
     for (const repo of rule.repositories) if (!REPOSITORY.test(repo)) return `${at}.repositories: ${JSON.stringify(repo)} is not an owner/name repository`;
     for (const [j, issue] of (rule.backing_issues ?? []).entries()) {
       if (issue.kind !== 'issue') return `${at}.backing_issues.${j}: a backing target must be an Issue, not a ${issue.kind}`;

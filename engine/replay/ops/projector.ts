@@ -8,7 +8,7 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { touch } from '../mutate.ts';
 import type { ResourceIdentity } from '../state.ts';
-import { admittedBackingIssue, checkBindingAuthority, issueIdentity, issueOwner } from './backing-issue.ts';
+import { admittedBackingIssue, checkBindingAuthority, issueIdentity, issueOwner, noteIssueLink } from './backing-issue.ts';
 
 function records(ctx: CommitContext, workId: string): JsonObject[] {
   const work = ctx.state.works.get(workId);
@@ -50,6 +50,7 @@ export function applyIssueLink(ctx: CommitContext, op: OperationOf<'IssueLink'>)
   if (owner !== undefined) fail('issue_link_conflict', `Issue ${resource.repository}#${resource.number} already backs Work ${owner}`, at);
   checkBindingAuthority(ctx, work, resource, op.projector_ref);
   list.push(op as unknown as JsonObject);
+  noteIssueLink(ctx.state, op.work_id, resource);
 }
 
 export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComment'>): void {
