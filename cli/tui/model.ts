@@ -5,7 +5,7 @@
  * reference to it. Payloads, receipts and run evidence bodies are never copied.
  */
 import type { Projection } from '../../engine/replay/index.ts';
-import type { DependencyEdge } from '../../engine/replay/state.ts';
+import type { DependencyEdge } from '../../engine/state/state.ts';
 import { gateIdentity, type BlockingStep } from '../../engine/scheduler/eligibility.ts';
 import { claimDetail, workDetail } from '../views.ts';
 

@@ -18,7 +18,7 @@
 import type { Projection } from '../replay/index.ts';
 import { admittedBackingIssue } from '../replay/ops/backing-issue.ts';
 import { admissionCompletionPolicy, grantsIssue, holdsTargetAuthority, rulesFor, type ProjectorIdentity } from '../replay/ops/projector-rules.ts';
-import type { ResourceIdentity, WorkRecord } from '../replay/state.ts';
+import type { ResourceIdentity, WorkRecord } from '../state/state.ts';
 import type { IssueStatus } from './labels.ts';
 
 export type { ProjectorIdentity };

@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from '../codec/digest.ts';
 import type { Projection } from '../replay/index.ts';
-import type { ClaimRecord, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, WorkRecord } from '../state/state.ts';
 import { inlineText, plainTitle, safeRepository, safeToken } from './escape.ts';
 import { statusLabel, type IssueStatus } from './labels.ts';
 import { footer, render, type Templates } from './render.ts';

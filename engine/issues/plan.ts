@@ -18,7 +18,7 @@
  */
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import type { ResourceIdentity } from '../replay/state.ts';
+import type { ResourceIdentity } from '../state/state.ts';
 import type { DesiredIssue } from './desired.ts';
 import { claimKey, issueKey, summaryKey, type JournalState } from './journal.ts';
 import { ISSUE_STATUSES, labelChanges, statusLabel, type IssueStatus } from './labels.ts';

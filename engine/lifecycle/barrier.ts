@@ -10,11 +10,11 @@ import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
 import { deliveryFailureVerdict } from '../replay/ops/barrier.ts';
-import type { ClaimRecord, ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Verification } from './effects.ts';
 import { groupEvidence } from './evidence.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 export interface TerminalRun {

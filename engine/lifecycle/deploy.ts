@@ -11,10 +11,11 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { WorkerRoute } from '../replay/state.ts';
-import { currentRevision, installedContract, workerRoute } from '../replay/ops/deployment.ts';
+import type { WorkerRoute } from '../state/state.ts';
+import { currentRevision } from '../state/routes.ts';
+import { installedContract, workerRoute } from '../replay/ops/deployment.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 /** The logical contract of an installed profile (replay/ops/deployment.ts). */

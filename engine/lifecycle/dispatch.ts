@@ -8,12 +8,12 @@ import { canonicalize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { DispatchRecord } from '../replay/state.ts';
+import type { DispatchRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
 import { conflictReceipt, isConflicted, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 import { runBinding } from './run-identity.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export function dispatchGroup(source: QueueSource, dispatchId: string): DispatchRecord {
   const state = stateOf(source);

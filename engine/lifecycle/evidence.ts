@@ -7,7 +7,7 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { Evidence } from '../schema/index.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface EvidenceFacts {
   kind: Evidence['kind'];

@@ -10,7 +10,7 @@ import { fail } from '../errors.ts';
 import { finishRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
 import { finishRequestId } from './ids.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface FinishInput {
   dispatch_id: string;

@@ -8,9 +8,9 @@
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { gateIdentity, type ExternalEdge } from '../scheduler/eligibility.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 export type ReadStatus =

@@ -9,10 +9,10 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ClaimRecord, ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import { dispatchGroup } from './dispatch.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 interface Member {

@@ -10,7 +10,7 @@ import { isIdentity } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
 import { submitRequest, type BuiltRequest, type SubmitNode } from '../requests/operations.ts';
 import type { QueueOperation } from '../schema/index.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface ReplacementInput {
   failedWorkId: string;

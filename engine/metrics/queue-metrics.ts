@@ -107,7 +107,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
     return p;
   };
 
-  for (const name of Object.keys((state.policy?.policy.pools ?? {}) as object)) pool(name);
+  for (const name of Object.keys(state.policy?.policy.pools ?? {})) pool(name);
   for (const w of projection.works()) {
     pool(w.pool);
     const s = series(w.pool, w.effectivePriority, w.fairnessKey);

@@ -15,7 +15,7 @@
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import type { CheckpointBase } from '../replay/state.ts';
+import type { CheckpointBase } from '../state/state.ts';
 
 export interface CommittedRequest {
   requestId: string;

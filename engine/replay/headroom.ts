@@ -11,7 +11,7 @@
  *   nothing more can be admitted; `warning` is the same without `ok` (null).
  */
 import { ledgerBudget, type BudgetReport } from './ledger-budget.ts';
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 /** Fraction of the watermark from which operators are warned. */
 export const WARN_FRACTION = 0.8;

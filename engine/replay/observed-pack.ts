@@ -12,7 +12,7 @@ import { pack, type DispatchNextRequest, type PackResult } from '../scheduler/pa
 import type { QueueCommit } from '../schema/index.ts';
 import type { CommitContext, OperationOf } from './context.ts';
 import { applyObservation } from './ops/observation.ts';
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 /** The commit that carries the grant: its id, decision time, epoch and request (a candidate's are provisional). */
 export type GrantCommit = Pick<QueueCommit, 'id' | 'at' | 'policy_epoch'> & { request: Pick<QueueCommit['request'], 'id' | 'kind'> };

@@ -9,7 +9,8 @@ import { replayBytes } from '../../tests/support/bytes.ts';
 import { isProtocolError } from '../errors.ts';
 import { projectionAt } from '../receipts/prefix.ts';
 import { summarize } from './summary.ts';
-import { Projection, projectionOf, replayPrefix, stateOf } from './projection.ts';
+import { Projection, projectionOf, replayPrefix } from './projection.ts';
+import { stateOf } from '../state/source.ts';
 
 function codeOf(run: () => unknown): string | null {
   try {

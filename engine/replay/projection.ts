@@ -11,14 +11,15 @@ import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import type { QueuePolicy } from '../schema/policy.ts';
-import type { FairnessState } from '../scheduler/clocks.ts';
-import type { ResultInput } from '../scheduler/ready-index.ts';
+import type { FairnessState } from '../state/fairness.ts';
+import type { ResultInput } from '../state/ready-index.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { envelopeView, type EnvelopeView } from './headroom.ts';
 import { quiescenceBlockers, type QuiescenceBlocker } from './quiescence.ts';
 import type {
-  CheckpointBase, ClaimRecord, CommitInfo, Controls, DispatchRecord, ObservationRecord, PolicyRecord,
+  CheckpointBase, ClaimRecord, CommitInfo, Controls, DispatchRecord, ObservationRecord, PolicyEpochRecord, PolicyRecord,
   ReplayState, RequestOutcome, WorkerRoute, WorkRecord,
-} from './state.ts';
+} from '../state/state.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -178,7 +179,7 @@ export class Projection {
 
   /** The installed QueuePolicy (validated by replay, so typed), or null before the genesis. */
   get policy(): QueuePolicy | null {
-    return (this.check().policy?.policy ?? null) as QueuePolicy | null;
+    return this.check().policy?.policy ?? null;
   }
 
   /** The installed Policy's epoch record (epoch, installing commit and ordinal), or null. */
@@ -187,7 +188,7 @@ export class Projection {
   }
 
   /** Every installed Policy epoch, in causal order. */
-  get policyHistory(): readonly Readonly<PolicyRecord>[] {
+  get policyHistory(): readonly Readonly<PolicyEpochRecord>[] {
     return this.check().policyHistory;
   }
 
@@ -382,18 +383,10 @@ export function replayPrefix(projection: Projection, count: number): Projection 
   return coldReplay(lines.length === 0 ? '' : `${lines.join('\n')}\n`);
 }
 
-/**
- * What engine entry points accept: a `Projection` (lib/ and the surfaces, which cannot reach a
- * replay state) or, inside the engine and its unit tests, the bare replay state.
- */
-export type QueueSource = Projection | ReplayState;
-
-/** @internal engine-only: the replay state behind a queue source. */
-export function stateOf(source: QueueSource): ReplayState {
-  return source instanceof Projection ? source.state : source;
-}
+/** The floor's accessor (engine/state/source.ts), also exported here for the engine's own callers. */
+export { stateOf, type QueueSource };
 
 /** A projection for a queue source (a bare state is wrapped: reads only, no commit texts). */
 export function projectionOf(source: QueueSource): Projection {
-  return source instanceof Projection ? source : new Projection(source);
+  return source instanceof Projection ? source : new Projection(stateOf(source));
 }

@@ -3,7 +3,7 @@
  * reservation or pending delivery barrier. The one rule, listing every blocker: replay
  * refuses a Policy naming the first (`policy_not_quiescent`), the console lists them all.
  */
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 export type QuiescenceKind = 'pending_work' | 'open_claims' | 'native_reservations';
 

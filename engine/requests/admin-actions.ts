@@ -6,7 +6,7 @@
  * body and publishes `adminRequest(action, body, state, at)`; none keeps its own switch.
  */
 import type { JsonObject } from '../json.ts';
-import type { QueueSource } from '../replay/projection.ts';
+import type { QueueSource } from '../state/source.ts';
 import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from './admin.ts';
 import { control, type ControlName } from './lifecycle.ts';
 import type { BuiltRequest } from './operations.ts';

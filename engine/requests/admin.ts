@@ -7,7 +7,7 @@ import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import { MAX_ADMIN_TARGETS } from '../schema/defaults.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 function unique(ids: readonly string[], what: string): string[] {
   if (ids.length === 0) fail('targets_missing', `name at least one ${what}`);

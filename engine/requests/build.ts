@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue } from '../json.ts';
 import { applyCommit } from '../replay/apply.ts';
 import type { Actor, QueueCommit, QueueOperation } from '../schema/index.ts';
 import { parseQueueCommit } from '../schema/index.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface RequestEnvelope {
   id: string;

@@ -5,9 +5,9 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { DispatchRecord, ReplayState } from '../replay/state.ts';
+import type { DispatchRecord, ReplayState } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 function group(state: ReplayState, dispatchId: string): DispatchRecord {
   const g = state.dispatches.get(dispatchId);

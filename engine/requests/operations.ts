@@ -10,7 +10,7 @@ import { sha256Hex } from '../codec/digest.ts';
 import { fail } from '../errors.ts';
 import { workId as deriveWorkId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
@@ -18,7 +18,7 @@ import { ownGet } from '../schema/record.ts';
 import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
 import type { QueuePolicy } from '../schema/policy.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface BuiltRequest {
   kind: string;

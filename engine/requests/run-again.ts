@@ -10,9 +10,9 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { WorkRecord } from '../replay/state.ts';
+import type { WorkRecord } from '../state/state.ts';
 import { submitRequest, type SubmitBuilt, type SubmitNode } from './operations.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export type RunAgainKind = 'replacement' | 'resubmission';
 

@@ -7,7 +7,7 @@
 import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
 
 export const ASSIGNMENT_VERSION = 3;
 

@@ -5,11 +5,11 @@
  */
 import { canonicalize } from '../codec/index.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
-import type { DependencyEdge, ReplayState, WorkRecord } from '../replay/state.ts';
-import { executionBlock } from '../replay/ops/deployment.ts';
+import type { DependencyEdge, ReplayState, WorkRecord } from '../state/state.ts';
+import { executionBlock } from '../state/routes.ts';
 import { accountOutstanding, isClaimed, logicalOutstanding, type PlanOverlay } from './overlay.ts';
 import { poolPolicy, workerProfile } from './policy-view.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 /** Reason codes, in the order the gates are checked. */
 export const ELIGIBILITY_REASONS = [

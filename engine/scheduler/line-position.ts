@@ -6,7 +6,7 @@
  * they say the same thing. Pure: reads the replay state, changes nothing.
  */
 import type { Line, LineEntry } from './line.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 /** Grants the rate estimate is taken from. */
 export const RATE_WINDOW = 20;

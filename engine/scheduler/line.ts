@@ -17,13 +17,13 @@
  *   of those Claims finishes, which the line cannot date, so it is `held`.
  * Cost: the planner's one walk of the buckets plus O(log n) per entry.
  */
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
-import { availableIn } from './ready-index.ts';
-import type { NoGrantReason, SelectionReason } from './plan.ts';
+import { availableIn } from '../state/ready-index.ts';
+import type { NoGrantReason, SelectionReason } from './plan-types.ts';
 import { installedPolicy, poolPolicy } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface LineEntry {
   /** 1-based: the grant (counting from the next one) at which this Work would be picked. */
@@ -75,7 +75,7 @@ function forecastState(state: ReplayState, pool: string): ReplayState {
   pools[pool] = { ...poolPolicy(state, pool), logical_limit: Number.MAX_SAFE_INTEGER };
   return {
     ...state,
-    policy: { ...record, policy: { ...policy, pools } as unknown as typeof record.policy },
+    policy: { ...record, policy: { ...policy, pools } },
     controls: { ...state.controls, grants_paused: false },
   };
 }

@@ -4,7 +4,7 @@
  * one pool lookup.
  */
 import { fail, type ErrorLocation } from '../errors.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import type { PoolPolicy, QueuePolicy, WorkerProfile } from '../schema/policy.ts';
 
 /** Contract `defaults.max_claims_per_profile` / `engineering_max_claims_per_dispatch` (spec 7.14). */
@@ -15,13 +15,13 @@ export const ENGINEERING_MAX_CLAIMS = 16;
 export function installedPolicy(source: QueueSource): QueuePolicy {
   const record = stateOf(source).policy;
   if (record === null) return fail('policy_missing', 'queue requires an installed policy');
-  return record.policy as unknown as QueuePolicy;
+  return record.policy;
 }
 
 /** The installed Policy, or null before the genesis. */
 export function policyOrNull(source: QueueSource): QueuePolicy | null {
   const record = stateOf(source).policy;
-  return record === null ? null : (record.policy as unknown as QueuePolicy);
+  return record === null ? null : record.policy;
 }
 
 /**

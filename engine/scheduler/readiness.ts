@@ -5,8 +5,8 @@
  * second "approximately why".
  */
 import { isProtocolError } from '../errors.ts';
-import { stateOf, type QueueSource } from '../replay/projection.ts';
-import type { WorkRecord } from '../replay/state.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import type { WorkRecord } from '../state/state.ts';
 import { eligibility, type BlockingStep } from './eligibility.ts';
 import type { Readiness } from './readiness-values.ts';
 

@@ -29,12 +29,12 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import { createState } from '../replay/replay.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import { applyTransition, createFairnessState, type FairnessState } from './clocks.ts';
+import { createState, type ReplayState, type WorkRecord } from '../state/state.ts';
+import { applyTransition } from './clocks.ts';
+import { createFairnessState, type FairnessState } from '../state/fairness.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { pack } from './pack.ts';
-import { bucketsOf, indexWork, unindexWork } from './ready-index.ts';
+import { bucketsOf, indexWork, unindexWork } from '../state/ready-index.ts';
 import { MAX_SIMULATED_GRANTS, parseWorkload, type Workload, type WorkloadNode } from './workload.ts';
 import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 

@@ -8,7 +8,8 @@
 import { fail, ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { deployedRoute } from '../../engine/lifecycle/deploy.ts';
-import { AUTHORITY_FIELDS, currentRevision } from '../../engine/replay/ops/deployment.ts';
+import { AUTHORITY_FIELDS } from '../../engine/replay/ops/deployment.ts';
+import { currentRevision } from '../../engine/state/routes.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import type { LedgerStore, RepositoryRevision } from '../store/types.ts';

@@ -36,7 +36,7 @@ import { closureNeedsRead, missingBindings, needsProjection, planWork, type Issu
 import type { Templates } from '../../engine/issues/render.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { WorkRecord } from '../../engine/replay/state.ts';
+import type { WorkRecord } from '../../engine/state/state.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';

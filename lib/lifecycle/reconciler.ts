@@ -22,7 +22,7 @@ import { launchState, type LaunchState } from '../../engine/lifecycle/launch-sta
 import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { DispatchRecord } from '../../engine/replay/state.ts';
+import type { DispatchRecord } from '../../engine/state/state.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from '../github/api.ts';

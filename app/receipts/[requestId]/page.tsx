@@ -10,7 +10,7 @@ import { formatTime, keyLabel } from '../../../lib/console/views/format.ts';
 import type { ConflictView } from '../../../lib/console/views/lifecycle.ts';
 import { receiptView } from '../../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../../lib/publisher/history.ts';
-import type { Explanation } from '../../../engine/scheduler/plan.ts';
+import type { Explanation } from '../../../engine/scheduler/plan-types.ts';
 
 export const dynamic = 'force-dynamic';
 

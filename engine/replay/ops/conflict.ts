@@ -24,7 +24,7 @@
 import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { DispatchRecord } from '../state.ts';
+import type { DispatchRecord } from '../../state/state.ts';
 import { checkEvidenceScope } from './evidence.ts';
 
 /** The reason a recorded run binding conflict carries. */

@@ -3,7 +3,7 @@
  * query string in a canonical order, so a filtered view is a permalink and
  * the URL round-trips. Pure (no engine imports): the browser uses it too.
  */
-import type { WorkState } from '../../../engine/replay/state.ts';
+import type { WorkState } from '../../../engine/state/state.ts';
 import { READINESS, type Readiness } from './readiness.ts';
 
 export const PAGE_SIZE = 50;

@@ -14,7 +14,7 @@
 import { isProtocolError } from '../../../engine/errors.ts';
 import { grantPlan } from '../../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { ClaimRecord } from '../../../engine/replay/state.ts';
+import type { ClaimRecord } from '../../../engine/state/state.ts';
 
 export interface Decision {
   /** The picked class and key. */

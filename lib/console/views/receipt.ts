@@ -16,7 +16,7 @@ import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import { committedRequest } from '../../../engine/receipts/committed.ts';
 import { dispatchReceipt, grantPlan, type DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
-import type { Explanation } from '../../../engine/scheduler/plan.ts';
+import type { Explanation } from '../../../engine/scheduler/plan-types.ts';
 import { operationSummary, type OperationSummary } from './operations.ts';
 import { dispatchConflicts, lifecycleEvents, lifecycleSequence, type ConflictView, type LifecycleEvent } from './lifecycle.ts';
 

@@ -18,7 +18,7 @@ import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import { predictLine } from '../../../engine/scheduler/line.ts';
 import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
-import { withEconomics } from '../../../engine/scheduler/what-if.ts';
+import { withEconomics } from '../../../engine/replay/what-if.ts';
 import { simulate, type SimulationResult, type SimulationShare } from '../../../engine/scheduler/simulate.ts';
 import type { WorkloadNode } from '../../../engine/scheduler/workload.ts';
 import { workStatus } from './status.ts';

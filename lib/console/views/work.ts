@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { WorkRecord } from '../../../engine/replay/state.ts';
+import type { WorkRecord } from '../../../engine/state/state.ts';
 import { runUrl } from './admin-targets.ts';
 import { backingIssue, type BackingIssueView } from './backing-issue.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';

@@ -4,10 +4,10 @@
  * rescaled when the tick scales differ (spec 7.5). `predictLine` on it is the proposal's
  * line. Read-only: it shares the live projection's records.
  */
-import type { JsonObject } from '../json.ts';
-import { Projection, stateOf, type QueueSource } from '../replay/projection.ts';
-import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from './clocks.ts';
-import { installedPolicy } from './policy-view.ts';
+import { installedPolicy } from '../scheduler/policy-view.ts';
+import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from '../state/fairness.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import { Projection } from './projection.ts';
 
 export interface Economics {
   mode: 'weighted-priority' | 'strict-priority';
@@ -27,7 +27,7 @@ export function withEconomics(source: QueueSource, economics: Economics): { proj
   const record = state.policy!;
   const policy = { ...installedPolicy(state), mode: economics.mode, class_weights: economics.class_weights, accounting_weights: economics.accounting_weights };
   const live = state.fairness;
-  const fresh = createFairnessState(policy as unknown as JsonObject, live.epoch);
+  const fresh = createFairnessState(policy, live.epoch);
   const rescaled = fresh.classScale !== live.classScale || fresh.keyScale !== live.keyScale;
   const pools = new Map<string, PoolClocks>();
   for (const [name, clocks] of live.pools) {
@@ -36,5 +36,5 @@ export function withEconomics(source: QueueSource, economics: Economics): { proj
     pools.set(name, { classes: scaleClock(clocks.classes, fresh.classScale, live.classScale), keys });
   }
   const fairness: FairnessState = { ...fresh, pools };
-  return { projection: new Projection({ ...state, policy: { ...record, policy: policy as unknown as JsonObject }, fairness }), rescaled };
+  return { projection: new Projection({ ...state, policy: { ...record, policy }, fairness }), rescaled };
 }
