@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import { frontDoor } from './scripts/eslint-front-door.js';
 
-/** Debug output only through the typed, metadata-only catalogue (lib/debug, issue 15 §3). */
+/** Debug output only through the typed, metadata-only catalogue (lib/debug, docs/observability.md "Debug logging"). */
 const DEBUG_IMPORT = { name: 'debug', message: 'log through debugEvent (lib/debug/log.ts): metadata-only events from the catalogue' };
 
 /** Surfaces cannot name or unwrap the replay state (docs/architecture.md, "The front door"). */
@@ -107,7 +107,7 @@ export default tseslint.config(
     },
   },
   {
-    // Debug output only through the typed, metadata-only catalogue (lib/debug, issue 15 §3).
+    // Debug output only through the typed, metadata-only catalogue (lib/debug, docs/observability.md "Debug logging").
     files: ['**/*.ts', '**/*.tsx'],
     ignores: ['lib/debug/log.ts', 'engine/**/*.ts'],
     rules: {
@@ -139,7 +139,7 @@ export default tseslint.config(
   ...surfaceConfigs(),
   {
     // Maps keyed by wire or user input: `constructor`, `toString`, `__proto__` ... are ordinary
-    // names (issue 18 §1). zod's record drops `__proto__`; an `in` test on a computed key answers
+    // names. zod's record drops `__proto__`; an `in` test on a computed key answers
     // from Object.prototype. Use ownRecord / ownGet / Object.hasOwn (engine/schema/record.ts).
     files: ['engine/**/*.ts', 'lib/**/*.ts', 'cli/**/*.ts', 'mcp/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -1,5 +1,5 @@
 /**
- * The console's 404 (issue 14 §5): unknown Work, graphs, receipts, `?at=`
+ * The console's 404 (docs/console.md): unknown Work, graphs, receipts, `?at=`
  * commits and pages all answer HTTP 404 with this page, which names what was
  * looked for (from the path proxy.ts hands over) and links the way back.
  */

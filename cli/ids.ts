@@ -1,5 +1,5 @@
 /**
- * Unique id prefixes, like git (issue 15 §1): every `--work-id`, `--claim-id`,
+ * Unique id prefixes, like git (README "Global options"): every `--work-id`, `--claim-id`,
  * `--dispatch-id` and lookup `--request-id` accepts the full id or a prefix of at least 8
  * characters that names exactly one id of the ledger. An ambiguous prefix is
  * `id_ambiguous` (a usage error) listing the candidates; a prefix that names none is

@@ -1,5 +1,5 @@
 /**
- * The full authoritative projection as plain JSON (`fairway replay --json`, issue 15 §2):
+ * The full authoritative projection as plain JSON (`fairway replay --json`, README "Output formats"):
  * every Work with its state, readiness and reason, every Claim, dispatch group and
  * reservation, delivery barriers, Observations, controls, Policy and the request index.
  * The schema is `fairway.projection/1`, documented in docs/projection-json.md. Work

@@ -1,4 +1,4 @@
-/** `/admin` — administrator actions; the role is checked on the server (issue 5 §2, §3). */
+/** `/admin` — administrator actions; the role is checked on the server (docs/console.md "Pages", "Authentication and roles"). */
 import Link from 'next/link';
 import { ControlButtons } from '../../components/admin/ControlButtons.tsx';
 import { OpenClaims, type OpenClaimRow } from '../../components/admin/OpenClaims.tsx';

@@ -1,4 +1,4 @@
-/** `/commits` — paginated history and a two-commit comparison (issue 5 §2). */
+/** `/commits` — paginated history and a two-commit comparison (docs/console.md "Pages"). */
 import { isProtocolError } from '../../engine/errors.ts';
 import Link from 'next/link';
 import { StateBadge } from '../../components/Badge.tsx';

@@ -1,6 +1,6 @@
 /**
  * `fairway next --pool P [--limit N] [--work-id ID] [--as-of MS] [--json]`
- * (issue 14 §1): the line — the order in which the pool's ready backlog would
+ * (docs/console.md "Pages", `/next`): the line — the order in which the pool's ready backlog would
  * be granted from the live fairness clocks, absent new arrivals, Results and
  * operator actions. It is `predictLine`, the real selector (`PrefixPlanner`,
  * as `dispatch-next` uses it) run forward on the live state: the same

@@ -1,5 +1,5 @@
 /**
- * Queue metrics (issue 15 §4): a pure function of a validated projection and an evaluation
+ * Queue metrics (docs/observability.md "Metrics"): a pure function of a validated projection and an evaluation
  * time, so the CLI (`stats --format prometheus`), the console (`/metrics`) and any other
  * process reading the same ledger compute the same values. Counters (grants, completions)
  * count records of the ledger itself (Claims, which a checkpoint keeps), never events seen by

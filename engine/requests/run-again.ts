@@ -1,5 +1,5 @@
 /**
- * "Run it again" (issue 14 §4): a new submission pre-filled from a cancelled
+ * "Run it again" (docs/console.md "Run it again"): a new submission pre-filled from a cancelled
  * or delivery-failed Work, never a rewrite of history. The new node copies
  * the old one's payload, pool, worker profile, priority (as admitted),
  * fairness key and dependencies under a new node key in the same graph; for

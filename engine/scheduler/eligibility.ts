@@ -235,7 +235,7 @@ export function eligibility(source: QueueSource, work: WorkRecord, asOf: number,
 export const MAX_BLOCKING_BRANCHES = 16;
 
 /**
- * Every unsatisfied dependency edge of `work` (issue 14 §3), in `depends_on`
+ * Every unsatisfied dependency edge of `work` (docs/console.md "Pages", `/work/[id]`), in `depends_on`
  * order, each as a branch: the edge's step, then the nearest unsatisfied
  * ancestors up that predecessor's first unsatisfied edge, exactly as
  * `dependencyGates` follows its one path (≤ MAX_BLOCKING_HOPS). The first

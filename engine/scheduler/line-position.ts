@@ -1,5 +1,5 @@
 /**
- * Reading the line (issue 14 §1): where one Work stands in a predicted line
+ * Reading the line (docs/console.md "Pages", `/next`): where one Work stands in a predicted line
  * (`predictLine`), and the pool's recent grant rate that turns a position into
  * an estimate in time. Shared by every surface that shows the line (console
  * `/next` and Work pages, `fairway next`, MCP `work_queue_read`/`explain`), so

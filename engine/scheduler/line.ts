@@ -1,5 +1,5 @@
 /**
- * The line (issue 14 §1): the order in which a pool's ready backlog would be
+ * The line (docs/console.md "Pages", `/next`): the order in which a pool's ready backlog would be
  * granted from the live clocks, absent new arrivals, Results and operator
  * actions. It is the real selector run forward — one `PrefixPlanner` over the
  * live state, `next()` then `admit()` per grant, exactly as the packer does

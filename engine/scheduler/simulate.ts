@@ -1,5 +1,5 @@
 /**
- * `fairway simulate` core (design/INTERFACES.md, issue 3 §6): a synthetic
+ * `fairway simulate` core (design/INTERFACES.md, `engine/simulate`): a synthetic
  * backlog of (priority, fairness key) Work granted one decision at a time by
  * the real packer (`pack` → `planNext` → `planPick`) over a real
  * `ReplayState`, with each admitted Claim's clock transition applied exactly

@@ -1,4 +1,4 @@
-/** `/receipts/[requestId]` — the permalink receipt, derived from the ledger alone (issue 5 §2, spec 7.13). */
+/** `/receipts/[requestId]` — the permalink receipt, derived from the ledger alone (docs/console.md "Pages", spec 7.13). */
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReasonBadge, StateBadge } from '../../../components/Badge.tsx';

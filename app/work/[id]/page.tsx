@@ -1,4 +1,4 @@
-/** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
+/** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (docs/console.md "Pages"). */
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';

@@ -1,5 +1,5 @@
 /**
- * What an administrator dialog shows before Confirm (issue 14 §4): every
+ * What an administrator dialog shows before Confirm (docs/console.md "Previews"): every
  * target with its name, state and current owner, whether the action's
  * preconditions hold on the live ledger now (the same builder checks and
  * no-op refusal the publication runs), and the exact operations it would

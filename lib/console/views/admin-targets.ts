@@ -1,5 +1,5 @@
 /**
- * Admin targets that are easy to aim at (issue 14 §4): each open Claim with
+ * Admin targets that are easy to aim at (docs/console.md "Previews"): each open Claim with
  * its full ids, Work name, receipt and run links, and the by-id targets of a
  * dialog resolved against the ledger (name, state, current owner) so a
  * mistyped or stale id is caught before Confirm.

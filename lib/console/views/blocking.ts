@@ -1,6 +1,6 @@
 /**
- * The blocking-path diagram of one Work (issue 5 §2 `/work/[id]`): the Work,
- * all its direct predecessors, and every unsatisfied edge (issue 14 §3),
+ * The blocking-path diagram of one Work (docs/console.md "Pages" `/work/[id]`): the Work,
+ * all its direct predecessors, and every unsatisfied edge (docs/console.md "Pages", `/work/[id]`),
  * each followed up to the nearest unsatisfied gate or failed ancestor, with
  * those chains highlighted. The branches come from the engine's
  * `blockingBranches` (the same walk as `eligibility`'s path); the list beside

@@ -1,5 +1,5 @@
 /**
- * The commit history (issue 5 §2 `/commits`): paginated, newest first, each a
+ * The commit history (docs/console.md "Pages" `/commits`): paginated, newest first, each a
  * time-travel link; and a comparison of two commits — what the commits in
  * between admitted, granted, finished, released and controlled, plus the
  * state counts at both ends.

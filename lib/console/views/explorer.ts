@@ -1,5 +1,5 @@
 /**
- * The Work explorer (issue 5 §2 `/work`): filters by graph, pool, state,
+ * The Work explorer (docs/console.md "Pages" `/work`): filters by graph, pool, state,
  * readiness, priority, fairness key, reason and text, all serialized in the
  * URL (so a filtered view is a permalink), and server-side pagination in FIFO
  * order.
@@ -31,7 +31,7 @@ export interface ExplorerRow extends SortableRow {
   currentClaim: string | null;
   attempts: number;
   admittedAt: number;
-  /** The ledger-bound backing Issue (issue 12), if any. */
+  /** The ledger-bound backing Issue (docs/backing-issues.md), if any. */
   issue: { number: string; url: string | null } | null;
 }
 

@@ -1,10 +1,10 @@
 /**
- * The fairness page (issue 5 §2 `/fairness`): an `sshare`-style table per pool
+ * The fairness page (docs/console.md "Pages" `/fairness`): an `sshare`-style table per pool
  * and class — weight, target share among the currently eligible siblings,
  * actual share of grants over a window, pass and stride (exact decimal
  * strings from the clocks, spec 7.5, 7.13), grants owed and deficit over the
  * window's decisions at which each class/key was eligible (fairness-history.ts,
- * issue 14 §2), oldest eligible age and the longest zero-service interval
+ * docs/console.md "Pages", `/fairness`), oldest eligible age and the longest zero-service interval
  * while backlogged.
  */
 import type { Projection } from '../../../engine/replay/index.ts';

@@ -1,5 +1,5 @@
 /**
- * A Work DAG as Mermaid (issue 5 §2 `/graphs/[id]`): Work, Issue and PR nodes
+ * A Work DAG as Mermaid (docs/console.md "Pages" `/graphs/[id]`): Work, Issue and PR nodes
  * with distinct shapes, colours by status, and a link per node. Graphs above
  * MAX_DRAWN vertices are drawn as a bounded neighbourhood of a focus node (or
  * the first vertices in FIFO order) so the browser never gets a hairball.

@@ -1,5 +1,5 @@
 /**
- * The console's headroom gauge and compaction preview (spec 7.17, issue 11 §4): the same
+ * The console's headroom gauge and compaction preview (spec 7.17, docs/operating-envelope.md "Operators and agents"): the same
  * envelope numbers as `fairway stats` (Projection.envelope), drawn as a bar of the watermark
  * that is green below 80 %, amber from 80 % and red at the watermark, and linked to what
  * `compact` would retain (a checkpoint candidate built and replayed here, never written).

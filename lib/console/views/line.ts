@@ -1,5 +1,5 @@
 /**
- * The line (issue 14 §1, page `/next` and each ready Work's page): the
+ * The line (docs/console.md "Pages", `/next`, page `/next` and each ready Work's page): the
  * predicted grant order of a pool's ready backlog from `predictLine` (the
  * engine's real selector run forward on the live clocks), with names, and a
  * time estimate from the pool's recent grant rate, labelled as an estimate.

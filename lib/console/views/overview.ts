@@ -1,5 +1,5 @@
 /**
- * The overview page's data (issue 5 §2 `/`): tip, policy, controls and their
+ * The overview page's data (docs/console.md "Pages" `/`): tip, policy, controls and their
  * history, counts by state and readiness, outstanding reservations, uncertain
  * launches, pending delivery barriers, backlog by class and key, recent receipts.
  */

@@ -1,5 +1,5 @@
 /**
- * Receipt permalinks (issue 5 §2 `/receipts/[requestId]`, spec 7.13): derived
+ * Receipt permalinks (docs/console.md "Pages" `/receipts/[requestId]`, spec 7.13): derived
  * from the ledger alone, so a receipt renders identically after a restart.
  * Every request kind gets the envelope and its operations (never payloads); a
  * dispatch_next also gets the engine's receipt, each Claim's planNext

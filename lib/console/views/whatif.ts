@@ -1,10 +1,10 @@
 /**
- * The fairness what-if panel (issue 5 §2 `/fairness`): the engine simulator
+ * The fairness what-if panel (docs/console.md "Pages" `/fairness`): the engine simulator
  * (`engine/scheduler/simulate.ts`: the real packer over a synthetic state) run
  * on the pool's current ready backlog, once with the installed settings and
  * once with the proposal.
  *
- * Baseline `live` (default, issue 14 §2): both runs are the real selector run
+ * Baseline `live` (default, docs/console.md "Pages", `/fairness`): both runs are the real selector run
  * forward on the live fairness clocks and active sets (`predictLine`), so the
  * installed run's first grants are exactly `explain`'s next picks; the
  * proposal runs on the same clocks with its weights (passes rescaled to its

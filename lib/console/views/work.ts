@@ -1,5 +1,5 @@
 /**
- * One Work's page (issue 5 §2 `/work/[id]`): definition (payload kept as JSON
+ * One Work's page (docs/console.md "Pages" `/work/[id]`): definition (payload kept as JSON
  * text for a collapsed, escaped block), state and readiness with the blocking
  * path, dependencies both ways, replacement lineage, Claim history, Result or
  * DeliveryFailure, and every commit that touched it.
@@ -53,9 +53,9 @@ export interface WorkDetail {
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
-  /** Ready Work: where it stands in its pool's predicted grant order (issue 14 §1). */
+  /** Ready Work: where it stands in its pool's predicted grant order (docs/console.md "Pages", `/next`). */
   line: LinePosition | null;
-  /** The backing Issue bound by the ledger's IssueLink, if any (issue 12). */
+  /** The backing Issue bound by the ledger's IssueLink, if any (docs/backing-issues.md). */
   backingIssue: BackingIssueView | null;
 }
 
