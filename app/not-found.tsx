@@ -1,5 +1,5 @@
 /**
- * The console's 404 (issue 14 §5): unknown Work, graphs, receipts, `?at=`
+ * The console's 404 (docs/console.md): unknown Work, graphs, receipts, `?at=`
  * commits and pages all answer HTTP 404 with this page, which names what was
  * looked for (from the path proxy.ts hands over) and links the way back.
  */
@@ -14,7 +14,7 @@ async function commitKnown(pathAndQuery: string | null): Promise<boolean | null>
   if (at === null || at === '') return null;
   try {
     const live = await consoleRuntime().live();
-    return live.projection.state.commitIndex.has(at);
+    return live.projection.commitPosition(at) !== undefined;
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-/** `/` — the overview (issue 5 §2). */
+/** `/` — the overview (docs/console.md "Pages"). */
 import Link from 'next/link';
 import { ReasonBadge, StateBadge } from '../components/Badge.tsx';
 import { Frame, LoadError } from '../components/Frame.tsx';

@@ -20,7 +20,7 @@ import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from 
 import { LedgerWriter } from '../engine/requests/writer.ts';
 import { pack } from '../engine/scheduler/pack.ts';
 import { planNext } from '../engine/scheduler/plan.ts';
-import { bucketsOf, availableIn } from '../engine/scheduler/ready-index.ts';
+import { bucketsOf, availableIn } from '../engine/state/ready-index.ts';
 import type { Actor } from '../engine/schema/index.ts';
 import { parseWorkQueueSettings, policyFromSettings } from '../lib/config/aw.ts';
 

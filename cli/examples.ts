@@ -1,5 +1,5 @@
 /**
- * One worked example per command, shown at the end of `fairway COMMAND --help` (issue 15
+ * One worked example per command, shown at the end of `fairway COMMAND --help` (README "Using the CLI"
  * §1) together with the global options. `cli/examples.test.ts` checks that every command
  * of the registry has one.
  */

@@ -1,5 +1,5 @@
 /**
- * `--format` of the read commands (issue 15 §2): `table` (human lines; the default),
+ * `--format` of the read commands (README "Output formats"): `table` (human lines; the default),
  * `json` (one JSON object, like `--json`) and `jsonl` (one JSON record per line, for
  * streaming into other tools). A command may add its own formats (`formatOption(extra)`).
  */

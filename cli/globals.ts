@@ -1,5 +1,5 @@
 /**
- * The global store options, `gh`-style (issue 15 §1): `-R, --repo [HOST/]OWNER/REPO` (or
+ * The global store options, `gh`-style (README "Global options"): `-R, --repo [HOST/]OWNER/REPO` (or
  * `--github`, its older alias) selects the GitHub store; the local repository is the
  * current directory or `--dir PATH`. An existing local path given to `--repo` still works
  * (its old meaning) with a deprecation note on stderr. `GH_HOST` names the host when

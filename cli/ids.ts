@@ -1,5 +1,5 @@
 /**
- * Unique id prefixes, like git (issue 15 §1): every `--work-id`, `--claim-id`,
+ * Unique id prefixes, like git (README "Global options"): every `--work-id`, `--claim-id`,
  * `--dispatch-id` and lookup `--request-id` accepts the full id or a prefix of at least 8
  * characters that names exactly one id of the ledger. An ambiguous prefix is
  * `id_ambiguous` (a usage error) listing the candidates; a prefix that names none is
@@ -33,21 +33,21 @@ export function resolvePrefix(kind: IdKind, value: string, ids: Iterable<string>
   return value;
 }
 
-function idsOf(p: Projection['state'], kind: IdKind): Iterable<string> {
+function* idsOf(p: Projection, kind: IdKind): Iterable<string> {
   switch (kind) {
-    case 'work': return p.works.keys();
-    case 'claim': return p.claims.keys();
-    case 'dispatch': return p.dispatches.keys();
-    case 'request': return p.requests.keys();
+    case 'work': for (const w of p.works()) yield w.workId; return;
+    case 'claim': for (const c of p.claims()) yield c.claimId; return;
+    case 'dispatch': for (const d of p.dispatches()) yield d.dispatchId; return;
+    case 'request': for (const r of p.requests()) yield r.requestId; return;
   }
 }
 
-/** `resolvePrefix` against the ids of one kind in a replayed state. */
-export function resolveId(state: Projection['state'], kind: IdKind, value: string): string {
-  return resolvePrefix(kind, value, idsOf(state, kind));
+/** `resolvePrefix` against the ids of one kind in a projection. */
+export function resolveId(p: Projection, kind: IdKind, value: string): string {
+  return resolvePrefix(kind, value, idsOf(p, kind));
 }
 
 /** Optional variant: undefined stays undefined. */
-export function resolveOptional(state: Projection['state'], kind: IdKind, value: string | undefined): string | undefined {
-  return value === undefined ? undefined : resolveId(state, kind, value);
+export function resolveOptional(p: Projection, kind: IdKind, value: string | undefined): string | undefined {
+  return value === undefined ? undefined : resolveId(p, kind, value);
 }

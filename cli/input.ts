@@ -1,6 +1,6 @@
 /**
  * Input files of the CLI: every option that takes a file to read accepts `-` for
- * standard input (issue 15 §1). Standard input can be read once per run, so
+ * standard input (README "Global options"). Standard input can be read once per run, so
  * `-` for two options of one command is a usage error (`stdin_reused`).
  */
 import { readFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Progress for long replays on an interactive terminal (issue 4: "long
+ * Progress for long replays on an interactive terminal ("long
  * operations show progress on a TTY"). Silent under --json or when stderr is
  * not a terminal, so scripts and logs never see it.
  */

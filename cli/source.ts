@@ -96,7 +96,7 @@ export function requestIdOf(g: GlobalOptions, kind: string): string {
  * the projection knows it; for a new one it is derived from the store.
  */
 export async function queueRepository(g: GlobalOptions, projection: Projection | null): Promise<string> {
-  if (projection?.state.repository) return projection.state.repository;
+  if (projection?.repository) return projection.repository;
   if (g.github !== undefined) return g.github;
   const repo = resolve(g.dir ?? process.cwd());
   try {

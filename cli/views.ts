@@ -3,14 +3,11 @@
  * receipts and submitted text are never printed except as escaped ids).
  */
 import { fail } from '../engine/errors.ts';
-import type { Projection } from '../engine/replay/index.ts';
-import type { WorkRecord } from '../engine/replay/state.ts';
-import { parseQueueCommit } from '../engine/schema/index.ts';
-import { eligibility } from '../engine/scheduler/eligibility.ts';
+import type { Projection, WorkRecord } from '../engine/replay/index.ts';
+import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
 import { commitAt, ownerOf, workReadiness } from './work-facts.ts';
 
 export function statsView(p: Projection, asOf: number) {
-  const { state } = p;
   const pools = new Map<string, { available: number; eligible: number; claimed: number; backlog: Map<string, number> }>();
   for (const w of p.works()) {
     let pool = pools.get(w.pool);
@@ -18,27 +15,28 @@ export function statsView(p: Projection, asOf: number) {
     if (w.state === 'claimed') pool.claimed += 1;
     if (w.state !== 'available') continue;
     pool.available += 1;
-    if (eligibility(state, w, asOf).eligible) pool.eligible += 1;
+    if (readinessOf(p, w, asOf).readiness === 'ready') pool.eligible += 1;
     const key = `${w.effectivePriority}\u0000${w.fairnessKey}`;
     pool.backlog.set(key, (pool.backlog.get(key) ?? 0) + 1);
   }
-  const policyPools = (state.policy?.policy.pools ?? {}) as Record<string, { logical_limit?: number; native_limit?: number }>;
+  const policyPools = p.policy?.pools ?? {};
+  const { reservations } = p;
   return {
     tip: p.tip,
     commits: p.commitCount,
     policy_epoch: p.policyEpoch,
     as_of: asOf,
-    controls: { ...state.controls },
+    controls: { ...p.controls },
     envelope: p.envelope(),
     pools: [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({
       pool: name,
       available: v.available,
       eligible: v.eligible,
       claimed: v.claimed,
-      logical_outstanding: state.outstandingClaims.get(name) ?? 0,
-      logical_limit: policyPools[name]?.logical_limit ?? null,
-      native_outstanding: state.outstandingNative.get(name) ?? 0,
-      native_limit: policyPools[name]?.native_limit ?? null,
+      logical_outstanding: reservations.logical.get(name) ?? 0,
+      logical_limit: (Object.hasOwn(policyPools, name) ? policyPools[name]?.logical_limit : undefined) ?? null,
+      native_outstanding: reservations.native.get(name) ?? 0,
+      native_limit: (Object.hasOwn(policyPools, name) ? policyPools[name]?.native_limit : undefined) ?? null,
       backlog: [...v.backlog].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => {
         const [priority, key] = k.split('\u0000');
         return { priority: Number(priority), fairness_key: key!, available: n };
@@ -73,16 +71,15 @@ export interface TreeRow {
 
 export function treeRows(p: Projection, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number }, asOf: number = Date.now()) {
   const rows: TreeRow[] = [];
-  const { state } = p;
-  const graphs = [...state.graphs.keys()].sort();
+  const graphs = [...p.graphs.keys()].sort();
   for (const graphId of graphs) {
     if (o.graph !== undefined && graphId !== o.graph) continue;
-    const works = state.graphs.get(graphId)!.map((id) => p.work(id)!).filter((w) =>
+    const works = p.graphs.get(graphId)!.map((id) => p.work(id)!).filter((w) =>
       (o.pool === undefined || w.pool === o.pool) && (o.state === undefined || w.state === o.state) && (o.search === undefined || matches(w, o.search)));
     if (works.length === 0) continue;
     rows.push({ depth: 0, kind: 'graph', id: graphId, label: `graph ${JSON.stringify(graphId)} (${works.length} Work)`, graph_id: graphId, works: works.length });
     for (const w of works) {
-      const ready = workReadiness(state, w, asOf);
+      const ready = workReadiness(p, w, asOf);
       const owner = ownerOf(p, w);
       rows.push({
         depth: 1, kind: 'work', id: w.workId,
@@ -90,7 +87,7 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
         work_id: w.workId, graph_id: w.graphId, node_key: w.nodeKey, state: w.state, readiness: ready.readiness, reason: ready.reason,
         pool: w.pool, worker_profile: w.workerProfile, priority: w.priority, effective_priority: w.effectivePriority, fairness_key: w.fairnessKey,
         barrier: w.barrier, owner, attempts: w.attempts, claims: w.claims.length,
-        admitted_at: commitAt(state, w.admittedCommit), retry_not_before: w.retryNotBefore, completed_at: w.completionAt, cancelled_at: commitAt(state, w.cancellationCommit),
+        admitted_at: commitAt(p, w.admittedCommit), retry_not_before: w.retryNotBefore, completed_at: w.completionAt, cancelled_at: commitAt(p, w.cancellationCommit),
       });
       for (const c of w.claims) {
         const claim = p.claim(c)!;
@@ -98,7 +95,7 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
           depth: 2, kind: 'claim', id: c, label: `claim ${claim.state.padEnd(9)} ${claim.dispatchId}/${claim.handle} ${c}`,
           claim_id: c, work_id: claim.workId, dispatch_id: claim.dispatchId, handle: claim.handle, state: claim.state,
           pool: w.pool, priority: claim.priority, fairness_key: claim.fairnessKey, request_id: claim.requestId,
-          granted_at: commitAt(state, claim.commitId), terminal_at: commitAt(state, claim.terminalCommitId), retry_not_before: claim.retryNotBefore,
+          granted_at: commitAt(p, claim.commitId), terminal_at: commitAt(p, claim.terminalCommitId), retry_not_before: claim.retryNotBefore,
         });
       }
     }
@@ -110,7 +107,7 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
 export function workDetail(p: Projection, id: string, asOf: number) {
   const w = p.work(id);
   if (w === undefined) fail('unknown_work', `Work ${id} is not in the ledger`);
-  const verdict = w.state === 'available' ? eligibility(p.state, w, asOf) : null;
+  const r = w.state === 'available' ? readinessOf(p, w, asOf) : null;
   return {
     work_id: w.workId,
     graph_id: w.graphId,
@@ -122,11 +119,11 @@ export function workDetail(p: Projection, id: string, asOf: number) {
     fairness_key: w.fairnessKey,
     state: w.state,
     barrier: w.barrier,
-    readiness: verdict === null ? w.state : verdict.eligible ? 'ready' : verdict.reason,
-    blocking_path: verdict !== null && !verdict.eligible ? verdict.blockingPath : [],
+    readiness: r === null ? w.state : r.reason,
+    blocking_path: r === null ? [] : r.blockingPath,
     position: w.position,
     depends_on: w.dependsOn,
-    successors: p.state.successors.get(w.workId) ?? [],
+    successors: p.dependents(w.workId),
     attempts: w.attempts,
     retry_not_before: w.retryNotBefore,
     claims: w.claims.map((c) => ({ claim_id: c, state: p.claim(c)!.state, dispatch_id: p.claim(c)!.dispatchId })),
@@ -160,7 +157,6 @@ export function claimDetail(p: Projection, id: string) {
 }
 
 export function traceView(p: Projection, sel: { requestId?: string; claimId?: string }, offset: number, limit: number) {
-  const { state } = p;
   let relevant: (text: string) => boolean;
   if (sel.requestId !== undefined) {
     const r = p.request(sel.requestId);
@@ -174,10 +170,9 @@ export function traceView(p: Projection, sel: { requestId?: string; claimId?: st
     relevant = (t) => t.includes(c.claimId) || t.includes(c.dispatchId);
   }
   const events: Array<{ ordinal: number; commit_id: string; kind: string; at: number; role: string; summary: string }> = [];
-  for (const info of state.commits) {
-    const text = p.commitText(info.id)!;
-    if (!relevant(text)) continue;
-    const commit = parseQueueCommit(JSON.parse(text));
+  for (const info of p.commits) {
+    if (!relevant(p.commitText(info.id)!)) continue;
+    const commit = p.commit(info.id)!;
     const kinds = [...new Set(commit.operations.map((op) => op.kind))].join('+');
     events.push({ ordinal: info.ordinal, commit_id: info.id, kind: info.kind, at: info.at, role: info.role, summary: `${kinds} (${commit.operations.length} ops)` });
   }

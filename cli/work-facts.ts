@@ -1,10 +1,11 @@
 /**
  * Facts about a Work that the read views share (state rows, the JSON projection): its
- * readiness and reason, its current owner, and commit times.
+ * readiness and reason (the engine's one readiness function, in the CLI's documented
+ * vocabulary), its current owner, and commit times.
  */
-import type { Projection } from '../engine/replay/index.ts';
-import type { ReplayState, WorkRecord } from '../engine/replay/state.ts';
-import { eligibility, type BlockingStep } from '../engine/scheduler/eligibility.ts';
+import type { Projection, WorkRecord } from '../engine/replay/index.ts';
+import type { BlockingStep } from '../engine/scheduler/eligibility.ts';
+import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
 
 /** Readiness of a Work: eligible now, waiting (reason says why), running under a Claim, or terminal. */
 export type Readiness = 'ready' | 'waiting' | 'running' | 'terminal';
@@ -16,19 +17,21 @@ export interface WorkReadiness {
   blocking_path: BlockingStep[];
 }
 
-export function workReadiness(state: ReplayState, w: WorkRecord, asOf: number): WorkReadiness {
-  if (w.state === 'claimed') return { readiness: 'running', reason: null, blocking_path: [] };
-  if (w.state === 'completed') return { readiness: 'terminal', reason: 'completed', blocking_path: [] };
-  if (w.state === 'cancelled') return { readiness: 'terminal', reason: w.cancellationReason ?? 'cancelled', blocking_path: [] };
-  const v = eligibility(state, w, asOf);
-  return v.eligible ? { readiness: 'ready', reason: null, blocking_path: [] } : { readiness: 'waiting', reason: v.reason, blocking_path: v.blockingPath };
+/** `engine/scheduler/readiness.ts` in the CLI's words (docs/projection-json.md). */
+export function workReadiness(p: Projection, w: WorkRecord, asOf: number): WorkReadiness {
+  const r = readinessOf(p, w, asOf);
+  switch (r.readiness) {
+    case 'ready': return { readiness: 'ready', reason: null, blocking_path: [] };
+    case 'waiting': return { readiness: 'waiting', reason: r.reason, blocking_path: r.blockingPath };
+    case 'running': return { readiness: 'running', reason: null, blocking_path: [] };
+    case 'cancelled': return { readiness: 'terminal', reason: w.cancellationReason ?? 'cancelled', blocking_path: [] };
+    default: return { readiness: 'terminal', reason: 'completed', blocking_path: [] };
+  }
 }
 
 /** `at` (Unix ms) of a commit of the ledger, or null. */
-export function commitAt(state: ReplayState, commitId: string | null): number | null {
-  if (commitId === null) return null;
-  const i = state.commitIndex.get(commitId);
-  return i === undefined ? null : state.commits[i]!.at;
+export function commitAt(p: Projection, commitId: string | null): number | null {
+  return commitId === null ? null : p.commitInfo(commitId)?.at ?? null;
 }
 
 /** The current owner of a Work: its open Claim, that Claim's dispatch group and the bound run. */

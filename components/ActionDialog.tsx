@@ -1,10 +1,10 @@
 'use client';
 /**
- * The confirmation dialog of every administrator action (issue 5 §2 `/admin`):
+ * The confirmation dialog of every administrator action (docs/console.md "Pages" `/admin`):
  * it lists the exact targets, requires a reason code, publishes once under a
  * request id fixed when the dialog opened (a double click or a retry is the
  * same logical request), and lands on the receipt.
- * Before Confirm it asks the server for a preview (issue 14 §4): each target's
+ * Before Confirm it asks the server for a preview (docs/console.md "Previews"): each target's
  * name, state and current owner as the live ledger has them, whether the
  * preconditions hold (unknown ids, wrong states and no-ops are refused here,
  * with Confirm disabled), and the exact operations it will publish. Confirm

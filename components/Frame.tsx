@@ -11,7 +11,7 @@ import { formatTime, shortId } from '../lib/console/views/format.ts';
 import { controlEvents } from '../lib/console/views/overview.ts';
 
 function pausedSince(view: ViewState, control: 'grants_paused' | 'admission_paused'): { at: number; reason: string } | null {
-  if (!view.projection.state.controls[control]) return null;
+  if (!view.projection.controls[control]) return null;
   const last = [...controlEvents(view.projection)].reverse().find((e) => e.control === control && e.value === true);
   return last === undefined ? { at: 0, reason: 'unknown' } : { at: last.at, reason: last.reason };
 }
@@ -27,7 +27,7 @@ export function Frame({ view, config, title, path, actions, children }: {
   const grants = pausedSince(view, 'grants_paused');
   const admission = pausedSince(view, 'admission_paused');
   const stale = view.live.stale;
-  const index = view.at === null ? null : view.projection.state.commits.length;
+  const index = view.at === null ? null : view.projection.commitCount;
   return (
     <div className="space-y-4">
       {config.demo && (
@@ -58,8 +58,8 @@ export function Frame({ view, config, title, path, actions, children }: {
         <div data-testid="time-travel-banner" className="flex flex-wrap items-center justify-between gap-2 rounded-md border border-indigo-300 bg-indigo-50 px-4 py-2 text-sm text-indigo-950">
           <span>
             <strong>Time travel:</strong> you are looking at commit <code title={view.at.id}>{shortId(view.at.id, 12)}</code>{' '}
-            (<span data-testid="time-travel-ago">{commitsAgo(index! - 1, view.live.projection.state.commits.length)}</span>; #{index} of{' '}
-            {view.live.projection.state.commits.length}, {formatTime(view.at.at)}). Readiness is evaluated at that commit&apos;s decision time.
+            (<span data-testid="time-travel-ago">{commitsAgo(index! - 1, view.live.projection.commitCount)}</span>; #{index} of{' '}
+            {view.live.projection.commitCount}, {formatTime(view.at.at)}). Readiness is evaluated at that commit&apos;s decision time.
             Links keep this commit while you move around.
           </span>
           <Link href={path} className="btn" prefetch={false} data-testid="back-to-live">Back to live</Link>

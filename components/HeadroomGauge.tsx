@@ -1,5 +1,5 @@
 /**
- * The overview's ledger headroom gauge (spec 7.17, issue 11 §4): the used part of the admission
+ * The overview's ledger headroom gauge (spec 7.17, docs/operating-envelope.md "Operators and agents"): the used part of the admission
  * watermark, green below 80 %, amber from 80 %, red at the watermark, with the same numbers as
  * `fairway stats` and a link to what `compact` would retain.
  */

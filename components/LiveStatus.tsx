@@ -1,6 +1,6 @@
 'use client';
 /**
- * Live updates (issue 5 §4): polls the ledger tip with react-query; when the
+ * Live updates (docs/console.md "Live updates"): polls the ledger tip with react-query; when the
  * tip moves, the server-rendered page is refreshed. A failed read leaves the
  * page as it was (the last good view) and raises a banner. Pinned (`?at=`)
  * pages are permalinks and never refresh by themselves.

@@ -1,7 +1,7 @@
 'use client';
 /**
  * Renders a Mermaid diagram to SVG in the browser with `securityLevel:
- * 'strict'` (issue 5 §5). Labels were escaped when the text was built; strict
+ * 'strict'` (docs/console.md "Safety"). Labels were escaped when the text was built; strict
  * mode also disables Mermaid's own click handlers, so node links are attached
  * here from a server-provided map of generated node ids to console paths.
  */

@@ -1,5 +1,5 @@
 'use client';
-/** The top bar's page links; a pinned `?at=` commit stays pinned while you move between pages (issue 14 §5). */
+/** The top bar's page links; a pinned `?at=` commit stays pinned while you move between pages (docs/console.md). */
 import Link from 'next/link';
 import { useSearchParams } from 'next/navigation';
 import { withAt } from '../lib/console/links.ts';

@@ -1,6 +1,6 @@
 'use client';
 /**
- * What-if (issue 5 §2 `/fairness`): edit weights or mode and run the engine
+ * What-if (docs/console.md "Pages" `/fairness`): edit weights or mode and run the engine
  * simulator on the pool's current ready backlog; shows the next N grants under
  * the proposal next to the installed settings, with the differences marked.
  */

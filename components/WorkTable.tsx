@@ -27,7 +27,7 @@ export interface WorkRow {
   running: string;
   href: string;
   graphHref: string;
-  /** Backing Issue bound in the ledger (issue 12). */
+  /** Backing Issue bound in the ledger (docs/backing-issues.md). */
   issue?: { number: string; url: string | null } | null;
 }
 

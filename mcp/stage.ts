@@ -47,10 +47,10 @@ export async function stageIntent(loaded: LoadedSnapshot, store: IntentStore, to
 /** The actor trusted processing publishes a staged intent as (its bytes size the envelope check). */
 function stagingActor(loaded: LoadedSnapshot): Actor {
   const { snapshot, projection, assignment } = loaded;
-  const repository = projection?.state.repository ?? snapshot.origin.repository ?? '';
+  const repository = projection?.repository ?? snapshot.origin.repository ?? '';
   if (snapshot.role === 'worker' && projection !== null && assignment !== null) {
     const runId = snapshot.native_run?.run_id ?? (projection.dispatch(assignment.dispatch_id)?.run as { run_id?: string } | null)?.run_id ?? '0';
-    return workerActor(projection.state, assignment.dispatch_id, runId, assignment.claims[0]?.handle);
+    return workerActor(projection, assignment.dispatch_id, runId, assignment.claims[0]?.handle);
   }
   const role = snapshot.role === 'dispatcher' ? 'dispatcher' : 'producer';
   return { role, principal: snapshot.origin.principal, repository };

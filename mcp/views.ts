@@ -14,6 +14,8 @@ import { eligibility } from '../engine/scheduler/eligibility.ts';
 import { grantRate, positionInLine } from '../engine/scheduler/line-position.ts';
 import { MAX_LINE, predictLine } from '../engine/scheduler/line.ts';
 import { planNext } from '../engine/scheduler/plan.ts';
+import { configuredPool } from '../engine/scheduler/policy-view.ts';
+import { workReadiness } from '../engine/scheduler/readiness.ts';
 import type { IntentRecord } from '../engine/intents/records.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 
@@ -40,19 +42,15 @@ function requireQueue(loaded: LoadedSnapshot): Projection {
   return loaded.projection;
 }
 
-function pools(projection: Projection): string[] {
-  return Object.keys((projection.state.policy?.policy.pools ?? {}) as Record<string, unknown>).sort();
-}
-
 /**
  * A pool's snapshot prediction: planNext's next pick (with its no-grant code
  * when paused or at capacity) and the line — `predictLine`, the same function
  * as `fairway next` and the console's `/next` — bounded to `lineLimit`.
  */
 function prediction(projection: Projection, pool: string, asOf: number, lineLimit: number) {
-  const plan = planNext(projection.state, pool, asOf);
+  const plan = planNext(projection, pool, asOf);
   const w = plan.explanation.work;
-  const line = predictLine(projection.state, pool, asOf, lineLimit);
+  const line = predictLine(projection, pool, asOf, lineLimit);
   return {
     pool,
     label: 'activation_snapshot' as const,
@@ -78,7 +76,7 @@ const SORTS: Record<NonNullable<ReadInput['sort']>, (a: WorkRecord, b: WorkRecor
 };
 
 function row(projection: Projection, w: WorkRecord, asOf: number) {
-  const verdict = w.state === 'available' ? eligibility(projection.state, w, asOf) : null;
+  const readiness = w.state === 'available' ? workReadiness(projection, w, asOf) : null;
   return {
     work_id: w.workId,
     graph_id: w.graphId,
@@ -91,8 +89,8 @@ function row(projection: Projection, w: WorkRecord, asOf: number) {
     barrier: w.barrier,
     attempts: w.attempts,
     position: w.position,
-    eligible: verdict?.eligible ?? false,
-    blocked_reason: verdict === null ? w.state : verdict.eligible ? null : verdict.reason,
+    eligible: readiness?.readiness === 'ready',
+    blocked_reason: readiness === null ? w.state : readiness.readiness === 'ready' ? null : readiness.reason,
   };
 }
 
@@ -138,8 +136,8 @@ export function readView(loaded: LoadedSnapshot, input: ReadInput, staged: reado
   }
   const asOf = loaded.snapshot.created_at;
   const summary = summarize(projection);
-  const chosen = input.pool === undefined ? pools(projection) : [input.pool];
-  if (input.pool !== undefined && !pools(projection).includes(input.pool)) fail('unknown_pool', `pool ${input.pool} is not configured`);
+  if (input.pool !== undefined) configuredPool(projection.policy, input.pool);
+  const chosen = input.pool === undefined ? projection.poolNames : [input.pool];
   const matching = [...projection.works()]
     .filter((w) => (input.pool === undefined || w.pool === input.pool) && (input.state === undefined || w.state === input.state)
       && (input.graph_id === undefined || w.graphId === input.graph_id))
@@ -180,10 +178,10 @@ export function explainView(loaded: LoadedSnapshot, input: ExplainInput) {
     const work = projection.work(input.work_id);
     if (work === undefined) fail('unknown_work', `Work ${input.work_id} is not in the snapshot`);
     const pool = input.pool ?? work.pool;
-    const verdict = eligibility(projection.state, work, asOf, pool);
-    const next = planNext(projection.state, pool, asOf).explanation;
+    const verdict = eligibility(projection, work, asOf, pool);
+    const next = planNext(projection, pool, asOf).explanation;
     const inLine = work.state === 'available' && work.pool === pool
-      ? positionInLine(predictLine(projection.state, pool, asOf, MAX_LINE), work.workId, grantRate(projection.state, pool, asOf))
+      ? positionInLine(predictLine(projection, pool, asOf, MAX_LINE), work.workId, grantRate(projection, pool, asOf))
       : null;
     return {
       ...base,
@@ -198,7 +196,7 @@ export function explainView(loaded: LoadedSnapshot, input: ExplainInput) {
     };
   }
   const pool = input.pool ?? 'default';
-  if (!pools(projection).includes(pool)) fail('unknown_pool', `pool ${pool} is not configured`);
-  const explanation = planNext(projection.state, pool, asOf).explanation;
+  configuredPool(projection.policy, pool);
+  const explanation = planNext(projection, pool, asOf).explanation;
   return { ...base, kind: 'pool' as const, pool, reason: explanation.reason, explanation };
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Makes sure the browser tests have a usable Chromium before Playwright runs
- * (issue 19): `npm test`, `npm run test:e2e` and `.ci/run` all run this check.
+ * (README "Set-up: the two commands"): `npm test`, `npm run test:e2e` and `.ci/run` all run this check.
  *
  * - A browser named by FAIRWAY_CHROMIUM, PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH or
  *   CHROMIUM_PATH (first one set wins) must exist, be executable and answer

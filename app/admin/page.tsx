@@ -1,4 +1,4 @@
-/** `/admin` — administrator actions; the role is checked on the server (issue 5 §2, §3). */
+/** `/admin` — administrator actions; the role is checked on the server (docs/console.md "Pages", "Authentication and roles"). */
 import Link from 'next/link';
 import { ControlButtons } from '../../components/admin/ControlButtons.tsx';
 import { OpenClaims, type OpenClaimRow } from '../../components/admin/OpenClaims.tsx';
@@ -6,7 +6,6 @@ import { PolicyEditor } from '../../components/admin/PolicyEditor.tsx';
 import { WorkIdActions } from '../../components/admin/WorkIdActions.tsx';
 import { Frame, LoadError } from '../../components/Frame.tsx';
 import { currentViewer } from '../../lib/auth/session.ts';
-import { quiescenceBlockers } from '../../lib/console/admin/quiescence.ts';
 import { loadView } from '../../lib/console/load.ts';
 import { openClaimTargets } from '../../lib/console/views/admin-targets.ts';
 import { formatTime } from '../../lib/console/views/format.ts';
@@ -29,16 +28,15 @@ export default async function AdminPage() {
       </Frame>
     );
   }
-  const { state } = view.projection;
-  const openClaims: OpenClaimRow[] = openClaimTargets(state).map((c) => ({ ...c, granted: formatTime(c.grantedAt) }));
-  const blockers = quiescenceBlockers(state).map((b) => b.text);
+  const openClaims: OpenClaimRow[] = openClaimTargets(view.projection).map((c) => ({ ...c, granted: formatTime(c.grantedAt) }));
+  const blockers = view.projection.quiescence().map((b) => b.text);
   return (
     <Frame view={view} config={config} title="Admin" path="/admin" actions={<span className="text-sm muted">Signed in as {viewer.name} · publishing as principal {viewer.principal}</span>}>
       {runtime.readOnly && <div role="alert" className="rounded border border-amber-400 bg-amber-50 px-4 py-2 text-sm">This console reads a ledger file: actions cannot be published.</div>}
       <div className="grid gap-4 lg:grid-cols-2">
         <section className="card">
           <div className="card-h"><h2>Operational controls</h2></div>
-          <div className="card-b"><ControlButtons controls={{ grants_paused: state.controls.grants_paused, admission_paused: state.controls.admission_paused }} /></div>
+          <div className="card-b"><ControlButtons controls={{ grants_paused: view.projection.controls.grants_paused, admission_paused: view.projection.controls.admission_paused }} /></div>
         </section>
         <section className="card">
           <div className="card-h"><h2>Cancel or reprioritize Work</h2><Link prefetch={false} href="/work" className="text-xs">or select in the explorer →</Link></div>
@@ -50,9 +48,9 @@ export default async function AdminPage() {
         <div className="card-b"><OpenClaims rows={openClaims} /></div>
       </section>
       <section className="card">
-        <div className="card-h"><h2>New policy epoch</h2><span className="text-xs muted">current <code>{state.policy?.epoch}</code></span></div>
+        <div className="card-h"><h2>New policy epoch</h2><span className="text-xs muted">current <code>{view.projection.policyEpoch}</code></span></div>
         <div className="card-b">
-          <PolicyEditor current={JSON.stringify(state.policy?.policy ?? {}, null, 2)} currentEpoch={state.policy?.epoch ?? 'epoch'} blockers={blockers} />
+          <PolicyEditor current={JSON.stringify(view.projection.policy ?? {}, null, 2)} currentEpoch={view.projection.policyEpoch ?? 'epoch'} blockers={blockers} />
         </div>
       </section>
     </Frame>

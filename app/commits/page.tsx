@@ -1,4 +1,4 @@
-/** `/commits` — paginated history and a two-commit comparison (issue 5 §2). */
+/** `/commits` — paginated history and a two-commit comparison (docs/console.md "Pages"). */
 import { isProtocolError } from '../../engine/errors.ts';
 import Link from 'next/link';
 import { StateBadge } from '../../components/Badge.tsx';
@@ -91,7 +91,7 @@ export default async function CommitsPage({ searchParams }: { searchParams: Prom
       compareError = 'both commits must be in the validated ledger';
     }
   }
-  const total = view.projection.state.commits.length;
+  const total = view.projection.commitCount;
   return (
     <Frame view={view} config={config} title="Commits" path="/commits" actions={<span className="text-sm muted">{total} commits</span>}>
       <form method="get" action="/commits" className="card card-b flex flex-wrap items-end gap-3" data-testid="compare-form">
@@ -108,7 +108,7 @@ export default async function CommitsPage({ searchParams }: { searchParams: Prom
           <thead><tr><th className="num">#</th><th>When</th><th>Commit</th><th>Kind</th><th>Role</th><th>Request</th><th className="num">Ops</th><th>Compare</th></tr></thead>
           <tbody>
             {page.commits.map((c) => {
-              const n = view.projection.state.commitIndex.get(c.id)! + 1;
+              const n = view.projection.commitPosition(c.id)! + 1;
               return (
                 <tr key={c.id}>
                   <td className="num">{n}</td>
@@ -120,7 +120,7 @@ export default async function CommitsPage({ searchParams }: { searchParams: Prom
                   <td className="num">{c.operations}</td>
                   <td className="whitespace-nowrap text-xs">
                     <Link prefetch={false} href={withAt('/commits', at, { from: c.id, to: to ?? view.projection.tip })}>from</Link>{' · '}
-                    <Link prefetch={false} href={withAt('/commits', at, { from: from ?? view.projection.state.commits[0]!.id, to: c.id })}>to</Link>
+                    <Link prefetch={false} href={withAt('/commits', at, { from: from ?? view.projection.commits[0]!.id, to: c.id })}>to</Link>
                   </td>
                 </tr>
               );

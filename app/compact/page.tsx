@@ -1,4 +1,4 @@
-/** `/compact` — what `fairway compact` would retain (spec 7.10, 7.17; issue 11 §4): a preview, nothing is written. */
+/** `/compact` — what `fairway compact` would retain (spec 7.10, 7.17; docs/operating-envelope.md "Operators and agents"): a preview, nothing is written. */
 import Link from 'next/link';
 import { Frame, LoadError } from '../../components/Frame.tsx';
 import { firstParam, loadView, withAt } from '../../lib/console/load.ts';

@@ -1,4 +1,4 @@
-/** `/fairness` — sshare-style shares per pool and class, target vs actual chart, what-if (issue 5 §2). */
+/** `/fairness` — sshare-style shares per pool and class, target vs actual chart, what-if (docs/console.md "Pages"). */
 import Link from 'next/link';
 import { Fragment } from 'react';
 import { Frame, LoadError } from '../../components/Frame.tsx';

@@ -11,14 +11,14 @@ export default async function GraphsPage({ searchParams }: { searchParams: Promi
   const loaded = await loadView(at);
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
-  const { state } = view.projection;
-  const rows = [...state.graphs].map(([graphId, ids]) => {
+  const { projection } = view;
+  const rows = [...projection.graphs].map(([graphId, ids]) => {
     const counts: Record<string, number> = {};
     for (const id of ids) {
-      const r = workStatus(state, state.works.get(id)!, view.asOf).readiness;
+      const r = workStatus(projection, projection.work(id)!, view.asOf).readiness;
       counts[r] = (counts[r] ?? 0) + 1;
     }
-    const gates = new Set(ids.flatMap((id) => state.works.get(id)!.dependsOn.filter((e) => e.kind !== 'work').map((e) => JSON.stringify(e))));
+    const gates = new Set(ids.flatMap((id) => projection.work(id)!.dependsOn.filter((e) => e.kind !== 'work').map((e) => JSON.stringify(e))));
     return { graphId, nodes: ids.length, gates: gates.size, counts };
   });
   return (

@@ -1,4 +1,4 @@
-/** `/login` — local mode: the start-up token; hosted mode: GitHub OAuth (issue 5 §3). */
+/** `/login` — local mode: the start-up token; hosted mode: GitHub OAuth (docs/console.md "Authentication and roles"). */
 import { GitHubSignIn } from '../../components/GitHubSignIn.tsx';
 import { LoginForm } from '../../components/LoginForm.tsx';
 import { readConfig } from '../../lib/console/config.ts';

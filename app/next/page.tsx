@@ -1,4 +1,4 @@
-/** `/next` — the line: the predicted grant order of a pool's ready backlog from the live clocks (issue 14 §1). */
+/** `/next` — the line: the predicted grant order of a pool's ready backlog from the live clocks (docs/console.md "Pages", `/next`). */
 import Link from 'next/link';
 import { PriorityBadge } from '../../components/Badge.tsx';
 import { Frame, LoadError } from '../../components/Frame.tsx';

@@ -1,4 +1,4 @@
-/** `/work` — the explorer (issue 5 §2): URL-serialized filters, server-side pagination, reasons, multi-select. */
+/** `/work` — the explorer (docs/console.md "Pages"): URL-serialized filters, server-side pagination, reasons, multi-select. */
 import { ExplorerFilters } from '../../components/ExplorerFilters.tsx';
 import { Frame, LoadError } from '../../components/Frame.tsx';
 import { Pager } from '../../components/Pager.tsx';
@@ -8,7 +8,7 @@ import { firstParam, loadView, withAt } from '../../lib/console/load.ts';
 import { explorerView, parseExplorerQuery, serializeExplorerQuery, sortedBy, type SortColumn } from '../../lib/console/views/explorer.ts';
 import { formatDuration, formatTime } from '../../lib/console/views/format.ts';
 
-/** The table's columns in order, each sortable (issue 14 §5). */
+/** The table's columns in order, each sortable (docs/console.md). */
 const COLUMNS: ReadonlyArray<readonly [SortColumn, string, boolean?]> = [
   ['node', 'Node'], ['graph', 'Graph'], ['priority', 'Class'], ['key', 'Key'], ['state', 'State'], ['readiness', 'Readiness'],
   ['reason', 'Why not running'], ['attempts', 'Attempts', true], ['age', 'Age'], ['waiting', 'Waiting', true], ['running', 'Running', true],

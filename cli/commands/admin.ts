@@ -7,7 +7,7 @@ import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
 import { ADMIN_ACTIONS, adminRequest, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { Projection } from '../../engine/replay/index.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
 import { policyFromConfig } from '../../lib/config/worker-routes.ts';
@@ -28,7 +28,7 @@ function reason(code: string): string {
 }
 
 /** Publishes `action` with the body `bodyOf` gives on the current state (ids resolved there). */
-async function publishAdmin<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (state: ReplayState) => AdminActionBody<A>, describe: string): Promise<void> {
+async function publishAdmin<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (projection: Projection) => AdminActionBody<A>, describe: string): Promise<void> {
   const { kind } = ADMIN_ACTIONS[action];
   const { publisher } = writeTarget(g);
   const requestId = requestIdOf(g, kind);
@@ -36,11 +36,11 @@ async function publishAdmin<A extends AdminAction>(io: Io, g: GlobalOptions, act
   if (current === null) fail('queue_uninitialized', 'no queue yet: only the first submit-work or submit-graph creates one');
   const outcome = await publisher.publish({
     requestId,
-    actor: actor('administrator', principalOf(g), current.state.repository ?? ''),
+    actor: actor('administrator', principalOf(g), current.repository ?? ''),
     prepare: (projection, ids) => {
-      const body = bodyOf(projection.state);
+      const body = bodyOf(projection);
       if (action === 'cancel-claim') debugEvent('claims', 'cancel', { claims: (body as AdminActionBody<'cancel-claim'>).claim_ids.length });
-      return adminRequest(action, body, projection.state, ids.at);
+      return adminRequest(action, body, projection, ids.at);
     },
   });
   if (outcome.status === 'no_write') fail(outcome.code, outcome.message);
@@ -121,7 +121,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         // An absent queue is uninitialized (the same answer every write gives), not a Policy problem.
         if (projection === null) fail('queue_uninitialized', 'no queue yet: only the first submit-work or submit-graph creates one; policy never seeds a queue');
         // Routes and aw.json at the store's own repository's verified default revision; deployed refs kept.
-        policy = await policyFromConfig(store, projection.state, { repository: projection.state.repository ?? '', principal: principalOf(g) });
+        policy = await policyFromConfig(store, projection, { repository: projection.repository ?? '', principal: principalOf(g) });
       }
       await publishAdmin(ctx.io, g, 'policy', () => ({ epoch: o.epoch, policy }), `policy epoch ${o.epoch} installed`);
     }));

@@ -10,7 +10,7 @@ export const registerCompact: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g) => {
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
-      const result = await compact(publisher, actor('administrator', principalOf(g), projection?.state.repository ?? ''));
+      const result = await compact(publisher, actor('administrator', principalOf(g), projection?.repository ?? ''));
       if (g.json) return printJson(ctx.io, { ok: true, ...result, commit_id: result.commit?.id ?? null, commit: undefined });
       ctx.io.out(result.status === 'already_compact'
         ? 'the ledger is already a single checkpoint; nothing to do'

@@ -5,7 +5,12 @@
  */
 import { Argument, Command, type Option } from 'commander';
 import type { CliContext, CommandModule } from '../context.ts';
-import { COMMANDS } from './index.ts';
+
+/**
+ * The command registry's loaders. cli/commands/index.ts hands them over when it loads this
+ * module: importing the registry here would close an import circle with that lazy load.
+ */
+export type CommandRegistry = readonly { load(): Promise<CommandModule> }[];
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
@@ -19,9 +24,9 @@ interface Spec {
 
 const silent: CliContext = { io: { out() {}, err() {} }, globals: () => ({}), action: () => async () => {} };
 
-async function specs(): Promise<Spec[]> {
+async function specs(registry: CommandRegistry): Promise<Spec[]> {
   const program = new Command('fairway');
-  for (const entry of COMMANDS) (await entry.load())(program, silent);
+  for (const entry of registry) (await entry.load())(program, silent);
   return program.commands.map((c) => ({
     name: c.name(),
     aliases: c.aliases(),
@@ -112,17 +117,17 @@ function fish(cmds: Spec[], g: { all: string[]; valued: string[] }): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function completionScript(shell: Shell, program: Command): Promise<string> {
-  const cmds = await specs();
+export async function completionScript(shell: Shell, program: Command, registry: CommandRegistry): Promise<string> {
+  const cmds = await specs(registry);
   const g = flags(program);
   return shell === 'bash' ? bash(cmds, g) : shell === 'zsh' ? zsh(cmds, g) : fish(cmds, g);
 }
 
-export const registerCompletion: CommandModule = (program, ctx) => {
+export const completionCommand = (registry: CommandRegistry): CommandModule => (program, ctx) => {
   program.command('completion')
     .description('Print a shell completion script (bash, zsh or fish) for every command and option.')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
     .action(ctx.action(async (_g, shell: Shell) => {
-      ctx.io.out(await completionScript(shell, program));
+      ctx.io.out(await completionScript(shell, program, registry));
     }));
 };

@@ -9,7 +9,6 @@
  * remote, `--github`: the GitHub API) at its default branch's immutable commit.
  */
 import { fail } from '../../engine/errors.ts';
-import type { JsonObject } from '../../engine/json.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
@@ -17,7 +16,7 @@ import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
-import { ownGet } from '../../engine/schema/record.ts';
+import { configuredPool, installedPolicy } from '../../engine/scheduler/policy-view.ts';
 
 export const registerDeploy: CommandModule = (program, ctx) => {
   program.command('deploy')
@@ -29,9 +28,9 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
-      const repository = projection.state.repository ?? '';
-      const pools = projection.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
-      if (o.pool !== undefined && ownGet(pools, o.pool) === undefined) fail('unknown_pool', `pool ${o.pool} is not configured`);
+      const repository = projection.repository ?? '';
+      const pools = installedPolicy(projection).pools;
+      if (o.pool !== undefined) configuredPool(projection.policy, o.pool);
       // One revision for every profile of this run: all deployments name the same immutable commit.
       const source = await storeRevision(store);
       const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;

@@ -36,9 +36,9 @@ export const registerDispatch: CommandModule = (program, ctx) => {
       const outcome = await publisher.publish({
         requestId,
         // Named from the projection the attempt builds on: no read of the ledger beforehand.
-        actor: (projection) => actor('dispatcher', principal, projection?.state.repository ?? ''),
+        actor: (projection) => actor('dispatcher', principal, projection?.repository ?? ''),
         prepare: (projection, ids) => {
-          const built = dispatchNextRequest(projection.state, input, ids, ids.at);
+          const built = dispatchNextRequest(projection, input, ids, ids.at);
           plan = built.plan;
           packEvent(built.plan);
           if (built.operations.length > 0) return built;

@@ -24,9 +24,9 @@ export const registerEvidence: CommandModule = (program, ctx) => {
       if ((o.dispatchId === undefined) === (o.workId === undefined)) throw new UsageError('give exactly one of --dispatch-id or --work-id', 'option_invalid');
       const projection = await readSource(g).load();
       let ids: string[];
-      if (o.dispatchId !== undefined) ids = [resolveId(projection.state, 'dispatch', o.dispatchId)];
+      if (o.dispatchId !== undefined) ids = [resolveId(projection, 'dispatch', o.dispatchId)];
       else {
-        const work = projection.work(resolveId(projection.state, 'work', o.workId!));
+        const work = projection.work(resolveId(projection, 'work', o.workId!));
         if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
         ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
       }

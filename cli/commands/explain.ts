@@ -10,7 +10,8 @@ import { fail } from '../../engine/errors.ts';
 import type { Projection, WorkRecord } from '../../engine/replay/index.ts';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
 import { eligibility, type BlockingStep, type EligibilityReason } from '../../engine/scheduler/eligibility.ts';
-import { planNext, type CandidateView, type Explanation } from '../../engine/scheduler/plan.ts';
+import { planNext } from '../../engine/scheduler/plan.ts';
+import type { CandidateView, Explanation } from '../../engine/scheduler/plan-types.ts';
 import { describeRequest, type RequestDescription } from '../../engine/receipts/request.ts';
 import { historicalExplanationAt } from '../history.ts';
 import { readSource } from '../source.ts';
@@ -109,16 +110,15 @@ function workView(w: WorkRecord): WorkExplanation['work'] {
 
 /** The next selection of `pool` at `asOf` (planNext, no overlay: nothing is changed). */
 export function explainNext(projection: Projection, pool: string, asOf: number): Explanation {
-  return planNext(projection.state, pool, asOf).explanation;
+  return planNext(projection, pool, asOf).explanation;
 }
 
 /** Why `workId` is (not) the next selection of `pool` at `asOf`. */
 export function explainWork(projection: Projection, pool: string, workId: string, asOf: number): WorkExplanation {
   const work = projection.work(workId);
   if (work === undefined) fail('unknown_work', `no Work ${workId} in this ledger`);
-  const { state } = projection;
-  const plan = planNext(state, pool, asOf);
-  const verdict = eligibility(state, work, asOf, pool);
+  const plan = planNext(projection, pool, asOf);
+  const verdict = eligibility(projection, work, asOf, pool);
   const base = {
     is_next: false,
     pool,
@@ -220,7 +220,7 @@ export async function runExplain(io: Io, g: GlobalOptions, opts: { pool: string;
     else io.out(nextLines(e).join('\n'));
     return;
   }
-  const x = explainWork(projection, opts.pool, resolveId(projection.state, 'work', opts.workId), opts.asOf);
+  const x = explainWork(projection, opts.pool, resolveId(projection, 'work', opts.workId), opts.asOf);
   const { reason, ...rest } = x;
   if (format !== 'table') printRecord(io, format, { ok: true, reason, ...rest });
   else io.out(workLines(x).join('\n'));
@@ -275,9 +275,9 @@ Examples:
         const source = readSource(g);
         const projection = await source.load();
         // Unique prefixes (8+ characters) of the request and Claim ids.
-        if (g.requestId !== undefined) g.requestId = resolveId(projection.state, 'request', g.requestId);
-        if (opts.claimId !== undefined) opts.claimId = resolveId(projection.state, 'claim', opts.claimId);
-        if (opts.beforeClaim !== undefined) opts.beforeClaim = resolveId(projection.state, 'claim', opts.beforeClaim);
+        if (g.requestId !== undefined) g.requestId = resolveId(projection, 'request', g.requestId);
+        if (opts.claimId !== undefined) opts.claimId = resolveId(projection, 'claim', opts.claimId);
+        if (opts.beforeClaim !== undefined) opts.beforeClaim = resolveId(projection, 'claim', opts.beforeClaim);
         // Every request kind says what it did; a dispatch_next also re-derives its grant selection
         // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
         let described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);

@@ -178,7 +178,7 @@ export const COMMANDS: CommandEntry[] = [
     ],
   },
   {
-    load: async () => (await import('./completion.ts')).registerCompletion,
+    load: async () => (await import('./completion.ts')).completionCommand(COMMANDS),
     commands: [
       { name: 'completion', aliases: [], term: 'completion <shell>', description: 'Print a shell completion script (bash, zsh or fish) for every command and option.' },
     ],

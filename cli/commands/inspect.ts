@@ -82,7 +82,7 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       const format = formatOf(g, o);
       if ((o.workId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --work-id or --claim-id', 'option_invalid');
       const projection = await readSource(g).load();
-      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection.state, 'work', o.workId), Date.now()) : claimDetail(projection, resolveId(projection.state, 'claim', o.claimId!));
+      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection, 'work', o.workId), Date.now()) : claimDetail(projection, resolveId(projection, 'claim', o.claimId!));
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, [{ tip: projection.tip, ...view }]);
       for (const [k, v] of Object.entries(view)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
@@ -99,7 +99,7 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       const requestId = (ctx.globals().requestId);
       if ((requestId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --request-id or --claim-id', 'option_invalid');
       const projection: Projection = await readSource(g).load();
-      const view = traceView(projection, { requestId: resolveOptional(projection.state, 'request', requestId), claimId: resolveOptional(projection.state, 'claim', o.claimId) }, o.offset, o.limit);
+      const view = traceView(projection, { requestId: resolveOptional(projection, 'request', requestId), claimId: resolveOptional(projection, 'claim', o.claimId) }, o.offset, o.limit);
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);

@@ -65,7 +65,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'no queue to launch from');
-      const repository = projection.state.repository ?? '';
+      const repository = projection.repository ?? '';
       // Refuse before granting or writing anything when no authenticated sender run exists.
       const sender = launchSender(principalOf(g), repository, process.env);
       const env = await githubEnv(g);
@@ -90,7 +90,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }
-      } else ids = [resolveId(projection.state, 'dispatch', o.dispatchId!)];
+      } else ids = [resolveId(projection, 'dispatch', o.dispatchId!)];
       const launches: LaunchReport[] = [];
       for (const id of ids) launches.push(await launchGroup(deps, id));
       if (g.json) return printJson(ctx.io, { ok: true, grant, launches });

@@ -1,6 +1,6 @@
 /**
  * `fairway next --pool P [--limit N] [--work-id ID] [--as-of MS] [--json]`
- * (issue 14 §1): the line — the order in which the pool's ready backlog would
+ * (docs/console.md "Pages", `/next`): the line — the order in which the pool's ready backlog would
  * be granted from the live fairness clocks, absent new arrivals, Results and
  * operator actions. It is `predictLine`, the real selector (`PrefixPlanner`,
  * as `dispatch-next` uses it) run forward on the live state: the same
@@ -15,7 +15,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { MAX_LINE, predictLine, type Line, type LineEntry } from '../../engine/scheduler/line.ts';
 import { grantRate, ordinal, positionInLine, positionText, type GrantRate, type LinePosition } from '../../engine/scheduler/line-position.ts';
-import { installedPolicy } from '../../engine/scheduler/policy-view.ts';
+import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { loadProjection, parseAsOf } from './explain.ts';
@@ -70,15 +70,14 @@ function estimateText(p: LinePosition): string {
 
 /** The line view of `pool` at `asOf` (first `limit` entries; the whole line when a Work is asked about). */
 export function nextView(projection: Projection, pool: string, asOf: number, limit: number, workId?: string): NextView {
-  const { state } = projection;
-  if (state.policy === null) fail('queue_uninitialized', 'the queue has no Policy yet: nothing can be granted');
-  if (!Object.hasOwn(installedPolicy(state).pools, pool)) fail('unknown_pool', `pool ${pool} is not configured`);
+  if (projection.policy === null) fail('queue_uninitialized', 'the queue has no Policy yet: nothing can be granted');
+  configuredPool(projection.policy, pool);
   const work = workId === undefined ? undefined : projection.work(workId);
   if (workId !== undefined && work === undefined) fail('unknown_work', `no Work ${workId} in this ledger`);
   if (work !== undefined && work.pool !== pool) fail('pool_mismatch', `Work ${work.workId} belongs to pool ${work.pool}, not ${pool}`);
   // Asking about one Work needs the line up to it: compute the whole line then.
-  const line = predictLine(state, pool, asOf, work === undefined ? limit : MAX_LINE);
-  const rate = grantRate(state, pool, asOf);
+  const line = predictLine(projection, pool, asOf, work === undefined ? limit : MAX_LINE);
+  const rate = grantRate(projection, pool, asOf);
   let workView: NextView['work'] = null;
   if (work !== undefined) {
     const position = positionInLine(line, work.workId, rate);
@@ -88,7 +87,7 @@ export function nextView(projection: Projection, pool: string, asOf: number, lim
       else {
         // The line ignores the pool's logical capacity and a grants pause; ready Work it still leaves
         // out is held by its fairness key's per-account limit.
-        const verdict = eligibility(state, work, asOf, pool);
+        const verdict = eligibility(projection, work, asOf, pool);
         reason = verdict.eligible || verdict.reason === 'capacity_blocked' || verdict.reason === 'grants_paused' ? 'account_capacity_blocked' : verdict.reason;
       }
     }

@@ -23,7 +23,7 @@ export const registerObserve: CommandModule = (program, ctx) => {
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to observe for');
-      const actor = lifecycleActors(principalOf(g), projection.state.repository ?? '', process.env).dispatcher;
+      const actor = lifecycleActors(principalOf(g), projection.repository ?? '', process.env).dispatcher;
       const requestId = requestIdOf(g, 'observe');
       const env = await githubEnv(g);
       // Built on first use: a pool with no Issue/PR gate to refresh makes no GitHub call and needs no token.

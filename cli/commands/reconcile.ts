@@ -39,14 +39,14 @@ interface ReconcileOptions {
 }
 
 function targets(p: Projection, o: ReconcileOptions): string[] {
-  if (o.dispatchId !== undefined) return [resolveId(p.state, 'dispatch', o.dispatchId)];
+  if (o.dispatchId !== undefined) return [resolveId(p, 'dispatch', o.dispatchId)];
   if (o.workId !== undefined) {
-    const work = p.work(resolveId(p.state, 'work', o.workId));
+    const work = p.work(resolveId(p, 'work', o.workId));
     if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
     return [...new Set(work.claims.map((c) => p.claim(c)!.dispatchId))];
   }
   // --all: every group that may still hold a reservation or a pending barrier, except unstarted ones.
-  return [...p.state.dispatches.values()].filter((d) => (!d.released && d.state !== 'reserved') || d.claimIds.some((c) => {
+  return [...p.dispatches()].filter((d) => (!d.released && d.state !== 'reserved') || d.claimIds.some((c) => {
     const claim = p.claim(c)!;
     return claim.state === 'completed' && p.work(claim.workId)?.barrier === 'pending';
   })).map((d) => d.dispatchId);
@@ -95,10 +95,10 @@ The run must be a candidate the conflict recorded and still match the approved l
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
       const env = await githubEnv(g);
-      const actors = lifecycleActors(principalOf(g), projection.state.repository ?? '', env);
+      const actors = lifecycleActors(principalOf(g), projection.repository ?? '', env);
       // Built on first use: cancelling an unstarted group (--cancel-reserved) makes no GitHub call.
       const api = lazy(() => launchApi(env));
-      const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, resolveId(projection.state, 'dispatch', o.dispatchId!), o.resolveConflict);
+      const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, resolveId(projection, 'dispatch', o.dispatchId!), o.resolveConflict);
       const reports: ReconcileReport[] = [];
       const deliveries: DeliveryReport[] = [];
       for (const id of targets(projection, o)) {

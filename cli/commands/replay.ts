@@ -32,7 +32,7 @@ export function replaySummaryLines(projection: Projection): string[] {
 
 /** `at` of the tip commit (null for an empty projection). */
 function tipAt(p: Projection): number | null {
-  const last = p.state.commits.at(-1);
+  const last = p.commits.at(-1);
   return last === undefined ? null : last.at;
 }
 

@@ -73,7 +73,7 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
   const outcome = await publisher.publish({
     requestId,
     actor: producer,
-    prepare: (projection, ids) => submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: producer }),
+    prepare: (projection, ids) => submitOrExisting(projection, nodes, { graphId, at: ids.at, actor: producer }),
     bootstrap: async (ids) => {
       // Spec 7.1: worker routes are verified at the store's default revision before queue
       // publication; an unavailable route the submitted Work needs fails without publishing.

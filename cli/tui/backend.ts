@@ -7,7 +7,6 @@ import { fail, internalError, isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { adminRequest } from '../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import type { GlobalOptions } from '../context.ts';
@@ -30,12 +29,12 @@ function errorOf(e: unknown): { code: string; message: string } {
 }
 
 /** The reviewed plan as its administrator action's request (engine/requests/admin-actions.ts). */
-function buildRequest(plan: ActionPlan, state: ReplayState, at: number): BuiltRequest {
+function buildRequest(plan: ActionPlan, projection: Projection, at: number): BuiltRequest {
   const action = ADMIN_ACTION[plan.action];
   const { ids, reason } = plan;
-  if (action === 'cancel-claim') return adminRequest(action, { claim_ids: ids, reason }, state, at);
-  if (action === 'cancel-work') return adminRequest(action, { work_ids: ids, reason }, state, at);
-  return adminRequest(action, { work_ids: ids, priority: plan.priority ?? 0, reason }, state, at);
+  if (action === 'cancel-claim') return adminRequest(action, { claim_ids: ids, reason }, projection, at);
+  if (action === 'cancel-work') return adminRequest(action, { work_ids: ids, reason }, projection, at);
+  return adminRequest(action, { work_ids: ids, priority: plan.priority ?? 0, reason }, projection, at);
 }
 
 /** Counts compare-and-swap attempts, so a failure can be told apart from an uncertain write. */
@@ -103,7 +102,7 @@ export function storeBackend(
           actor: actor('administrator', o.principal, repository),
           prepare: (projection, ids) => {
             try {
-              return buildRequest(plan, projection.state, ids.at);
+              return buildRequest(plan, projection, ids.at);
             } catch (e) {
               prepareError = e;
               throw e;

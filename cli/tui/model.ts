@@ -5,7 +5,7 @@
  * reference to it. Payloads, receipts and run evidence bodies are never copied.
  */
 import type { Projection } from '../../engine/replay/index.ts';
-import type { DependencyEdge } from '../../engine/replay/state.ts';
+import type { DependencyEdge } from '../../engine/state/state.ts';
 import { gateIdentity, type BlockingStep } from '../../engine/scheduler/eligibility.ts';
 import { claimDetail, workDetail } from '../views.ts';
 
@@ -93,8 +93,7 @@ function workRef(p: Projection, id: string): WorkRef {
 function dependencyRef(p: Projection, edge: DependencyEdge): DependencyRef {
   if (edge.kind === 'work') return workRef(p, edge.work_id);
   const r = edge.resource;
-  const observationId = p.state.latestObservation.get(gateIdentity(edge));
-  const o = observationId === undefined ? undefined : p.state.observations.get(observationId);
+  const o = p.observation(gateIdentity(edge));
   return {
     kind: edge.kind,
     condition: edge.condition,
@@ -168,7 +167,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
       });
     }
   }
-  const graphs = [...p.state.graphs.keys()].sort().map((id) => ({ id, works: [...p.state.graphs.get(id)!] }));
+  const graphs = [...p.graphs.keys()].sort().map((id) => ({ id, works: [...p.graphs.get(id)!] }));
   const committedRequests = Object.create(null) as Record<string, string>; // keyed by request id
   for (const id of watch) {
     const r = p.request(id);
@@ -178,8 +177,8 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
     tip: p.tip,
     commits: p.commitCount,
     policyEpoch: p.policyEpoch,
-    repository: p.state.repository,
-    controls: { admission_paused: p.state.controls.admission_paused, grants_paused: p.state.controls.grants_paused },
+    repository: p.repository,
+    controls: { admission_paused: p.controls.admission_paused, grants_paused: p.controls.grants_paused },
     graphs,
     works,
     claims,

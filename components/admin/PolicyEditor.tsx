@@ -1,10 +1,10 @@
 'use client';
 /**
- * A new Policy epoch (issue 5 §2 `/admin`): the Policy JSON validated live
+ * A new Policy epoch (docs/console.md "Pages" `/admin`): the Policy JSON validated live
  * with the engine's own zod schema; the quiescence blockers are listed and
  * publication is refused while any remain (the server and replay refuse too).
  * Review shows the exact operation Confirm publishes (the server's preview,
- * issue 14 §4); Confirm sends its digest, so a changed queue is refused.
+ * docs/console.md "Previews"); Confirm sends its digest, so a changed queue is refused.
  */
 import { useRouter } from 'next/navigation';
 import { useEffect, useMemo, useState } from 'react';

@@ -1,6 +1,6 @@
 'use client';
 /**
- * "Run it again" for a cancelled or delivery-failed Work (issue 14 §4): a new
+ * "Run it again" for a cancelled or delivery-failed Work (docs/console.md "Run it again"): a new
  * submission pre-filled from the old one under a new node key — a spec 7.15
  * replacement when delivery failed — reviewed in the action dialog (preview of
  * the exact Work operation) before it is published. History is not rewritten.

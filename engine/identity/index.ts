@@ -68,3 +68,13 @@ export function candidateCommitId(previousTip: string | null, requestId: string)
 export function checkpointRequestId(priorTip: string, priorGitSha: string): string {
   return `checkpoint_${sha256Hex(`${priorTip}\n${priorGitSha}`)}`;
 }
+
+/**
+ * A Claim has at most one finish: its request id is derived from the Claim's
+ * scope, so repeating the same outcome is idempotent (`request_replayed`) and a
+ * conflicting outcome fails explicitly (`request_id_conflict`, spec 7.14). The CLI's finish and
+ * a staged intent's finish (MCP) share it, so they replay each other.
+ */
+export function finishRequestId(dispatchId: string, claimHandle: string): string {
+  return `wq-finish-${sha256Hex(canonicalize({ claim_handle: claimHandle, dispatch_id: dispatchId })).slice(0, 40)}`;
+}

@@ -42,7 +42,7 @@ export function checkIntent(ctx: IntentContext, tool: StagingTool, raw: unknown,
     if (ctx.projection === null) fail('queue_uninitialized', 'a worker activation needs its queue');
     parent = parentScopeOf(ctx.projection, scope);
   }
-  const policy = ctx.projection?.state.policy?.policy ?? null;
+  const policy = ctx.projection?.policyRecord?.policy ?? null;
   switch (tool) {
     case 'work_queue_submit':
       resolveSubmit(input as SubmitInput, { policy, intentId, enqueued: ctx.createdAt, parent });

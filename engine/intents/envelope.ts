@@ -37,7 +37,7 @@ export interface StagingEnvelopeContext {
 }
 
 function commitBytes(projection: Projection, requestId: string, actor: Actor, at: number, built: BuiltRequest): number {
-  const commit = buildCommit(projection.state, { id: requestId, actor, at, ...built });
+  const commit = buildCommit(projection, { id: requestId, actor, at, ...built });
   return utf8ByteLength(canonicalize(commit as unknown as JsonValue)) + 1;
 }
 
@@ -53,12 +53,12 @@ function onlyLedgerLimit(build: () => void): void {
 
 export function checkStagingEnvelope(ctx: StagingEnvelopeContext, intent: CheckedIntent): void {
   const { projection } = ctx;
-  if (projection === null || projection.state.policy === null) return; // a bootstrap: the genesis is checked at publication
+  if (projection === null || projection.policyRecord === null) return; // a bootstrap: the genesis is checked at publication
   const at = ctx.createdAt;
   if (intent.tool === 'work_queue_submit') {
     onlyLedgerLimit(() => {
-      const { graphId, nodes } = resolveSubmit(intent.input, { policy: projection.state.policy!.policy, intentId: PLACEHOLDER_INTENT, enqueued: at, parent: intent.parent });
-      const built = submitRequest(projection.state, nodes, { graphId, at });
+      const { graphId, nodes } = resolveSubmit(intent.input, { policy: projection.policyRecord!.policy, intentId: PLACEHOLDER_INTENT, enqueued: at, parent: intent.parent });
+      const built = submitRequest(projection, nodes, { graphId, at });
       if (built.operations.length === 0) return; // exact resubmission: nothing would be written
       const requestId = intentRequestId(ctx.snapshotId, PLACEHOLDER_INTENT, 'submit');
       const pools = built.operations.map((op) => (op as { pool: string }).pool);
@@ -68,7 +68,7 @@ export function checkStagingEnvelope(ctx: StagingEnvelopeContext, intent: Checke
     onlyLedgerLimit(() => {
       const requestId = intentRequestId(ctx.snapshotId, PLACEHOLDER_INTENT, 'dispatch_next');
       const input = { pool: intent.input.pool, max_claims: intent.input.max_claims, max_dispatches: intent.input.max_dispatches, max_bytes: DISPATCH_MAX_BYTES };
-      const built = dispatchNextRequest(projection.state, input, { requestId, commitId: candidateCommitId(projection.tip, requestId) }, at);
+      const built = dispatchNextRequest(projection, input, { requestId, commitId: candidateCommitId(projection.tip, requestId) }, at);
       if (built.plan.claims.length === 0) return; // a no-grant writes nothing
       const groups = built.plan.groups.map(() => intent.input.pool);
       checkGrantFits(projection.state, commitBytes(projection, requestId, ctx.actor, at, built), built.plan.claims.length, groups);

@@ -11,8 +11,9 @@ export { authorizeClaimEffect, requireRunBinding } from './effects.ts';
 export type { EffectAuthorization, NativeRun } from './effects.ts';
 export { checkDispatch, parentScopeOf, resolveSubmit } from './limits.ts';
 export type { ParentScope, SubmitContext } from './limits.ts';
+export { finishRequestId } from '../identity/index.ts';
 export {
-  finishRequestId, intentFingerprint, intentRequestId, parseIntentRecord, parseSnapshot, snapshotId, INTENT_SCHEMA, SNAPSHOT_SCHEMA,
+  intentFingerprint, intentRequestId, parseIntentRecord, parseSnapshot, snapshotId, INTENT_SCHEMA, SNAPSHOT_SCHEMA,
 } from './records.ts';
 export type { IntentRecord, Snapshot } from './records.ts';
 export { checkRoleAllows, SNAPSHOT_ROLES, toolsFor } from './roles.ts';

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { ownRecord } from '../schema/record.ts';
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { JsonValue } from '../json.ts';
 import { DecimalSchema, DigestSchema, IdentitySchema, PrincipalSchema, TimestampSchema } from '../schema/common.ts';
 import { SNAPSHOT_ROLES } from './roles.ts';
 import { STAGING_TOOLS } from './schemas.ts';
@@ -116,13 +116,4 @@ export function parseIntentRecord(value: unknown): IntentRecord {
  */
 export function intentRequestId(snapshotIdValue: string, intentId: string, kind: 'submit' | 'dispatch_next'): string {
   return `wq-${kind === 'submit' ? 'submit' : 'dispatch'}-${sha256Hex(`${snapshotIdValue}\n${intentId}`).slice(0, 40)}`;
-}
-
-/**
- * A Claim has at most one finish: its request id is derived from the Claim's
- * scope, so repeating the same outcome is idempotent (`request_replayed`) and a
- * conflicting outcome fails explicitly (`request_id_conflict`, spec 7.14).
- */
-export function finishRequestId(dispatchId: string, claimHandle: string): string {
-  return `wq-finish-${sha256Hex(canonicalize({ claim_handle: claimHandle, dispatch_id: dispatchId } as JsonObject)).slice(0, 40)}`;
 }

@@ -18,7 +18,7 @@
 import type { Projection } from '../replay/index.ts';
 import { admittedBackingIssue } from '../replay/ops/backing-issue.ts';
 import { admissionCompletionPolicy, grantsIssue, holdsTargetAuthority, rulesFor, type ProjectorIdentity } from '../replay/ops/projector-rules.ts';
-import type { ResourceIdentity, WorkRecord } from '../replay/state.ts';
+import type { ResourceIdentity, WorkRecord } from '../state/state.ts';
 import type { IssueStatus } from './labels.ts';
 
 export type { ProjectorIdentity };
@@ -35,30 +35,30 @@ export interface IssueTarget {
 export function issueTarget(projection: Projection, work: WorkRecord): IssueTarget {
   const admitted = admittedBackingIssue(work);
   if (admitted !== undefined) return { repository: admitted.repository, bound: admitted, preexisting: true };
-  const link = (projection.state.issueLinks.get(work.workId) ?? []).find((r) => r.kind === 'IssueLink');
+  const link = projection.issueLinks(work.workId).find((r) => r.kind === 'IssueLink');
   if (link !== undefined) {
     const resource = link.resource as unknown as ResourceIdentity;
     return { repository: resource.repository, bound: resource, preexisting: false };
   }
-  return { repository: projection.state.repository ?? '', bound: null, preexisting: false };
+  return { repository: projection.repository ?? '', bound: null, preexisting: false };
 }
 
 /** Current target authority of `who` over the Work's Issue. */
 export function targetAuthority(projection: Projection, work: WorkRecord, who: ProjectorIdentity, target: IssueTarget): boolean {
-  return holdsTargetAuthority(projection.state.policy?.policy, projection.state.repository, who, {
+  return holdsTargetAuthority(projection.policyRecord?.policy, projection.repository, who, {
     pool: work.pool, repository: target.repository, ...(target.preexisting && target.bound !== null ? { backingIssue: target.bound } : {}),
   });
 }
 
 /** The Policy object in force when the Work was admitted. */
 function admissionPolicy(projection: Projection, work: WorkRecord) {
-  return projection.state.policyHistory.find((p) => p.epoch === work.policyEpoch)?.policy;
+  return projection.policyHistory.find((p) => p.epoch === work.policyEpoch)?.policy;
 }
 
 /** Whether the projector closes this Work's Issue at `status` (see the header). */
 export function closesOnResult(projection: Projection, work: WorkRecord, who: ProjectorIdentity, target: IssueTarget, status: IssueStatus): boolean {
   if (status !== 'done') return false;
   if (admissionCompletionPolicy(admissionPolicy(projection, work), who, work.pool, target.repository) !== 'close-on-result') return false;
-  const current = rulesFor(projection.state.policy?.policy, who, work.pool, target.repository);
+  const current = rulesFor(projection.policyRecord?.policy, who, work.pool, target.repository);
   return target.preexisting && target.bound !== null ? current.some((r) => grantsIssue(r, target.bound)) : current.length > 0;
 }

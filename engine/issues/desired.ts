@@ -7,7 +7,7 @@
  */
 import { sha256Hex } from '../codec/digest.ts';
 import type { Projection } from '../replay/index.ts';
-import type { ClaimRecord, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, WorkRecord } from '../state/state.ts';
 import { inlineText, plainTitle, safeRepository, safeToken } from './escape.ts';
 import { statusLabel, type IssueStatus } from './labels.ts';
 import { footer, render, type Templates } from './render.ts';
@@ -58,7 +58,7 @@ function text(ctx: ProjectionContext, name: 'issue-body' | 'issue-summary' | 'is
 }
 
 function ledgerLink(projection: Projection, ctx: ProjectionContext): string {
-  const repo = safeRepository(projection.state.repository ?? '');
+  const repo = safeRepository(projection.repository ?? '');
   const version = ctx.ledgerVersion === null ? null : safeToken(ctx.ledgerVersion);
   if (repo === null || version === null) return 'not linkable (no GitHub repository or Git version)';
   return `[ledger at ${version.slice(0, 12)}](https://${ctx.host}/${repo}/blob/${version}/work-queue.jsonl)`;

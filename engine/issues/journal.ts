@@ -38,7 +38,7 @@
 import { canonicalize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import type { ResourceIdentity } from '../replay/state.ts';
+import type { ResourceIdentity } from '../state/state.ts';
 
 export type JournalTarget = 'issue' | 'summary' | 'claim';
 

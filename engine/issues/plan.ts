@@ -18,7 +18,7 @@
  */
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import type { ResourceIdentity } from '../replay/state.ts';
+import type { ResourceIdentity } from '../state/state.ts';
 import type { DesiredIssue } from './desired.ts';
 import { claimKey, issueKey, summaryKey, type JournalState } from './journal.ts';
 import { ISSUE_STATUSES, labelChanges, statusLabel, type IssueStatus } from './labels.ts';
@@ -129,7 +129,7 @@ function commentAction(journal: JournalState, key: string, claimId: string | und
  * journal entries (checked by replay: one Work per Issue, no rebinding).
  */
 export function missingBindings(projection: Projection, journal: JournalState, workId: string, projectorRef: string): JsonObject[] {
-  const recorded = projection.state.issueLinks.get(workId) ?? [];
+  const recorded = projection.issueLinks(workId);
   const ops: JsonObject[] = [];
   const issue = journal.entries.get(issueKey(workId));
   if (issue?.phase === 'bound' && issue.linked !== true && !recorded.some((r) => r.kind === 'IssueLink')) {

@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import type { WorkRecord } from '../replay/state.ts';
+import type { WorkRecord } from '../state/state.ts';
 import type { IssueStatus } from './labels.ts';
 
 /** The Result operation of a verified Work (null when it has none or it was compacted away). */

@@ -10,10 +10,12 @@ import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
 import { deliveryFailureVerdict } from '../replay/ops/barrier.ts';
-import type { ClaimRecord, ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Verification } from './effects.ts';
 import { groupEvidence } from './evidence.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 export interface TerminalRun {
   runId: string;
@@ -32,12 +34,13 @@ export interface BarrierInput {
 }
 
 export type BarrierPlan =
-  | { kind: 'result'; build: (state: ReplayState, at: number) => BuiltRequest }
-  | { kind: 'delivery_failure'; build: (state: ReplayState, at: number) => BuiltRequest }
+  | { kind: 'result'; build: (source: QueueSource, at: number) => BuiltRequest }
+  | { kind: 'delivery_failure'; build: (source: QueueSource, at: number) => BuiltRequest }
   | { kind: 'pending'; reason: string }
   | { kind: 'settled'; barrier: 'verified' | 'failed'; commitId: string };
 
-export function completedMember(state: ReplayState, claimId: string): { claim: ClaimRecord; work: WorkRecord } {
+export function completedMember(source: QueueSource, claimId: string): { claim: ClaimRecord; work: WorkRecord } {
+  const state = stateOf(source);
   const claim = state.claims.get(claimId);
   if (claim === undefined) fail('unknown_claim', `Claim ${claimId} does not exist`);
   const work = state.works.get(claim.workId)!;
@@ -57,7 +60,8 @@ function boundRun(state: ReplayState, claim: ClaimRecord): string {
   return run;
 }
 
-export function barrierPlan(state: ReplayState, input: BarrierInput): BarrierPlan {
+export function barrierPlan(source: QueueSource, input: BarrierInput): BarrierPlan {
+  const state = stateOf(source);
   const { claim, work } = completedMember(state, input.claimId);
   if (work.barrier === 'verified') return { kind: 'settled', barrier: 'verified', commitId: work.resultCommit! };
   if (work.barrier === 'failed') return { kind: 'settled', barrier: 'failed', commitId: work.deliveryFailureCommit! };
@@ -78,8 +82,7 @@ export function barrierPlan(state: ReplayState, input: BarrierInput): BarrierPla
   return {
     kind: 'delivery_failure',
     build: (s, at) => {
-      const pools = s.policy!.policy.pools as Record<string, { reconciliation: { max_attempts: number; deadline_ms: number } }>;
-      const budget = pools[work.pool]!.reconciliation;
+      const budget = configuredPool(policyOrNull(s), work.pool).reconciliation;
       const verdict = deliveryFailureVerdict({
         at, completionAt: work.completionAt!, maxAttempts: budget.max_attempts, deadlineMs: budget.deadline_ms,
         attempts: input.attempts, effects: v.effects, disposition: v.effects, ...(v.receipt === undefined ? {} : { receipt: v.receipt }),
@@ -104,7 +107,7 @@ export function settlingOperation(projection: Projection, workId: string): JsonO
   if (work === undefined || commitId === null) return null;
   const text = projection.commitText(commitId);
   // A settling commit that a checkpoint replaced: the checkpoint keeps its operation (`terminal_barriers`).
-  if (text === undefined) return (projection.state.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
+  if (text === undefined) return (projection.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
   const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
   return ops.find((op) => (op.kind === 'Result' || op.kind === 'DeliveryFailure') && op.work_id === workId) ?? null;
 }

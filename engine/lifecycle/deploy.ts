@@ -11,9 +11,12 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import { currentRevision, installedContract, workerRoute } from '../replay/ops/deployment.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { WorkerRoute } from '../state/state.ts';
+import { currentRevision } from '../state/routes.ts';
+import { installedContract, workerRoute } from '../replay/ops/deployment.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 /** The logical contract of an installed profile (replay/ops/deployment.ts). */
 export const contractDigest = installedContract;
@@ -52,17 +55,21 @@ export function interfaceContract(installed: JsonObject, installedInputs: readon
 
 export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed: true; request: BuiltRequest; from: string; to: string };
 
-export function installedProfile(state: ReplayState, pool: string, workerProfile: string): JsonObject {
-  const pools = state.policy?.policy.pools as Record<string, JsonObject> | undefined;
-  const p = pools !== undefined && Object.hasOwn(pools, pool) ? pools[pool] : undefined;
-  if (p === undefined) fail('unknown_pool', `pool ${pool} is not configured`);
-  const profiles = p.profiles as Record<string, JsonObject>;
+/** The worker route Deployments moved for a pool profile (current and registered revisions), or null when none did. */
+export function deployedRoute(source: QueueSource, pool: string, workerProfile: string): WorkerRoute | null {
+  return workerRoute(stateOf(source), pool, workerProfile);
+}
+
+export function installedProfile(source: QueueSource, pool: string, workerProfile: string): JsonObject {
+  const state = stateOf(source);
+  const { profiles } = configuredPool(policyOrNull(state), pool);
   if (!Object.hasOwn(profiles, workerProfile)) fail('unknown_profile', `pool ${pool} has no worker profile ${workerProfile}`);
-  return profiles[workerProfile]!;
+  return profiles[workerProfile]! as JsonObject;
 }
 
 /** The contract `input.ref` runs under once deployed: its registered one, else the derived one, else the installed one. */
-export function revisionContract(state: ReplayState, input: Pick<DeploymentInput, 'pool' | 'workerProfile' | 'ref' | 'contract'>): string {
+export function revisionContract(source: QueueSource, input: Pick<DeploymentInput, 'pool' | 'workerProfile' | 'ref' | 'contract'>): string {
+  const state = stateOf(source);
   const installed = installedProfile(state, input.pool, input.workerProfile);
   const registered = workerRoute(state, input.pool, input.workerProfile)!.revisions.get(input.ref);
   return registered?.contract ?? input.contract ?? installedContract(installed);
@@ -73,7 +80,8 @@ export function revisionContract(state: ReplayState, input: Pick<DeploymentInput
  * availability: a compare-and-set on the route's current ref and contract, carrying the
  * installed authority unchanged. A ref already registered keeps its registered contract.
  */
-export function deploymentPlan(state: ReplayState, input: DeploymentInput): DeploymentPlan {
+export function deploymentPlan(source: QueueSource, input: DeploymentInput): DeploymentPlan {
+  const state = stateOf(source);
   if (!/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/.test(input.ref)) fail('revision_invalid', `${input.ref} is not an immutable Git revision`);
   if (!isReasonCode(input.reason)) fail('reason_invalid', `${JSON.stringify(input.reason)} is not a sanitized reason code`);
   const installed = installedProfile(state, input.pool, input.workerProfile);

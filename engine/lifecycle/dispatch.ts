@@ -8,13 +8,15 @@ import { canonicalize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import { isReasonCode } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { DispatchRecord, ReplayState } from '../replay/state.ts';
+import type { DispatchRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
 import { conflictReceipt, isConflicted, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
 import { runBinding } from './run-identity.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
-export function dispatchGroup(state: ReplayState, dispatchId: string): DispatchRecord {
+export function dispatchGroup(source: QueueSource, dispatchId: string): DispatchRecord {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   if (group.released) fail('dispatch_released', `dispatch ${dispatchId} was already released`);
@@ -34,7 +36,8 @@ function op(dispatchId: string, fields: JsonObject): BuiltRequest {
  * Dispatch(started): CAS-selects this publisher as the group's one sender. Valid only on
  * a reserved group while grants are not paused (spec 7.10: checked for start markers too).
  */
-export function startMarker(state: ReplayState, dispatchId: string, sender: Actor): BuiltRequest {
+export function startMarker(source: QueueSource, dispatchId: string, sender: Actor): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: its one sender was already selected`);
   if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded');
@@ -60,7 +63,8 @@ export function conflictRecorded(group: DispatchRecord): boolean {
  * Dispatch(unresolved, run_binding_conflict): several possible launches were discovered. The
  * evidence names the first run and, in its receipt, every candidate; the reservation stays.
  */
-export function conflictTransition(state: ReplayState, dispatchId: string, runIds: readonly string[], evidence: JsonObject): BuiltRequest {
+export function conflictTransition(source: QueueSource, dispatchId: string, runIds: readonly string[], evidence: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (conflictRecorded(group)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} already records a run binding conflict`);
   if (group.state !== 'uncertain' && group.state !== 'unresolved') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not uncertain or unresolved`);
@@ -76,7 +80,8 @@ export function bindingStatus(group: DispatchRecord, runId: string): 'unbound' |
 }
 
 /** Dispatch(bound) to the validated original attempt of `runId`, with its evidence. */
-export function boundTransition(state: ReplayState, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+export function boundTransition(source: QueueSource, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   const status = bindingStatus(group, runId);
   if (status === 'same') fail('already_bound', `dispatch ${dispatchId} is already bound to run ${runId}`);
@@ -90,21 +95,24 @@ export function boundTransition(state: ReplayState, dispatchId: string, runId: s
 }
 
 /** Dispatch(uncertain): a possible launch whose outcome is unknown; keeps the reservation. */
-export function uncertainTransition(state: ReplayState, dispatchId: string, why: string, evidence?: JsonObject): BuiltRequest {
+export function uncertainTransition(source: QueueSource, dispatchId: string, why: string, evidence?: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'started') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not started`);
   return op(dispatchId, { state: 'uncertain', reason: reason(why), ...(evidence === undefined ? {} : { evidence }) });
 }
 
 /** Dispatch(unresolved): the reconciliation budget ended without binding or nonlaunch proof. */
-export function unresolvedTransition(state: ReplayState, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+export function unresolvedTransition(source: QueueSource, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'uncertain') fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}, not uncertain`);
   return op(dispatchId, { state: 'unresolved', reason: reason(why), evidence });
 }
 
 /** Dispatch(rejected): definitive nonlaunch evidence (the host refused the one POST). */
-export function rejectedTransition(state: ReplayState, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+export function rejectedTransition(source: QueueSource, dispatchId: string, why: string, evidence: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (!['started', 'uncertain', 'unresolved'].includes(group.state)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}`);
   if (evidence.kind !== 'nonlaunch') fail('evidence_invalid', 'a rejection carries nonlaunch evidence');
@@ -117,7 +125,8 @@ export function rejectedTransition(state: ReplayState, dispatchId: string, why: 
  * candidate not recorded yet (a possible launch discovered later joins the candidates this
  * way). The Release that follows is admissible only once every candidate has it.
  */
-export function candidateTerminalRequest(state: ReplayState, dispatchId: string, evidences: readonly JsonObject[]): BuiltRequest {
+export function candidateTerminalRequest(source: QueueSource, dispatchId: string, evidences: readonly JsonObject[]): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (!conflictRecorded(group)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} records no run binding conflict`);
   const recorded = new Set(group.conflict?.terminal ?? []);
@@ -132,7 +141,8 @@ export function candidateTerminalRequest(state: ReplayState, dispatchId: string,
  * request binding one candidate the conflict named, with that run's validated binding
  * evidence. The group then follows that run (released only on its exact terminal evidence).
  */
-export function resolutionRequest(state: ReplayState, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+export function resolutionRequest(source: QueueSource, dispatchId: string, runId: string, evidence: JsonObject): BuiltRequest {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (!conflictRecorded(group)) fail('conflict_resolution_invalid', `dispatch ${dispatchId} records no run binding conflict to resolve (${group.state})`);
   const candidates = group.conflict?.runs ?? [];

@@ -6,8 +6,8 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
 import type { Evidence } from '../schema/index.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface EvidenceFacts {
   kind: Evidence['kind'];
@@ -24,7 +24,8 @@ export interface EvidenceFacts {
   receipt?: string;
 }
 
-export function groupEvidence(state: ReplayState, dispatchId: string, facts: EvidenceFacts): JsonObject {
+export function groupEvidence(source: QueueSource, dispatchId: string, facts: EvidenceFacts): JsonObject {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   const evidence: JsonObject = {

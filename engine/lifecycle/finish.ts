@@ -7,10 +7,10 @@
  * repeating an outcome replays it, a conflicting outcome fails (`request_id_conflict`).
  */
 import { fail } from '../errors.ts';
-import type { ReplayState } from '../replay/state.ts';
 import { finishRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
 import { finishRequestId } from './ids.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface FinishInput {
   dispatch_id: string;
@@ -19,7 +19,8 @@ export interface FinishInput {
 }
 
 /** The worker actor of one member: frozen profile principal/workflow, bound run, attempt 1. */
-export function workerActor(state: ReplayState, dispatchId: string, runId: string, claimHandle?: string): Actor {
+export function workerActor(source: QueueSource, dispatchId: string, runId: string, claimHandle?: string): Actor {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   return {
@@ -35,7 +36,8 @@ export function workerActor(state: ReplayState, dispatchId: string, runId: strin
 }
 
 /** The bound run a finish must come from (Completion requires a durable binding, 7.8). */
-export function boundRunId(state: ReplayState, dispatchId: string): string {
+export function boundRunId(source: QueueSource, dispatchId: string): string {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   const run = (group.run as { run_id?: string } | null)?.run_id;
@@ -46,11 +48,12 @@ export function boundRunId(state: ReplayState, dispatchId: string): string {
 export interface FinishPlan {
   requestId: string;
   actor: Actor;
-  build: (state: ReplayState, at: number) => BuiltRequest;
+  build: (source: QueueSource, at: number) => BuiltRequest;
 }
 
 /** Everything a publisher needs for one member's finish, checked against `runId`. */
-export function finishPlan(state: ReplayState, input: FinishInput, runId: string): FinishPlan {
+export function finishPlan(source: QueueSource, input: FinishInput, runId: string): FinishPlan {
+  const state = stateOf(source);
   const bound = boundRunId(state, input.dispatch_id);
   if (bound !== runId) fail('run_binding_conflict', `the worker runs as ${runId}, but dispatch ${input.dispatch_id} is bound to run ${bound}`);
   const group = state.dispatches.get(input.dispatch_id)!;

@@ -3,13 +3,13 @@
  * request/Claim identity"). Each transition of a dispatch group or Claim has exactly one
  * request id, so a retry after a crash or an uncertain write resolves to the committed
  * outcome instead of writing twice; a second, different meaning under the same id fails
- * (`request_id_conflict`). Finishes reuse the MCP path's `finishRequestId`, so a worker
- * finish from the CLI and one from staged intents replay each other.
+ * (`request_id_conflict`). Finishes use identity's `finishRequestId`, as the MCP path does, so
+ * a worker finish from the CLI and one from staged intents replay each other.
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import type { JsonValue } from '../json.ts';
 
-export { finishRequestId } from '../intents/records.ts';
+export { finishRequestId } from '../identity/index.ts';
 
 function digest(value: JsonValue): string {
   return sha256Hex(canonicalize(value)).slice(0, 40);

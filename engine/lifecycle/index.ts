@@ -18,7 +18,7 @@ export { groupEvidence } from './evidence.ts';
 export type { EvidenceFacts } from './evidence.ts';
 export { boundRunId, finishPlan, workerActor } from './finish.ts';
 export type { FinishInput, FinishPlan } from './finish.ts';
-export { dispatchNextWithObservations, scratchState } from './grant.ts';
+export { dispatchNextWithObservations } from './grant.ts';
 export { dispatchHistory } from './history.ts';
 export type { DispatchEvent, DispatchHistory } from './history.ts';
 export * as requestIds from './ids.ts';

@@ -5,7 +5,7 @@
  */
 import { fail } from '../errors.ts';
 import type { Projection } from '../replay/index.ts';
-import type { DispatchRecord } from '../replay/state.ts';
+import type { DispatchRecord } from '../state/state.ts';
 import { conflictRecorded } from './dispatch.ts';
 import { dispatchHistory } from './history.ts';
 import { releaseRequestId } from './ids.ts';

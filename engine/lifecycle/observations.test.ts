@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
-import type { ResourceIdentity } from '../replay/state.ts';
+import type { ResourceIdentity } from '../state/state.ts';
 import { gateState, observationOperation, refreshBudget, type GateFacts } from './observations.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 

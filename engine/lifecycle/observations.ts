@@ -8,8 +8,10 @@
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { gateIdentity, type ExternalEdge } from '../scheduler/eligibility.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 export type ReadStatus =
   | 'ok' | 'not_found' | 'unauthorized' | 'forbidden' | 'rate_limited' | 'unavailable' | 'network'
@@ -51,9 +53,9 @@ function freshReady(state: ReplayState, gate: string, asOf: number, maxAgeMs: nu
  * of the Work needing them: available, not retry-delayed, Work predecessors verified, and
  * the gate not already backed by a fresh satisfying observation.
  */
-export function candidateGates(state: ReplayState, pool: string, asOf: number): GateTarget[] {
-  const poolPolicy = (state.policy?.policy.pools as Record<string, { max_observation_age_ms: number }> | undefined)?.[pool];
-  if (poolPolicy === undefined) fail('unknown_pool', `pool ${pool} is not configured`);
+export function candidateGates(source: QueueSource, pool: string, asOf: number): GateTarget[] {
+  const state = stateOf(source);
+  const poolPolicy = configuredPool(policyOrNull(state), pool);
   const works = [...state.works.values()].filter((w) => w.pool === pool && w.state === 'available' && !(w.retryNotBefore !== null && w.retryNotBefore > asOf));
   works.sort((a, b) => a.fifo - b.fifo);
   const seen = new Set<string>();
@@ -121,7 +123,8 @@ const FACT_KEYS = ['state', 'read_status', 'resource_state', 'state_reason', 'me
  * unchanged polls need not append new records"); a satisfying one is rewritten only to
  * renew its freshness, which is why it was selected for refresh.
  */
-export function isRedundant(state: ReplayState, target: GateTarget, op: JsonObject): boolean {
+export function isRedundant(source: QueueSource, target: GateTarget, op: JsonObject): boolean {
+  const state = stateOf(source);
   if (op.state === 'ready') return false;
   const id = state.latestObservation.get(target.gate);
   const latest = id === undefined ? undefined : state.observations.get(id);

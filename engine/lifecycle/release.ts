@@ -9,9 +9,11 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ClaimRecord, ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import { dispatchGroup } from './dispatch.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
+import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
 interface Member {
   claim: ClaimRecord;
@@ -19,10 +21,7 @@ interface Member {
 }
 
 function retryPolicy(state: ReplayState, pool: string): { max_attempts: number; backoff_ms: number } {
-  const pools = state.policy?.policy.pools as Record<string, { retry: { max_attempts: number; backoff_ms: number } }> | undefined;
-  const found = pools?.[pool];
-  if (found === undefined) fail('unknown_pool', `pool ${pool} is not configured`);
-  return found.retry;
+  return configuredPool(policyOrNull(state), pool).retry;
 }
 
 function members(state: ReplayState, claimIds: readonly string[]): Member[] {
@@ -51,7 +50,8 @@ function cancellation(m: Member, why: string, at: number, backoffMs: number): Js
  * returned to available by an earlier cancellation of this group's Claim is cancelled
  * terminally. Null when none applies.
  */
-export function exhaustionRequest(state: ReplayState, dispatchId: string): BuiltRequest | null {
+export function exhaustionRequest(source: QueueSource, dispatchId: string): BuiltRequest | null {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   const retry = retryPolicy(state, group.pool);
@@ -72,7 +72,8 @@ export function exhaustionRequest(state: ReplayState, dispatchId: string): Built
  * `release`: ClaimCancellation of every still-open member, then the one Release with
  * `evidence`. Fails when the group was already released (`already_released`).
  */
-export function releaseRequest(state: ReplayState, dispatchId: string, evidence: JsonObject, why: string, at: number): BuiltRequest {
+export function releaseRequest(source: QueueSource, dispatchId: string, evidence: JsonObject, why: string, at: number): BuiltRequest {
+  const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   if (group.released) fail('already_released', `dispatch ${dispatchId} was already released`);
@@ -87,7 +88,8 @@ export function releaseRequest(state: ReplayState, dispatchId: string, evidence:
 }
 
 /** Prelaunch cancellation is valid only while no start marker exists (spec 7.8). */
-export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
+export function checkPrelaunch(source: QueueSource, dispatchId: string): void {
+  const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (group.state !== 'reserved') fail('launch_already_started', `dispatch ${dispatchId} is ${group.state}: prelaunch cancellation needs an unstarted group`);
 }
@@ -97,7 +99,8 @@ export function checkPrelaunch(state: ReplayState, dispatchId: string): void {
  * touching the group's native reservation, which only a Release with exact evidence frees.
  * (A Work cancellation already closes its Claim: such a Claim is not open any more.)
  */
-export function cancelClaims(state: ReplayState, claimIds: readonly string[], why: string, at: number): BuiltRequest {
+export function cancelClaims(source: QueueSource, claimIds: readonly string[], why: string, at: number): BuiltRequest {
+  const state = stateOf(source);
   if (claimIds.length === 0) fail('targets_missing', 'name at least one Claim');
   const ops = claimIds.map((id) => {
     const claim = state.claims.get(id);

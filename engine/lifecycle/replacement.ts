@@ -8,9 +8,9 @@
 import { fail } from '../errors.ts';
 import { isIdentity } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
 import { submitRequest, type BuiltRequest, type SubmitNode } from '../requests/operations.ts';
 import type { QueueOperation } from '../schema/index.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface ReplacementInput {
   failedWorkId: string;
@@ -23,7 +23,8 @@ export interface ReplacementInput {
   evidence: string;
 }
 
-export function replacementRequest(state: ReplayState, input: ReplacementInput, at: number): BuiltRequest {
+export function replacementRequest(source: QueueSource, input: ReplacementInput, at: number): BuiltRequest {
+  const state = stateOf(source);
   const failed = state.works.get(input.failedWorkId);
   if (failed === undefined || failed.barrier !== 'failed') fail('replacement_invalid', `Work ${input.failedWorkId} is not delivery-failed`);
   if (!isIdentity(input.evidence)) fail('replacement_invalid', 'the remediation evidence must be an identity');

@@ -7,7 +7,7 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { DispatchRecord } from '../replay/state.ts';
+import type { DispatchRecord } from '../state/state.ts';
 
 /** Normalized facts of one native run attempt, as read from the run API. */
 export interface NativeRunFacts {

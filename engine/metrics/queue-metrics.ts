@@ -1,5 +1,5 @@
 /**
- * Queue metrics (issue 15 §4): a pure function of a validated projection and an evaluation
+ * Queue metrics (docs/observability.md "Metrics"): a pure function of a validated projection and an evaluation
  * time, so the CLI (`stats --format prometheus`), the console (`/metrics`) and any other
  * process reading the same ledger compute the same values. Counters (grants, completions)
  * count records of the ledger itself (Claims, which a checkpoint keeps), never events seen by
@@ -91,7 +91,8 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
   const pool = (name: string): PoolSeries => {
     let p = pools.get(name);
     if (p === undefined) {
-      const limits = (state.policy?.policy.pools as Record<string, { logical_limit?: number; native_limit?: number }> | undefined)?.[name];
+      const policy = projection.policy;
+      const limits = policy !== null && Object.hasOwn(policy.pools, name) ? policy.pools[name] : undefined;
       p = {
         pool: name,
         logicalReservations: state.outstandingClaims.get(name) ?? 0,
@@ -106,7 +107,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
     return p;
   };
 
-  for (const name of Object.keys((state.policy?.policy.pools ?? {}) as object)) pool(name);
+  for (const name of Object.keys(state.policy?.policy.pools ?? {})) pool(name);
   for (const w of projection.works()) {
     pool(w.pool);
     const s = series(w.pool, w.effectivePriority, w.fairnessKey);

@@ -15,8 +15,8 @@
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { Projection } from '../replay/index.ts';
-import type { CheckpointBase } from '../replay/state.ts';
-import { unforked } from '../replay/fork.ts';
+import type { CheckpointBase } from '../state/state.ts';
+import { unforked } from '../state/unforked.ts';
 
 export interface CommittedRequest {
   requestId: string;
@@ -41,9 +41,9 @@ interface ReceiptIndex {
   byCommit: Map<string, number>;
 }
 
-const indexes = new WeakMap<CheckpointBase, ReceiptIndex>();
+const indexes = new WeakMap<Readonly<CheckpointBase>, ReceiptIndex>();
 
-function receiptIndex(forkedBase: CheckpointBase): ReceiptIndex {
+function receiptIndex(forkedBase: Readonly<CheckpointBase>): ReceiptIndex {
   const base = unforked(forkedBase); // a fork's view of the checkpoint: its projection's index
   let index = indexes.get(base);
   if (index === undefined) {
@@ -59,7 +59,7 @@ function receiptIndex(forkedBase: CheckpointBase): ReceiptIndex {
 
 /** The checkpoint receipt of a compacted commit, or undefined. */
 export function compactedReceipt(projection: Projection, commitId: string): JsonObject | undefined {
-  const base = projection.state.checkpoint;
+  const base = projection.checkpoint;
   if (base === undefined || projection.commitText(commitId) !== undefined) return undefined;
   const i = receiptIndex(base).byCommit.get(commitId);
   return i === undefined ? undefined : base.receipts[i];
@@ -67,13 +67,13 @@ export function compactedReceipt(projection: Projection, commitId: string): Json
 
 /** True when `commitId` is in the ledger's causal history: retained, or compacted into its checkpoint. */
 export function hasCommitted(projection: Projection, commitId: string): boolean {
-  return projection.state.commitIndex.has(commitId) || compactedReceipt(projection, commitId) !== undefined;
+  return projection.commitPosition(commitId) !== undefined || compactedReceipt(projection, commitId) !== undefined;
 }
 
 /** The commit that holds the evidence a checkpoint replaced (its prior Git commit). */
 export function historyCompacted(projection: Projection, commitId: string, what: string): never {
-  const base = projection.state.checkpoint;
-  const root = projection.state.commits[0]?.id ?? null;
+  const base = projection.checkpoint;
+  const root = projection.commits[0]?.id ?? null;
   const prior = base?.priorGitSha ?? null;
   return fail(
     'history_compacted',
@@ -98,7 +98,7 @@ export function committedRequest(projection: Projection, requestId: string): Com
       claims: commit.operations.filter((op) => op.kind === 'Claim'), compacted: false,
     };
   }
-  const base = projection.state.checkpoint;
+  const base = projection.checkpoint;
   const i = base === undefined ? undefined : receiptIndex(base).byRequest.get(requestId);
   if (base === undefined || i === undefined) return fail('internal_error', `request ${requestId} has neither a retained commit nor a checkpoint receipt (a bug)`);
   const receipt = base.receipts[i]!;

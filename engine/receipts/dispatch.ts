@@ -10,9 +10,8 @@ import type { JsonObject } from '../json.ts';
 import { assignment, assignmentMember } from '../scheduler/assignment.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { committedRequest, historyCompacted } from './committed.ts';
-import { projectionAt } from './prefix.ts';
-import type { OperationOf } from '../replay/context.ts';
-import { applyObservation } from '../replay/ops/observation.ts';
+import { packAfterObservations } from '../replay/observed-pack.ts';
+import { replayPrefix } from '../replay/projection.ts';
 
 export interface DispatchReceipt {
   request_id: string;
@@ -43,16 +42,14 @@ export function grantPlan(projection: Projection, requestId: string): PackResult
   const text = projection.commitText(request.commitId);
   if (text === undefined) return historyCompacted(projection, request.commitId, `the selection of grant ${requestId}`);
   const commit = parseQueueCommit(JSON.parse(text));
-  const before = projectionAt(projection, request.commitId, false);
   const params = commit.request.parameters as { pool: string; max_claims: number; max_dispatches: number; max_bytes: number };
+  const packed = { requestId, commitId: request.commitId, ...params };
   const firstClaim = commit.operations.findIndex((op) => op.kind === 'Claim');
-  // The commit's leading Observations are part of the verified pre-state of its Claims.
-  const ctx = { state: before.state, commit, ordinal: (before.state.checkpoint?.ordinal ?? 0) + before.state.commits.length, index: 0 };
-  for (let i = 0; i < firstClaim; i++) {
-    ctx.index = i;
-    applyObservation(ctx, commit.operations[i] as OperationOf<'Observation'>);
-  }
-  return pack(before.state, { requestId, commitId: request.commitId, ...params, precedingOperations: firstClaim }, commit.at);
+  if (firstClaim <= 0) return pack(projection.before(request.commitId).state, packed, commit.at);
+  // The commit's leading Observations are part of the verified pre-state of its Claims: applied to
+  // a fresh replay of the predecessor prefix (never to the cached `before`).
+  const scratch = replayPrefix(projection, projection.commitPosition(request.commitId)!).state;
+  return packAfterObservations(scratch, commit, commit.operations.slice(0, firstClaim) as unknown as JsonObject[], packed);
 }
 
 function launchStatus(state: string, released: boolean): string {

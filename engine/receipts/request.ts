@@ -103,7 +103,7 @@ export function describeRequest(projection: Projection, requestId: string): Requ
   const actor = { role: String(request.actor.role ?? ''), principal: String(request.actor.principal ?? '') };
   const text = projection.commitText(request.commitId);
   if (text === undefined) {
-    const prior = projection.state.checkpoint?.priorGitSha;
+    const prior = projection.checkpoint?.priorGitSha;
     return {
       request_id: requestId, kind: request.kind, commit_id: request.commitId, as_of: request.at, actor, policy_epoch: null,
       operations_available: false, operations: [],

@@ -25,7 +25,7 @@ import { applyIssueComment, applyIssueLink } from './ops/projector.ts';
 import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.ts';
 import { checkWorkerCommit } from './ops/worker-scope.ts';
 import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 export interface ApplyOptions {
   /** Physical line, for diagnostics. */
@@ -158,7 +158,7 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
   // Installed (or, for a bootstrap genesis, the one being installed) Policy's operation budget;
   // the reference answers resource_limit ("operation count exceeds installed policy").
   const installing = ordinal === 0 && ops[0]!.kind === 'Policy' ? (ops[0] as { policy: { limits?: { operations?: number } } }).policy : undefined;
-  const operationLimit = (installing ?? (state.policy?.policy as { limits?: { operations?: number } } | undefined))?.limits?.operations;
+  const operationLimit = (installing ?? state.policy?.policy)?.limits?.operations;
   if (operationLimit !== undefined && ops.length > operationLimit) {
     fail('resource_limit', `commit has ${ops.length} operations; the installed Policy allows ${operationLimit}`, at, { limit: 'operations', max: operationLimit });
   }

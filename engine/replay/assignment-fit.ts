@@ -90,7 +90,7 @@ export function worstAssignmentSize(work: OperationOf<'Work'>, epoch: string, re
 export function checkAssignmentFit(ctx: CommitContext, op: OperationOf<'Work'>): void {
   const policy = ctx.state.policy;
   if (policy === null) return; // applyWork already failed with policy_missing
-  const limits = policy.policy.limits as Partial<Record<'assignment_bytes' | 'result_bytes', number>>;
+  const limits = policy.policy.limits;
   const max = limits.assignment_bytes ?? LIMIT_CEILINGS.assignment_bytes;
   const record = ctx.state.works.get(op.work_id);
   const resultBytes = limits.result_bytes ?? LIMIT_CEILINGS.result_bytes;

@@ -15,9 +15,11 @@
  */
 import { canonicalize } from '../codec/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { StateReader } from './checkpoint-read.ts';
-import { installedContract, routeKey, workerRoute } from './ops/deployment.ts';
-import type { ReplayState, WorkerRevision, WorkRecord } from './state.ts';
+import type { PoolPolicy, WorkerProfile } from '../schema/policy.ts';
+import type { StateReader } from './checkpoint-reader.ts';
+import { installedContract, workerRoute } from './ops/deployment.ts';
+import { routeKey } from '../state/routes.ts';
+import type { ReplayState, WorkerRevision, WorkRecord } from '../state/state.ts';
 
 const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
 
@@ -41,8 +43,8 @@ function derivedAdmission(state: ReplayState, work: WorkRecord): string | undefi
   if (typeof def.admission_contract === 'string') return def.admission_contract;
   const route = state.deployments.get(routeKey(work.pool, work.workerProfile));
   if (typeof def.execution_ref === 'string' && route !== undefined) return route.revisions.get(def.execution_ref)?.contract;
-  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
-  const profiles = (Object.hasOwn(pools, work.pool) ? pools[work.pool]!.profiles : {}) as Record<string, JsonObject>;
+  const pools: Record<string, PoolPolicy> = state.policy?.policy.pools ?? {};
+  const profiles: Record<string, WorkerProfile> = Object.hasOwn(pools, work.pool) ? pools[work.pool]!.profiles : {};
   return Object.hasOwn(profiles, work.workerProfile) ? installedContract(profiles[work.workerProfile]!) : undefined;
 }
 
@@ -76,10 +78,10 @@ export function restoreDeployments(r: StateReader, state: ReplayState, snapshot:
 }
 
 function restoreRoutes(r: StateReader, state: ReplayState, raw: JsonObject): void {
-  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+  const pools: Record<string, PoolPolicy> = state.policy?.policy.pools ?? {};
   for (const [pool, routes] of Object.entries(r.obj(raw, 'deployments'))) {
     if (!Object.hasOwn(pools, pool)) r.bad(`deployments names pool ${pool}, which the Policy does not configure`);
-    const profiles = pools[pool]!.profiles as Record<string, JsonObject>;
+    const profiles = pools[pool]!.profiles;
     for (const [name, value] of Object.entries(r.obj(routes, `deployments.${pool}`))) {
       const what = `deployments.${pool}.${name}`;
       if (!Object.hasOwn(profiles, name)) r.bad(`${what} is not an installed worker profile`);

@@ -23,10 +23,10 @@
  */
 import type { JsonObject, JsonValue } from '../json.ts';
 import { IssueCommentOperationSchema, IssueLinkOperationSchema, ProjectorRulesSchema, issuePath } from '../schema/index.ts';
-import type { StateReader } from './checkpoint-read.ts';
+import type { StateReader } from './checkpoint-reader.ts';
 import { admittedBackingIssue, issueIdentity, noteIssueLink } from './ops/backing-issue.ts';
 import { rulesIncoherence } from './ops/projector-rules.ts';
-import type { ReplayState, ResourceIdentity, WorkRecord } from './state.ts';
+import type { ReplayState, ResourceIdentity, WorkRecord } from '../state/state.ts';
 
 /** The snapshot's backing-Issue extensions (each only when nonempty). */
 export function issueExtensions(state: ReplayState): JsonObject {
@@ -65,7 +65,7 @@ function restoreEpochProjectors(r: StateReader, state: ReplayState, raw: JsonObj
     if (!parsed.success) r.bad(`${what} does not match the projector rule schema at ${issuePath(parsed.error.issues[0]) || '(root)'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
     const incoherent = rulesIncoherence(parsed.data, () => true);
     if (incoherent !== null) r.bad(`${what}: ${incoherent}`);
-    record.policy = { projectors: value as JsonValue[] };
+    record.policy = { projectors: parsed.data };
   }
 }
 

@@ -9,13 +9,14 @@ import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { claimHandle, isDecimalId, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RequestOperationSchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit } from '../schema/index.ts';
+import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RequestOperationSchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit, type QueuePolicy } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
-import { indexWork, recordResult } from '../scheduler/ready-index.ts';
-import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, StateReader, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
-import { accountKey, bump } from './mutate.ts';
+import { indexWork, recordResult } from '../state/ready-index.ts';
+import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
+import { StateReader } from './checkpoint-reader.ts';
+import { accountKey, bump } from '../state/mutate.ts';
 import { roleMayRequest } from './rules.ts';
-import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, ReplayState, WorkRecord } from './state.ts';
+import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, PolicyRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { policyIncoherence } from './ops/policy.ts';
 import { addGraphGates } from './ops/admission.ts';
 
@@ -48,7 +49,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   if (sha256Hex(canonicalize(snapshot)) !== op.state_sha256) {
     fail('checkpoint_digest_mismatch', 'state_sha256 is not the SHA-256 of the canonical checkpoint state', where);
   }
-  const r = new StateReader(where);
+  const r: StateReader = new StateReader(where); // annotated: `r.bad(...)` (never) then narrows
   r.keys(snapshot, new Set<string>([...STATE_KEYS, ...EXTENSION_KEYS]), 'state');
   for (const key of STATE_KEYS) if (snapshot[key] === undefined) r.bad(`${key} is missing`);
   const repository = r.str(snapshot.repository, 'repository');
@@ -61,7 +62,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   // The restored Policy is held to the same rules as an installed one (PolicyOperation schema, coherence).
   const checked = QueuePolicySchema.safeParse(policy);
   if (!checked.success) r.bad(`policy does not match the Policy schema at ${issuePath(checked.error.issues[0]) || '(root)'}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
-  const incoherent = policyIncoherence(checked.data as unknown as JsonObject);
+  const incoherent = policyIncoherence(checked.data);
   if (incoherent !== null) r.bad(`policy: ${incoherent}`);
   state.repository = repository;
 
@@ -70,7 +71,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   restoreDispatches(r, state, snapshot);
   restoreClaims(r, state, snapshot, receipts);
   restoreObservations(r, state, snapshot);
-  restorePolicy(r, state, snapshot, receipts, checked.data as unknown as JsonObject, epoch);
+  restorePolicy(r, state, snapshot, receipts, checked.data, epoch);
   restoreExtensions(r, state, snapshot);
   rebuildIndexes(state, receipts);
 
@@ -291,16 +292,18 @@ function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject,
   }
 }
 
-function restorePolicy(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[], policy: JsonObject, epoch: string): void {
+function restorePolicy(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[], policy: QueuePolicy, epoch: string): void {
   // The installing commit of an epoch is the first to bind it; older epochs' Policies are not kept.
   const epochs = r.set(snapshot.seen_epochs, 'seen_epochs');
   if (!epochs.includes(epoch)) r.bad(`seen_epochs lacks the installed epoch ${epoch}`);
   const first = (e: string) => { const i = receipts.findIndex((x) => x.policyEpoch === e); return i < 0 ? receipts.length : i; };
+  const installed: PolicyRecord = { epoch, policy, commitId: receipts[first(epoch)]?.id ?? '', ordinal: first(epoch) };
   state.policyHistory = epochs.sort((a, b) => first(a) - first(b)).map((e) => {
+    if (e === epoch) return installed;
     const ordinal = first(e);
-    return { epoch: e, policy: e === epoch ? policy : {}, commitId: receipts[ordinal]?.id ?? '', ordinal };
+    return { epoch: e, policy: {}, commitId: receipts[ordinal]?.id ?? '', ordinal };
   });
-  state.policy = state.policyHistory.find((p) => p.epoch === epoch)!;
+  state.policy = installed;
   state.fairness = readFairness(r, snapshot.clocks, policy, epoch);
   const generation = r.str(snapshot.credential_generation, 'credential_generation');
   if (!r.set(snapshot.seen_generations, 'seen_generations').includes(generation)) r.bad('seen_generations lacks the current credential generation');

@@ -36,14 +36,13 @@ import { candidateCommitId, checkpointRequestId, requestFingerprint } from '../i
 import type { JsonObject, JsonValue } from '../json.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
-import type { SiblingClock } from '../scheduler/clocks.ts';
+import type { SiblingClock } from '../state/fairness.ts';
 import { applyCommit } from './apply.ts';
 import { deploymentExtensions } from './checkpoint-deployments.ts';
 import { issueExtensions } from './checkpoint-issues.ts';
 import { gateIdentity } from './ops/observation.ts';
 import type { Projection } from './projection.ts';
-import { createState } from './replay.ts';
-import type { ReplayState, WorkRecord } from './state.ts';
+import { createState, type ReplayState, type WorkRecord } from '../state/state.ts';
 
 export { restoreCheckpoint } from './checkpoint-restore.ts';
 

@@ -4,7 +4,7 @@
  * validated (schema, role, fingerprint, epoch) by `apply.ts`.
  */
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 export interface CommitContext {
   state: ReplayState;

@@ -19,7 +19,8 @@ import { clockView } from '../scheduler/clocks.ts';
 import { eligibility } from '../scheduler/eligibility.ts';
 import { buildCheckpointCommit } from './checkpoint.ts';
 import { replayLedger } from './index.ts';
-import { AUTHORITY_FIELDS, currentRevision, installedContract, workerRoute } from './ops/deployment.ts';
+import { AUTHORITY_FIELDS, installedContract, workerRoute } from './ops/deployment.ts';
+import { currentRevision } from '../state/routes.ts';
 
 const REPOSITORY = 'acme/queue';
 const T0 = 1_700_000_000_000;

@@ -7,7 +7,7 @@
 import { fail } from '../errors.ts';
 import type { CommitContext } from './context.ts';
 import { poolPolicy } from './ops/policy.ts';
-import type { ClaimRecord, DispatchRecord, ReplayState } from './state.ts';
+import type { ClaimRecord, DispatchRecord, ReplayState } from '../state/state.ts';
 
 /** The group's first member Claim with this handle (every finish and worker commit names one). */
 export function memberByHandle(state: ReplayState, group: DispatchRecord, handle: string | undefined): ClaimRecord | undefined {
@@ -38,7 +38,7 @@ export function verifyFinish(ctx: CommitContext): void {
     fail('parameters_mismatch', 'a cancelled finish persists a ClaimCancellation of the named Claim first', at);
   }
   const work = state.works.get(claim.workId)!;
-  const retry = poolPolicy(ctx, group.pool).retry as { max_attempts: number; backoff_ms: number };
+  const retry = poolPolicy(ctx, group.pool).retry;
   if (first.retry_not_before !== undefined && first.retry_not_before !== commit.at + retry.backoff_ms) {
     fail('retry_invalid', `retry_not_before must be the decision time plus ${retry.backoff_ms} ms`, at);
   }

@@ -17,7 +17,7 @@
  * State kept beside the state (WeakMaps keyed by state objects) is for caches of what never
  * changes once folded only (fork.ts `unforked`); anything a fold writes is a field here.
  */
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 export type ForkedAs = 'value' | 'map' | 'list' | 'object';
 

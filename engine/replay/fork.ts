@@ -18,22 +18,10 @@
  * fold that starts keeping them must teach this module first (fork.test.ts checks every
  * state the fixture ledgers build).
  */
+import { noteForkView } from '../state/unforked.ts';
 
 /** A base object the view wraps, by view (to translate object keys back to the base). */
 type Target = object;
-
-/** Every view's base object, across forks (for `unforked`). */
-const bases = new WeakMap<object, Target>();
-
-/**
- * The base object behind a fork's view (anything else as it is). Only for caches of what never
- * changes once folded, keyed by state objects (a Work's payload size, a profile's contract
- * digest, a checkpoint's receipt index): a fork then finds what its projection already computed
- * instead of computing it again per view. Never for anything a fold writes.
- */
-export function unforked<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? ((bases.get(value) as T | undefined) ?? value) : value;
-}
 
 const INDEX = /^(?:0|[1-9]\d{0,9})$/;
 
@@ -58,7 +46,7 @@ class ForkContext {
       view = this.view(value);
       this.views.set(value, view);
       this.targets.set(view, value);
-      bases.set(view, value);
+      noteForkView(view, value);
     }
     return view;
   }

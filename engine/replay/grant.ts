@@ -32,7 +32,7 @@ export function applyGrant(ctx: CommitContext): void {
     if (op.kind !== expected) fail('grant_shape_invalid', `dispatch_next persists Observations first, then Claims; found ${op.kind} at ${index}`, { ...at, operation: index });
   });
   if (state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new Claims may be committed', at);
-  const limit = (currentPolicy(ctx).limits as Record<string, number>).operations ?? 256;
+  const limit = currentPolicy(ctx).limits.operations ?? 256;
   if (ops.length > limit) fail('resource_limit', `commit has ${ops.length} operations; the limit is ${limit}`, at, { limit: 'operations', max: limit });
 
   for (let i = 0; i < firstClaim; i++) {

@@ -1,5 +1,5 @@
 /**
- * The operating envelope as operators see it (spec 7.17, issue 11 §4): one view, the same
+ * The operating envelope as operators see it (spec 7.17, docs/operating-envelope.md "Operators and agents"): one view, the same
  * numbers in `fairway stats`, the console's headroom gauge and the MCP snapshot.
  *
  * - `bytes`: the retained canonical ledger (after `compact`, the checkpoint-rooted ledger);
@@ -11,7 +11,7 @@
  *   nothing more can be admitted; `warning` is the same without `ok` (null).
  */
 import { ledgerBudget, type BudgetReport } from './ledger-budget.ts';
-import type { ReplayState } from './state.ts';
+import type { ReplayState } from '../state/state.ts';
 
 /** Fraction of the watermark from which operators are warned. */
 export const WARN_FRACTION = 0.8;

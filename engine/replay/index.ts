@@ -1,10 +1,13 @@
-export { appendLedger, createState, emptyProjection, refreshLedger, replayLedger } from './replay.ts';
+export { appendLedger, emptyProjection, refreshLedger, replayLedger } from './replay.ts';
+export { createState } from '../state/state.ts';
 export type { ReplayProgress } from './replay.ts';
-export { Projection } from './projection.ts';
+export { Projection, projectionOf } from './projection.ts';
+export type { QueueSource } from '../state/source.ts';
+export type { QuiescenceBlocker } from './quiescence.ts';
 export { summarize } from './summary.ts';
 export type { ProjectionSummary } from './summary.ts';
 export { orderChain, CausalChain } from './chain.ts';
-export type * from './state.ts';
+export type * from '../state/state.ts';
 export { buildCheckpointCommit, checkpointSource, checkpointState, historyDigest } from './checkpoint.ts';
 export { envelopeOf, envelopeView, headroomLevel, WARN_FRACTION } from './headroom.ts';
 export type { EnvelopeView, HeadroomLevel } from './headroom.ts';

@@ -40,10 +40,10 @@
  * The pure check is `checkEnvelope` (replay, the publisher and the MCP staging check share it).
  */
 import { fail } from '../errors.ts';
-import type { JsonObject } from '../json.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import { CONTRACT_LIMITS, DEFAULT_RETRY, type LimitName } from '../schema/defaults.ts';
-import type { DispatchRecord, ReplayState, WorkRecord } from './state.ts';
+import type { PoolPolicy } from '../schema/policy.ts';
+import type { DispatchRecord, LedgerBudget, ReplayState, WorkRecord } from '../state/state.ts';
 
 /** Spec 7.17 table = contract.json `limits`: the defaults and the hard ceilings. */
 export const LIMIT_CEILINGS = CONTRACT_LIMITS;
@@ -57,17 +57,6 @@ export function ceilingViolation(limits: Record<string, number>): { field: Limit
   return null;
 }
 
-export interface LedgerBudget {
-  /** Canonical bytes of the retained ledger (lines + LF). */
-  bytes: number;
-  /** Σ of the reserve contributions. */
-  reserve: number;
-  /** Reserve contribution per Work record (nonzero only; keyed by the record: no id hashing). */
-  works: Map<WorkRecord, number>;
-  /** Reserve contribution per dispatch group record (nonzero only). */
-  groups: Map<DispatchRecord, number>;
-}
-
 export interface BudgetLimits {
   ledger_bytes: number;
   recovery_bytes: number;
@@ -76,7 +65,7 @@ export interface BudgetLimits {
 }
 
 function limitsOf(state: ReplayState): BudgetLimits {
-  const limits = (state.policy?.policy.limits ?? {}) as Partial<BudgetLimits>;
+  const limits: Partial<BudgetLimits> = state.policy?.policy.limits ?? {};
   return {
     ledger_bytes: limits.ledger_bytes ?? LIMIT_CEILINGS.ledger_bytes,
     recovery_bytes: limits.recovery_bytes ?? LIMIT_CEILINGS.recovery_bytes,
@@ -85,8 +74,8 @@ function limitsOf(state: ReplayState): BudgetLimits {
   };
 }
 
-function poolOf(state: ReplayState, pool: string): JsonObject | undefined {
-  const pools = (state.policy?.policy.pools ?? {}) as Record<string, JsonObject>;
+function poolOf(state: ReplayState, pool: string): PoolPolicy | undefined {
+  const pools: Record<string, PoolPolicy> = state.policy?.policy.pools ?? {};
   return Object.hasOwn(pools, pool) ? pools[pool] : undefined;
 }
 
@@ -99,7 +88,7 @@ function workReserveWith(state: ReplayState, { result_bytes: R, evidence_bytes: 
   const closure = 2 * R + 2 * E + 8192;
   if (work.state === 'cancelled') return 0;
   if (work.state === 'completed') return work.barrier === 'pending' ? closure : 0;
-  const retry = (poolOf(state, work.pool)?.retry as { max_attempts?: number } | undefined)?.max_attempts ?? DEFAULT_RETRY.max_attempts;
+  const retry = poolOf(state, work.pool)?.retry?.max_attempts ?? DEFAULT_RETRY.max_attempts;
   const future = Math.max(0, retry - work.attempts);
   return future * (4 * E + 8192) + closure + (work.state === 'claimed' ? 8192 : 0);
 }
@@ -111,7 +100,7 @@ export function dispatchReserve(state: ReplayState, group: DispatchRecord): numb
 
 function dispatchReserveWith(state: ReplayState, { evidence_bytes: E }: BudgetLimits, group: DispatchRecord): number {
   if (group.released) return 0;
-  const rec = (poolOf(state, group.pool)?.reconciliation as { max_attempts?: number } | undefined)?.max_attempts ?? 5;
+  const rec = poolOf(state, group.pool)?.reconciliation?.max_attempts ?? 5;
   const writes = Math.max(0, rec + 4 - group.lifecycleWrites);
   return writes * (2 * E + 12288) + 2 * E + 8192;
 }

@@ -7,46 +7,11 @@
 import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger, utf8ByteLength } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
-import { createFairnessState } from '../scheduler/clocks.ts';
-import { createReadyIndex } from '../scheduler/ready-index.ts';
 import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
-import { Projection } from './projection.ts';
-import type { ReplayState } from './state.ts';
-
-export function createState(): ReplayState {
-  return {
-    repository: null,
-    tip: null,
-    commits: [],
-    commitIndex: new Map(),
-    policy: null,
-    policyHistory: [],
-    controls: { admission_paused: false, grants_paused: false, credential_generation: 'initial' },
-    works: new Map(),
-    graphs: new Map(),
-    graphGates: new Map(),
-    successors: new Map(),
-    claims: new Map(),
-    dispatches: new Map(),
-    observations: new Map(),
-    latestObservation: new Map(),
-    observationWrites: new Map(),
-    requests: new Map(),
-    fairness: createFairnessState(null),
-    ready: createReadyIndex(),
-    outstandingClaims: new Map(),
-    outstandingByKey: new Map(),
-    outstandingNative: new Map(),
-    pendingByPool: new Map(),
-    deployments: new Map(),
-    admissions: new Map(),
-    issueLinks: new Map(),
-    linkedIssues: new Map(),
-    backingIssues: new Map(),
-  };
-}
+import { installColdReplay, Projection } from './projection.ts';
+import { createState } from '../state/state.ts';
 
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
@@ -62,6 +27,8 @@ export interface ReplayProgress {
 export function emptyProjection(): Projection {
   return new Projection(createState());
 }
+
+installColdReplay((text) => (text === '' ? emptyProjection() : replayLedger(text)));
 
 /**
  * Cold replay of a complete ledger. Throws a `ProtocolError`; never returns a partial projection.

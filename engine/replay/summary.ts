@@ -3,7 +3,7 @@
  * overview starts from. Plain data, deterministic key order.
  */
 import type { Projection } from './projection.ts';
-import type { Barrier, WorkState } from './state.ts';
+import type { Barrier, WorkState } from '../state/state.ts';
 
 export interface ProjectionSummary {
   tip: string | null;

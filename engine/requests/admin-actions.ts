@@ -6,7 +6,7 @@
  * body and publishes `adminRequest(action, body, state, at)`; none keeps its own switch.
  */
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { QueueSource } from '../state/source.ts';
 import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from './admin.ts';
 import { control, type ControlName } from './lifecycle.ts';
 import type { BuiltRequest } from './operations.ts';
@@ -30,8 +30,8 @@ export type AdminActionBody<A extends AdminAction> = AdminActionBodies[A];
 interface AdminActionEntry<A extends AdminAction> {
   /** The request kind the action publishes (also the CLI's request id prefix). */
   kind: 'control' | 'cancel_work' | 'policy' | 'submit';
-  /** The request on `state` at decision time `at`; the builders check its preconditions (replay checks them again). */
-  build(state: ReplayState, body: AdminActionBodies[A], at: number): BuiltRequest;
+  /** The request on `source` at decision time `at`; the builders check its preconditions (replay checks them again). */
+  build(source: QueueSource, body: AdminActionBodies[A], at: number): BuiltRequest;
 }
 
 export const ADMIN_ACTIONS: { readonly [A in AdminAction]: AdminActionEntry<A> } = {
@@ -43,7 +43,7 @@ export const ADMIN_ACTIONS: { readonly [A in AdminAction]: AdminActionEntry<A> }
   'run-again': { kind: 'submit', build: (state, b, at) => runAgainRequest(state, b, at) },
 };
 
-/** The request `action` publishes with `body` on `state` at `at`. */
-export function adminRequest<A extends AdminAction>(action: A, body: AdminActionBodies[A], state: ReplayState, at: number): BuiltRequest {
-  return (ADMIN_ACTIONS[action] as AdminActionEntry<A>).build(state, body, at);
+/** The request `action` publishes with `body` on `source` at `at`. */
+export function adminRequest<A extends AdminAction>(action: A, body: AdminActionBodies[A], source: QueueSource, at: number): BuiltRequest {
+  return (ADMIN_ACTIONS[action] as AdminActionEntry<A>).build(source, body, at);
 }

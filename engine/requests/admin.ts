@@ -5,9 +5,9 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
 import { MAX_ADMIN_TARGETS } from '../schema/defaults.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 function unique(ids: readonly string[], what: string): string[] {
   if (ids.length === 0) fail('targets_missing', `name at least one ${what}`);
@@ -18,7 +18,8 @@ function unique(ids: readonly string[], what: string): string[] {
 }
 
 /** WorkPriority overrides for available Work, with the current priority as the CAS expectation. */
-export function reprioritizeRequest(state: ReplayState, workIds: readonly string[], priority: number, reason: string): BuiltRequest {
+export function reprioritizeRequest(source: QueueSource, workIds: readonly string[], priority: number, reason: string): BuiltRequest {
+  const state = stateOf(source);
   if (!Number.isInteger(priority) || priority < 1 || priority > 5) fail('priority_invalid', 'priority must be an integer 1..5');
   const ops: JsonObject[] = unique(workIds, 'Work id').map((id) => {
     const work = state.works.get(id);
@@ -37,7 +38,8 @@ export function reprioritizeRequest(state: ReplayState, workIds: readonly string
  * native reservation stays until exact termination or nonlaunch evidence. No ClaimCancellation
  * is written: that record is a worker's or reconciler's, with trusted retry backoff.
  */
-export function cancelClaimsRequest(state: ReplayState, claimIds: readonly string[], reason: string): BuiltRequest {
+export function cancelClaimsRequest(source: QueueSource, claimIds: readonly string[], reason: string): BuiltRequest {
+  const state = stateOf(source);
   const ops: JsonObject[] = [];
   for (const id of unique(claimIds, 'Claim id')) {
     const claim = state.claims.get(id);
@@ -51,7 +53,8 @@ export function cancelClaimsRequest(state: ReplayState, claimIds: readonly strin
   return operationsRequest('cancel_work', ops);
 }
 
-export function cancelWorkRequest(state: ReplayState, workIds: readonly string[], reason: string): BuiltRequest {
+export function cancelWorkRequest(source: QueueSource, workIds: readonly string[], reason: string): BuiltRequest {
+  const state = stateOf(source);
   const ops: JsonObject[] = unique(workIds, 'Work id').map((id) => {
     const work = state.works.get(id);
     if (work === undefined) fail('unknown_work', `Work ${id} is not admitted`);

@@ -9,9 +9,9 @@ import { canonicalize } from '../codec/index.ts';
 import { candidateCommitId, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import { applyCommit } from '../replay/apply.ts';
-import type { ReplayState } from '../replay/state.ts';
 import type { Actor, QueueCommit, QueueOperation } from '../schema/index.ts';
 import { parseQueueCommit } from '../schema/index.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface RequestEnvelope {
   id: string;
@@ -24,7 +24,8 @@ export interface RequestEnvelope {
   trace?: { publisher_attempt?: number; span_id?: string; trace_id?: string };
 }
 
-export function buildCommit(state: ReplayState, request: RequestEnvelope): QueueCommit {
+export function buildCommit(source: QueueSource, request: RequestEnvelope): QueueCommit {
+  const state = stateOf(source);
   const first = request.operations[0];
   const epoch = first?.kind === 'Policy' ? first.epoch : state.policy?.epoch;
   const commit = {
@@ -51,7 +52,8 @@ export function buildCommit(state: ReplayState, request: RequestEnvelope): Queue
  * its canonical ledger line, LF included. Callers that must keep `state`
  * unchanged on failure work on a state they can discard.
  */
-export function commitOn(state: ReplayState, commit: QueueCommit): string {
+export function commitOn(source: QueueSource, commit: QueueCommit): string {
+  const state = stateOf(source);
   applyCommit(state, commit);
   return `${canonicalize(commit as unknown as JsonValue)}\n`;
 }

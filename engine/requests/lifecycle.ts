@@ -5,8 +5,9 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { DispatchRecord, ReplayState } from '../replay/state.ts';
+import type { DispatchRecord, ReplayState } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 function group(state: ReplayState, dispatchId: string): DispatchRecord {
   const g = state.dispatches.get(dispatchId);
@@ -15,7 +16,8 @@ function group(state: ReplayState, dispatchId: string): DispatchRecord {
 }
 
 /** Evidence about the group's run (or its frozen profile when no run is bound). */
-export function runEvidence(state: ReplayState, dispatchId: string, kind: string, checkedAt: number, extra: JsonObject = {}): JsonObject {
+export function runEvidence(source: QueueSource, dispatchId: string, kind: string, checkedAt: number, extra: JsonObject = {}): JsonObject {
+  const state = stateOf(source);
   const g = group(state, dispatchId);
   const run = g.run as { run_id?: string } | null;
   return {
@@ -35,7 +37,8 @@ export function dispatchStarted(dispatchId: string, sender: JsonObject): BuiltRe
   return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'started', sender }]);
 }
 
-export function dispatchBound(state: ReplayState, dispatchId: string, runId: string, checkedAt: number): BuiltRequest {
+export function dispatchBound(source: QueueSource, dispatchId: string, runId: string, checkedAt: number): BuiltRequest {
+  const state = stateOf(source);
   const g = group(state, dispatchId);
   const run = {
     run_id: runId, run_attempt: 1, repository: state.repository ?? '', workflow: g.profile.workflow as string,
@@ -49,12 +52,14 @@ export function dispatchUncertain(dispatchId: string, reason: string): BuiltRequ
   return operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'uncertain', reason }]);
 }
 
-export function release(state: ReplayState, dispatchId: string, checkedAt: number, conclusion = 'success'): BuiltRequest {
+export function release(source: QueueSource, dispatchId: string, checkedAt: number, conclusion = 'success'): BuiltRequest {
+  const state = stateOf(source);
   const evidence = runEvidence(state, dispatchId, 'terminal_run', checkedAt, { conclusion, status: 'completed' });
   return operationsRequest('release', [{ kind: 'Release', dispatch_id: dispatchId, evidence }]);
 }
 
-export function result(state: ReplayState, workId: string, descriptor: JsonObject, checkedAt: number, receipt: string): BuiltRequest {
+export function result(source: QueueSource, workId: string, descriptor: JsonObject, checkedAt: number, receipt: string): BuiltRequest {
+  const state = stateOf(source);
   const work = state.works.get(workId);
   if (work === undefined || work.completionCommit === null || work.currentClaim === null) fail('work_not_completed', `Work ${workId} has no Completion`);
   const claim = state.claims.get(work.currentClaim)!;
@@ -62,7 +67,8 @@ export function result(state: ReplayState, workId: string, descriptor: JsonObjec
   return operationsRequest('result', [{ kind: 'Result', work_id: workId, claim_id: claim.claimId, completion_id: work.completionCommit, descriptor, evidence }]);
 }
 
-export function deliveryFailure(state: ReplayState, workId: string, checkedAt: number, attempts: number, reason = 'delivery_unknown'): BuiltRequest {
+export function deliveryFailure(source: QueueSource, workId: string, checkedAt: number, attempts: number, reason = 'delivery_unknown'): BuiltRequest {
+  const state = stateOf(source);
   const work = state.works.get(workId);
   if (work === undefined || work.completionCommit === null || work.currentClaim === null) fail('work_not_completed', `Work ${workId} has no Completion`);
   const claim = state.claims.get(work.currentClaim)!;

@@ -10,12 +10,15 @@ import { sha256Hex } from '../codec/digest.ts';
 import { fail } from '../errors.ts';
 import { workId as deriveWorkId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
 import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
+import type { QueuePolicy } from '../schema/policy.ts';
+import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface BuiltRequest {
   kind: string;
@@ -42,9 +45,10 @@ export interface SubmitNode {
   backing_issue?: JsonObject;
 }
 
-function policyOf(state: ReplayState): JsonObject {
-  if (state.policy === null) fail('queue_uninitialized', 'the queue has no installed Policy');
-  return state.policy.policy;
+function policyOf(state: ReplayState): QueuePolicy {
+  const policy = policyOrNull(state);
+  if (policy === null) fail('queue_uninitialized', 'the queue has no installed Policy');
+  return policy;
 }
 
 /** Resolves submit nodes into complete, immutable Work operations (defaults apply only here). */
@@ -130,7 +134,8 @@ export interface SubmitBuilt extends BuiltRequest {
  * one is `inconsistent_resubmission`. The trusted `enqueued` time is not part of
  * the comparison: a resubmission keeps the admitted node's position (7.2).
  */
-export function submitRequest(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): SubmitBuilt {
+export function submitRequest(source: QueueSource, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): SubmitBuilt {
+  const state = stateOf(source);
   const policy = policyOf(state);
   checkSubmission(state.works, nodes, defaults.graphId);
   const resolved = workOperations(policy, nodes, defaults);
@@ -172,8 +177,8 @@ export interface AlreadyAdmitted {
  */
 function checkEntitled(state: ReplayState, actor: Actor, existing: readonly string[]): void {
   if (!roleMayRequest(actor.role, 'submit')) fail('role_not_allowed', `role ${actor.role} may not publish submit requests`);
-  const producers = policyOf(state).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
-  if (producers === undefined || Object.keys(producers).length === 0) return;
+  const { producers } = policyOf(state);
+  if (Object.keys(producers).length === 0) return;
   const rule = producers[actor.principal];
   for (const id of existing) {
     const w = state.works.get(id)!;
@@ -184,7 +189,8 @@ function checkEntitled(state: ReplayState, actor: Actor, existing: readonly stri
 }
 
 /** `submitRequest` for the publisher: `already_admitted` (no write) when nothing is new. */
-export function submitOrExisting(state: ReplayState, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Actor }): SubmitBuilt | AlreadyAdmitted {
+export function submitOrExisting(source: QueueSource, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Actor }): SubmitBuilt | AlreadyAdmitted {
+  const state = stateOf(source);
   const built = submitRequest(state, nodes, defaults);
   if (built.operations.length > 0) return built;
   checkEntitled(state, defaults.actor, built.existing);
@@ -220,12 +226,12 @@ export interface DispatchNextInput {
 
 /** Runs the packer for a fresh dispatch_next; `plan.claims` empty means a no-grant outcome. */
 export function dispatchNextRequest(
-  state: ReplayState,
+  source: QueueSource,
   input: DispatchNextInput,
   ids: { requestId: string; commitId: string },
   at: number,
 ): BuiltRequest & { plan: PackResult } {
-  const plan = pack(state, { requestId: ids.requestId, commitId: ids.commitId, ...input }, at);
+  const plan = pack(stateOf(source), { requestId: ids.requestId, commitId: ids.commitId, ...input }, at);
   return {
     kind: 'dispatch_next',
     parameters: { ...input },
@@ -240,7 +246,8 @@ export function operationsRequest(kind: string, operations: JsonObject[]): Built
 }
 
 /** finish {dispatch_id, claim_handle, outcome} (spec 7.14), with retry-not-before and attempt exhaustion (7.4). */
-export function finishRequest(state: ReplayState, input: { dispatch_id: string; claim_handle: string; outcome: 'completed' | 'cancelled' }, at: number): BuiltRequest {
+export function finishRequest(source: QueueSource, input: { dispatch_id: string; claim_handle: string; outcome: 'completed' | 'cancelled' }, at: number): BuiltRequest {
+  const state = stateOf(source);
   const group = state.dispatches.get(input.dispatch_id);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${input.dispatch_id} does not exist`);
   const claim = group.claimIds.map((id) => state.claims.get(id)!).find((c) => c.handle === input.claim_handle);
@@ -252,8 +259,7 @@ export function finishRequest(state: ReplayState, input: { dispatch_id: string; 
     const op = { kind: 'Completion', work_id: claim.workId, claim_id: claim.claimId, dispatch_id: group.dispatchId, claim_handle: claim.handle, run_id: run.run_id, run_attempt: 1 };
     return { kind: 'finish', parameters, operations: [op as unknown as QueueOperation] };
   }
-  const pool = (policyOf(state).pools as Record<string, JsonObject>)[group.pool]!;
-  const retry = pool.retry as { max_attempts: number; backoff_ms: number };
+  const { retry } = configuredPool(policyOf(state), group.pool);
   const ops: JsonObject[] = [{ kind: 'ClaimCancellation', work_id: claim.workId, claim_id: claim.claimId, reason: 'worker_cancelled', retry_not_before: at + retry.backoff_ms }];
   const work = state.works.get(claim.workId)!;
   if (work.attempts >= retry.max_attempts && work.currentClaim === claim.claimId && work.state === 'claimed') {

@@ -1,5 +1,5 @@
 /**
- * "Run it again" (issue 14 §4): a new submission pre-filled from a cancelled
+ * "Run it again" (docs/console.md "Run it again"): a new submission pre-filled from a cancelled
  * or delivery-failed Work, never a rewrite of history. The new node copies
  * the old one's payload, pool, worker profile, priority (as admitted),
  * fairness key and dependencies under a new node key in the same graph; for
@@ -10,8 +10,9 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { WorkRecord } from '../state/state.ts';
 import { submitRequest, type SubmitBuilt, type SubmitNode } from './operations.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export type RunAgainKind = 'replacement' | 'resubmission';
 
@@ -23,7 +24,8 @@ export function runAgainKind(work: WorkRecord): RunAgainKind | null {
 }
 
 /** The first free `<node>-rerun`, `<node>-rerun-2`, … of the Work's graph. */
-export function rerunNodeKey(state: ReplayState, work: WorkRecord): string {
+export function rerunNodeKey(source: QueueSource, work: WorkRecord): string {
+  const state = stateOf(source);
   const taken = new Set<string>();
   for (const w of state.works.values()) if (w.graphId === work.graphId) taken.add(w.nodeKey);
   const base = `${work.nodeKey.replace(/-rerun(?:-\d+)?$/, '')}-rerun`;
@@ -32,7 +34,8 @@ export function rerunNodeKey(state: ReplayState, work: WorkRecord): string {
 }
 
 /** The old Work's definition as a submission node under `nodeKey`. */
-export function runAgainNode(state: ReplayState, work: WorkRecord, nodeKey: string): SubmitNode {
+export function runAgainNode(source: QueueSource, work: WorkRecord, nodeKey: string): SubmitNode {
+  const state = stateOf(source);
   const d = work.definition as { payload?: JsonObject; depends_on?: Array<{ kind: string; work_id?: string; condition?: string; resource?: JsonObject }>; execution_ref?: string };
   const depends: NonNullable<SubmitNode['depends_on']> = [];
   for (const edge of d.depends_on ?? []) {
@@ -66,7 +69,8 @@ export interface RunAgainBody {
 }
 
 /** The submit request that runs `body.work_id` again at `at`. */
-export function runAgainRequest(state: ReplayState, body: RunAgainBody, at: number): SubmitBuilt {
+export function runAgainRequest(source: QueueSource, body: RunAgainBody, at: number): SubmitBuilt {
+  const state = stateOf(source);
   const work = state.works.get(body.work_id);
   if (work === undefined) fail('unknown_work', `Work ${body.work_id} is not admitted`);
   const kind = runAgainKind(work);

@@ -6,8 +6,8 @@
  */
 import { candidateCommitId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
-import { createState } from '../replay/replay.ts';
-import type { ReplayState } from '../replay/state.ts';
+import { createState, type ReplayState } from '../state/state.ts';
+import { Projection } from '../replay/projection.ts';
 import type { Actor, QueueCommit } from '../schema/index.ts';
 import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_CLAIMS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 import { buildCommit, commitOn } from './build.ts';
@@ -15,6 +15,8 @@ import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from '
 
 export class LedgerWriter {
   readonly state: ReplayState = createState();
+  /** The ledger written so far, through the front door (its records; commit texts are in `lines`). */
+  readonly projection = new Projection(this.state);
   readonly lines: string[] = [];
 
   /** Publishes one built request; returns the accepted commit. */

@@ -7,8 +7,8 @@
 import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import { unforked } from '../replay/fork.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
+import { unforked } from '../state/unforked.ts';
 
 export const ASSIGNMENT_VERSION = 3;
 

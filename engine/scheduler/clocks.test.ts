@@ -6,15 +6,12 @@ import {
   classStride,
   classV,
   clockView,
-  createFairnessState,
   keyStride,
   keyV,
   planPick,
   planSibling,
-  tickScale,
-  type FairnessState,
-  type SiblingClock,
 } from './clocks.ts';
+import { createFairnessState, tickScale, type FairnessState, type SiblingClock } from '../state/fairness.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 
 const POOL = 'default';

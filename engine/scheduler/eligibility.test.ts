@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../json.ts';
-import type { DependencyEdge, ReplayState, ResourceIdentity } from '../replay/state.ts';
+import type { DependencyEdge, ReplayState, ResourceIdentity } from '../state/state.ts';
 import { eligibility, gateIdentity, MAX_BLOCKING_HOPS, type Eligibility } from './eligibility.ts';
 import { accountKey } from './overlay.ts';
 import { buildState, policyFor, workId, type WorkSpec } from '../../tests/support/scheduler-state.ts';
-import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
+import { installedRoute } from '../replay/ops/deployment.ts';
+import { routeKey } from '../state/routes.ts';
 
 /** What an accepted `available: false` Deployment of the installed revision leaves in the state. */
 function unavailable(state: ReplayState, profile: string): void {

@@ -5,10 +5,11 @@
  */
 import { canonicalize } from '../codec/index.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
-import type { DependencyEdge, ReplayState, WorkRecord } from '../replay/state.ts';
-import { executionBlock } from '../replay/ops/deployment.ts';
+import type { DependencyEdge, ReplayState, WorkRecord } from '../state/state.ts';
+import { executionBlock } from '../state/routes.ts';
 import { accountOutstanding, isClaimed, logicalOutstanding, type PlanOverlay } from './overlay.ts';
 import { poolPolicy, workerProfile } from './policy-view.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 /** Reason codes, in the order the gates are checked. */
 export const ELIGIBILITY_REASONS = [
@@ -216,7 +217,8 @@ export function capacityGate(state: ReplayState, poolName: string, key: string, 
 }
 
 /** Scheduling eligibility of `work` for a grant in `pool` at `asOf`. */
-export function eligibility(state: ReplayState, work: WorkRecord, asOf: number, pool: string = work.pool, overlay?: PlanOverlay): Eligibility {
+export function eligibility(source: QueueSource, work: WorkRecord, asOf: number, pool: string = work.pool, overlay?: PlanOverlay): Eligibility {
+  const state = stateOf(source);
   const policy = poolPolicy(state, work.pool);
   if (isClaimed(work, overlay)) return blocked(work, 'ownership_claimed');
   if (work.state !== 'available') return blocked(work, ownership(work));
@@ -233,14 +235,15 @@ export function eligibility(state: ReplayState, work: WorkRecord, asOf: number, 
 export const MAX_BLOCKING_BRANCHES = 16;
 
 /**
- * Every unsatisfied dependency edge of `work` (issue 14 §3), in `depends_on`
+ * Every unsatisfied dependency edge of `work` (docs/console.md "Pages", `/work/[id]`), in `depends_on`
  * order, each as a branch: the edge's step, then the nearest unsatisfied
  * ancestors up that predecessor's first unsatisfied edge, exactly as
  * `dependencyGates` follows its one path (≤ MAX_BLOCKING_HOPS). The first
  * branch is the engine's blocking path without its leading Work step. At most
  * `limit` branches; `more` counts the rest. Satisfied edges are not listed.
  */
-export function blockingBranches(state: ReplayState, work: WorkRecord, asOf: number, limit: number = MAX_BLOCKING_BRANCHES): { branches: BlockingStep[][]; more: number } {
+export function blockingBranches(source: QueueSource, work: WorkRecord, asOf: number, limit: number = MAX_BLOCKING_BRANCHES): { branches: BlockingStep[][]; more: number } {
+  const state = stateOf(source);
   const pool = poolPolicy(state, work.pool);
   const branches: BlockingStep[][] = [];
   let more = 0;

@@ -1,12 +1,12 @@
 /**
- * Reading the line (issue 14 §1): where one Work stands in a predicted line
+ * Reading the line (docs/console.md "Pages", `/next`): where one Work stands in a predicted line
  * (`predictLine`), and the pool's recent grant rate that turns a position into
  * an estimate in time. Shared by every surface that shows the line (console
  * `/next` and Work pages, `fairway next`, MCP `work_queue_read`/`explain`), so
  * they say the same thing. Pure: reads the replay state, changes nothing.
  */
-import type { ReplayState } from '../replay/state.ts';
 import type { Line, LineEntry } from './line.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 /** Grants the rate estimate is taken from. */
 export const RATE_WINDOW = 20;
@@ -37,7 +37,8 @@ export interface LinePosition {
  * The pool's recent grant rate: the commit times of its last RATE_WINDOW
  * Claims committed at or before `asOf` (null with fewer than 2 or no span).
  */
-export function grantRate(state: ReplayState, pool: string, asOf: number): GrantRate | null {
+export function grantRate(source: QueueSource, pool: string, asOf: number): GrantRate | null {
+  const state = stateOf(source);
   const times: number[] = [];
   for (const claim of state.claims.values()) {
     if (state.dispatches.get(claim.dispatchId)?.pool !== pool) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { predictLine } from './line.ts';
 import { pack } from './pack.ts';
 import { planNext } from './plan.ts';

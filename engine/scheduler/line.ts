@@ -1,5 +1,5 @@
 /**
- * The line (issue 14 §1): the order in which a pool's ready backlog would be
+ * The line (docs/console.md "Pages", `/next`): the order in which a pool's ready backlog would be
  * granted from the live clocks, absent new arrivals, Results and operator
  * actions. It is the real selector run forward — one `PrefixPlanner` over the
  * live state, `next()` then `admit()` per grant, exactly as the packer does
@@ -17,12 +17,13 @@
  *   of those Claims finishes, which the line cannot date, so it is `held`.
  * Cost: the planner's one walk of the buckets plus O(log n) per entry.
  */
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
-import { availableIn } from './ready-index.ts';
-import type { NoGrantReason, SelectionReason } from './plan.ts';
+import { availableIn } from '../state/ready-index.ts';
+import type { NoGrantReason, SelectionReason } from './plan-types.ts';
 import { installedPolicy, poolPolicy } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 
 export interface LineEntry {
   /** 1-based: the grant (counting from the next one) at which this Work would be picked. */
@@ -74,13 +75,14 @@ function forecastState(state: ReplayState, pool: string): ReplayState {
   pools[pool] = { ...poolPolicy(state, pool), logical_limit: Number.MAX_SAFE_INTEGER };
   return {
     ...state,
-    policy: { ...record, policy: { ...policy, pools } as unknown as typeof record.policy },
+    policy: { ...record, policy: { ...policy, pools } },
     controls: { ...state.controls, grants_paused: false },
   };
 }
 
 /** The predicted grant order of `pool`'s ready backlog at `asOf`, at most `limit` entries. */
-export function predictLine(state: ReplayState, pool: string, asOf: number, limit: number = MAX_LINE): Line {
+export function predictLine(source: QueueSource, pool: string, asOf: number, limit: number = MAX_LINE): Line {
+  const state = stateOf(source);
   const installed = poolPolicy(state, pool);
   const forecast = forecastState(state, pool);
   const planner = new PrefixPlanner(forecast, pool, asOf);

@@ -9,8 +9,9 @@
  * (each such call walks the pool once, reusing the cached bucket heads), and
  * for the capacity reads of the eligibility checks.
  */
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import { applyTransition, forkPool, type ClockTransition, type FairnessState } from './clocks.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
+import { applyTransition, forkPool, type ClockTransition } from './clocks.ts';
+import type { FairnessState } from '../state/fairness.ts';
 
 /** First Work of a bucket that passes the Work-level gates (cached per overlay prefix). */
 export interface HeadScan {

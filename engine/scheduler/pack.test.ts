@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../codec/index.ts';
 import { isProtocolError } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import type { DependencyEdge } from '../replay/state.ts';
+import type { DependencyEdge } from '../state/state.ts';
 import { gateIdentity, type ExternalEdge } from './eligibility.ts';
 import { claimMismatch, pack, requestDigest, type DispatchNextRequest } from './pack.ts';
 import { planNext } from './plan.ts';

@@ -14,11 +14,11 @@ import { sha256Hex } from '../codec/digest.ts';
 import { claimHandle, claimId as contractClaimId, dispatchId as contractDispatchId } from '../identity/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
 import type { WorkerProfile } from '../schema/policy.ts';
 import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
 import type { ClockTransition } from './clocks.ts';
-import type { Decision, Explanation, NoGrantReason, PlanResult } from './plan.ts';
+import type { Decision, Explanation, NoGrantReason, PlanResult } from './plan-types.ts';
 import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
 

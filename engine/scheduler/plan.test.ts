@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from '../errors.ts';
-import type { ReplayState } from '../replay/state.ts';
+import type { ReplayState } from '../state/state.ts';
 import { accountKey, createOverlay } from './overlay.ts';
 import { pack } from './pack.ts';
-import { planNext, type PlanResult } from './plan.ts';
+import { planNext } from './plan.ts';
+import type { PlanResult } from './plan-types.ts';
 import { buildState, commitPack, complete, nodeKeys, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 
 const AS_OF = 10_000;

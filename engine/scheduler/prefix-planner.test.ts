@@ -14,21 +14,24 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../json.ts';
-import type { DependencyEdge, ReplayState } from '../replay/state.ts';
+import type { DependencyEdge, ReplayState } from '../state/state.ts';
 import { dispatchBound, dispatchStarted, release, result } from '../requests/lifecycle.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';
-import { applyTransition, MAX_STEP_CANDIDATES, type ClockTransition, type FairnessState, type SiblingStep } from './clocks.ts';
+import { applyTransition, MAX_STEP_CANDIDATES, type ClockTransition, type SiblingStep } from './clocks.ts';
+import type { FairnessState } from '../state/fairness.ts';
 import { gateIdentity, type ExternalEdge } from './eligibility.ts';
 import { admitToOverlay, createOverlay } from './overlay.ts';
 import { pack, type DispatchNextRequest, type PackResult } from './pack.ts';
-import { planNext, type PlanResult } from './plan.ts';
+import { planNext } from './plan.ts';
+import type { PlanResult } from './plan-types.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
-import { indexWork } from './ready-index.ts';
+import { indexWork } from '../state/ready-index.ts';
 import { referenceApplyTransition, referencePack, referencePlanNext } from '../../tests/support/reference-pack.ts';
 import { addWorks, buildState, commitPack, complete, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
-import { installedRoute, routeKey } from '../replay/ops/deployment.ts';
+import { installedRoute } from '../replay/ops/deployment.ts';
+import { routeKey } from '../state/routes.ts';
 
 /** What an accepted `available: false` Deployment of the installed revision leaves in the state. */
 function unavailable(state: ReplayState, profile: string): void {

@@ -35,7 +35,7 @@
  * this planner's own tentative counters, copies and indexes. The indexes are
  * a struct of arrays over the buckets (no object per bucket or member).
  */
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
 import {
   applySiblingStep,
@@ -46,19 +46,18 @@ import {
   MAX_STEP_CANDIDATES,
   planSibling,
   type ClockTransition,
-  type FairnessState,
   type PassCandidate,
-  type SiblingClock,
   type SiblingStep,
 } from './clocks.ts';
+import type { FairnessState, SiblingClock } from '../state/fairness.ts';
 import { workGates } from './eligibility.ts';
-import type { FifoTree } from './fifo-tree.ts';
+import type { FifoTree } from '../state/fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
 import { LeadingSet, type MemberTable } from './pass-heap.ts';
-import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan.ts';
+import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan-types.ts';
 import { poolPolicy } from './policy-view.ts';
-import { availableIn, bucketsOf } from './ready-index.ts';
+import { availableIn, bucketsOf } from '../state/ready-index.ts';
 
 /** `leftAt` of a bucket still in its class's competition set. */
 const STILL_ELIGIBLE = 0x7fffffff;

@@ -1,5 +1,5 @@
 /**
- * `fairway simulate` core (design/INTERFACES.md, issue 3 §6): a synthetic
+ * `fairway simulate` core (design/INTERFACES.md, `engine/simulate`): a synthetic
  * backlog of (priority, fairness key) Work granted one decision at a time by
  * the real packer (`pack` → `planNext` → `planPick`) over a real
  * `ReplayState`, with each admitted Claim's clock transition applied exactly
@@ -29,12 +29,12 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
-import { createState } from '../replay/replay.ts';
-import type { ReplayState, WorkRecord } from '../replay/state.ts';
-import { applyTransition, createFairnessState, type FairnessState } from './clocks.ts';
+import { createState, type ReplayState, type WorkRecord } from '../state/state.ts';
+import { applyTransition } from './clocks.ts';
+import { createFairnessState, type FairnessState } from '../state/fairness.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { pack } from './pack.ts';
-import { bucketsOf, indexWork, unindexWork } from './ready-index.ts';
+import { bucketsOf, indexWork, unindexWork } from '../state/ready-index.ts';
 import { MAX_SIMULATED_GRANTS, parseWorkload, type Workload, type WorkloadNode } from './workload.ts';
 import { DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../schema/defaults.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The server-side role check of administrator actions (issue 5 §3): no
+ * The server-side role check of administrator actions (docs/console.md "Authentication and roles"): no
  * session → 401, a non-administrator → 403. Hiding a button is not security;
  * every route handler and server action calls this first. Cross-site
  * requests are refused as well (the session cookie is SameSite=Lax and the

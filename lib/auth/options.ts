@@ -1,9 +1,9 @@
 /**
- * next-auth configuration (issue 5 §3).
+ * next-auth configuration (docs/console.md "Authentication and roles").
  * - local mode: a Credentials provider checking the one-time login token
  *   printed at start-up (single-use, expiring). The role is configuration:
  *   administrator only when the console was started with `--admin`, else
- *   observer (issue 14 §5); the form sends no role.
+ *   observer (docs/console.md); the form sends no role.
  * - hosted mode: GitHub OAuth (GITHUB_ID / GITHUB_SECRET), with roles from
  *   the FAIRWAY_ROLES_FILE mapping of numeric GitHub user ids.
  * Sessions are JWTs signed with NEXTAUTH_SECRET (random per local start).
@@ -47,8 +47,8 @@ export function authOptions(): NextAuthOptions {
         name: 'Login token',
         credentials: { token: { label: 'Login token', type: 'password' } },
         async authorize(credentials) {
-          // Single-use: a second sign-in with the same link is refused (issue 18 §6). The role comes from
-          // the start-up configuration, never from the request (issue 14 §5).
+          // Single-use: a second sign-in with the same link is refused (docs/console.md "Authentication and roles"). The role comes from
+          // the start-up configuration, never from the request (docs/console.md).
           const role: Role | null = redeemLoginRole(credentials?.token, config?.admin === true);
           if (role === null) return null;
           const principal = config?.principal ?? '1';

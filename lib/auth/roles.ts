@@ -1,5 +1,5 @@
 /**
- * Console roles (issue 5 §3): `observer` reads, `administrator` also acts.
+ * Console roles (docs/console.md "Authentication and roles"): `observer` reads, `administrator` also acts.
  * Hosted mode maps numeric GitHub user ids to roles with a JSON file:
  *
  *   {"administrators": ["1001"], "observers": ["2002"], "default_role": null}

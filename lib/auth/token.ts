@@ -1,7 +1,7 @@
 /**
  * The local-mode login tokens: generated at start-up (or fixed by
  * FAIRWAY_CONSOLE_TOKEN, a comma-separated list), printed once to the
- * operator's terminal. Each token signs in once (issue 18 §6, issue 14 §5)
+ * operator's terminal. Each token signs in once (docs/console.md "Authentication and roles", docs/console.md)
  * and expires FAIRWAY_CONSOLE_TOKEN_TTL_MS after start-up (default 1 hour);
  * a new one needs a new start. Only the SHA-256 of each token travels to the
  * server code (environment); comparison is constant-time. Redeemed hashes
@@ -9,7 +9,7 @@
  * (Next.js bundles its own copy of this module). Tokens never appear in logs.
  *
  * The role a token grants is configuration, never a choice on the sign-in
- * form (issue 14 §5): the start-up tokens sign in as administrator only when
+ * form (docs/console.md): the start-up tokens sign in as administrator only when
  * the console was started with `--admin`, otherwise as observer; tokens of
  * FAIRWAY_CONSOLE_OBSERVER_TOKEN always sign in as observer.
  */

@@ -7,8 +7,10 @@
  */
 import { fail, ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { AUTHORITY_FIELDS, currentRevision, workerRoute } from '../../engine/replay/ops/deployment.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import { deployedRoute } from '../../engine/lifecycle/deploy.ts';
+import { AUTHORITY_FIELDS } from '../../engine/replay/ops/deployment.ts';
+import { currentRevision } from '../../engine/state/routes.ts';
+import type { Projection } from '../../engine/replay/index.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import type { LedgerStore, RepositoryRevision } from '../store/types.ts';
 import { policyFromSettings, readAwJsonSettings, type WorkQueueSettings } from './aw.ts';
@@ -76,12 +78,12 @@ function sameAuthority(a: JsonObject, b: JsonObject): boolean {
  * missing or invalid keeps its current profile (deploy records its availability). Only a
  * configuration change of a profile's authority moves it to the verified revision.
  */
-export function keepDeployed(policy: JsonObject, state: ReplayState | null, routes: WorkerRoutes): JsonObject {
-  if (state?.policy === undefined || state.policy === null) return policy;
+export function keepDeployed(policy: JsonObject, projection: Projection | null, routes: WorkerRoutes): JsonObject {
+  if (projection === null || projection.policy === null) return policy;
   const pools = policy.pools as Record<string, { profiles: Record<string, JsonObject> }>;
   for (const [pool, entry] of Object.entries(pools)) {
     for (const name of [...Object.keys(entry.profiles), ...Object.keys(routes.unavailable)]) {
-      const route = workerRoute(state, pool, name);
+      const route = deployedRoute(projection, pool, name);
       if (route === null) continue;
       const current = currentRevision(route).profile;
       const next = entry.profiles[name];
@@ -106,16 +108,16 @@ export function keepDeployed(policy: JsonObject, state: ReplayState | null, rout
  * store's verified default revision, deployed refs and contracts kept (keepDeployed). With no
  * verified route at all, every worker keeps its currently installed profile.
  */
-export async function policyFromConfig(store: LedgerStore, state: ReplayState, ctx: RouteContext): Promise<JsonObject> {
+export async function policyFromConfig(store: LedgerStore, projection: Projection, ctx: RouteContext): Promise<JsonObject> {
   const { settings, routes } = await configurationAt(store, ctx);
   let fresh: JsonObject;
   if (Object.keys(routes.profiles).length > 0) {
     fresh = policyFromSettings(settings, { ...ctx, profiles: routes.profiles, defaultProfile: requireDefaultRoute(routes) });
   } else {
-    const pools = state.policy?.policy.pools as Record<string, { default_profile: string; profiles: Record<string, JsonObject> }> | undefined;
+    const pools = projection.policy?.pools;
     const first = pools === undefined ? undefined : Object.values(pools)[0];
     if (first === undefined) requireDefaultRoute(routes);
     fresh = policyFromSettings(settings, { ...ctx, profiles: first!.profiles as never, defaultProfile: first!.default_profile });
   }
-  return keepDeployed(fresh, state, routes);
+  return keepDeployed(fresh, projection, routes);
 }

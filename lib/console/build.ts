@@ -2,7 +2,7 @@
  * Builds the Next.js app when the production build is missing or older than
  * its sources, so `npm start` works on a fresh clone. One `next build`
  * (Turbopack) child process; the caller's log gets what is running and roughly
- * how long it takes, progress while it runs and the time taken (issue 19);
+ * how long it takes, progress while it runs and the time taken (README "Set-up: the two commands");
  * the build's own output is kept for the error when it fails.
  */
 import { spawn } from 'node:child_process';

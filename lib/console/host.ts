@@ -1,5 +1,5 @@
 /**
- * The console's `Host` check (issue 18 §6, DNS rebinding). A page that an
+ * The console's `Host` check (docs/console.md "Authentication and roles", DNS rebinding). A page that an
  * attacker's domain serves can make the browser resolve that domain to
  * 127.0.0.1 and read the console's pages with no session (local mode serves
  * reads to whoever reaches the loopback port). Such requests carry the

@@ -1,5 +1,5 @@
 /**
- * Console links that keep time travel (issue 14 §5): a pinned `?at=` commit
+ * Console links that keep time travel (docs/console.md): a pinned `?at=` commit
  * survives every navigation, the top bar's included. Pure, shared by server
  * pages and client components.
  */

@@ -1,5 +1,5 @@
 /**
- * GET /metrics of the console (issue 15 §4): the queue metrics of the live projection as
+ * GET /metrics of the console (docs/observability.md "Metrics"): the queue metrics of the live projection as
  * OpenMetrics text, computed by the same pure function as `fairway stats --format prometheus`.
  * Behind the same read authorisation as the pages (local mode: the loopback port; hosted
  * mode: a session) and, like every console request, the server's Host guard.

@@ -1,5 +1,5 @@
 /**
- * What the console's 404 page says (issue 14 §5): which kind of thing was not
+ * What the console's 404 page says (docs/console.md): which kind of thing was not
  * found, from the request path (proxy.ts hands it to the page in the
  * `x-fairway-path` request header), and the way back. An unknown `?at=`
  * commit is named as such, never as a ledger read failure. Pure.

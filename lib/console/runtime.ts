@@ -1,7 +1,7 @@
 /**
  * The console's server-side state: one ledger store, the one Publisher for
  * administrator actions, a read cache bound to the branch version (spec 7.17)
- * and a bounded cache of historical prefixes for `?at=<commit>` permalinks.
+ * and historical prefixes for `?at=<commit>` permalinks (`Projection.at`, cached).
  *
  * Reads use their own ProjectionCache, never the Publisher's: the Publisher
  * validates a candidate by applying it to its projection before the CAS, and a
@@ -11,8 +11,7 @@
  * operator keeps a view while the store is unreachable.
  */
 import { ProtocolError, describeError } from '../../engine/errors.ts';
-import { replayLedger, type Projection } from '../../engine/replay/index.ts';
-import type { CommitInfo } from '../../engine/replay/state.ts';
+import type { CommitInfo, Projection } from '../../engine/replay/index.ts';
 import { ProjectionCache } from '../publisher/cache.ts';
 import { Publisher } from '../publisher/publisher.ts';
 import type { LedgerStore } from '../store/types.ts';
@@ -43,7 +42,6 @@ export interface ViewState {
   asOf: number;
 }
 
-const PREFIX_CACHE_SIZE = 12;
 /** Reads within this window share one store read (many components, one request). */
 const READ_DEDUPE_MS = 250;
 
@@ -54,7 +52,6 @@ export class ConsoleRuntime {
   private inflight: Promise<LiveLoad> | null = null;
   private lastGood: LiveLoad | null = null;
   private failingSince: number | null = null;
-  private readonly prefixes = new Map<string, Projection>();
 
   constructor(readonly config: ConsoleConfig, readonly store: LedgerStore) {
     this.publisher = new Publisher(store);
@@ -103,44 +100,24 @@ export class ConsoleRuntime {
   async view(at?: string | null): Promise<ViewState> {
     const live = await this.live();
     if (at === undefined || at === null || at === '' || at === live.projection.tip) {
-      const tipIndex = live.projection.state.commits.length - 1;
-      const pinned = at ? live.projection.state.commits[tipIndex] ?? null : null;
+      const pinned = at ? live.projection.lastCommit : null;
       return { live, projection: live.projection, at: pinned, asOf: pinned?.at ?? this.now() };
     }
     const projection = this.prefix(live.projection, at);
-    const info = projection.state.commits[projection.state.commits.length - 1]!;
+    const info = projection.lastCommit!;
     return { live, projection, at: info, asOf: info.at };
   }
 
-  /** The projection as of commit `id` inclusive, from the validated live ledger (cached, bounded). */
+  /** The projection as of commit `id` inclusive, from the validated live ledger (the projection's cached prefix replay). */
   prefix(live: Projection, id: string): Projection {
-    const index = live.state.commitIndex.get(id);
-    if (index === undefined) throw new ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
-    if (index === live.state.commits.length - 1) return live;
-    const cached = this.prefixes.get(id);
-    if (cached !== undefined) {
-      this.prefixes.delete(id);
-      this.prefixes.set(id, cached);
-      return cached;
-    }
-    const projection = replayPrefix(live, index + 1);
-    this.prefixes.set(id, projection);
-    while (this.prefixes.size > PREFIX_CACHE_SIZE) this.prefixes.delete(this.prefixes.keys().next().value!);
-    return projection;
+    if (live.commitPosition(id) === undefined) throw new ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
+    return live.at(id);
   }
 
   /** The projection just before commit `id` (a receipt's source prefix); null for the genesis. */
   before(live: Projection, id: string): Projection | null {
-    const index = live.state.commitIndex.get(id);
+    const index = live.commitPosition(id);
     if (index === undefined) throw new ProtocolError('unknown_commit', 'that commit is not in the validated ledger');
-    if (index === 0) return null;
-    return this.prefix(live, live.state.commits[index - 1]!.id);
+    return index === 0 ? null : live.before(id);
   }
-}
-
-/** Cold replay of the first `count` commits in causal order (physical order does not matter, spec 7.6). */
-export function replayPrefix(live: Projection, count: number): Projection {
-  const lines: string[] = [];
-  for (let i = 0; i < count; i++) lines.push(live.commitText(live.state.commits[i]!.id)!);
-  return replayLedger(`${lines.join('\n')}\n`);
 }

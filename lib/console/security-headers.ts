@@ -1,5 +1,5 @@
 /**
- * The console's security headers (issue 14 §5). Pure builders, used by
+ * The console's security headers (docs/console.md). Pure builders, used by
  * `proxy.ts` (per-request CSP with a fresh nonce, pages and route handlers)
  * and `next.config.mjs` (the static headers on every response: pages, route
  * handlers and static assets).

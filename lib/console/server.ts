@@ -154,7 +154,7 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     config,
     demoRepository,
     server,
-    // Stopping the console removes its demo repository (issue 14 §5: nothing is left behind).
+    // Stopping the console removes its demo repository (docs/console.md: nothing is left behind).
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

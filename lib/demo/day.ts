@@ -14,7 +14,7 @@
  */
 import type { JsonObject } from '../../engine/json.ts';
 import { workerActor } from '../../engine/lifecycle/finish.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { Projection } from '../../engine/replay/index.ts';
 import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { control, deliveryFailure, dispatchBound, dispatchStarted, dispatchUncertain, observation, release, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
@@ -53,8 +53,8 @@ const dispatcher: Actor = { role: 'dispatcher', ...base, workflow: '.github/work
 const POOL = 'default';
 
 /** The worker actor of one member: the group's frozen profile principal/workflow and bound run (replay checks it). */
-function worker(state: ReplayState, dispatchId: string, handle: string, runId: string): Actor {
-  return workerActor(state, dispatchId, runId, handle);
+function worker(projection: Projection, dispatchId: string, handle: string, runId: string): Actor {
+  return workerActor(projection, dispatchId, runId, handle);
 }
 
 export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: DemoOptions): Promise<DemoSummary> {
@@ -73,16 +73,16 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
       await s.publish(`${id}-uncertain`, reconciler, at(t - 1), () => dispatchUncertain(claim.dispatch_id, 'dispatch_ack_timeout'));
       return;
     }
-    await s.publish(`${id}-bind`, reconciler, at(t - 1), (state) => dispatchBound(state, claim.dispatch_id, runId, at(t - 1)));
+    await s.publish(`${id}-bind`, reconciler, at(t - 1), (queue) => dispatchBound(queue, claim.dispatch_id, runId, at(t - 1)));
     if (outcome === 'running') return;
     const w = worker(s.current, claim.dispatch_id, claim.handle, runId);
-    await s.publish(`${id}-finish`, w, at(t - 8), (state) => finishRequest(state, { dispatch_id: claim.dispatch_id, claim_handle: claim.handle, outcome: 'completed' }, at(t - 8)));
+    await s.publish(`${id}-finish`, w, at(t - 8), (queue) => finishRequest(queue, { dispatch_id: claim.dispatch_id, claim_handle: claim.handle, outcome: 'completed' }, at(t - 8)));
     if (outcome === 'result') {
-      await s.publish(`${id}-result`, reconciler, at(t - 9), (state) => result(state, claim.work_id, { summary: 'verified outputs', files_changed: 3 }, at(t - 9), `receipt-${runId}`));
+      await s.publish(`${id}-result`, reconciler, at(t - 9), (queue) => result(queue, claim.work_id, { summary: 'verified outputs', files_changed: 3 }, at(t - 9), `receipt-${runId}`));
     } else {
-      await s.publish(`${id}-delivery-failure`, reconciler, at(t - 9), (state) => deliveryFailure(state, claim.work_id, at(t - 9), 5, 'delivery_unverifiable'));
+      await s.publish(`${id}-delivery-failure`, reconciler, at(t - 9), (queue) => deliveryFailure(queue, claim.work_id, at(t - 9), 5, 'delivery_unverifiable'));
     }
-    await s.publish(`${id}-release`, reconciler, at(t - 10), (state) => release(state, claim.dispatch_id, at(t - 10)));
+    await s.publish(`${id}-release`, reconciler, at(t - 10), (queue) => release(queue, claim.dispatch_id, at(t - 10)));
   };
 
   // 09:00-ish: the agent plans the SDK migration; the queue bootstraps with it.
@@ -109,27 +109,27 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
   const sharedRun = String((run += 1));
   const sharedGroup = shared.claims[0]!.dispatch_id;
   await s.publish('dispatch-0935-sdk-shared-start', dispatcher, at(324), () => dispatchStarted(sharedGroup, dispatcher as unknown as JsonObject));
-  await s.publish('dispatch-0935-sdk-shared-bind', reconciler, at(323), (state) => dispatchBound(state, sharedGroup, sharedRun, at(323)));
+  await s.publish('dispatch-0935-sdk-shared-bind', reconciler, at(323), (queue) => dispatchBound(queue, sharedGroup, sharedRun, at(323)));
 
   // Platform brings 500 ready tasks, Security 10; both registered with equal weights.
   const platform = backlogNodes('platform', 500, 3);
-  await s.publish('platform-backlog-1', producer, at(320), (state, ids) => submitRequest(state, platform.slice(0, 256), { graphId: 'platform-migration', at: ids.at }));
-  await s.publish('platform-backlog-2', producer, at(319), (state, ids) => submitRequest(state, platform.slice(256), { graphId: 'platform-migration', at: ids.at }));
-  await s.publish('security-checks', producer, at(318), (state, ids) => submitRequest(state, backlogNodes('security', 10, 3), { graphId: 'security-checks', at: ids.at }));
+  await s.publish('platform-backlog-1', producer, at(320), (queue, ids) => submitRequest(queue, platform.slice(0, 256), { graphId: 'platform-migration', at: ids.at }));
+  await s.publish('platform-backlog-2', producer, at(319), (queue, ids) => submitRequest(queue, platform.slice(256), { graphId: 'platform-migration', at: ids.at }));
+  await s.publish('security-checks', producer, at(318), (queue, ids) => submitRequest(queue, backlogNodes('security', 10, 3), { graphId: 'security-checks', at: ids.at }));
   const mixed: SubmitNode[] = [
     { node_key: 'rollback-auth-cache', payload: { plan: 'Roll back the auth cache change behind the login incident' }, priority: 1, fairness_key: '' },
     ...[1, 2, 3].map((i) => ({ node_key: `triage-flaky-test-${i}`, payload: { plan: `Triage flaky test cluster ${i}` }, priority: 4, fairness_key: '' })),
     ...[1, 2].map((i) => ({ node_key: `polish-readme-${i}`, payload: { plan: `Polish README section ${i}` }, priority: 5, fairness_key: '' })),
   ];
-  await s.publish('operations-mixed', producer, at(317), (state, ids) => submitRequest(state, mixed, { graphId: 'operations', at: ids.at }));
+  await s.publish('operations-mixed', producer, at(317), (queue, ids) => submitRequest(queue, mixed, { graphId: 'operations', at: ids.at }));
 
   // The code proposal finishes and is verified.
   const [code, docs, ci] = shared.claims;
   const sharedFinish = (claim: typeof code, outcome: 'completed' | 'cancelled', t: number) =>
-    s.publish(`dispatch-0935-sdk-shared-finish-${claim!.handle}`, worker(s.current, sharedGroup, claim!.handle, sharedRun), at(t), (state) =>
-      finishRequest(state, { dispatch_id: sharedGroup, claim_handle: claim!.handle, outcome }, at(t)));
+    s.publish(`dispatch-0935-sdk-shared-finish-${claim!.handle}`, worker(s.current, sharedGroup, claim!.handle, sharedRun), at(t), (queue) =>
+      finishRequest(queue, { dispatch_id: sharedGroup, claim_handle: claim!.handle, outcome }, at(t)));
   await sharedFinish(code, 'completed', 305);
-  await s.publish('dispatch-0935-sdk-shared-result-h1', reconciler, at(304), (state) => result(state, code!.work_id, { summary: 'code proposal verified', pull_request: 'draft' }, at(304), `receipt-${sharedRun}-h1`));
+  await s.publish('dispatch-0935-sdk-shared-result-h1', reconciler, at(304), (queue) => result(queue, code!.work_id, { summary: 'code proposal verified', pull_request: 'draft' }, at(304), `receipt-${sharedRun}-h1`));
 
   // A first round of fair grants across priority classes.
   const round1 = await s.dispatchNext('dispatch-1000', dispatcher, at(300), { pool: POOL, max_claims: 4, max_dispatches: 4, max_bytes: 49152 });
@@ -138,7 +138,7 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
   // Runner outage: grants paused for an hour, then resumed. Running work still finishes.
   await s.publish('outage-pause-grants', admin, at(240), () => control('grants_paused', true, 'incident.runner_outage'));
   await sharedFinish(ci, 'completed', 200);
-  await s.publish('dispatch-0935-sdk-shared-result-h3', reconciler, at(199), (state) => result(state, ci!.work_id, { summary: 'CI configuration verified' }, at(199), `receipt-${sharedRun}-h3`));
+  await s.publish('dispatch-0935-sdk-shared-result-h3', reconciler, at(199), (queue) => result(queue, ci!.work_id, { summary: 'CI configuration verified' }, at(199), `receipt-${sharedRun}-h3`));
   await s.publish('outage-resume-grants', admin, at(180), () => control('grants_paused', false, 'incident.runner_recovered'));
 
   // After the outage: one verified, one delivery failure, one still running, one launch uncertain.
@@ -146,9 +146,9 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
   await lifecycle(round2, 0, 168, 'result');
   await lifecycle(round2, 1, 150, 'delivery_failure');
   const failed = round2.claims[1]!;
-  await s.publish('replace-after-delivery-failure', producer, at(130), (state, ids) => {
-    const old = state.works.get(failed.work_id)!;
-    const built = submitRequest(state, [{
+  await s.publish('replace-after-delivery-failure', producer, at(130), (queue, ids) => {
+    const old = queue.work(failed.work_id)!;
+    const built = submitRequest(queue, [{
       node_key: `${old.nodeKey}-remediation`,
       payload: { plan: 'Inspect the partial delivery and re-apply only verified-idempotent writes', replaces: old.nodeKey },
       priority: old.priority, fairness_key: old.fairnessKey, pool: old.pool,
@@ -161,7 +161,7 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
 
   // The shared worker's documentation task is cancelled: it waits out the retry backoff.
   await sharedFinish(docs, 'cancelled', 60);
-  await s.publish('dispatch-0935-sdk-shared-release', reconciler, at(55), (state) => release(state, sharedGroup, at(55)));
+  await s.publish('dispatch-0935-sdk-shared-release', reconciler, at(55), (queue) => release(queue, sharedGroup, at(55)));
 
   // Fresh gate reads: the upstream PR is still not merged, so the review keeps waiting.
   await observe('observe-gates-afternoon', false, 20);
@@ -170,7 +170,7 @@ export async function seedDemoDay(publisher: Publisher | LedgerWriter, options: 
   await s.dispatchNext('dispatch-1440', dispatcher, at(10), { pool: POOL, max_claims: 2, max_dispatches: 2, max_bytes: 49152 });
 
   if (options.probe === true) {
-    await s.publish('xss-probe', producer, at(5), (state, ids) => submitRequest(state, [{
+    await s.publish('xss-probe', producer, at(5), (queue, ids) => submitRequest(queue, [{
       node_key: PROBE_TEXT, payload: { note: PROBE_TEXT, html: `<script>alert(2)</script>${PROBE_TEXT}` }, priority: 4, fairness_key: '',
     }], { graphId: 'xss-probe', at: ids.at }));
   }

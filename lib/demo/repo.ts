@@ -2,7 +2,7 @@
  * The embedded demo's home: a fresh local Git repository, its queue branch
  * seeded through the Publisher over the real LocalGitStore.
  *
- * It lives in the per-user cache directory (issue 14 §5), never loose in
+ * It lives in the per-user cache directory (docs/console.md), never loose in
  * `/tmp`: `$XDG_CACHE_HOME/fairway/demo` (default `~/.cache/fairway/demo`),
  * `~/Library/Caches/fairway/demo` on macOS, `%LOCALAPPDATA%\fairway\demo` on
  * Windows. Each console's demo is `demo-<pid>-<random>`; it is removed when

@@ -6,7 +6,7 @@
 import { ProtocolError } from '../../engine/errors.ts';
 import { candidateCommitId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { Projection } from '../../engine/replay/index.ts';
 import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from '../../engine/requests/operations.ts';
 import { LedgerWriter } from '../../engine/requests/writer.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
@@ -32,21 +32,21 @@ export class Seeder {
   count = 0;
   /** Every granted Claim in grant order. */
   readonly decisions: GrantDecision[] = [];
-  private state: ReplayState | null = null;
+  private projection: Projection | null = null;
 
   constructor(private readonly sink: Publisher | LedgerWriter) {}
 
-  /** The replay state after the last publication. */
-  get current(): ReplayState {
-    if (this.state === null) throw new ProtocolError('demo_not_seeded', 'nothing published yet');
-    return this.state;
+  /** The queue after the last publication. */
+  get current(): Projection {
+    if (this.projection === null) throw new ProtocolError('demo_not_seeded', 'nothing published yet');
+    return this.projection;
   }
 
-  async publish(id: string, actor: Actor, at: number, build: (state: ReplayState, ids: RequestIds) => BuiltRequest, bootstrap?: BuiltRequest): Promise<QueueCommit> {
+  async publish(id: string, actor: Actor, at: number, build: (projection: Projection, ids: RequestIds) => BuiltRequest, bootstrap?: BuiltRequest): Promise<QueueCommit> {
     if (this.sink instanceof LedgerWriter) {
       const w = this.sink;
-      const commit = w.publish(id, actor, at, build(w.state, { requestId: id, commitId: candidateCommitId(w.state.tip, id), at }));
-      this.state = w.state;
+      const commit = w.publish(id, actor, at, build(w.projection, { requestId: id, commitId: candidateCommitId(w.projection.tip, id), at }));
+      this.projection = w.projection;
       this.count += 1;
       return commit;
     }
@@ -54,19 +54,19 @@ export class Seeder {
       requestId: id,
       actor,
       now: () => at,
-      prepare: (projection, ids) => build(projection.state, ids),
+      prepare: (projection, ids) => build(projection, ids),
       ...(bootstrap === undefined ? {} : { bootstrap: () => bootstrap }),
     });
     if (outcome.status !== 'committed') throw new ProtocolError('demo_seed_failed', `demo request ${id} was not committed (${outcome.status})`);
-    this.state = outcome.projection.state;
+    this.projection = outcome.projection;
     this.count += 1;
     return outcome.commit;
   }
 
   async dispatchNext(id: string, actor: Actor, at: number, input: DispatchNextInput): Promise<Grant> {
     let decisions: GrantDecision[] = [];
-    const commit = await this.publish(id, actor, at, (state, ids) => {
-      const built = dispatchNextRequest(state, input, { requestId: ids.requestId, commitId: ids.commitId }, ids.at);
+    const commit = await this.publish(id, actor, at, (projection, ids) => {
+      const built = dispatchNextRequest(projection, input, { requestId: ids.requestId, commitId: ids.commitId }, ids.at);
       if (built.operations.length === 0) throw new ProtocolError('demo_seed_failed', `demo grant ${id} found nothing to grant (${built.plan.stopReason})`);
       decisions = built.plan.explanations.slice(0, built.plan.claims.length).flatMap((e) =>
         e.work === null ? [] : [{ request_id: id, node_key: e.work.node_key, fairness_key: e.work.fairness_key, priority: e.work.priority, reason: e.reason }]);

@@ -23,7 +23,7 @@ export interface CandidateOptions {
 /** The group's candidates now; a failed read throws (the caller keeps the reservation). */
 export async function launchCandidates(api: GitHubApi, projection: Projection, dispatchId: string, options: CandidateOptions = {}): Promise<Candidate[]> {
   const group = projection.dispatch(dispatchId)!;
-  const repository = projection.state.repository ?? '';
+  const repository = projection.repository ?? '';
   const where = coordsOf(repository);
   const candidates: Candidate[] = [];
   const add = (run: NativeRunFacts, reported: boolean): void => {

@@ -13,6 +13,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import type { GitHubApi } from './api.ts';
 import { readResource, type RepositoryReads } from './resources.ts';
 import { ownGet } from '../../engine/schema/record.ts';
+import { installedPolicy } from '../../engine/scheduler/policy-view.ts';
 
 export interface RefreshInput {
   api: GitHubApi;
@@ -40,17 +41,17 @@ function resourceKey(t: GateTarget): string {
 }
 
 export async function refreshGates(input: RefreshInput): Promise<RefreshReport> {
-  const { state } = input.projection;
-  const policy = state.policy!.policy as { limits: { operations: number; ledger_bytes: number }; pools: Record<string, { allowed_repositories: string[] }> };
+  const { projection } = input;
+  const policy = installedPolicy(projection);
   const budget = refreshBudget({
     operations: policy.limits.operations,
     ledgerBytes: input.projection.validatedLength,
     ledgerLimit: policy.limits.ledger_bytes,
-    grantsPaused: state.controls.grants_paused,
+    grantsPaused: projection.controls.grants_paused,
     ...(input.requested === undefined ? {} : { requested: input.requested }),
   });
   const allowed = new Set(ownGet(policy.pools, input.pool)?.allowed_repositories ?? []);
-  const targets = candidateGates(state, input.pool, input.at);
+  const targets = candidateGates(projection, input.pool, input.at);
   const report: RefreshReport = { operations: [], budget, candidates: targets.length, reads: 0, skipped: [] };
   const reads = new Map<string, Promise<GateFacts>>();
   const repositories: RepositoryReads = new Map();
@@ -67,8 +68,8 @@ export async function refreshGates(input: RefreshInput): Promise<RefreshReport> 
       if (!reads.has(key)) report.reads += 1;
       reads.set(key, facts);
     }
-    const op = observationOperation(target, await facts, input.at, state.controls.credential_generation);
-    if (isRedundant(state, target, op)) report.skipped.push({ gate: target.gate, reason: 'unchanged' });
+    const op = observationOperation(target, await facts, input.at, projection.controls.credential_generation);
+    if (isRedundant(projection, target, op)) report.skipped.push({ gate: target.gate, reason: 'unchanged' });
     else report.operations.push(op);
   }
   return report;

@@ -7,7 +7,7 @@
  * normalizes to an `unknown` Observation: it never satisfies a gate.
  */
 import type { GateFacts } from '../../engine/lifecycle/observations.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
 import { IssueSchema, PullSchema, RepositorySchema, type GitHubRepository } from './schemas.ts';
 

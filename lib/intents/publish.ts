@@ -23,7 +23,7 @@ export const DISPATCH_MAX_BYTES = 48 * 1024;
 
 /** The queue repository: the ledger's, or (only when bootstrapping) the configured one. */
 export function repositoryOf(projection: Projection | null, fallback: string): string {
-  return projection?.state.repository ?? fallback;
+  return projection?.repository ?? fallback;
 }
 
 export function originActor(role: 'producer' | 'dispatcher', principal: string, repository: string): Actor {
@@ -40,7 +40,7 @@ export function workerActor(projection: Projection, scope: ClaimScope, runId: st
   return {
     role: 'worker',
     principal: group.profile.principal as string,
-    repository: projection.state.repository ?? '',
+    repository: projection.repository ?? '',
     workflow: group.profile.workflow as string,
     run_id: runId,
     run_attempt: 1,
@@ -63,9 +63,9 @@ export function publishSubmit(publisher: Publisher, plan: SubmitPlan): Promise<P
     requestId: plan.requestId,
     actor: plan.actor,
     prepare: (projection, ids) => {
-      const { graphId, nodes } = plan.resolve(projection.state.policy?.policy ?? null);
+      const { graphId, nodes } = plan.resolve(projection.policy);
       // Exact resubmissions of admitted nodes are the existing records (`already_admitted`, no write).
-      return submitOrExisting(projection.state, nodes, { graphId, at: ids.at, actor: plan.actor });
+      return submitOrExisting(projection, nodes, { graphId, at: ids.at, actor: plan.actor });
     },
     ...(plan.bootstrap === undefined ? {} : {
       bootstrap: async (ids) => {
@@ -95,7 +95,7 @@ export async function publishDispatch(publisher: Publisher, plan: DispatchPlan):
     requestId: plan.requestId,
     actor: plan.actor,
     prepare: (projection, ids) => {
-      const built = dispatchNextRequest(projection.state, input, ids, ids.at);
+      const built = dispatchNextRequest(projection, input, ids, ids.at);
       pack = built.plan;
       packEvent(built.plan);
       if (built.operations.length > 0) return built;
@@ -112,7 +112,7 @@ export async function publishFinish(publisher: Publisher, input: { requestId: st
   const outcome = await publisher.publish({
     requestId: input.requestId,
     actor: input.actor,
-    prepare: (projection, ids) => finishRequest(projection.state, parameters, ids.at),
+    prepare: (projection, ids) => finishRequest(projection, parameters, ids.at),
   });
   debugEvent('claims', 'finish', { completed: input.outcome === 'completed', status: outcome.status });
   return outcome;

@@ -120,7 +120,7 @@ export class Session {
     const projection = this.o.loaded.projection;
     try {
       if (projection === null) return { label: 'activation_snapshot', authoritative: false, work_id: null, reason: 'queue_uninitialized' };
-      const plan = planNext(projection.state, pool, this.snapshot.created_at);
+      const plan = planNext(projection, pool, this.snapshot.created_at);
       return { label: 'activation_snapshot', authoritative: false, work_id: plan.selected ? plan.work.workId : null, reason: plan.explanation.reason };
     } catch (e) {
       if (!isProtocolError(e)) throw e;

@@ -81,7 +81,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
     schema: SNAPSHOT_SCHEMA,
     created_at: input.now,
     role: input.role,
-    origin: { principal: input.principal, repository: projection?.state.repository ?? null },
+    origin: { principal: input.principal, repository: projection?.repository ?? null },
     source: { label: input.store.label, branch: input.branch },
     uninitialized: projection === null,
     branch_version: read.version,
@@ -91,7 +91,7 @@ export async function captureSnapshot(input: CaptureInput): Promise<LoadedSnapsh
     native_run: nativeRun,
   };
   const snapshot = parseSnapshot({ ...body, snapshot_id: snapshotId(body) });
-  debugEvent('intents', 'snapshot', { role: input.role as EventMeta<'intents', 'snapshot'>['role'], bytes: body.ledger.bytes, work: projection === null ? 0 : projection.state.works.size });
+  debugEvent('intents', 'snapshot', { role: input.role as EventMeta<'intents', 'snapshot'>['role'], bytes: body.ledger.bytes, work: projection === null ? 0 : projection.workCount });
   return { snapshot, projection, assignment };
 }
 

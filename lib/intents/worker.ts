@@ -17,7 +17,7 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { authorizeClaimEffect, requireRunBinding } from '../../engine/intents/effects.ts';
-import { finishRequestId } from '../../engine/intents/records.ts';
+import { finishRequestId } from '../../engine/identity/index.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { AssignmentClaim, WorkerAssignment } from '../../engine/intents/assignment.ts';
 import { commitOf, publishFinish, workerActor } from './publish.ts';

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { ProtocolError } from '../../engine/errors.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import type { FairwayOctokit } from '../store/github-client.ts';
 import { githubFailure, isRequestError, neverSent } from '../store/github-errors.ts';
 import { storeTimeouts, type RequestTimeouts } from '../store/github-timeouts.ts';

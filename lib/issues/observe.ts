@@ -19,7 +19,7 @@
 import { issueKey, type JournalRecord, type JournalState } from '../../engine/issues/journal.ts';
 import { labelChanges, ISSUE_STATUSES, type IssueStatus } from '../../engine/issues/labels.ts';
 import type { IssueObservation } from '../../engine/issues/plan.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import type { FeedIssue, IssuesClient } from './github.ts';
 
 /** The watermark trails GitHub's clock by this much, so changes racing the read are re-read. */

@@ -36,7 +36,7 @@ import { closureNeedsRead, missingBindings, needsProjection, planWork, type Issu
 import type { Templates } from '../../engine/issues/render.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { WorkRecord } from '../../engine/replay/state.ts';
+import type { WorkRecord } from '../../engine/state/state.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
@@ -149,8 +149,8 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   const dryRun = options.dryRun === true;
   const { projection, snapshot } = await deps.publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
-  const repository = safeRepository(projection.state.repository ?? '');
-  if (repository === null) fail('issues_repository_invalid', `the queue repository ${JSON.stringify(projection.state.repository)} is not a GitHub owner/name; backing Issues live in GitHub repositories`);
+  const repository = safeRepository(projection.repository ?? '');
+  if (repository === null) fail('issues_repository_invalid', `the queue repository ${JSON.stringify(projection.repository)} is not a GitHub owner/name; backing Issues live in GitHub repositories`);
   const loaded = (await deps.journal.load()).state;
   const { targets, deferred } = batchOf(projection, loaded, deps, snapshot.version, options.workIds);
   const batch = targets.map((t) => t.work);

@@ -13,7 +13,7 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { issueKey, type JournalEntry, type JournalRecord } from '../../engine/issues/journal.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import type { IssuesClient } from './github.ts';
 import type { JournalStore } from './journal-store.ts';
 

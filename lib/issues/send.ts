@@ -7,7 +7,7 @@
  */
 import { issueKey, type JournalRecord } from '../../engine/issues/journal.ts';
 import type { WorkPlan } from '../../engine/issues/plan.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import type { IssuesClient, WriteOutcome } from './github.ts';
 
 export interface SendState {

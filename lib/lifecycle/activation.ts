@@ -50,7 +50,7 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   if (projection === null) fail('queue_uninitialized', 'the worker queue does not exist');
   checkAssignmentAgainstLedger(projection, assignment);
   const group = projection.dispatch(assignment.dispatch_id)!;
-  const repository = projection.state.repository ?? '';
+  const repository = projection.repository ?? '';
   if (group.released) fail('dispatch_released', `dispatch ${group.dispatchId} was already released`);
   if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${group.dispatchId} has no start marker: this run was not launched by its sender`);
   if (group.state === 'rejected') fail('launch_rejected', `dispatch ${group.dispatchId} was definitively rejected`);
@@ -68,7 +68,7 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   // Spec 7.8 "Multiple matching runs are a binding conflict": before binding itself, the worker
   // discovers every possible launch of its group (the same paged discovery reconcile uses). A
   // second one -- a duplicate that may activate too -- makes this a conflict that neither run wins.
-  const actor = workerActor(projection.state, group.dispatchId, run.runId);
+  const actor = workerActor(projection, group.dispatchId, run.runId);
   const opts = input.now === undefined ? {} : { now: input.now };
   // A failed listing propagates: activation fails closed, the reservation stays.
   const candidates = await launchCandidates(input.api, projection, group.dispatchId, { known: [native] });

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import { groupEvidence, type EvidenceFacts } from '../../engine/lifecycle/evidence.ts';
 import { exhaustionRequestId, releaseRequestId } from '../../engine/lifecycle/ids.ts';
 import { exhaustionRequest, releaseRequest } from '../../engine/lifecycle/release.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { publishTransition, type TransitionOutcome } from './transition.ts';
@@ -27,25 +27,25 @@ export async function closeGroup(
   reason: string,
   now?: () => number,
   /** Re-checked inside the CAS-validated prefix before the Release is built (e.g. prelaunch). */
-  precheck?: (state: ReplayState) => void,
+  precheck?: (projection: Projection) => void,
 ): Promise<CloseResult> {
   const opts = { tolerate: ['nothing_to_cancel', 'already_released'], ...(now === undefined ? {} : { now }) };
   // The precheck runs inside every CAS-validated rebuild: a prelaunch cancellation that lost
   // the race to a start marker is refused before its exhaustion step commits anything.
-  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (state) => {
-    if (!state.dispatches.get(dispatchId)?.released) precheck?.(state);
-    const built = exhaustionRequest(state, dispatchId);
+  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (p) => {
+    if (!p.dispatch(dispatchId)?.released) precheck?.(p);
+    const built = exhaustionRequest(p, dispatchId);
     if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} has exhausted its attempts`);
     return built;
   }, opts);
   const { projection } = await publisher.cache.load();
   const released = projection?.dispatch(dispatchId)?.released === true;
-  if (!released && projection !== null) precheck?.(projection.state);
+  if (!released && projection !== null) precheck?.(projection);
   const exhaustion = released ? null : await exhaust();
-  const release = await publishTransition(publisher, releaseRequestId(dispatchId), actor, (state, at) => {
-    precheck?.(state);
-    const facts = groupEvidence(state, dispatchId, { ...evidence, checkedAt: at }) as JsonObject;
-    return releaseRequest(state, dispatchId, facts, reason, at);
+  const release = await publishTransition(publisher, releaseRequestId(dispatchId), actor, (p, at) => {
+    precheck?.(p);
+    const facts = groupEvidence(p, dispatchId, { ...evidence, checkedAt: at }) as JsonObject;
+    return releaseRequest(p, dispatchId, facts, reason, at);
   }, { ...opts, state: 'released' });
   // An interrupted earlier close may have released without its exhaustion step: finish it.
   const sweep = released ? await exhaust() : null;

@@ -84,11 +84,11 @@ export async function resolveConflict(publisher: Publisher, api: GitHubApi, admi
   const { projection } = await publisher.cache.load();
   const group = projection?.dispatch(dispatchId);
   if (projection === null || group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
-  const repository = projection.state.repository ?? '';
+  const repository = projection.repository ?? '';
   const resolved = projection.request(resolveRequestId(dispatchId, runId));
   if (resolved !== undefined) return { dispatch_id: dispatchId, run_id: runId, status: 'already_resolved', commit_id: resolved.commitId };
   // Clear errors before any GitHub read: the builder checks these again inside the CAS.
-  resolutionRequest(projection.state, dispatchId, runId, { run_id: runId });
+  resolutionRequest(projection, dispatchId, runId, { run_id: runId });
   const run = await getFirstAttempt(api, coordsOf(repository), runId);
   const mismatches = runMismatches(group, repository, run);
   if (mismatches.length > 0) fail('run_binding_invalid', `run ${runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });

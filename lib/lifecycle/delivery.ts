@@ -60,7 +60,7 @@ export async function terminalEvidence(projection: Projection, api: GitHubApi | 
   if (release?.evidence?.kind === 'terminal_run' && release.runId === runId) return { runId, conclusion: String(release.evidence.conclusion ?? 'unknown') };
   if (api === null) return null;
   try {
-    const run = await getFirstAttempt(api, coordsOf(projection.state.repository ?? ''), runId);
+    const run = await getFirstAttempt(api, coordsOf(projection.repository ?? ''), runId);
     return run.status === 'completed' ? { runId, conclusion: run.conclusion ?? 'unknown' } : null;
   } catch {
     return null; // unavailable evidence keeps the barrier pending
@@ -76,7 +76,7 @@ export async function settleDelivery(deps: DeliveryDeps, input: DeliveryInput): 
 async function settleOnce(deps: DeliveryDeps, input: DeliveryInput): Promise<DeliveryReport> {
   const { projection } = await deps.publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
-  const { claim, work } = completedMember(projection.state, input.claimId);
+  const { claim, work } = completedMember(projection, input.claimId);
   const runId = (projection.dispatch(claim.dispatchId)!.run as { run_id: string }).run_id;
   const verification = verifyDelivery({ dispatchId: claim.dispatchId, claimId: claim.claimId, runId }, work.definition.payload as JsonObject, input.receipts);
   debugEvent('effects', 'verify', { verified: verification.verified, outputs: verification.verified ? verification.outputs.length : 0, receipts: input.receipts !== null });
@@ -99,7 +99,7 @@ async function settleOnce(deps: DeliveryDeps, input: DeliveryInput): Promise<Del
   }
   const terminal = verification.verified ? null : await terminalEvidence(projection, deps.api, claim.dispatchId);
   report.terminal = terminal;
-  const plan = barrierPlan(projection.state, {
+  const plan = barrierPlan(projection, {
     claimId: claim.claimId, verification, terminal, attempts: input.attempts ?? 1, ...(input.descriptor === undefined ? {} : { descriptor: input.descriptor }),
   });
   if (plan.kind === 'pending') {

@@ -33,10 +33,10 @@ export async function deployWorker(
 ): Promise<DeployReport> {
   const { projection } = await publisher.cache.load();
   const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing'), ...(input.revision.contract === undefined ? {} : { contract: input.revision.contract }) };
-  const contract = revisionContract(projection!.state, facts);
-  const compatible = contract === contractDigest(installedProfile(projection!.state, input.pool, input.workerProfile));
+  const contract = revisionContract(projection!, facts);
+  const compatible = contract === contractDigest(installedProfile(projection!, input.pool, input.workerProfile));
   const base = { pool: input.pool, worker_profile: input.workerProfile, to: input.revision.ref, available: input.revision.available, contract, compatible };
-  const plan = deploymentPlan(projection!.state, facts);
+  const plan = deploymentPlan(projection!, facts);
   if (!plan.changed && projection!.request(input.requestId) === undefined) {
     return { ...base, from: String(plan.profile.ref), status: 'unchanged', commit_id: null };
   }

@@ -16,7 +16,7 @@ export async function finishClaim(publisher: Publisher, run: ActionsRun, input: 
   if (run.runAttempt !== 1) fail('run_attempt_invalid', `run attempt ${run.runAttempt} cannot finish Claims of the original attempt`);
   const { projection } = await publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'the worker queue does not exist');
-  const plan = finishPlan(projection.state, input, run.runId);
+  const plan = finishPlan(projection, input, run.runId);
   const outcome = await publishTransition(publisher, plan.requestId, plan.actor, plan.build, now === undefined ? {} : { now });
   debugEvent('claims', 'finish', { completed: input.outcome === 'completed', status: outcome.status });
   return outcome;

@@ -83,7 +83,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
   if (group.released || group.state !== 'reserved') return finish('marker_exists');
   const assignment = groupAssignment(before, dispatchId);
-  const repository = before.state.repository ?? '';
+  const repository = before.repository ?? '';
 
   let marker;
   try {

@@ -22,7 +22,7 @@ import { launchState, type LaunchState } from '../../engine/lifecycle/launch-sta
 import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { DispatchRecord } from '../../engine/replay/state.ts';
+import type { DispatchRecord } from '../../engine/state/state.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from '../github/api.ts';
@@ -33,6 +33,7 @@ import { markUncertain, recordConflict } from './conflict.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from '../github/runs.ts';
 import { publishTransition } from './transition.ts';
 import { debugEvent } from '../debug/log.ts';
+import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 
 export interface ReconcileDeps {
   publisher: Publisher;
@@ -103,7 +104,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   const loaded = await load();
   const { projection } = loaded;
   let { group } = loaded;
-  const where = coordsOf(projection.state.repository ?? '');
+  const where = coordsOf(projection.repository ?? '');
   if (group.released) return close({ kind: 'nonlaunch', source: 'github_api' }, 'exhausted');
   if (group.state === 'reserved') {
     if (deps.cancelReserved !== true) return done('reserved', 'launch it (fairway launch) or cancel it before any start marker (fairway reconcile --cancel-reserved)');
@@ -159,7 +160,7 @@ async function reconcileUnbound(
   const { projection } = await deps.publisher.cache.load();
   const group = projection!.dispatch(dispatchId)!;
   const history = dispatchHistory(projection!, dispatchId);
-  const pool = (projection!.state.policy!.policy.pools as Record<string, { reconciliation: { max_attempts: number; deadline_ms: number } }>)[group.pool]!;
+  const pool = configuredPool(projection!.policy, group.pool);
   const maxAttempts = deps.maxPolls ?? pool.reconciliation.max_attempts;
   for (;;) {
     report.polls += 1;

@@ -6,7 +6,6 @@
  */
 import { isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { EventMeta } from '../debug/events.ts';
@@ -21,7 +20,7 @@ export async function publishTransition(
   publisher: Publisher,
   requestId: string,
   actor: Actor,
-  build: (state: ReplayState, at: number) => BuiltRequest,
+  build: (projection: Projection, at: number) => BuiltRequest,
   options: { tolerate?: readonly string[]; now?: () => number; /** The group state this transition records (debug `dispatch transition`). */ state?: EventMeta<'dispatch', 'transition'>['state'] } = {},
 ): Promise<TransitionOutcome> {
   const outcome = await publishOnce(publisher, requestId, actor, build, options);
@@ -33,14 +32,14 @@ async function publishOnce(
   publisher: Publisher,
   requestId: string,
   actor: Actor,
-  build: (state: ReplayState, at: number) => BuiltRequest,
+  build: (projection: Projection, at: number) => BuiltRequest,
   options: { tolerate?: readonly string[]; now?: () => number },
 ): Promise<TransitionOutcome> {
   try {
     const outcome = await publisher.publish({
       requestId,
       actor,
-      prepare: (projection, ids) => build(projection.state, ids.at),
+      prepare: (projection, ids) => build(projection, ids.at),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
     if (outcome.status === 'committed') return { status: 'committed', requestId, commitId: outcome.commit.id, projection: outcome.projection };

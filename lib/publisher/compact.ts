@@ -27,10 +27,10 @@ export async function compact(publisher: Publisher, actor: Actor, now: () => num
   if (projection === null || snapshot.version === null || snapshot.parts === null) {
     fail('queue_uninitialized', `no queue on ${publisher.store.label} to compact`);
   }
-  if (projection.commitCount === 1 && projection.state.checkpoint !== undefined) {
+  if (projection.commitCount === 1 && projection.checkpoint !== undefined) {
     return { status: 'already_compact', commit: null, version: snapshot.version, replaced_commits: 0, bytes_before: snapshot.length, bytes_after: snapshot.length };
   }
-  const at = Math.max(now(), projection.state.commits[projection.state.commits.length - 1]!.at);
+  const at = Math.max(now(), projection.lastCommit!.at);
   const commit = buildCheckpointCommit(projection, { priorGitSha: snapshot.version, actor, at });
   const bytes = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
   // The compacted ledger must replay to the same projection before it replaces anything.

@@ -22,7 +22,7 @@ const MAX_DEPTH = 32;
 export type HistoryReader = (projection: Projection, commitId: string) => Promise<Projection | null>;
 
 function rootDigest(projection: Projection): string {
-  const root = projection.state.commits[0]!;
+  const root = projection.commits[0]!;
   const op = (JSON.parse(projection.commitText(root.id)!) as { operations: Array<{ history_sha256?: string }> }).operations[0]!;
   return String(op.history_sha256);
 }
@@ -32,13 +32,13 @@ export async function ledgerHolding(store: LedgerStore, projection: Projection, 
   let current = projection;
   for (let depth = 0; depth <= MAX_DEPTH; depth++) {
     if (current.commitText(commitId) !== undefined) return current;
-    const base = current.state.checkpoint;
+    const base = current.checkpoint;
     if (base === undefined || store.readAt === undefined) return null;
     const bytes = await store.readAt(base.priorGitSha);
     if (bytes === null || bytes.length === 0) return null;
     const prior = replayLedger(bytes);
     if (prior.tip !== base.priorTip || historyDigest(checkpointSource(prior).history) !== rootDigest(current)) {
-      fail('checkpoint_history_mismatch', `the ledger at Git commit ${base.priorGitSha} is not the history checkpoint ${current.state.commits[0]!.id} replaced`, {}, { prior_git_sha: base.priorGitSha });
+      fail('checkpoint_history_mismatch', `the ledger at Git commit ${base.priorGitSha} is not the history checkpoint ${current.commits[0]!.id} replaced`, {}, { prior_git_sha: base.priorGitSha });
     }
     current = prior;
   }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
 import { candidateCommitId } from '../../engine/identity/index.ts';
 
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { ReplayState } from '../../engine/state/state.ts';
 import { buildCommit, commitOn } from '../../engine/requests/build.ts';
 import { dispatchNextRequest } from '../../engine/requests/operations.ts';
 import { clockView } from '../../engine/scheduler/clocks.ts';

@@ -8,7 +8,7 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { ReplayState } from '../../engine/state/state.ts';
 import { dispatchBound, dispatchStarted, control, observation } from '../../engine/requests/lifecycle.ts';
 import { bootstrapRequest, finishRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { LedgerWriter } from '../../engine/requests/writer.ts';

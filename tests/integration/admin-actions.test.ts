@@ -13,7 +13,7 @@ import { ADMIN_ACTION } from '../../cli/tui/dialog.ts';
 import { registerAdmin } from '../../cli/commands/admin.ts';
 import type { CliContext } from '../../cli/context.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { ReplayState } from '../../engine/state/state.ts';
 import { ADMIN_ACTIONS, adminRequest, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
 import { runAdminAction } from '../../lib/console/admin/actions.ts';
 import { ADMIN_BODIES } from '../../lib/console/admin/schemas.ts';

@@ -15,7 +15,7 @@ import { policyRequest } from '../../engine/requests/admin.ts';
 import { cancelWork, deliveryFailure, dispatchBound, dispatchStarted, release, result } from '../../engine/requests/lifecycle.ts';
 import { bootstrapRequest, dispatchNextRequest, finishRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { ReplayState } from '../../engine/state/state.ts';
 import { IssuesClient } from '../../lib/issues/github.ts';
 import { JournalStore } from '../../lib/issues/journal-store.ts';
 import { syncIssues, type SyncOptions, type SyncReport } from '../../lib/issues/projector.ts';

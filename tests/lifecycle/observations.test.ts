@@ -10,7 +10,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import type { SubmitNode } from '../../engine/requests/operations.ts';
 import { eligibility } from '../../engine/scheduler/eligibility.ts';
 import { observationOperation } from '../../engine/lifecycle/observations.ts';
-import type { ResourceIdentity } from '../../engine/replay/state.ts';
+import type { ResourceIdentity } from '../../engine/state/state.ts';
 import { observeAndGrant, observePool } from '../../lib/lifecycle/grant.ts';
 import { readResource } from '../../lib/github/resources.ts';
 import type { Fault } from '../fake-github/server.ts';

@@ -43,7 +43,7 @@ const dispatcher: Actor = { role: 'dispatcher', principal: '1', repository: QUEU
 function dispatchNext(requestId: string): PublishInput {
   return {
     requestId, actor: dispatcher,
-    prepare: (p, ids) => dispatchNextRequest(p.state, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
+    prepare: (p, ids) => dispatchNextRequest(p, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
   };
 }
 
@@ -87,7 +87,7 @@ describe('a conflict on a real remote refreshes only the new tail', () => {
     const seeded = await seedQueue(served, 250);
     for (let k = 1; k <= 4; k++) {
       const nodes = Array.from({ length: 250 }, (_, i) => ({ node_key: `m${k}-${i}`, payload: { k, i } }));
-      const out = await new Publisher(seeded.store).publish({ requestId: `more-${k}`, actor: seeded.actor, prepare: (p, ids) => submitRequest(p.state, nodes, { graphId: `g${k}`, at: ids.at }) });
+      const out = await new Publisher(seeded.store).publish({ requestId: `more-${k}`, actor: seeded.actor, prepare: (p, ids) => submitRequest(p, nodes, { graphId: `g${k}`, at: ids.at }) });
       expect(out.status).toBe('committed');
     }
     const relay = await countingRelay(daemon.port);

@@ -12,7 +12,7 @@ import type { Actor } from '../../engine/schema/index.ts';
 import { clockView } from '../../engine/scheduler/clocks.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
 import { Projection } from '../../engine/replay/projection.ts';
-import type { ReplayState } from '../../engine/replay/state.ts';
+import type { ReplayState } from '../../engine/state/state.ts';
 import { summarize } from '../../engine/replay/summary.ts';
 
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);

@@ -15,17 +15,18 @@
 import { createHash } from 'node:crypto';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import type { ReplayState, WorkRecord } from '../../engine/replay/state.ts';
+import type { ReplayState, WorkRecord } from '../../engine/state/state.ts';
 import type { PoolPolicy, WorkerProfile } from '../../engine/schema/policy.ts';
 import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from '../../engine/scheduler/assignment.ts';
-import type { ClockTransition, FairnessState, PassCandidate, SchedulingMode, SiblingClock, SiblingStep } from '../../engine/scheduler/clocks.ts';
+import type { ClockTransition, PassCandidate, SiblingStep } from '../../engine/scheduler/clocks.ts';
+import type { FairnessState, SchedulingMode, SiblingClock } from '../../engine/state/fairness.ts';
 import { workGates } from '../../engine/scheduler/eligibility.ts';
-import type { FifoTree } from '../../engine/scheduler/fifo-tree.ts';
+import type { FifoTree } from '../../engine/state/fifo-tree.ts';
 import { numericCompare, utf8Compare } from '../../engine/scheduler/order.ts';
 import type { ClaimOperation, DispatchNextRequest, PackGroup, PackResult, PackStopReason } from '../../engine/scheduler/pack.ts';
-import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from '../../engine/scheduler/plan.ts';
+import type { CandidateView, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from '../../engine/scheduler/plan-types.ts';
 import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from '../../engine/scheduler/policy-view.ts';
-import { availableIn, bucketsOf } from '../../engine/scheduler/ready-index.ts';
+import { availableIn, bucketsOf } from '../../engine/state/ready-index.ts';
 
 const MAX_EXPLAINED = 32;
 

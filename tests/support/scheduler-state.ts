@@ -5,13 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonObject } from '../../engine/json.ts';
-import { createState } from '../../engine/replay/replay.ts';
-import type { Barrier, DependencyEdge, ReplayState, WorkRecord, WorkState } from '../../engine/replay/state.ts';
+import type { QueuePolicy } from '../../engine/schema/policy.ts';
+import { createState, type Barrier, type DependencyEdge, type ReplayState, type WorkRecord, type WorkState } from '../../engine/state/state.ts';
 import { CONTRACT_LIMITS, DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../../engine/schema/defaults.ts';
-import { applyTransition, createFairnessState } from '../../engine/scheduler/clocks.ts';
+import { applyTransition } from '../../engine/scheduler/clocks.ts';
+import { createFairnessState } from '../../engine/state/fairness.ts';
 import { accountKey } from '../../engine/scheduler/overlay.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
-import { indexWork, recordResult } from '../../engine/scheduler/ready-index.ts';
+import { indexWork, recordResult } from '../../engine/state/ready-index.ts';
 
 export interface ProfileSpec {
   max_claims?: number;
@@ -95,7 +96,8 @@ export function workId(key: string): string {
 }
 
 export function emptyState(policy: JsonObject, epoch = 'epoch1'): ReplayState {
-  const record = { epoch, policy, commitId: 'q0', ordinal: 0 };
+  // Scheduler tests install hand-made Policies (some the schema would refuse) directly.
+  const record = { epoch, policy: policy as unknown as QueuePolicy, commitId: 'q0', ordinal: 0 };
   return {
     ...createState(),
     repository: 'owner/repo',

@@ -14,7 +14,7 @@ export async function GET(request: Request): Promise<Response> {
     const runtime = consoleRuntime();
     if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
     const live = await runtime.live();
-    return Response.json({ ok: true, tip: live.projection.tip, targets: workTargets(live.projection.state, ids) }, { headers: { 'cache-control': 'no-store' } });
+    return Response.json({ ok: true, tip: live.projection.tip, targets: workTargets(live.projection, ids) }, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: 'the ledger could not be read' } }, { status: 503 });
     return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });

@@ -15,7 +15,7 @@ export async function GET(): Promise<Response> {
         ok: true,
         tip: live.projection.tip,
         commits: live.projection.commitCount,
-        controls: live.projection.state.controls,
+        controls: live.projection.controls,
         envelope: live.projection.envelope(),
         stale: live.stale === null ? null : { code: live.stale.code, since: live.stale.since },
         read_at: live.readAt,

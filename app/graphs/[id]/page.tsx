@@ -1,4 +1,4 @@
-/** `/graphs/[id]` — the DAG in Mermaid, bounded for large graphs (issue 5 §2). */
+/** `/graphs/[id]` — the DAG in Mermaid, bounded for large graphs (docs/console.md "Pages"). */
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReadinessBadge, ReasonBadge } from '../../../components/Badge.tsx';

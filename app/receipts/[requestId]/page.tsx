@@ -1,4 +1,4 @@
-/** `/receipts/[requestId]` — the permalink receipt, derived from the ledger alone (issue 5 §2, spec 7.13). */
+/** `/receipts/[requestId]` — the permalink receipt, derived from the ledger alone (docs/console.md "Pages", spec 7.13). */
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
@@ -10,7 +10,7 @@ import { formatTime, keyLabel } from '../../../lib/console/views/format.ts';
 import type { ConflictView } from '../../../lib/console/views/lifecycle.ts';
 import { receiptView } from '../../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../../lib/publisher/history.ts';
-import type { Explanation } from '../../../engine/scheduler/plan.ts';
+import type { Explanation } from '../../../engine/scheduler/plan-types.ts';
 
 export const dynamic = 'force-dynamic';
 

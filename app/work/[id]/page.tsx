@@ -1,4 +1,4 @@
-/** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (issue 5 §2). */
+/** `/work/[id]` — one Work: definition, readiness and blocking path, Claims, barrier, history (docs/console.md "Pages"). */
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { PriorityBadge, ReadinessBadge, ReasonBadge, StateBadge } from '../../../components/Badge.tsx';
@@ -41,7 +41,7 @@ export default async function WorkPage({ params, searchParams }: {
   return (
     <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}
       actions={canAct ? <WorkActions workId={w.workId} nodeKey={w.nodeKey} state={w.state} priority={w.effectivePriority} />
-        : again !== null ? <RunAgain workId={w.workId} nodeKey={w.nodeKey} kind={again} defaultKey={rerunNodeKey(view.projection.state, w)} /> : undefined}>
+        : again !== null ? <RunAgain workId={w.workId} nodeKey={w.nodeKey} kind={again} defaultKey={rerunNodeKey(view.projection, w)} /> : undefined}>
       <section className="grid gap-4 lg:grid-cols-3 lg:items-start">
         <div className="card lg:col-span-2">
           <div className="card-h"><h2>Status</h2><span className="text-xs muted">evaluated at {formatTime(view.asOf)}</span></div>

@@ -16,7 +16,7 @@
  */
 import { fail } from '../../errors.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { DependencyEdge, ReplayState } from '../state.ts';
+import type { DependencyEdge, ReplayState } from '../../state/state.ts';
 import { checkLimit } from './limits.ts';
 import { gateIdentity } from './observation.ts';
 

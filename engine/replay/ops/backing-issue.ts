@@ -15,7 +15,7 @@
  */
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
-import type { ResourceIdentity, ReplayState, WorkRecord } from '../state.ts';
+import type { ResourceIdentity, ReplayState, WorkRecord } from '../../state/state.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { gateIdentity } from './observation.ts';
 import { currentPolicy } from './policy.ts';
@@ -73,7 +73,7 @@ export function checkBindingAuthority(ctx: CommitContext, work: WorkRecord, reso
   const backingIssue = admittedBackingIssue(work);
   const target = { pool: work.pool, repository: resource.repository, ...(backingIssue === undefined ? {} : { backingIssue }) };
   if (backingIssue === undefined && resource.repository !== ctx.state.repository) {
-    const pool = (currentPolicy(ctx).pools as Record<string, { allowed_repositories: string[] }>)[work.pool];
+    const pool = currentPolicy(ctx).pools[work.pool];
     if (pool === undefined || !pool.allowed_repositories.includes(resource.repository)) {
       fail('resource_unauthorized', `backing Issue ${resource.repository}#${resource.number} is outside pool ${work.pool}'s allowed repositories`, where(ctx));
     }

@@ -5,10 +5,10 @@
 import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
-import { recordResult } from '../../scheduler/ready-index.ts';
+import { recordResult } from '../../state/ready-index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { bump, touch } from '../mutate.ts';
-import type { WorkRecord } from '../state.ts';
+import { bump, touch } from '../../state/mutate.ts';
+import type { WorkRecord } from '../../state/state.ts';
 import { checkBoundRunEvidence, checkExactTerminal } from './evidence.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
@@ -26,7 +26,7 @@ function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, com
 
 export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void {
   const work = pendingBarrier(ctx, op.work_id, op.claim_id, op.completion_id);
-  const limit = (currentPolicy(ctx).limits as Record<string, number>).result_bytes ?? 4096;
+  const limit = currentPolicy(ctx).limits.result_bytes ?? 4096;
   const bytes = canonicalSize(op.descriptor as unknown as JsonObject);
   if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
   const claim = ctx.state.claims.get(work.currentClaim!)!;
@@ -57,7 +57,7 @@ export function applyDeliveryFailure(ctx: CommitContext, op: OperationOf<'Delive
   // Contract `delivery_verification.required_proof`: exact original run/attempt terminal evidence.
   const claim = ctx.state.claims.get(op.claim_id)!;
   checkExactTerminal(ctx, ctx.state.dispatches.get(claim.dispatchId)!, evidence, `DeliveryFailure of Work ${op.work_id}`);
-  const reconciliation = poolPolicy(ctx, work.pool).reconciliation as { max_attempts: number; deadline_ms: number };
+  const reconciliation = poolPolicy(ctx, work.pool).reconciliation;
   const verdict = deliveryFailureVerdict({
     at: ctx.commit.at,
     completionAt: work.completionAt!,

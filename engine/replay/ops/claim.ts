@@ -6,8 +6,8 @@
 import { fail } from '../../errors.ts';
 import { applyTransition, type ClockTransition } from '../../scheduler/clocks.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { bump, chargeLogical, setWorkState, touch } from '../mutate.ts';
-import type { ClaimRecord, WorkRecord } from '../state.ts';
+import { bump, chargeLogical, setWorkState, touch } from '../../state/mutate.ts';
+import type { ClaimRecord, WorkRecord } from '../../state/state.ts';
 import { executionProfile } from './deployment.ts';
 import { poolPolicy } from './policy.ts';
 import { repeatsClaimCancellation } from './repeat.ts';
@@ -185,7 +185,7 @@ function checkPrelaunchCancellation(ctx: CommitContext, op: OperationOf<'ClaimCa
  */
 function checkTrustedBackoff(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>, dispatchId: string, pool: string): void {
   const { commit } = ctx;
-  const retry = poolPolicy(ctx, pool).retry as { backoff_ms: number };
+  const retry = poolPolicy(ctx, pool).retry;
   let origin = commit.at;
   if (commit.request.kind === 'release') {
     for (const other of commit.operations) {

@@ -2,7 +2,7 @@
  * A recorded run binding conflict and its two exits (spec 7.8 "Multiple matching runs are a
  * binding conflict; reject their still-unverified queue effects and retain the reservation.
  * Recovery must account for every possible launch and verify exact terminal evidence", §8.2
- * "Launch recovery"; issue 20: "Capacity stays reserved until exact terminal evidence for
+ * "Launch recovery"; docs/launch-recovery.md: "Capacity stays reserved until exact terminal evidence for
  * every candidate run or an operator's explicit reconciliation").
  *
  * - Dispatch(unresolved, run_binding_conflict) names every candidate in its evidence
@@ -24,7 +24,7 @@
 import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { DispatchRecord } from '../state.ts';
+import type { DispatchRecord } from '../../state/state.ts';
 import { checkEvidenceScope } from './evidence.ts';
 
 /** The reason a recorded run binding conflict carries. */

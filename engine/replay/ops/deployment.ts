@@ -42,10 +42,12 @@
 import { canonicalize, sha256Hex } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
-import type { ReplayState, WorkerRevision, WorkerRoute, WorkRecord } from '../state.ts';
+import type { WorkerProfile } from '../../schema/policy.ts';
+import type { ReplayState, WorkerRoute, WorkRecord } from '../../state/state.ts';
+import { currentRevision, pinOf, routeKey } from '../../state/routes.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { poolPolicy } from './policy.ts';
-import { unforked } from '../fork.ts';
+import { unforked } from '../../state/unforked.ts';
 
 /** The installed authority of a worker profile: a Deployment can never change these. */
 export const AUTHORITY_FIELDS = ['workflow', 'principal', 'trust_domain', 'credential_scope', 'effect_scope', 'max_claims', 'share_keys'] as const;
@@ -64,14 +66,10 @@ export function installedContract(forkedProfile: JsonObject): string {
   return digest;
 }
 
-export function routeKey(pool: string, workerProfile: string): string {
-  return `${pool}\u0000${workerProfile}`;
-}
-
-function installedProfiles(state: ReplayState, pool: string): Record<string, JsonObject> | undefined {
-  const pools = state.policy?.policy.pools as Record<string, JsonObject> | undefined;
+function installedProfiles(state: ReplayState, pool: string): Record<string, WorkerProfile> | undefined {
+  const pools = state.policy?.policy.pools;
   const p = pools !== undefined && Object.hasOwn(pools, pool) ? pools[pool] : undefined;
-  return p?.profiles as Record<string, JsonObject> | undefined;
+  return p?.profiles;
 }
 
 /** The route a Policy profile installs: its own revision, available, with the derived contract. */
@@ -87,10 +85,6 @@ export function workerRoute(state: ReplayState, pool: string, workerProfile: str
   const profiles = installedProfiles(state, pool);
   if (profiles === undefined || !Object.hasOwn(profiles, workerProfile)) return null;
   return installedRoute(profiles[workerProfile]!);
-}
-
-export function currentRevision(route: WorkerRoute): WorkerRevision {
-  return route.revisions.get(route.currentRef)!;
 }
 
 /**
@@ -117,34 +111,6 @@ export function admitExecution(ctx: CommitContext, op: OperationOf<'Work'>): voi
   state.admissions.set(op.work_id, revision.contract);
 }
 
-/** The logical contract `work` froze at admission. */
-export function admissionContract(state: ReplayState, work: Pick<WorkRecord, 'workId' | 'pool' | 'workerProfile'>): string {
-  const frozen = state.admissions.get(work.workId);
-  if (frozen !== undefined) return frozen;
-  return fail('internal_error', `Work ${work.workId} has no frozen admission contract`);
-}
-
-function pinOf(work: Pick<WorkRecord, 'definition'>): string | undefined {
-  const pin = work.definition.execution_ref;
-  return typeof pin === 'string' ? pin : undefined;
-}
-
-/**
- * Why the revision `work` would run now cannot take it, or null: its pin (else the current route)
- * is unavailable (`deployment_unavailable`), or the current route's contract is not the one the
- * unpinned Work froze (`contract_incompatible`). Cheap on the scheduling path: an unpinned Work on
- * a route no Deployment has touched runs its installed revision, whose contract it froze.
- */
-export function executionBlock(state: ReplayState, work: WorkRecord): 'deployment_unavailable' | 'contract_incompatible' | null {
-  const deployed = state.deployments.get(routeKey(work.pool, work.workerProfile));
-  if (deployed === undefined) return null;
-  const pin = pinOf(work);
-  const revision = pin === undefined ? currentRevision(deployed) : deployed.revisions.get(pin);
-  if (revision === undefined || !revision.available) return 'deployment_unavailable';
-  if (pin === undefined && revision.contract !== admissionContract(state, work)) return 'contract_incompatible';
-  return null;
-}
-
 /** The profile a new dispatch group of `work` freezes: its pinned revision, else the current route. */
 export function executionProfile(state: ReplayState, work: WorkRecord): JsonObject {
   const route = workerRoute(state, work.pool, work.workerProfile);
@@ -162,7 +128,7 @@ export function applyDeployment(ctx: CommitContext, op: OperationOf<'Deployment'
   if (commit.request.kind !== 'control' || commit.actor.role !== 'administrator') {
     fail('deployment_not_authorized', `a ${commit.actor.role} ${commit.request.kind} request cannot derive a Deployment`, at);
   }
-  const profiles = poolPolicy(ctx, op.pool).profiles as Record<string, JsonObject>;
+  const profiles = poolPolicy(ctx, op.pool).profiles;
   if (!Object.hasOwn(profiles, op.worker_profile)) fail('unknown_profile', `pool ${op.pool} has no worker profile ${op.worker_profile}`, at);
   const installed = profiles[op.worker_profile]!;
   const route = workerRoute(state, op.pool, op.worker_profile)!;

@@ -8,8 +8,8 @@ import { canonicalize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { bump } from '../mutate.ts';
-import type { DispatchRecord, DispatchState } from '../state.ts';
+import { bump } from '../../state/mutate.ts';
+import type { DispatchRecord, DispatchState } from '../../state/state.ts';
 
 import { checkConflictRelease, checkResolution, isCandidateTerminal, isConflicted, isResolution, recordCandidateTerminal, recordConflict, RUN_BINDING_CONFLICT } from './conflict.ts';
 import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';

@@ -19,7 +19,7 @@
 import { fail } from '../../errors.ts';
 import type { Evidence } from '../../schema/index.ts';
 import { where, type CommitContext } from '../context.ts';
-import type { DispatchRecord } from '../state.ts';
+import type { DispatchRecord } from '../../state/state.ts';
 
 interface BoundRun {
   run_id: string;

@@ -20,7 +20,7 @@ import { currentPolicy } from './policy.ts';
 export type CheckedLimit = 'payload_bytes' | 'graph_nodes' | 'predecessors' | 'pending_nodes' | 'evidence_bytes';
 
 export function limitOf(ctx: CommitContext, name: CheckedLimit): number {
-  const limits = currentPolicy(ctx).limits as Record<string, number> | undefined;
+  const limits = currentPolicy(ctx).limits;
   return limits?.[name] ?? CONTRACT_LIMITS[name];
 }
 

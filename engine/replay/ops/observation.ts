@@ -7,7 +7,7 @@ import { canonicalize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { ResourceIdentity } from '../state.ts';
+import type { ResourceIdentity } from '../../state/state.ts';
 import { currentPolicy } from './policy.ts';
 import { repeatsObservation } from './repeat.ts';
 
@@ -32,7 +32,7 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
     fail('observation_invalid', `a ready ${op.condition} observation must carry the facts that satisfy it`, at);
   }
   const gate = gateIdentity(op.resource, op.condition);
-  const limit = (currentPolicy(ctx).limits as Record<string, number>).observation_writes ?? 4096;
+  const limit = currentPolicy(ctx).limits.observation_writes ?? 4096;
   const writes = (state.observationWrites.get(gate) ?? 0) + 1;
   if (writes > limit) fail('resource_limit', `gate has used its ${limit} observation writes in this epoch`, at, { limit: 'observation_writes', max: limit });
   state.observationWrites.set(gate, writes);
@@ -67,7 +67,7 @@ function satisfies(op: OperationOf<'Observation'>): boolean {
  * `observation_invalid`, as the reference answers.
  */
 function checkObservedRepository(ctx: CommitContext, op: OperationOf<'Observation'>): void {
-  const pools = currentPolicy(ctx).pools as Record<string, JsonObject>;
-  const allowed = Object.values(pools).some((pool) => ((pool.allowed_repositories ?? []) as string[]).includes(op.resource.repository));
+  const pools = currentPolicy(ctx).pools;
+  const allowed = Object.values(pools).some((pool) => (pool.allowed_repositories ?? []).includes(op.resource.repository));
   if (!allowed) fail('observation_invalid', `no pool allows dependencies on ${op.resource.repository}: it cannot be observed`, where(ctx));
 }

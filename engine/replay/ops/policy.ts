@@ -3,32 +3,29 @@
  * Deployments are in deployment.ts.
  */
 import { fail } from '../../errors.ts';
-import type { JsonObject } from '../../json.ts';
-import { createFairnessState } from '../../scheduler/clocks.ts';
+import { createFairnessState } from '../../state/fairness.ts';
+import { configuredPool } from '../../scheduler/policy-view.ts';
+import type { PoolPolicy, QueuePolicy } from '../../schema/policy.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { ceilingViolation } from '../ledger-budget.ts';
 import { projectorIncoherence } from './projector-rules.ts';
+import { QUIESCENCE_NOUNS, quiescenceBlockers } from '../quiescence.ts';
 
-export function currentPolicy(ctx: CommitContext): JsonObject {
+export function currentPolicy(ctx: CommitContext): QueuePolicy {
   const policy = ctx.state.policy;
   if (policy === null) fail('policy_missing', 'no Policy is installed', where(ctx));
   return policy.policy;
 }
 
-export function poolPolicy(ctx: CommitContext, pool: string): JsonObject {
-  const pools = currentPolicy(ctx).pools as Record<string, JsonObject>;
-  const found = Object.prototype.hasOwnProperty.call(pools, pool) ? pools[pool] : undefined;
-  if (found === undefined) fail('unknown_pool', `pool ${pool} is not configured in the Policy`, where(ctx));
-  return found;
+/** The commit's pool settings, through the one pool lookup (scheduler/policy-view.ts). */
+export function poolPolicy(ctx: CommitContext, pool: string): PoolPolicy {
+  return configuredPool(currentPolicy(ctx), pool, { at: () => where(ctx) });
 }
 
-/** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier. */
+/** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier (the first blocker). */
 export function quiescenceBlocker(ctx: CommitContext): string | null {
-  const { state } = ctx;
-  for (const [pool, n] of state.pendingByPool) if (n > 0) return `pool ${pool} has ${n} nonterminal or delivery-pending Work`;
-  for (const [pool, n] of state.outstandingClaims) if (n > 0) return `pool ${pool} has ${n} open Claims`;
-  for (const [pool, n] of state.outstandingNative) if (n > 0) return `pool ${pool} has ${n} unreleased native reservations`;
-  return null;
+  const first = quiescenceBlockers(ctx.state)[0];
+  return first === undefined ? null : `pool ${first.pool} has ${first.count} ${QUIESCENCE_NOUNS[first.what]}`;
 }
 
 export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void {
@@ -48,7 +45,7 @@ export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void
     const blocker = quiescenceBlocker(ctx);
     if (blocker !== null) fail('policy_not_quiescent', `cannot install epoch ${op.epoch}: ${blocker}`, at);
   }
-  const policy = op.policy as unknown as JsonObject;
+  const policy = op.policy;
   checkPolicyCoherence(ctx, policy);
   const record = { epoch: op.epoch, policy, commitId: commit.id, ordinal: ctx.ordinal };
   state.policy = record;
@@ -59,22 +56,20 @@ export function applyPolicy(ctx: CommitContext, op: OperationOf<'Policy'>): void
   state.deployments.clear();
 }
 
-function checkPolicyCoherence(ctx: CommitContext, policy: JsonObject): void {
+function checkPolicyCoherence(ctx: CommitContext, policy: QueuePolicy): void {
   const problem = policyIncoherence(policy);
   if (problem !== null) fail('policy_invalid', problem, where(ctx));
 }
 
 /** What makes a schema-valid Policy unusable (null: coherent). Also checked on a checkpoint's restored Policy. */
-export function policyIncoherence(policy: JsonObject): string | null {
-  const raised = ceilingViolation(policy.limits as Record<string, number>);
+export function policyIncoherence(policy: QueuePolicy): string | null {
+  const raised = ceilingViolation(policy.limits);
   if (raised !== null) return `limits.${raised.field} ${raised.value} raises the implementation ceiling ${raised.ceiling} (spec 7.17: a Policy may lower a limit, never raise it)`;
-  const weights = policy.accounting_weights as Record<string, number>;
+  const weights = policy.accounting_weights;
   if (weights[''] !== 1) return 'the default fairness key "" must keep weight 1';
   if (Object.keys(weights).length > 1024) return 'at most 1024 fairness keys may be registered';
-  const pools = policy.pools as Record<string, JsonObject>;
-  for (const [name, pool] of Object.entries(pools)) {
-    const profiles = pool.profiles as Record<string, JsonObject>;
-    if (!Object.hasOwn(profiles, pool.default_profile as string)) {
+  for (const [name, pool] of Object.entries(policy.pools)) {
+    if (!Object.hasOwn(pool.profiles, pool.default_profile)) {
       return `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`;
     }
   }

@@ -11,8 +11,8 @@
  * - closure: `completion_policy: "close-on-result"` on the rules in force at the Work's admission.
  */
 import { canonicalize } from '../../codec/index.ts';
-import type { JsonObject, JsonValue } from '../../json.ts';
-import type { ProjectorRule } from '../../schema/index.ts';
+import type { JsonValue } from '../../json.ts';
+import type { ProjectorRule, QueuePolicy } from '../../schema/index.ts';
 
 /** Who projects: the publishing run's principal and workflow, and the projector revision. */
 export interface ProjectorIdentity {
@@ -23,14 +23,17 @@ export interface ProjectorIdentity {
 
 const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 
+/** A Policy whose rules are read: installed, or an earlier epoch's (a checkpoint keeps only its rules). */
+type RulesSource = Pick<Partial<QueuePolicy>, 'projectors'> | null | undefined;
+
 /** The rules of an installed QueuePolicy object (none when absent). */
-export function projectorRules(policy: JsonObject | null | undefined): ProjectorRule[] {
-  return ((policy?.projectors ?? []) as unknown as ProjectorRule[]);
+export function projectorRules(policy: RulesSource): ProjectorRule[] {
+  return policy?.projectors ?? [];
 }
 
 /** What makes a schema-valid rule set unusable (null: coherent). `policy_invalid` in replay. */
-export function projectorIncoherence(policy: JsonObject): string | null {
-  const pools = policy.pools as Record<string, unknown>;
+export function projectorIncoherence(policy: QueuePolicy): string | null {
+  const pools = policy.pools;
   return rulesIncoherence(projectorRules(policy), (pool) => Object.hasOwn(pools, pool));
 }
 
@@ -61,7 +64,7 @@ function sameResource(a: unknown, b: unknown): boolean {
 }
 
 /** Rules authorizing `who` to project Work of `pool` into `repository`. */
-export function rulesFor(policy: JsonObject | null | undefined, who: ProjectorIdentity, pool: string, repository: string): ProjectorRule[] {
+export function rulesFor(policy: RulesSource, who: ProjectorIdentity, pool: string, repository: string): ProjectorRule[] {
   if (who.workflow === null) return [];
   return projectorRules(policy).filter((r) => r.principal === who.principal && r.workflow === who.workflow && r.ref === who.ref && r.pools.includes(pool) && r.repositories.includes(repository));
 }
@@ -72,7 +75,7 @@ export function grantsIssue(rule: ProjectorRule, resource: unknown): boolean {
 }
 
 /** Admission: some installed rule of `pool` grants exactly this Issue (any projector; each projector is checked again when it projects). */
-export function backingIssueGranted(policy: JsonObject | null | undefined, pool: string, resource: { repository: string }): boolean {
+export function backingIssueGranted(policy: RulesSource, pool: string, resource: { repository: string }): boolean {
   return projectorRules(policy).some((r) => r.pools.includes(pool) && r.repositories.includes(resource.repository) && grantsIssue(r, resource));
 }
 
@@ -83,7 +86,7 @@ export function backingIssueGranted(policy: JsonObject | null | undefined, pool:
  * rule, with the exact grant for a pre-existing Issue.
  */
 export function holdsTargetAuthority(
-  policy: JsonObject | null | undefined, queueRepository: string | null, who: ProjectorIdentity,
+  policy: RulesSource, queueRepository: string | null, who: ProjectorIdentity,
   target: { pool: string; repository: string; backingIssue?: unknown },
 ): boolean {
   if (target.backingIssue === undefined && target.repository === queueRepository) return true;
@@ -96,7 +99,7 @@ export function holdsTargetAuthority(
  * `close-on-result` only if there is one and every one says so. A later Policy cannot
  * retroactively authorize closure.
  */
-export function admissionCompletionPolicy(admissionPolicy: JsonObject | null | undefined, who: ProjectorIdentity, pool: string, repository: string): 'keep-open' | 'close-on-result' {
+export function admissionCompletionPolicy(admissionPolicy: RulesSource, who: ProjectorIdentity, pool: string, repository: string): 'keep-open' | 'close-on-result' {
   const rules = rulesFor(admissionPolicy, who, pool, repository);
   return rules.length > 0 && rules.every((r) => r.completion_policy === 'close-on-result') ? 'close-on-result' : 'keep-open';
 }

@@ -6,8 +6,8 @@
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { touch } from '../mutate.ts';
-import type { ResourceIdentity } from '../state.ts';
+import { touch } from '../../state/mutate.ts';
+import type { ResourceIdentity } from '../../state/state.ts';
 import { admittedBackingIssue, checkBindingAuthority, issueIdentity, issueOwner, noteIssueLink } from './backing-issue.ts';
 
 function records(ctx: CommitContext, workId: string): JsonObject[] {

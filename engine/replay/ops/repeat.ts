@@ -14,7 +14,7 @@ import { canonicalize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { ClaimRecord, WorkRecord } from '../state.ts';
+import type { ClaimRecord, WorkRecord } from '../../state/state.ts';
 
 /** True when `op` exactly repeats the WorkCancellation that cancelled `work`. */
 export function repeatsWorkCancellation(ctx: CommitContext, work: WorkRecord, op: OperationOf<'WorkCancellation'>): boolean {

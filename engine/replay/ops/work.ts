@@ -8,14 +8,15 @@ import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../mutate.ts';
-import type { DependencyEdge, WorkRecord } from '../state.ts';
+import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../../state/mutate.ts';
+import type { DependencyEdge, WorkRecord } from '../../state/state.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit } from './limits.ts';
 import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 import { ownGet } from '../../schema/record.ts';
+import type { QueuePolicy } from '../../schema/policy.ts';
 
 type WorkOp = OperationOf<'Work'>;
 
@@ -31,13 +32,12 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   if (state.works.has(op.work_id)) duplicateWork(ctx, op);
 
   const pool = poolPolicy(ctx, op.pool);
-  const profiles = pool.profiles as Record<string, JsonObject>;
-  const profile = ownGet(profiles, op.worker_profile);
+  const profile = ownGet(pool.profiles, op.worker_profile);
   if (profile === undefined) fail('unknown_profile', `${nodeName(op)}: pool ${op.pool} has no approved worker profile ${op.worker_profile}`, atPath(ctx, 'worker_profile'));
   if (profile.trust_domain !== op.batch_trust_domain) {
     fail('trust_domain_mismatch', `${nodeName(op)}: batch_trust_domain ${op.batch_trust_domain} differs from the profile's ${String(profile.trust_domain)}`, atPath(ctx, 'batch_trust_domain'));
   }
-  const weights = policy.accounting_weights as Record<string, number>;
+  const weights = policy.accounting_weights;
   if (!Object.prototype.hasOwnProperty.call(weights, op.fairness_key)) {
     fail('unknown_fairness_key', `${nodeName(op)}: fairness key ${JSON.stringify(op.fairness_key)} is not registered in the Policy`, atPath(ctx, 'fairness_key'));
   }
@@ -144,7 +144,7 @@ function duplicateWork(ctx: CommitContext, op: WorkOp): never {
 }
 
 function checkProducer(ctx: CommitContext, op: WorkOp): void {
-  const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  const producers: QueuePolicy['producers'] | undefined = currentPolicy(ctx).producers;
   if (producers === undefined || Object.keys(producers).length === 0) return;
   const rule = ownGet(producers, ctx.commit.actor.principal);
   const at = where(ctx);
@@ -256,7 +256,7 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
  */
 function checkProducerCancellation(ctx: CommitContext, work: WorkRecord): void {
   if (ctx.commit.actor.role !== 'producer') return;
-  const producers = currentPolicy(ctx).producers as Record<string, { pools: string[]; priorities: number[]; fairness_keys: string[] }> | undefined;
+  const producers: QueuePolicy['producers'] | undefined = currentPolicy(ctx).producers;
   if (producers === undefined || Object.keys(producers).length === 0) return;
   const rule = ownGet(producers, ctx.commit.actor.principal);
   if (rule === undefined || !rule.pools.includes(work.pool) || !rule.priorities.includes(work.priority) || !rule.fairness_keys.includes(work.fairnessKey)) {

@@ -21,9 +21,8 @@
  *   parent pool's allowed repositories (`resource_unauthorized`).
  */
 import { fail } from '../../errors.ts';
-import type { JsonObject } from '../../json.ts';
 import type { CommitContext } from '../context.ts';
-import type { ClaimRecord, DispatchRecord, WorkRecord } from '../state.ts';
+import type { ClaimRecord, DispatchRecord, WorkRecord } from '../../state/state.ts';
 import { ownGet } from '../../schema/record.ts';
 import { conflictRunIds, RUN_BINDING_CONFLICT } from './conflict.ts';
 import { memberByHandle } from '../finish.ts';
@@ -134,8 +133,8 @@ function checkControl(ctx: CommitContext, parent: WorkRecord): void {
             : null;
       if (differs !== null) fail('child_entitlement', `worker child ${op.node_key} must inherit its parent's pool, fairness key and priority; it has ${differs}`, where);
     } else if (op.kind === 'Observation') {
-      const pools = ctx.state.policy!.policy.pools as Record<string, JsonObject>;
-      const allowed = (ownGet(pools, parent.pool)?.allowed_repositories ?? []) as string[];
+      const pools = ctx.state.policy!.policy.pools;
+      const allowed = ownGet(pools, parent.pool)?.allowed_repositories ?? [];
       if (!allowed.includes(op.resource.repository)) {
         fail('resource_unauthorized', `a worker observes only its parent pool's allowed repositories, not ${op.resource.repository}`, where);
       }

@@ -6,7 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
-import type { ReplayState } from '../../../engine/replay/state.ts';
+import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 import { adminRequest } from '../../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../../engine/requests/operations.ts';
 import type { Actor, QueueOperation } from '../../../engine/schema/index.ts';
@@ -29,15 +29,16 @@ export interface AdminOutcome {
  * every target to the priority it already has, or setting a control to its
  * current value, would write a commit that changes nothing.
  */
-export function refuseNoOp(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): void {
+export function refuseNoOp(action: AdminAction, body: AdminBody<AdminAction>, source: QueueSource): void {
+  const projection = projectionOf(source);
   if (action === 'control') {
     const b = body as AdminBody<'control'>;
-    if (state.controls[b.control] === b.value) {
+    if (projection.controls[b.control] === b.value) {
       throw new ProtocolError('no_change', `${b.control} is already ${String(b.value)}; nothing to publish`);
     }
   } else if (action === 'reprioritize') {
     const b = body as AdminBody<'reprioritize'>;
-    const works = b.work_ids.map((id) => state.works.get(id));
+    const works = b.work_ids.map((id) => projection.work(id));
     if (works.length > 0 && works.every((w) => w !== undefined && w.effectivePriority === b.priority)) {
       throw new ProtocolError('no_change', `every target already has priority ${b.priority}; nothing to publish`);
     }
@@ -57,10 +58,10 @@ export function operationsDigest(operations: readonly QueueOperation[]): string 
   return createHash('sha256').update(JSON.stringify(timeless)).digest('hex');
 }
 
-/** The request an action publishes, built by the engine's admin table on `state` (its builders check the preconditions). */
-export function buildAdminRequest(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number): BuiltRequest {
+/** The request an action publishes, built by the engine's admin table on `source` (its builders check the preconditions). */
+export function buildAdminRequest(action: AdminAction, body: AdminBody<AdminAction>, source: QueueSource, at: number): BuiltRequest {
   if (action === 'cancel-claim') debugEvent('claims', 'cancel', { claims: (body as AdminBody<'cancel-claim'>).claim_ids.length });
-  return adminRequest(action, body, state, at);
+  return adminRequest(action, body, source, at);
 }
 
 export function newRequestId(action: AdminAction): string {
@@ -70,7 +71,7 @@ export function newRequestId(action: AdminAction): string {
 export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRuntime, action: A, body: AdminBody<A>, principal: string): Promise<AdminOutcome> {
   if (runtime.readOnly) throw new ProtocolError('read_only', 'this console reads a ledger file offline; start it on a repository to act');
   const live = await runtime.live();
-  const repository = live.projection.state.repository;
+  const repository = live.projection.repository;
   if (repository === null) throw new ProtocolError('queue_uninitialized', 'the queue has no repository identity yet');
   const actor: Actor = { role: 'administrator', principal, repository };
   const requestId = body.request_id ?? newRequestId(action);
@@ -80,9 +81,9 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     now: () => runtime.now(),
     prepare: (projection, ids) => {
       // A retry of a request that already committed is answered as replayed, never refused as a no-op.
-      if (projection.state.requests.has(requestId)) return buildAdminRequest(action, body, projection.state, ids.at);
-      refuseNoOp(action, body, projection.state);
-      const built = buildAdminRequest(action, body, projection.state, ids.at);
+      if (projection.request(requestId) !== undefined) return buildAdminRequest(action, body, projection, ids.at);
+      refuseNoOp(action, body, projection);
+      const built = buildAdminRequest(action, body, projection, ids.at);
       // The dialog's preview (issue 14 §4): publish exactly the operations the administrator reviewed.
       const expected = (body as { expect_operations_sha256?: string }).expect_operations_sha256;
       if (expected !== undefined && operationsDigest(built.operations) !== expected) {

@@ -1,5 +1,5 @@
 /**
- * The shared body of `POST /api/admin/{action}` (issue 5 §3): role check on
+ * The shared body of `POST /api/admin/{action}` (docs/console.md "Authentication and roles"): role check on
  * the server (no session → 401, observer → 403), zod validation, publication
  * through the Publisher, and the receipt as the response. Logs carry the
  * action, HTTP status and duration only (lib/debug) — never targets, reasons or payloads.
@@ -61,7 +61,7 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
 }
 
 /**
- * `POST /api/admin/preview` with `{"action", "body"}` (issue 14 §4): the
+ * `POST /api/admin/preview` with `{"action", "body"}` (docs/console.md "Previews"): the
  * dialog's preview — targets with name, state and owner, the precondition
  * verdict on the live ledger, and the exact operations with their digest.
  * Administrator only, like the action; nothing is published.
@@ -81,7 +81,7 @@ export async function handleAdminPreview(request: Request): Promise<Response> {
     const runtime = consoleRuntime();
     if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
     const live = await runtime.live();
-    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection.state, runtime.now()), { headers: { 'cache-control': 'no-store' } });
+    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection, runtime.now()), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     const fault = internalError(e);

@@ -4,7 +4,7 @@
  * publication then writes, or refuses with preview_stale when they changed.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ReplayState } from '../../../engine/replay/state.ts';
+import type { ReplayState } from '../../../engine/state/state.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import { ConsoleRuntime } from '../runtime.ts';

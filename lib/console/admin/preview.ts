@@ -1,5 +1,5 @@
 /**
- * What an administrator dialog shows before Confirm (issue 14 §4): every
+ * What an administrator dialog shows before Confirm (docs/console.md "Previews"): every
  * target with its name, state and current owner, whether the action's
  * preconditions hold on the live ledger now (the same builder checks and
  * no-op refusal the publication runs), and the exact operations it would
@@ -8,7 +8,7 @@
  * from the ones the administrator reviewed (the queue moved in between).
  */
 import type { QueueOperation } from '../../../engine/schema/index.ts';
-import type { ReplayState } from '../../../engine/replay/state.ts';
+import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 import { buildAdminRequest, operationsDigest, refuseNoOp } from './actions.ts';
 
 export { operationsDigest } from './actions.ts';
@@ -37,43 +37,45 @@ export interface AdminPreview {
   operations_sha256: string;
 }
 
-export function previewTargets(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState): PreviewTarget[] {
+export function previewTargets(action: AdminAction, body: AdminBody<AdminAction>, source: QueueSource): PreviewTarget[] {
+  const projection = projectionOf(source);
   if (action === 'control') {
     const b = body as AdminBody<'control'>;
-    return [{ id: b.control, kind: 'control', exists: true, name: `${b.control} → ${String(b.value)}`, state: `now ${String(state.controls[b.control])}`, priority: null, owner: null }];
+    return [{ id: b.control, kind: 'control', exists: true, name: `${b.control} → ${String(b.value)}`, state: `now ${String(projection.controls[b.control])}`, priority: null, owner: null }];
   }
   if (action === 'policy') {
     const b = body as AdminBody<'policy'>;
-    return [{ id: b.epoch, kind: 'policy', exists: true, name: `Policy epoch ${b.epoch}`, state: state.policy === null ? 'none installed' : `replaces ${state.policy.epoch}`, priority: null, owner: null }];
+    return [{ id: b.epoch, kind: 'policy', exists: true, name: `Policy epoch ${b.epoch}`, state: projection.policyEpoch === null ? 'none installed' : `replaces ${projection.policyEpoch}`, priority: null, owner: null }];
   }
   if (action === 'run-again') {
     const b = body as AdminBody<'run-again'>;
-    const w = state.works.get(b.work_id);
+    const w = projection.work(b.work_id);
     if (w === undefined) return [{ id: b.work_id, kind: 'work', exists: false, name: null, state: null, priority: null, owner: null }];
     return [{ id: b.work_id, kind: 'work', exists: true, name: `${w.graphId}/${w.nodeKey} → new node ${b.node_key}`, state: w.state === 'completed' ? `delivery ${w.barrier}` : w.state, priority: w.priority, owner: null }];
   }
   if (action === 'cancel-claim') {
     return (body as AdminBody<'cancel-claim'>).claim_ids.map((id) => {
-      const c = state.claims.get(id);
+      const c = projection.claim(id);
       if (c === undefined) return { id, kind: 'claim' as const, exists: false, name: null, state: null, priority: null, owner: null };
-      return { id, kind: 'claim' as const, exists: true, name: state.works.get(c.workId)?.nodeKey ?? c.workId, state: c.state, priority: c.priority, owner: c.workId };
+      return { id, kind: 'claim' as const, exists: true, name: projection.work(c.workId)?.nodeKey ?? c.workId, state: c.state, priority: c.priority, owner: c.workId };
     });
   }
   return (body as AdminBody<'cancel-work' | 'reprioritize'>).work_ids.map((id) => {
-    const w = state.works.get(id);
+    const w = projection.work(id);
     if (w === undefined) return { id, kind: 'work' as const, exists: false, name: null, state: null, priority: null, owner: null };
     return { id, kind: 'work' as const, exists: true, name: `${w.graphId}/${w.nodeKey}`, state: w.state, priority: w.effectivePriority, owner: w.currentClaim };
   });
 }
 
 /**
- * The preview of `action` on `state`: throws the ProtocolError publication
+ * The preview of `action` on `source`: throws the ProtocolError publication
  * would answer (unknown_work, work_not_available, claim_terminal, no_change, …)
  * when a precondition fails, so nothing is offered for Confirm.
  */
-export function previewAdminAction(action: AdminAction, body: AdminBody<AdminAction>, state: ReplayState, at: number = Date.now()): AdminPreview {
-  const targets = previewTargets(action, body, state);
-  refuseNoOp(action, body, state);
-  const built = buildAdminRequest(action, body, state, at);
-  return { ok: true, action, tip: state.tip, kind: built.kind, targets, operations: built.operations, operations_sha256: operationsDigest(built.operations) };
+export function previewAdminAction(action: AdminAction, body: AdminBody<AdminAction>, source: QueueSource, at: number = Date.now()): AdminPreview {
+  const projection = projectionOf(source);
+  const targets = previewTargets(action, body, projection);
+  refuseNoOp(action, body, projection);
+  const built = buildAdminRequest(action, body, projection, at);
+  return { ok: true, action, tip: projection.tip, kind: built.kind, targets, operations: built.operations, operations_sha256: operationsDigest(built.operations) };
 }

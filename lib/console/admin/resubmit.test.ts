@@ -4,7 +4,7 @@
  * rewritten, and the dialog's preview is exactly what publication writes.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
+import type { ReplayState, WorkRecord } from '../../../engine/state/state.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { DEMO_NOW, demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import { ConsoleRuntime } from '../runtime.ts';

@@ -13,7 +13,7 @@ export const REASON_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const Reason = z.string().regex(REASON_PATTERN, 'a reason code: letters, digits and _ . : - (up to 128)');
 const RequestId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{7,127}$/, 'a request id: 8-128 of letters, digits and _ . : -').optional();
 const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ADMIN_TARGETS);
-/** The digest of the operations the dialog previewed (issue 14 §4); publication refuses others with preview_stale. */
+/** The digest of the operations the dialog previewed (docs/console.md "Previews"); publication refuses others with preview_stale. */
 const Expect = z.string().regex(/^[0-9a-f]{64}$/, 'the SHA-256 (hex) of the previewed operations').optional();
 
 export const ControlBody = z.strictObject({
@@ -27,7 +27,7 @@ export const ControlBody = z.strictObject({
 export const CancelClaimBody = z.strictObject({ claim_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
 export const CancelWorkBody = z.strictObject({ work_ids: Ids, reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
 export const ReprioritizeBody = z.strictObject({ work_ids: Ids, priority: z.number().int().min(1).max(5), reason: Reason, request_id: RequestId, expect_operations_sha256: Expect });
-/** Run a cancelled or delivery-failed Work again (issue 14 §4): a new node; `reason` is a replacement's evidence id. */
+/** Run a cancelled or delivery-failed Work again (docs/console.md "Run it again"): a new node; `reason` is a replacement's evidence id. */
 export const RunAgainBody = z.strictObject({
   work_id: z.string().min(1).max(256),
   node_key: z.string().refine(isIdentity, 'a node key: 1..256 UTF-8 bytes without control characters'),

@@ -1,10 +1,10 @@
 /**
- * Admin targets that are easy to aim at (issue 14 §4): each open Claim with
+ * Admin targets that are easy to aim at (docs/console.md "Previews"): each open Claim with
  * its full ids, Work name, receipt and run links, and the by-id targets of a
  * dialog resolved against the ledger (name, state, current owner) so a
  * mistyped or stale id is caught before Confirm.
  */
-import type { ReplayState } from '../../../engine/replay/state.ts';
+import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 
 export interface OpenClaimTarget {
   claimId: string;
@@ -31,26 +31,26 @@ export function runUrl(repository: string | null | undefined, runId: string | nu
   return `https://github.com/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/actions/runs/${runId}`;
 }
 
-export function openClaimTargets(state: ReplayState): OpenClaimTarget[] {
+export function openClaimTargets(source: QueueSource): OpenClaimTarget[] {
+  const projection = projectionOf(source);
   const rows: OpenClaimTarget[] = [];
-  for (const c of state.claims.values()) {
+  for (const c of projection.claims()) {
     if (c.state !== 'open') continue;
-    const d = state.dispatches.get(c.dispatchId);
+    const d = projection.dispatch(c.dispatchId);
     const run = (d?.run ?? null) as { run_id?: unknown; repository?: unknown } | null;
     const runId = typeof run?.run_id === 'string' ? run.run_id : null;
-    const index = state.commitIndex.get(c.commitId);
     rows.push({
       claimId: c.claimId,
       workId: c.workId,
-      nodeKey: state.works.get(c.workId)?.nodeKey ?? c.workId,
+      nodeKey: projection.work(c.workId)?.nodeKey ?? c.workId,
       dispatchId: c.dispatchId,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
-      grantedAt: index === undefined ? null : state.commits[index]!.at,
+      grantedAt: projection.commitInfo(c.commitId)?.at ?? null,
       requestId: c.requestId,
       workHref: `/work/${encodeURIComponent(c.workId)}`,
       receiptHref: `/receipts/${encodeURIComponent(c.requestId)}`,
       runId,
-      runUrl: runUrl(typeof run?.repository === 'string' ? run.repository : state.repository, runId),
+      runUrl: runUrl(typeof run?.repository === 'string' ? run.repository : projection.repository, runId),
     });
   }
   return rows;
@@ -61,9 +61,10 @@ export type WorkTarget =
   | { id: string; exists: true; nodeKey: string; state: string; priority: number; owner: string | null };
 
 /** Each id resolved against the ledger: its name, state, effective priority and current Claim. */
-export function workTargets(state: ReplayState, ids: readonly string[]): WorkTarget[] {
+export function workTargets(source: QueueSource, ids: readonly string[]): WorkTarget[] {
+  const projection = projectionOf(source);
   return ids.map((id) => {
-    const w = state.works.get(id);
+    const w = projection.work(id);
     if (w === undefined) return { id, exists: false };
     return { id, exists: true, nodeKey: w.nodeKey, state: w.state, priority: w.effectivePriority, owner: w.currentClaim };
   });

@@ -22,11 +22,11 @@ const HOST = /^[A-Za-z0-9.-]{1,253}$/;
 function boundResource(projection: Projection, workId: string): { host?: string; repository?: string; number?: string } | undefined {
   const admitted = projection.work(workId)?.definition.backing_issue;
   if (admitted !== undefined) return admitted as { host?: string; repository?: string; number?: string };
-  return (projection.state.issueLinks.get(workId) ?? []).find((r) => r.kind === 'IssueLink')?.resource as { host?: string; repository?: string; number?: string } | undefined;
+  return (projection.issueLinks(workId)).find((r) => r.kind === 'IssueLink')?.resource as { host?: string; repository?: string; number?: string } | undefined;
 }
 
 export function backingIssue(projection: Projection, workId: string): BackingIssueView | null {
-  const records = projection.state.issueLinks.get(workId) ?? [];
+  const records = projection.issueLinks(workId);
   const resource = boundResource(projection, workId);
   if (resource === undefined) return null;
   const repository = String(resource.repository ?? '');

@@ -1,12 +1,12 @@
 /**
- * The blocking-path diagram of one Work (issue 5 §2 `/work/[id]`): the Work,
- * all its direct predecessors, and every unsatisfied edge (issue 14 §3),
+ * The blocking-path diagram of one Work (docs/console.md "Pages" `/work/[id]`): the Work,
+ * all its direct predecessors, and every unsatisfied edge (docs/console.md "Pages", `/work/[id]`),
  * each followed up to the nearest unsatisfied gate or failed ancestor, with
  * those chains highlighted. The branches come from the engine's
  * `blockingBranches` (the same walk as `eligibility`'s path); the list beside
  * the diagram is built from the same vertices, so both use the same words.
  */
-import type { DependencyEdge, ReplayState, WorkRecord } from '../../../engine/replay/state.ts';
+import { projectionOf, type DependencyEdge, type Projection, type QueueSource, type WorkRecord } from '../../../engine/replay/index.ts';
 import { blockingBranches, gateIdentity, type BlockingStep } from '../../../engine/scheduler/eligibility.ts';
 import { gateView, isGate } from './gates.ts';
 import { classDefs, mermaidLabel, shape } from './mermaid.ts';
@@ -53,14 +53,14 @@ export function workHref(workId: string): string {
   return `/work/${encodeURIComponent(workId)}`;
 }
 
-function workVertex(state: ReplayState, work: WorkRecord | undefined, workId: string, asOf: number, id: string): Vertex {
+function workVertex(projection: Projection, work: WorkRecord | undefined, workId: string, asOf: number, id: string): Vertex {
   if (work === undefined) return { id, kind: 'work', text: workId, label: mermaidLabel(workId.slice(0, 12), 'not admitted'), cls: 'waiting', href: null };
-  const status = workStatus(state, work, asOf);
+  const status = workStatus(projection, work, asOf);
   return { id, kind: 'work', text: work.nodeKey, label: mermaidLabel(work.nodeKey, `${status.readiness} · ${status.reason}`), cls: status.readiness, href: workHref(work.workId) };
 }
 
-function gateVertex(state: ReplayState, edge: Exclude<DependencyEdge, { kind: 'work' }>, blocked: boolean, id: string): Vertex {
-  const g = gateView(state, edge);
+function gateVertex(projection: Projection, edge: Exclude<DependencyEdge, { kind: 'work' }>, blocked: boolean, id: string): Vertex {
+  const g = gateView(projection, edge);
   const observed = g.observation === null ? 'no observation' : g.observation.summary;
   return { id, kind: edge.kind, text: g.label, label: mermaidLabel(g.label, `needs ${g.condition}: ${observed}`), cls: blocked ? 'gate_wait' : 'gate_ok', href: g.url || null };
 }
@@ -73,15 +73,16 @@ function edgeKey(edge: DependencyEdge): string {
   return edge.kind === 'work' ? `w:${edge.work_id}` : `g:${gateIdentity(edge)}`;
 }
 
-export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: number, status: WorkStatus = workStatus(state, work, asOf)): Diagram {
+export function blockingDiagram(source: QueueSource, work: WorkRecord, asOf: number, status: WorkStatus = workStatus(source, work, asOf)): Diagram {
+  const projection = projectionOf(source);
   const vertices = new Map<string, Vertex>();
   const links: Array<{ from: string; to: string; hot: boolean }> = [];
   const next = () => `n${vertices.size}`;
-  const { branches, more } = work.state === 'available' ? blockingBranches(state, work, asOf) : { branches: [] as BlockingStep[][], more: 0 };
+  const { branches, more } = work.state === 'available' ? blockingBranches(projection, work, asOf) : { branches: [] as BlockingStep[][], more: 0 };
   const onPath = new Set(branches.flat().map(stepKey));
   for (const step of status.blockingPath.slice(1)) onPath.add(stepKey(step));
 
-  const root = workVertex(state, work, work.workId, asOf, 'n0');
+  const root = workVertex(projection, work, work.workId, asOf, 'n0');
   root.cls = `${root.cls} focus`;
   vertices.set(`w:${work.workId}`, root);
 
@@ -90,8 +91,8 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
     let v = vertices.get(key);
     if (v === undefined) {
       v = edge.kind === 'work'
-        ? workVertex(state, state.works.get(edge.work_id), edge.work_id, asOf, next())
-        : gateVertex(state, edge, onPath.has(key), next());
+        ? workVertex(projection, projection.work(edge.work_id), edge.work_id, asOf, next())
+        : gateVertex(projection, edge, onPath.has(key), next());
       vertices.set(key, v);
     }
     links.push({ from: v.id, to: vertices.get(`w:${owner.workId}`)!.id, hot: onPath.has(key) });
@@ -105,7 +106,7 @@ export function blockingDiagram(state: ReplayState, work: WorkRecord, asOf: numb
       const upstream = branch[i]!;
       const blocker = branch[i + 1]!;
       if (upstream.kind !== 'work' || upstream.work_id === undefined) break;
-      const owner = state.works.get(upstream.work_id);
+      const owner = projection.work(upstream.work_id);
       if (owner === undefined) break;
       const edge = owner.dependsOn.find((e) => edgeKey(e) === stepKey(blocker));
       if (edge !== undefined) addEdge(owner, edge);

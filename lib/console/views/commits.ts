@@ -1,12 +1,12 @@
 /**
- * The commit history (issue 5 §2 `/commits`): paginated, newest first, each a
+ * The commit history (docs/console.md "Pages" `/commits`): paginated, newest first, each a
  * time-travel link; and a comparison of two commits — what the commits in
  * between admitted, granted, finished, released and controlled, plus the
  * state counts at both ends.
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import { summarize, type Projection, type ProjectionSummary } from '../../../engine/replay/index.ts';
-import type { CommitInfo } from '../../../engine/replay/state.ts';
+import type { CommitInfo } from '../../../engine/replay/index.ts';
 import { operationSummary, type OperationSummary } from './operations.ts';
 
 export const COMMITS_PAGE = 50;
@@ -22,7 +22,7 @@ export interface CommitsPage {
 }
 
 export function commitsPage(projection: Projection, page: number): CommitsPage {
-  const all = projection.state.commits;
+  const all = projection.commits;
   const pages = Math.max(1, Math.ceil(all.length / COMMITS_PAGE));
   const p = Math.min(Math.max(1, page), pages);
   const endExclusive = all.length - (p - 1) * COMMITS_PAGE;
@@ -65,29 +65,29 @@ export interface Comparison {
 export function compareCommits(live: Projection, fromProjection: Projection, toProjection: Projection): Comparison {
   let a = fromProjection;
   let b = toProjection;
-  if (a.state.commits.length > b.state.commits.length) [a, b] = [b, a];
-  const fromIndex = a.state.commits.length - 1;
-  const toIndex = b.state.commits.length - 1;
+  if (a.commits.length > b.commits.length) [a, b] = [b, a];
+  const fromIndex = a.commits.length - 1;
+  const toIndex = b.commits.length - 1;
   const tally: Record<ChangeGroup, number> = { admitted: 0, granted: 0, launched: 0, finished: 0, results: 0, released: 0, observed: 0, controls: 0, other: 0 };
   const byKind: Record<string, number> = {};
   const listed: Comparison['listed'] = [];
   let truncated = false;
   const last = Math.min(toIndex, fromIndex + MAX_COMPARED_COMMITS);
   for (let i = fromIndex + 1; i <= last; i++) {
-    const info = live.state.commits[i]!;
+    const info = live.commits[i]!;
     const ops = (JSON.parse(live.commitText(info.id)!) as { operations: JsonObject[] }).operations;
     for (const op of ops) {
       const kind = String(op.kind);
       const group = GROUP_OF[kind] ?? 'other';
       tally[group] += 1;
       byKind[kind] = (byKind[kind] ?? 0) + 1;
-      if (listed.length < MAX_LISTED_OPERATIONS) listed.push({ ...operationSummary(b.state, op), commitId: info.id, at: info.at, group });
+      if (listed.length < MAX_LISTED_OPERATIONS) listed.push({ ...operationSummary(b, op), commitId: info.id, at: info.at, group });
       else truncated = true;
     }
   }
   return {
-    from: live.state.commits[fromIndex]!,
-    to: live.state.commits[toIndex]!,
+    from: live.commits[fromIndex]!,
+    to: live.commits[toIndex]!,
     commits: toIndex - fromIndex,
     tally,
     byKind,

@@ -1,9 +1,9 @@
 /**
- * The explorer's URL state (issue 5 §2 `/work`): every filter lives in the
+ * The explorer's URL state (docs/console.md "Pages" `/work`): every filter lives in the
  * query string in a canonical order, so a filtered view is a permalink and
  * the URL round-trips. Pure (no engine imports): the browser uses it too.
  */
-import type { WorkState } from '../../../engine/replay/state.ts';
+import type { WorkState } from '../../../engine/state/state.ts';
 import { READINESS, type Readiness } from './readiness.ts';
 
 export const PAGE_SIZE = 50;
@@ -25,7 +25,7 @@ export interface ExplorerQuery {
   dir: SortDir;
 }
 
-/** Columns the explorer sorts by (issue 14 §5). */
+/** Columns the explorer sorts by (docs/console.md). */
 export const SORT_COLUMNS = ['fifo', 'node', 'graph', 'priority', 'key', 'state', 'readiness', 'reason', 'attempts', 'age', 'waiting', 'running'] as const;
 export type SortColumn = (typeof SORT_COLUMNS)[number];
 export type SortDir = 'asc' | 'desc';

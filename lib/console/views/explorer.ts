@@ -1,12 +1,12 @@
 /**
- * The Work explorer (issue 5 §2 `/work`): filters by graph, pool, state,
+ * The Work explorer (docs/console.md "Pages" `/work`): filters by graph, pool, state,
  * readiness, priority, fairness key, reason and text, all serialized in the
  * URL (so a filtered view is a permalink), and server-side pagination in FIFO
  * order.
  */
 import { backingIssue } from './backing-issue.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { WorkRecord, WorkState } from '../../../engine/replay/state.ts';
+import type { WorkRecord, WorkState } from '../../../engine/replay/index.ts';
 import { compareRows, PAGE_SIZE, type ExplorerQuery, type SortableRow } from './explorer-query.ts';
 import { admittedAt, workStatus, type Readiness } from './status.ts';
 
@@ -31,7 +31,7 @@ export interface ExplorerRow extends SortableRow {
   currentClaim: string | null;
   attempts: number;
   admittedAt: number;
-  /** The ledger-bound backing Issue (issue 12), if any. */
+  /** The ledger-bound backing Issue (docs/backing-issues.md), if any. */
   issue: { number: string; url: string | null } | null;
 }
 
@@ -47,10 +47,8 @@ export interface ExplorerView {
 }
 
 /** Decision time of a commit by id (0 when unknown). */
-function commitAt(state: Projection['state'], commitId: string | null): number | null {
-  if (commitId === null) return null;
-  const i = state.commitIndex.get(commitId);
-  return i === undefined ? null : state.commits[i]!.at;
+function commitAt(projection: Projection, commitId: string | null): number | null {
+  return commitId === null ? null : projection.commitInfo(commitId)?.at ?? null;
 }
 
 /**
@@ -59,19 +57,19 @@ function commitAt(state: Projection['state'], commitId: string | null): number |
  * `asOf`) and time running (its current Claim's grant to `asOf`, or its last
  * Claim's grant to that Claim's end). Null where it does not apply.
  */
-export function durations(state: Projection['state'], work: WorkRecord, admitted: number, asOf: number): { ageMs: number; waitingMs: number | null; runningMs: number | null } {
-  const claims = work.claims.map((id) => state.claims.get(id)).filter((c) => c !== undefined);
+export function durations(projection: Projection, work: WorkRecord, admitted: number, asOf: number): { ageMs: number; waitingMs: number | null; runningMs: number | null } {
+  const claims = work.claims.map((id) => projection.claim(id)).filter((c) => c !== undefined);
   const last = claims[claims.length - 1];
   const previous = claims.length >= 2 ? claims[claims.length - 2]! : undefined;
   const ageMs = Math.max(0, asOf - admitted);
   if (work.state === 'available') {
-    const since = last === undefined ? admitted : (commitAt(state, last.terminalCommitId) ?? admitted);
+    const since = last === undefined ? admitted : (commitAt(projection, last.terminalCommitId) ?? admitted);
     return { ageMs, waitingMs: Math.max(0, asOf - since), runningMs: null };
   }
   if (last === undefined) return { ageMs, waitingMs: null, runningMs: null };
-  const granted = commitAt(state, last.commitId) ?? admitted;
-  const readySince = previous === undefined ? admitted : (commitAt(state, previous.terminalCommitId) ?? admitted);
-  const ended = work.state === 'claimed' ? asOf : (commitAt(state, last.terminalCommitId) ?? asOf);
+  const granted = commitAt(projection, last.commitId) ?? admitted;
+  const readySince = previous === undefined ? admitted : (commitAt(projection, previous.terminalCommitId) ?? admitted);
+  const ended = work.state === 'claimed' ? asOf : (commitAt(projection, last.terminalCommitId) ?? asOf);
   return { ageMs, waitingMs: Math.max(0, granted - readySince), runningMs: Math.max(0, ended - granted) };
 }
 
@@ -85,7 +83,6 @@ function matchesText(work: WorkRecord, needle: string): boolean {
 }
 
 export function explorerView(projection: Projection, asOf: number, query: ExplorerQuery): ExplorerView {
-  const { state } = projection;
   const needle = query.q?.toLowerCase() ?? null;
   const graphs = new Set<string>();
   const pools = new Set<string>();
@@ -103,14 +100,14 @@ export function explorerView(projection: Projection, asOf: number, query: Explor
     if (query.priority !== null && work.effectivePriority !== query.priority) continue;
     if (query.key !== null && work.fairnessKey !== query.key) continue;
     if (needle !== null && !matchesText(work, needle)) continue;
-    const status = workStatus(state, work, asOf);
+    const status = workStatus(projection, work, asOf);
     reasons.set(status.reason, (reasons.get(status.reason) ?? 0) + 1);
     if (query.readiness !== null && status.readiness !== query.readiness) continue;
     if (query.reason !== null && status.reason !== query.reason) continue;
-    const admitted = admittedAt(state, work);
+    const admitted = admittedAt(projection, work);
     matched.push({
       fifo: work.fifo,
-      ...durations(state, work, admitted, asOf),
+      ...durations(projection, work, admitted, asOf),
       workId: work.workId,
       graphId: work.graphId,
       nodeKey: work.nodeKey,
@@ -135,7 +132,7 @@ export function explorerView(projection: Projection, asOf: number, query: Explor
     query: { ...query, page },
     rows: matched.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
     total: matched.length,
-    all: state.works.size,
+    all: projection.workCount,
     page,
     pages,
     facets: {

@@ -1,5 +1,5 @@
 /**
- * Fairness owed over the decisions that actually happened (issue 14 §2): for
+ * Fairness owed over the decisions that actually happened (docs/console.md "Pages", `/fairness`): for
  * each grant in the window, the eligible classes and the eligible keys of the
  * picked class at that decision, re-derived with the engine's `grantPlan` (the
  * packer run on the prefix before the grant, as the grant's receipt does).
@@ -14,7 +14,7 @@
 import { isProtocolError } from '../../../engine/errors.ts';
 import { grantPlan } from '../../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { ClaimRecord } from '../../../engine/replay/state.ts';
+import type { ClaimRecord } from '../../../engine/state/state.ts';
 
 export interface Decision {
   /** The picked class and key. */

@@ -1,16 +1,15 @@
 /**
- * The fairness page (issue 5 §2 `/fairness`): an `sshare`-style table per pool
+ * The fairness page (docs/console.md "Pages" `/fairness`): an `sshare`-style table per pool
  * and class — weight, target share among the currently eligible siblings,
  * actual share of grants over a window, pass and stride (exact decimal
  * strings from the clocks, spec 7.5, 7.13), grants owed and deficit over the
  * window's decisions at which each class/key was eligible (fairness-history.ts,
- * issue 14 §2), oldest eligible age and the longest zero-service interval
+ * docs/console.md "Pages", `/fairness`), oldest eligible age and the longest zero-service interval
  * while backlogged.
  */
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { ClaimRecord } from '../../../engine/replay/state.ts';
+import type { ClaimRecord } from '../../../engine/replay/index.ts';
 import { classStride, clockView, keyStride } from '../../../engine/scheduler/clocks.ts';
-import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
 import { grantDecisions, owedTally } from './fairness-history.ts';
 import { admittedAt, workStatus } from './status.ts';
 
@@ -85,13 +84,11 @@ function longestGap(firstAdmitted: number | null, grantTimes: number[], stillBac
 }
 
 export function fairnessView(projection: Projection, asOf: number, poolName: string | null, window: number): FairnessView | null {
-  const { state } = projection;
-  if (state.policy === null) return null;
-  const policy = installedPolicy(state);
-  const pools = Object.keys(policy.pools).sort();
+  if (projection.policy === null) return null;
+  const pools = projection.poolNames;
   const pool = poolName !== null && pools.includes(poolName) ? poolName : pools[0];
   if (pool === undefined) return null;
-  const fairness = state.fairness;
+  const fairness = projection.fairness;
   const clocks = clockView(fairness, pool);
   const strict = fairness.mode === 'strict-priority';
 
@@ -105,23 +102,23 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
   for (const work of projection.works()) {
     if (work.pool !== pool || work.state !== 'available') continue;
     const b = bucket(work.effectivePriority, work.fairnessKey);
-    const admitted = admittedAt(state, work);
+    const admitted = admittedAt(projection, work);
     b.backlog += 1;
     b.firstAdmitted = b.firstAdmitted === null ? admitted : Math.min(b.firstAdmitted, admitted);
-    if (workStatus(state, work, asOf).readiness === 'ready') {
+    if (workStatus(projection, work, asOf).readiness === 'ready') {
       b.eligible += 1;
       b.oldestEligible = b.oldestEligible === null ? admitted : Math.min(b.oldestEligible, admitted);
     }
   }
 
-  const grants: ClaimRecord[] = [...state.claims.values()]
-    .filter((c) => state.dispatches.get(c.dispatchId)?.pool === pool)
+  const grants: ClaimRecord[] = [...projection.claims()]
+    .filter((c) => projection.dispatch(c.dispatchId)?.pool === pool)
     .sort((a, b) => a.position.ordinal - b.position.ordinal || a.position.operation - b.position.operation);
   const windowed = window > 0 ? grants.slice(-window) : grants;
   const grantTimes = new Map<string, number[]>();
   for (const c of grants) {
     const id = `${c.priority}\u0000${c.fairnessKey}`;
-    const at = state.commits[state.commitIndex.get(c.commitId) ?? 0]?.at ?? 0;
+    const at = projection.commitInfo(c.commitId)?.at ?? projection.commits[0]?.at ?? 0;
     (grantTimes.get(id) ?? grantTimes.set(id, []).get(id)!).push(at);
     bucket(c.priority, c.fairnessKey); // keys served in the past stay listed
   }

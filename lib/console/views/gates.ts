@@ -3,7 +3,7 @@
  * fully qualified link that keeps the Issue-versus-PR type, and the latest
  * trusted observation.
  */
-import type { DependencyEdge, ReplayState } from '../../../engine/replay/state.ts';
+import type { DependencyEdge, Projection } from '../../../engine/replay/index.ts';
 import { gateIdentity, type ExternalEdge } from '../../../engine/scheduler/eligibility.ts';
 
 export interface GateView {
@@ -27,11 +27,10 @@ function safeUrl(host: string, repository: string, kind: string, number: string)
   return ok ? `https://${host}/${repository}/${kind === 'issue' ? 'issues' : 'pull'}/${number}` : '';
 }
 
-export function gateView(state: ReplayState, edge: ExternalEdge): GateView {
+export function gateView(projection: Projection, edge: ExternalEdge): GateView {
   const r = edge.resource;
   const gate = gateIdentity(edge);
-  const id = state.latestObservation.get(gate);
-  const o = id === undefined ? undefined : state.observations.get(id);
+  const o = projection.observation(gate);
   let summary = '';
   if (o !== undefined) {
     const op = o.operation;

@@ -1,11 +1,11 @@
 /**
- * A Work DAG as Mermaid (issue 5 §2 `/graphs/[id]`): Work, Issue and PR nodes
+ * A Work DAG as Mermaid (docs/console.md "Pages" `/graphs/[id]`): Work, Issue and PR nodes
  * with distinct shapes, colours by status, and a link per node. Graphs above
  * MAX_DRAWN vertices are drawn as a bounded neighbourhood of a focus node (or
  * the first vertices in FIFO order) so the browser never gets a hairball.
  */
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { DependencyEdge, WorkRecord } from '../../../engine/replay/state.ts';
+import type { DependencyEdge, WorkRecord } from '../../../engine/replay/index.ts';
 import { gateIdentity } from '../../../engine/scheduler/eligibility.ts';
 import { workHref, type DiagramNode } from './blocking.ts';
 import { gateView, isGate } from './gates.ts';
@@ -45,14 +45,14 @@ function edgeKey(edge: DependencyEdge): string {
 }
 
 /** Vertices within `depth` hops of `focus` (both directions), capped. */
-function neighbourhood(works: Map<string, WorkRecord>, successors: Map<string, string[]>, focus: string, limit: number): Set<string> {
+function neighbourhood(works: Map<string, WorkRecord>, projection: Projection, focus: string, limit: number): Set<string> {
   const seen = new Set<string>([`w:${focus}`]);
   let frontier = [focus];
   for (let depth = 0; depth < NEIGHBOURHOOD_DEPTH && frontier.length > 0 && seen.size < limit; depth++) {
     const nextFrontier: string[] = [];
     for (const id of frontier) {
       const w = works.get(id);
-      const around = [...(w?.dependsOn.map(edgeKey) ?? []), ...(successors.get(id) ?? []).map((s) => `w:${s}`)];
+      const around = [...(w?.dependsOn.map(edgeKey) ?? []), ...projection.dependents(id).map((s) => `w:${s}`)];
       for (const key of around) {
         if (seen.size >= limit || seen.has(key)) continue;
         seen.add(key);
@@ -65,10 +65,9 @@ function neighbourhood(works: Map<string, WorkRecord>, successors: Map<string, s
 }
 
 export function graphView(projection: Projection, graphId: string, asOf: number, focus: string | null): GraphView | null {
-  const { state } = projection;
-  const ids = state.graphs.get(graphId);
+  const ids = projection.graphs.get(graphId);
   if (ids === undefined) return null;
-  const works = ids.map((id) => state.works.get(id)!);
+  const works = ids.map((id) => projection.work(id)!);
   const byId = new Map(works.map((w) => [w.workId, w]));
 
   // All vertices: Work, then gates deduplicated by identity (spec 7.16).
@@ -78,7 +77,7 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
   const labels = new Map<string, string>();
   const blockingGates = new Set<string>();
   for (const w of works) {
-    const status = workStatus(state, w, asOf);
+    const status = workStatus(projection, w, asOf);
     for (const step of status.blockingPath) if (step.gate !== undefined) blockingGates.add(step.gate);
     counts[status.readiness] = (counts[status.readiness] ?? 0) + 1;
     rows.set(`w:${w.workId}`, { key: `w:${w.workId}`, kind: 'work', text: w.nodeKey, status: status.readiness, reason: status.reason, href: workHref(w.workId), drawn: false });
@@ -90,7 +89,7 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
       if (!isGate(edge)) continue;
       const key = edgeKey(edge);
       if (rows.has(key)) continue;
-      const g = gateView(state, edge);
+      const g = gateView(projection, edge);
       const ok = g.observation?.state === 'ready' && !blockingGates.has(g.gate);
       const observed = g.observation === null ? 'no observation' : g.observation.summary;
       rows.set(key, { key, kind: edge.kind, text: g.label, status: ok ? 'satisfied' : 'unsatisfied', reason: `needs ${g.condition}: ${observed}`, href: g.url || null, drawn: false });
@@ -108,7 +107,7 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
   const focusId = focus !== null && byId.has(focus) ? focus : null;
   let drawnKeys: Set<string>;
   if (total <= MAX_DRAWN) drawnKeys = new Set(rows.keys());
-  else if (focusId !== null) drawnKeys = neighbourhood(byId, state.successors, focusId, MAX_DRAWN);
+  else if (focusId !== null) drawnKeys = neighbourhood(byId, projection, focusId, MAX_DRAWN);
   else drawnKeys = new Set([...rows.keys()].filter((k) => linked.has(k)).slice(0, MAX_DRAWN));
 
   // Many independent vertices say nothing as boxes in a row: count them per status instead.

@@ -1,5 +1,5 @@
 /**
- * The console's headroom gauge and compaction preview (spec 7.17, issue 11 §4): the same
+ * The console's headroom gauge and compaction preview (spec 7.17, docs/operating-envelope.md "Operators and agents"): the same
  * envelope numbers as `fairway stats` (Projection.envelope), drawn as a bar of the watermark
  * that is green below 80 %, amber from 80 % and red at the watermark, and linked to what
  * `compact` would retain (a checkpoint candidate built and replayed here, never written).
@@ -54,13 +54,12 @@ const PREVIEW_SHA = '0'.repeat(40);
 
 /** What `fairway compact` would retain from `projection`, built and replayed in memory. */
 export function compactionPreview(projection: Projection, asOf: number): CompactionPreview {
-  const { state } = projection;
   const before = projection.envelope();
-  if (projection.commitCount === 1 && state.checkpoint !== undefined) {
+  if (projection.commitCount === 1 && projection.checkpoint !== undefined) {
     return { alreadyCompact: true, bytesBefore: before.bytes, bytesAfter: before.bytes, replacedCommits: 0, retained: retainedOf(projection), after: before };
   }
-  const at = Math.max(asOf, state.commits[state.commits.length - 1]!.at);
-  const actor = { role: 'administrator' as const, principal: '1', repository: state.repository! };
+  const at = Math.max(asOf, projection.lastCommit!.at);
+  const actor = { role: 'administrator' as const, principal: '1', repository: projection.repository! };
   const commit = buildCheckpointCommit(projection, { priorGitSha: PREVIEW_SHA, actor, at });
   const compacted = replayLedger(`${canonicalize(commit as unknown as JsonValue)}\n`);
   const after = compacted.envelope();
@@ -70,14 +69,14 @@ export function compactionPreview(projection: Projection, asOf: number): Compact
 function retainedOf(p: Projection): CompactionPreview['retained'] {
   const s = summarize(p);
   let unreleased = 0;
-  for (const group of p.state.dispatches.values()) if (!group.released) unreleased++;
+  for (const group of p.dispatches()) if (!group.released) unreleased++;
   return {
     works: s.works.total,
     openWorks: (s.works.by_state.available ?? 0) + (s.works.by_state.claimed ?? 0),
     claims: s.claims.total,
     openClaims: s.claims.open,
-    dispatches: p.state.dispatches.size,
+    dispatches: p.dispatchCount,
     unreleasedDispatches: unreleased,
-    requests: p.state.requests.size,
+    requests: p.requestCount,
   };
 }

@@ -29,18 +29,17 @@ const MAX_SCANNED = 20_000;
 const MAX_EVENTS = 200;
 
 export function lifecycleEvents(projection: Projection, grantCommit: string, claimIds: readonly string[]): LifecycleEvent[] {
-  const { state } = projection;
   const claims = new Set(claimIds);
   const groups = new Set<string>();
   for (const id of claimIds) {
-    const c = state.claims.get(id);
+    const c = projection.claim(id);
     if (c !== undefined) groups.add(c.dispatchId);
   }
-  const start = (state.commitIndex.get(grantCommit) ?? state.commits.length) + 1;
-  const end = Math.min(state.commits.length, start + MAX_SCANNED);
+  const start = (projection.commitPosition(grantCommit) ?? projection.commits.length) + 1;
+  const end = Math.min(projection.commits.length, start + MAX_SCANNED);
   const events: LifecycleEvent[] = [];
   for (let i = start; i < end && events.length < MAX_EVENTS; i++) {
-    const info = state.commits[i]!;
+    const info = projection.commits[i]!;
     if (!RELEVANT.has(info.kind)) continue;
     const ops = (JSON.parse(projection.commitText(info.id)!) as { operations: JsonObject[] }).operations;
     for (const op of ops) {
@@ -53,7 +52,7 @@ export function lifecycleEvents(projection: Projection, grantCommit: string, cla
       else if (op.kind === 'ClaimCancellation') detail = String(op.reason);
       else if (op.kind === 'DeliveryFailure') detail = `${String(op.reason)}, effects ${String(op.disposition)}`;
       else if (op.kind === 'Completion') detail = `run ${String(op.run_id)}`;
-      events.push({ commitId: info.id, requestId: info.requestId, at: info.at, role: info.role, kind: String(op.kind), dispatchId: dispatchId ?? state.claims.get(claimId ?? '')?.dispatchId ?? null, claimId, detail });
+      events.push({ commitId: info.id, requestId: info.requestId, at: info.at, role: info.role, kind: String(op.kind), dispatchId: dispatchId ?? projection.claim(claimId ?? '')?.dispatchId ?? null, claimId, detail });
     }
   }
   return events;

@@ -1,5 +1,5 @@
 /**
- * Mermaid text builders' escaping (issue 5 §5): submitted strings never reach
+ * Mermaid text builders' escaping (docs/console.md "Safety"): submitted strings never reach
  * Mermaid syntax raw. Node ids are generated (`n0`, `n1`, ...); every label
  * character outside a small safe set becomes a Mermaid entity code (`#60;`),
  * which Mermaid renders as that character's text, never as markup. The
@@ -23,7 +23,7 @@ export function mermaidLabel(...lines: string[]): string {
   return `"${lines.map((l) => mermaidText(l)).join('<br/>')}"`;
 }
 
-/** Node shapes of issue 5 §2 `/graphs/[id]`: Work, Issue and PR are told apart by shape. */
+/** Node shapes of docs/console.md "Pages" `/graphs/[id]`: Work, Issue and PR are told apart by shape. */
 export function shape(kind: 'work' | 'issue' | 'pull_request', id: string, label: string): string {
   switch (kind) {
     case 'work': return `${id}[${label}]`;

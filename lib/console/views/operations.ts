@@ -4,7 +4,7 @@
  * evidence bodies (spec 7.13 "Normal output should be a few lines").
  */
 import type { JsonObject } from '../../../engine/json.ts';
-import type { ReplayState } from '../../../engine/replay/state.ts';
+import type { Projection } from '../../../engine/replay/index.ts';
 import { formatTime } from './format.ts';
 
 export interface OperationSummary {
@@ -27,12 +27,12 @@ function resourceLabel(r: unknown): string {
   return `${o.kind === 'pull_request' ? 'PR' : 'Issue'} ${String(o.repository)}#${String(o.number)}`;
 }
 
-export function operationSummary(state: ReplayState, op: JsonObject): OperationSummary {
+export function operationSummary(projection: Projection, op: JsonObject): OperationSummary {
   const workId = str(op.work_id);
   const base: OperationSummary = {
     kind: String(op.kind),
     workId,
-    nodeKey: workId === null ? null : state.works.get(workId)?.nodeKey ?? null,
+    nodeKey: workId === null ? null : projection.work(workId)?.nodeKey ?? null,
     claimId: str(op.claim_id),
     dispatchId: str(op.dispatch_id),
     detail: '',

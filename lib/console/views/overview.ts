@@ -1,13 +1,11 @@
 /**
- * The overview page's data (issue 5 §2 `/`): tip, policy, controls and their
+ * The overview page's data (docs/console.md "Pages" `/`): tip, policy, controls and their
  * history, counts by state and readiness, outstanding reservations, uncertain
  * launches, pending delivery barriers, backlog by class and key, recent receipts.
  */
 import { backingIssueCounts } from './backing-issue.ts';
 import { summarize, type Projection, type ProjectionSummary } from '../../../engine/replay/index.ts';
 import type { JsonObject } from '../../../engine/json.ts';
-import type { PoolPolicy } from '../../../engine/schema/policy.ts';
-import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
 import { admittedAt, READINESS, workStatus, type Readiness } from './status.ts';
 
 export interface ControlEvent {
@@ -86,7 +84,7 @@ const MAX_LISTED = 50;
 
 /** Control operations in causal order (bounded to the latest control commits). */
 export function controlEvents(projection: Projection): ControlEvent[] {
-  const commits = projection.state.commits.filter((c) => c.kind === 'control').slice(-MAX_CONTROL_COMMITS);
+  const commits = projection.commits.filter((c) => c.kind === 'control').slice(-MAX_CONTROL_COMMITS);
   const events: ControlEvent[] = [];
   for (const c of commits) {
     const text = projection.commitText(c.id);
@@ -121,13 +119,12 @@ export function pausePeriods(events: readonly ControlEvent[]): PausePeriod[] {
 }
 
 export function overviewView(projection: Projection, asOf: number): OverviewView {
-  const { state } = projection;
   const summary = summarize(projection);
   const readiness = Object.fromEntries(READINESS.map((r) => [r, 0])) as Record<Readiness, number>;
   const backlog = new Map<string, BacklogRow>();
   const pendingBarriers: OverviewView['pendingBarriers'] = [];
   for (const work of projection.works()) {
-    const status = workStatus(state, work, asOf);
+    const status = workStatus(projection, work, asOf);
     readiness[status.readiness] += 1;
     if (work.barrier === 'pending' && pendingBarriers.length < MAX_LISTED) {
       pendingBarriers.push({ workId: work.workId, nodeKey: work.nodeKey, graphId: work.graphId, completionAt: work.completionAt });
@@ -142,22 +139,22 @@ export function overviewView(projection: Projection, asOf: number): OverviewView
     row.available += 1;
     if (status.readiness === 'ready') {
       row.ready += 1;
-      const age = asOf - admittedAt(state, work);
+      const age = asOf - admittedAt(projection, work);
       if (row.oldestEligibleAge === null || age > row.oldestEligibleAge) row.oldestEligibleAge = age;
     }
   }
 
-  const pools = state.policy === null ? {} : (installedPolicy(state).pools as Record<string, PoolPolicy>);
-  const capacity = Object.entries(pools).map(([pool, p]) => ({
+  const { reservations } = projection;
+  const capacity = Object.entries(projection.policy?.pools ?? {}).map(([pool, p]) => ({
     pool,
-    logical: state.outstandingClaims.get(pool) ?? 0,
+    logical: reservations.logical.get(pool) ?? 0,
     logicalLimit: p.logical_limit,
-    native: state.outstandingNative.get(pool) ?? 0,
+    native: reservations.native.get(pool) ?? 0,
     nativeLimit: p.native_limit,
   }));
 
   const launches: LaunchRow[] = [];
-  for (const d of state.dispatches.values()) {
+  for (const d of projection.dispatches()) {
     if (d.released || (d.state !== 'uncertain' && d.state !== 'unresolved')) continue;
     launches.push({ dispatchId: d.dispatchId, requestId: d.requestId, state: d.state === 'uncertain' ? 'launch_uncertain' : 'launch_unresolved', claims: d.claimIds.length, reason: d.reason });
   }
@@ -165,9 +162,9 @@ export function overviewView(projection: Projection, asOf: number): OverviewView
   const events = controlEvents(projection);
   const pauses = pausePeriods(events);
   const current = (control: PausePeriod['control']) =>
-    state.controls[control] ? [...pauses].reverse().find((p) => p.control === control && p.to === null) ?? null : null;
+    projection.controls[control] ? [...pauses].reverse().find((p) => p.control === control && p.to === null) ?? null : null;
 
-  const recent = state.commits.slice(-RECENT).reverse().map((c) => ({
+  const recent = projection.commits.slice(-RECENT).reverse().map((c) => ({
     requestId: c.requestId, kind: c.kind, role: c.role, at: c.at, commitId: c.id, operations: c.operations,
   }));
 

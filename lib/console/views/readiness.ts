@@ -1,4 +1,2 @@
-/** Readiness values of the console (pure, shared with the browser). */
-export type Readiness = 'ready' | 'waiting' | 'running' | 'delivering' | 'done' | 'failed' | 'cancelled';
-
-export const READINESS: readonly Readiness[] = ['ready', 'waiting', 'running', 'delivering', 'done', 'failed', 'cancelled'];
+/** Readiness values of the console (pure, shared with the browser): the engine's list. */
+export { READINESS, type Readiness } from '../../../engine/scheduler/readiness-values.ts';

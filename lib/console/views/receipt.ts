@@ -1,5 +1,5 @@
 /**
- * Receipt permalinks (issue 5 §2 `/receipts/[requestId]`, spec 7.13): derived
+ * Receipt permalinks (docs/console.md "Pages" `/receipts/[requestId]`, spec 7.13): derived
  * from the ledger alone, so a receipt renders identically after a restart.
  * Every request kind gets the envelope and its operations (never payloads); a
  * dispatch_next also gets the engine's receipt, each Claim's planNext
@@ -16,7 +16,7 @@ import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import { committedRequest } from '../../../engine/receipts/committed.ts';
 import { dispatchReceipt, grantPlan, type DispatchReceipt } from '../../../engine/receipts/dispatch.ts';
-import type { Explanation } from '../../../engine/scheduler/plan.ts';
+import type { Explanation } from '../../../engine/scheduler/plan-types.ts';
 import { operationSummary, type OperationSummary } from './operations.ts';
 import { dispatchConflicts, lifecycleEvents, lifecycleSequence, type ConflictView, type LifecycleEvent } from './lifecycle.ts';
 
@@ -56,7 +56,7 @@ export function receiptView(projection: Projection, requestId: string, history: 
     policyEpoch: commit.policy_epoch,
     at: commit.at,
     actor: commit.actor,
-    operations: commit.operations.map((op) => operationSummary(projection.state, op)),
+    operations: commit.operations.map((op) => operationSummary(projection, op)),
     dispatch: null,
     explanations: [],
     stop: null,
@@ -97,14 +97,14 @@ function compactedView(projection: Projection, requestId: string, history: Proje
     policyEpoch: request.policyEpoch,
     at: request.at,
     actor: request.actor,
-    operations: request.claims.map((op) => operationSummary(projection.state, op)),
+    operations: request.claims.map((op) => operationSummary(projection, op)),
     dispatch,
     explanations: [],
     stop: null,
     lifecycle: [],
     conflicts: conflictsOf(projection, dispatch),
     sequence: null,
-    compacted: { code: 'history_compacted', checkpoint: projection.state.commits[0]!.id, priorGitSha: projection.state.checkpoint!.priorGitSha },
+    compacted: { code: 'history_compacted', checkpoint: projection.commits[0]!.id, priorGitSha: projection.checkpoint!.priorGitSha },
   };
 }
 

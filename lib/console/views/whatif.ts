@@ -1,10 +1,10 @@
 /**
- * The fairness what-if panel (issue 5 §2 `/fairness`): the engine simulator
+ * The fairness what-if panel (docs/console.md "Pages" `/fairness`): the engine simulator
  * (`engine/scheduler/simulate.ts`: the real packer over a synthetic state) run
  * on the pool's current ready backlog, once with the installed settings and
  * once with the proposal.
  *
- * Baseline `live` (default, issue 14 §2): both runs are the real selector run
+ * Baseline `live` (default, docs/console.md "Pages", `/fairness`): both runs are the real selector run
  * forward on the live fairness clocks and active sets (`predictLine`), so the
  * installed run's first grants are exactly `explain`'s next picks; the
  * proposal runs on the same clocks with its weights (passes rescaled to its
@@ -15,10 +15,10 @@
 import { z } from 'zod';
 import { ownRecord } from '../../../engine/schema/record.ts';
 import type { JsonObject } from '../../../engine/json.ts';
-import type { Projection, ReplayState } from '../../../engine/replay/index.ts';
-import { createFairnessState, type FairnessState, type PoolClocks, type SiblingClock } from '../../../engine/scheduler/clocks.ts';
+import type { Projection } from '../../../engine/replay/index.ts';
 import { predictLine } from '../../../engine/scheduler/line.ts';
 import { installedPolicy } from '../../../engine/scheduler/policy-view.ts';
+import { withEconomics } from '../../../engine/replay/what-if.ts';
 import { simulate, type SimulationResult, type SimulationShare } from '../../../engine/scheduler/simulate.ts';
 import type { WorkloadNode } from '../../../engine/scheduler/workload.ts';
 import { workStatus } from './status.ts';
@@ -57,7 +57,7 @@ export interface WhatIfResult {
 
 /** The installed scheduling economics, as editable settings. */
 export function currentSettings(projection: Projection): WhatIfSettings {
-  const p = installedPolicy(projection.state);
+  const p = installedPolicy(projection);
   return { mode: p.mode, class_weights: [...p.class_weights], accounting_weights: { ...p.accounting_weights } };
 }
 
@@ -66,36 +66,13 @@ export function readyBacklog(projection: Projection, pool: string, asOf: number)
   const counts = new Map<string, WorkloadNode>();
   for (const work of projection.works()) {
     if (work.pool !== pool || work.state !== 'available') continue;
-    if (workStatus(projection.state, work, asOf).readiness !== 'ready') continue;
+    if (workStatus(projection, work, asOf).readiness !== 'ready') continue;
     const id = `${work.effectivePriority}\u0000${work.fairnessKey}`;
     const node = counts.get(id) ?? { key: work.fairnessKey, priority: work.effectivePriority, count: 0 };
     node.count += 1;
     counts.set(id, node);
   }
   return [...counts.values()].sort((a, b) => a.priority - b.priority || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
-
-function scaleClock<K>(clock: SiblingClock<K>, num: bigint, den: bigint): SiblingClock<K> {
-  const pass = new Map<K, bigint>();
-  for (const [k, p] of clock.pass) pass.set(k, (p * num) / den);
-  return { v: (clock.v * num) / den, pass, active: new Set(clock.active) };
-}
-
-/** `state` with `settings` installed on its own (live) clocks, rescaled when the tick scales differ. */
-function withSettings(state: ReplayState, settings: WhatIfSettings): { state: ReplayState; rescaled: boolean } {
-  const record = state.policy!;
-  const policy = { ...installedPolicy(state), mode: settings.mode, class_weights: settings.class_weights, accounting_weights: settings.accounting_weights };
-  const live = state.fairness;
-  const fresh = createFairnessState(policy as unknown as JsonObject, live.epoch);
-  const rescaled = fresh.classScale !== live.classScale || fresh.keyScale !== live.keyScale;
-  const pools = new Map<string, PoolClocks>();
-  for (const [name, clocks] of live.pools) {
-    const keys = new Map<number, SiblingClock<string>>();
-    for (const [c, clock] of clocks.keys) keys.set(c, scaleClock(clock, fresh.keyScale, live.keyScale));
-    pools.set(name, { classes: scaleClock(clocks.classes, fresh.classScale, live.classScale), keys });
-  }
-  const fairness: FairnessState = { ...fresh, pools };
-  return { state: { ...state, policy: { ...record, policy: policy as unknown as typeof record.policy }, fairness }, rescaled };
 }
 
 /** Shares of a predicted grant list (key rows: within the class; target over the keys ready in the class). */
@@ -114,11 +91,11 @@ function lineShares(grants: Array<{ priority: number; key: string }>, backlog: W
   return rows;
 }
 
-function liveRun(state: ReplayState, pool: string, asOf: number, grants: number, settings: WhatIfSettings, backlog: WorkloadNode[]): SimulationResult {
-  const line = predictLine(state, pool, asOf, grants);
+function liveRun(projection: Projection, pool: string, asOf: number, grants: number, settings: WhatIfSettings, backlog: WorkloadNode[]): SimulationResult {
+  const line = predictLine(projection, pool, asOf, grants);
   const list = line.entries.map((e) => ({ priority: e.priority, key: e.fairness_key }));
   return {
-    mode: state.fairness.mode,
+    mode: projection.fairness.mode,
     requested: grants,
     grants: list,
     shares: lineShares(list, backlog, settings),
@@ -139,12 +116,12 @@ export function whatIf(projection: Projection, asOf: number, request: WhatIfRequ
   let proposal: SimulationResult;
   let rescaled = false;
   if (baseline === 'live') {
-    current = liveRun(projection.state, request.pool, asOf, request.grants, installed, backlog);
+    current = liveRun(projection, request.pool, asOf, request.grants, installed, backlog);
     if (sameSettings(installed, request.settings)) proposal = current;
     else {
-      const proposed = withSettings(projection.state, request.settings);
+      const proposed = withEconomics(projection, request.settings);
       rescaled = proposed.rescaled;
-      proposal = liveRun(proposed.state, request.pool, asOf, request.grants, request.settings, backlog);
+      proposal = liveRun(proposed.projection, request.pool, asOf, request.grants, request.settings, backlog);
     }
   } else {
     const workload = { nodes: backlog, events: [] };

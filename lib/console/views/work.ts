@@ -1,12 +1,12 @@
 /**
- * One Work's page (issue 5 §2 `/work/[id]`): definition (payload kept as JSON
+ * One Work's page (docs/console.md "Pages" `/work/[id]`): definition (payload kept as JSON
  * text for a collapsed, escaped block), state and readiness with the blocking
  * path, dependencies both ways, replacement lineage, Claim history, Result or
  * DeliveryFailure, and every commit that touched it.
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
-import type { WorkRecord } from '../../../engine/replay/state.ts';
+import type { WorkRecord } from '../../../engine/state/state.ts';
 import { runUrl } from './admin-targets.ts';
 import { backingIssue, type BackingIssueView } from './backing-issue.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
@@ -53,16 +53,14 @@ export interface WorkDetail {
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
-  /** Ready Work: where it stands in its pool's predicted grant order (issue 14 §1). */
+  /** Ready Work: where it stands in its pool's predicted grant order (docs/console.md "Pages", `/next`). */
   line: LinePosition | null;
-  /** The backing Issue bound by the ledger's IssueLink, if any (issue 12). */
+  /** The backing Issue bound by the ledger's IssueLink, if any (docs/backing-issues.md). */
   backingIssue: BackingIssueView | null;
 }
 
 function commitAt(projection: Projection, id: string | null): number | null {
-  if (id === null) return null;
-  const i = projection.state.commitIndex.get(id);
-  return i === undefined ? null : projection.state.commits[i]!.at;
+  return id === null ? null : projection.commitInfo(id)?.at ?? null;
 }
 
 function findOperation(projection: Projection, commitId: string, kind: string, workId: string): JsonObject | null {
@@ -73,20 +71,19 @@ function findOperation(projection: Projection, commitId: string, kind: string, w
 }
 
 export function workDetail(projection: Projection, workId: string, asOf: number): WorkDetail | null {
-  const { state } = projection;
-  const work = state.works.get(workId);
+  const work = projection.work(workId);
   if (work === undefined) return null;
-  const status = workStatus(state, work, asOf);
+  const status = workStatus(projection, work, asOf);
   const definition = work.definition;
   const replacement = definition.replacement_of as { work_id: string; disposition: string; evidence: string } | undefined;
 
   const dependencies: DependencyView[] = work.dependsOn.map((edge) => {
     if (isGate(edge)) {
-      const gate = gateView(state, edge);
+      const gate = gateView(projection, edge);
       const blocked = status.blockingPath.some((s) => s.gate === gate.gate);
       return { kind: 'gate', gate, satisfied: !blocked && gate.observation?.state === 'ready' };
     }
-    const parent = state.works.get(edge.work_id);
+    const parent = projection.work(edge.work_id);
     return {
       kind: 'work', workId: edge.work_id, nodeKey: parent?.nodeKey ?? null, state: parent?.state ?? null, barrier: parent?.barrier ?? null,
       satisfied: parent?.state === 'completed' && parent.barrier === 'verified',
@@ -94,20 +91,20 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
   });
 
   const claims: ClaimView[] = work.claims.map((id) => {
-    const c = state.claims.get(id)!;
-    const d = state.dispatches.get(c.dispatchId);
+    const c = projection.claim(id)!;
+    const d = projection.dispatch(c.dispatchId);
     return {
       claimId: c.claimId, requestId: c.requestId, commitId: c.commitId, at: commitAt(projection, c.commitId) ?? 0,
       dispatchId: c.dispatchId, handle: c.handle, state: c.state,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
       runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
-      runUrl: runUrl(((d?.run as { repository?: string } | null)?.repository) ?? state.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
+      runUrl: runUrl(((d?.run as { repository?: string } | null)?.repository) ?? projection.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
       terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
       cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
     };
   });
 
-  const resultInput = state.ready.results.get(workId);
+  const resultInput = projection.resultInput(workId);
   const failureOp = work.deliveryFailureCommit === null ? null : findOperation(projection, work.deliveryFailureCommit, 'DeliveryFailure', workId);
   const replacedBy: WorkDetail['replacedBy'] = [];
   for (const other of projection.works()) {
@@ -117,18 +114,18 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
 
   return {
     work,
-    admittedAt: admittedAt(state, work),
+    admittedAt: admittedAt(projection, work),
     payloadJson: JSON.stringify(definition.payload ?? {}, null, 2),
     subject: (definition.subject as JsonObject | undefined) ?? null,
     replacementOf: replacement === undefined ? null : {
-      workId: replacement.work_id, nodeKey: state.works.get(replacement.work_id)?.nodeKey ?? null,
+      workId: replacement.work_id, nodeKey: projection.work(replacement.work_id)?.nodeKey ?? null,
       disposition: replacement.disposition, evidence: replacement.evidence,
     },
     replacedBy,
     status,
     dependencies,
-    successors: (state.successors.get(workId) ?? []).map((id) => {
-      const s = state.works.get(id)!;
+    successors: (projection.dependents(workId)).map((id) => {
+      const s = projection.work(id)!;
       return { workId: id, nodeKey: s.nodeKey, state: s.state };
     }),
     claims,
@@ -145,11 +142,10 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
     },
     // Commits compacted into a checkpoint root are not in this ledger (their history is at its prior_git_sha).
     history: work.touchedBy.flatMap((id) => {
-      const i = state.commitIndex.get(id);
-      const c = i === undefined ? undefined : state.commits[i];
+      const c = projection.commitInfo(id);
       return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
-    blocking: work.dependsOn.length > 0 ? blockingDiagram(state, work, asOf, status) : null,
+    blocking: work.dependsOn.length > 0 ? blockingDiagram(projection, work, asOf, status) : null,
     line: status.readiness === 'ready' ? linePosition(projection, asOf, workId) : null,
     backingIssue: backingIssue(projection, workId),
   };

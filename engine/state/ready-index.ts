@@ -9,8 +9,17 @@
  * assignment byte bound of packing (spec 7.14) measures them.
  */
 import type { JsonObject } from '../json.ts';
-import type { WorkRecord } from '../replay/state.ts';
 import { FifoTree } from './fifo-tree.ts';
+
+/** What the index reads of a Work record (state.ts `WorkRecord`): only `available` Work is indexed. */
+export interface IndexedWork {
+  workId: string;
+  pool: string;
+  effectivePriority: number;
+  fairnessKey: string;
+  fifo: number;
+  state: string;
+}
 
 export interface ResultInput {
   result_commit_id: string;
@@ -44,7 +53,7 @@ export function createReadyIndex(): ReadyIndex {
 }
 
 /** Remove `work` from its bucket, if indexed. */
-export function unindexWork(index: ReadyIndex, work: Pick<WorkRecord, 'workId'>): void {
+export function unindexWork(index: ReadyIndex, work: Pick<IndexedWork, 'workId'>): void {
   const at = index.located.get(work.workId);
   if (at === undefined) return;
   index.located.delete(work.workId);
@@ -65,7 +74,7 @@ export function unindexWork(index: ReadyIndex, work: Pick<WorkRecord, 'workId'>)
  */
 export function indexWork(
   index: ReadyIndex,
-  work: Pick<WorkRecord, 'workId' | 'pool' | 'effectivePriority' | 'fairnessKey' | 'fifo' | 'state'>,
+  work: IndexedWork,
 ): void {
   if (work.state !== 'available') {
     unindexWork(index, work);

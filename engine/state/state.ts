@@ -1,13 +1,14 @@
 /**
- * The replay state: what a fold over the causal chain (spec 7.6) remembers.
- * Replay and the scheduler write it; `Projection` exposes it as `state`, which
- * lib/ and the surfaces still read directly (new reads belong on `Projection`).
- * Everything here is disposable and re-derivable from the ledger (spec 7.17).
+ * The queue state (the floor beneath replay and the scheduler, docs/architecture.md): what a
+ * fold over the causal chain (spec 7.6) remembers. Replay writes it (through mutate.ts for Work
+ * state changes), the scheduler reads it; outside engine/ it is read only through `Projection`
+ * (engine/replay/projection.ts). Everything here is disposable and re-derivable from the
+ * ledger (spec 7.17).
  */
 import type { JsonObject } from '../json.ts';
-import type { FairnessState } from '../scheduler/clocks.ts';
-import type { ReadyIndex } from '../scheduler/ready-index.ts';
-import type { LedgerBudget } from './ledger-budget.ts';
+import type { QueuePolicy } from '../schema/policy.ts';
+import { createFairnessState, type FairnessState } from './fairness.ts';
+import { createReadyIndex, type ReadyIndex } from './ready-index.ts';
 
 export type WorkState = 'available' | 'claimed' | 'completed' | 'cancelled';
 /** Delivery barrier of a completed Work (spec 7.15). */
@@ -168,10 +169,19 @@ export interface RequestOutcome {
 
 export interface PolicyRecord {
   epoch: string;
-  /** The installed QueuePolicy object. */
-  policy: JsonObject;
+  /** The installed Policy (validated by replay against the closed schema). */
+  policy: QueuePolicy;
   commitId: string;
   ordinal: number;
+}
+
+/**
+ * An epoch of `policyHistory`. A checkpoint keeps of an earlier epoch's Policy only its projector
+ * rules (`epoch_projectors`, replay/checkpoint-issues.ts), so a restored earlier epoch's Policy
+ * may be partial; the installed epoch's record is `policy` itself.
+ */
+export interface PolicyEpochRecord extends Omit<PolicyRecord, 'policy'> {
+  policy: Partial<QueuePolicy>;
 }
 
 /** One registered immutable worker revision of a route (spec 7.10). */
@@ -210,7 +220,7 @@ export interface ReplayState {
   /** Index into `commits` by commit id (equals the ordinal unless the root is a checkpoint). */
   commitIndex: Map<string, number>;
   policy: PolicyRecord | null;
-  policyHistory: PolicyRecord[];
+  policyHistory: PolicyEpochRecord[];
   controls: Controls;
   works: Map<string, WorkRecord>;
   /** Works by graph id (DAG views, graph limits). */
@@ -266,6 +276,18 @@ export interface ReplayState {
   budget?: LedgerBudget;
 }
 
+/** The operating envelope's running totals (spec 7.17), kept by replay/ledger-budget.ts. */
+export interface LedgerBudget {
+  /** Canonical bytes of the retained ledger (lines + LF). */
+  bytes: number;
+  /** Σ of the reserve contributions. */
+  reserve: number;
+  /** Reserve contribution per Work record (nonzero only; keyed by the record: no id hashing). */
+  works: Map<WorkRecord, number>;
+  /** Reserve contribution per dispatch group record (nonzero only). */
+  groups: Map<DispatchRecord, number>;
+}
+
 /**
  * What a checkpoint root restored beyond the live records: the compacted prefix's
  * contribution, kept verbatim so a later checkpoint can carry it forward.
@@ -283,4 +305,38 @@ export interface CheckpointBase {
   terminalBarriers: JsonObject;
   /** The prefix's ClaimCancellation (by Claim id) and WorkCancellation (by Work id) operations. */
   cancellations: JsonObject;
+}
+
+/** The state of no commits: what a cold replay folds the genesis into. */
+export function createState(): ReplayState {
+  return {
+    repository: null,
+    tip: null,
+    commits: [],
+    commitIndex: new Map(),
+    policy: null,
+    policyHistory: [],
+    controls: { admission_paused: false, grants_paused: false, credential_generation: 'initial' },
+    works: new Map(),
+    graphs: new Map(),
+    graphGates: new Map(),
+    successors: new Map(),
+    claims: new Map(),
+    dispatches: new Map(),
+    observations: new Map(),
+    latestObservation: new Map(),
+    observationWrites: new Map(),
+    requests: new Map(),
+    fairness: createFairnessState(null),
+    ready: createReadyIndex(),
+    outstandingClaims: new Map(),
+    outstandingByKey: new Map(),
+    outstandingNative: new Map(),
+    pendingByPool: new Map(),
+    deployments: new Map(),
+    admissions: new Map(),
+    issueLinks: new Map(),
+    linkedIssues: new Map(),
+    backingIssues: new Map(),
+  };
 }

@@ -2,7 +2,7 @@
  * Work state transitions that keep the derived indexes (ready index, counters,
  * history) consistent. Every handler changes Work state only through here.
  */
-import { indexWork, unindexWork } from '../scheduler/ready-index.ts';
+import { indexWork, unindexWork } from './ready-index.ts';
 import type { ReplayState, WorkRecord, WorkState } from './state.ts';
 
 export function bump(map: Map<string, number>, key: string, delta: number): void {

@@ -1,0 +1,45 @@
+/**
+ * Worker routes as the state records them (spec 7.10; replay/ops/deployment.ts moves them): the
+ * route key of `deployments`, a route's current revision, the contract a Work froze at
+ * admission, and why the revision a Work would run cannot take it now (eligibility asks this on
+ * the scheduling path).
+ */
+import { fail } from '../errors.ts';
+import type { ReplayState, WorkerRevision, WorkerRoute, WorkRecord } from './state.ts';
+
+export function routeKey(pool: string, workerProfile: string): string {
+  return `${pool}\u0000${workerProfile}`;
+}
+
+export function currentRevision(route: WorkerRoute): WorkerRevision {
+  return route.revisions.get(route.currentRef)!;
+}
+
+/** The logical contract `work` froze at admission. */
+export function admissionContract(state: ReplayState, work: Pick<WorkRecord, 'workId' | 'pool' | 'workerProfile'>): string {
+  const frozen = state.admissions.get(work.workId);
+  if (frozen !== undefined) return frozen;
+  return fail('internal_error', `Work ${work.workId} has no frozen admission contract`);
+}
+
+/** The revision `work` pinned at admission (`execution_ref`), if any. */
+export function pinOf(work: Pick<WorkRecord, 'definition'>): string | undefined {
+  const pin = work.definition.execution_ref;
+  return typeof pin === 'string' ? pin : undefined;
+}
+
+/**
+ * Why the revision `work` would run now cannot take it, or null: its pin (else the current route)
+ * is unavailable (`deployment_unavailable`), or the current route's contract is not the one the
+ * unpinned Work froze (`contract_incompatible`). Cheap on the scheduling path: an unpinned Work on
+ * a route no Deployment has touched runs its installed revision, whose contract it froze.
+ */
+export function executionBlock(state: ReplayState, work: WorkRecord): 'deployment_unavailable' | 'contract_incompatible' | null {
+  const deployed = state.deployments.get(routeKey(work.pool, work.workerProfile));
+  if (deployed === undefined) return null;
+  const pin = pinOf(work);
+  const revision = pin === undefined ? currentRevision(deployed) : deployed.revisions.get(pin);
+  if (revision === undefined || !revision.available) return 'deployment_unavailable';
+  if (pin === undefined && revision.contract !== admissionContract(state, work)) return 'contract_incompatible';
+  return null;
+}
