@@ -38,8 +38,8 @@ import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { WorkRecord } from '../../engine/replay/state.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
+import { publishRequest } from '../publisher/requests.ts';
 import type { IssuesClient } from './github.ts';
 import type { JournalStore } from './journal-store.ts';
 import { observeRepository, type RepositoryObservation } from './observe.ts';
@@ -54,7 +54,7 @@ export interface ProjectorDeps {
   journal: JournalStore;
   client: IssuesClient;
   /** Publishes the bindings (a protected hook's reconciler/dispatcher, never a worker); its principal and workflow are the projector identity of rules. */
-  actor: Actor;
+  actor: PublishingActor;
   prefix: string;
   templates: Templates;
   /** The producing run's URL (generated-by footers), or null. */
@@ -280,7 +280,7 @@ async function publishBindings(deps: ProjectorDeps, read: Projection, workIds: s
   if (ops.length === 0) return null;
   // Stable identity: a retry after a crash re-proposes the same request.
   const requestId = `issues-bind-${sha256Hex(canonicalize(ops as unknown as JsonValue)).slice(0, 32)}`;
-  const outcome = await deps.publisher.publish({
+  const outcome = await publishRequest(deps.publisher, {
     requestId,
     actor: deps.actor,
     prepare: (p) => {
@@ -293,7 +293,7 @@ async function publishBindings(deps: ProjectorDeps, read: Projection, workIds: s
   });
   return {
     request_id: requestId, status: outcome.status, operations: ops.length,
-    commit_id: outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null,
+    commit_id: outcome.commitId,
   };
 }
 
