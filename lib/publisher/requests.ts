@@ -6,9 +6,10 @@
  * GitHub lifecycle adapters call these; none writes its own `prepare`. Each returns the
  * publisher's uniform outcome, which carries what was prepared (a grant's packer run).
  */
+import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
-import type { JsonObject } from '../../engine/json.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import {
   bootstrapRequest, finishRequest, operationsRequest, submitOrExisting,
@@ -20,7 +21,7 @@ import type { EventMeta } from '../debug/events.ts';
 import { debugEvent } from '../debug/log.ts';
 import { grantEvent, packEvent } from '../debug/queue-events.ts';
 import { historicalGrantPlan } from './history.ts';
-import type { CandidateCommit, Prepared, PublishInput, PublishingActor, PublishOutcome, Publisher } from './publisher.ts';
+import type { CandidateCommit, NoWrite, Prepared, PublishInput, PublishingActor, PublishOutcome, Publisher } from './publisher.ts';
 
 /** What every request publication names: its stable request id, its actor and (optionally) its decision clock. */
 export interface RequestOrigin {
@@ -154,13 +155,29 @@ export async function publishFinish(publisher: Publisher, spec: FinishSpec): Pro
   return outcome;
 }
 
-/** `observe`: trusted Observations (spec 7.16), exactly as read. */
-export function publishObservations(publisher: Publisher, spec: RequestOrigin & { observations: readonly JsonObject[] }): Promise<PublishOutcome> {
+export interface ObservationsSpec extends RequestOrigin {
+  observations: readonly JsonObject[];
+  /**
+   * Operations computed from an earlier read: each attempt recomputes them on its projection
+   * (`read`), and when they differ nothing is written (`changed`, a no-write).
+   */
+  recheck?: { read: (projection: Projection) => readonly JsonObject[]; changed: NoWrite };
+}
+
+/** `observe`: trusted records exactly as read (Observations, spec 7.16; Issue bindings). */
+export function publishObservations(publisher: Publisher, spec: ObservationsSpec): Promise<PublishOutcome> {
+  const recorded = canonicalize(spec.observations as unknown as JsonValue);
   return publishRequest(publisher, {
     requestId: spec.requestId,
     actor: spec.actor,
     ...(spec.now === undefined ? {} : { now: spec.now }),
-    prepare: () => operationsRequest('observe', [...spec.observations]),
+    prepare: (projection): Prepared => {
+      const now = spec.recheck?.read(projection);
+      if (now !== undefined && canonicalize(now as unknown as JsonValue) !== recorded) {
+        return { kind: 'observe', parameters: { operations: [...now] }, noWrite: spec.recheck!.changed };
+      }
+      return operationsRequest('observe', [...spec.observations]);
+    },
   });
 }
 
