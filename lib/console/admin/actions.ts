@@ -1,8 +1,8 @@
 /**
- * Administrator actions of the console (issue 5 §2 `/admin`): each one builds
- * its request with the engine's admin table (engine/requests/admin-actions.ts) and publishes it through the one
- * Publisher (spec 7.7) under a fresh request id, as the signed-in actor, and
- * answers with the receipt derived from the ledger.
+ * Administrator actions of the console (docs/console.md "Authentication and roles"): each
+ * publishes through the shared administrator publisher (lib/publisher/admin.ts, the engine's
+ * admin table) under a fresh request id, as the signed-in principal, and answers with the
+ * receipt derived from the ledger.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
@@ -27,7 +27,7 @@ export interface AdminOutcome {
 }
 
 /**
- * No-op actions are refused before publishing (issue 14 §4): reprioritising
+ * No-op actions are refused before publishing (docs/console.md "Previews"): reprioritising
  * every target to the priority it already has, or setting a control to its
  * current value, would write a commit that changes nothing.
  */
@@ -73,7 +73,7 @@ export function newRequestId(action: AdminAction): string {
 export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRuntime, action: A, body: AdminBody<A>, principal: string): Promise<AdminOutcome> {
   if (runtime.readOnly) throw new ProtocolError('read_only', 'this console reads a ledger file offline; start it on a repository to act');
   const requestId = body.request_id ?? newRequestId(action);
-  // The dialog's preview (issue 14 §4): publish exactly the operations the administrator reviewed.
+  // The dialog's preview (docs/console.md "Previews"): publish exactly the operations the administrator reviewed.
   const expected = (body as { expect_operations_sha256?: string }).expect_operations_sha256;
   const outcome = await publishAdmin(runtime.publisher, {
     requestId,
