@@ -156,7 +156,7 @@ export async function runAttemptCost(store: 'remote' | 'local', attempts = 40): 
       const n0 = process.cpuUsage();
       const out = await dispatcher.publish({
         requestId: `d${i}`,
-        actor: (p) => ({ role: 'dispatcher', principal: '1', repository: p?.state.repository ?? '' }),
+        actor: { role: 'dispatcher', principal: '1' },
         prepare: (p, ids) => dispatchNextRequest(p.state, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
       });
       if (out.status !== 'committed') throw new Error(`attempt ${i}: ${out.status}`);

@@ -1,8 +1,8 @@
 /**
  * Where a command's queue comes from: an offline ledger file (read-only) or a
  * ledger store chosen by the global flags, with the one Publisher for writes.
- * Also the local operator's actor (unauthenticated in local mode: the
- * principal is whatever `--principal` / FAIRWAY_PRINCIPAL says).
+ * Also the local operator's principal (unauthenticated in local mode: whatever
+ * `--principal` / FAIRWAY_PRINCIPAL says; its Actor is lib/publisher/actor.ts `actorOf`).
  */
 import { execFile } from 'node:child_process';
 import { basename, resolve } from 'node:path';
@@ -10,7 +10,6 @@ import { promisify } from 'node:util';
 import { fail, ProtocolError } from '../engine/errors.ts';
 import { isDecimalId } from '../engine/identity/index.ts';
 import type { Projection } from '../engine/replay/index.ts';
-import type { Actor } from '../engine/schema/index.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore, type OpenStoreOptions } from '../lib/store/open.ts';
@@ -92,11 +91,11 @@ export function requestIdOf(g: GlobalOptions, kind: string): string {
 }
 
 /**
- * The queue repository recorded in the genesis Actor: for an existing queue
- * the projection knows it; for a new one it is derived from the store.
+ * The queue repository a new queue's genesis Actor names (an existing queue's is the
+ * ledger's, which the publisher fills in): `-R OWNER/REPO`, else the local repository's
+ * origin, else `local/<directory>`.
  */
-export async function queueRepository(g: GlobalOptions, projection: Projection | null): Promise<string> {
-  if (projection?.repository) return projection.repository;
+export async function queueRepository(g: GlobalOptions): Promise<string> {
   if (g.github !== undefined) return g.github;
   const repo = resolve(g.dir ?? process.cwd());
   try {
@@ -107,8 +106,4 @@ export async function queueRepository(g: GlobalOptions, projection: Projection |
     // no origin: a local-only queue
   }
   return `local/${basename(repo)}`;
-}
-
-export function actor(role: Actor['role'], principal: string, repository: string): Actor {
-  return { role, principal, repository };
 }

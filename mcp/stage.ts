@@ -15,6 +15,8 @@ import type { Actor } from '../engine/schema/index.ts';
 import type { StagingTool } from '../engine/intents/schemas.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
+import { actorOf } from '../lib/publisher/actor.ts';
+import { actorOn } from '../lib/publisher/publisher.ts';
 
 export interface Staged {
   ok: true;
@@ -52,6 +54,5 @@ function stagingActor(loaded: LoadedSnapshot): Actor {
     const runId = snapshot.native_run?.run_id ?? (projection.dispatch(assignment.dispatch_id)?.run as { run_id?: string } | null)?.run_id ?? '0';
     return workerActor(projection, assignment.dispatch_id, runId, assignment.claims[0]?.handle);
   }
-  const role = snapshot.role === 'dispatcher' ? 'dispatcher' : 'producer';
-  return { role, principal: snapshot.origin.principal, repository };
+  return actorOn(actorOf(snapshot.role === 'dispatcher' ? 'dispatcher' : 'producer', snapshot.origin.principal), repository);
 }

@@ -6,17 +6,18 @@ import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
-import { ADMIN_ACTIONS, adminRequest, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
+import { ADMIN_ACTIONS, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
-import { debugEvent } from '../../lib/debug/log.ts';
+import { publishAdmin } from '../../lib/publisher/admin.ts';
+import { actorOf } from '../../lib/publisher/actor.ts';
 import { policyFromConfig } from '../../lib/config/worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { resolveId } from '../ids.ts';
 import { priorityArg } from '../parse.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
-import { actor, principalOf, requestIdOf, writeTarget } from '../source.ts';
+import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
 function ids(values: string[]): string[] {
   return values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
@@ -28,25 +29,13 @@ function reason(code: string): string {
 }
 
 /** Publishes `action` with the body `bodyOf` gives on the current state (ids resolved there). */
-async function publishAdmin<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (projection: Projection) => AdminActionBody<A>, describe: string): Promise<void> {
+async function publishAction<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (projection: Projection) => AdminActionBody<A>, describe: string): Promise<void> {
   const { kind } = ADMIN_ACTIONS[action];
   const { publisher } = writeTarget(g);
   const requestId = requestIdOf(g, kind);
-  const { projection: current } = await publisher.cache.load();
-  if (current === null) fail('queue_uninitialized', 'no queue yet: only the first submit-work or submit-graph creates one');
-  const outcome = await publisher.publish({
-    requestId,
-    actor: actor('administrator', principalOf(g), current.repository ?? ''),
-    prepare: (projection, ids) => {
-      const body = bodyOf(projection);
-      if (action === 'cancel-claim') debugEvent('claims', 'cancel', { claims: (body as AdminActionBody<'cancel-claim'>).claim_ids.length });
-      return adminRequest(action, body, projection, ids.at);
-    },
-  });
-  if (outcome.status === 'no_write') fail(outcome.code, outcome.message);
-  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
-  if (g.json) printJson(io, { ok: true, status: outcome.status, request_id: requestId, commit_id: commitId, kind });
-  else io.out(`${outcome.status === 'request_replayed' ? 'already committed' : describe}: commit ${commitId} (request ${requestId})`);
+  const outcome = await publishAdmin(publisher, { requestId, actor: actorOf('administrator', principalOf(g)), action, body: bodyOf });
+  if (g.json) printJson(io, { ok: true, status: outcome.status, request_id: requestId, commit_id: outcome.commitId, kind });
+  else io.out(`${outcome.replayed ? 'already committed' : describe}: commit ${outcome.commitId} (request ${requestId})`);
 }
 
 const collect = (v: string, acc: string[]) => [...acc, v];
@@ -68,7 +57,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         value = o.paused === 'true';
       } else throw new UsageError(`unknown control ${JSON.stringify(o.name)}: use admission_paused, grants_paused or credential_generation`, 'option_invalid');
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'control', () => ({ control: o.name as AdminActionBody<'control'>['control'], value, reason: why }), `${o.name} = ${String(value)}`);
+      await publishAction(ctx.io, g, 'control', () => ({ control: o.name as AdminActionBody<'control'>['control'], value, reason: why }), `${o.name} = ${String(value)}`);
     }));
 
   program.command('cancel-work')
@@ -77,7 +66,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel-work', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), reason: why }), 'Work cancelled');
+      await publishAction(ctx.io, g, 'cancel-work', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), reason: why }), 'Work cancelled');
     }));
 
   program.command('cancel-claim')
@@ -86,7 +75,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { claimId: string[]; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'cancel-claim', (s) => ({ claim_ids: ids(o.claimId).map((id) => resolveId(s, 'claim', id)), reason: why }), 'Claims cancelled');
+      await publishAction(ctx.io, g, 'cancel-claim', (s) => ({ claim_ids: ids(o.claimId).map((id) => resolveId(s, 'claim', id)), reason: why }), 'Claims cancelled');
     }));
 
   program.command('reprioritize')
@@ -96,7 +85,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; priority: number; reason: string }) => {
       const why = reason(o.reason);
-      await publishAdmin(ctx.io, g, 'reprioritize', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), priority: o.priority, reason: why }), `priority ${o.priority}`);
+      await publishAction(ctx.io, g, 'reprioritize', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), priority: o.priority, reason: why }), `priority ${o.priority}`);
     }));
 
   program.command('policy')
@@ -123,6 +112,6 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         // Routes and aw.json at the store's own repository's verified default revision; deployed refs kept.
         policy = await policyFromConfig(store, projection, { repository: projection.repository ?? '', principal: principalOf(g) });
       }
-      await publishAdmin(ctx.io, g, 'policy', () => ({ epoch: o.epoch, policy }), `policy epoch ${o.epoch} installed`);
+      await publishAction(ctx.io, g, 'policy', () => ({ epoch: o.epoch, policy }), `policy epoch ${o.epoch} installed`);
     }));
 };

@@ -1,16 +1,16 @@
 /** `compact`: replace the ledger prefix with a checkpoint root (fairness debt, positions and request ids preserved). */
+import { actorOf } from '../../lib/publisher/actor.ts';
 import { compact } from '../../lib/publisher/compact.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson } from '../output.ts';
-import { actor, principalOf, writeTarget } from '../source.ts';
+import { principalOf, writeTarget } from '../source.ts';
 
 export const registerCompact: CommandModule = (program, ctx) => {
   program.command('compact')
     .description('Replace the ledger with one version-3 checkpoint of its replay state; the prior Git commit keeps the full history.')
     .action(ctx.action(async (g) => {
       const { publisher } = writeTarget(g);
-      const { projection } = await publisher.cache.load();
-      const result = await compact(publisher, actor('administrator', principalOf(g), projection?.repository ?? ''));
+      const result = await compact(publisher, actorOf('administrator', principalOf(g)));
       if (g.json) return printJson(ctx.io, { ok: true, ...result, commit_id: result.commit?.id ?? null, commit: undefined });
       ctx.io.out(result.status === 'already_compact'
         ? 'the ledger is already a single checkpoint; nothing to do'

@@ -28,12 +28,11 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
-      const repository = projection.repository ?? '';
       const pools = installedPolicy(projection).pools;
       if (o.pool !== undefined) configuredPool(projection.policy, o.pool);
       // One revision for every profile of this run: all deployments name the same immutable commit.
       const source = await storeRevision(store);
-      const admin = lifecycleActors(principalOf(g), repository, process.env).administrator;
+      const admin = lifecycleActors(principalOf(g), process.env).administrator;
       const base = requestIdOf(g, 'deploy');
       const reports: DeployReport[] = [];
       for (const [pool, p] of Object.entries(pools).sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -275,24 +275,24 @@ Examples:
         const source = readSource(g);
         const projection = await source.load();
         // Unique prefixes (8+ characters) of the request and Claim ids.
-        if (g.requestId !== undefined) g.requestId = resolveId(projection, 'request', g.requestId);
-        if (opts.claimId !== undefined) opts.claimId = resolveId(projection, 'claim', opts.claimId);
-        if (opts.beforeClaim !== undefined) opts.beforeClaim = resolveId(projection, 'claim', opts.beforeClaim);
+        const requestId = g.requestId === undefined ? undefined : resolveId(projection, 'request', g.requestId);
+        const claimId = opts.claimId === undefined ? undefined : resolveId(projection, 'claim', opts.claimId);
+        const beforeClaim = opts.beforeClaim === undefined ? undefined : resolveId(projection, 'claim', opts.beforeClaim);
         // Every request kind says what it did; a dispatch_next also re-derives its grant selection
         // (from the pre-compaction history at the checkpoint's prior Git commit when compacted).
-        let described = g.requestId === undefined ? undefined : describeRequest(projection, g.requestId);
-        if (g.requestId !== undefined && described === undefined) fail('unknown_request', `request ${g.requestId} is not committed in this ledger`);
+        let described = requestId === undefined ? undefined : describeRequest(projection, requestId);
+        if (requestId !== undefined && described === undefined) fail('unknown_request', `request ${requestId} is not committed in this ledger`);
         if (described !== undefined && !described.operations_available && source.history !== undefined) {
           // Compacted: describe it from the pre-compaction ledger when Git history still holds it.
           const holder = await source.history(projection, described.commit_id);
-          if (holder !== null) described = describeRequest(holder, g.requestId!) ?? described;
+          if (holder !== null) described = describeRequest(holder, requestId!) ?? described;
         }
         if (described !== undefined && described.kind !== 'dispatch_next') {
           if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...described });
           ctx.io.out(requestLines(described).join('\n'));
           return;
         }
-        const grant = await historicalExplanationAt(projection, { requestId: g.requestId, claimId: opts.claimId ?? opts.beforeClaim }, source.history);
+        const grant = await historicalExplanationAt(projection, { requestId, claimId: claimId ?? beforeClaim }, source.history);
         const view = described === undefined ? grant : { ...grant, kind: described.kind, actor: described.actor, operations: described.operations, summary: described.summary };
         if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...view });
         ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);

@@ -71,7 +71,7 @@ export const registerIssues: CommandModule = (program: Command, ctx) => {
       const { projection, snapshot } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
       const env = await githubEnv(g);
-      const actor = lifecycleActors(principalOf(g), projection.repository ?? '', env).reconciler;
+      const actor = lifecycleActors(principalOf(g), env).reconciler;
       const journal = journalFor(storeOptionsFor(g));
       const deps = projectorDeps({ publisher, journal, client: issuesClient(env), actor, prefix: settings.label, env, ledgerVersion: snapshot.version });
       const report = await syncIssues(deps, { workIds: o.workId, dryRun: o.dryRun === true });

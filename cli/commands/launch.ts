@@ -20,7 +20,7 @@ import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecy
 import { observeAndGrant } from '../../lib/lifecycle/grant.ts';
 import { launchGroup, type LaunchReport } from '../../lib/lifecycle/launcher.ts';
 import { defaultBranch } from '../../lib/github/revision.ts';
-import { historicalGrantPlan } from '../../lib/publisher/history.ts';
+import { grantOf } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv } from '../globals.ts';
 import { resolveId } from '../ids.ts';
@@ -69,7 +69,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       // Refuse before granting or writing anything when no authenticated sender run exists.
       const sender = launchSender(principalOf(g), repository, process.env);
       const env = await githubEnv(g);
-      const actors = lifecycleActors(principalOf(g), repository, env);
+      const actors = lifecycleActors(principalOf(g), env);
       const api = launchApi(env);
       const ref = o.ref ?? (await defaultBranch(api, repository));
       const deps = { publisher, api, post: dispatchPostOptions(env, { timeoutMs: o.timeoutMs }), sender, reconciler: actors.reconciler, ref };
@@ -85,9 +85,8 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           ids = [];
         } else {
           // A retry's stop reason is the committed grant's own, read from pre-compaction history if need be.
-          const plan = r.outcome.status === 'committed' ? r.plan : await historicalGrantPlan(publisher.store, r.outcome.projection, requestId);
-          const receipt = dispatchReceipt(r.outcome.projection, requestId, plan);
-          grant = { replayed: r.outcome.status === 'request_replayed', ...receipt, observations: r.refresh?.operations.length ?? 0 };
+          const receipt = dispatchReceipt(r.outcome.projection, requestId, await grantOf(publisher, r.outcome, requestId));
+          grant = { replayed: r.outcome.replayed, ...receipt, observations: r.refresh?.operations.length ?? 0 };
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }
       } else ids = [resolveId(projection, 'dispatch', o.dispatchId!)];

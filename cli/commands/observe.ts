@@ -23,13 +23,13 @@ export const registerObserve: CommandModule = (program, ctx) => {
       const { publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to observe for');
-      const actor = lifecycleActors(principalOf(g), projection.repository ?? '', process.env).dispatcher;
+      const actor = lifecycleActors(principalOf(g), process.env).dispatcher;
       const requestId = requestIdOf(g, 'observe');
       const env = await githubEnv(g);
       // Built on first use: a pool with no Issue/PR gate to refresh makes no GitHub call and needs no token.
       const api = lazy(() => observeApi(env));
       const { refresh, outcome } = await observePool(publisher, api, { requestId, actor, pool: o.pool, refresh: o.refresh });
-      const commitId = outcome === null ? null : outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null;
+      const commitId = outcome?.commitId ?? null;
       const result = {
         ok: true, request_id: outcome === null ? null : requestId, commit_id: commitId, budget: refresh.budget, candidates: refresh.candidates, reads: refresh.reads,
         observations: refresh.operations.map((op) => ({ observation_id: op.observation_id, resource: op.resource, condition: op.condition, state: op.state, read_status: op.read_status })),

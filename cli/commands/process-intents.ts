@@ -30,13 +30,12 @@ export const registerProcessIntents: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, o: { snapshot: string; intents: string; receipts?: string; dispatchBudget: number; wrapUp?: boolean }) => {
       const loaded = await loadSnapshot(o.snapshot);
       const { publisher } = writeTarget(g);
-      const { projection } = await publisher.cache.load();
       const report = await processIntents({
         loaded,
         intents: new IntentStore(o.intents),
         publisher,
         receiptsDir: o.receipts ?? o.intents,
-        repository: await queueRepository(g, projection),
+        repository: () => queueRepository(g),
         dispatchBudget: o.dispatchBudget,
         wrapUp: o.wrapUp === true,
       });

@@ -95,7 +95,7 @@ The run must be a candidate the conflict recorded and still match the approved l
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
       const env = await githubEnv(g);
-      const actors = lifecycleActors(principalOf(g), projection.repository ?? '', env);
+      const actors = lifecycleActors(principalOf(g), env);
       // Built on first use: cancelling an unstarted group (--cancel-reserved) makes no GitHub call.
       const api = lazy(() => launchApi(env));
       const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, resolveId(projection, 'dispatch', o.dispatchId!), o.resolveConflict);

@@ -37,7 +37,7 @@ async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receip
   const { publisher } = writeTarget(g);
   const { projection } = await publisher.cache.load();
   if (projection === null) fail('queue_uninitialized', 'there is no queue');
-  const reconciler = lifecycleActors(principalOf(g), projection.repository ?? '', process.env).reconciler;
+  const reconciler = lifecycleActors(principalOf(g), process.env).reconciler;
   const env = g.github !== undefined ? await githubEnv(g) : process.env;
   const claimId = resolveId(projection, 'claim', input.claimId);
   const report: DeliveryReport = await settleDelivery({ publisher, api: hasToken(env) ? launchApi(env) : null, reconciler }, { ...input, claimId });

@@ -10,15 +10,14 @@ import { fail } from '../../engine/errors.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { defaultGraphId } from '../../engine/intents/limits.ts';
-import { bootstrapRequest, submitOrExisting, type SubmitNode } from '../../engine/requests/operations.ts';
-import { bootstrapPolicy, requireRoutesFor } from '../../lib/config/worker-routes.ts';
+import type { SubmitNode } from '../../engine/requests/operations.ts';
+import { actorOf } from '../../lib/publisher/actor.ts';
+import { publishSubmit } from '../../lib/publisher/requests.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { priorityArg } from '../parse.ts';
 import { printJson, type Io } from '../output.ts';
-import { actor, principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
-
-const BOOTSTRAP_EPOCH = 'epoch-1';
+import { principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 
 const EdgeSchema = z.union([
   z.strictObject({ kind: z.literal('work'), node_key: z.string().min(1) }),
@@ -65,22 +64,14 @@ function withGraphs(nodes: SubmitNode[], graphId: string | undefined): SubmitNod
 export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[], explicitGraph: string | undefined, requestId = requestIdOf(g, 'submit')): Promise<void> {
   const nodes = withGraphs(given, explicitGraph);
   const graphId = explicitGraph ?? defaultGraphId(nodes[0]?.pool);
-  const { store, publisher } = writeTarget(g);
-  const principal = principalOf(g);
-  const { projection: current } = await publisher.cache.load();
-  const repository = await queueRepository(g, current);
-  const producer = actor('producer', principal, repository);
-  const outcome = await publisher.publish({
+  const { publisher } = writeTarget(g);
+  // Spec 7.1: on an absent queue, worker routes are verified at the store's default revision
+  // before publication; an unavailable route the submitted Work needs fails without publishing.
+  const outcome = await publishSubmit(publisher, {
     requestId,
-    actor: producer,
-    prepare: (projection, ids) => submitOrExisting(projection, nodes, { graphId, at: ids.at, actor: producer }),
-    bootstrap: async (ids) => {
-      // Spec 7.1: worker routes are verified at the store's default revision before queue
-      // publication; an unavailable route the submitted Work needs fails without publishing.
-      const { policy, routes } = await bootstrapPolicy(store, { repository, principal });
-      requireRoutesFor(routes, nodes);
-      return bootstrapRequest(policy, BOOTSTRAP_EPOCH, nodes, { graphId, at: ids.at });
-    },
+    actor: actorOf('producer', principalOf(g)),
+    resolve: () => ({ graphId, nodes }),
+    bootstrap: { repository: () => queueRepository(g) },
   });
   if (outcome.status === 'no_write') {
     // Every node is already admitted with exactly this definition: the existing records (spec 7.10, 7.15).
@@ -94,7 +85,7 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
     }
     return;
   }
-  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
+  const { commitId } = outcome;
   const workIds = outcome.projection.request(requestId)?.workIds ?? [];
   const all = nodes.map((n) => workId(n.graph_id ?? graphId, n.node_key));
   const existing = all.filter((id) => !workIds.includes(id));
@@ -103,14 +94,14 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
     status: outcome.status,
     request_id: requestId,
     commit_id: commitId,
-    bootstrap: outcome.status === 'committed' && outcome.bootstrap,
+    bootstrap: !outcome.replayed && outcome.bootstrap,
     work_ids: workIds,
     existing_work_ids: existing,
   };
   if (g.json) printJson(io, result);
   else {
     const existingNote = existing.length > 0 ? `; ${existing.length} already admitted unchanged` : '';
-    io.out(`${outcome.status === 'request_replayed' ? 'already committed' : outcome.status === 'committed' && outcome.bootstrap ? 'queue created and Work admitted' : 'Work admitted'}: ${workIds.length} node(s) in ${commitId}${existingNote} (request ${requestId})`);
+    io.out(`${outcome.replayed ? 'already committed' : outcome.bootstrap ? 'queue created and Work admitted' : 'Work admitted'}: ${workIds.length} node(s) in ${commitId}${existingNote} (request ${requestId})`);
     for (const id of workIds.slice(0, 10)) io.out(`  ${id}`);
     if (workIds.length > 10) io.out(`  ... ${workIds.length - 10} more`);
   }

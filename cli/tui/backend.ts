@@ -5,13 +5,14 @@
  */
 import { fail, internalError, isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import { adminRequest } from '../../engine/requests/admin-actions.ts';
-import type { BuiltRequest } from '../../engine/requests/operations.ts';
+import { publishAdmin } from '../../lib/publisher/admin.ts';
+import { actorOf } from '../../lib/publisher/actor.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
+import { thrownWhilePreparing } from '../../lib/publisher/requests.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import type { GlobalOptions } from '../context.ts';
 import { UsageError } from '../output.ts';
-import { actor, principalOf, queueRepository, readSource, storeFor } from '../source.ts';
+import { principalOf, readSource, storeFor } from '../source.ts';
 import { ADMIN_ACTION, type ActionPlan, type Authority } from './dialog.ts';
 import { buildSnapshot, type Snapshot } from './model.ts';
 import type { PublishResult } from './state.ts';
@@ -28,13 +29,14 @@ function errorOf(e: unknown): { code: string; message: string } {
   return internalError(e);
 }
 
-/** The reviewed plan as its administrator action's request (engine/requests/admin-actions.ts). */
-function buildRequest(plan: ActionPlan, projection: Projection, at: number): BuiltRequest {
+/** Publishes the reviewed plan as its administrator action (engine/requests/admin-actions.ts). */
+function publishPlan(publisher: Publisher, plan: ActionPlan, principal: string) {
   const action = ADMIN_ACTION[plan.action];
-  const { ids, reason } = plan;
-  if (action === 'cancel-claim') return adminRequest(action, { claim_ids: ids, reason }, projection, at);
-  if (action === 'cancel-work') return adminRequest(action, { work_ids: ids, reason }, projection, at);
-  return adminRequest(action, { work_ids: ids, priority: plan.priority ?? 0, reason }, projection, at);
+  const { ids, reason, requestId } = plan;
+  const actor = actorOf('administrator', principal);
+  if (action === 'cancel-claim') return publishAdmin(publisher, { requestId, actor, action, body: { claim_ids: ids, reason } });
+  if (action === 'cancel-work') return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, reason } });
+  return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, priority: plan.priority ?? 0, reason } });
 }
 
 /** Counts compare-and-swap attempts, so a failure can be told apart from an uncertain write. */
@@ -73,13 +75,13 @@ export function openBackend(g: GlobalOptions, now: () => number = Date.now): Tui
     };
   }
   const basis = g.github !== undefined ? 'GitHub token; GitHub enforces repository permissions' : 'local principal, unauthenticated';
-  return storeBackend(store, { principal, basis, repository: (p) => queueRepository(g, p) }, now);
+  return storeBackend(store, { principal, basis }, now);
 }
 
 /** Reads and administrator publications on one store, sharing one incrementally extended projection. */
 export function storeBackend(
   store: LedgerStore,
-  o: { principal: string; basis: string; repository: (p: Projection) => Promise<string> | string },
+  o: { principal: string; basis: string },
   now: () => number = Date.now,
 ): TuiBackend {
   const counted = counting(store);
@@ -94,28 +96,13 @@ export function storeBackend(
     load: async (watch) => buildSnapshot(await loadProjection(), now(), watch),
     publish: async (plan) => {
       const before = counted.writes();
-      let prepareError: unknown = null;
       try {
-        const repository = await o.repository(await loadProjection());
-        const outcome = await publisher.publish({
-          requestId: plan.requestId,
-          actor: actor('administrator', o.principal, repository),
-          prepare: (projection, ids) => {
-            try {
-              return buildRequest(plan, projection, ids.at);
-            } catch (e) {
-              prepareError = e;
-              throw e;
-            }
-          },
-        });
-        if (outcome.status === 'no_write') return { status: 'rejected', code: outcome.code, message: outcome.message };
-        if (outcome.status === 'request_replayed') return { status: 'replayed', commitId: outcome.commitId };
-        return { status: 'committed', commitId: outcome.commit.id };
+        const outcome = await publishPlan(publisher, plan, o.principal);
+        return { status: outcome.replayed ? 'replayed' : 'committed', commitId: outcome.commitId };
       } catch (e) {
         // Checked before any write, or rebuilt after the publisher confirmed the
         // request absent: definitely not written. Otherwise a write was attempted.
-        const definite = e === prepareError || counted.writes() === before;
+        const definite = thrownWhilePreparing(e) || counted.writes() === before;
         // A write that threw may have left the cached projection ahead of the
         // branch (validated candidate, never confirmed): read cold next time.
         if (!definite) publisher.cache.discard();

@@ -25,8 +25,8 @@ import { intentRequestId } from './records.ts';
 
 /** An intent id of the real length (`i_` + 32 hex): default node keys and request ids keep their size. */
 const PLACEHOLDER_INTENT = `i_${'0'.repeat(32)}`;
-/** Assignment byte bound of a processed dispatch_next (lib/intents/publish.ts DISPATCH_MAX_BYTES). */
-const DISPATCH_MAX_BYTES = 48 * 1024;
+/** Assignment byte bound of a processed dispatch_next (the packer also applies the Policy's). */
+export const DISPATCH_MAX_BYTES = 48 * 1024;
 
 export interface StagingEnvelopeContext {
   projection: Projection | null;

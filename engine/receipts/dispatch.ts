@@ -109,6 +109,47 @@ export function dispatchReceipt(projection: Projection, requestId: string, plan?
   };
 }
 
+/** The receipt of a dispatch_next that granted nothing and wrote nothing (spec 7.7 "a no-grant evaluation"). */
+export interface NoGrantReceipt {
+  request_id: string;
+  /** The tip the packer evaluated. */
+  source_commit: string | null;
+  commit_id: null;
+  policy_epoch: string | null;
+  requested_claims: number;
+  granted_claims: 0;
+  requested_dispatches: number;
+  reserved_dispatches: 0;
+  status: 'no_grant';
+  grant_status: 'no_grant';
+  /** Why the prefix stopped before its first Claim (the packer's stop reason). */
+  limiting_reason: string;
+  claims: [];
+  dispatches: [];
+  /** The packer's explanation of the candidate it could not grant. */
+  explanation: unknown;
+}
+
+/** The no-grant receipt of `requestId`: `plan` is the packer run on `projection` that granted nothing. */
+export function noGrantReceipt(projection: Projection, requestId: string, requested: { max_claims: number; max_dispatches: number }, plan: PackResult): NoGrantReceipt {
+  return {
+    request_id: requestId,
+    source_commit: projection.tip,
+    commit_id: null,
+    policy_epoch: projection.policyEpoch,
+    requested_claims: requested.max_claims,
+    granted_claims: 0,
+    requested_dispatches: requested.max_dispatches,
+    reserved_dispatches: 0,
+    status: 'no_grant',
+    grant_status: 'no_grant',
+    limiting_reason: plan.stopReason,
+    claims: [],
+    dispatches: [],
+    explanation: plan.next.explanation,
+  };
+}
+
 /**
  * The immutable worker assignment of dispatch group `dispatchId` (spec 7.14), exactly as the
  * packer built it at grant time. While the grant commit is retained, the packer is re-run on

@@ -175,7 +175,7 @@ export interface AlreadyAdmitted {
  * entitlement (contract `duplicate_node`: "fresh requests still require current
  * producer entitlement"); replay checks the same for every admitted node.
  */
-function checkEntitled(state: ReplayState, actor: Actor, existing: readonly string[]): void {
+function checkEntitled(state: ReplayState, actor: Pick<Actor, 'role' | 'principal'>, existing: readonly string[]): void {
   if (!roleMayRequest(actor.role, 'submit')) fail('role_not_allowed', `role ${actor.role} may not publish submit requests`);
   const { producers } = policyOf(state);
   if (Object.keys(producers).length === 0) return;
@@ -189,7 +189,7 @@ function checkEntitled(state: ReplayState, actor: Actor, existing: readonly stri
 }
 
 /** `submitRequest` for the publisher: `already_admitted` (no write) when nothing is new. */
-export function submitOrExisting(source: QueueSource, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Actor }): SubmitBuilt | AlreadyAdmitted {
+export function submitOrExisting(source: QueueSource, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number; actor: Pick<Actor, 'role' | 'principal'> }): SubmitBuilt | AlreadyAdmitted {
   const state = stateOf(source);
   const built = submitRequest(state, nodes, defaults);
   if (built.operations.length > 0) return built;

@@ -10,7 +10,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import { dispatchNextRequest, type BuiltRequest, type DispatchNextInput } from '../../engine/requests/operations.ts';
 import { LedgerWriter } from '../../engine/requests/writer.ts';
 import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
-import type { Publisher, RequestIds } from '../publisher/publisher.ts';
+import type { CandidateCommit, Publisher } from '../publisher/publisher.ts';
 
 export interface Grant {
   commit: QueueCommit;
@@ -42,37 +42,42 @@ export class Seeder {
     return this.projection;
   }
 
-  async publish(id: string, actor: Actor, at: number, build: (projection: Projection, ids: RequestIds) => BuiltRequest, bootstrap?: BuiltRequest): Promise<QueueCommit> {
+  async publish(id: string, actor: Actor, at: number, build: (projection: Projection, candidate: CandidateCommit) => BuiltRequest, bootstrap?: BuiltRequest): Promise<QueueCommit> {
+    return (await this.published(id, actor, at, build, bootstrap)).commit;
+  }
+
+  /** Publishes one request; answers its commit and the request as built for it. */
+  private async published<R extends BuiltRequest>(id: string, actor: Actor, at: number, build: (projection: Projection, candidate: CandidateCommit) => R, bootstrap?: BuiltRequest): Promise<{ commit: QueueCommit; built: R | BuiltRequest }> {
     if (this.sink instanceof LedgerWriter) {
       const w = this.sink;
-      const commit = w.publish(id, actor, at, build(w.projection, { requestId: id, commitId: candidateCommitId(w.projection.tip, id), at }));
+      const built = build(w.projection, { requestId: id, commitId: candidateCommitId(w.projection.tip, id), at });
+      const commit = w.publish(id, actor, at, built);
       this.projection = w.projection;
       this.count += 1;
-      return commit;
+      return { commit, built };
     }
     const outcome = await this.sink.publish({
       requestId: id,
       actor,
       now: () => at,
-      prepare: (projection, ids) => build(projection, ids),
+      prepare: build,
       ...(bootstrap === undefined ? {} : { bootstrap: () => bootstrap }),
     });
     if (outcome.status !== 'committed') throw new ProtocolError('demo_seed_failed', `demo request ${id} was not committed (${outcome.status})`);
     this.projection = outcome.projection;
     this.count += 1;
-    return outcome.commit;
+    return { commit: outcome.commit, built: outcome.prepared };
   }
 
   async dispatchNext(id: string, actor: Actor, at: number, input: DispatchNextInput): Promise<Grant> {
-    let decisions: GrantDecision[] = [];
-    const commit = await this.publish(id, actor, at, (projection, ids) => {
-      const built = dispatchNextRequest(projection, input, { requestId: ids.requestId, commitId: ids.commitId }, ids.at);
-      if (built.operations.length === 0) throw new ProtocolError('demo_seed_failed', `demo grant ${id} found nothing to grant (${built.plan.stopReason})`);
-      decisions = built.plan.explanations.slice(0, built.plan.claims.length).flatMap((e) =>
-        e.work === null ? [] : [{ request_id: id, node_key: e.work.node_key, fairness_key: e.work.fairness_key, priority: e.work.priority, reason: e.reason }]);
-      return built;
+    const { commit, built } = await this.published(id, actor, at, (projection, candidate) => {
+      const grant = dispatchNextRequest(projection, input, candidate, candidate.at);
+      if (grant.operations.length === 0) throw new ProtocolError('demo_seed_failed', `demo grant ${id} found nothing to grant (${grant.plan.stopReason})`);
+      return grant;
     });
-    this.decisions.push(...decisions);
+    const { plan } = built as ReturnType<typeof dispatchNextRequest>;
+    this.decisions.push(...plan.explanations.slice(0, plan.claims.length).flatMap((e) =>
+      e.work === null ? [] : [{ request_id: id, node_key: e.work.node_key, fairness_key: e.work.fairness_key, priority: e.work.priority, reason: e.reason }]));
     const claims = commit.operations
       .filter((op) => op.kind === 'Claim')
       .map((op) => {

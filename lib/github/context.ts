@@ -8,6 +8,8 @@
 import { fail } from '../../engine/errors.ts';
 import { isDecimalId } from '../../engine/identity/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
+import { actorOf } from '../publisher/actor.ts';
+import { actorOn, type PublishingActor } from '../publisher/publisher.ts';
 import { GitHubApi, type GitHubApiOptions } from './api.ts';
 import type { DispatchPostOptions } from './dispatch-post.ts';
 
@@ -32,12 +34,6 @@ export function actionsRunFromEnv(env: Env): ActionsRun | null {
   const ref = env.GITHUB_WORKFLOW_REF;
   const workflow = ref === undefined ? null : ref.replace(/@.*$/, '').split('/').slice(2).join('/') || null;
   return { repository, runId, runAttempt: attempt, workflow };
-}
-
-/** The publishing actor; inside Actions it names its own run (e.g. a start marker's one sender). */
-export function trustedActor(role: Actor['role'], principal: string, repository: string, run: ActionsRun | null): Actor {
-  if (run === null) return { role, principal, repository };
-  return { role, principal, repository, ...(run.workflow === null ? {} : { workflow: run.workflow }), run_id: run.runId, run_attempt: run.runAttempt };
 }
 
 function token(env: Env, ...names: string[]): string {
@@ -67,13 +63,13 @@ function baseUrl(env: Env): { baseUrl?: string } {
   return url === undefined || url === '' ? {} : { baseUrl: url };
 }
 
-/** The trusted actors of one lifecycle step, bound to this step's own run inside Actions. */
-export function lifecycleActors(principal: string, repository: string, env: Env): Record<'dispatcher' | 'reconciler' | 'administrator', Actor> {
+/** The trusted actors of one lifecycle step, bound to this step's own run inside Actions (the publisher names the queue repository). */
+export function lifecycleActors(principal: string, env: Env): Record<'dispatcher' | 'reconciler' | 'administrator', PublishingActor> {
   const run = actionsRunFromEnv(env);
   return {
-    dispatcher: trustedActor('dispatcher', principal, repository, run),
-    reconciler: trustedActor('reconciler', principal, repository, run),
-    administrator: trustedActor('administrator', principal, repository, run),
+    dispatcher: actorOf('dispatcher', principal, run),
+    reconciler: actorOf('reconciler', principal, run),
+    administrator: actorOf('administrator', principal, run),
   };
 }
 
@@ -83,6 +79,7 @@ export function lifecycleActors(principal: string, repository: string, env: Env)
  * context (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_WORKFLOW_REF, GITHUB_REPOSITORY). Outside
  * such a run there is no authenticated sender run to select, so launching is refused
  * (`sender_run_missing`) before anything is granted or written; flags cannot stand in for it.
+ * The marker records the sender, so it names the queue `repository` itself.
  */
 export function launchSender(principal: string, repository: string, env: Env): Actor {
   const run = actionsRunFromEnv(env);
@@ -90,5 +87,5 @@ export function launchSender(principal: string, repository: string, env: Env): A
     const missing = ['GITHUB_RUN_ID', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF'].filter((k) => env[k] === undefined || env[k] === '');
     return fail('sender_run_missing', `launch records a start marker that selects one authenticated sender run (spec 7.8), so it runs inside the dispatcher's GitHub Actions job; missing ${missing.join(', ')}`, {}, { usage: true, missing });
   }
-  return trustedActor('dispatcher', principal, repository, run);
+  return actorOn(actorOf('dispatcher', principal, run), repository);
 }

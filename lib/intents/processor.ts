@@ -27,8 +27,8 @@ export interface ProcessOptions {
   publisher: Publisher;
   /** Where receipts.json, summary.md and assignments/ are written. */
   receiptsDir: string;
-  /** Queue repository, used only when a submission bootstraps an absent queue. */
-  repository: string;
+  /** Queue repository, used only when a submission bootstraps an absent queue (asked only then). */
+  repository: string | (() => Promise<string> | string);
   /** Dispatch groups this run may reserve in total (default 8). */
   dispatchBudget?: number;
   /** Final wrap-up of a worker: cancel effective Claims that have no finish intent. */
@@ -86,7 +86,7 @@ export async function processIntents(o: ProcessOptions): Promise<ProcessReport> 
   } else {
     for (const c of checked) {
       try {
-        const actor = await session.actorFor();
+        const actor = session.actorFor();
         receipts.push(c.intent.tool === 'work_queue_submit' ? await session.submit(c, actor) : await session.dispatch(c, actor));
       } catch (e) {
         receipts.push(rejected(c.record, e));

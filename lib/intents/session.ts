@@ -6,26 +6,26 @@
  */
 import { fail, isProtocolError } from '../../engine/errors.ts';
 import type { CheckedIntent } from '../../engine/intents/check.ts';
+import { DISPATCH_MAX_BYTES } from '../../engine/intents/envelope.ts';
 import { resolveSubmit } from '../../engine/intents/limits.ts';
 import { intentRequestId, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { committedRequest } from '../../engine/receipts/committed.ts';
-import { dispatchAssignment, dispatchReceipt, grantPlan } from '../../engine/receipts/dispatch.ts';
+import { dispatchAssignment, dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { planNext } from '../../engine/scheduler/plan.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import { historicalGrantPlan } from '../publisher/history.ts';
-import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
-import { commitOf, originActor, publishDispatch, publishSubmit, repositoryOf } from './publish.ts';
+import { actorOf } from '../publisher/actor.ts';
+import type { Publisher, PublishingActor, PublishOutcome } from '../publisher/publisher.ts';
+import { grantOf, publishDispatch, publishSubmit } from '../publisher/requests.ts';
 import type { DispatchDetail, IntentReceipt } from './receipts.ts';
 import type { LoadedSnapshot } from './snapshot.ts';
 
 export interface SessionOptions {
   loaded: LoadedSnapshot;
   publisher: Publisher;
-  /** Queue repository used only when a submission bootstraps an absent queue. */
-  repository: string;
+  /** Queue repository used only when a submission bootstraps an absent queue (asked only then). */
+  repository: string | (() => Promise<string> | string);
   /** Dispatch groups this run may reserve in total (spec 7.12 per-run dispatch budget). */
   dispatchBudget: number;
 }
@@ -80,19 +80,19 @@ export class Session {
 
   /** Receipt fields every publication outcome shares. */
   settled(receipt: IntentReceipt, outcome: PublishOutcome): IntentReceipt {
-    const status = outcome.status === 'committed' ? 'committed' : outcome.status === 'request_replayed' ? 'replayed' : 'no_grant';
-    const commit = commitOf(outcome);
+    const status = outcome.status === 'no_write' ? 'no_grant' : outcome.replayed ? 'replayed' : 'committed';
     const fingerprint = receipt.request_id === undefined ? undefined : outcome.projection.request(receipt.request_id)?.fingerprint;
-    return { ...receipt, status, commit_id: commit, ...(fingerprint === undefined ? {} : { request_fingerprint: fingerprint }) };
+    return { ...receipt, status, commit_id: outcome.commitId, ...(fingerprint === undefined ? {} : { request_fingerprint: fingerprint }) };
   }
 
-  async actorFor(): Promise<Actor> {
+  /** The activation's origin Actor (producer or dispatcher); the publisher names the queue repository. */
+  actorFor(): PublishingActor {
     const role = this.snapshot.role;
     if (role !== 'producer' && role !== 'dispatcher') fail('role_not_allowed', `a ${role} activation publishes no unscoped intents`);
-    return originActor(role, this.snapshot.origin.principal, repositoryOf(await this.live(), this.o.repository));
+    return actorOf(role, this.snapshot.origin.principal);
   }
 
-  async submit(c: Checked, actor: Actor): Promise<IntentReceipt> {
+  async submit(c: Checked, actor: PublishingActor): Promise<IntentReceipt> {
     if (c.intent.tool !== 'work_queue_submit') fail('intent_invalid', 'not a submit intent');
     const { input, parent } = c.intent;
     const requestId = this.requestId(c.record, 'submit');
@@ -102,7 +102,7 @@ export class Session {
         requestId,
         actor,
         resolve: (policy) => resolveSubmit(input, { policy, intentId: c.record.intent_id, enqueued: this.snapshot.created_at, parent }),
-        ...(actor.role === 'worker' ? {} : { bootstrap: { repository: actor.repository, principal: actor.principal } }),
+        ...(actor.role === 'worker' ? {} : { bootstrap: { repository: this.o.repository } }),
       });
       if (outcome.status === 'no_write') {
         // already_admitted: every node exists with exactly this definition; the existing records stand.
@@ -128,7 +128,7 @@ export class Session {
     }
   }
 
-  async dispatch(c: Checked, actor: Actor): Promise<IntentReceipt> {
+  async dispatch(c: Checked, actor: PublishingActor): Promise<IntentReceipt> {
     if (c.intent.tool !== 'work_queue_dispatch_next') fail('intent_invalid', 'not a dispatch_next intent');
     const { input } = c.intent;
     const requestId = this.requestId(c.record, 'dispatch_next');
@@ -147,14 +147,16 @@ export class Session {
       if (known === undefined && remaining <= 0) {
         fail('dispatch_budget_blocked', `this run already reserved its ${this.o.dispatchBudget} dispatch group(s)`);
       }
-      const { outcome, pack } = await publishDispatch(this.o.publisher, { requestId, actor, pool: input.pool, max_claims: input.max_claims, max_dispatches: maxDispatches });
+      const outcome = await publishDispatch(this.o.publisher, {
+        requestId, actor, input: { pool: input.pool, max_claims: input.max_claims, max_dispatches: maxDispatches, max_bytes: DISPATCH_MAX_BYTES },
+      });
       const settled = this.settled(receipt, outcome);
       if (outcome.status === 'no_write') {
         return { ...settled, dispatch: { prediction, late_bound: false, requested, assignment_files: [], limiting_reason: outcome.code, granted_claims: 0, requested_claims: input.max_claims } };
       }
       // A replayed grant is described by its own packer run (from pre-compaction history if need be)
       // and its groups' immutable assignments, which survive compaction.
-      const plan = outcome.status === 'committed' ? pack ?? grantPlan(outcome.projection, requestId) : await historicalGrantPlan(this.o.publisher.store, outcome.projection, requestId);
+      const plan = await grantOf(this.o.publisher, outcome, requestId);
       const granted = dispatchReceipt(outcome.projection, requestId, plan);
       this.reserved += granted.reserved_dispatches;
       const files: string[] = [];

@@ -20,10 +20,15 @@ import { authorizeClaimEffect, requireRunBinding } from '../../engine/intents/ef
 import { finishRequestId } from '../../engine/identity/index.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { AssignmentClaim, WorkerAssignment } from '../../engine/intents/assignment.ts';
-import { commitOf, publishFinish, workerActor } from './publish.ts';
+import { workerActor } from '../../engine/lifecycle/finish.ts';
+import { publishFinish } from '../publisher/requests.ts';
 import type { IntentReceipt } from './receipts.ts';
 import { rejected, type Checked, type Session } from './session.ts';
 import { debugEvent } from '../debug/log.ts';
+
+function finishOf(scope: ClaimScope, outcome: 'completed' | 'cancelled') {
+  return { dispatch_id: scope.dispatch_id, claim_handle: scope.claim_handle, outcome };
+}
 
 function memberScope(assignment: WorkerAssignment, member: AssignmentClaim): ClaimScope {
   return { dispatch_id: assignment.dispatch_id, claim_handle: member.handle, claim_id: member.claim_id, work_id: member.work_id, resolution: 'explicit' };
@@ -37,7 +42,7 @@ async function finish(s: Session, c: Checked, runId: string): Promise<IntentRece
   try {
     const live = await s.live();
     if (live === null) fail('queue_uninitialized', 'the queue disappeared');
-    const outcome = await publishFinish(s.o.publisher, { requestId, actor: workerActor(live, scope, runId), scope, outcome: input.outcome });
+    const outcome = await publishFinish(s.o.publisher, { requestId, actor: workerActor(live, scope.dispatch_id, runId, scope.claim_handle), finish: finishOf(scope, input.outcome) });
     return s.settled(receipt, outcome);
   } catch (e) {
     return rejected(c.record, e, { request_id: requestId, outcome: input.outcome });
@@ -54,8 +59,8 @@ async function wrapUp(s: Session, scope: ClaimScope, runId: string): Promise<Int
     claim_handle: scope.claim_handle, claim_id: scope.claim_id, outcome: 'cancelled', wrap_up: true,
   };
   try {
-    const outcome = await publishFinish(s.o.publisher, { requestId, actor: workerActor(live, scope, runId), scope, outcome: 'cancelled' });
-    return { ...receipt, status: outcome.status === 'committed' ? 'committed' : 'replayed', commit_id: commitOf(outcome) };
+    const outcome = await publishFinish(s.o.publisher, { requestId, actor: workerActor(live, scope.dispatch_id, runId, scope.claim_handle), finish: finishOf(scope, 'cancelled') });
+    return { ...receipt, status: outcome.replayed ? 'replayed' : 'committed', commit_id: outcome.commitId };
   } catch (e) {
     return rejected(null, e, { ...receipt });
   }
@@ -75,7 +80,7 @@ async function control(s: Session, c: Checked, runId: string): Promise<IntentRec
       return { ...rejected(c.record, e, { request_id: requestId }), status: 'suppressed' };
     }
   }
-  const actor = workerActor(live!, scope, runId);
+  const actor = workerActor(live!, scope.dispatch_id, runId, scope.claim_handle);
   return kind === 'submit' ? s.submit(c, actor) : s.dispatch(c, actor);
 }
 

@@ -6,10 +6,9 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { safeRepository } from '../../engine/issues/escape.ts';
-import type { Actor } from '../../engine/schema/index.ts';
 import { readAwJsonSettings, type IssueSettings } from '../config/aw.ts';
 import { actionsRunFromEnv } from '../github/context.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import { openStore, type OpenStoreOptions } from '../store/open.ts';
 import { DEFAULT_BRANCH } from '../store/types.ts';
 import { IssuesClient } from './github.ts';
@@ -74,7 +73,7 @@ export function projectorRefFrom(env: Env, ledgerVersion: string | null): string
   return fail('projector_ref_missing', 'no projector revision: set GITHUB_SHA or FAIRWAY_PROJECTOR_REF to the 40/64-hex revision of the projecting workflow');
 }
 
-export function projectorDeps(input: { publisher: Publisher; journal: JournalStore; client: IssuesClient; actor: Actor; prefix: string; env: Env; ledgerVersion: string | null }): ProjectorDeps {
+export function projectorDeps(input: { publisher: Publisher; journal: JournalStore; client: IssuesClient; actor: PublishingActor; prefix: string; env: Env; ledgerVersion: string | null }): ProjectorDeps {
   return {
     publisher: input.publisher, journal: input.journal, client: input.client, actor: input.actor, prefix: input.prefix,
     templates: issueTemplates(), runUrl: runUrlFrom(input.env, input.client.host), owner: ownerFrom(input.env),

@@ -34,12 +34,11 @@ import { claimKey, cloneJournal, foldApplicable, issueKey, type JournalRecord, t
 import { LABEL_COLOR, projectorLabels } from '../../engine/issues/labels.ts';
 import { closureNeedsRead, missingBindings, needsProjection, planWork, type IssueObservation, type WorkPlan } from '../../engine/issues/plan.ts';
 import type { Templates } from '../../engine/issues/render.ts';
-import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import type { JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { WorkRecord } from '../../engine/state/state.ts';
-import { operationsRequest } from '../../engine/requests/operations.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
+import { publishObservations } from '../publisher/requests.ts';
 import type { IssuesClient } from './github.ts';
 import type { JournalStore } from './journal-store.ts';
 import { observeRepository, type RepositoryObservation } from './observe.ts';
@@ -54,7 +53,7 @@ export interface ProjectorDeps {
   journal: JournalStore;
   client: IssuesClient;
   /** Publishes the bindings (a protected hook's reconciler/dispatcher, never a worker); its principal and workflow are the projector identity of rules. */
-  actor: Actor;
+  actor: PublishingActor;
   prefix: string;
   templates: Templates;
   /** The producing run's URL (generated-by footers), or null. */
@@ -280,20 +279,18 @@ async function publishBindings(deps: ProjectorDeps, read: Projection, workIds: s
   if (ops.length === 0) return null;
   // Stable identity: a retry after a crash re-proposes the same request.
   const requestId = `issues-bind-${sha256Hex(canonicalize(ops as unknown as JsonValue)).slice(0, 32)}`;
-  const outcome = await deps.publisher.publish({
+  const outcome = await publishObservations(deps.publisher, {
     requestId,
     actor: deps.actor,
-    prepare: (p) => {
-      const now = workIds.flatMap((id) => missingBindings(p, journal, id, deps.projectorRef));
-      if (canonicalize(now as unknown as JsonValue) !== canonicalize(ops as unknown as JsonValue)) {
-        return { kind: 'observe', parameters: { operations: now }, noWrite: { code: 'bindings_changed', message: 'the ledger changed the bindings still missing; the next run publishes the rest' } };
-      }
-      return operationsRequest('observe', ops as JsonObject[]);
+    observations: ops,
+    recheck: {
+      read: (p) => workIds.flatMap((id) => missingBindings(p, journal, id, deps.projectorRef)),
+      changed: { code: 'bindings_changed', message: 'the ledger changed the bindings still missing; the next run publishes the rest' },
     },
   });
   return {
     request_id: requestId, status: outcome.status, operations: ops.length,
-    commit_id: outcome.status === 'committed' ? outcome.commit.id : outcome.status === 'request_replayed' ? outcome.commitId : null,
+    commit_id: outcome.commitId,
   };
 }
 

@@ -22,7 +22,7 @@ import { launchCandidates } from '../github/candidates.ts';
 import { recordConflict } from './conflict.ts';
 import type { ActionsRun } from '../github/context.ts';
 import { coordsOf, getRun } from '../github/runs.ts';
-import { publishTransition } from './transition.ts';
+import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 
 export interface ActivationInput {

@@ -10,9 +10,8 @@ import { groupEvidence, type EvidenceFacts } from '../../engine/lifecycle/eviden
 import { exhaustionRequestId, releaseRequestId } from '../../engine/lifecycle/ids.ts';
 import { exhaustionRequest, releaseRequest } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
-import { publishTransition, type TransitionOutcome } from './transition.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
+import { publishTransition, type TransitionOutcome } from '../publisher/requests.ts';
 
 export interface CloseResult {
   exhaustion: TransitionOutcome | null;
@@ -21,7 +20,7 @@ export interface CloseResult {
 
 export async function closeGroup(
   publisher: Publisher,
-  actor: Actor,
+  actor: PublishingActor,
   dispatchId: string,
   evidence: Omit<EvidenceFacts, 'checkedAt'>,
   reason: string,

@@ -19,13 +19,12 @@ import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { conflictTerminalRequestId, resolveRequestId } from '../../engine/lifecycle/ids.ts';
 import { possibleLaunches, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from '../github/api.ts';
 import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { coordsOf, getFirstAttempt } from '../github/runs.ts';
-import { publishTransition } from './transition.ts';
+import { publishTransition } from '../publisher/requests.ts';
 
 export interface ConflictSettlement {
   outcome: 'released' | 'already_released' | 'run_binding_conflict' | 'evidence_unavailable';
@@ -40,7 +39,7 @@ function terminal(c: Candidate): boolean {
   return c.run.status === 'completed' && c.run.conclusion !== null;
 }
 
-export async function settleConflict(publisher: Publisher, api: GitHubApi, reconciler: Actor, dispatchId: string, now?: () => number): Promise<ConflictSettlement> {
+export async function settleConflict(publisher: Publisher, api: GitHubApi, reconciler: PublishingActor, dispatchId: string, now?: () => number): Promise<ConflictSettlement> {
   const out: ConflictSettlement = { outcome: 'run_binding_conflict', candidates: [], open: [], last_error: null, commits: [] };
   const { projection } = await publisher.cache.load();
   const group = projection?.dispatch(dispatchId);
@@ -79,7 +78,7 @@ export interface Resolution {
 }
 
 /** An administrator binds recorded candidate `runId` after checking its native identity. */
-export async function resolveConflict(publisher: Publisher, api: GitHubApi, administrator: Actor, dispatchId: string, runId: string, now?: () => number): Promise<Resolution> {
+export async function resolveConflict(publisher: Publisher, api: GitHubApi, administrator: PublishingActor, dispatchId: string, runId: string, now?: () => number): Promise<Resolution> {
   if (administrator.role !== 'administrator') fail('role_not_allowed', 'resolving a run binding conflict is an administrator\'s explicit reconciliation');
   const { projection } = await publisher.cache.load();
   const group = projection?.dispatch(dispatchId);

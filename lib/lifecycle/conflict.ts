@@ -9,9 +9,8 @@
 import { conflictTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { conflictRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
-import { publishTransition } from './transition.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
+import { publishTransition } from '../publisher/requests.ts';
 
 type Opts = { now?: () => number };
 
@@ -19,13 +18,13 @@ type Opts = { now?: () => number };
 const ALREADY = ['dispatch_transition_invalid', 'request_id_conflict', 'dispatch_released'];
 
 /** A crash may leave only `started`: record the sanitized uncertainty before anything else. Returns the commit id, if any. */
-export async function markUncertain(publisher: Publisher, actor: Actor, dispatchId: string, reason: string, opts: Opts): Promise<string | null> {
+export async function markUncertain(publisher: Publisher, actor: PublishingActor, dispatchId: string, reason: string, opts: Opts): Promise<string | null> {
   const t = await publishTransition(publisher, uncertainRequestId(dispatchId), actor, (s) => uncertainTransition(s, dispatchId, reason), { state: 'uncertain', tolerate: ALREADY, ...opts });
   return t.status === 'committed' ? t.commitId : null;
 }
 
 /** Records the conflict naming `runIds`; returns the commit ids it wrote (none when it was already recorded). */
-export async function recordConflict(publisher: Publisher, actor: Actor, dispatchId: string, runIds: readonly string[], attempts: number, opts: Opts): Promise<string[]> {
+export async function recordConflict(publisher: Publisher, actor: PublishingActor, dispatchId: string, runIds: readonly string[], attempts: number, opts: Opts): Promise<string[]> {
   const commits: string[] = [];
   const uncertain = await markUncertain(publisher, actor, dispatchId, 'run_binding_conflict', opts);
   if (uncertain !== null) commits.push(uncertain);

@@ -14,18 +14,17 @@ import { verifyDelivery } from '../../engine/lifecycle/effects.ts';
 import { dispatchHistory } from '../../engine/lifecycle/history.ts';
 import { deliveryFailureRequestId, resultRequestId } from '../../engine/lifecycle/ids.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import type { GitHubApi } from '../github/api.ts';
 import { coordsOf, getFirstAttempt } from '../github/runs.ts';
-import { publishTransition } from './transition.ts';
+import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 
 export interface DeliveryDeps {
   publisher: Publisher;
   /** Reads the bound run's terminal state when the ledger has no terminal Release yet. */
   api: GitHubApi | null;
-  reconciler: Actor;
+  reconciler: PublishingActor;
   now?: () => number;
 }
 

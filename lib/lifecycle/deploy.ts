@@ -7,10 +7,9 @@
  */
 import { fail } from '../../engine/errors.ts';
 import { contractDigest, deploymentPlan, installedProfile, revisionContract } from '../../engine/lifecycle/deploy.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import type { WorkerRevision } from '../github/revision.ts';
-import { publishTransition, type TransitionOutcome } from './transition.ts';
+import { publishTransition, type TransitionOutcome } from '../publisher/requests.ts';
 
 export interface DeployReport {
   pool: string;
@@ -27,7 +26,7 @@ export interface DeployReport {
 
 export async function deployWorker(
   publisher: Publisher,
-  actor: Actor,
+  actor: PublishingActor,
   input: { requestId: string; pool: string; workerProfile: string; revision: WorkerRevision; reason?: string },
   now?: () => number,
 ): Promise<DeployReport> {

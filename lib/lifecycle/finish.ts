@@ -9,7 +9,7 @@ import { fail } from '../../engine/errors.ts';
 import { finishPlan, type FinishInput } from '../../engine/lifecycle/finish.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { ActionsRun } from '../github/context.ts';
-import { publishTransition, type TransitionOutcome } from './transition.ts';
+import { publishTransition, type TransitionOutcome } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 
 export async function finishClaim(publisher: Publisher, run: ActionsRun, input: FinishInput, now?: () => number): Promise<TransitionOutcome> {

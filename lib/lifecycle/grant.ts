@@ -7,26 +7,22 @@
  * request, so unknown or failed reads stay visible instead of silently retried. After a
  * CAS conflict the whole decision is recomputed; freshness is rechecked at the new time.
  */
-import type { Projection } from '../../engine/replay/index.ts';
-import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
-import type { PackResult } from '../../engine/scheduler/pack.ts';
-import { operationsRequest, type DispatchNextInput } from '../../engine/requests/operations.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher, PublishOutcome } from '../publisher/publisher.ts';
+import { type DispatchNextInput } from '../../engine/requests/operations.ts';
+import type { Publisher, PublishingActor, PublishOutcome } from '../publisher/publisher.ts';
+import { publishDispatch, publishObservations, type DispatchOutcome } from '../publisher/requests.ts';
 import type { GitHubApi } from '../github/api.ts';
 import { refreshGates, type RefreshReport } from '../github/observer.ts';
-import { grantEvent, packEvent } from '../debug/queue-events.ts';
 
 export interface RefreshedGrantInput extends DispatchNextInput {
   requestId: string;
-  actor: Actor;
+  actor: PublishingActor;
   /** Observation refreshes requested (contract default 128); 0 disables reading. */
   refresh?: number;
 }
 
 export interface RefreshedGrant {
-  outcome: PublishOutcome;
-  plan: PackResult | undefined;
+  /** The grant (its packer run is `prepared.plan`), or the no-grant. */
+  outcome: DispatchOutcome;
   refresh: RefreshReport | null;
   /** The `observe` commit recording refreshed gates when nothing was granted. */
   observeCommit: string | null;
@@ -40,35 +36,20 @@ export async function observeAndGrant(publisher: Publisher, api: GitHubApi | nul
   }
   const observations = refresh?.operations ?? [];
   const params = { pool: input.pool, max_claims: input.max_claims, max_dispatches: input.max_dispatches, max_bytes: input.max_bytes };
-  let plan: PackResult | undefined;
-  const outcome = await publisher.publish({
-    requestId: input.requestId,
-    actor: input.actor,
-    now,
-    prepare: (p: Projection, ids) => {
-      const built = dispatchNextWithObservations(p, params, ids, ids.at, observations);
-      plan = built.plan;
-      packEvent(built.plan);
-      if (built.plan.claims.length > 0) return built;
-      const reason = built.plan.stopReason;
-      return { kind: built.kind, parameters: built.parameters, noWrite: { code: reason, message: `no grant: ${reason}`, detail: built.plan.next.explanation } };
-    },
-  });
-  grantEvent(outcome, plan);
+  const outcome = await publishDispatch(publisher, { requestId: input.requestId, actor: input.actor, now, input: params, observations });
   let observeCommit: string | null = null;
   if (outcome.status === 'no_write' && observations.length > 0) {
-    const recorded = await publisher.publish({ requestId: `${input.requestId}-observe`, actor: input.actor, now, prepare: () => operationsRequest('observe', observations) });
-    observeCommit = recorded.status === 'committed' ? recorded.commit.id : recorded.status === 'request_replayed' ? recorded.commitId : null;
+    observeCommit = (await publishObservations(publisher, { requestId: `${input.requestId}-observe`, actor: input.actor, now, observations })).commitId;
   }
-  return { outcome, plan: outcome.status === 'committed' ? plan : undefined, refresh, observeCommit };
+  return { outcome, refresh, observeCommit };
 }
 
 /** `observe` alone: refresh the pool's candidate gates and record what changed. */
-export async function observePool(publisher: Publisher, api: GitHubApi, input: { requestId: string; actor: Actor; pool: string; refresh?: number }, now: () => number = Date.now): Promise<{ refresh: RefreshReport; outcome: PublishOutcome | null }> {
+export async function observePool(publisher: Publisher, api: GitHubApi, input: { requestId: string; actor: PublishingActor; pool: string; refresh?: number }, now: () => number = Date.now): Promise<{ refresh: RefreshReport; outcome: PublishOutcome | null }> {
   const { projection } = await publisher.cache.load();
   if (projection === null) return { refresh: { operations: [], budget: 0, candidates: 0, reads: 0, skipped: [] }, outcome: null };
   const refresh = await refreshGates({ api, projection, pool: input.pool, at: now(), ...(input.refresh === undefined ? {} : { requested: input.refresh }) });
   if (refresh.operations.length === 0) return { refresh, outcome: null };
-  const outcome = await publisher.publish({ requestId: input.requestId, actor: input.actor, now, prepare: () => operationsRequest('observe', refresh.operations) });
+  const outcome = await publishObservations(publisher, { requestId: input.requestId, actor: input.actor, now, observations: refresh.operations });
   return { refresh, outcome };
 }

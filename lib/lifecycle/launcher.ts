@@ -20,14 +20,14 @@ import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import type { GitHubApi } from '../github/api.ts';
 import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { recordConflict } from './conflict.ts';
 import { ASSIGNMENT_INPUT, postWorkflowDispatch, type DispatchPostOptions, type PostOutcome } from '../github/dispatch-post.ts';
 import { coordsOf, getRun } from '../github/runs.ts';
-import { publishTransition } from './transition.ts';
+import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 
 export interface LaunchDeps {
@@ -38,7 +38,7 @@ export interface LaunchDeps {
   /** The dispatcher: the start marker's one sender. */
   sender: Actor;
   /** Publishes the Release after a definitive rejection. */
-  reconciler: Actor;
+  reconciler: PublishingActor;
   /** Branch or tag the workflow is dispatched on. */
   ref: string;
   now?: () => number;

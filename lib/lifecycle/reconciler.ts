@@ -23,22 +23,21 @@ import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate 
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { DispatchRecord } from '../../engine/state/state.ts';
-import type { Actor } from '../../engine/schema/index.ts';
-import type { Publisher } from '../publisher/publisher.ts';
+import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import { readStatusOf, type GitHubApi } from '../github/api.ts';
 import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from '../github/runs.ts';
-import { publishTransition } from './transition.ts';
+import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 
 export interface ReconcileDeps {
   publisher: Publisher;
   api: GitHubApi;
-  reconciler: Actor;
+  reconciler: PublishingActor;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Pause between discovery polls (default 5 s). */

@@ -8,8 +8,8 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { fail } from '../../engine/errors.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit, replayLedger, summarize } from '../../engine/replay/index.ts';
-import type { Actor, QueueCommit } from '../../engine/schema/index.ts';
-import type { Publisher } from './publisher.ts';
+import type { QueueCommit } from '../../engine/schema/index.ts';
+import { actorOn, type Publisher, type PublishingActor } from './publisher.ts';
 
 export interface CompactOutcome {
   status: 'committed' | 'already_compact';
@@ -22,7 +22,7 @@ export interface CompactOutcome {
 
 const encoder = new TextEncoder();
 
-export async function compact(publisher: Publisher, actor: Actor, now: () => number = Date.now): Promise<CompactOutcome> {
+export async function compact(publisher: Publisher, actor: PublishingActor, now: () => number = Date.now): Promise<CompactOutcome> {
   const { snapshot, projection } = await publisher.cache.load();
   if (projection === null || snapshot.version === null || snapshot.parts === null) {
     fail('queue_uninitialized', `no queue on ${publisher.store.label} to compact`);
@@ -31,7 +31,7 @@ export async function compact(publisher: Publisher, actor: Actor, now: () => num
     return { status: 'already_compact', commit: null, version: snapshot.version, replaced_commits: 0, bytes_before: snapshot.length, bytes_after: snapshot.length };
   }
   const at = Math.max(now(), projection.lastCommit!.at);
-  const commit = buildCheckpointCommit(projection, { priorGitSha: snapshot.version, actor, at });
+  const commit = buildCheckpointCommit(projection, { priorGitSha: snapshot.version, actor: actorOn(actor, projection.repository ?? ''), at });
   const bytes = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
   // The compacted ledger must replay to the same projection before it replaces anything.
   const check = summarize(replayLedger(bytes));

@@ -34,7 +34,8 @@ import { ContentionPacer } from './backoff.ts';
 import { ProjectionCache } from './cache.ts';
 import { ledgerHolding } from './history.ts';
 
-export interface RequestIds {
+/** The candidate QueueCommit one attempt builds: its request, its id on this attempt's tip, its decision time. */
+export interface CandidateCommit {
   requestId: string;
   /** The candidate commit id on the tip this attempt builds on. */
   commitId: string;
@@ -42,24 +43,37 @@ export interface RequestIds {
   at: number;
 }
 
-/** What a request becomes against one projection: a commit to write, or a reasoned no-write. */
-export type Prepared = BuiltRequest | { kind: string; parameters: BuiltRequest['parameters']; noWrite: { code: string; message: string; detail?: unknown } };
+/** A reasoned no-write (spec 7.7: an evaluation that publishes nothing, e.g. no grant). */
+export interface NoWrite {
+  code: string;
+  message: string;
+  detail?: unknown;
+}
 
-export interface PublishInput {
+/** What a request becomes against one projection: a commit to write, or a reasoned no-write. */
+export type Prepared = BuiltRequest | { kind: string; parameters: BuiltRequest['parameters']; noWrite: NoWrite };
+
+/**
+ * The Actor a publication is made as. Without a repository it is the queue's: the ledger's
+ * (the genesis Actor's), or on a bootstrap `bootstrapRepository`. A repository it names is
+ * kept, and replay judges it (`repository_mismatch`).
+ */
+export type PublishingActor = Omit<Actor, 'repository'> & { repository?: string };
+
+export interface PublishInput<P extends Prepared = Prepared, B extends BuiltRequest = BuiltRequest> {
   requestId: string;
-  /**
-   * The writer, or how to name it from the projection an attempt builds on (the queue
-   * repository is the genesis Actor's, so a caller need not read the ledger first to learn it).
-   */
-  actor: Actor | ((projection: Projection | null) => Actor);
+  /** The writer; named per attempt from the projection it builds on when it names no repository. */
+  actor: PublishingActor;
   /** Builds the request against a fresh projection (called again after every conflict). */
-  prepare: (projection: Projection, ids: RequestIds) => Prepared;
+  prepare: (projection: Projection, candidate: CandidateCommit) => P;
   /**
    * Only `submit` may initialize an absent queue (spec 7.1): builds the genesis
-   * (Policy first, then the Work). Reads, dispatch and controls leave this unset
-   * and fail with `queue_uninitialized` on an absent queue.
+   * (Policy first, then the Work) for the genesis Actor. Reads, dispatch and controls
+   * leave this unset and fail with `queue_uninitialized` on an absent queue.
    */
-  bootstrap?: (ids: RequestIds) => Promise<BuiltRequest> | BuiltRequest;
+  bootstrap?: (candidate: CandidateCommit, actor: Actor) => Promise<B> | B;
+  /** The queue repository the genesis Actor names when `actor` names none (asked only when bootstrapping). */
+  bootstrapRepository?: string | (() => Promise<string> | string);
   /** Decision clock (default Date.now). */
   now?: () => number;
   /** Attempts that may end without progress (default 20): uncertain, or lost to a branch that gained no commit. */
@@ -70,10 +84,19 @@ export interface PublishInput {
   onRetry?: (info: { attempt: number; reason: 'conflict' | 'uncertain' }) => void;
 }
 
-/** A publish input whose actor is named (per attempt, from the projection it builds on). */
-type Resolved = PublishInput & { actor: Actor };
+/**
+ * Every outcome names its commit (`commitId`: written or found; null for a no-write), says
+ * whether the request was already committed (`replayed`), and carries what the publisher
+ * prepared for it (`prepared`: the committed request or the no-write; null on a replay,
+ * whose request was prepared by an earlier publication).
+ */
+export type PublishOutcome<P extends Prepared = Prepared, B extends BuiltRequest = BuiltRequest> =
+  | (Extract<Settled, { status: 'committed' }> & { commitId: string; replayed: false; prepared: Exclude<P, { noWrite: NoWrite }> | B })
+  | (Extract<Settled, { status: 'request_replayed' }> & { replayed: true; prepared: null })
+  | ([Extract<P, { noWrite: NoWrite }>] extends [never] ? never : Extract<Settled, { status: 'no_write' }> & { commitId: null; replayed: false; prepared: Extract<P, { noWrite: NoWrite }> });
 
-export type PublishOutcome =
+/** How the retry loop settles one publication (the edges add what the caller prepared). */
+type Settled =
   | { status: 'committed'; commit: QueueCommit; projection: Projection; version: string; attempts: number; bootstrap: boolean }
   | { status: 'request_replayed'; commitId: string; projection: Projection; version: string | null }
   | { status: 'no_write'; code: string; message: string; detail?: unknown; projection: Projection; version: string | null };
@@ -92,7 +115,21 @@ export class Publisher {
     this.cache = new ProjectionCache(store, options.onProgress);
   }
 
-  async publish(input: PublishInput): Promise<PublishOutcome> {
+  /**
+   * Publishes one request. At the edges of the retry loop: what the latest attempt prepared
+   * (the committed request or the no-write) is handed back with the outcome.
+   */
+  async publish<P extends Prepared, B extends BuiltRequest = never>(input: PublishInput<P, B>): Promise<PublishOutcome<P, B>> {
+    let prepared: Prepared | null = null;
+    const settled = await this.run({
+      ...(input as PublishInput),
+      prepare: (projection, candidate) => (prepared = input.prepare(projection, candidate)),
+      ...(input.bootstrap === undefined ? {} : { bootstrap: async (candidate: CandidateCommit, actor: Actor) => (prepared = await input.bootstrap!(candidate, actor)) }),
+    });
+    return uniform(settled, prepared) as PublishOutcome<P, B>;
+  }
+
+  private async run(input: PublishInput): Promise<Settled> {
     const now = input.now ?? Date.now;
     const maxAttempts = input.maxAttempts ?? 20;
     const deadline = Date.now() + (input.deadlineMs ?? PUBLISH_DEADLINE_MS);
@@ -134,39 +171,40 @@ export class Publisher {
         }
       };
       const at = now();
-      const request: Resolved = { ...input, actor: typeof input.actor === 'function' ? input.actor(projection) : input.actor };
 
       if (projection === null) {
-        if (request.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
+        if (input.bootstrap === undefined) fail('queue_uninitialized', `no queue ledger on ${this.store.label}; only a submission initializes a queue`);
         exhausted();
-        const ids = { requestId: request.requestId, commitId: candidateCommitId(null, request.requestId), at };
-        const built = await request.bootstrap(ids);
+        const ids = { requestId: input.requestId, commitId: candidateCommitId(null, input.requestId), at };
+        const actor = actorOn(input.actor, await genesisRepository(input));
+        const built = await input.bootstrap(ids, actor);
         refusePlaceholderRoutes(built.operations);
         const genesis = emptyProjection();
-        const commit = buildCommit(genesis.state, { id: request.requestId, actor: request.actor, at, ...built });
+        const commit = buildCommit(genesis.state, { id: input.requestId, actor, at, ...built });
         const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
         appendLedger(genesis, line); // validate the genesis exactly as replay will
         debugEvent('store', 'attempt', { attempt, bootstrap: true });
         // A committed genesis is read back (settle): a just-created ref may lag on a replica.
         const outcome = await this.cas(snapshot.version, [line], commit);
-        const settled = await this.settle(outcome, request, attempt, commit);
+        const settled = await this.settle(outcome, input, actor, attempt, commit);
         if (settled !== null) return this.paced(settled, started);
         await backoff(attempt, outcome, null);
         continue;
       }
 
-      const existing = projection.request(request.requestId);
-      if (existing !== undefined) return published(await this.replayed(projection, snapshot.version, request), attempt, 0);
+      const actor = actorOn(input.actor, projection.repository ?? '');
+      const existing = projection.request(input.requestId);
+      if (existing !== undefined) return published(await this.replayed(projection, snapshot.version, input, actor), attempt, 0);
 
       const tip = projection.tip;
-      const ids = { requestId: request.requestId, commitId: candidateCommitId(tip, request.requestId), at };
-      const prepared = request.prepare(projection, ids);
+      const ids = { requestId: input.requestId, commitId: candidateCommitId(tip, input.requestId), at };
+      const prepared = input.prepare(projection, ids);
       if ('noWrite' in prepared) {
         return published({ status: 'no_write', ...prepared.noWrite, projection, version: snapshot.version }, attempt, 0);
       }
       exhausted();
       refusePlaceholderRoutes(prepared.operations);
-      const commit = buildCommit(projection.state, { id: request.requestId, actor: request.actor, at, ...prepared });
+      const commit = buildCommit(projection.state, { id: input.requestId, actor, at, ...prepared });
       const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
       // Validate on a fork (the tentative projection); the cached projection is left as it is.
       const tentative = this.cache.validate(line);
@@ -180,14 +218,14 @@ export class Publisher {
       }
       if (outcome.status === 'committed') this.cache.confirm(tentative, outcome.version, line);
       else this.cache.drop(outcome.status);
-      const settled = await this.settle(outcome, request, attempt, commit);
+      const settled = await this.settle(outcome, input, actor, attempt, commit);
       if (settled !== null) return this.paced(settled, started);
       await backoff(attempt, outcome, projection);
     }
   }
 
   /** A final outcome; a commit tells the pacer that attempt (begun at `started`) went through. */
-  private paced(outcome: PublishOutcome, started: number): PublishOutcome {
+  private paced(outcome: Settled, started: number): Settled {
     if (outcome.status === 'committed') this.pacer.committed(Date.now() - started);
     return outcome;
   }
@@ -222,12 +260,12 @@ export class Publisher {
    * When a checkpoint replaced the commit and that history is unreachable, the receipt's kind
    * and actor are all that can be compared.
    */
-  private async replayed(projection: Projection, version: string | null, input: Resolved): Promise<PublishOutcome> {
+  private async replayed(projection: Projection, version: string | null, input: PublishInput, actor: Actor): Promise<Settled> {
     const existing = projection.request(input.requestId)!;
-    const outcome: PublishOutcome = { status: 'request_replayed', commitId: existing.commitId, projection, version };
+    const outcome: Settled = { status: 'request_replayed', commitId: existing.commitId, projection, version };
     const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
     const conflict = (): never => fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
-    const now = this.preparedOn(projection, input, ids);
+    const now = this.preparedOn(projection, input, actor, ids);
     // A request that can no longer be prepared (its Work is now claimed, ...) still has
     // an identity: the committed outcome stands.
     if (now === null || now.fingerprint === existing.fingerprint) return outcome;
@@ -235,28 +273,28 @@ export class Publisher {
     if (holder !== null) {
       const before = projectionAt(holder, existing.commitId, false);
       // The genesis had no queue before it: a retry of it is the same bootstrap.
-      const then = before.tip === null ? await this.bootstrapped(input, ids) : this.preparedOn(before, input, ids);
+      const then = before.tip === null ? await this.bootstrapped(input, actor, ids) : this.preparedOn(before, input, actor, ids);
       return then !== null && then.fingerprint === existing.fingerprint ? outcome : conflict();
     }
     const receipt = committedRequest(projection, input.requestId)!;
-    const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(input.actor as unknown as JsonValue);
+    const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(actor as unknown as JsonValue);
     return receipt.compacted && sameActor && receipt.kind === now.kind ? outcome : conflict();
   }
 
-  private async bootstrapped(input: Resolved, ids: RequestIds): Promise<{ kind: string; fingerprint: string } | null> {
+  private async bootstrapped(input: PublishInput, actor: Actor, ids: CandidateCommit): Promise<{ kind: string; fingerprint: string } | null> {
     if (input.bootstrap === undefined) return null;
     try {
-      const built = await input.bootstrap(ids);
-      return { kind: built.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, built.kind, built.parameters) };
+      const built = await input.bootstrap(ids, actor);
+      return { kind: built.kind, fingerprint: requestFingerprint(actor as unknown as JsonValue, built.kind, built.parameters) };
     } catch (e) {
       return unprepared(e);
     }
   }
 
-  private preparedOn(projection: Projection, input: Resolved, ids: RequestIds): { kind: string; fingerprint: string } | null {
+  private preparedOn(projection: Projection, input: PublishInput, actor: Actor, ids: CandidateCommit): { kind: string; fingerprint: string } | null {
     try {
       const prepared = input.prepare(projection, ids);
-      return { kind: prepared.kind, fingerprint: requestFingerprint(input.actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
+      return { kind: prepared.kind, fingerprint: requestFingerprint(actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
     } catch (e) {
       return unprepared(e);
     }
@@ -265,10 +303,11 @@ export class Publisher {
   /** Returns the final outcome, or null to retry (the caller backs off first). */
   private async settle(
     outcome: Awaited<ReturnType<LedgerStore['compareAndSwap']>>,
-    input: Resolved,
+    input: PublishInput,
+    actor: Actor,
     attempt: number,
     commit: QueueCommit,
-  ): Promise<PublishOutcome | null> {
+  ): Promise<Settled | null> {
     if (outcome.status === 'committed') {
       // The cached projection already holds the candidate (validated before the CAS).
       const projection = this.cache.current()?.projection ?? (await this.cache.load()).projection!;
@@ -283,7 +322,7 @@ export class Publisher {
         if (found.commitId === commit.id) {
           return published({ status: 'committed', commit, projection, version: snapshot.version!, attempts: attempt, bootstrap: commit.previous === null }, attempt, commit.operations.length);
         }
-        return published(await this.replayed(projection, snapshot.version, input), attempt, 0);
+        return published(await this.replayed(projection, snapshot.version, input, actor), attempt, 0);
       }
       debugEvent('store', 'recovered', { attempt, committed: false, replayed: false });
     }
@@ -293,6 +332,28 @@ export class Publisher {
 }
 
 
+
+/** The actor on a queue of `repository`: one naming no repository is the queue's. */
+export function actorOn(actor: PublishingActor, repository: string): Actor {
+  if (actor.repository !== undefined) return actor as Actor;
+  const { role, principal, ...rest } = actor;
+  return { role, principal, repository, ...rest };
+}
+
+/** The repository a genesis names: the actor's own, else the caller's `bootstrapRepository`. */
+async function genesisRepository(input: PublishInput): Promise<string> {
+  if (input.actor.repository !== undefined) return input.actor.repository;
+  const given = input.bootstrapRepository;
+  if (given === undefined) throw new Error(`request ${input.requestId} bootstraps a queue but names no repository (bootstrapRepository)`);
+  return typeof given === 'string' ? given : given();
+}
+
+/** The uniform outcome: the settled one with its commit id, replay flag and prepared request. */
+function uniform(settled: Settled, prepared: Prepared | null): PublishOutcome {
+  if (settled.status === 'committed') return { ...settled, commitId: settled.commit.id, replayed: false, prepared: prepared as BuiltRequest };
+  if (settled.status === 'request_replayed') return { ...settled, replayed: true, prepared: null };
+  return { ...settled, commitId: null, replayed: false, prepared: prepared as Extract<Prepared, { noWrite: NoWrite }> };
+}
 
 /** Builder codes that say the retry's content differs from what is recorded (a conflict, not "can no longer be prepared"). */
 const MEANING_CONFLICTS = new Set(['inconsistent_resubmission']);
@@ -316,7 +377,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** The `store published` debug event of a final outcome. */
-function published(outcome: PublishOutcome, attempts: number, operations: number): PublishOutcome {
+function published(outcome: Settled, attempts: number, operations: number): Settled {
   debugEvent('store', 'published', { outcome: outcome.status, attempts, operations });
   return outcome;
 }

@@ -12,7 +12,7 @@ import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
-import { publishTransition } from '../../lib/lifecycle/transition.ts';
+import { publishTransition } from '../../lib/publisher/requests.ts';
 import { actions, addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { countOps, createBench, PRINCIPAL, type Bench } from '../lifecycle/harness.ts';
 import { activate, isolateBenchEnvironment } from '../support/lifecycle-bench.ts';

@@ -13,7 +13,7 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { startMarker } from '../../engine/lifecycle/dispatch.ts';
 import { startRequestId } from '../../engine/lifecycle/ids.ts';
 import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
-import { publishTransition } from '../../lib/lifecycle/transition.ts';
+import { publishTransition } from '../../lib/publisher/requests.ts';
 import { groupAssignment } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';

@@ -74,7 +74,7 @@ describe('every surface publishes the table\'s request', () => {
     expect(JSON.parse(out)).toMatchObject({ status: 'committed', kind: ADMIN_ACTIONS.reprioritize.kind });
     await expectTableRequest(store, 'reprioritize', () => ({ work_ids: [target.workId], priority: 1, reason: 'operator_reprioritized' }));
 
-    const backend = storeBackend(new LocalGitStore({ repo }), { principal: PRINCIPAL, basis: 'test', repository: (p) => p.state.repository ?? '' });
+    const backend = storeBackend(new LocalGitStore({ repo }), { principal: PRINCIPAL, basis: 'test' });
     const claimId = claimed.currentClaim!;
     expect(await backend.publish({ action: 'cancel_claims', requestId: 'tui-admin-table-1', reason: 'operator_cancelled', ids: [claimId], priority: null })).toMatchObject({ status: 'committed' });
     await expectTableRequest(store, 'cancel-claim', () => ({ claim_ids: [claimId], reason: 'operator_cancelled' }));

@@ -16,7 +16,7 @@ import { conflictTerminalRequestId } from '../../engine/lifecycle/ids.ts';
 import { resolveConflict } from '../../lib/lifecycle/conflict-exits.ts';
 import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
-import { publishTransition } from '../../lib/lifecycle/transition.ts';
+import { publishTransition } from '../../lib/publisher/requests.ts';
 import { dispatchConflict } from '../../lib/console/views/lifecycle.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
 import { actions, addRun, setRunStatus, type FakeRun } from '../fake-github/routes-actions.ts';

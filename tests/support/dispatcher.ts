@@ -20,7 +20,7 @@ for (let i = 0; i < Number(calls); i++) {
   try {
     const out = await publisher.publish({
       requestId: `d${id}-${i}`,
-      actor: (p) => ({ role: 'dispatcher', principal: '1', repository: p?.repository ?? '' }),
+      actor: { role: 'dispatcher', principal: '1' },
       prepare: (p, ids) => dispatchNextRequest(p, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 }, { requestId: ids.requestId, commitId: candidateCommitId(p.tip, ids.requestId) }, ids.at),
       onRetry: () => void (attempts++, (longest = Math.max(longest, ++lost))),
     });

@@ -36,7 +36,7 @@ class MemoryStore implements LedgerStore {
 function setup() {
   const { writer } = buildQueue();
   const store = new MemoryStore(new TextEncoder().encode(writer.text()));
-  const backend = storeBackend(store, { principal: '1001', basis: 'test', repository: (p) => p.state.repository ?? '' });
+  const backend = storeBackend(store, { principal: '1001', basis: 'test' });
   return { store, backend };
 }
 

@@ -1,15 +1,17 @@
 /**
- * Administrator actions of the console (issue 5 §2 `/admin`): each one builds
- * its request with the engine's admin table (engine/requests/admin-actions.ts) and publishes it through the one
- * Publisher (spec 7.7) under a fresh request id, as the signed-in actor, and
- * answers with the receipt derived from the ledger.
+ * Administrator actions of the console (docs/console.md "Authentication and roles"): each
+ * publishes through the shared administrator publisher (lib/publisher/admin.ts, the engine's
+ * admin table) under a fresh request id, as the signed-in principal, and answers with the
+ * receipt derived from the ledger.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
 import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 import { adminRequest } from '../../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../../engine/requests/operations.ts';
-import type { Actor, QueueOperation } from '../../../engine/schema/index.ts';
+import type { QueueOperation } from '../../../engine/schema/index.ts';
+import { publishAdmin } from '../../publisher/admin.ts';
+import { actorOf } from '../../publisher/actor.ts';
 import type { ConsoleRuntime } from '../runtime.ts';
 import { receiptView, type ReceiptView } from '../views/receipt.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
@@ -25,7 +27,7 @@ export interface AdminOutcome {
 }
 
 /**
- * No-op actions are refused before publishing (issue 14 §4): reprioritising
+ * No-op actions are refused before publishing (docs/console.md "Previews"): reprioritising
  * every target to the priority it already has, or setting a control to its
  * current value, would write a commit that changes nothing.
  */
@@ -70,22 +72,19 @@ export function newRequestId(action: AdminAction): string {
 
 export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRuntime, action: A, body: AdminBody<A>, principal: string): Promise<AdminOutcome> {
   if (runtime.readOnly) throw new ProtocolError('read_only', 'this console reads a ledger file offline; start it on a repository to act');
-  const live = await runtime.live();
-  const repository = live.projection.repository;
-  if (repository === null) throw new ProtocolError('queue_uninitialized', 'the queue has no repository identity yet');
-  const actor: Actor = { role: 'administrator', principal, repository };
   const requestId = body.request_id ?? newRequestId(action);
-  const outcome = await runtime.publisher.publish({
+  // The dialog's preview (docs/console.md "Previews"): publish exactly the operations the administrator reviewed.
+  const expected = (body as { expect_operations_sha256?: string }).expect_operations_sha256;
+  const outcome = await publishAdmin(runtime.publisher, {
     requestId,
-    actor,
+    actor: actorOf('administrator', principal),
+    action: action as AdminAction,
+    body: body as AdminBody<AdminAction>,
     now: () => runtime.now(),
-    prepare: (projection, ids) => {
-      // A retry of a request that already committed is answered as replayed, never refused as a no-op.
-      if (projection.request(requestId) !== undefined) return buildAdminRequest(action, body, projection, ids.at);
+    // A retry of a request that already committed is answered as replayed, never refused as a no-op.
+    review: (projection, build) => {
       refuseNoOp(action, body, projection);
-      const built = buildAdminRequest(action, body, projection, ids.at);
-      // The dialog's preview (issue 14 §4): publish exactly the operations the administrator reviewed.
-      const expected = (body as { expect_operations_sha256?: string }).expect_operations_sha256;
+      const built = build();
       if (expected !== undefined && operationsDigest(built.operations) !== expected) {
         throw new ProtocolError('preview_stale', 'the queue changed since the preview: these operations differ from the ones you reviewed; review them again');
       }
@@ -93,13 +92,11 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     },
   });
   runtime.invalidate();
-  if (outcome.status === 'no_write') throw new ProtocolError(outcome.code, outcome.message);
-  const commitId = outcome.status === 'committed' ? outcome.commit.id : outcome.commitId;
   return {
     ok: true,
     status: outcome.status,
     request_id: requestId,
-    commit_id: commitId,
+    commit_id: outcome.commitId,
     receipt_url: `/receipts/${encodeURIComponent(requestId)}`,
     receipt: receiptView(outcome.projection, requestId),
   };
