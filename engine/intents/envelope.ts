@@ -1,6 +1,6 @@
 /**
- * The operating envelope at staging (spec 7.17 §4 of issue 11: "an agent is told ledger_limit
- * before it stages a plan that cannot be admitted"). The MCP server builds the commit the trusted
+ * The operating envelope at staging (spec 7.17; docs/operating-envelope.md "Operators and agents": an agent is told ledger_limit
+ * before it stages a plan that cannot be admitted). The MCP server builds the commit the trusted
  * processor would publish for a staged submit or dispatch_next, on the activation snapshot, and
  * checks it against the same envelope bounds replay applies (replay/ledger-budget.ts): past the
  * watermark, or past watermark + reserve with the lifecycle bytes it would owe, the intent is

@@ -18,7 +18,7 @@ const SCHEMAS = new URL('reference/gh-aw/pkg/workqueue/schema/', SHARED);
 const FIXTURES = new URL('reference/gh-aw/specs/work-queue/fixtures/', SHARED);
 const present = existsSync(fileURLToPath(SCHEMAS)) && existsSync(fileURLToPath(FIXTURES));
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- free-form mutation of fixtures
+type Json = Record<string, any>; // free-form mutation of fixtures
 const readJson = (url: URL): Json => JSON.parse(readFileSync(url, 'utf8')) as Json;
 
 type AjvClass = typeof Ajv2020Module.default;

@@ -4,7 +4,6 @@
  * official SDK client (in-memory or stdio), and the dispatcher/reconciler
  * launch binding published through the checked publisher.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any -- CLI and tool JSON outputs are asserted structurally by the tests */
 import { execFileSync } from 'node:child_process';
 import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
