@@ -1,13 +1,14 @@
 /**
  * Linking Issues costs the same per link however many Issues are already linked: one Work per
  * Issue is checked against `state.linkedIssues` (replay/ops/backing-issue.ts), not by walking
- * every recorded link, so replaying 1,000 IssueLinks is linear, not quadratic.
+ * every recorded link, so replaying 1,200 IssueLinks is linear, not quadratic.
  *
  * Measured as CPU time of appending the link commits (bytes through the real framing) to a
- * replayed prefix of the same Works, at 250 and 1,000 links, interleaved, best of five. Walking
+ * replayed prefix of the same Works, at 250 and 1,200 links, interleaved, best of five. Walking
  * every recorded link made the per-link cost grow with the links already recorded (85 us/link at
- * 250 links, 349 at 1,000: 4.1x, before the index; about 7 and 6 after); the 2x bound is generous
- * so a shared machine cannot flake it.
+ * 250 links, 349 at 1,000: 4.1x, before the index, so about 5x at 1,200; 1,200 Works is about what the default envelope admits with their lifecycle reserve; about 7-10 us/link at
+ * every size after). The 3x bound leaves room for a loaded machine (the suite's parallel files
+ * pushed a 1,000/250 ratio to 1.85 once) and still fails a quadratic walk by a wide margin.
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../engine/json.ts';
@@ -44,8 +45,8 @@ function cpuMs(f: () => void): number {
 }
 
 describe('IssueLink replay scales linearly', () => {
-  it('the per-link replay cost at 1,000 links stays within 2x of the cost at 250 links', () => {
-    const sizes = [250, 1000];
+  it('the per-link replay cost at 1,200 links stays within 3x of the cost at 250 links', () => {
+    const sizes = [250, 1200];
     const ledgers = sizes.map(linkLedger);
     const best = sizes.map(() => Infinity);
     for (let round = 0; round < 5; round++) {
@@ -57,6 +58,6 @@ describe('IssueLink replay scales linearly', () => {
     }
     const perLink = best.map((ms, i) => (ms * 1000) / sizes[i]!);
     console.log(`IssueLink replay: ${perLink.map((us, i) => `${sizes[i]} links ${us.toFixed(0)} us/link`).join(', ')}; ratio ${(perLink[1]! / perLink[0]!).toFixed(2)}`);
-    expect(perLink[1]! / perLink[0]!).toBeLessThan(2);
+    expect(perLink[1]! / perLink[0]!).toBeLessThan(3);
   }, 120_000);
 });
