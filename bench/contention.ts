@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGitDaemon } from '../tests/store/git-daemon.ts';
 import { treeCpuMs } from './cpu.ts';
+import { captured } from '../tests/support/spawn.ts';
 
 const HERE = import.meta.dirname;
 
@@ -95,17 +96,7 @@ async function runCliDispatcher(clone: string, id: number, calls: number): Promi
   const out: WorkerOut = { grants: 0, conflicts: 0, pushes: 0, exhausted: 0, longest: 0, ms: 0, cpuMs: 0, nodeCpuMs: 0, phases: {} };
   const started = performance.now();
   for (let i = 0; i < calls; i++) {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, '--dir', clone, '--remote', 'origin', '--json', '--request-id', `c${id}-${i}`, 'dispatch-next', '--max-claims', '1'], {
-        env: { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const r = await captured(process.execPath, [BIN, '--dir', clone, '--remote', 'origin', '--json', '--request-id', `c${id}-${i}`, 'dispatch-next', '--max-claims', '1'], { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' });
     const cas = [...r.stderr.matchAll(/store cas outcome=(\w+)/g)].map((m) => m[1]);
     out.pushes += cas.length;
     out.conflicts += cas.filter((c) => c !== 'committed').length;

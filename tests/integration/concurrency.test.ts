@@ -13,6 +13,7 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import { startGitDaemon, type GitDaemon } from '../store/git-daemon.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 import { commitFiles, gitSync, initRepo, removeTempDirs, tempDir } from '../store/git-fixtures.ts';
+import { captured } from '../support/spawn.ts';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fairway.js');
@@ -115,17 +116,7 @@ const EIGHT_OVER_ONE_FLOOR = 0.75;
 
 /** One `fairway dispatch-next --max-claims 1` process: its exit, JSON and the compare-and-swaps it made. */
 async function dispatchCall(clone: string, requestId: string): Promise<{ code: number | null; json: any; pushes: number; lost: number }> {
-  const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--repo', clone, '--remote', 'origin', '--json', '--request-id', requestId, 'dispatch-next', '--max-claims', '1'], {
-      env: { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const r = await captured(process.execPath, [BIN, '--repo', clone, '--remote', 'origin', '--json', '--request-id', requestId, 'dispatch-next', '--max-claims', '1'], { ...process.env, DEBUG: 'work-queue:store', NO_COLOR: '1' });
   const cas = [...r.stderr.matchAll(/store cas outcome=(\w+)/g)].map((m) => m[1]);
   let json: any;
   try {
