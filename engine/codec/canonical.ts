@@ -25,6 +25,7 @@
  */
 import { ARRAY_MEMBER_LIMIT, NESTING_LIMIT } from './json.ts';
 import type { MemberSpans } from './members.ts';
+import { FlatSpans } from './spans.ts';
 
 const MAX_SAFE = '9007199254740991';
 
@@ -61,6 +62,20 @@ let deepest = 0;
  */
 let plainText = false;
 
+// The record being scanned by `canonicalRecordSpans` (module state rather than a closure per
+// record): its `operations` member's span and depth, and the request's and parameters' members.
+let operationsStart = -1;
+let operationsEnd = -1;
+let operationsDepth = 0;
+let requestAt: number[] | null = null;
+let parametersAt: number[] | null = null;
+let repeats: string | null = null;
+
+/** Which object `members` scans: the record, its `request`, the request's `parameters`. */
+const RECORD = 0;
+const REQUEST = 1;
+const PARAMETERS = 2;
+
 /**
  * `canonicalSpans` with the request's member spans (replay hashes and compares them in place).
  * `parsedAscii`: the caller knows `text` is valid JSON (`JSON.parse` accepted it) without a
@@ -73,47 +88,33 @@ let plainText = false;
 export function canonicalRecordSpans(text: string, parsedAscii = false): RecordSpans | null {
   if (text.charCodeAt(0) !== 0x7b) return null;
   plainText = parsedAscii && text.indexOf('\\') < 0;
-  const out: RecordSpans = { members: new Map(), request: null, parameters: null, repeats: null };
-  let operations: string | null = null;
-  let operationsDepth = 0;
-  const members = out.members as Map<string, readonly [number, number]>;
-  const scanned = (key: string, start: number): number => {
-    if (key === 'operations') {
-      deepest = 0;
-      const end = value(text, start, 1);
-      if (end >= 0) {
-        operations = text.slice(start, end);
-        operationsDepth = deepest;
-      }
-      return end;
-    }
-    if (key !== 'request' || text.charCodeAt(start) !== 0x7b) return value(text, start, 1);
-    out.request = new Map();
-    return spans(text, start, 1, 0xffff, out.request as Map<string, readonly [number, number]>, (name, at) => {
-      if (name !== 'parameters' || text.charCodeAt(at) !== 0x7b) return -2;
-      out.parameters = new Map();
-      return spans(text, at, 2, 0xffff, out.parameters as Map<string, readonly [number, number]>, (inner, from) => {
-        if ((inner !== 'nodes' && inner !== 'operations') || operations === null || operationsDepth + 2 > NESTING_LIMIT) return -2;
-        // Equality of a slice (a native comparison of the characters), not startsWith (much slower on long texts).
-        if (text.slice(from, from + operations.length) !== operations) return -2;
-        out.repeats = inner;
-        return from + operations.length;
-      });
-    });
+  operationsStart = -1;
+  operationsEnd = -1;
+  requestAt = null;
+  parametersAt = null;
+  repeats = null;
+  const at: number[] = [];
+  if (members(text, 0, 0, RECORD, at) < 0) return null;
+  return {
+    members: new FlatSpans(text, at),
+    request: requestAt === null ? null : new FlatSpans(text, requestAt),
+    parameters: parametersAt === null ? null : new FlatSpans(text, parametersAt),
+    repeats,
   };
-  return spans(text, 0, 0, 0x7e, members, scanned) < 0 ? null : out;
 }
 
 /**
- * Scans the object at `p` (a value at `depth`) into `into` (each member's value span);
- * `member(key, start)` may scan a value itself (its end, or -1) or answer -2 for the plain scan.
- * Answers the position after the object (the whole text for the top level), or -1.
+ * Scans the object at `p` (a value at `depth`: the record, its request or the request's
+ * parameters, `level`) into `at` (per member: key start and end, value start and end).
+ * Answers the position after the object (the whole text for the record), or -1.
  */
-function spans(t: string, p: number, depth: number, maxKey: number, into: Map<string, readonly [number, number]>, member: (key: string, start: number) => number): number {
+function members(t: string, p: number, depth: number, level: number, at: number[]): number {
   if (depth > NESTING_LIMIT) return -1;
   if (depth > deepest) deepest = depth;
   p++;
   if (t.charCodeAt(p) === 0x7d) return depth > 0 || p + 1 === t.length ? p + 1 : -1;
+  // The record's keys must be printable ASCII, as `canonicalMembers` requires for spans.
+  const maxKey = level === RECORD ? 0x7e : 0xffff;
   let prevStart = -1;
   let prevEnd = -1;
   for (;;) {
@@ -126,15 +127,49 @@ function spans(t: string, p: number, depth: number, maxKey: number, into: Map<st
     prevEnd = keyEnd;
     if (t.charCodeAt(p) !== 0x3a) return -1;
     const start = p + 1;
-    const key = t.slice(keyStart, keyEnd);
-    p = member(key, start);
-    if (p === -2) p = value(t, start, depth + 1);
+    p = member(t, start, depth, level, keyStart, keyEnd - keyStart);
     if (p < 0) return -1;
-    into.set(key, [start, p]);
+    at.push(keyStart, keyEnd, start, p);
     const c = t.charCodeAt(p++);
     if (c === 0x7d) return depth > 0 || p === t.length ? p : -1;
     if (c !== 0x2c) return -1;
   }
+}
+
+/** Scans the value at `start` of the member whose key (`keyLength` long) starts at `keyStart`. */
+function member(t: string, start: number, depth: number, level: number, keyStart: number, keyLength: number): number {
+  if (level === RECORD) {
+    if (keyLength === 10 && t.startsWith('operations', keyStart)) {
+      deepest = 0;
+      const end = value(t, start, 1);
+      if (end >= 0) {
+        operationsStart = start;
+        operationsEnd = end;
+        operationsDepth = deepest;
+      }
+      return end;
+    }
+    if (keyLength === 7 && t.charCodeAt(start) === 0x7b && t.startsWith('request', keyStart)) {
+      requestAt = [];
+      return members(t, start, 1, REQUEST, requestAt);
+    }
+  } else if (level === REQUEST) {
+    if (keyLength === 10 && t.charCodeAt(start) === 0x7b && t.startsWith('parameters', keyStart)) {
+      parametersAt = [];
+      return members(t, start, 2, PARAMETERS, parametersAt);
+    }
+  } else if (operationsStart >= 0 && operationsDepth + 2 <= NESTING_LIMIT) {
+    const nodes = keyLength === 5 && t.startsWith('nodes', keyStart);
+    if (nodes || (keyLength === 10 && t.startsWith('operations', keyStart))) {
+      const length = operationsEnd - operationsStart;
+      // Equality of a slice (a native comparison of the characters), not startsWith (much slower on long texts).
+      if (t.slice(start, start + length) === t.slice(operationsStart, operationsEnd)) {
+        repeats = nodes ? 'nodes' : 'operations';
+        return start + length;
+      }
+    }
+  }
+  return value(t, start, depth + 1);
 }
 
 /** True when `text` is a canonical JSON text of any value. */

@@ -14,7 +14,7 @@ import { REFERENCE_ROOT, referenceSkip } from '../../tests/support/reference.ts'
 import type { JsonValue } from '../json.ts';
 import { canonicalRecordSpans } from './canonical.ts';
 import { NESTING_LIMIT, canonicalize, compareCodePoints } from './json.ts';
-import { canonicalMembers } from './members.ts';
+import { canonicalMembers, type MemberSpans } from './members.ts';
 
 type Json = any;
 
@@ -149,6 +149,57 @@ describe('canonicalRecordSpans ≡ the re-serialising check, at every level', ()
     const spoiled = `${text.slice(0, at)}"priority":01${text.slice(at + '"priority":1'.length)}`;
     expect(slowCanonical(spoiled)).toBe(false);
     expect(canonicalRecordSpans(spoiled)).toBeNull();
+  });
+});
+
+/** The spans as a Map would answer them: every key the slow path names, absent keys, and the iterators. */
+function expectMapLike(spans: MemberSpans, text: string): void {
+  const map = new Map([...spans]);
+  expect(spans.size).toBe(map.size);
+  expect([...spans.keys()]).toEqual([...map.keys()]);
+  expect([...spans.values()]).toEqual([...map.values()]);
+  expect([...spans.entries()]).toEqual([...map.entries()]);
+  const seen: unknown[] = [];
+  spans.forEach((span, key, self) => seen.push([key, span, self === spans]));
+  expect(seen).toEqual([...map].map(([k, v]) => [k, v, true]));
+  for (const key of map.keys()) {
+    expect(spans.get(key)).toEqual(map.get(key));
+    expect(spans.has(key)).toBe(true);
+    // A key's prefix, extension and neighbours are other keys: absent unless the record has them.
+    for (const other of [key.slice(0, -1), `${key}s`, `${key.slice(0, -1)}x`, '', 'actor', 'operations', 'request', 'parameters', 'nodes']) {
+      expect(spans.get(other), `${other} in ${text.slice(0, 80)}`).toEqual(map.get(other));
+      expect(spans.has(other)).toBe(map.has(other));
+    }
+  }
+}
+
+/** Records with non-ASCII, escaped and astral string values (and keys below the top level). */
+function unusual(text: string, how: number): string {
+  const spellings = ['"owner/rép😀"', '"a\\"b\\\\c"', '"tab\\t\\u001f"', '"\u2028\u00e9"', '"é"'];
+  const at = text.indexOf('"owner/repo"');
+  const value = spellings[how % spellings.length]!;
+  if (how % 2 === 0 && at >= 0) return text.slice(0, at) + value + text.slice(at + '"owner/repo"'.length);
+  const key = text.indexOf('"principal"');
+  return key < 0 ? text : `${text.slice(0, key)}"é_pal"${text.slice(key + '"principal"'.length)}`;
+}
+
+describe('the spans of a proven record answer as a Map', () => {
+  const records = lines(generateLedger(200 * 1024, 4).text);
+
+  it('on every record of a generated ledger, at every level', () => {
+    for (const text of records) {
+      const r = canonicalRecordSpans(text, true)!;
+      for (const spans of [r.members, r.request, r.parameters]) if (spans !== null) expectMapLike(spans, text);
+    }
+  });
+
+  it('on records with non-ASCII, escaped or astral strings: the same verdict and spans as the slow path', () => {
+    fc.assert(fc.property(fc.nat(), fc.nat(), (r, how) => {
+      const text = unusual(records[r % records.length]!, how);
+      expectSound(text);
+      const got = canonicalRecordSpans(text);
+      if (got !== null) for (const spans of [got.members, got.request, got.parameters]) if (spans !== null) expectMapLike(spans, text);
+    }), { numRuns: 500, seed: 13 });
   });
 });
 

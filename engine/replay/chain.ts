@@ -36,25 +36,24 @@ export class CausalChain<R extends ChainRecord> {
 
   /** Offers one record; returns the records that now extend the tip, in causal order. */
   offer(r: R): R[] {
-    const where = { commit: r.id, line: r.line };
     const released = this.textOf(r.id);
     const queued = this.waitingIds.get(r.id);
     if (released !== undefined || queued !== undefined) {
-      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where);
+      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
       return []; // exact duplicate: idempotent
     }
-    if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where);
+    if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where(r));
     if (r.previous === null && (this.tip !== null || this.waiting.has(null))) {
-      fail('multiple_genesis', `commit ${r.id} is a second genesis record`, where);
+      fail('multiple_genesis', `commit ${r.id} is a second genesis record`, where(r));
     }
     if (r.previous !== null && r.previous !== this.tip) {
       const rival = this.successorOf(r.previous) ?? this.waiting.get(r.previous)?.id;
-      if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, where);
-      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where);
+      if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, where(r));
+      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where(r));
     }
     if (r.previous !== this.tip) {
       const rival = this.waiting.get(r.previous);
-      if (rival !== undefined) fail('fork', `commits ${rival.id} and ${r.id} both extend ${r.previous}`, where);
+      if (rival !== undefined) fail('fork', `commits ${rival.id} and ${r.id} both extend ${r.previous}`, where(r));
       this.waiting.set(r.previous, r);
       this.waitingIds.set(r.id, r);
       return [];
@@ -74,9 +73,8 @@ export class CausalChain<R extends ChainRecord> {
   finish(): void {
     if (this.waitingIds.size === 0) return;
     const stray = [...this.waitingIds.values()].sort((a, b) => a.line - b.line)[0]!;
-    const where = { commit: stray.id, line: stray.line };
-    if (stray.previous === null) fail('fork', `genesis ${stray.id} does not lead to the validated tip`, where);
-    if (this.tip === null && !this.waiting.has(null)) fail('missing_genesis', 'no genesis record (previous = null) in the ledger', where);
+    if (stray.previous === null) fail('fork', `genesis ${stray.id} does not lead to the validated tip`, where(stray));
+    if (this.tip === null && !this.waiting.has(null)) fail('missing_genesis', 'no genesis record (previous = null) in the ledger', where(stray));
     // Walk predecessors: reaching a record twice is a cycle, leaving the set is a missing predecessor.
     const seen = new Set<string>();
     for (let cur: R | undefined = stray; cur !== undefined; cur = this.waitingIds.get(cur.previous ?? '')) {
@@ -87,6 +85,11 @@ export class CausalChain<R extends ChainRecord> {
       }
     }
   }
+}
+
+/** Where a record's error points (built only for an error: `offer` runs once per ledger line). */
+function where(r: ChainRecord): { commit: string; line: number } {
+  return { commit: r.id, line: r.line };
 }
 
 /** Orders a complete set of records (tests, tools). */

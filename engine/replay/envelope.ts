@@ -24,7 +24,7 @@ export function verifyEnvelopeText(text: string, spans: MemberSpans, commit: Que
   const operations = spans.get('operations');
   if (actor === undefined || request === undefined || operations === undefined) return NOTHING;
   const { kind, fingerprint, id } = commit.request;
-  const kindText = canonicalize(kind);
+  const kindText = kindTextOf(kind);
   let paramsStart: number;
   let paramsEnd: number;
   const parameters = record?.request?.get('parameters');
@@ -45,13 +45,28 @@ export function verifyEnvelopeText(text: string, spans: MemberSpans, commit: Que
 
   // Parameters that are `{"nodes":` or `{"operations":` + the operations' own text + `}`: the
   // one-pass check already found the repeat (`repeats`, a single-member parameters object).
-  const repeated = (name: string, prefix: string): boolean => (record?.parameters != null
-    ? record.repeats === name && record.parameters.size === 1
-    : wraps(text, paramsStart, paramsEnd, prefix, operations));
   let parametersVerified = false;
-  if (kind === 'submit') parametersVerified = commit.operations.every((op) => op.kind === 'Work') && repeated('nodes', '{"nodes":');
-  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = repeated('operations', '{"operations":');
+  if (kind === 'submit') parametersVerified = commit.operations.every(isWork) && repeated(text, record, paramsStart, paramsEnd, 'nodes', operations);
+  else if (OPERATIONS_KINDS.has(kind)) parametersVerified = repeated(text, record, paramsStart, paramsEnd, 'operations', operations);
   return { fingerprintVerified, parametersVerified };
+}
+
+const isWork = (op: QueueCommit['operations'][number]): boolean => op.kind === 'Work';
+
+/** True when the parameters (text[start, end)) are `{"<name>":` + the operations' text + `}`. */
+function repeated(text: string, record: RecordSpans | null, start: number, end: number, name: 'nodes' | 'operations', operations: readonly [number, number]): boolean {
+  return record?.parameters != null
+    ? record.repeats === name && record.parameters.size === 1
+    : wraps(text, start, end, `{"${name}":`, operations);
+}
+
+/** Canonical texts of the request kinds seen (a closed enum, checked by the schema before this runs). */
+const KIND_TEXTS = new Map<string, string>();
+
+function kindTextOf(kind: string): string {
+  let text = KIND_TEXTS.get(kind);
+  if (text === undefined) KIND_TEXTS.set(kind, (text = canonicalize(kind)));
+  return text;
 }
 
 /** True when text[start, end) is `prefix` + text[inner] + `}` (compared in place, no concatenation). */

@@ -13,10 +13,17 @@ import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
 import { createState } from '../state/state.ts';
 
+/** Where a record read from bytes sits: its chunk of the projection and its byte offsets (LF excluded). */
+interface RecordSpan {
+  chunk: number;
+  start: number;
+  end: number;
+}
+
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
-  span: { start: number; end: number } | null;
+  span: RecordSpan | null;
 }
 
 export interface ReplayProgress {
@@ -63,7 +70,8 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
   const chunk = projection.stageChunk(input);
-  const records = ledgerRecords(input);
+  // Byte input is framed without decoding it whole, so no large decoded string outlives replay.
+  const frames = typeof input === 'string' ? splitLedger(input) : frameLedger(input);
   const lineBase = projection.lineCount;
   const chain = new CausalChain<ParsedRecord>(
     state.tip,
@@ -71,21 +79,27 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     (id) => projection.successorOf(id),
   );
   try {
-    let n = 0;
-    for (const record of records) {
-      const physical = lineBase + record.line;
-      const lineText = record.text();
-      const { commit, verdict } = parseRecord(lineText, physical, record.span === null ? undefined : record.span.end - record.span.start);
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
-        applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
-        projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
+    for (let n = 0; n < frames.length; n++) {
+      const frame = frames[n]!;
+      const physical = lineBase + frame.line;
+      let text: string;
+      let span: RecordSpan | null = null;
+      if ('text' in frame) {
+        text = frame.text;
+      } else {
+        text = decodeRecord(input as Uint8Array, frame.start, frame.end, frame.line);
+        span = { chunk, start: frame.start, end: frame.end };
       }
-      n += 1;
-      if (onProgress !== undefined && n % 1000 === 0) onProgress({ lines: n, commits: state.commits.length });
+      const { commit, verdict } = parseRecord(text, physical, span === null ? undefined : span.end - span.start);
+      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, span })) {
+        applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next) });
+        projection.remember(next.id, next.previous, next.span ?? next.text);
+      }
+      if (onProgress !== undefined && (n + 1) % 1000 === 0) onProgress({ lines: n + 1, commits: state.commits.length });
     }
     chain.finish();
-    if (state.tip === null && records.length > 0) fail('missing_genesis', 'no genesis record (previous = null) in the ledger');
-    projection.accept(input, records.length);
+    if (state.tip === null && frames.length > 0) fail('missing_genesis', 'no genesis record (previous = null) in the ledger');
+    projection.accept(input, frames.length);
   } catch (e) {
     // A ProtocolError is the verdict on the ledger. Anything else is a bug in the engine and
     // propagates unchanged: it is never reported as a protocol verdict (surfaces map it once
@@ -100,28 +114,12 @@ function recordBytes(record: ParsedRecord): number {
   return record.span === null ? utf8ByteLength(record.text) + 1 : record.span.end - record.span.start + 1;
 }
 
-interface InputRecord {
-  line: number;
-  text: () => string;
-  span: { start: number; end: number } | null;
-}
-
-/** Byte input is framed without decoding it whole, so no large decoded string outlives replay. */
-function ledgerRecords(input: Uint8Array | string): InputRecord[] {
-  if (typeof input === 'string') {
-    return splitLedger(input).map(({ text, line }) => ({ line, text: () => text, span: null }));
+function decodeRecord(input: Uint8Array, start: number, end: number, line: number): string {
+  try {
+    return decodeUtf8(input.subarray(start, end));
+  } catch (e) {
+    throw isProtocolError(e) ? e.at({ line }) : e;
   }
-  return frameLedger(input).map(({ start, end, line }) => ({
-    line,
-    span: { start, end },
-    text: () => {
-      try {
-        return decodeUtf8(input.subarray(start, end));
-      } catch (e) {
-        throw isProtocolError(e) ? e.at({ line }) : e;
-      }
-    },
-  }));
 }
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
