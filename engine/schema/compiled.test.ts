@@ -3,8 +3,10 @@
  * QueueCommit of every reference fixture, every record of the reference-written and generated
  * ledgers, and thousands of mutated records, PROVEN must mean "zod accepts, and its output
  * equals the record" and INVALID "zod rejects"; `parseQueueCommit` must answer exactly what
- * zod's parser answers (value, or code and message). Replay's alias of the request parameters'
- * copy of the operations is checked the same way, with both copies mutated alike.
+ * zod's parser answers (value, or code and message), and so must zod without its generated fast
+ * path (`jitless`, how parseQueueCommit parses its first unproven records). Replay's alias of
+ * the request parameters' copy of the operations is checked the same way, with both copies
+ * mutated alike.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +62,9 @@ function expectAgrees(value: unknown, alias?: unknown, what = ''): Verdict {
     expect(zod.data, what).toEqual(value);
   }
   if (verdict === INVALID) expect(zod.success, `${what}: invalid but zod accepts`).toBe(false);
+  // parseQueueCommit's first unproven records skip zod's generated fast path: same answer.
+  const jitless = QueueCommitSchema.safeParse(value, { jitless: true });
+  expect(jitless.success ? jitless.data : jitless.error.issues, `${what}: jitless`).toEqual(zod.success ? zod.data : zod.error.issues);
   expect(fastAnswer(value, alias), what).toEqual(zodAnswer(value));
   return verdict;
 }
