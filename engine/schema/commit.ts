@@ -36,8 +36,8 @@ export function issuePath(issue: z.core.$ZodIssue | undefined): string {
  * `unsupported_protocol`, ... see codes.ts), otherwise `schema_invalid`. `what` names the record
  * kind in the message.
  */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string, where: ErrorLocation = {}): z.output<S> {
-  const result = schema.safeParse(value);
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string, where: ErrorLocation = {}, context?: z.core.ParseContext<z.core.$ZodIssue>): z.output<S> {
+  const result = schema.safeParse(value, context);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issuePath(issue);
@@ -53,11 +53,15 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: 
  * The parser behind every record the generated validator does not prove (a Policy, a
  * rejection): zod's runtime schema for the first few, then zod's compiled clone (its issues
  * are the runtime's). Compiling costs tens of milliseconds, more than a command that reads an
- * ordinary ledger (one genesis Policy, a few Policy changes) spends in zod altogether.
+ * ordinary ledger (one genesis Policy, a few Policy changes) spends in zod altogether. The
+ * first few also skip zod's per-object `new Function` fast path (`jitless`, a documented
+ * parse option with the same answers): generating it for every object schema a Policy record
+ * reaches costs a fresh process more than parsing those few records without it.
  */
 let compiledQueueCommit: z.ZodType<QueueCommit> | undefined;
 let unprovenRecords = 0;
 const COMPILE_AFTER = 32;
+const RUNTIME_CONTEXT = { jitless: true } as const;
 
 /**
  * The replay hot path (schema/compiled.ts): an in-place validator generated from
@@ -85,5 +89,6 @@ export function parseQueueCommit(value: unknown, alias?: unknown): QueueCommit {
   if (fastValidator()(value, alias) === PROVEN) return value as QueueCommit;
   const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
   if (compiledQueueCommit === undefined && ++unprovenRecords > COMPILE_AFTER) compiledQueueCommit = z.compile(QueueCommitSchema);
-  return parseWith(compiledQueueCommit ?? QueueCommitSchema, value, 'QueueCommit', typeof id === 'string' ? { commit: id } : {});
+  const where = typeof id === 'string' ? { commit: id } : {};
+  return compiledQueueCommit === undefined ? parseWith(QueueCommitSchema, value, 'QueueCommit', where, RUNTIME_CONTEXT) : parseWith(compiledQueueCommit, value, 'QueueCommit', where);
 }

@@ -3,8 +3,10 @@
  * QueueCommit of every reference fixture, every record of the reference-written and generated
  * ledgers, and thousands of mutated records, PROVEN must mean "zod accepts, and its output
  * equals the record" and INVALID "zod rejects"; `parseQueueCommit` must answer exactly what
- * zod's parser answers (value, or code and message). Replay's alias of the request parameters'
- * copy of the operations is checked the same way, with both copies mutated alike.
+ * zod's parser answers (value, or code and message), and so must zod without its generated fast
+ * path (`jitless`, how parseQueueCommit parses its first unproven records). Replay's alias of
+ * the request parameters' copy of the operations is checked the same way, with both copies
+ * mutated alike.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +62,9 @@ function expectAgrees(value: unknown, alias?: unknown, what = ''): Verdict {
     expect(zod.data, what).toEqual(value);
   }
   if (verdict === INVALID) expect(zod.success, `${what}: invalid but zod accepts`).toBe(false);
+  // parseQueueCommit's first unproven records skip zod's generated fast path: same answer.
+  const jitless = QueueCommitSchema.safeParse(value, { jitless: true });
+  expect(jitless.success ? jitless.data : jitless.error.issues, `${what}: jitless`).toEqual(zod.success ? zod.data : zod.error.issues);
   expect(fastAnswer(value, alias), what).toEqual(zodAnswer(value));
   return verdict;
 }
@@ -91,7 +96,7 @@ function aliasOf(record: Json): { name: string; array: Json[] } | null {
 const REPLACEMENTS: unknown[] = [
   null, true, false, 0, 1, -1, 1.5, -0, 2 ** 53, 4096, 4097, 256, 257, 16, 17, 5, 6, Number.MAX_SAFE_INTEGER,
   '', 'x', 'a'.repeat(256), 'a'.repeat(257), '😀'.repeat(64), '😀'.repeat(65), 'é'.repeat(128), 'é'.repeat(129), '\u0001', 'a\u007f', '\ud800', 'a\udc00b',
-  '0', '01', '1001', 'f'.repeat(64), 'F'.repeat(64), '1'.repeat(40), 'Work', 'Claim', 'Checkpoint', 'Policy', 'Result', 'Observation', 'Dispatch',
+  '0', '01', '1001', 'f'.repeat(64), 'F'.repeat(64), '1'.repeat(40), 'f'.repeat(63), 'f'.repeat(65), `${'f'.repeat(64)}\n`, `${'1'.repeat(40)}\n`, 'ｆ'.repeat(64), 'Work', 'Claim', 'Checkpoint', 'Policy', 'Result', 'Observation', 'Dispatch',
   'submit', 'result', 'dispatch_next', 'finish', 'checkpoint', 'completed', 'cancelled', 'bound', 'worker', 'producer', 'ok.reason', '-bad',
   [], {}, ['x'], ['x', 'x'], [{}], { kind: 'Work' }, { kind: 'work', work_id: 'w' }, { __proto__: null, a: 1 },
 ];
@@ -253,6 +258,16 @@ describe('generated validator ≡ zod on constructs the wire schemas do not use 
       agreesOn(z.array(z.number()).max(n), arrays);
       agreesOn(z.array(z.number()).length(n), arrays);
     }
+  });
+
+  it('regular expressions: fixed-form ones as generated loops (pattern.ts), the others by the expression', () => {
+    const texts = [...strings, 'f'.repeat(40), 'f'.repeat(64), `${'f'.repeat(64)}\n`, 'x'.repeat(3), 'A1', 'a-b', '1', '01', 'é'];
+    for (const pattern of [/^[a-f0-9]{64}$/, /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, /^[1-9][0-9]*$/, /^x{2,}$/, /^[A-Z][0-9]$/i, /^a|b$/, /[^a]/, /^\w+$/, /b/g]) {
+      agreesOn(z.string().regex(pattern), texts);
+      agreesOn(z.string().regex(pattern).optional(), [...texts, undefined, 1]);
+    }
+    expect(compileValidator(z.string().regex(/^[a-f0-9]{64}$/)).source).toContain('function p0(s)');
+    expect(compileValidator(z.string().regex(/^\w+$/)).source).not.toContain('function p0(s)');
   });
 
   it('a check with its own `when` condition, and a superRefine callback, are left to zod', () => {

@@ -27,6 +27,7 @@
  * Checks on the aliased array itself still run.
  */
 import { z } from 'zod';
+import { patternFunctionSource } from './pattern.ts';
 
 export const INVALID = 0;
 export const PROVEN = 1;
@@ -74,6 +75,8 @@ class Generator {
   private readonly names = new Map<z.core.$ZodType, string>();
   private readonly building = new Set<z.core.$ZodType>();
   private readonly functions: string[] = [];
+  private readonly patterns = new Map<RegExp, string>();
+  private readonly leaves = new Map<z.core.$ZodType, string[]>();
   private counter = 0;
   readonly constants: unknown[] = [];
   readonly unproven: string[] = [];
@@ -108,7 +111,7 @@ class Generator {
   constant(value: unknown): string {
     let i = this.constants.indexOf(value);
     if (i < 0) i = this.constants.push(value) - 1;
-    return `k[${i}]`;
+    return `k${i}`;
   }
 
   /** The name of the generated function validating `schema` (generated once per schema object). */
@@ -126,7 +129,9 @@ class Generator {
   }
 
   source(root: string): string {
-    return `${this.functions.join('\n')}\nreturn ${root};`;
+    // Each constant is bound once, by name (a context slot, not an element of `k`).
+    const bind = this.constants.length === 0 ? '' : `const ${this.constants.map((_, i) => `k${i} = k[${i}]`).join(', ')};\n`;
+    return `${bind}${this.functions.join('\n')}\nreturn ${root};`;
   }
 
   private giveUp(what: string): string[] {
@@ -156,11 +161,11 @@ class Generator {
       case 'custom':
         return this.checks(schema); // its `fn` is its own first check
       case 'nullable':
-        return [`if (v !== null) { r = ${this.fn(def.innerType as z.core.$ZodType)}(v, a); if (r !== 1) return r; }`, ...this.checks(schema)];
+        return ['if (v !== null) {', ...this.check(def.innerType as z.core.$ZodType, 'v'), '}', ...this.checks(schema)];
       case 'optional': {
         const inner = def.innerType as z.core.$ZodType;
         if (internals(inner).optin === 'defaulted') return this.giveUp('optional:defaulted');
-        return [`if (v !== undefined) { r = ${this.fn(inner)}(v, a); if (r !== 1) return r; }`, ...this.checks(schema)];
+        return ['if (v !== undefined) {', ...this.check(inner, 'v'), '}', ...this.checks(schema)];
       }
       case 'array':
         return this.array(schema, def);
@@ -175,8 +180,22 @@ class Generator {
     }
   }
 
+  /**
+   * Lines returning 0 or 2 when `expr` (a variable) fails `schema`, falling through otherwise:
+   * a leaf (a primitive with its checks, possibly optional or nullable) is checked in place,
+   * anything else by its function.
+   */
+  private check(schema: z.core.$ZodType, expr: string): string[] {
+    if (!isLeaf(schema)) return [`r = ${this.fn(schema)}(${expr}, a); if (r !== 1) return r;`];
+    let body = this.leaves.get(schema);
+    if (body === undefined) this.leaves.set(schema, (body = this.body(schema)));
+    // The leaf's lines read `v` (and the caller's `r`); a block rebinds `v` to the value.
+    return expr === 'v' ? body : [`{ const v = ${expr};`, ...body.map((l) => `  ${l}`), '}'];
+  }
+
+  /** A refinement's answer: true passes; a promise is for zod's async parse; else truthiness, as zod reads it. */
   private refinement(fn: (v: unknown) => unknown): string[] {
-    return [`r = ${this.constant(fn)}(v);`, 'if (r instanceof Promise) return 2;', 'if (!r) return 0;'];
+    return [`r = ${this.constant(fn)}(v);`, 'if (r !== true) { if (r instanceof Promise) return 2; if (!r) return 0; }'];
   }
 
   /**
@@ -229,7 +248,7 @@ class Generator {
             out.push(...this.giveUp(`string_format:${String(c.format)}`));
             break;
           }
-          out.push(`${this.constant(c.pattern)}.lastIndex = 0;`, `if (!${this.constant(c.pattern)}.test(v)) return 0;`);
+          out.push(this.pattern(c.pattern as RegExp));
           break;
         case 'custom':
           // `refine` keeps its predicate in `fn`; a check without one (superRefine's issue-adding
@@ -247,11 +266,29 @@ class Generator {
     return out;
   }
 
+  /**
+   * zod's regex check (`lastIndex = 0`, then `test`): a fixed-form pattern as a generated loop
+   * over the units (pattern.ts), else the expression itself.
+   */
+  private pattern(regex: RegExp): string {
+    const k = this.constant(regex);
+    const viaRegex = `(${k}.lastIndex = 0, ${k}.test(v))`;
+    let name = this.patterns.get(regex);
+    if (name === undefined) {
+      name = `p${this.patterns.size}`;
+      const source = patternFunctionSource(regex, name, (value) => this.constant(value));
+      if (source === null) return `if (!${viaRegex}) return 0;`;
+      this.patterns.set(regex, name);
+      this.functions.push(source);
+    }
+    return `if (!(typeof v === "string" ? ${name}(v) : ${viaRegex})) return 0;`;
+  }
+
   private array(schema: z.core.$ZodType, def: Def): string[] {
     const element = def.element as z.core.$ZodType;
     const out = ['if (!Array.isArray(v)) return 0;'];
     const aliased = this.alias !== undefined && this.alias.arrays.includes(schema) ? this.aliasCheck(element) : null;
-    const loop = `for (let i = 0; i < v.length; i++) { r = ${this.fn(element)}(v[i], a); if (r !== 1) return r; }`;
+    const loop = `for (let i = 0; i < v.length; i++) { const e = v[i]; ${this.check(element, 'e').join(' ')} }`;
     if (aliased === null) out.push(loop);
     else out.push('if (v === a) {', ...aliased.map((l) => `  ${l}`), `} else ${loop}`);
     return [...out, ...this.checks(schema)];
@@ -286,7 +323,6 @@ class Generator {
       const field = shape[key]!;
       const { optin, optout } = internals(field);
       const k = JSON.stringify(key);
-      const f = this.fn(field);
       let absent: string;
       if (optin === 'optional' && optout === 'optional') absent = '';
       else {
@@ -294,10 +330,14 @@ class Generator {
         // and a clean run still needs the key unless the field is optional-in.
         const onIssue = optin !== undefined && optout === 'optional' ? '' : 'return 0;';
         const onClean = optin !== undefined ? '' : 'return 0;';
-        absent = `r = ${f}(undefined, a); if (r === 2) return 2; if (r === 0) { ${onIssue} } else { ${onClean} }`;
+        const f = this.fn(field);
+        absent =
+          onIssue !== '' && onClean !== ''
+            ? `return ${f}(undefined, a) === 2 ? 2 : 0;`
+            : `r = ${f}(undefined, a); if (r === 2) return 2; if (r === 0) { ${onIssue} } else { ${onClean} }`;
       }
       // Present as zod sees it (`key in value`); a defined value proves it without the `in` test.
-      out.push(`x = v[${k}];`, `if (x !== undefined || ${k} in v) { r = ${f}(x, a); if (r !== 1) return r; } else { ${absent} }`);
+      out.push(`x = v[${k}];`, `if (x !== undefined || ${k} in v) {`, ...this.check(field, 'x').map((l) => `  ${l}`), `} else { ${absent} }`);
     }
     const catchall = def.catchall as z.core.$ZodType | undefined;
     // Every `for...in` key outside the shape: strict rejects it; strip would drop it (the output differs).
@@ -325,6 +365,15 @@ class Generator {
     out.push('return 0;');
     return out;
   }
+}
+
+const LEAVES = new Set(['string', 'number', 'boolean', 'literal', 'enum', 'unknown', 'any', 'custom']);
+
+/** A schema whose lines declare nothing and call no generated function (checked in place). */
+function isLeaf(schema: z.core.$ZodType): boolean {
+  const def = defOf(schema);
+  if (def.type === 'optional' || def.type === 'nullable') return isLeaf(def.innerType as z.core.$ZodType);
+  return LEAVES.has(def.type);
 }
 
 /** zod's discriminator → option map (schemas.js `discriminatorMap`): null marks an ambiguous value. */

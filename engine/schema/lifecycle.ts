@@ -6,9 +6,22 @@ import { z } from 'zod';
 import { DecimalSchema, FirstAttemptSchema, IdentitySchema, ReasonCodeSchema, TimestampSchema, WireObjectSchema } from './common.ts';
 import { ActorSchema, EffectDispositionSchema, EvidenceSchema, RunBindingSchema } from './provenance.ts';
 
-/** JSON Schema `uniqueItems` for an array of strings. */
+/**
+ * JSON Schema `uniqueItems` for an array of strings: no two items SameValueZero-equal (a `Set`'s
+ * notion). Replay checks every Claim's observations, nearly always none or a few: short arrays
+ * are compared pairwise instead of building a `Set`.
+ */
 function uniqueStrings(items: string[]): boolean {
-  return new Set(items).size === items.length;
+  const n = items.length;
+  if (n > 8) return new Set(items).size === n;
+  for (let i = 1; i < n; i++) {
+    const a = items[i];
+    for (let j = 0; j < i; j++) {
+      const b = items[j];
+      if (a === b || (a !== a && b !== b)) return false; // SameValueZero (NaN equals NaN)
+    }
+  }
+  return true;
 }
 
 /** Selected Work with its dispatch group, local handle and bound observations (≤64, unique). */
