@@ -73,6 +73,11 @@ export function assignment(provenance: AssignmentProvenance, members: JsonObject
   return { version: ASSIGNMENT_VERSION, ...provenance, claims: members };
 }
 
+/** `{"claim_id":,"handle":,"result_refs":,"work":,"work_id":}`: an assignment member's text less its values. */
+const MEMBER_FRAME = canonicalSize({ claim_id: 0, handle: 0, result_refs: 0, work: 0, work_id: 0 }) - 5;
+/** `{"result_refs":}`. */
+const REFS_FRAME = canonicalSize({ result_refs: 0 }) - 1;
+
 /**
  * Canonical byte size of a growing assignment without re-serializing it:
  * `"claims":[m1,m2]` adds each member's bytes plus one comma between members.
@@ -91,12 +96,19 @@ export class AssignmentSize {
   }
 
   /**
-   * `memberBytes(member)` for a member of `work` without serializing its payload again: the
-   * canonical text of an object is the concatenation of its members, so the member is written
-   * with `{}` (2 bytes) as its `work` and the payload's own canonical size added.
+   * `memberBytes(member)` for a member of `work` (from `assignmentMember`) without writing it:
+   * the canonical text of an object is the concatenation of its members, so its size is that of
+   * its frame plus its values', and its `work` is the payload, whose canonical size is measured
+   * once per Work (`payloadBytes`; its errors, if any, come after the member's own, as when the
+   * member was measured with `{}` as its `work`).
    */
   static memberBytesOf(member: JsonObject, work: WorkRecord): number {
-    return canonicalSize({ ...member, work: {} }) - 2 + payloadBytes(work);
+    // Values in canonical key order (claim_id, handle, result_refs, work_id), so any error is
+    // the one measuring the whole member meets first; `result_refs` is measured as the value
+    // of a one-member object, at the depth it has in the member.
+    const refs = member.result_refs as JsonValue[];
+    const refBytes = refs.length === 0 ? 2 : canonicalSize({ result_refs: refs }) - REFS_FRAME;
+    return MEMBER_FRAME + canonicalSize(member.claim_id!) + canonicalSize(member.handle!) + refBytes + canonicalSize(member.work_id!) + payloadBytes(work);
   }
 
   /** Size with one more member of `bytes`. */

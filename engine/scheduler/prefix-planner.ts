@@ -54,6 +54,7 @@ import { workGates } from './eligibility.ts';
 import type { FifoTree } from '../state/fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
+import { LazyKeyStep } from './key-step.ts';
 import { LeadingSet, type MemberTable } from './pass-heap.ts';
 import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan-types.ts';
 import { poolPolicy } from './policy-view.ts';
@@ -465,36 +466,34 @@ export class PrefixPlanner {
     const picked = lane.picked;
     const members = lane.members!;
     const { key, pass, stride, entering, passText, strideText } = table;
+    if (!explain) {
+      // Replay's grant check: the same decision, its lists materialized on first read (key-step.ts).
+      const lead = leading.slice();
+      const leadPass = new Array<bigint>(lead.length);
+      for (let i = 0; i < lead.length; i++) leadPass[i] = pass[lead[i]!]!;
+      const step = new LazyKeyStep(table, members, decision, picked, lead, leadPass, key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
+      return [step, null, top];
+    }
     const candidates: PassCandidate<string>[] = [];
-    const views: CandidateView[] | null = explain ? [] : null;
+    const views: CandidateView[] = [];
     for (const m of leading) {
       const isEntering = !picked && entering[m] === 1;
       candidates.push({ member: key[m]!, pass: pass[m]!, stride: stride[m]!, entering: isEntering });
-      views?.push({
+      views.push({
         member: key[m]!,
         pass: (passText[m] ??= pass[m]!.toString()),
         stride: (strideText[m] ??= stride[m]!.toString()),
         entering: isEntering,
       });
     }
-    // The eligible set and entry clamps of this decision, materialized only when applied.
-    const { leftAt, startPass } = table;
-    let active: string[] | null = null;
-    let entered: Array<readonly [string, bigint]> | null = null;
+    // The eligible set and entry clamps of this decision, materialized only when applied (as above).
+    const lists = new LazyKeyStep(table, members, decision, picked, [], [], key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
     const step: SiblingStep<string> = {
       get active(): readonly string[] {
-        if (active === null) {
-          active = [];
-          for (const m of members) if (leftAt[m]! > decision) active.push(key[m]!);
-        }
-        return active;
+        return lists.active;
       },
       get entered(): ReadonlyArray<readonly [string, bigint]> {
-        if (entered === null) {
-          entered = [];
-          if (!picked) for (const m of members) if (leftAt[m]! > decision && entering[m] === 1) entered.push([key[m]!, startPass[m]!]);
-        }
-        return entered;
+        return lists.entered;
       },
       selected: key[top]!,
       vBefore: lane.v,
