@@ -4,7 +4,7 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { canonicalize, canonicalSize } from '../codec/index.ts';
+import { ARRAY_MEMBER_LIMIT, canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
@@ -25,6 +25,19 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/**
+ * `canonicalSize(text)`: for printable ASCII without `"` or a backslash (every identity the packer
+ * writes: Claim, dispatch and commit ids, handles, hex Work ids) the text is its own UTF-8 and
+ * needs no escape, so it is its length plus the quotes; anything else is measured by the codec.
+ */
+export function stringBytes(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return canonicalSize(text);
+  }
+  return text.length + 2;
+}
+
 /** Declared Work predecessors' verified Results, in `depends_on` order. */
 export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   const refs: JsonObject[] = [];
@@ -36,9 +49,37 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
     }
     const input = state.ready.results.get(edge.work_id);
     if (input === undefined) return fail('result_input_missing', `no Result descriptor recorded for ${edge.work_id}`);
-    refs.push({ work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor });
+    const ref: JsonObject = { work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor };
+    refInput.set(ref, input);
+    refs.push(ref);
   }
   return refs;
+}
+
+/**
+ * The ready index's Result entry each ref of `resultRefs` was built from, and the canonical
+ * size of a ref by that entry: an entry is stored under one Work id and replaced, never
+ * changed, by a later Result (state/ready-index.ts `recordResult`), so every ref built from it
+ * has the same text. Successors of one predecessor share its measure across grants.
+ */
+const refInput = new WeakMap<JsonObject, object>();
+const refBytesByInput = new WeakMap<object, number>();
+
+/** `canonicalSize` of a member's `result_refs` (at its depth in the member, so with its errors). */
+function resultRefsBytes(refs: JsonValue[]): number {
+  if (refs.length === 0) return 2;
+  if (refs.length > ARRAY_MEMBER_LIMIT) return canonicalSize({ result_refs: refs }) - REFS_FRAME;
+  let bytes = refs.length + 1; // brackets and commas
+  for (const ref of refs) {
+    const input = refInput.get(ref as JsonObject);
+    let n = input === undefined ? undefined : refBytesByInput.get(input);
+    if (n === undefined) {
+      n = canonicalSize({ result_refs: [ref] }) - REFS_FRAME - 2;
+      if (input !== undefined) refBytesByInput.set(input, n);
+    }
+    bytes += n;
+  }
+  return bytes;
 }
 
 /**
@@ -77,6 +118,8 @@ export function assignment(provenance: AssignmentProvenance, members: JsonObject
 const MEMBER_FRAME = canonicalSize({ claim_id: 0, handle: 0, result_refs: 0, work: 0, work_id: 0 }) - 5;
 /** `{"result_refs":}`. */
 const REFS_FRAME = canonicalSize({ result_refs: 0 }) - 1;
+/** An empty assignment less its six provenance strings (`"claims":[]` and `"version":3` included). */
+const ENVELOPE_FRAME = canonicalSize(assignment({ dispatch_id: '', request_id: '', commit_id: '', policy_epoch: '', pool: '', worker_profile: '' }, [])) - 6 * 2;
 
 /**
  * Canonical byte size of a growing assignment without re-serializing it:
@@ -88,7 +131,15 @@ export class AssignmentSize {
   private memberBytes = 0;
 
   constructor(provenance: AssignmentProvenance) {
-    this.base = canonicalSize(assignment(provenance, []));
+    this.base = AssignmentSize.envelopeBytes(provenance);
+  }
+
+  /**
+   * `canonicalSize(assignment(provenance, []))` from its values, in canonical key order (so any
+   * error is the one measuring the whole envelope meets first) inside its fixed frame.
+   */
+  static envelopeBytes(p: AssignmentProvenance): number {
+    return ENVELOPE_FRAME + stringBytes(p.commit_id) + stringBytes(p.dispatch_id) + stringBytes(p.policy_epoch) + stringBytes(p.pool) + stringBytes(p.request_id) + stringBytes(p.worker_profile);
   }
 
   static memberBytes(member: JsonObject): number {
@@ -104,11 +155,15 @@ export class AssignmentSize {
    */
   static memberBytesOf(member: JsonObject, work: WorkRecord): number {
     // Values in canonical key order (claim_id, handle, result_refs, work_id), so any error is
-    // the one measuring the whole member meets first; `result_refs` is measured as the value
-    // of a one-member object, at the depth it has in the member.
-    const refs = member.result_refs as JsonValue[];
-    const refBytes = refs.length === 0 ? 2 : canonicalSize({ result_refs: refs }) - REFS_FRAME;
-    return MEMBER_FRAME + canonicalSize(member.claim_id!) + canonicalSize(member.handle!) + refBytes + canonicalSize(member.work_id!) + payloadBytes(work);
+    // the one measuring the whole member meets first.
+    return (
+      MEMBER_FRAME +
+      stringBytes(member.claim_id as string) +
+      stringBytes(member.handle as string) +
+      resultRefsBytes(member.result_refs as JsonValue[]) +
+      stringBytes(member.work_id as string) +
+      payloadBytes(work)
+    );
   }
 
   /** Size with one more member of `bytes`. */

@@ -258,6 +258,7 @@ export class PrefixPlanner {
   private eligibleCount = 0;
   /** Private copy of the pool's class clock (weighted mode moves it with each admitted pick). */
   private classClock: SiblingClock<number> | undefined;
+  private readonly classStrideOf = (priority: number): bigint => classStride(this.fairness, priority);
 
   constructor(state: ReplayState, pool: string, asOf: number, overlay?: PlanOverlay) {
     this.state = state;
@@ -308,16 +309,10 @@ export class PrefixPlanner {
     const logical = (state.outstandingClaims.get(pool) ?? 0) + this.logical;
     const available = availableIn(state.ready, pool) - this.claimed.size;
     const explanation = explain ? this.explanation(logical, available) : null;
-    const noGrant = (reason: NoGrantReason): Decision | PlanResult => {
-      if (explanation === null) return { selected: false, reason };
-      explanation.outcome = reason;
-      explanation.reason = reason;
-      return { selected: false, reason, explanation };
-    };
     // Reference precedence: pause, pool capacity, empty backlog, then eligibility.
-    if (state.controls.grants_paused) return noGrant('grants_paused');
-    if (logical >= policy.logical_limit) return noGrant('capacity_blocked');
-    if (available <= 0) return noGrant('no_work');
+    if (state.controls.grants_paused) return noGrant('grants_paused', explanation);
+    if (logical >= policy.logical_limit) return noGrant('capacity_blocked', explanation);
+    if (available <= 0) return noGrant('no_work', explanation);
 
     const table = this.table ?? this.index();
     if (explanation !== null) {
@@ -327,14 +322,14 @@ export class PrefixPlanner {
       eligibility.skipped = this.tally!.record();
       eligibility.eligible_buckets = this.eligibleCount;
     }
-    if (this.eligibleCount === 0) return noGrant('no_eligible_work');
+    if (this.eligibleCount === 0) return noGrant('no_eligible_work', explanation);
 
     const classes: number[] = [];
     for (const lane of this.lanesAscending) if (lane.count > 0) classes.push(lane.priority);
     let classStep: SiblingStep<number> | null = null;
     let priority: number;
     if (fairness.mode === 'weighted-priority') {
-      classStep = planSibling(this.classClock, classes, (c) => classStride(fairness, c), numericCompare)!;
+      classStep = planSibling(this.classClock, classes, this.classStrideOf, numericCompare)!;
       priority = classStep.selected;
     } else {
       priority = classes[0]!;
@@ -665,6 +660,13 @@ export class PrefixPlanner {
     this.tally!.drop(b);
     this.leave(table, b);
   }
+}
+
+function noGrant(reason: NoGrantReason, explanation: Explanation | null): Decision | PlanResult {
+  if (explanation === null) return { selected: false, reason };
+  explanation.outcome = reason;
+  explanation.reason = reason;
+  return { selected: false, reason, explanation };
 }
 
 function selectionReason(mode: FairnessState['mode'], classes: number, keys: number): SelectionReason {
