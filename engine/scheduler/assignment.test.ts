@@ -1,11 +1,10 @@
 /**
  * The packer sizes assignments by arithmetic on their values (assignment.ts `stringBytes`,
- * `AssignmentSize.envelopeBytes`, `AssignmentSize.memberBytesOf` with its Result-ref measures
- * kept per Result entry); each must equal the definition, the canonical text's UTF-8 length
- * (`canonicalSize` of the envelope, `memberBytes` of the whole member), with the same error
- * when there is one: for any strings (escapes, controls, non-ASCII, astral, lone surrogates),
- * payloads and Result refs, measured again from the kept measures, and for every Work at every
- * grant of generated and reference-written ledgers.
+ * `AssignmentSize.envelopeBytes`, `AssignmentSize.memberBytesOf`); each must equal the
+ * definition, the canonical text's UTF-8 length (`canonicalSize` of the envelope, `memberBytes`
+ * of the whole member), with the same error when there is one: for any strings (escapes,
+ * controls, non-ASCII, astral, lone surrogates), payloads and Result refs, and for every Work at
+ * every grant of generated and reference-written ledgers.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -54,7 +53,7 @@ describe('assignment sizes by arithmetic ≡ the canonical text', () => {
     }), { numRuns: 3000 });
   });
 
-  it('memberBytesOf ≡ memberBytes for any member, measured again from the kept Result-ref measures', () => {
+  it('memberBytesOf ≡ memberBytes for any member, with any Result refs', () => {
     // Predecessors with recorded Results (the ready index's entries), and Works depending on some of them.
     const predecessor = fc.record({ id: text, commit: text, descriptor: fc.dictionary(text, json) });
     const scenario = fc.record({
@@ -68,7 +67,7 @@ describe('assignment sizes by arithmetic ≡ the canonical text', () => {
         state.ready.results.set(p.id, { result_commit_id: p.commit, descriptor: p.descriptor as JsonObject });
       }
       for (let round = 0; round < 3; round++) {
-        // Third round: every predecessor has a later Result (a new entry, another text).
+        // Measured again (nothing may be kept from one measure to the next), then after every predecessor has a later Result.
         if (round === 2) for (const p of predecessors) state.ready.results.set(p.id, { result_commit_id: `${p.commit}+`, descriptor: { ...p.descriptor, later: true } as JsonObject });
         for (const w of works) {
           const dependsOn = predecessors.length === 0 ? [] : w.picks.map((i) => ({ kind: 'work' as const, work_id: predecessors[i % predecessors.length]!.id }));

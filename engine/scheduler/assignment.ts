@@ -4,7 +4,7 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { ARRAY_MEMBER_LIMIT, canonicalize, canonicalSize } from '../codec/index.ts';
+import { canonicalize, canonicalSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
@@ -49,37 +49,14 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
     }
     const input = state.ready.results.get(edge.work_id);
     if (input === undefined) return fail('result_input_missing', `no Result descriptor recorded for ${edge.work_id}`);
-    const ref: JsonObject = { work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor };
-    refInput.set(ref, input);
-    refs.push(ref);
+    refs.push({ work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor });
   }
   return refs;
 }
 
-/**
- * The ready index's Result entry each ref of `resultRefs` was built from, and the canonical
- * size of a ref by that entry: an entry is stored under one Work id and replaced, never
- * changed, by a later Result (state/ready-index.ts `recordResult`), so every ref built from it
- * has the same text. Successors of one predecessor share its measure across grants.
- */
-const refInput = new WeakMap<JsonObject, object>();
-const refBytesByInput = new WeakMap<object, number>();
-
-/** `canonicalSize` of a member's `result_refs` (at its depth in the member, so with its errors). */
+/** `canonicalSize` of a member's `result_refs`, at its depth in the member (so with its errors). */
 function resultRefsBytes(refs: JsonValue[]): number {
-  if (refs.length === 0) return 2;
-  if (refs.length > ARRAY_MEMBER_LIMIT) return canonicalSize({ result_refs: refs }) - REFS_FRAME;
-  let bytes = refs.length + 1; // brackets and commas
-  for (const ref of refs) {
-    const input = refInput.get(ref as JsonObject);
-    let n = input === undefined ? undefined : refBytesByInput.get(input);
-    if (n === undefined) {
-      n = canonicalSize({ result_refs: [ref] }) - REFS_FRAME - 2;
-      if (input !== undefined) refBytesByInput.set(input, n);
-    }
-    bytes += n;
-  }
-  return bytes;
+  return refs.length === 0 ? 2 : canonicalSize({ result_refs: refs }) - REFS_FRAME;
 }
 
 /**
