@@ -25,17 +25,15 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+const PRINTABLE_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /**
  * `canonicalSize(text)`: for printable ASCII without `"` or a backslash (every identity the packer
  * writes: Claim, dispatch and commit ids, handles, hex Work ids) the text is its own UTF-8 and
  * needs no escape, so it is its length plus the quotes; anything else is measured by the codec.
  */
 export function stringBytes(text: string): number {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return canonicalSize(text);
-  }
-  return text.length + 2;
+  return PRINTABLE_PLAIN.test(text) ? text.length + 2 : canonicalSize(text);
 }
 
 /** Declared Work predecessors' verified Results, in `depends_on` order. */

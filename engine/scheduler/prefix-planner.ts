@@ -54,7 +54,7 @@ import { workGates } from './eligibility.ts';
 import type { FifoTree } from '../state/fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
-import { LazyKeyStep } from './key-step.ts';
+import { LazyClassStep, LazyKeyStep } from './lazy-steps.ts';
 import { LeadingSet, type MemberTable } from './pass-heap.ts';
 import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan-types.ts';
 import { poolPolicy } from './policy-view.ts';
@@ -104,18 +104,27 @@ class BucketTable implements MemberTable {
   readonly strideText: Array<string | undefined>;
 
   constructor(readonly size: number) {
-    this.blocked = new Uint8Array(size);
-    this.eligible = new Uint8Array(size);
-    this.scanned = new Float64Array(size);
-    this.ahead = new Int32Array(size);
+    // One backing store for the typed columns (one allocation per pack, not nine): 8-byte
+    // columns first, then 4-byte, then 1-byte, so every view is aligned.
+    const buffer = new ArrayBuffer(size * (8 + 4 * 4 + 4));
+    let at = 0;
+    const column = <T>(make: (b: ArrayBuffer, offset: number, n: number) => T, width: number): T => {
+      const view = make(buffer, at, size);
+      at += width * size;
+      return view;
+    };
+    this.scanned = column((b, o, n) => new Float64Array(b, o, n), 8);
+    this.ahead = column((b, o, n) => new Int32Array(b, o, n), 4);
+    this.leftAt = column((b, o, n) => new Int32Array(b, o, n), 4).fill(STILL_ELIGIBLE);
+    this.heapIndex = column((b, o, n) => new Int32Array(b, o, n), 4).fill(-1);
+    this.leadIndex = column((b, o, n) => new Int32Array(b, o, n), 4).fill(-1);
+    this.blocked = column((b, o, n) => new Uint8Array(b, o, n), 1);
+    this.eligible = column((b, o, n) => new Uint8Array(b, o, n), 1);
+    this.entering = column((b, o, n) => new Uint8Array(b, o, n), 1);
+    this.plain = column((b, o, n) => new Uint8Array(b, o, n), 1);
     this.stride = new Array<bigint>(size);
     this.startPass = new Array<bigint>(size);
     this.pass = new Array<bigint>(size);
-    this.entering = new Uint8Array(size);
-    this.plain = new Uint8Array(size);
-    this.leftAt = new Int32Array(size).fill(STILL_ELIGIBLE);
-    this.heapIndex = new Int32Array(size).fill(-1);
-    this.leadIndex = new Int32Array(size).fill(-1);
     this.passText = new Array<string | undefined>(size);
     this.strideText = new Array<string | undefined>(size);
   }
@@ -329,7 +338,8 @@ export class PrefixPlanner {
     let classStep: SiblingStep<number> | null = null;
     let priority: number;
     if (fairness.mode === 'weighted-priority') {
-      classStep = planSibling(this.classClock, classes, this.classStrideOf, numericCompare)!;
+      // Replay's grant check: the same pick, its lists materialized on first read (lazy-steps.ts).
+      classStep = explain ? planSibling(this.classClock, classes, this.classStrideOf, numericCompare)! : new LazyClassStep(this.classClock, classes, fairness);
       priority = classStep.selected;
     } else {
       priority = classes[0]!;
@@ -462,7 +472,7 @@ export class PrefixPlanner {
     const members = lane.members!;
     const { key, pass, stride, entering, passText, strideText } = table;
     if (!explain) {
-      // Replay's grant check: the same decision, its lists materialized on first read (key-step.ts).
+      // Replay's grant check: the same decision, its lists materialized on first read (lazy-steps.ts).
       const lead = leading.slice();
       const leadPass = new Array<bigint>(lead.length);
       for (let i = 0; i < lead.length; i++) leadPass[i] = pass[lead[i]!]!;
