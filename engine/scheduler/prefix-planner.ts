@@ -104,24 +104,18 @@ class BucketTable implements MemberTable {
   readonly strideText: Array<string | undefined>;
 
   constructor(readonly size: number) {
-    // One backing store for the typed columns (one allocation per pack, not nine): 8-byte
-    // columns first, then 4-byte, then 1-byte, so every view is aligned.
-    const buffer = new ArrayBuffer(size * (8 + 4 * 4 + 4));
-    let at = 0;
-    const column = <T>(make: (b: ArrayBuffer, offset: number, n: number) => T, width: number): T => {
-      const view = make(buffer, at, size);
-      at += width * size;
-      return view;
-    };
-    this.scanned = column((b, o, n) => new Float64Array(b, o, n), 8);
-    this.ahead = column((b, o, n) => new Int32Array(b, o, n), 4);
-    this.leftAt = column((b, o, n) => new Int32Array(b, o, n), 4).fill(STILL_ELIGIBLE);
-    this.heapIndex = column((b, o, n) => new Int32Array(b, o, n), 4).fill(-1);
-    this.leadIndex = column((b, o, n) => new Int32Array(b, o, n), 4).fill(-1);
-    this.blocked = column((b, o, n) => new Uint8Array(b, o, n), 1);
-    this.eligible = column((b, o, n) => new Uint8Array(b, o, n), 1);
-    this.entering = column((b, o, n) => new Uint8Array(b, o, n), 1);
-    this.plain = column((b, o, n) => new Uint8Array(b, o, n), 1);
+    // One backing store for the typed columns (one allocation per pack, not nine): the 8-byte
+    // column first, then the 4-byte ones, then the 1-byte ones, so every view is aligned.
+    const buffer = new ArrayBuffer(size * (8 + 4 * 4 + 4 * 1));
+    this.scanned = new Float64Array(buffer, 0, size);
+    this.ahead = new Int32Array(buffer, 8 * size, size);
+    this.leftAt = new Int32Array(buffer, 12 * size, size).fill(STILL_ELIGIBLE);
+    this.heapIndex = new Int32Array(buffer, 16 * size, size).fill(-1);
+    this.leadIndex = new Int32Array(buffer, 20 * size, size).fill(-1);
+    this.blocked = new Uint8Array(buffer, 24 * size, size);
+    this.eligible = new Uint8Array(buffer, 25 * size, size);
+    this.entering = new Uint8Array(buffer, 26 * size, size);
+    this.plain = new Uint8Array(buffer, 27 * size, size);
     this.stride = new Array<bigint>(size);
     this.startPass = new Array<bigint>(size);
     this.pass = new Array<bigint>(size);
