@@ -62,13 +62,20 @@ export function applyGrant(ctx: CommitContext): void {
         : `Claim ${index + 1} is not the fair selection (${mismatch.field} differs): expected Work ${expected.work_id} in ${expected.dispatch_id}/${expected.handle}, found Work ${actual.work_id} in ${actual.dispatch_id}/${actual.handle}`,
     { ...at, operation: firstClaim + Math.min(index, claims.length - 1) }, { expected: expected ?? null, field: mismatch.field, stop_reason: plan.stopReason });
   }
-  // A Claim's key-clock active set is replaced by the next Claim of the same priority class.
+  // A Claim's key-clock active set is replaced by the next Claim of the same priority class,
+  // its class-clock active set by the next Claim with a class step (weighted mode: every one).
   const transitions = plan.transitions;
   const superseded = supersededSteps(transitions);
-  claims.forEach((claim, i) => {
+  let lastClassStep = -1;
+  for (let i = 0; i < transitions.length; i++) if (transitions[i]!.classStep !== null) lastClassStep = i;
+  for (let i = 0; i < claims.length; i++) {
     ctx.index = firstClaim + i;
-    withLocation(ctx, () => applyClaim(ctx, claim, params.pool, transitions[i]!, superseded[i]));
-  });
+    try {
+      applyClaim(ctx, claims[i]!, params.pool, transitions[i]!, superseded[i], i < lastClassStep);
+    } catch (e) {
+      throw located(ctx, e);
+    }
+  }
 }
 
 /** For each transition, whether a later one of the same list moves the same key clock (same pool and priority). */
@@ -88,6 +95,11 @@ function withLocation(ctx: CommitContext, run: () => void): void {
   try {
     run();
   } catch (e) {
-    throw isProtocolError(e) ? e.at({ commit: ctx.commit.id, operation: ctx.index, line: ctx.line }) : e;
+    throw located(ctx, e);
   }
+}
+
+/** A protocol error located at the current operation (anything else as it is). */
+function located(ctx: CommitContext, e: unknown): unknown {
+  return isProtocolError(e) ? e.at({ commit: ctx.commit.id, operation: ctx.index, line: ctx.line }) : e;
 }

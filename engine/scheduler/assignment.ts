@@ -25,6 +25,17 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+const PRINTABLE_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/**
+ * `canonicalSize(text)`: for printable ASCII without `"` or a backslash (every identity the packer
+ * writes: Claim, dispatch and commit ids, handles, hex Work ids) the text is its own UTF-8 and
+ * needs no escape, so it is its length plus the quotes; anything else is measured by the codec.
+ */
+export function stringBytes(text: string): number {
+  return PRINTABLE_PLAIN.test(text) ? text.length + 2 : canonicalSize(text);
+}
+
 /** Declared Work predecessors' verified Results, in `depends_on` order. */
 export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   const refs: JsonObject[] = [];
@@ -39,6 +50,11 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
     refs.push({ work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor });
   }
   return refs;
+}
+
+/** `canonicalSize` of a member's `result_refs`, at its depth in the member (so with its errors). */
+function resultRefsBytes(refs: JsonValue[]): number {
+  return refs.length === 0 ? 2 : canonicalSize({ result_refs: refs }) - REFS_FRAME;
 }
 
 /**
@@ -73,6 +89,13 @@ export function assignment(provenance: AssignmentProvenance, members: JsonObject
   return { version: ASSIGNMENT_VERSION, ...provenance, claims: members };
 }
 
+/** `{"claim_id":,"handle":,"result_refs":,"work":,"work_id":}`: an assignment member's text less its values. */
+const MEMBER_FRAME = canonicalSize({ claim_id: 0, handle: 0, result_refs: 0, work: 0, work_id: 0 }) - 5;
+/** `{"result_refs":}`. */
+const REFS_FRAME = canonicalSize({ result_refs: 0 }) - 1;
+/** An empty assignment less its six provenance strings (`"claims":[]` and `"version":3` included). */
+const ENVELOPE_FRAME = canonicalSize(assignment({ dispatch_id: '', request_id: '', commit_id: '', policy_epoch: '', pool: '', worker_profile: '' }, [])) - 6 * 2;
+
 /**
  * Canonical byte size of a growing assignment without re-serializing it:
  * `"claims":[m1,m2]` adds each member's bytes plus one comma between members.
@@ -83,7 +106,15 @@ export class AssignmentSize {
   private memberBytes = 0;
 
   constructor(provenance: AssignmentProvenance) {
-    this.base = canonicalSize(assignment(provenance, []));
+    this.base = AssignmentSize.envelopeBytes(provenance);
+  }
+
+  /**
+   * `canonicalSize(assignment(provenance, []))` from its values, in canonical key order (so any
+   * error is the one measuring the whole envelope meets first) inside its fixed frame.
+   */
+  static envelopeBytes(p: AssignmentProvenance): number {
+    return ENVELOPE_FRAME + stringBytes(p.commit_id) + stringBytes(p.dispatch_id) + stringBytes(p.policy_epoch) + stringBytes(p.pool) + stringBytes(p.request_id) + stringBytes(p.worker_profile);
   }
 
   static memberBytes(member: JsonObject): number {
@@ -91,12 +122,23 @@ export class AssignmentSize {
   }
 
   /**
-   * `memberBytes(member)` for a member of `work` without serializing its payload again: the
-   * canonical text of an object is the concatenation of its members, so the member is written
-   * with `{}` (2 bytes) as its `work` and the payload's own canonical size added.
+   * `memberBytes(member)` for a member of `work` (from `assignmentMember`) without writing it:
+   * the canonical text of an object is the concatenation of its members, so its size is that of
+   * its frame plus its values', and its `work` is the payload, whose canonical size is measured
+   * once per Work (`payloadBytes`; its errors, if any, come after the member's own, as when the
+   * member was measured with `{}` as its `work`).
    */
   static memberBytesOf(member: JsonObject, work: WorkRecord): number {
-    return canonicalSize({ ...member, work: {} }) - 2 + payloadBytes(work);
+    // Values in canonical key order (claim_id, handle, result_refs, work_id), so any error is
+    // the one measuring the whole member meets first.
+    return (
+      MEMBER_FRAME +
+      stringBytes(member.claim_id as string) +
+      stringBytes(member.handle as string) +
+      resultRefsBytes(member.result_refs as JsonValue[]) +
+      stringBytes(member.work_id as string) +
+      payloadBytes(work)
+    );
   }
 
   /** Size with one more member of `bytes`. */

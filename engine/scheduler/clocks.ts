@@ -165,10 +165,11 @@ export function applySiblingStep<K>(clock: SiblingClock<K>, step: SiblingStep<K>
  * Apply an admitted Claim's transition (spec 7.5: only the selected path is charged).
  * `superseded` says a later transition of the same commit will be applied to the same key
  * clock (same pool and priority) before the clocks are read, so this step's active set, which
- * that one replaces, is not materialized (O(class size) per Claim otherwise); the clocks end
- * exactly as when every step sets it (engine/replay/grant-apply.test.ts).
+ * that one replaces, is not materialized (O(class size) per Claim otherwise); `classSuperseded`
+ * says the same of the pool's class clock (a later transition with a class step). The clocks
+ * end exactly as when every step sets it (engine/replay/grant-apply.test.ts).
  */
-export function applyTransition(fairness: FairnessState, transition: ClockTransition, superseded = false): void {
+export function applyTransition(fairness: FairnessState, transition: ClockTransition, superseded = false, classSuperseded = false): void {
   if (transition.epoch !== fairness.epoch) {
     fail('fairness_epoch_mismatch', `transition planned in epoch ${String(transition.epoch)}, clocks are ${String(fairness.epoch)}`);
   }
@@ -177,8 +178,7 @@ export function applyTransition(fairness: FairnessState, transition: ClockTransi
     clocks = { classes: emptyClock(), keys: new Map() };
     fairness.pools.set(transition.pool, clocks);
   }
-  // The class clock's active set (at most five classes) is always set.
-  if (transition.classStep !== null) applySiblingStep(clocks.classes, transition.classStep, 'class');
+  if (transition.classStep !== null) applySiblingStep(clocks.classes, transition.classStep, 'class', !classSuperseded);
   let keyClock = clocks.keys.get(transition.priority);
   if (keyClock === undefined) {
     keyClock = emptyClock();

@@ -78,6 +78,9 @@ export interface PackResult {
   next: PlanResult;
 }
 
+/** Handle of a group's first member (contract `identities`: `h` + one-based member index). */
+const FIRST_HANDLE = claimHandle(1);
+
 /** Contract `request_parameters.dispatch_next` bounds (DispatchNextParameters.json). */
 const MAX_REQUEST_CLAIMS = 256;
 const MAX_REQUEST_DISPATCHES = 256;
@@ -183,12 +186,21 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
     let group: OpenGroup | undefined;
     let member: JsonObject | undefined;
     let memberBytes = 0;
+    // The member as the first of a group, built and measured once per decision (on first need, so
+    // its errors come where they did): in any group it differs only in its handle, `h<n>`, a
+    // plain ASCII string whose canonical size is its length plus the quotes.
+    let first: JsonObject | undefined;
+    let firstBytes = 0;
     for (const candidate of groups) {
       if (!compatible(candidate, work, profile)) continue;
-      const proposed = assignmentMember(state, work, claimId, claimHandle(candidate.claim_ids.length + 1));
-      const bytes = AssignmentSize.memberBytesOf(proposed, work);
+      if (first === undefined) {
+        first = assignmentMember(state, work, claimId, FIRST_HANDLE);
+        firstBytes = AssignmentSize.memberBytesOf(first, work);
+      }
+      const handle = claimHandle(candidate.claim_ids.length + 1);
+      const bytes = firstBytes - FIRST_HANDLE.length + handle.length;
       if (candidate.size.withMember(bytes) <= byteLimit) {
-        [group, member, memberBytes] = [candidate, proposed, bytes];
+        [group, member, memberBytes] = [candidate, { ...first, handle }, bytes];
         break;
       }
     }
@@ -221,8 +233,11 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
         members: [],
         size: new AssignmentSize(provenance),
       };
-      member = assignmentMember(state, work, claimId, 'h1');
-      memberBytes = AssignmentSize.memberBytesOf(member, work);
+      if (first === undefined) {
+        first = assignmentMember(state, work, claimId, FIRST_HANDLE);
+        firstBytes = AssignmentSize.memberBytesOf(first, work);
+      }
+      [member, memberBytes] = [first, firstBytes];
       if (opened.size.withMember(memberBytes) > byteLimit) {
         stop = 'assignment_bytes_blocked';
         break;

@@ -9,7 +9,8 @@
  * fresh / stale / unsatisfied observations, profiles and trust domains, grant
  * pauses and clock history. Claims, groups, transitions (applied to clocks),
  * stop reasons and explanations must be identical — explanations byte for
- * byte, including key order.
+ * byte, including key order. Replay's check (`packGrant`, whose steps materialize their lists
+ * on first read) must give the explained packer's Claims, transitions and stop reason.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ import { applyTransition, MAX_STEP_CANDIDATES, type ClockTransition, type Siblin
 import type { FairnessState } from '../state/fairness.ts';
 import { gateIdentity, type ExternalEdge } from './eligibility.ts';
 import { admitToOverlay, createOverlay } from './overlay.ts';
-import { pack, type DispatchNextRequest, type PackResult } from './pack.ts';
+import { pack, packGrant, type DispatchNextRequest, type PackResult } from './pack.ts';
 import { planNext } from './plan.ts';
 import type { PlanResult } from './plan-types.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
@@ -119,7 +120,16 @@ function expectSamePack(state: ReplayState, request: DispatchNextRequest, asOf: 
   const before = clockForm(state.fairness);
   const expected = outcome(() => referencePack(state, request, asOf));
   const actual = outcome(() => pack(state, request, asOf));
+  // Replay's check (packGrant: steps whose lists are materialized on first read, lazy-steps.ts),
+  // read after the whole prefix was planned, is the explained packer's prefix step for step.
+  const grant = outcome(() => packGrant(state, request, asOf));
   expect(clockForm(state.fairness)).toEqual(before);
+  if (!actual.ok || !grant.ok) expect(grant.ok ? 'ok' : grant.error).toBe(actual.ok ? 'ok' : actual.error);
+  else {
+    const { claims, transitions, stopReason } = actual.value;
+    expect({ claims: JSON.stringify(grant.value.claims), transitions: grant.value.transitions.map(transitionForm), stopReason: grant.value.stopReason })
+      .toEqual({ claims: JSON.stringify(claims), transitions: transitions.map(transitionForm), stopReason });
+  }
   if (!expected.ok || !actual.ok) {
     expect(actual.ok ? 'ok' : actual.error).toBe(expected.ok ? 'ok' : expected.error);
     return null;

@@ -54,6 +54,7 @@ import { workGates } from './eligibility.ts';
 import type { FifoTree } from '../state/fifo-tree.ts';
 import { numericCompare, utf8Compare } from './order.ts';
 import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
+import { LazyClassStep, LazyKeyStep } from './lazy-steps.ts';
 import { LeadingSet, type MemberTable } from './pass-heap.ts';
 import type { CandidateView, Decision, Explanation, LevelView, NoGrantReason, PlanResult, SelectionReason } from './plan-types.ts';
 import { poolPolicy } from './policy-view.ts';
@@ -103,18 +104,21 @@ class BucketTable implements MemberTable {
   readonly strideText: Array<string | undefined>;
 
   constructor(readonly size: number) {
-    this.blocked = new Uint8Array(size);
-    this.eligible = new Uint8Array(size);
-    this.scanned = new Float64Array(size);
-    this.ahead = new Int32Array(size);
+    // One backing store for the typed columns (one allocation per pack, not nine): the 8-byte
+    // column first, then the 4-byte ones, then the 1-byte ones, so every view is aligned.
+    const buffer = new ArrayBuffer(size * (8 + 4 * 4 + 4 * 1));
+    this.scanned = new Float64Array(buffer, 0, size);
+    this.ahead = new Int32Array(buffer, 8 * size, size);
+    this.leftAt = new Int32Array(buffer, 12 * size, size).fill(STILL_ELIGIBLE);
+    this.heapIndex = new Int32Array(buffer, 16 * size, size).fill(-1);
+    this.leadIndex = new Int32Array(buffer, 20 * size, size).fill(-1);
+    this.blocked = new Uint8Array(buffer, 24 * size, size);
+    this.eligible = new Uint8Array(buffer, 25 * size, size);
+    this.entering = new Uint8Array(buffer, 26 * size, size);
+    this.plain = new Uint8Array(buffer, 27 * size, size);
     this.stride = new Array<bigint>(size);
     this.startPass = new Array<bigint>(size);
     this.pass = new Array<bigint>(size);
-    this.entering = new Uint8Array(size);
-    this.plain = new Uint8Array(size);
-    this.leftAt = new Int32Array(size).fill(STILL_ELIGIBLE);
-    this.heapIndex = new Int32Array(size).fill(-1);
-    this.leadIndex = new Int32Array(size).fill(-1);
     this.passText = new Array<string | undefined>(size);
     this.strideText = new Array<string | undefined>(size);
   }
@@ -257,6 +261,7 @@ export class PrefixPlanner {
   private eligibleCount = 0;
   /** Private copy of the pool's class clock (weighted mode moves it with each admitted pick). */
   private classClock: SiblingClock<number> | undefined;
+  private readonly classStrideOf = (priority: number): bigint => classStride(this.fairness, priority);
 
   constructor(state: ReplayState, pool: string, asOf: number, overlay?: PlanOverlay) {
     this.state = state;
@@ -307,16 +312,10 @@ export class PrefixPlanner {
     const logical = (state.outstandingClaims.get(pool) ?? 0) + this.logical;
     const available = availableIn(state.ready, pool) - this.claimed.size;
     const explanation = explain ? this.explanation(logical, available) : null;
-    const noGrant = (reason: NoGrantReason): Decision | PlanResult => {
-      if (explanation === null) return { selected: false, reason };
-      explanation.outcome = reason;
-      explanation.reason = reason;
-      return { selected: false, reason, explanation };
-    };
     // Reference precedence: pause, pool capacity, empty backlog, then eligibility.
-    if (state.controls.grants_paused) return noGrant('grants_paused');
-    if (logical >= policy.logical_limit) return noGrant('capacity_blocked');
-    if (available <= 0) return noGrant('no_work');
+    if (state.controls.grants_paused) return noGrant('grants_paused', explanation);
+    if (logical >= policy.logical_limit) return noGrant('capacity_blocked', explanation);
+    if (available <= 0) return noGrant('no_work', explanation);
 
     const table = this.table ?? this.index();
     if (explanation !== null) {
@@ -326,14 +325,15 @@ export class PrefixPlanner {
       eligibility.skipped = this.tally!.record();
       eligibility.eligible_buckets = this.eligibleCount;
     }
-    if (this.eligibleCount === 0) return noGrant('no_eligible_work');
+    if (this.eligibleCount === 0) return noGrant('no_eligible_work', explanation);
 
     const classes: number[] = [];
     for (const lane of this.lanesAscending) if (lane.count > 0) classes.push(lane.priority);
     let classStep: SiblingStep<number> | null = null;
     let priority: number;
     if (fairness.mode === 'weighted-priority') {
-      classStep = planSibling(this.classClock, classes, (c) => classStride(fairness, c), numericCompare)!;
+      // Replay's grant check: the same pick, its lists materialized on first read (lazy-steps.ts).
+      classStep = explain ? planSibling(this.classClock, classes, this.classStrideOf, numericCompare)! : new LazyClassStep(this.classClock, classes, fairness);
       priority = classStep.selected;
     } else {
       priority = classes[0]!;
@@ -465,36 +465,34 @@ export class PrefixPlanner {
     const picked = lane.picked;
     const members = lane.members!;
     const { key, pass, stride, entering, passText, strideText } = table;
+    if (!explain) {
+      // Replay's grant check: the same decision, its lists materialized on first read (lazy-steps.ts).
+      const lead = leading.slice();
+      const leadPass = new Array<bigint>(lead.length);
+      for (let i = 0; i < lead.length; i++) leadPass[i] = pass[lead[i]!]!;
+      const step = new LazyKeyStep(table, members, decision, picked, lead, leadPass, key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
+      return [step, null, top];
+    }
     const candidates: PassCandidate<string>[] = [];
-    const views: CandidateView[] | null = explain ? [] : null;
+    const views: CandidateView[] = [];
     for (const m of leading) {
       const isEntering = !picked && entering[m] === 1;
       candidates.push({ member: key[m]!, pass: pass[m]!, stride: stride[m]!, entering: isEntering });
-      views?.push({
+      views.push({
         member: key[m]!,
         pass: (passText[m] ??= pass[m]!.toString()),
         stride: (strideText[m] ??= stride[m]!.toString()),
         entering: isEntering,
       });
     }
-    // The eligible set and entry clamps of this decision, materialized only when applied.
-    const { leftAt, startPass } = table;
-    let active: string[] | null = null;
-    let entered: Array<readonly [string, bigint]> | null = null;
+    // The eligible set and entry clamps of this decision, materialized only when applied (as above).
+    const lists = new LazyKeyStep(table, members, decision, picked, [], [], key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
     const step: SiblingStep<string> = {
       get active(): readonly string[] {
-        if (active === null) {
-          active = [];
-          for (const m of members) if (leftAt[m]! > decision) active.push(key[m]!);
-        }
-        return active;
+        return lists.active;
       },
       get entered(): ReadonlyArray<readonly [string, bigint]> {
-        if (entered === null) {
-          entered = [];
-          if (!picked) for (const m of members) if (leftAt[m]! > decision && entering[m] === 1) entered.push([key[m]!, startPass[m]!]);
-        }
-        return entered;
+        return lists.entered;
       },
       selected: key[top]!,
       vBefore: lane.v,
@@ -666,6 +664,13 @@ export class PrefixPlanner {
     this.tally!.drop(b);
     this.leave(table, b);
   }
+}
+
+function noGrant(reason: NoGrantReason, explanation: Explanation | null): Decision | PlanResult {
+  if (explanation === null) return { selected: false, reason };
+  explanation.outcome = reason;
+  explanation.reason = reason;
+  return { selected: false, reason, explanation };
 }
 
 function selectionReason(mode: FairnessState['mode'], classes: number, keys: number): SelectionReason {

@@ -35,6 +35,7 @@ export function pinOf(work: Pick<WorkRecord, 'definition'>): string | undefined 
  * a route no Deployment has touched runs its installed revision, whose contract it froze.
  */
 export function executionBlock(state: ReplayState, work: WorkRecord): 'deployment_unavailable' | 'contract_incompatible' | null {
+  if (state.deployments.size === 0) return null; // no route touched: no route key to build
   const deployed = state.deployments.get(routeKey(work.pool, work.workerProfile));
   if (deployed === undefined) return null;
   const pin = pinOf(work);

@@ -13,17 +13,18 @@ import { poolPolicy } from './policy.ts';
 import { repeatsClaimCancellation } from './repeat.ts';
 
 /**
- * Applies one verified Claim: ownership, logical slot, group membership, charge. `superseded`:
- * a later Claim of the same commit moves the same key clock (see `applyTransition`).
+ * Applies one verified Claim: ownership, logical slot, group membership, charge. `superseded`,
+ * `classSuperseded`: a later Claim of the same commit moves the same key clock, the class clock
+ * (see `applyTransition`).
  */
-export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition, superseded = false): void {
+export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: string, transition: ClockTransition, superseded = false, classSuperseded = false): void {
   const { state, commit } = ctx;
-  const at = where(ctx);
+  // The location is built only on failure (one object per Claim otherwise).
   const work = state.works.get(op.work_id);
-  if (work === undefined) fail('unknown_work', `Claim names unknown Work ${op.work_id}`, at);
-  if (work.state !== 'available') fail('work_not_available', `Work ${op.work_id} is ${work.state}, not available`, at);
-  if (work.pool !== pool) fail('pool_mismatch', `Work ${op.work_id} belongs to pool ${work.pool}, not ${pool}`, at);
-  if (state.claims.has(op.claim_id)) fail('duplicate_claim', `Claim ${op.claim_id} already exists`, at);
+  if (work === undefined) fail('unknown_work', `Claim names unknown Work ${op.work_id}`, where(ctx));
+  if (work.state !== 'available') fail('work_not_available', `Work ${op.work_id} is ${work.state}, not available`, where(ctx));
+  if (work.pool !== pool) fail('pool_mismatch', `Work ${op.work_id} belongs to pool ${work.pool}, not ${pool}`, where(ctx));
+  if (state.claims.has(op.claim_id)) fail('duplicate_claim', `Claim ${op.claim_id} already exists`, where(ctx));
 
   let group = state.dispatches.get(op.dispatch_id);
   if (group === undefined) {
@@ -49,7 +50,7 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
     state.dispatches.set(op.dispatch_id, group);
     bump(state.outstandingNative, pool, 1);
   } else if (group.commitId !== commit.id) {
-    fail('dispatch_group_closed', `dispatch ${op.dispatch_id} was admitted earlier; groups never grow after their commit`, at);
+    fail('dispatch_group_closed', `dispatch ${op.dispatch_id} was admitted earlier; groups never grow after their commit`, where(ctx));
   }
   group.claimIds.push(op.claim_id);
 
@@ -77,7 +78,7 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
   work.attempts += 1;
   touch(work, commit.id);
   chargeLogical(state, pool, work.fairnessKey, 1);
-  applyTransition(state.fairness, transition, superseded);
+  applyTransition(state.fairness, transition, superseded, classSuperseded);
 }
 
 /** The Claim must be open and still own its Work (the effective Claim). */
