@@ -12,6 +12,9 @@
  *             then, from the third-last dispatch_next on, append every line (grants cost the most)
  *   ratio     floor and replay interleaved in this one process, ARG (5) rounds after one warm-up
  *             round of each: per-round CPU-time and wall-time ratios replay / floor, and medians
+ *   steady    as ratio, but without the forced GC before each run and after two warm-up rounds of each: the
+ *             ratio a long-lived process (console, MCP server) sees; a forced full GC deoptimizes
+ *             the replay's optimized code (V8's "weak objects"), which no natural GC was seen to do
  *   phases    where cold replay spends its time: the `extend` loop of engine/replay/replay.ts with a
  *             timer around each step (frame, decode, parse, canonical, validate, fingerprint, fold
  *             by kind, bookkeeping)
@@ -134,6 +137,36 @@ function ratio(file: string, rounds: number): object {
   };
 }
 
+/**
+ * Like `ratio`, without the forced GC before each run (natural GCs only) and after two untimed
+ * warm-up rounds of each: the warm steady state of a long-lived process. A forced full GC
+ * (`gc()`) deoptimizes part of the replay's optimized code (`--trace-deopt`: "weak objects",
+ * 15-50 functions per forced GC on gen-16M; none on the natural GCs of the same runs), so
+ * `ratio` measures a replay that partly re-warms its JIT every round.
+ */
+function steady(file: string, rounds: number): object {
+  for (let w = 0; w < 2; w++) {
+    floorOnce(file);
+    replayLedger(readFileSync(file));
+  }
+  const floorCpu: number[] = [];
+  const replayCpu: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    let c = cpuNow();
+    floorOnce(file);
+    floorCpu.push(cpuNow() - c);
+    c = cpuNow();
+    replayLedger(readFileSync(file));
+    replayCpu.push(cpuNow() - c);
+  }
+  const cpuRatios = replayCpu.map((x, i) => x / floorCpu[i]!);
+  return {
+    mode: 'steady', rounds,
+    floorCpu: floorCpu.map(round), replayCpu: replayCpu.map(round), cpuRatios: cpuRatios.map(round),
+    cpuRatio: round(median(cpuRatios)), floorCpuMedian: round(median(floorCpu)), replayCpuMedian: round(median(replayCpu)),
+  };
+}
+
 function replay(file: string, runs: number): object {
   const times: number[] = [];
   const cpu: number[] = [];
@@ -164,6 +197,8 @@ function replay(file: string, runs: number): object {
   }
   return {
     mode: 'replay', commits, tip, times: times.map(round), best: round(Math.min(...times)), first: round(times[0]!), cpuBest: round(Math.min(...cpu)),
+    /** CPU of the first replay in this fresh process: what one `fairway verify` pays (cold JIT, fresh heap). */
+    firstCpu: round(cpu[0]!),
     /** High-water RSS after the first (fresh-process) replay: the peak of one cold replay. */
     peakRssKB: firstRssKB,
     /** JS heap still in use while the first projection is alive (after a GC). */
@@ -368,6 +403,9 @@ switch (mode) {
   case 'append':
     report = append(file!, n ?? 20);
     break;
+  case 'steady':
+    report = steady(file!, n ?? 5);
+    break;
   case 'ratio':
     report = ratio(file!, n ?? 5);
     break;
@@ -375,7 +413,7 @@ switch (mode) {
     report = await phases(file!);
     break;
   default:
-    console.error('usage: replay-child.ts baseline|floor|replay|append|ratio|phases FILE [N]');
+    console.error('usage: replay-child.ts baseline|floor|replay|append|ratio|steady|phases FILE [N]');
     process.exit(2);
 }
 process.stdout.write(`${JSON.stringify(report)}\n`);
