@@ -36,32 +36,32 @@ export class CausalChain<R extends ChainRecord> {
 
   /** Offers one record; returns the records that now extend the tip, in causal order. */
   offer(r: R): R[] {
-    const where = { commit: r.id, line: r.line };
     const released = this.textOf(r.id);
     const queued = this.waitingIds.get(r.id);
     if (released !== undefined || queued !== undefined) {
-      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where);
+      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, at(r));
       return []; // exact duplicate: idempotent
     }
-    if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where);
+    if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, at(r));
     if (r.previous === null && (this.tip !== null || this.waiting.has(null))) {
-      fail('multiple_genesis', `commit ${r.id} is a second genesis record`, where);
+      fail('multiple_genesis', `commit ${r.id} is a second genesis record`, at(r));
     }
     if (r.previous !== null && r.previous !== this.tip) {
       const rival = this.successorOf(r.previous) ?? this.waiting.get(r.previous)?.id;
-      if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, where);
-      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where);
+      if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, at(r));
+      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, at(r));
     }
     if (r.previous !== this.tip) {
       const rival = this.waiting.get(r.previous);
-      if (rival !== undefined) fail('fork', `commits ${rival.id} and ${r.id} both extend ${r.previous}`, where);
+      if (rival !== undefined) fail('fork', `commits ${rival.id} and ${r.id} both extend ${r.previous}`, at(r));
       this.waiting.set(r.previous, r);
       this.waitingIds.set(r.id, r);
       return [];
     }
     const out: R[] = [r];
     this.tip = r.id;
-    for (let next = this.waiting.get(this.tip); next !== undefined; next = this.waiting.get(this.tip)) {
+    // Nothing waits in a ledger written in causal order: no lookup then.
+    for (let next = this.waiting.size === 0 ? undefined : this.waiting.get(this.tip); next !== undefined; next = this.waiting.get(this.tip)) {
       this.waiting.delete(next.previous);
       this.waitingIds.delete(next.id);
       out.push(next);
@@ -87,6 +87,11 @@ export class CausalChain<R extends ChainRecord> {
       }
     }
   }
+}
+
+/** Where a record's error points (built only for an error: every record is offered). */
+function at(r: ChainRecord): { commit: string; line: number } {
+  return { commit: r.id, line: r.line };
 }
 
 /** Orders a complete set of records (tests, tools). */

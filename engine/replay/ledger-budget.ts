@@ -130,32 +130,49 @@ function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLi
 /**
  * Recomputes the contributions a commit's operations can have changed: every Work and dispatch
  * group an operation names (directly or through its Claim), and every Work of those groups.
+ * Recomputing a contribution twice is a no-op (`setPart`), so repeated names need no set.
  */
 function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, commit: QueueCommit): void {
-  const chargeWork = (id: string): void => {
-    const work = state.works.get(id);
-    if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+  const ops = commit.operations as unknown as Record<string, unknown>[];
+  // The groups, in first-named order, without an array for the usual one group.
+  let first: string | undefined;
+  let more: string[] | undefined;
+  const addGroup = (id: string): void => {
+    if (first === undefined) first = id;
+    else if (id !== first && (more === undefined || !more.includes(id))) (more ??= []).push(id);
   };
-  const groups: string[] = [];
-  for (const op of commit.operations as unknown as Record<string, unknown>[]) {
-    if (typeof op.work_id === 'string') chargeWork(op.work_id);
-    if (typeof op.dispatch_id === 'string' && !groups.includes(op.dispatch_id)) groups.push(op.dispatch_id);
-    if (typeof op.claim_id === 'string') {
-      const claim = state.claims.get(op.claim_id);
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    const workId = op.work_id;
+    if (typeof workId === 'string') chargeWork(state, budget, limits, state.works.get(workId));
+    const dispatchId = op.dispatch_id;
+    if (typeof dispatchId === 'string') addGroup(dispatchId);
+    const claimId = op.claim_id;
+    if (typeof claimId === 'string') {
+      const claim = state.claims.get(claimId);
       if (claim !== undefined) {
-        chargeWork(claim.workId);
-        if (!groups.includes(claim.dispatchId)) groups.push(claim.dispatchId);
+        chargeWork(state, budget, limits, state.works.get(claim.workId));
+        addGroup(claim.dispatchId);
       }
     }
   }
-  for (const id of groups) {
-    const group = state.dispatches.get(id);
-    if (group === undefined) continue;
-    setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
-    for (const claimId of group.claimIds) {
-      const claim = state.claims.get(claimId);
-      if (claim !== undefined) chargeWork(claim.workId);
-    }
+  if (first === undefined) return;
+  chargeGroup(state, budget, limits, first);
+  if (more !== undefined) for (const id of more) chargeGroup(state, budget, limits, id);
+}
+
+function chargeWork(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, work: WorkRecord | undefined): void {
+  if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+}
+
+/** A group's own contribution and that of each of its Claims' Work. */
+function chargeGroup(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, id: string): void {
+  const group = state.dispatches.get(id);
+  if (group === undefined) return;
+  setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
+  for (const claimId of group.claimIds) {
+    const claim = state.claims.get(claimId);
+    if (claim !== undefined) chargeWork(state, budget, limits, state.works.get(claim.workId));
   }
 }
 
@@ -229,7 +246,8 @@ export interface EnvelopeWrite {
 export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recovery_bytes'>, w: EnvelopeWrite, at: { commit?: string; line?: number } = {}): void {
   const W = limits.ledger_bytes;
   const Rv = limits.recovery_bytes;
-  const details = {
+  // Built only for a failure: every applied commit passes through here.
+  const details = (): Record<string, string | number> => ({
     limit: 'ledger_bytes',
     ledger_bytes: w.bytes,
     commit_bytes: w.bytes - w.before,
@@ -237,13 +255,13 @@ export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recov
     recovery_bytes: Rv,
     reserve: w.reserve,
     admission_remaining: Math.max(0, W - w.before),
-  };
-  const what = w.admits ? 'new admission' : 'optional observations';
+  });
   if ((w.admits || w.optional) && w.bytes > W) {
-    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${details.admission_remaining} bytes remained)`, at, details);
+    const what = w.admits ? 'new admission' : 'optional observations';
+    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${Math.max(0, W - w.before)} bytes remained)`, at, details());
   }
   if (w.bytes + w.reserve > W + Rv) {
-    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details);
+    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details());
   }
 }
 

@@ -77,8 +77,12 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       const lineText = record.text();
       const { commit, verdict } = parseRecord(lineText, physical, record.span === null ? undefined : record.span.end - record.span.start);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line: physical, commit, verdict, span: record.span })) {
+        // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
+        // (unlike the record's own copy) the maps have already hashed.
+        const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
         applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
-        projection.remember(next.id, next.previous, next.span === null ? next.text : { chunk, ...next.span });
+        if (next.span === null) projection.remember(next.id, previous, next.text);
+        else projection.remember(next.id, previous, null, chunk, next.span.start, next.span.end);
       }
       n += 1;
       if (onProgress !== undefined && n % 1000 === 0) onProgress({ lines: n, commits: state.commits.length });
