@@ -128,48 +128,58 @@ function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLi
 }
 
 /**
+ * Operations whose handlers change no Work but the one they name (`work_id`, and the Work of their
+ * `claim_id`, which they check is the same): recomputing every Work of the group they name would
+ * find each other contribution unchanged.
+ */
+const NAMED_WORK_ONLY: ReadonlySet<string> = new Set(['Completion', 'Result', 'DeliveryFailure', 'ClaimCancellation', 'WorkCancellation']);
+
+/**
  * Recomputes the contributions a commit's operations can have changed: every Work and dispatch
- * group an operation names (directly or through its Claim), and every Work of those groups.
- * Recomputing a contribution twice is a no-op (`setPart`), so repeated names need no set.
+ * group an operation names (directly or through its Claim), and every Work of those groups
+ * (unless every operation is one of `NAMED_WORK_ONLY`). Recomputing a contribution twice is a
+ * no-op (`setPart`), so repeated names need no set.
  */
 function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, commit: QueueCommit): void {
   const ops = commit.operations as unknown as Record<string, unknown>[];
-  // The groups, in first-named order, without an array for the usual one group.
-  let first: string | undefined;
-  let more: string[] | undefined;
-  const addGroup = (id: string): void => {
-    if (first === undefined) first = id;
-    else if (id !== first && (more === undefined || !more.includes(id))) (more ??= []).push(id);
-  };
+  let groups: string[] | undefined;
+  let members = false; // recompute every Work of the groups named
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
+    if (!NAMED_WORK_ONLY.has(op.kind as string)) members = true;
     const workId = op.work_id;
     if (typeof workId === 'string') chargeWork(state, budget, limits, state.works.get(workId));
     const dispatchId = op.dispatch_id;
-    if (typeof dispatchId === 'string') addGroup(dispatchId);
+    if (typeof dispatchId === 'string') groups = withGroup(groups, dispatchId);
     const claimId = op.claim_id;
     if (typeof claimId === 'string') {
       const claim = state.claims.get(claimId);
       if (claim !== undefined) {
         chargeWork(state, budget, limits, state.works.get(claim.workId));
-        addGroup(claim.dispatchId);
+        groups = withGroup(groups, claim.dispatchId);
       }
     }
   }
-  if (first === undefined) return;
-  chargeGroup(state, budget, limits, first);
-  if (more !== undefined) for (const id of more) chargeGroup(state, budget, limits, id);
+  if (groups !== undefined) for (const id of groups) chargeGroup(state, budget, limits, id, members);
+}
+
+/** `groups` with `id` last unless it is already there. */
+function withGroup(groups: string[] | undefined, id: string): string[] {
+  if (groups === undefined) return [id];
+  if (!groups.includes(id)) groups.push(id);
+  return groups;
 }
 
 function chargeWork(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, work: WorkRecord | undefined): void {
   if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
 }
 
-/** A group's own contribution and that of each of its Claims' Work. */
-function chargeGroup(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, id: string): void {
+/** A group's own contribution and (`members`) that of each of its Claims' Work. */
+function chargeGroup(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, id: string, members: boolean): void {
   const group = state.dispatches.get(id);
   if (group === undefined) return;
   setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
+  if (!members) return;
   for (const claimId of group.claimIds) {
     const claim = state.claims.get(claimId);
     if (claim !== undefined) chargeWork(state, budget, limits, state.works.get(claim.workId));

@@ -80,7 +80,8 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
-        applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: recordBytes(next) });
+        const { fingerprintVerified, parametersVerified } = next.verdict;
+        applyCommit(state, next.commit, { line: next.line, fingerprintVerified, parametersVerified, bytes: recordBytes(next) });
         if (next.span === null) projection.remember(next.id, previous, next.text);
         else projection.remember(next.id, previous, null, chunk, next.span.start, next.span.end);
       }
