@@ -341,7 +341,7 @@ async function phases(file: string): Promise<object> {
       s.ms += ms;
       if (!next.verdict.fingerprintVerified) slow.fingerprint += 1;
       if ((kind === 'submit' || OPERATIONS_KINDS.has(kind)) && !next.verdict.parametersVerified) slow.parameters += 1;
-      projection.remember(next.id, next.previous, { chunk, ...next.span });
+      projection.remember(next.id, next.previous, null, chunk, next.span.start, next.span.end);
     }
     lap('chain + projection bookkeeping');
   }

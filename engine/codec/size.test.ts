@@ -48,4 +48,19 @@ describe('canonicalSize ≡ UTF-8 bytes of canonicalize', () => {
     expectSame({ z: 1, '\ud800': 2, a: -0 }); // first error in canonical key order
     expectSame({ b: 1.5, a: '\ud800' });
   });
+
+  it('at every digit count of a safe integer, both signs, and on every ASCII character in strings and keys', () => {
+    for (let p = 1; p <= Number.MAX_SAFE_INTEGER; p *= 10) {
+      for (const n of [p - 1, p, p + 1]) for (const v of [n, -n]) if (Number.isSafeInteger(v)) expectSame(v);
+    }
+    for (const v of [Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, 0, -0, 1e21, 1e-7]) expectSame(v);
+    for (let c = 0; c < 0x80; c++) {
+      const ch = String.fromCharCode(c);
+      expectSame(ch);
+      expectSame(`a${ch}b`);
+      expectSame({ [ch]: 1, [`k${ch}`]: [ch], z: ch });
+    }
+    expectSame({ b: 1, a: 2, é: 3 }); // a plain but non-ASCII key among ASCII ones
+    expectSame({ b: '\ud800', a: 1.5 }); // errors in canonical key order with plain keys
+  });
 });

@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../errors.ts';
+import { isProtocolError, ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { splitLedger } from '../codec/lines.ts';
 import { parseLedgerLine } from '../../tests/support/bytes.ts';
 import { sha256Hex } from '../codec/digest.ts';
+import { canonicalize } from '../codec/json.ts';
 import { candidateCommitId, checkpointRequestId, claimHandle, claimId, dispatchId, requestFingerprint, workId } from './index.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
@@ -90,6 +92,22 @@ describe('identity formulas', () => {
         expect(codeOf(fn)).toBe('invalid_argument');
       }
     }
+  });
+  it('workId writes the same canonical text as canonicalize({graph_id, node_key}), with the same errors', () => {
+    const exact = (g: string, n: string): string => sha256Hex(canonicalize({ graph_id: g, node_key: n }));
+    const answer = (run: () => string): unknown => {
+      try {
+        return run();
+      } catch (e) {
+        if (!isProtocolError(e)) throw e;
+        return { code: e.code, message: e.message };
+      }
+    };
+    const keys = ['', 'g', 'n-0', 'é', '😀', '"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', 'a\udc00', '\udbff\udfff', 'g'.repeat(300)];
+    for (const g of keys) for (const n of keys) expect(answer(() => workId(g, n))).toEqual(answer(() => exact(g, n)));
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (g, n) => {
+      expect(answer(() => workId(g, n))).toEqual(answer(() => exact(g, n)));
+    }), { numRuns: 2000 });
   });
   it('propagate codec errors', () => {
     expect(codeOf(() => requestFingerprint({}, 'k', { n: 0.5 }))).toBe('noncanonical_number');

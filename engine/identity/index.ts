@@ -19,7 +19,9 @@ export function requestFingerprint(actor: JsonValue, kind: string, parameters: J
 
 /** Work ID: SHA-256 hex of canonical({graph_id, node_key}) (contract `node_identity`, spec 7.15). */
 export function workId(graphId: string, nodeKey: string): string {
-  return sha256Hex(canonicalize({ graph_id: graphId, node_key: nodeKey }));
+  // The object's canonical text written member by member (keys in order; replay derives one per
+  // Work): each value as `canonicalize` writes it, with its errors, graph_id's first.
+  return sha256Hex(`{"graph_id":${canonicalize(graphId)},"node_key":${canonicalize(nodeKey)}}`);
 }
 
 function index1(n: number, what: string): number {

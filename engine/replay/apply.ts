@@ -71,14 +71,15 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     applyGrant(ctx);
   } else {
     if (commit.request.kind === 'finish') verifyFinish(ctx);
-    commit.operations.forEach((op, index) => {
+    const ops = commit.operations;
+    for (let index = 0; index < ops.length; index++) {
       ctx.index = index;
       try {
-        applyOperation(ctx, op);
+        applyOperation(ctx, ops[index]!);
       } catch (e) {
         throw isProtocolError(e) ? e.at({ ...base, operation: index }) : e;
       }
-    });
+    }
   }
 
   chargeCommit(state, commit, options.bytes ?? utf8ByteLength(canonicalize(commit as unknown as JsonValue)) + 1, base);
@@ -174,7 +175,8 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
   }
 
   const allowed = REQUEST_OPERATIONS[request.kind];
-  ops.forEach((op, index) => {
+  for (let index = 0; index < ops.length; index++) {
+    const op = ops[index]!;
     if (allowed === undefined || !allowed.has(op.kind)) {
       if (op.kind === 'Deployment') {
         fail('deployment_not_authorized', `Deployments are derived only by authorized operators in control requests, not in ${request.kind}`, { ...at, operation: index });
@@ -184,7 +186,7 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
     if (op.kind === 'Policy' && request.kind === 'submit' && (ordinal !== 0 || index !== 0)) {
       fail('policy_not_authorized', 'a submit may install Policy only as the first operation of the genesis', { ...at, operation: index });
     }
-  });
+  }
 
   if (!options.parametersVerified) checkParametersBinding(commit, at);
 }

@@ -60,7 +60,8 @@ export class CausalChain<R extends ChainRecord> {
     }
     const out: R[] = [r];
     this.tip = r.id;
-    for (let next = this.waiting.get(this.tip); next !== undefined; next = this.waiting.get(this.tip)) {
+    // Nothing waits in a ledger written in causal order: no lookup then.
+    for (let next = this.waiting.size === 0 ? undefined : this.waiting.get(this.tip); next !== undefined; next = this.waiting.get(this.tip)) {
       this.waiting.delete(next.previous);
       this.waitingIds.delete(next.id);
       out.push(next);

@@ -128,34 +128,61 @@ function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLi
 }
 
 /**
+ * Operations whose handlers change no Work but the one they name (`work_id`, and the Work of their
+ * `claim_id`, which they check is the same): recomputing every Work of the group they name would
+ * find each other contribution unchanged.
+ */
+const NAMED_WORK_ONLY: ReadonlySet<string> = new Set(['Completion', 'Result', 'DeliveryFailure', 'ClaimCancellation', 'WorkCancellation']);
+
+/**
  * Recomputes the contributions a commit's operations can have changed: every Work and dispatch
- * group an operation names (directly or through its Claim), and every Work of those groups.
+ * group an operation names (directly or through its Claim), and every Work of those groups
+ * (unless every operation is one of `NAMED_WORK_ONLY`). Recomputing a contribution twice is a
+ * no-op (`setPart`), so repeated names need no set.
  */
 function recomputeTouched(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, commit: QueueCommit): void {
-  const chargeWork = (id: string): void => {
-    const work = state.works.get(id);
-    if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
-  };
-  const groups: string[] = [];
-  for (const op of commit.operations as unknown as Record<string, unknown>[]) {
-    if (typeof op.work_id === 'string') chargeWork(op.work_id);
-    if (typeof op.dispatch_id === 'string' && !groups.includes(op.dispatch_id)) groups.push(op.dispatch_id);
-    if (typeof op.claim_id === 'string') {
-      const claim = state.claims.get(op.claim_id);
+  const ops = commit.operations as unknown as Record<string, unknown>[];
+  let groups: string[] | undefined;
+  let members = false; // recompute every Work of the groups named
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (!NAMED_WORK_ONLY.has(op.kind as string)) members = true;
+    const workId = op.work_id;
+    if (typeof workId === 'string') chargeWork(state, budget, limits, state.works.get(workId));
+    const dispatchId = op.dispatch_id;
+    if (typeof dispatchId === 'string') groups = withGroup(groups, dispatchId);
+    const claimId = op.claim_id;
+    if (typeof claimId === 'string') {
+      const claim = state.claims.get(claimId);
       if (claim !== undefined) {
-        chargeWork(claim.workId);
-        if (!groups.includes(claim.dispatchId)) groups.push(claim.dispatchId);
+        chargeWork(state, budget, limits, state.works.get(claim.workId));
+        groups = withGroup(groups, claim.dispatchId);
       }
     }
   }
-  for (const id of groups) {
-    const group = state.dispatches.get(id);
-    if (group === undefined) continue;
-    setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
-    for (const claimId of group.claimIds) {
-      const claim = state.claims.get(claimId);
-      if (claim !== undefined) chargeWork(claim.workId);
-    }
+  if (groups !== undefined) for (const id of groups) chargeGroup(state, budget, limits, id, members);
+}
+
+/** `groups` with `id` last unless it is already there. */
+function withGroup(groups: string[] | undefined, id: string): string[] {
+  if (groups === undefined) return [id];
+  if (!groups.includes(id)) groups.push(id);
+  return groups;
+}
+
+function chargeWork(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, work: WorkRecord | undefined): void {
+  if (work !== undefined) setPart(budget, budget.works, work, workReserveWith(state, limits, work));
+}
+
+/** A group's own contribution and (`members`) that of each of its Claims' Work. */
+function chargeGroup(state: ReplayState, budget: LedgerBudget, limits: BudgetLimits, id: string, members: boolean): void {
+  const group = state.dispatches.get(id);
+  if (group === undefined) return;
+  setPart(budget, budget.groups, group, dispatchReserveWith(state, limits, group));
+  if (!members) return;
+  for (const claimId of group.claimIds) {
+    const claim = state.claims.get(claimId);
+    if (claim !== undefined) chargeWork(state, budget, limits, state.works.get(claim.workId));
   }
 }
 
@@ -229,7 +256,8 @@ export interface EnvelopeWrite {
 export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recovery_bytes'>, w: EnvelopeWrite, at: { commit?: string; line?: number } = {}): void {
   const W = limits.ledger_bytes;
   const Rv = limits.recovery_bytes;
-  const details = {
+  // Built only for a failure: every applied commit passes through here.
+  const details = (): Record<string, string | number> => ({
     limit: 'ledger_bytes',
     ledger_bytes: w.bytes,
     commit_bytes: w.bytes - w.before,
@@ -237,13 +265,13 @@ export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recov
     recovery_bytes: Rv,
     reserve: w.reserve,
     admission_remaining: Math.max(0, W - w.before),
-  };
-  const what = w.admits ? 'new admission' : 'optional observations';
+  });
   if ((w.admits || w.optional) && w.bytes > W) {
-    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${details.admission_remaining} bytes remained)`, at, details);
+    const what = w.admits ? 'new admission' : 'optional observations';
+    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${Math.max(0, W - w.before)} bytes remained)`, at, details());
   }
   if (w.bytes + w.reserve > W + Rv) {
-    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details);
+    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details());
   }
 }
 

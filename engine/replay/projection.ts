@@ -39,8 +39,12 @@ export class Projection {
   }
 
   declare readonly [PROJECTION]: true;
-  /** Each commit's record: its text, or where its bytes sit in a retained input chunk. */
-  private readonly texts = new Map<string, string | { chunk: number; start: number; end: number }>();
+  /**
+   * Each commit's record: its text, or where its bytes sit in a retained input chunk, as the
+   * index `i` of `spans[3i..3i+2]` = chunk, start, end (numbers: no object kept per commit).
+   */
+  private readonly texts = new Map<string, string | number>();
+  private readonly spans: number[] = [];
   private readonly successors = new Map<string, string>();
   /** Validated byte inputs, in order (records point into them). */
   private readonly chunks: Uint8Array[] = [];
@@ -131,9 +135,16 @@ export class Projection {
     return this.chunks.length - 1;
   }
 
-  /** @internal replay bookkeeping */
-  remember(id: string, previous: string | null, record: string | { chunk: number; start: number; end: number }): void {
-    this.texts.set(id, record);
+  /**
+   * @internal replay bookkeeping: commit `id` extends `previous`; its record is `text`, or (null)
+   * bytes `start`..`end` of the input `chunk` (`stageChunk`).
+   */
+  remember(id: string, previous: string | null, text: string | null, chunk = -1, start = 0, end = 0): void {
+    if (text !== null) this.texts.set(id, text);
+    else {
+      this.texts.set(id, this.spans.length / 3);
+      this.spans.push(chunk, start, end);
+    }
     if (previous !== null) this.successors.set(previous, id);
   }
 
@@ -165,7 +176,9 @@ export class Projection {
     const record = this.texts.get(id);
     if (record === undefined) return this.parent?.projection.commitText(id);
     if (typeof record === 'string') return record;
-    return decoder.decode(this.chunks[record.chunk]!.subarray(record.start, record.end));
+    const at = 3 * record;
+    const spans = this.spans;
+    return decoder.decode(this.chunks[spans[at]!]!.subarray(spans[at + 1]!, spans[at + 2]!));
   }
 
   successorOf(id: string): string | undefined {

@@ -92,8 +92,12 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       }
       const { commit, verdict } = parseRecord(text, physical, span === null ? undefined : span.end - span.start);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, span })) {
+        // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
+        // (unlike the record's own copy) the maps have already hashed.
+        const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
         applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next) });
-        projection.remember(next.id, next.previous, next.span ?? next.text);
+        if (next.span === null) projection.remember(next.id, previous, next.text);
+        else projection.remember(next.id, previous, null, chunk, next.span.start, next.span.end);
       }
       if (onProgress !== undefined && (n + 1) % 1000 === 0) onProgress({ lines: n + 1, commits: state.commits.length });
     }

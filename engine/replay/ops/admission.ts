@@ -31,16 +31,18 @@ export function checkGraphPool(ctx: CommitContext, op: WorkOp): void {
 }
 
 export function checkGates(ctx: CommitContext, op: WorkOp): void {
-  const seen = new Map<string, number>();
-  op.depends_on.forEach((edge, index) => {
-    if (edge.kind === 'work') return;
+  const edges = op.depends_on;
+  let seen: Map<string, number> | undefined; // made for the first gate: most nodes have none
+  for (let index = 0; index < edges.length; index++) {
+    const edge = edges[index]!;
+    if (edge.kind === 'work') continue;
     const gate = gateIdentity(edge.resource, edge.condition);
-    const earlier = seen.get(gate);
+    const earlier = seen?.get(gate);
     if (earlier !== undefined) {
       fail('dependency_invalid', `node ${op.node_key} lists the ${edge.kind} gate ${edge.resource.repository}#${edge.resource.number} (${edge.condition}) twice: depends_on.${earlier} and depends_on.${index} resolve to the same resource and condition`, { ...where(ctx), path: `depends_on.${index}` });
     }
-    seen.set(gate, index);
-  });
+    (seen ??= new Map()).set(gate, index);
+  }
 }
 
 export function checkSubject(ctx: CommitContext, op: WorkOp, allowed: readonly string[]): void {
@@ -67,18 +69,21 @@ export function checkReplacement(ctx: CommitContext, op: WorkOp): void {
 }
 
 /** Distinct gate identities (resource + condition) of a node's Issue/PR edges. */
-function gateKeys(edges: readonly DependencyEdge[] | WorkOp['depends_on']): Set<string> {
-  const keys = new Set<string>();
-  for (const edge of edges) if (edge.kind !== 'work') keys.add(gateIdentity(edge.resource, edge.condition));
-  return keys;
+function gateKeys(edges: readonly DependencyEdge[] | WorkOp['depends_on']): ReadonlySet<string> {
+  let keys: Set<string> | undefined;
+  for (const edge of edges) if (edge.kind !== 'work') (keys ??= new Set()).add(gateIdentity(edge.resource, edge.condition));
+  return keys ?? NO_GATES;
 }
+
+/** Shared by every node without Issue/PR edges (most): never stored, never written. */
+const NO_GATES: ReadonlySet<string> = new Set();
 
 /** Records a node's gate vertices in its graph (admission and checkpoint restore). */
 export function addGraphGates(state: ReplayState, graphId: string, edges: readonly DependencyEdge[] | WorkOp['depends_on']): void {
   const keys = gateKeys(edges);
   if (keys.size === 0) return;
   const known = state.graphGates.get(graphId);
-  if (known === undefined) state.graphGates.set(graphId, keys);
+  if (known === undefined) state.graphGates.set(graphId, keys as Set<string>);
   else for (const key of keys) known.add(key);
 }
 

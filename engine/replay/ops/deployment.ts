@@ -97,18 +97,31 @@ export function workerRoute(state: ReplayState, pool: string, workerProfile: str
  */
 export function admitExecution(ctx: CommitContext, op: OperationOf<'Work'>): void {
   const { state } = ctx;
-  const at = where(ctx);
-  const route = workerRoute(state, op.pool, op.worker_profile)!;
-  let revision = currentRevision(route);
-  if (op.execution_ref !== undefined) {
-    const pinned = route.revisions.get(op.execution_ref);
-    if (pinned === undefined) fail('execution_ref_unregistered', `execution_ref ${op.execution_ref} is not a registered revision of ${op.pool}/${op.worker_profile}`, at);
-    revision = pinned;
+  const deployed = state.deployments.size === 0 ? undefined : state.deployments.get(routeKey(op.pool, op.worker_profile));
+  let contract: string;
+  if (deployed !== undefined) {
+    let revision = currentRevision(deployed);
+    if (op.execution_ref !== undefined) {
+      const pinned = deployed.revisions.get(op.execution_ref);
+      if (pinned === undefined) unregisteredPin(ctx, op);
+      revision = pinned;
+    }
+    contract = revision.contract;
+  } else {
+    // applyWork found the profile installed. Undeployed, its route is `installedRoute`'s, read
+    // here without building it: one revision, the profile's own `ref`, available.
+    const profile = installedProfiles(state, op.pool)![op.worker_profile]! as unknown as JsonObject;
+    contract = installedContract(profile);
+    if (op.execution_ref !== undefined && op.execution_ref !== String(profile.ref)) unregisteredPin(ctx, op);
   }
-  if (op.admission_contract !== undefined && op.admission_contract !== revision.contract) {
-    fail('contract_incompatible', `admission_contract ${op.admission_contract} is not the contract ${revision.contract} of the revision this Work would run`, at);
+  if (op.admission_contract !== undefined && op.admission_contract !== contract) {
+    fail('contract_incompatible', `admission_contract ${op.admission_contract} is not the contract ${contract} of the revision this Work would run`, where(ctx));
   }
-  state.admissions.set(op.work_id, revision.contract);
+  state.admissions.set(op.work_id, contract);
+}
+
+function unregisteredPin(ctx: CommitContext, op: OperationOf<'Work'>): never {
+  return fail('execution_ref_unregistered', `execution_ref ${op.execution_ref} is not a registered revision of ${op.pool}/${op.worker_profile}`, where(ctx));
 }
 
 /** The profile a new dispatch group of `work` freezes: its pinned revision, else the current route. */

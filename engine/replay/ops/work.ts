@@ -3,7 +3,7 @@
  * and the administrator WorkPriority override (spec 7.6).
  */
 import { canonicalize } from '../../codec/index.ts';
-import { notePayloadBytes, utf8Bytes } from '../../scheduler/assignment.ts';
+import { notePayloadBytes } from '../../scheduler/assignment.ts';
 import { fail } from '../../errors.ts';
 import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
@@ -12,6 +12,7 @@ import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../../sta
 import type { DependencyEdge, WorkRecord } from '../../state/state.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit } from './limits.ts';
+import { payloadSize } from './payload-size.ts';
 import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
@@ -43,11 +44,8 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   }
   checkProducer(ctx, op);
 
-  // JSON.stringify spells a well-formed value exactly as canonicalize does, up to key
-  // order, so its UTF-8 length is the canonical size (payloads are checked well-formed by the codec).
   const named = (value: number) => (): Record<string, string | number> => ({ node_key: op.node_key, graph_id: op.graph_id, value });
-  const payloadText = JSON.stringify(op.payload);
-  const payloadBytes = utf8Bytes(payloadText);
+  const { bytes: payloadBytes, canonical } = payloadSize(op.payload);
   checkLimit(ctx, 'payload_bytes', payloadBytes, () => `${nodeName(op)}: payload (canonical bytes)`, named(payloadBytes));
   checkLimit(ctx, 'predecessors', op.depends_on.length, () => `${nodeName(op)}: the number of predecessors`, named(op.depends_on.length));
   checkGraphPool(ctx, op);
@@ -93,9 +91,8 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     cancellationReason: null,
     touchedBy: [ctx.commit.id],
   };
-  // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) unless the text has an
-  // escaped lone surrogate, which canonicalize refuses instead (measured again, and refused, there).
-  if (!payloadText.includes('\\ud')) notePayloadBytes(record, payloadBytes);
+  // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) when it is one.
+  if (canonical) notePayloadBytes(record, payloadBytes);
   state.works.set(op.work_id, record);
   noteBackingIssue(state, record);
   setWorkState(state, record, 'available');
@@ -156,20 +153,25 @@ function checkProducer(ctx: CommitContext, op: WorkOp): void {
 
 /** Work edges resolve inside the graph (existing nodes or this commit); Issue/PR edges stay within the allowlist. */
 function checkEdges(ctx: CommitContext, op: WorkOp, allowed: string[]): void {
-  const seen = new Set<string>();
-  for (const [j, edge] of op.depends_on.entries()) {
+  const edges = op.depends_on;
+  // A single edge repeats nothing (its canonical key is still written: writing it may refuse it).
+  const seen = edges.length > 1 ? new Set<string>() : undefined;
+  for (let j = 0; j < edges.length; j++) {
+    const edge = edges[j]!;
+    const edgeAt = (): ReturnType<typeof atPath> => atPath(ctx, `depends_on.${j}`);
     const key = canonicalize(edge as unknown as JsonObject);
-    const edgeAt = atPath(ctx, `depends_on.${j}`);
-    if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, edgeAt);
-    seen.add(key);
+    if (seen !== undefined) {
+      if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, edgeAt());
+      seen.add(key);
+    }
     if (edge.kind === 'work') {
-      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, edgeAt);
+      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, edgeAt());
       const target = ctx.state.works.get(edge.work_id) ?? sameCommitWork(ctx, edge.work_id);
-      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, edgeAt);
+      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, edgeAt());
       const graphId = 'graphId' in target ? target.graphId : target.graph_id;
-      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt);
+      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt());
     } else if (!allowed.includes(edge.resource.repository)) {
-      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, edgeAt);
+      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, edgeAt());
     }
   }
   checkCycle(ctx, op);
