@@ -37,7 +37,8 @@ export class CausalChain<R extends ChainRecord> {
   /** Offers one record; returns the records that now extend the tip, in causal order. */
   offer(r: R): R[] {
     const released = this.textOf(r.id);
-    const queued = this.waitingIds.get(r.id);
+    // Nothing waits in a ledger written in causal order: no lookup then.
+    const queued = this.waitingIds.size === 0 ? undefined : this.waitingIds.get(r.id);
     if (released !== undefined || queued !== undefined) {
       if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
       return []; // exact duplicate: idempotent

@@ -13,17 +13,12 @@ import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
 import { createState } from '../state/state.ts';
 
-/** Where a record read from bytes sits: its chunk of the projection and its byte offsets (LF excluded). */
-interface RecordSpan {
-  chunk: number;
-  start: number;
-  end: number;
-}
-
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
-  span: RecordSpan | null;
+  /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
+  start: number;
+  end: number;
 }
 
 export interface ReplayProgress {
@@ -83,21 +78,22 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       const frame = frames[n]!;
       const physical = lineBase + frame.line;
       let text: string;
-      let span: RecordSpan | null = null;
+      let start = -1;
+      let end = 0;
       if ('text' in frame) {
         text = frame.text;
       } else {
-        text = decodeRecord(input as Uint8Array, frame.start, frame.end, frame.line);
-        span = { chunk, start: frame.start, end: frame.end };
+        ({ start, end } = frame);
+        text = decodeRecord(input as Uint8Array, start, end, frame.line);
       }
-      const { commit, verdict } = parseRecord(text, physical, span === null ? undefined : span.end - span.start);
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, span })) {
+      const { commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start);
+      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
         applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next) });
-        if (next.span === null) projection.remember(next.id, previous, next.text);
-        else projection.remember(next.id, previous, null, chunk, next.span.start, next.span.end);
+        if (next.start < 0) projection.remember(next.id, previous, next.text);
+        else projection.remember(next.id, previous, null, chunk, next.start, next.end);
       }
       if (onProgress !== undefined && (n + 1) % 1000 === 0) onProgress({ lines: n + 1, commits: state.commits.length });
     }
@@ -115,7 +111,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
 
 /** The record's bytes in the ledger: its line and LF. */
 function recordBytes(record: ParsedRecord): number {
-  return record.span === null ? utf8ByteLength(record.text) + 1 : record.span.end - record.span.start + 1;
+  return record.start < 0 ? utf8ByteLength(record.text) + 1 : record.end - record.start + 1;
 }
 
 function decodeRecord(input: Uint8Array, start: number, end: number, line: number): string {
