@@ -5,7 +5,7 @@
  * that does not extend its validated prefix. Both run the same fold.
  */
 import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger, utf8ByteLength } from '../codec/index.ts';
-import { fail, isProtocolError } from '../errors.ts';
+import { fail, isProtocolError, ProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
@@ -47,8 +47,9 @@ export function replayLedger(bytes: Uint8Array | string, onProgress?: ReplayProg
 
 /**
  * Incremental replay: `appended` are the bytes written after the validated
- * prefix. On any error the projection is poisoned (`projection.valid` false)
- * and the caller must fall back to a cold replay.
+ * prefix. A framing error leaves the projection as it was; any later error
+ * poisons it (`projection.valid` false) and the caller must fall back to a
+ * cold replay. Errors name lines counted from the start of the ledger.
  */
 export function appendLedger(projection: Projection, appended: Uint8Array | string): Projection {
   if (!projection.valid) fail('projection_invalid', 'this projection failed validation earlier; replay the ledger cold');
@@ -64,10 +65,17 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
 
 function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
   const { state } = projection;
-  const chunk = projection.stageChunk(input);
-  // Byte input is framed without decoding it whole, so no large decoded string outlives replay.
-  const frames = typeof input === 'string' ? splitLedger(input) : frameLedger(input);
   const lineBase = projection.lineCount;
+  // Byte input is framed without decoding it whole, so no large decoded string outlives replay.
+  // A framing error (truncated, blank, CR-ended or over-long record) changes nothing: it comes
+  // before the input is staged, and leaves the projection valid.
+  let frames: ReturnType<typeof splitLedger> | ReturnType<typeof frameLedger>;
+  try {
+    frames = typeof input === 'string' ? splitLedger(input) : frameLedger(input);
+  } catch (e) {
+    throw isProtocolError(e) ? onLedgerLine(e, lineBase) : e;
+  }
+  const chunk = projection.stageChunk(input);
   const chain = new CausalChain<ParsedRecord>(
     state.tip,
     (id) => projection.commitText(id),
@@ -84,7 +92,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
         text = frame.text;
       } else {
         ({ start, end } = frame);
-        text = decodeRecord(input as Uint8Array, start, end, frame.line);
+        text = decodeRecord(input as Uint8Array, start, end, physical);
       }
       const { commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start);
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, start, end })) {
@@ -120,6 +128,15 @@ function decodeRecord(input: Uint8Array, start: number, end: number, line: numbe
   } catch (e) {
     throw isProtocolError(e) ? e.at({ line }) : e;
   }
+}
+
+/**
+ * Framing counts lines within its input; an appended input starts after `lineBase` validated
+ * lines, and every error names its line counted from the start of the ledger.
+ */
+function onLedgerLine(e: ProtocolError, lineBase: number): ProtocolError {
+  if (lineBase === 0 || e.line === undefined) return e;
+  return new ProtocolError(e.code, e.message, { commit: e.commit, line: e.line + lineBase, operation: e.operation, path: e.path }, e.details);
 }
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
