@@ -73,11 +73,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   // Byte input is framed without decoding it whole, so no large decoded string outlives replay.
   const frames = typeof input === 'string' ? splitLedger(input) : frameLedger(input);
   const lineBase = projection.lineCount;
-  const chain = new CausalChain<ParsedRecord>(
-    state.tip,
-    (id) => projection.commitText(id),
-    (id) => projection.successorOf(id),
-  );
+  const chain = new CausalChain<ParsedRecord>(state.tip, projection);
   try {
     for (let n = 0; n < frames.length; n++) {
       const frame = frames[n]!;
