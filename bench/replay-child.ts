@@ -307,8 +307,7 @@ async function phases(file: string): Promise<object> {
   const { state } = projection;
   const chain = new CausalChain<ChainRecord & { commit: QueueCommit; verdict: EnvelopeVerdict; span: { start: number; end: number } }>(
     null,
-    (id) => projection.commitText(id),
-    (id) => projection.successorOf(id),
+    projection,
   );
   const chunk = projection.stageChunk(bytes);
   for (const { start, end, line } of frames) {

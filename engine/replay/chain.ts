@@ -18,6 +18,14 @@ export interface ChainRecord {
   line: number;
 }
 
+/** The commits a chain extends (a projection): released before this chain's records. */
+export interface ReleasedCommits {
+  /** Canonical text of a released commit, by id (undefined: not released). */
+  commitText(id: string): string | undefined;
+  /** Id of the released commit that extends `id`, if any. */
+  successorOf(id: string): string | undefined;
+}
+
 export class CausalChain<R extends ChainRecord> {
   /** Records waiting for their predecessor, keyed by `previous`. */
   private readonly waiting = new Map<string | null, R>();
@@ -25,22 +33,22 @@ export class CausalChain<R extends ChainRecord> {
 
   /**
    * @param tip the validated tip to extend (null: expect a genesis)
-   * @param textOf canonical text of an already released commit, by id
-   * @param successorOf id of the released commit that extends `id`, if any
+   * @param released the commits already released (called as methods, never wrapped in
+   *   per-replay closures: optimized `offer` code inlines its call targets, and an inlined
+   *   closure that dies with its replay deoptimizes that code at the next full GC)
    */
   constructor(
     private tip: string | null,
-    private readonly textOf: (id: string) => string | undefined,
-    private readonly successorOf: (id: string) => string | undefined,
+    private readonly released: ReleasedCommits,
   ) {}
 
   /** Offers one record; returns the records that now extend the tip, in causal order. */
   offer(r: R): R[] {
-    const released = this.textOf(r.id);
+    const releasedText = this.released.commitText(r.id);
     // Nothing waits in a ledger written in causal order: no lookup then.
     const queued = this.waitingIds.size === 0 ? undefined : this.waitingIds.get(r.id);
-    if (released !== undefined || queued !== undefined) {
-      if ((released ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
+    if (releasedText !== undefined || queued !== undefined) {
+      if ((releasedText ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
       return []; // exact duplicate: idempotent
     }
     if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where(r));
@@ -48,9 +56,9 @@ export class CausalChain<R extends ChainRecord> {
       fail('multiple_genesis', `commit ${r.id} is a second genesis record`, where(r));
     }
     if (r.previous !== null && r.previous !== this.tip) {
-      const rival = this.successorOf(r.previous) ?? this.waiting.get(r.previous)?.id;
+      const rival = this.released.successorOf(r.previous) ?? this.waiting.get(r.previous)?.id;
       if (rival !== undefined) fail('fork', `commits ${rival} and ${r.id} both extend ${r.previous}`, where(r));
-      if (this.textOf(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where(r));
+      if (this.released.commitText(r.previous) !== undefined) fail('fork', `commit ${r.id} extends ${r.previous}, which is not the tip`, where(r));
     }
     if (r.previous !== this.tip) {
       const rival = this.waiting.get(r.previous);
@@ -94,16 +102,33 @@ function where(r: ChainRecord): { commit: string; line: number } {
   return { commit: r.id, line: r.line };
 }
 
+/** Released records by id and by predecessor (`orderChain`'s `ReleasedCommits`). */
+class ReleasedRecords<R extends ChainRecord> implements ReleasedCommits {
+  private readonly byId = new Map<string, R>();
+  private readonly successor = new Map<string, string>();
+
+  add(r: R): void {
+    this.byId.set(r.id, r);
+    if (r.previous !== null) this.successor.set(r.previous, r.id);
+  }
+
+  commitText(id: string): string | undefined {
+    return this.byId.get(id)?.text;
+  }
+
+  successorOf(id: string): string | undefined {
+    return this.successor.get(id);
+  }
+}
+
 /** Orders a complete set of records (tests, tools). */
 export function orderChain<R extends ChainRecord>(records: readonly R[]): R[] {
-  const released = new Map<string, R>();
-  const successor = new Map<string, string>();
-  const chain = new CausalChain<R>(null, (id) => released.get(id)?.text, (id) => successor.get(id));
+  const released = new ReleasedRecords<R>();
+  const chain = new CausalChain<R>(null, released);
   const out: R[] = [];
   for (const r of records) {
     for (const next of chain.offer(r)) {
-      released.set(next.id, next);
-      if (next.previous !== null) successor.set(next.previous, next.id);
+      released.add(next);
       out.push(next);
     }
   }

@@ -6,7 +6,7 @@ export type { QueueSource } from '../state/source.ts';
 export type { QuiescenceBlocker } from './quiescence.ts';
 export { summarize } from './summary.ts';
 export type { ProjectionSummary } from './summary.ts';
-export { orderChain, CausalChain } from './chain.ts';
+export { orderChain, CausalChain, type ReleasedCommits } from './chain.ts';
 export type * from '../state/state.ts';
 export { buildCheckpointCommit, checkpointSource, checkpointState, historyDigest } from './checkpoint.ts';
 export { envelopeOf, envelopeView, headroomLevel, WARN_FRACTION } from './headroom.ts';

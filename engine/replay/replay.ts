@@ -76,11 +76,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     throw isProtocolError(e) ? onLedgerLine(e, lineBase) : e;
   }
   const chunk = projection.stageChunk(input);
-  const chain = new CausalChain<ParsedRecord>(
-    state.tip,
-    (id) => projection.commitText(id),
-    (id) => projection.successorOf(id),
-  );
+  const chain = new CausalChain<ParsedRecord>(state.tip, projection);
   try {
     for (let n = 0; n < frames.length; n++) {
       const frame = frames[n]!;
