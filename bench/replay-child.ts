@@ -83,7 +83,7 @@ function floor(file: string, runs: number): object {
     cpu.push(cpuNow() - c);
     lines = n;
   }
-  return { mode: 'floor', lines, times: times.map(round), best: round(Math.min(...times)), cpuBest: round(Math.min(...cpu)), maxRssKB: maxRssKB() };
+  return { mode: 'floor', lines, times: times.map(round), best: round(Math.min(...times)), cpuBest: round(Math.min(...cpu)), firstCpu: round(cpu[0]!), maxRssKB: maxRssKB() };
 }
 
 /** One floor run: read + split + JSON.parse of every line; answers the line count. */

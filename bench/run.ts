@@ -110,8 +110,8 @@ function child<T>(mode: string, file: string, arg?: number): T | { error: string
 
 const failed = (x: object): x is { error: string } => 'error' in x;
 
-interface FloorReport { best: number; cpuBest: number; times: number[]; lines: number; maxRssKB: number }
-interface ReplayReport { best: number; cpuBest: number; first: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
+interface FloorReport { best: number; cpuBest: number; firstCpu: number; times: number[]; lines: number; maxRssKB: number }
+interface ReplayReport { best: number; cpuBest: number; first: number; firstCpu: number; times: number[]; commits: number; tip: string; peakRssKB: number; retainedHeapMB: number; retainedExternalMB: number; maxRssKB: number }
 interface AppendReport { median: number; max: number; times: number[]; kinds: string[]; prefixReplayMs: number; tip: string; grant: { appended: number; grants: number; grantMs: number[]; claims: number[]; ms: number; allMedian: number; allMax: number; allMaxKind: string } | null }
 interface PhasesReport {
   phases: Record<string, number>; overFloor: Record<string, number>; perMiB: Record<string, number>; floorMs: number;
@@ -174,6 +174,8 @@ interface Row {
   append: AppendReport | { error: string };
   phases: PhasesReport | { error: string } | null;
   ratio: RatioReport | { error: string };
+  /** Interleaved without forced GC, after two warm-ups (replay-child `steady`). */
+  steady: RatioReport | { error: string };
 }
 const rows: Row[] = [];
 for (const spec of specs) {
@@ -184,9 +186,11 @@ for (const spec of specs) {
   log(`  floor ${failed(floor) ? 'ERR' : floor.best.toFixed(0)} ms, cold ${failed(replay) ? 'ERR' : replay.best.toFixed(0)} ms`);
   const ratio = child<RatioReport>('ratio', spec.path, RATIO_ROUNDS);
   log(`  in-process CPU ratio ${failed(ratio) ? 'ERR' : `${ratio.cpuRatio.toFixed(2)}× (${ratio.cpuRatios.map((r) => r.toFixed(2)).join(' / ')})`}`);
+  const steady = child<RatioReport>('steady', spec.path, RATIO_ROUNDS);
+  log(`  steady CPU ratio (no forced GC) ${failed(steady) ? 'ERR' : `${steady.cpuRatio.toFixed(2)}×`}`);
   const append = child<AppendReport>('append', spec.path, 20);
   const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
-  rows.push({ spec, floor, replay, append, phases, ratio });
+  rows.push({ spec, floor, replay, append, phases, ratio, steady });
 }
 
 // ---------------------------------------------------------------- report
@@ -200,7 +204,7 @@ function table(header: string[], body: string[][], rightAlign = true): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
-const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess }) => {
+const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady }) => {
   const floorMs = failed(floor) ? null : floor.best;
   const coldMs = failed(replay) ? null : replay.best;
   const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
@@ -213,11 +217,13 @@ const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProces
     appendMedian: failed(append) ? null : append.median < TARGETS.appendMs,
     rss: rssMiB === null ? null : rssMiB <= rssTargetMiB,
   };
-  return { spec, floor, replay, append, phases, inProcess, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+  // A fresh process's first replay against a fresh process's first floor run, CPU: what one `fairway verify` pays.
+  const freshRatio = failed(floor) || failed(replay) ? null : replay.firstCpu / floor.firstCpu;
+  return { spec, floor, replay, append, phases, inProcess, steady, freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
 });
 
 const mainTable = table(
-  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'steady CPU ratio', 'fresh-process CPU ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
   results.map((r) => [
     r.spec.label,
     fmt(r.spec.bytes / MiB, 1),
@@ -228,6 +234,8 @@ const mainTable = table(
     failed(r.replay) ? '-' : fmt(r.replay.first, 0),
     r.ratio === null ? '-' : `${r.ratio.toFixed(1)}×`,
     failed(r.inProcess) ? '-' : `${r.inProcess.cpuRatio.toFixed(2)}×`,
+    failed(r.steady) ? '-' : `${r.steady.cpuRatio.toFixed(2)}×`,
+    r.freshRatio === null ? '-' : `${r.freshRatio.toFixed(2)}×`,
     failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
     failed(r.append) || r.append.grant === null ? '-' : r.append.grant.grantMs.map((ms) => ms.toFixed(1)).join(' / '),
     fmt(r.rssMiB, 0),
@@ -305,6 +313,8 @@ console.log(`Process baseline RSS (node + tsx + engine, no ledger): ${fmt(baseli
 console.log(mainTable);
 console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT); "wall ratio" = cold ms / floor ms of two fresh processes.');
 console.log(`"CPU ratio (in-process)" = the goal's measure: one process runs the floor and read + replayLedger interleaved, ${RATIO_ROUNDS} rounds after a warm-up of each; median of the per-round ratios of CPU time (user + system).`);
+console.log(`"steady CPU ratio" = the same without the forced GC before each run, after two warm-ups of each: a long-lived process. A forced full GC marks all at once, so V8 keeps none of the maps (hidden classes) of the replay's short-lived objects and deoptimizes the code specialized on them; the "in-process" ratio pays that re-optimization every round (docs/performance.md).`);
+console.log('"fresh-process CPU ratio" = CPU of the first replay in a fresh process over the first floor run in another: what one `fairway verify` pays (cold JIT), start-up excluded.');
 const flat = (a: string, b: string): string | null => {
   const x = results.find((r) => r.spec.label === a);
   const y = results.find((r) => r.spec.label === b);
