@@ -16,4 +16,4 @@ export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';
 export type { LedgerFrame, LedgerLimits, LedgerLine } from './lines.ts';
 export { sha256Hex, sha256HexOfParts } from './digest.ts';
-export { canonicalSize } from './size.ts';
+export { canonicalSize, canonicalStringSize } from './size.ts';

@@ -20,7 +20,8 @@ const PLAIN_ASCII = /^[\u0020\u0021\u0023-\u005b\u005d-\u007e]*$/;
 
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
-function stringSize(s: string): number {
+/** `canonicalSize` of a string: its canonical text's UTF-8 bytes, quotes included (same errors). */
+export function canonicalStringSize(s: string): number {
   if (PLAIN_ASCII.test(s)) return s.length + 2;
   return NEEDS_CARE.test(s) ? utf8(canonicalize(s)) : utf8(s) + 2;
 }
@@ -44,7 +45,7 @@ function size(v: unknown, depth: number): number {
   if (depth > NESTING_LIMIT) fail('resource_limit', `JSON nesting exceeds ${NESTING_LIMIT}`, {}, { limit: 'nesting', max: NESTING_LIMIT });
   switch (typeof v) {
     case 'string':
-      return stringSize(v);
+      return canonicalStringSize(v);
     case 'number':
       // Anything else is refused by the serializer itself, with its error.
       return Number.isSafeInteger(v) && !Object.is(v, -0) ? integerSize(v) : canonicalize(v).length;
@@ -92,7 +93,7 @@ function objectSize(o: Record<string, unknown>, depth: number): number {
   }
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i]!;
-    n += stringSize(k) + size(o[k], depth + 1);
+    n += canonicalStringSize(k) + size(o[k], depth + 1);
   }
   return n;
 }

@@ -4,7 +4,7 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { canonicalize, canonicalSize } from '../codec/index.ts';
+import { canonicalize, canonicalSize, canonicalStringSize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
@@ -25,15 +25,12 @@ export function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-const PRINTABLE_PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
-
 /**
- * `canonicalSize(text)`: for printable ASCII without `"` or a backslash (every identity the packer
- * writes: Claim, dispatch and commit ids, handles, hex Work ids) the text is its own UTF-8 and
- * needs no escape, so it is its length plus the quotes; anything else is measured by the codec.
+ * `canonicalSize(text)` of a string value (the codec's string measure: printable ASCII without
+ * `"` or a backslash, every identity the packer writes, is its length plus the quotes).
  */
 export function stringBytes(text: string): number {
-  return PRINTABLE_PLAIN.test(text) ? text.length + 2 : canonicalSize(text);
+  return canonicalStringSize(text);
 }
 
 /** Declared Work predecessors' verified Results, in `depends_on` order. */
