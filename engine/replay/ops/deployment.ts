@@ -72,9 +72,14 @@ function installedProfiles(state: ReplayState, pool: string): Record<string, Wor
   return p?.profiles;
 }
 
+/** The one revision a Policy profile installs: its own `ref`. */
+function installedRef(profile: JsonObject): string {
+  return String(profile.ref);
+}
+
 /** The route a Policy profile installs: its own revision, available, with the derived contract. */
 export function installedRoute(profile: JsonObject): WorkerRoute {
-  const ref = String(profile.ref);
+  const ref = installedRef(profile);
   return { currentRef: ref, revisions: new Map([[ref, { profile, contract: installedContract(profile), available: true }]]) };
 }
 
@@ -109,10 +114,10 @@ export function admitExecution(ctx: CommitContext, op: OperationOf<'Work'>): voi
     contract = revision.contract;
   } else {
     // applyWork found the profile installed. Undeployed, its route is `installedRoute`'s, read
-    // here without building it: one revision, the profile's own `ref`, available.
+    // here without building it: one revision (`installedRef`), available.
     const profile = installedProfiles(state, op.pool)![op.worker_profile]! as unknown as JsonObject;
     contract = installedContract(profile);
-    if (op.execution_ref !== undefined && op.execution_ref !== String(profile.ref)) unregisteredPin(ctx, op);
+    if (op.execution_ref !== undefined && op.execution_ref !== installedRef(profile)) unregisteredPin(ctx, op);
   }
   if (op.admission_contract !== undefined && op.admission_contract !== contract) {
     fail('contract_incompatible', `admission_contract ${op.admission_contract} is not the contract ${contract} of the revision this Work would run`, where(ctx));
