@@ -17,13 +17,12 @@ import type { FairnessState } from '../state/fairness.ts';
 import type { ResultInput } from '../state/ready-index.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
 import { envelopeView, type EnvelopeView } from './headroom.ts';
+import { LedgerRecords } from './ledger-records.ts';
 import { quiescenceBlockers, type QuiescenceBlocker } from './quiescence.ts';
 import type {
   CheckpointBase, ClaimRecord, CommitInfo, Controls, DispatchRecord, ObservationRecord, PolicyEpochRecord, PolicyRecord,
   ReplayState, RequestOutcome, WorkerRoute, WorkRecord,
 } from '../state/state.ts';
-
-const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * A process-wide brand (`Symbol.for`), as `ProtocolError` has: bundlers can load a module once
@@ -39,18 +38,8 @@ export class Projection {
   }
 
   declare readonly [PROJECTION]: true;
-  /**
-   * Each commit's record: its text, or where its bytes sit in a retained input chunk, as the
-   * index `i` of `spans[3i..3i+2]` = chunk, start, end (numbers: no object kept per commit).
-   */
-  private readonly texts = new Map<string, string | number>();
-  private readonly spans: number[] = [];
-  private readonly successors = new Map<string, string>();
-  /** Validated byte inputs, in order (records point into them). */
-  private readonly chunks: Uint8Array[] = [];
-  /** False once any input arrived as text: the byte prefix is then unknown. */
-  private bytesExact = true;
-  private byteLength = 0;
+  /** Each commit's line and successor (ledger-records.ts). */
+  private records: LedgerRecords;
   private lines = 0;
   private poisoned = false;
   /** Bumped whenever this projection validates more input or is poisoned (a fork is only good for one generation). */
@@ -63,6 +52,7 @@ export class Projection {
   /** @internal engine-only: outside engine/ read through the methods below (lint: `fairway/front-door`). */
   constructor(readonly state: ReplayState) {
     Object.defineProperty(this, PROJECTION, { value: true });
+    this.records = new LedgerRecords(null);
   }
 
   /**
@@ -77,8 +67,7 @@ export class Projection {
     checkForkable(this.state);
     const child = new Projection(forkState(this.state));
     child.parent = { projection: this, generation: this.generation };
-    child.bytesExact = this.bytesExact;
-    child.byteLength = this.byteLength;
+    child.records = new LedgerRecords(this.records);
     child.lines = this.lines;
     return child;
   }
@@ -104,12 +93,12 @@ export class Projection {
 
   /** Bytes validated so far. */
   get validatedLength(): number {
-    return this.byteLength;
+    return this.records.byteLength;
   }
 
   /** True when `full` starts with exactly the bytes this projection validated. */
   isPrefixOf(full: Uint8Array): boolean {
-    if (!this.valid || !this.bytesExact || full.length < this.byteLength) return false;
+    if (!this.valid || !this.records.bytesExact || full.length < this.records.byteLength) return false;
     let offset = 0;
     for (const chunk of this.validatedChunks()) {
       if (Buffer.compare(full.subarray(offset, offset + chunk.length), chunk) !== 0) return false;
@@ -120,8 +109,8 @@ export class Projection {
 
   /** The validated bytes, in the pieces they arrived in (null when some input arrived as text). */
   validatedChunks(): readonly Uint8Array[] {
-    if (!this.bytesExact) fail('projection_invalid', 'this projection validated text, not bytes');
-    return this.parent === null ? [...this.chunks] : [...this.parent.projection.validatedChunks(), ...this.chunks];
+    if (!this.records.bytesExact) fail('projection_invalid', 'this projection validated text, not bytes');
+    return this.records.allChunks();
   }
 
   /**
@@ -130,9 +119,7 @@ export class Projection {
    * input is still being replayed. Returns its chunk index (-1 for text).
    */
   stageChunk(input: Uint8Array | string): number {
-    if (typeof input === 'string') return -1;
-    this.chunks.push(input);
-    return this.chunks.length - 1;
+    return this.records.stage(input);
   }
 
   /**
@@ -140,24 +127,14 @@ export class Projection {
    * bytes `start`..`end` of the input `chunk` (`stageChunk`).
    */
   remember(id: string, previous: string | null, text: string | null, chunk = -1, start = 0, end = 0): void {
-    if (text !== null) this.texts.set(id, text);
-    else {
-      this.texts.set(id, this.spans.length / 3);
-      this.spans.push(chunk, start, end);
-    }
-    if (previous !== null) this.successors.set(previous, id);
+    this.records.remember(id, previous, text, chunk, start, end);
   }
 
   /** @internal */
   accept(input: Uint8Array | string, lines: number): void {
     this.generation++;
     this.lines += lines;
-    if (typeof input === 'string') {
-      this.bytesExact = false;
-      this.byteLength += Buffer.byteLength(input);
-    } else {
-      this.byteLength += input.length; // retained by stageChunk
-    }
+    this.records.accept(input);
   }
 
   /** @internal */
@@ -173,16 +150,11 @@ export class Projection {
   }
 
   commitText(id: string): string | undefined {
-    const record = this.texts.get(id);
-    if (record === undefined) return this.parent?.projection.commitText(id);
-    if (typeof record === 'string') return record;
-    const at = 3 * record;
-    const spans = this.spans;
-    return decoder.decode(this.chunks[spans[at]!]!.subarray(spans[at + 1]!, spans[at + 2]!));
+    return this.records.text(id);
   }
 
   successorOf(id: string): string | undefined {
-    return this.successors.get(id) ?? this.parent?.projection.successorOf(id);
+    return this.records.successorOf(id);
   }
 
   get tip(): string | null {
