@@ -10,6 +10,8 @@ export interface PhasesReport {
   phases: Record<string, number>; overFloor: Record<string, number>; perMiB: Record<string, number>; floorMs: number;
   foldByKind: Record<string, { count: number; ms: number }>; lines: number; slowPaths: { fingerprint: number; parameters: number; canonical: number; schema: number };
 }
+/** bench/replay-threads.ts: wall ms, steady, in one process. */
+export interface ThreadsReport { threads: number; rounds: number; floorMedian: number; aloneMedian: number; threadedMedian: number; aloneRatio: number; threadedRatio: number; aheadFraction: number; first: { floor: number; alone: number; threaded: number; threadedAhead: number } }
 export interface RatioReport { cpuRatio: number; wallRatio: number; cpuRatios: number[]; floorCpuMedian: number; replayCpuMedian: number; rounds: number; maxRssKB: number }
 
 /** What run.ts reports per ledger (the fields these tables read). */

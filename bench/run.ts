@@ -36,11 +36,12 @@ import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
 import { formatInstallBench, runInstallBench, type InstallReport } from './install.ts';
 import type { StartupRow } from './startup.ts';
-import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type PhasesReport, type RatioReport, type ReplayReport } from './replay-report.ts';
+import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type PhasesReport, type RatioReport, type ReplayReport, type ThreadsReport } from './replay-report.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
 const CHILD = join(HERE, 'replay-child.ts');
+const THREADS_CHILD = join(HERE, 'replay-threads.ts');
 const RESULTS = join(HERE, 'results');
 const REFERENCE = resolve(ROOT, '../shared/reference/gh-aw-generated');
 const MiB = 2 ** 20;
@@ -98,7 +99,10 @@ function log(message: string): void {
 
 /** Runs one measurement in a fresh process; returns its JSON report or an error. */
 function child<T>(mode: string, file: string, arg?: number): T | { error: string } {
-  const argv = ['--expose-gc', '--import', 'tsx', CHILD, mode, file, ...(arg === undefined ? [] : [String(arg)])];
+  return runChild<T>(mode, ['--expose-gc', '--import', 'tsx', CHILD, mode, file, ...(arg === undefined ? [] : [String(arg)])]);
+}
+
+function runChild<T>(mode: string, argv: string[]): T | { error: string } {
   const run = spawnSync(process.execPath, argv, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * MiB });
   const last = run.stdout.trim().split('\n').pop() ?? '';
   if (run.status !== 0 || !last.startsWith('{')) {
@@ -167,6 +171,8 @@ interface Row {
   ratio: RatioReport | { error: string };
   /** Interleaved without forced GC, after two warm-ups (replay-child `steady`). */
   steady: RatioReport | { error: string };
+  /** Wall time, steady: replay alone and with one worker thread (bench/replay-threads.ts). */
+  threads: ThreadsReport | { error: string };
 }
 const rows: Row[] = [];
 for (const spec of specs) {
@@ -179,14 +185,16 @@ for (const spec of specs) {
   log(`  in-process CPU ratio ${failed(ratio) ? 'ERR' : `${ratio.cpuRatio.toFixed(2)}× (${ratio.cpuRatios.map((r) => r.toFixed(2)).join(' / ')})`}`);
   const steady = child<RatioReport>('steady', spec.path, RATIO_ROUNDS);
   log(`  steady CPU ratio (no forced GC) ${failed(steady) ? 'ERR' : `${steady.cpuRatio.toFixed(2)}×`}`);
+  const threads = runChild<ThreadsReport>('threads', ['--import', 'tsx', THREADS_CHILD, spec.path, String(RATIO_ROUNDS), '1']);
+  log(`  steady wall ratio, alone / 1 worker thread ${failed(threads) ? 'ERR' : `${threads.aloneRatio.toFixed(2)}× / ${threads.threadedRatio.toFixed(2)}×`}`);
   const append = child<AppendReport>('append', spec.path, 20);
   const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
-  rows.push({ spec, floor, replay, append, phases, ratio, steady });
+  rows.push({ spec, floor, replay, append, phases, ratio, steady, threads });
 }
 
 // ---------------------------------------------------------------- report
 
-const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady }) => {
+const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady, threads }) => {
   const floorMs = failed(floor) ? null : floor.best;
   const coldMs = failed(replay) ? null : replay.best;
   const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
@@ -201,11 +209,11 @@ const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProces
   };
   // A fresh process's first replay against a fresh process's first floor run, CPU: what one `fairway verify` pays.
   const freshRatio = failed(floor) || failed(replay) ? null : replay.firstCpu / floor.firstCpu;
-  return { spec, floor, replay, append, phases, inProcess, steady, freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+  return { spec, floor, replay, append, phases, inProcess, steady, threads, freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
 });
 
 const mainTable = table(
-  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'steady CPU ratio', 'fresh-process CPU ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'steady CPU ratio', 'steady wall ratio: alone / 1 worker', 'fresh-process CPU ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
   results.map((r) => [
     r.spec.label,
     fmt(r.spec.bytes / MiB, 1),
@@ -217,6 +225,7 @@ const mainTable = table(
     r.ratio === null ? '-' : `${r.ratio.toFixed(1)}×`,
     failed(r.inProcess) ? '-' : `${r.inProcess.cpuRatio.toFixed(2)}×`,
     failed(r.steady) ? '-' : `${r.steady.cpuRatio.toFixed(2)}×`,
+    failed(r.threads) ? '-' : `${r.threads.aloneRatio.toFixed(2)}× / ${r.threads.threadedRatio.toFixed(2)}×`,
     r.freshRatio === null ? '-' : `${r.freshRatio.toFixed(2)}×`,
     failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
     failed(r.append) || r.append.grant === null ? '-' : r.append.grant.grantMs.map((ms) => ms.toFixed(1)).join(' / '),
@@ -251,6 +260,7 @@ console.log(mainTable);
 console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT); "wall ratio" = cold ms / floor ms of two fresh processes.');
 console.log(`"CPU ratio (in-process)" = the goal's measure: one process runs the floor and read + replayLedger interleaved, ${RATIO_ROUNDS} rounds after a warm-up of each; median of the per-round ratios of CPU time (user + system).`);
 console.log(`"steady CPU ratio" = the same without the forced GC before each run, after two warm-ups of each: a long-lived process. A forced full GC marks all at once, so V8 keeps none of the maps (hidden classes) of the replay's short-lived objects and deoptimizes the code specialized on them; the "in-process" ratio pays that re-optimization every round (docs/performance.md).`);
+console.log('"steady wall ratio" = wall time of replay over the floor in one process, no forced GC, after two warm-ups: replay alone, then with its per-record checks on one worker thread (lib/replay/thread-verifier.ts, FAIRWAY_REPLAY_THREADS=1; bench/replay-threads.ts). Wall time, since CPU time counts the worker too.');
 console.log('"fresh-process CPU ratio" = CPU of the first replay in a fresh process over the first floor run in another: what one `fairway verify` pays (cold JIT), start-up excluded.');
 const flat = (a: string, b: string): string | null => {
   const x = results.find((r) => r.spec.label === a);
@@ -369,6 +379,8 @@ const latest = {
     rssPerByte: r.rssMiB === null ? null : (r.rssMiB * MiB) / r.spec.bytes,
     checks: r.checks,
     inProcess: r.inProcess,
+    steady: r.steady,
+    threads: r.threads,
     floor: r.floor,
     replay: r.replay,
     append: r.append,

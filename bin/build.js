@@ -17,7 +17,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
 export const MANIFEST = join(DIST, 'cli.json');
 /** Bump when the build options change: every earlier build is then stale. */
-const BUILD_FORMAT = 4;
+const BUILD_FORMAT = 5;
 
 /**
  * npm packages stay outside the build only when they are loaded lazily by one
@@ -111,7 +111,9 @@ export async function build({ clean = false } = {}) {
   const tmp = join(DIST, `tmp-${process.pid}-${Date.now()}`);
   const result = await esbuild({
     absWorkingDir: ROOT,
-    entryPoints: ['cli/main.ts'],
+    // The replay verification worker (lib/replay/verify-worker.ts) is an entry of its own, beside
+    // the chunks: thread-verifier.ts starts it as ./verify-worker.js from whichever chunk holds it.
+    entryPoints: { main: 'cli/main.ts', 'verify-worker': 'lib/replay/verify-worker.ts' },
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -4,13 +4,14 @@
  * extends a validated projection with appended bytes and rejects anything
  * that does not extend its validated prefix. Both run the same fold.
  */
-import { decodeUtf8, frameLedger, parseLedgerRecord, splitLedger, utf8ByteLength } from '../codec/index.ts';
+import { frameLedger, splitLedger, utf8ByteLength } from '../codec/index.ts';
 import { fail, isProtocolError, ProtocolError } from '../errors.ts';
-import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
+import type { QueueCommit } from '../schema/index.ts';
 import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
-import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
+import type { EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
+import { decodeRecord, parseRecord, verifiedCommit, type RecordVerdicts, type RecordVerifier } from './record.ts';
 import { createState } from '../state/state.ts';
 
 interface ParsedRecord extends ChainRecord {
@@ -37,11 +38,12 @@ installColdReplay((text) => (text === '' ? emptyProjection() : replayLedger(text
  * An existing queue file of zero bytes is `ledger_empty` (operator reference: "An existing log
  * that is empty, malformed, or unsupported produces an explicit error, not an empty backlog"),
  * distinct from an absent queue (`queue_uninitialized`, decided by the caller before replay).
+ * A `verifier` checks byte input's records ahead of the fold (record.ts); the outcome is the same.
  */
-export function replayLedger(bytes: Uint8Array | string, onProgress?: ReplayProgress): Projection {
+export function replayLedger(bytes: Uint8Array | string, onProgress?: ReplayProgress, verifier?: RecordVerifier): Projection {
   if (bytes.length === 0) fail('ledger_empty', 'the queue ledger exists but is empty (0 bytes): an existing empty log is an error, not an empty backlog');
   const projection = emptyProjection();
-  extend(projection, bytes, onProgress);
+  extend(projection, bytes, onProgress, verifier);
   return projection;
 }
 
@@ -63,7 +65,7 @@ export function refreshLedger(projection: Projection, full: Uint8Array, onProgre
   return replayLedger(full, onProgress);
 }
 
-function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress): void {
+function extend(projection: Projection, input: Uint8Array | string, onProgress?: ReplayProgress, verifier?: RecordVerifier): void {
   const { state } = projection;
   const lineBase = projection.lineCount;
   // Byte input is framed without decoding it whole, so no large decoded string outlives replay.
@@ -77,20 +79,26 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   }
   const chunk = projection.stageChunk(input);
   const chain = new CausalChain<ParsedRecord>(state.tip, projection);
+  let verdicts: RecordVerdicts | null = null;
   try {
+    if (verifier !== undefined && typeof input !== 'string') verdicts = verifier.open(input, frames as ReturnType<typeof frameLedger>);
     for (let n = 0; n < frames.length; n++) {
       const frame = frames[n]!;
       const physical = lineBase + frame.line;
       let text: string;
       let start = -1;
       let end = 0;
+      let commit: QueueCommit;
+      let verdict: EnvelopeVerdict | null = null;
       if ('text' in frame) {
         text = frame.text;
       } else {
         ({ start, end } = frame);
+        if (verdicts !== null) verdict = verdicts.verdictOf(n);
         text = decodeRecord(input as Uint8Array, start, end, physical);
       }
-      const { commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start);
+      if (verdict !== null) commit = verifiedCommit(text);
+      else ({ commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start));
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
@@ -110,20 +118,14 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     // to `internal_error`).
     projection.poison();
     throw e;
+  } finally {
+    verdicts?.close();
   }
 }
 
 /** The record's bytes in the ledger: its line and LF. */
 function recordBytes(record: ParsedRecord): number {
   return record.start < 0 ? utf8ByteLength(record.text) + 1 : record.end - record.start + 1;
-}
-
-function decodeRecord(input: Uint8Array, start: number, end: number, line: number): string {
-  try {
-    return decodeUtf8(input.subarray(start, end));
-  } catch (e) {
-    throw isProtocolError(e) ? e.at({ line }) : e;
-  }
 }
 
 /**
@@ -133,21 +135,4 @@ function decodeRecord(input: Uint8Array, start: number, end: number, line: numbe
 function onLedgerLine(e: ProtocolError, lineBase: number): ProtocolError {
   if (lineBase === 0 || e.line === undefined) return e;
   return new ProtocolError(e.code, e.message, { commit: e.commit, line: e.line + lineBase, operation: e.operation, path: e.path }, e.details);
-}
-
-const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
-
-function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict } {
-  try {
-    const { value, spans, record } = parseLedgerRecord(text, bytes);
-    const version = (value as { version?: unknown } | null)?.version;
-    if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
-    // The request parameters' copy of the operations has the same text, hence the same value: validated once.
-    const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
-    const commit = parseQueueCommit(value, alias);
-    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
-  } catch (e) {
-    if (isProtocolError(e)) throw e.at({ line });
-    throw e;
-  }
 }

@@ -59,8 +59,8 @@ export const EVENTS = {
     published: { outcome: PUBLISH_OUTCOMES, attempts: 'number', operations: 'number' },
   },
   replay: {
-    /** A cold replay of the whole ledger. */
-    cold: { bytes: 'number', commits: 'number', ms: 'number' },
+    /** A cold replay of the whole ledger; with worker threads (lib/replay/thread-verifier.ts), how many and the records they checked ahead. */
+    cold: { bytes: 'number', commits: 'number', ms: 'number', threads: 'number', checked_ahead: 'number' },
     /** An incremental replay of bytes that extend a validated prefix. */
     incremental: { bytes: 'number', appended_bytes: 'number', commits: 'number', ms: 'number' },
     /** A candidate commit validated by applying it before its compare-and-swap. */

@@ -11,6 +11,7 @@
  */
 import { fail, isProtocolError } from '../../engine/errors.ts';
 import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
+import { threadVerifier } from '../replay/thread-verifier.ts';
 import { debugEvent, since } from '../debug/log.ts';
 import type { LedgerStore } from '../store/types.ts';
 
@@ -154,8 +155,9 @@ export class ProjectionCache {
 export function coldReplay(bytes: Uint8Array, onProgress?: ReplayProgress): Projection {
   const started = Date.now();
   try {
-    const projection = replayLedger(bytes, onProgress);
-    debugEvent('replay', 'cold', { bytes: bytes.length, commits: projection.commitCount, ms: since(started) });
+    const projection = replayLedger(bytes, onProgress, threadVerifier);
+    const threads = threadVerifier.last;
+    debugEvent('replay', 'cold', { bytes: bytes.length, commits: projection.commitCount, ms: since(started), ...(threads === null ? {} : { threads: threads.threads, checked_ahead: threads.ahead }) });
     return projection;
   } catch (e) {
     debugEvent('replay', 'rejected', { bytes: bytes.length, protocol: isProtocolError(e) });

@@ -18,6 +18,9 @@ copyFileSync(join(ROOT, 'bin', 'build.js'), join(dir, 'bin', 'build.js'));
 symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
 writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
 writeFileSync(join(dir, 'cli', 'word.ts'), "export const word: string = 'one';\n");
+// The build's second entry (the replay worker, lib/replay/verify-worker.ts), here a stand-in.
+mkdirSync(join(dir, 'lib', 'replay'), { recursive: true });
+writeFileSync(join(dir, 'lib', 'replay', 'verify-worker.ts'), 'export {};\n');
 writeFileSync(join(dir, 'cli', 'main.ts'), "import { word } from './word.ts';\nexport async function main(): Promise<number> { console.log(word); return 0; }\n");
 writeFileSync(join(dir, 'run.mjs'), "import { entry } from './bin/build.js';\nconst { main } = await import(await entry());\nawait main();\n");
 

@@ -1,0 +1,104 @@
+/**
+ * Replay with a `RecordVerifier` (record.ts): a record whose verdict comes from the verifier is
+ * only parsed; every other record is checked inline. Whichever records the verifier answers,
+ * replay gives the same projection and, on a spoiled ledger, the same first error (code,
+ * message, line) as replay without one, and it closes the verdicts once either way.
+ */
+import { describe, expect, it } from 'vitest';
+import { generateLedger } from '../../bench/generate.ts';
+import { isProtocolError } from '../errors.ts';
+import { replayLedger, summarize } from './index.ts';
+import { verifyRecord, type EnvelopeVerdict, type RecordVerdicts, type RecordVerifier } from './record.ts';
+
+const encoder = new TextEncoder();
+const { text } = generateLedger(160 * 1024, 7);
+const LINES = text.split('\n').slice(0, -1);
+const OTHER_GENESIS = generateLedger(4 * 1024, 8).text.split('\n')[0]!;
+
+/** Verifies in this thread the frames `pick` chooses (null for the rest, as a worker that has not reached them). */
+class InlineVerifier implements RecordVerifier {
+  opened = 0;
+  closed = 0;
+  answered = 0;
+  constructor(private readonly pick: (frame: number) => boolean) {}
+  open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts {
+    this.opened++;
+    return {
+      verdictOf: (n: number): EnvelopeVerdict | null => {
+        if (!this.pick(n)) return null;
+        try {
+          const verdict = verifyRecord(input, frames[n]!.start, frames[n]!.end);
+          this.answered++;
+          return verdict;
+        } catch (e) {
+          if (!isProtocolError(e)) throw e;
+          return null; // a failed record: replay checks it again and names the error
+        }
+      },
+      close: () => {
+        this.closed++;
+      },
+    };
+  }
+}
+
+function outcome(bytes: Uint8Array, verifier?: RecordVerifier): unknown {
+  try {
+    const p = replayLedger(bytes, undefined, verifier);
+    return { tip: p.tip, commits: p.commitCount, summary: summarize(p), texts: p.state.commits.map((c) => p.commitText(c.id)) };
+  } catch (e) {
+    if (!isProtocolError(e)) throw e;
+    return { code: e.code, message: e.message, line: e.line, commit: e.commit, operation: e.operation };
+  }
+}
+
+const PICKS: Record<string, (n: number) => boolean> = {
+  every: () => true,
+  none: () => false,
+  even: (n) => n % 2 === 0,
+  'all but the first 10': (n) => n >= 10,
+};
+
+describe('replay with a RecordVerifier', () => {
+  it('gives the projection replay gives alone, whichever records the verifier answers', () => {
+    const bytes = encoder.encode(text);
+    const alone = outcome(bytes);
+    expect(alone).toMatchObject({ commits: LINES.length });
+    for (const [name, pick] of Object.entries(PICKS)) {
+      const verifier = new InlineVerifier(pick);
+      expect(outcome(bytes, verifier), name).toEqual(alone);
+      expect([verifier.opened, verifier.closed], name).toEqual([1, 1]);
+      if (name !== 'none') expect(verifier.answered, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers as replay alone does on spoiled ledgers: the first error (a record the verifier fails, or an earlier fold error), or an unverified envelope', () => {
+    const late = Math.floor(LINES.length * 0.8);
+    const spoilings: Array<[string, string[]]> = [
+      // Accepted, with its envelope unverified (no canonical spans): the verifier's verdict must say so too.
+      ['non-canonical spacing', LINES.map((l, i) => (i === late ? l.replace('":', '": ') : l))],
+      ['unsupported version', LINES.map((l, i) => (i === late ? l.replace('"version":3', '"version":4') : l))],
+      ['a schema violation', LINES.map((l, i) => (i === late ? l.replace(/"at":(\d+)/, '"at":"$1"') : l))],
+      ['invalid UTF-8 is framed as bytes', LINES.map((l, i) => (i === late ? l.replace('"owner/repo"', '"owner/r\udc80po"') : l))],
+      // A record whose own checks pass but whose fold fails (another ledger's genesis), before the spoiled one.
+      ['a fold error first', [...LINES.slice(0, 5), OTHER_GENESIS, ...LINES.slice(5, late), LINES[late]!.replace('":', '": '), ...LINES.slice(late + 1)]],
+    ];
+    for (const [name, lines] of spoilings) {
+      const bytes = Buffer.from(`${lines.join('\n')}\n`, name.startsWith('invalid UTF-8') ? 'latin1' : 'utf8');
+      const alone = outcome(bytes) as { code?: string; line?: number };
+      if (name === 'non-canonical spacing') expect(alone.code, name).toBeUndefined();
+      else expect([alone.code, alone.line], name).toEqual([expect.any(String), name === 'a fold error first' ? 6 : late + 1]);
+      for (const [pickName, pick] of Object.entries(PICKS)) {
+        const verifier = new InlineVerifier(pick);
+        expect(outcome(bytes, verifier), `${name}, ${pickName}`).toEqual(alone);
+        expect(verifier.closed, `${name}, ${pickName}`).toBe(1);
+      }
+    }
+  });
+
+  it('is not asked about text input, which has no byte frames', () => {
+    const verifier = new InlineVerifier(() => true);
+    replayLedger(text, undefined, verifier);
+    expect(verifier.opened).toBe(0);
+  });
+});

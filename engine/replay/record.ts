@@ -1,0 +1,76 @@
+/**
+ * One ledger record, on its own (spec 7.1, 7.2, 7.6): UTF-8, the line limit,
+ * canonical form, protocol version, the closed QueueCommit schema and the
+ * request envelope (fingerprint, parameters). None of it depends on any other
+ * record, so it can run anywhere, in any order, before the fold: cold replay
+ * runs it inline, or takes the verdict of a `RecordVerifier` that ran this same
+ * function elsewhere (lib/replay: worker threads) and runs it here again for
+ * any record the verifier did not pass. Either way the fold sees one value per
+ * line and the first error of the ledger is the one sequential replay names.
+ */
+import { decodeUtf8, parseLedgerRecord } from '../codec/index.ts';
+import { fail, isProtocolError } from '../errors.ts';
+import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
+import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
+
+export type { EnvelopeVerdict } from './envelope.ts';
+
+const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
+
+/**
+ * Verdicts on a byte input's records reached before the fold (every record of
+ * `frames`, by index). `verdictOf(n)` answers the envelope verdict of a record
+ * that passed every check of `verifyRecord`, or null when the record has not
+ * been verified (or failed): replay then verifies it inline. `close()` is
+ * called once, when replay of the input ends (either way).
+ */
+export interface RecordVerdicts {
+  verdictOf(frame: number): EnvelopeVerdict | null;
+  close(): void;
+}
+
+/** Starts verifying a byte input's framed records (offsets exclude the LF), or answers null to leave all of them to replay. */
+export interface RecordVerifier {
+  open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts | null;
+}
+
+/** UTF-8 of the record `input[start, end)`; errors name `line`. */
+export function decodeRecord(input: Uint8Array, start: number, end: number, line: number): string {
+  try {
+    return decodeUtf8(input.subarray(start, end));
+  } catch (e) {
+    throw isProtocolError(e) ? e.at({ line }) : e;
+  }
+}
+
+/**
+ * Every check of one record's text; `bytes`, when known, is its UTF-8 length.
+ * Throws the record's `ProtocolError`, located at `line`.
+ */
+export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict } {
+  try {
+    const { value, spans, record } = parseLedgerRecord(text, bytes);
+    const version = (value as { version?: unknown } | null)?.version;
+    if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
+    // The request parameters' copy of the operations has the same text, hence the same value: validated once.
+    const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
+    const commit = parseQueueCommit(value, alias);
+    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
+  } catch (e) {
+    if (isProtocolError(e)) throw e.at({ line });
+    throw e;
+  }
+}
+
+/** Every check of the record `input[start, end)` (decoding included): what a `RecordVerifier` runs for each frame. */
+export function verifyRecord(input: Uint8Array, start: number, end: number): EnvelopeVerdict {
+  return parseRecord(decodeRecord(input, start, end, 0), 0, end - start).verdict;
+}
+
+/**
+ * The value of a record whose every check passed elsewhere (`verifyRecord` on
+ * the same bytes): what `parseRecord` would return, without checking again.
+ */
+export function verifiedCommit(text: string): QueueCommit {
+  return JSON.parse(text) as QueueCommit;
+}

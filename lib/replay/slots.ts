@@ -1,0 +1,52 @@
+/**
+ * The shared memory of one threaded verification (thread-verifier.ts, verify-worker.ts):
+ * one Int32 slot per framed record, and a control block. A slot goes FREE → CLAIMED (by
+ * whichever thread takes the record first: replay's own thread or a worker) → PASSED | bits,
+ * or FAILED (replay then checks the record inline and names its error). Only the thread that
+ * claimed a record writes its slot.
+ */
+import type { EnvelopeVerdict } from '../../engine/replay/record.ts';
+
+export const FREE = 0;
+export const CLAIMED = 1;
+export const FAILED = 2;
+export const PASSED = 8;
+const FINGERPRINT = 1;
+const PARAMETERS = 2;
+
+/** Control block: the next record a worker takes, whether the verification was closed, the record replay's thread has reached. */
+export const CURSOR = 0;
+export const CLOSED = 1;
+export const REACHED = 2;
+export const CONTROL_SLOTS = 3;
+/**
+ * Workers take no record closer than this to the one replay's thread has reached: that thread
+ * checks those itself rather than wait for a worker that started on them just before it.
+ */
+export const LEAD = 16;
+
+/** What a worker posts once it has loaded. */
+export const READY = 'ready';
+
+/** What a worker is posted to start on a ledger. */
+export interface VerifyJob {
+  /** The ledger's bytes (`length` of them). */
+  bytes: SharedArrayBuffer;
+  length: number;
+  /** Int32 pairs: each record's start and end offset (LF excluded). */
+  frames: SharedArrayBuffer;
+  /** Int32 per record: FREE, CLAIMED, FAILED or PASSED | verdict bits. */
+  status: SharedArrayBuffer;
+  control: SharedArrayBuffer;
+}
+
+export function passed(verdict: EnvelopeVerdict): number {
+  return PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0);
+}
+
+const VERDICTS: readonly EnvelopeVerdict[] = [0, 1, 2, 3].map((bits) => Object.freeze({ fingerprintVerified: (bits & FINGERPRINT) !== 0, parametersVerified: (bits & PARAMETERS) !== 0 }));
+
+/** The verdict of a PASSED slot. */
+export function verdictOf(slot: number): EnvelopeVerdict {
+  return VERDICTS[slot & (FINGERPRINT | PARAMETERS)]!;
+}

@@ -1,0 +1,76 @@
+/**
+ * Cold replay with the per-record checks on real worker threads (thread-verifier.ts): the
+ * workers run verify-worker.ts from source here (through tsx), the compiled CLI runs its built
+ * copy (tests/integration/cli-replay-threads.test.ts). The answer never depends on them: the
+ * same projection, the same first error, and replay goes on alone when they are gone.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateLedger } from '../../bench/generate.ts';
+import { isProtocolError } from '../../engine/errors.ts';
+import { replayLedger, summarize } from '../../engine/replay/index.ts';
+import { ThreadVerifier } from './thread-verifier.ts';
+
+const { text } = generateLedger(320 * 1024, 11);
+const LINES = text.split('\n').slice(0, -1);
+const verifier = new ThreadVerifier({ threads: 1, minBytes: 0 });
+afterAll(() => verifier.close());
+
+function outcome(bytes: Uint8Array, with_?: ThreadVerifier): unknown {
+  try {
+    const p = replayLedger(bytes, undefined, with_);
+    return { tip: p.tip, commits: p.commitCount, summary: summarize(p), texts: p.state.commits.map((c) => p.commitText(c.id)) };
+  } catch (e) {
+    if (!isProtocolError(e)) throw e;
+    return { code: e.code, message: e.message, line: e.line, commit: e.commit, operation: e.operation };
+  }
+}
+
+describe('ThreadVerifier', () => {
+  it('checks records ahead on a worker, and replay gives the projection it gives alone', async () => {
+    expect(await verifier.start()).toBe(1);
+    const bytes = Buffer.from(text);
+    const alone = outcome(bytes);
+    // The worker, loaded, takes records before replay's thread reaches them (on a busy machine it
+    // may not be scheduled during one short replay: a few rounds).
+    let ahead = 0;
+    for (let round = 0; round < 20 && ahead === 0; round++) {
+      expect(outcome(bytes, verifier)).toEqual(alone);
+      expect(verifier.last).toMatchObject({ threads: 1, records: LINES.length });
+      ahead += verifier.last!.ahead;
+    }
+    expect(ahead).toBeGreaterThan(0);
+  });
+
+  it('names the first error replay names alone, wherever the spoiled record is', async () => {
+    expect(await verifier.start()).toBe(1);
+    for (const at of [0, 1, Math.floor(LINES.length / 2), LINES.length - 1]) {
+      for (const spoil of [(l: string) => l.replace('"version":3', '"version":2'), (l: string) => l.replace(/"at":(\d+)/, '"at":-$1'), (l: string) => l.slice(0, -1)]) {
+        const bytes = Buffer.from(`${LINES.map((l, i) => (i === at ? spoil(l) : l)).join('\n')}\n`);
+        const alone = outcome(bytes) as { code?: string };
+        expect(alone.code).toEqual(expect.any(String));
+        expect(outcome(bytes, verifier)).toEqual(alone);
+      }
+    }
+  });
+
+  it('leaves small ledgers, text input and a pool of none to replay alone', () => {
+    const small = new ThreadVerifier({ threads: 1 });
+    expect(small.open(Buffer.from(text), [{ start: 0, end: 1 }, { start: 2, end: 3 }])).toBeNull();
+    expect(small.last).toBeNull();
+    const none = new ThreadVerifier({ threads: 0, minBytes: 0 });
+    expect(outcome(Buffer.from(text), none)).toEqual(outcome(Buffer.from(text)));
+    expect(none.last).toBeNull();
+  });
+
+  it('starts a new pool after close, and replay is unchanged while it loads', async () => {
+    const own = new ThreadVerifier({ threads: 1, minBytes: 0 });
+    const bytes = Buffer.from(text);
+    const alone = outcome(bytes);
+    // Not started: the worker loads while replay runs (and may check nothing before it ends).
+    expect(outcome(bytes, own)).toEqual(alone);
+    await own.close();
+    expect(outcome(bytes, own)).toEqual(alone);
+    expect(await own.start()).toBe(1);
+    await own.close();
+  });
+});

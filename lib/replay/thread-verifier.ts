@@ -1,0 +1,227 @@
+/**
+ * Cold replay with its per-record checks on worker threads (issue 13: "parallel parse and
+ * validate on a worker thread pool, keeping the fold sequential and deterministic").
+ *
+ * Every record's own checks (UTF-8, canonical form, version, the closed schema, the request
+ * envelope: engine/replay/record.ts) depend on no other record. Workers run them ahead of
+ * the fold over the ledger's bytes in shared memory; replay's thread, reaching a record,
+ * takes a worker's PASSED verdict and only parses it, checks inline any record no worker
+ * has taken yet, and checks again any record a worker failed, so the error it throws is the
+ * one sequential replay names. Nothing a worker does can change a verdict: a worker that
+ * dies or stalls only costs time (replay stops waiting for it after WAIT_MS and checks the
+ * record itself).
+ *
+ * The pool starts with the first ledger of at least MIN_BYTES and lives as long as the
+ * process, without keeping it alive. Threads: FAIRWAY_REPLAY_THREADS, none by default.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EnvelopeVerdict, RecordVerdicts, RecordVerifier } from '../../engine/replay/record.ts';
+import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verdictOf, type VerifyJob } from './slots.ts';
+
+/** Below this a ledger replays faster than a worker starts. */
+export const MIN_BYTES = 4 << 20;
+const MAX_THREADS_ENV = 16;
+/** How long replay waits for a record a worker has taken before checking it itself. */
+const WAIT_MS = 1000;
+
+export interface ThreadVerifierOptions {
+  /** Worker threads (default: FAIRWAY_REPLAY_THREADS, else none). */
+  threads?: number;
+  /** Smallest ledger handed to the workers (default MIN_BYTES). */
+  minBytes?: number;
+}
+
+/** How the last verification went: records whose checks a worker ran, of all records. */
+export interface ThreadVerifierReport {
+  threads: number;
+  records: number;
+  ahead: number;
+}
+
+export class ThreadVerifier implements RecordVerifier {
+  private workers: Worker[] | null = null;
+  private readonly loaded = new WeakMap<Worker, Promise<boolean>>();
+  private broken = false;
+  readonly threads: number;
+  readonly minBytes: number;
+  last: ThreadVerifierReport | null = null;
+
+  constructor(options: ThreadVerifierOptions = {}) {
+    this.threads = Math.max(0, Math.floor(options.threads ?? defaultThreads()));
+    this.minBytes = options.minBytes ?? MIN_BYTES;
+  }
+
+  open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts | null {
+    this.last = null;
+    if (this.threads === 0 || input.length < this.minBytes || frames.length < 2) return null;
+    const workers = this.pool();
+    if (workers === null) return null;
+    const job = share(input, frames);
+    for (const w of workers) w.postMessage(job);
+    return new SharedVerdicts(job, (ahead) => {
+      this.last = { threads: workers.length, records: frames.length, ahead };
+    });
+  }
+
+  /**
+   * Starts the pool now rather than at the first large ledger (a long-lived process, a test):
+   * resolves with the number of workers loaded and waiting, 0 when there are none.
+   */
+  async start(): Promise<number> {
+    if (this.threads === 0) return 0;
+    const workers = this.pool();
+    if (workers === null) return 0;
+    const loaded = await Promise.all(workers.map((w) => this.loaded.get(w) ?? Promise.resolve(false)));
+    return loaded.filter(Boolean).length;
+  }
+
+  /** Stops the workers (a long-lived process that no longer replays large ledgers). */
+  async close(): Promise<void> {
+    const workers = this.workers;
+    this.workers = null;
+    if (workers !== null) await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  private pool(): Worker[] | null {
+    if (this.workers !== null || this.broken) return this.workers;
+    const spec = workerScript();
+    if (spec === null) {
+      this.broken = true;
+      return null;
+    }
+    try {
+      this.workers = Array.from({ length: this.threads }, () => {
+        const w = new Worker(spec.script, { eval: spec.eval });
+        w.unref();
+        this.loaded.set(w, new Promise<boolean>((resolve) => {
+          w.once('message', (m) => resolve(m === READY));
+          w.once('error', () => resolve(false));
+          w.once('exit', () => resolve(false));
+        }));
+        // A worker that fails to start never takes a record; one that dies mid-record costs one WAIT_MS.
+        w.on('error', () => this.drop(w));
+        w.on('exit', () => this.drop(w));
+        return w;
+      });
+    } catch {
+      this.broken = true;
+      return null;
+    }
+    return this.workers;
+  }
+
+  /** A worker of the pool failed or exited on its own: the pool is not used again. */
+  private drop(worker: Worker): void {
+    const workers = this.workers;
+    if (workers === null || !workers.includes(worker)) return;
+    this.workers = null;
+    this.broken = true;
+    for (const w of workers) void w.terminate();
+  }
+}
+
+class SharedVerdicts implements RecordVerdicts {
+  private readonly status: Int32Array;
+  private readonly control: Int32Array;
+  private stalled = false;
+  private ahead = 0;
+
+  constructor(job: VerifyJob, private readonly report: (ahead: number) => void) {
+    this.status = new Int32Array(job.status);
+    this.control = new Int32Array(job.control);
+  }
+
+  verdictOf(n: number): EnvelopeVerdict | null {
+    const { status } = this;
+    Atomics.store(this.control, REACHED, n);
+    let slot = Atomics.compareExchange(status, n, FREE, CLAIMED);
+    if (slot === FREE) return null; // ours now: replay checks it inline
+    while (slot === CLAIMED) {
+      if (this.stalled || Atomics.wait(status, n, CLAIMED, WAIT_MS) === 'timed-out') {
+        this.stalled = true;
+        return null;
+      }
+      slot = Atomics.load(status, n);
+    }
+    if (slot === FAILED || (slot & PASSED) === 0) return null;
+    this.ahead++;
+    return verdictOf(slot);
+  }
+
+  close(): void {
+    Atomics.store(this.control, CLOSED, 1);
+    this.report(this.ahead);
+  }
+}
+
+function share(input: Uint8Array, frames: readonly { start: number; end: number }[]): VerifyJob {
+  const bytes = input.buffer instanceof SharedArrayBuffer && input.byteOffset === 0 ? input.buffer : copyShared(input);
+  const framesBuffer = new SharedArrayBuffer(frames.length * 8);
+  const offsets = new Int32Array(framesBuffer);
+  for (let i = 0; i < frames.length; i++) {
+    offsets[2 * i] = frames[i]!.start;
+    offsets[2 * i + 1] = frames[i]!.end;
+  }
+  return { bytes, length: input.length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+}
+
+function copyShared(input: Uint8Array): SharedArrayBuffer {
+  const shared = new SharedArrayBuffer(input.length);
+  new Uint8Array(shared).set(input);
+  return shared;
+}
+
+/**
+ * FAIRWAY_REPLAY_THREADS (0 to 16); none when unset. Measured on 2 cores, a worker made steady
+ * replay 10-17% faster (wall) and a fresh process's first replay no faster, since it competes
+ * with replay's thread and V8's compiler and GC threads (docs/performance.md, "Replay: worker
+ * threads"); a default for larger machines waits for a measurement on one.
+ */
+function defaultThreads(): number {
+  const env = process.env.FAIRWAY_REPLAY_THREADS;
+  if (env === undefined || env.trim() === '' || !Number.isFinite(Number(env))) return 0;
+  return Math.min(MAX_THREADS_ENV, Number(env));
+}
+
+/**
+ * The worker's script: verify-worker.js beside this module's chunk in the compiled CLI
+ * (bin/build.js builds it as an entry), or the TypeScript source through tsx when running
+ * from source (tests, bench: tsx is a devDependency). Null where neither exists (e.g. inside a Next.js bundle).
+ */
+function workerScript(): { script: URL | string; eval: boolean } | null {
+  try {
+    const here = new URL(import.meta.url);
+    if (here.protocol !== 'file:') return null;
+    const source = here.pathname.endsWith('.ts');
+    const url = new URL(source ? './verify-worker.ts' : './verify-worker.js', here);
+    if (!existsSync(fileURLToPath(url))) return null;
+    if (!source) return { script: url, eval: false };
+    // A worker does not inherit tsx's loader (nor take it by --import on Node 20): it registers it first.
+    const tsx = tsxApi(dirname(fileURLToPath(here)));
+    return tsx === null ? null : { script: `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, eval: true };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The ESM build of tsx's API (the CommonJS one cannot register from a worker), found by walking
+ * up to node_modules on disk rather than by a `require.resolve` a bundler would try to follow.
+ */
+function tsxApi(from: string): string | null {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const pkg = join(dir, 'node_modules', 'tsx', 'package.json');
+    if (existsSync(pkg)) {
+      const exports = (JSON.parse(readFileSync(pkg, 'utf8')) as { exports?: Record<string, { import?: { default?: string } }> }).exports;
+      const api = exports?.['./esm/api']?.import?.default;
+      return api === undefined ? null : pathToFileURL(join(dir, 'node_modules', 'tsx', api)).href;
+    }
+    if (dirname(dir) === dir) return null;
+  }
+}
+
+/** The process's one pool, shared by every cold replay of lib/. */
+export const threadVerifier = new ThreadVerifier();
