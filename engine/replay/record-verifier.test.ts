@@ -28,7 +28,7 @@ class InlineVerifier implements RecordVerifier {
         if (!this.pick(n)) return null;
         try {
           const verdict = verifyRecord(input, frames[n]!.start, frames[n]!.end);
-          this.answered++;
+          if (verdict !== null) this.answered++;
           return verdict;
         } catch (e) {
           if (!isProtocolError(e)) throw e;
@@ -42,10 +42,28 @@ class InlineVerifier implements RecordVerifier {
   }
 }
 
+/**
+ * A value as replay holds it, beyond what toEqual compares: each object's key order and whether
+ * it has a prototype (the schema's parse builds prototype-free maps, in its own key order).
+ */
+function shapeOf(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(shapeOf);
+  if (v === null || typeof v !== 'object') return v;
+  return { prototype: Object.getPrototypeOf(v) === null ? 'none' : 'Object', members: Object.entries(v).map(([k, x]) => [k, shapeOf(x)]) };
+}
+
 function outcome(bytes: Uint8Array, verifier?: RecordVerifier): unknown {
   try {
     const p = replayLedger(bytes, undefined, verifier);
-    return { tip: p.tip, commits: p.commitCount, summary: summarize(p), texts: p.state.commits.map((c) => p.commitText(c.id)) };
+    return {
+      tip: p.tip,
+      commits: p.commitCount,
+      summary: summarize(p),
+      texts: p.state.commits.map((c) => p.commitText(c.id)),
+      policy: shapeOf(p.policy),
+      policyHistory: shapeOf(p.policyHistory),
+      works: shapeOf([...p.works()].slice(0, 20)),
+    };
   } catch (e) {
     if (!isProtocolError(e)) throw e;
     return { code: e.code, message: e.message, line: e.line, commit: e.commit, operation: e.operation };
@@ -94,6 +112,17 @@ describe('replay with a RecordVerifier', () => {
         expect(verifier.closed, `${name}, ${pickName}`).toBe(1);
       }
     }
+  });
+
+  it('leaves to replay a record that is not canonical JSON (the strict parser reads it) or that the schema parses into a new value (a Policy)', () => {
+    const genesis = encoder.encode(LINES[0]!);
+    expect(LINES[0]).toContain('"kind":"Policy"');
+    expect(verifyRecord(genesis, 0, genesis.length)).toBeNull();
+    const line = LINES[3]!;
+    const canonical = encoder.encode(line);
+    expect(verifyRecord(canonical, 0, canonical.length)).toEqual({ fingerprintVerified: expect.any(Boolean), parametersVerified: expect.any(Boolean) });
+    const spaced = encoder.encode(line.replace('":', '": '));
+    expect(verifyRecord(spaced, 0, spaced.length)).toBeNull();
   });
 
   it('is not asked about text input, which has no byte frames', () => {

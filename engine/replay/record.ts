@@ -45,9 +45,11 @@ export function decodeRecord(input: Uint8Array, start: number, end: number, line
 
 /**
  * Every check of one record's text; `bytes`, when known, is its UTF-8 length.
- * Throws the record's `ProtocolError`, located at `line`.
+ * Throws the record's `ProtocolError`, located at `line`. `plain`: the commit is
+ * `JSON.parse(text)` itself (not for a record that is not canonical JSON, read by
+ * the strict parser, nor for one the schema parses into a new value).
  */
-export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict } {
+export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean } {
   try {
     const { value, spans, record } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
@@ -55,16 +57,23 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
     // The request parameters' copy of the operations has the same text, hence the same value: validated once.
     const alias = record?.repeats == null ? undefined : (value as { request: { parameters: Record<string, unknown> } }).request.parameters[record.repeats];
     const commit = parseQueueCommit(value, alias);
-    return { commit, verdict: spans === null ? UNVERIFIED : verifyEnvelopeText(text, spans, commit, record) };
+    // `plain`: the commit is the very value JSON.parse returned (zod builds a new one for a record the
+    // fast validator cannot prove, e.g. a Policy: other key order, prototype-free maps).
+    return spans === null ? { commit, verdict: UNVERIFIED, plain: false } : { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;
   }
 }
 
-/** Every check of the record `input[start, end)` (decoding included): what a `RecordVerifier` runs for each frame. */
-export function verifyRecord(input: Uint8Array, start: number, end: number): EnvelopeVerdict {
-  return parseRecord(decodeRecord(input, start, end, 0), 0, end - start).verdict;
+/**
+ * Every check of the record `input[start, end)` (decoding included): what a `RecordVerifier`
+ * runs for each frame. Its envelope verdict, or null for a record whose commit is not plain
+ * `JSON.parse` of its text (replay reads that one itself: `verifiedCommit` would not match).
+ */
+export function verifyRecord(input: Uint8Array, start: number, end: number): EnvelopeVerdict | null {
+  const { verdict, plain } = parseRecord(decodeRecord(input, start, end, 0), 0, end - start);
+  return plain ? verdict : null;
 }
 
 /**

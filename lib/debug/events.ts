@@ -61,6 +61,8 @@ export const EVENTS = {
   replay: {
     /** A cold replay of the whole ledger; with worker threads (lib/replay/thread-verifier.ts), how many and the records they checked ahead. */
     cold: { bytes: 'number', commits: 'number', ms: 'number', threads: 'number', checked_ahead: 'number' },
+    /** A replay worker thread failed or exited: cold replays check every record on their own thread from now on. */
+    threads_stopped: { threads: 'number' },
     /** An incremental replay of bytes that extend a validated prefix. */
     incremental: { bytes: 'number', appended_bytes: 'number', commits: 'number', ms: 'number' },
     /** A candidate commit validated by applying it before its compare-and-swap. */

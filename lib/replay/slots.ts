@@ -3,7 +3,8 @@
  * one Int32 slot per framed record, and a control block. A slot goes FREE → CLAIMED (by
  * whichever thread takes the record first: replay's own thread or a worker) → PASSED | bits,
  * or FAILED (replay then checks the record inline and names its error). Only the thread that
- * claimed a record writes its slot.
+ * claimed a record writes its slot. FAILED also stands for a record that passed but that replay
+ * must read itself (not canonical JSON: its value comes from the strict parser).
  */
 import type { EnvelopeVerdict } from '../../engine/replay/record.ts';
 

@@ -41,16 +41,23 @@ describe('ThreadVerifier', () => {
     expect(ahead).toBeGreaterThan(0);
   });
 
-  it('names the first error replay names alone, wherever the spoiled record is', async () => {
+  it('names the first error replay names alone, wherever the spoiled record is, and a record a worker failed is checked again', async () => {
     expect(await verifier.start()).toBe(1);
+    let rechecked = 0;
     for (const at of [0, 1, Math.floor(LINES.length / 2), LINES.length - 1]) {
       for (const spoil of [(l: string) => l.replace('"version":3', '"version":2'), (l: string) => l.replace(/"at":(\d+)/, '"at":-$1'), (l: string) => l.slice(0, -1)]) {
         const bytes = Buffer.from(`${LINES.map((l, i) => (i === at ? spoil(l) : l)).join('\n')}\n`);
         const alone = outcome(bytes) as { code?: string };
         expect(alone.code).toEqual(expect.any(String));
-        expect(outcome(bytes, verifier)).toEqual(alone);
+        // Past the workers' lead a worker usually takes the spoiled record first (a few tries on a busy machine).
+        for (let round = 0; round < (at > 16 ? 10 : 1); round++) {
+          expect(outcome(bytes, verifier)).toEqual(alone);
+          if (verifier.last!.rechecked > 0) break;
+        }
+        rechecked += verifier.last!.rechecked;
       }
     }
+    expect(rechecked).toBeGreaterThan(0);
   });
 
   it('leaves small ledgers, text input and a pool of none to replay alone', () => {

@@ -8,8 +8,9 @@
  * takes a worker's PASSED verdict and only parses it, checks inline any record no worker
  * has taken yet, and checks again any record a worker failed, so the error it throws is the
  * one sequential replay names. Nothing a worker does can change a verdict: a worker that
- * dies or stalls only costs time (replay stops waiting for it after WAIT_MS and checks the
- * record itself).
+ * dies or stalls only costs time (a replay waits for workers WAIT_MS in all, then checks every
+ * record itself). A worker that fails or exits stops the pool for the rest of the process
+ * (debug event `replay threads_stopped`).
  *
  * The pool starts with the first ledger of at least MIN_BYTES and lives as long as the
  * process, without keeping it alive. Threads: FAIRWAY_REPLAY_THREADS, none by default.
@@ -19,12 +20,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EnvelopeVerdict, RecordVerdicts, RecordVerifier } from '../../engine/replay/record.ts';
+import { debugEvent } from '../debug/log.ts';
 import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verdictOf, type VerifyJob } from './slots.ts';
 
 /** Below this a ledger replays faster than a worker starts. */
 export const MIN_BYTES = 4 << 20;
 const MAX_THREADS_ENV = 16;
-/** How long replay waits for a record a worker has taken before checking it itself. */
+/** How long one replay waits, in all, for records workers have taken; after that it checks every record itself. */
 const WAIT_MS = 1000;
 
 export interface ThreadVerifierOptions {
@@ -34,11 +36,12 @@ export interface ThreadVerifierOptions {
   minBytes?: number;
 }
 
-/** How the last verification went: records whose checks a worker ran, of all records. */
+/** How the last verification went: of all records, those whose checks a worker ran and passed, and those a worker failed (checked again inline). */
 export interface ThreadVerifierReport {
   threads: number;
   records: number;
   ahead: number;
+  rechecked: number;
 }
 
 export class ThreadVerifier implements RecordVerifier {
@@ -59,10 +62,17 @@ export class ThreadVerifier implements RecordVerifier {
     if (this.threads === 0 || input.length < this.minBytes || frames.length < 2) return null;
     const workers = this.pool();
     if (workers === null) return null;
-    const job = share(input, frames);
-    for (const w of workers) w.postMessage(job);
-    return new SharedVerdicts(job, (ahead) => {
-      this.last = { threads: workers.length, records: frames.length, ahead };
+    let job: VerifyJob | null = null;
+    try {
+      job = share(input, frames);
+      for (const w of workers) w.postMessage(job);
+    } catch {
+      // No shared memory for a copy of the ledger, or a worker that cannot be posted to: replay goes on alone.
+      if (job !== null) Atomics.store(new Int32Array(job.control), CLOSED, 1);
+      return null;
+    }
+    return new SharedVerdicts(job, (ahead, rechecked) => {
+      this.last = { threads: workers.length, records: frames.length, ahead, rechecked };
     });
   }
 
@@ -119,6 +129,7 @@ export class ThreadVerifier implements RecordVerifier {
     if (workers === null || !workers.includes(worker)) return;
     this.workers = null;
     this.broken = true;
+    debugEvent('replay', 'threads_stopped', { threads: workers.length });
     for (const w of workers) void w.terminate();
   }
 }
@@ -126,10 +137,11 @@ export class ThreadVerifier implements RecordVerifier {
 class SharedVerdicts implements RecordVerdicts {
   private readonly status: Int32Array;
   private readonly control: Int32Array;
-  private stalled = false;
+  private waited = 0;
   private ahead = 0;
+  private rechecked = 0;
 
-  constructor(job: VerifyJob, private readonly report: (ahead: number) => void) {
+  constructor(job: VerifyJob, private readonly report: (ahead: number, rechecked: number) => void) {
     this.status = new Int32Array(job.status);
     this.control = new Int32Array(job.control);
   }
@@ -140,20 +152,24 @@ class SharedVerdicts implements RecordVerdicts {
     let slot = Atomics.compareExchange(status, n, FREE, CLAIMED);
     if (slot === FREE) return null; // ours now: replay checks it inline
     while (slot === CLAIMED) {
-      if (this.stalled || Atomics.wait(status, n, CLAIMED, WAIT_MS) === 'timed-out') {
-        this.stalled = true;
-        return null;
-      }
+      // A worker has this record: wait for it, within what is left of this replay's waiting budget.
+      if (this.waited >= WAIT_MS) return null;
+      const since = performance.now();
+      Atomics.wait(status, n, CLAIMED, WAIT_MS - this.waited);
+      this.waited += performance.now() - since;
       slot = Atomics.load(status, n);
     }
-    if (slot === FAILED || (slot & PASSED) === 0) return null;
+    if ((slot & PASSED) === 0) {
+      if (slot === FAILED) this.rechecked++;
+      return null;
+    }
     this.ahead++;
     return verdictOf(slot);
   }
 
   close(): void {
     Atomics.store(this.control, CLOSED, 1);
-    this.report(this.ahead);
+    this.report(this.ahead, this.rechecked);
   }
 }
 
@@ -176,7 +192,7 @@ function copyShared(input: Uint8Array): SharedArrayBuffer {
 
 /**
  * FAIRWAY_REPLAY_THREADS (0 to 16); none when unset. Measured on 2 cores, a worker made steady
- * replay 10-17% faster (wall) and a fresh process's first replay no faster, since it competes
+ * replay about 20% faster (wall) at 16 MiB, 6% at 64 MiB, and a fresh process's first replay no faster, since it competes
  * with replay's thread and V8's compiler and GC threads (docs/performance.md, "Replay: worker
  * threads"); a default for larger machines waits for a measurement on one.
  */
@@ -192,6 +208,8 @@ function defaultThreads(): number {
  * from source (tests, bench: tsx is a devDependency). Null where neither exists (e.g. inside a Next.js bundle).
  */
 function workerScript(): { script: URL | string; eval: boolean } | null {
+  // Inside Next.js (the console) this module is compiled into the server bundle: no workers there.
+  if (process.env.NEXT_RUNTIME !== undefined) return null;
   try {
     const here = new URL(import.meta.url);
     if (here.protocol !== 'file:') return null;

@@ -26,7 +26,8 @@ function run(job: VerifyJob): void {
     if (Atomics.compareExchange(status, n, FREE, CLAIMED) !== FREE) continue;
     let slot = FAILED;
     try {
-      slot = passed(verifyRecord(input, frames[2 * n]!, frames[2 * n + 1]!));
+      const verdict = verifyRecord(input, frames[2 * n]!, frames[2 * n + 1]!);
+      if (verdict !== null) slot = passed(verdict);
     } catch {
       // Replay checks this record again on its own thread: it names the error (or meets the bug) there.
     }
