@@ -11,7 +11,7 @@
  */
 import { fail, isProtocolError } from '../../engine/errors.ts';
 import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
-import { threadVerifier } from '../replay/thread-verifier.ts';
+import { threadVerifier, type ThreadVerifier } from '../replay/thread-verifier.ts';
 import { debugEvent, since } from '../debug/log.ts';
 import type { LedgerStore } from '../store/types.ts';
 
@@ -151,12 +151,12 @@ export class ProjectionCache {
   }
 }
 
-/** A cold replay of ledger bytes with its `replay cold` (or `replay rejected`) debug event. */
-export function coldReplay(bytes: Uint8Array, onProgress?: ReplayProgress): Projection {
+/** A cold replay of ledger bytes with its `replay cold` (or `replay rejected`) debug event; `verifier`: the process's worker threads unless given. */
+export function coldReplay(bytes: Uint8Array, onProgress?: ReplayProgress, verifier: ThreadVerifier = threadVerifier): Projection {
   const started = Date.now();
   try {
-    const projection = replayLedger(bytes, onProgress, threadVerifier);
-    const threads = threadVerifier.last;
+    const projection = replayLedger(bytes, onProgress, verifier);
+    const threads = verifier.last;
     debugEvent('replay', 'cold', { bytes: bytes.length, commits: projection.commitCount, ms: since(started), ...(threads === null ? {} : { threads: threads.threads, checked_ahead: threads.ahead }) });
     return projection;
   } catch (e) {

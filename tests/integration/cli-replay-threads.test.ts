@@ -59,6 +59,24 @@ describe('fairway verify with a replay worker thread', () => {
     expect(JSON.parse(alone.stdout)).toMatchObject({ ok: false, error: { line: lines.length - 2 } });
   });
 
+  it('verify --threads N turns the workers on for one run and reports what they checked; a bad count is a usage error', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, ['bin/fairway.js', 'verify', '--ledger', good, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FAIRWAY_REPLAY_THREADS: '' } });
+    const threaded = run('--threads', '1', '--json');
+    expect(threaded.status).toBe(0);
+    const result = JSON.parse(threaded.stdout) as { ok: boolean; commits: number; worker_threads: { threads: number; checked_ahead: number } };
+    expect(result).toMatchObject({ ok: true, commits: lines.length, worker_threads: { threads: 1, checked_ahead: expect.any(Number) } });
+    expect(result.worker_threads.checked_ahead).toBeLessThanOrEqual(lines.length);
+    const text = run('--threads', '1');
+    expect(text.stdout).toMatch(new RegExp(`^ledger valid: ${lines.length} commits, .*; \\d+ of ${lines.length} records checked ahead on 1 worker thread\\)\n$`));
+    expect(run('--threads', '0').stdout).toMatch(/; no worker threads \(--threads 0\)\)\n$/);
+    expect(JSON.parse(run('--json').stdout)).not.toHaveProperty('worker_threads');
+    for (const bad of ['17', '-1', '1.5', 'two']) {
+      const r = run('--threads', bad, '--json');
+      expect(r.status).toBe(2);
+      expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'option_invalid', message: `--threads must be an integer 0..16, not ${JSON.stringify(bad)}` } });
+    }
+  });
+
   it('builds the worker as plain JavaScript beside the CLI', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'dist', 'cli.json'), 'utf8')) as { dir: string; modules: Record<string, string> };
     expect(manifest.modules['lib/replay/verify-worker.ts']).toBe('verify-worker.js');
