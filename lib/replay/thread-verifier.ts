@@ -111,7 +111,7 @@ export class ThreadVerifier implements RecordVerifier {
           w.once('error', () => resolve(false));
           w.once('exit', () => resolve(false));
         }));
-        // A worker that fails to start never takes a record; one that dies mid-record costs one WAIT_MS.
+        // A worker that fails to start never takes a record; one that dies mid-record costs at most the replay's WAIT_MS.
         w.on('error', () => this.drop(w));
         w.on('exit', () => this.drop(w));
         return w;
