@@ -25,7 +25,8 @@ import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, v
 
 /** Below this a ledger replays faster than a worker starts. */
 export const MIN_BYTES = 4 << 20;
-const MAX_THREADS_ENV = 16;
+/** Most worker threads one replay may use (FAIRWAY_REPLAY_THREADS, `verify --threads`). */
+export const MAX_THREADS = 16;
 /** How long one replay waits, in all, for records workers have taken; after that it checks every record itself. */
 const WAIT_MS = 1000;
 
@@ -191,15 +192,23 @@ function copyShared(input: Uint8Array): SharedArrayBuffer {
 }
 
 /**
- * FAIRWAY_REPLAY_THREADS (0 to 16); none when unset. Measured on 2 cores, a worker made steady
- * replay about 20% faster (wall) at 16 MiB, 6% at 64 MiB, and a fresh process's first replay no faster, since it competes
- * with replay's thread and V8's compiler and GC threads (docs/performance.md, "Replay: worker
- * threads"); a default for larger machines waits for a measurement on one.
+ * FAIRWAY_REPLAY_THREADS: an integer 0..16, none when unset or empty; any other value is
+ * `envThreadsError()` (`fairway verify` refuses it, other commands replay alone). Measured on
+ * 2 cores, a worker made steady replay about 20% faster (wall) at 16 MiB and 6% at 64 MiB, and
+ * a fresh process's first replay slower, since it competes with replay's thread and V8's
+ * compiler and GC threads (docs/performance.md, "Replay: worker threads"); a default for
+ * larger machines waits for a measurement on one.
  */
 function defaultThreads(): number {
-  const env = process.env.FAIRWAY_REPLAY_THREADS;
-  if (env === undefined || env.trim() === '' || !Number.isFinite(Number(env))) return 0;
-  return Math.min(MAX_THREADS_ENV, Number(env));
+  return envThreadsError() === null ? Number(process.env.FAIRWAY_REPLAY_THREADS?.trim() || 0) : 0;
+}
+
+/** Why FAIRWAY_REPLAY_THREADS is not a thread count, or null when it is one (or unset). */
+export function envThreadsError(): string | null {
+  const env = process.env.FAIRWAY_REPLAY_THREADS?.trim();
+  if (env === undefined || env === '') return null;
+  const n = /^\d+$/.test(env) ? Number(env) : Number.NaN;
+  return Number.isSafeInteger(n) && n <= MAX_THREADS ? null : `FAIRWAY_REPLAY_THREADS must be an integer 0..${MAX_THREADS}, not ${JSON.stringify(env)}`;
 }
 
 /**
