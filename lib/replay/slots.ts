@@ -4,7 +4,8 @@
  * whichever thread takes the record first: replay's own thread or a worker) → PASSED | bits,
  * or FAILED (replay then checks the record inline and names its error). Only the thread that
  * claimed a record writes its slot. FAILED also stands for a record that passed but that replay
- * must read itself (not canonical JSON: its value comes from the strict parser).
+ * must read itself (`verifyRecord` null: not canonical JSON, read by the strict parser, or a
+ * record the schema parses into a new value, such as a Policy).
  */
 import type { EnvelopeVerdict } from '../../engine/replay/record.ts';
 
