@@ -13,6 +13,9 @@ export interface MermaidNodeLink {
   href: string | null;
 }
 
+/** One empty list for every caller without links: a fresh `[]` per render would change the effect's inputs and draw again. */
+const NO_LINKS: MermaidNodeLink[] = [];
+
 let initialized: Promise<typeof import('mermaid').default> | null = null;
 
 function loadMermaid() {
@@ -38,11 +41,15 @@ function nodeIdOf(element: Element): string | null {
   return m === null ? null : m[1]!;
 }
 
-export function Mermaid({ text, links = [], label, testId = 'mermaid' }: { text: string; links?: MermaidNodeLink[]; label: string; testId?: string }) {
+export function Mermaid({ text, links = NO_LINKS, label, testId = 'mermaid' }: { text: string; links?: MermaidNodeLink[]; label: string; testId?: string }) {
   const host = useRef<HTMLDivElement>(null);
   const router = useRouter();
   const reactId = useId();
   const [state, setState] = useState<'rendering' | 'rendered' | 'failed'>('rendering');
+  // The effect draws once per text and link content: a refresh that hands equal links in a new
+  // array (live updates re-render the server page) must not draw again, and drawing again on each
+  // render loops (setState re-renders) and races Mermaid's renders over the same element id.
+  const linkKey = JSON.stringify(links);
 
   useEffect(() => {
     let cancelled = false;
@@ -53,7 +60,7 @@ export function Mermaid({ text, links = [], label, testId = 'mermaid' }: { text:
       .then(({ svg }) => {
         if (cancelled || host.current === null) return;
         host.current.innerHTML = svg; // Mermaid's own sanitized output (strict mode)
-        const byId = new Map(links.filter((l) => l.href !== null).map((l) => [l.id, l.href!]));
+        const byId = new Map((JSON.parse(linkKey) as MermaidNodeLink[]).filter((l) => l.href !== null).map((l) => [l.id, l.href!]));
         for (const node of host.current.querySelectorAll('g.node')) {
           const id = nodeIdOf(node);
           const href = id === null ? undefined : byId.get(id);
@@ -77,7 +84,7 @@ export function Mermaid({ text, links = [], label, testId = 'mermaid' }: { text:
     return () => {
       cancelled = true;
     };
-  }, [text, links, reactId, router]);
+  }, [text, linkKey, reactId, router]);
 
   return (
     <figure aria-label={label} className="w-full">

@@ -54,7 +54,18 @@ export async function login(page: Page, role: 'administrator' | 'observer' = 'ad
   if (!existsSync(saved)) writeFileSync(saved, JSON.stringify(await page.context().cookies()));
 }
 
+/**
+ * The diagram is drawn and stays drawn: the same SVG element is still there
+ * and the state still `rendered` a moment later (a diagram that renders again
+ * on every React render flips between `rendering` and `rendered` and replaces
+ * its SVG; that loop once left the receipt page stuck in `rendering`).
+ */
 export async function mermaidRendered(page: Page, testId: string): Promise<void> {
-  await expect(page.getByTestId(testId)).toHaveAttribute('data-state', 'rendered', { timeout: 30_000 });
-  await expect(page.getByTestId(testId).locator('svg').first()).toBeVisible();
+  const host = page.getByTestId(testId);
+  await expect(host).toHaveAttribute('data-state', 'rendered', { timeout: 30_000 });
+  await expect(host.locator('svg').first()).toBeVisible();
+  await host.locator('svg').first().evaluate((svg) => svg.setAttribute('data-e2e-drawn', 'once'));
+  await page.waitForTimeout(750);
+  await expect(host).toHaveAttribute('data-state', 'rendered', { timeout: 1 });
+  await expect(host.locator('svg[data-e2e-drawn="once"]')).toHaveCount(1, { timeout: 1 });
 }
