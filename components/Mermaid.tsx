@@ -50,6 +50,8 @@ export function Mermaid({ text, links = NO_LINKS, label, testId = 'mermaid' }: {
   // array (live updates re-render the server page) must not draw again, and drawing again on each
   // render loops (setState re-renders) and races Mermaid's renders over the same element id.
   const linkKey = JSON.stringify(links);
+  // How many times this diagram was drawn (`data-draws`: once per text and link content).
+  const [draws, setDraws] = useState(0);
 
   useEffect(() => {
     let cancelled = false;
@@ -76,6 +78,7 @@ export function Mermaid({ text, links = NO_LINKS, label, testId = 'mermaid' }: {
             if ((e as KeyboardEvent).key === 'Enter') go();
           });
         }
+        setDraws((n) => n + 1);
         setState('rendered');
       })
       .catch(() => {
@@ -88,7 +91,7 @@ export function Mermaid({ text, links = NO_LINKS, label, testId = 'mermaid' }: {
 
   return (
     <figure aria-label={label} className="w-full">
-      <div ref={host} data-testid={testId} data-state={state} className="mermaid-host flex min-h-16 justify-center overflow-x-auto" />
+      <div ref={host} data-testid={testId} data-state={state} data-draws={draws} className="mermaid-host flex min-h-16 justify-center overflow-x-auto" />
       {state === 'rendering' && <p className="text-center text-xs muted">Rendering diagram…</p>}
       {state === 'failed' && <p role="alert" className="text-center text-sm text-red-700">The diagram could not be rendered; the table below lists the same nodes.</p>}
     </figure>

@@ -55,10 +55,11 @@ export async function login(page: Page, role: 'administrator' | 'observer' = 'ad
 }
 
 /**
- * The diagram is drawn and stays drawn: the same SVG element is still there
- * and the state still `rendered` a moment later (a diagram that renders again
- * on every React render flips between `rendering` and `rendered` and replaces
- * its SVG; that loop once left the receipt page stuck in `rendering`).
+ * The diagram is drawn once and stays drawn: one draw (`data-draws`), and the
+ * same SVG element still there and the state still `rendered` a moment later.
+ * A diagram drawn again on every React render flips between `rendering` and
+ * `rendered` and replaces its SVG; that loop once left the receipt page stuck
+ * in `rendering`.
  */
 export async function mermaidRendered(page: Page, testId: string): Promise<void> {
   const host = page.getByTestId(testId);
@@ -67,5 +68,6 @@ export async function mermaidRendered(page: Page, testId: string): Promise<void>
   await host.locator('svg').first().evaluate((svg) => svg.setAttribute('data-e2e-drawn', 'once'));
   await page.waitForTimeout(750);
   await expect(host).toHaveAttribute('data-state', 'rendered', { timeout: 1 });
+  await expect(host).toHaveAttribute('data-draws', '1', { timeout: 1 });
   await expect(host.locator('svg[data-e2e-drawn="once"]')).toHaveCount(1, { timeout: 1 });
 }

@@ -4,6 +4,9 @@ import { login } from './helpers.ts';
 test('live updates: the overview follows the ledger tip without a reload', async ({ page, browser }) => {
   await page.goto('/');
   await expect(page.getByTestId('live-status')).toContainText('live');
+  // The poller has read the tip the page shows (it refreshes when the tip moves from the one it
+  // last read): a pause committed before its first read would be that first read's tip.
+  await expect(page.getByTestId('live-status')).toContainText('checked');
   await expect(page.getByTestId('grants-state')).toHaveText('open');
 
   const operator = await browser.newContext();

@@ -43,6 +43,15 @@ function gitsIn(repo: string): string[] {
   return out;
 }
 
+/**
+ * After the idle period: waits up to 5 s for the helper to be closed and its git to exit (a
+ * loaded machine can fire the idle timer and reap the process late; a helper that never
+ * closes still fails the assertions that follow).
+ */
+async function idleWithin(closed: () => boolean, repo: string): Promise<void> {
+  for (let i = 0; i < 100 && !(closed() && gitsIn(repo).length === 0); i++) await sleep(50);
+}
+
 describe('local Git publication through long-lived helpers', () => {
   it('a warm publication spawns no process: it reads through the long-lived cat-file and commits through the long-lived update-ref', async () => {
     const repo = initRepo({ bare: true });
@@ -114,7 +123,8 @@ describe('local Git publication through long-lived helpers', () => {
     await store.readVersion();
     const first = store.readerPid!;
     expect(gitsIn(repo)).toContain('cat-file --batch-command');
-    await sleep(IDLE_MS + 500);
+    await sleep(IDLE_MS);
+    await idleWithin(() => store.readerPid === undefined, repo);
     expect(store.readerPid).toBeUndefined();
     expect(gitsIn(repo)).toEqual([]);
     await store.readVersion();
@@ -203,7 +213,8 @@ describe('local Git publication through long-lived helpers', () => {
     const results = await Promise.all([tx.update('refs/heads/y', a, null), tx.update('refs/heads/y', c, a), tx.update('refs/heads/y', b, a)]);
     expect(results.map((r) => r.ok)).toEqual([true, true, false]);
     expect(refTip(repo, 'y')).toBe(c);
-    await sleep(IDLE_MS + 500);
+    await sleep(IDLE_MS);
+    await idleWithin(() => tx.pid === undefined, repo);
     expect(tx.pid).toBeUndefined();
     expect(gitsIn(repo)).toEqual([]);
   });

@@ -23,6 +23,8 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 const TOKEN = 'ghp_fake_token_for_tests';
 const GET_REF = '/repos/{owner}/{repo}/git/ref/{ref}';
 const REF_PATCH = '/repos/{owner}/{repo}/git/refs/{ref}';
+/** The write timeout of the hung-write tests: short, with room for the writes that do answer on a loaded machine. */
+const HUNG_WRITE_MS = 500;
 
 let fake: FakeGitHub;
 let repoCount = 0;
@@ -158,13 +160,14 @@ describe('client timeouts', () => {
 
   it('classifies a hung ref update that GitHub applied as uncertain, never resends it, and reading back resolves it (rest)', async () => {
     const repo = newRepo();
-    const store = storeFor('rest', repo, { timeouts: { writeMs: 200 } });
-    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    // The set-up write runs with the default timeouts (a stall there is not what this tests).
+    const v1 = (await storeFor('rest', repo).compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const store = storeFor('rest', repo, { timeouts: { writeMs: HUNG_WRITE_MS } });
     fake.inject({ method: 'PATCH', path: REF_PATCH, kind: 'hang', process: true });
     const from = fake.requests.length;
     const started = Date.now();
     const outcome = await store.compareAndSwap(v1.version, utf8('two\n'), 'two');
-    expect(outcome).toMatchObject({ status: 'uncertain', reason: expect.stringContaining('did not answer within 200 ms') });
+    expect(outcome).toMatchObject({ status: 'uncertain', reason: expect.stringContaining(`did not answer within ${HUNG_WRITE_MS} ms`) });
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(fake.requests.slice(from).filter((r) => r.template === REF_PATCH)).toHaveLength(1);
     const back = await store.read();
@@ -174,12 +177,13 @@ describe('client timeouts', () => {
 
   it('classifies a hung createCommitOnBranch as uncertain, never resends it, and reading back resolves it (graphql)', async () => {
     const repo = newRepo();
-    const store = storeFor('graphql', repo, { timeouts: { writeMs: 200 } });
-    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    // The set-up write runs with the default timeouts (a stall there is not what this tests).
+    const v1 = (await storeFor('graphql', repo).compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const store = storeFor('graphql', repo, { timeouts: { writeMs: HUNG_WRITE_MS } });
     fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: 'FairwayPublishLedger', kind: 'hang', process: true });
     const from = fake.requests.length;
     const outcome = await store.compareAndSwap(v1.version, utf8('two\n'), 'two');
-    expect(outcome).toMatchObject({ status: 'uncertain', reason: expect.stringContaining('did not answer within 200 ms') });
+    expect(outcome).toMatchObject({ status: 'uncertain', reason: expect.stringContaining(`did not answer within ${HUNG_WRITE_MS} ms`) });
     expect(fake.requests.slice(from).filter((r) => r.operation === 'FairwayPublishLedger')).toHaveLength(1);
     const back = await store.read();
     expect(back.version).toBe(tipOf(repo));
@@ -190,7 +194,7 @@ describe('client timeouts', () => {
     const repo = newRepo();
     const submit = firstSubmit(repo);
     fake.inject({ method: 'POST', path: '/repos/{owner}/{repo}/git/refs', kind: 'hang', process: true });
-    const outcome = await new Publisher(storeFor('graphql', repo, { timeouts: { writeMs: 200 } })).publish(submit);
+    const outcome = await new Publisher(storeFor('graphql', repo, { timeouts: { writeMs: HUNG_WRITE_MS } })).publish(submit);
     expect(outcome.status).toBe('committed');
     expect(fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/git/refs' && r.path.includes(repo.name))).toHaveLength(1);
   });
