@@ -9,6 +9,7 @@ import type { ViewState } from '../lib/console/runtime.ts';
 import { commitsAgo } from '../lib/console/links.ts';
 import { formatTime, shortId } from '../lib/console/views/format.ts';
 import { controlEvents } from '../lib/console/views/overview.ts';
+import { ShownTip } from './ShownTip.tsx';
 
 function pausedSince(view: ViewState, control: 'grants_paused' | 'admission_paused'): { at: number; reason: string } | null {
   if (!view.projection.controls[control]) return null;
@@ -30,6 +31,7 @@ export function Frame({ view, config, title, path, actions, children }: {
   const index = view.at === null ? null : view.projection.commitCount;
   return (
     <div className="space-y-4">
+      <ShownTip tip={view.at === null ? view.live.projection.tip : null} />
       {config.demo && (
         <div data-testid="demo-banner" className="rounded-md border border-violet-300 bg-violet-50 px-4 py-2 text-sm text-violet-900">
           <strong className="mr-2 rounded bg-violet-700 px-1.5 py-0.5 text-xs font-bold uppercase tracking-wider text-white">Demo</strong>

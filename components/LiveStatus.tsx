@@ -1,13 +1,14 @@
 'use client';
 /**
- * Live updates (docs/console.md "Live updates"): polls the ledger tip with react-query; when the
- * tip moves, the server-rendered page is refreshed. A failed read leaves the
+ * Live updates (docs/console.md "Live updates"): polls the ledger tip with react-query; when it
+ * is not the tip the page was rendered from (ShownTip.tsx), the server-rendered page is refreshed. A failed read leaves the
  * page as it was (the last good view) and raises a banner. Pinned (`?at=`)
  * pages are permalinks and never refresh by themselves.
  */
 import { useQuery } from '@tanstack/react-query';
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
+import { shownTip } from './ShownTip.tsx';
 
 interface TipResponse {
   ok: boolean;
@@ -43,7 +44,11 @@ export function LiveStatus({ pollMs }: { pollMs: number }) {
   const tip = q.data?.tip ?? null;
   useEffect(() => {
     if (tip === null) return;
-    if (seen.current !== null && seen.current !== tip && !pinned) router.refresh();
+    // Behind when the polled tip is not the one the page was rendered from (ShownTip), or, on
+    // a page that names none, when it moved since the previous read.
+    const rendered = shownTip();
+    const behind = rendered !== null ? rendered !== tip : seen.current !== null && seen.current !== tip;
+    if (behind && !pinned) router.refresh();
     seen.current = tip;
   }, [tip, pinned, router]);
 

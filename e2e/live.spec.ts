@@ -27,3 +27,30 @@ test('live updates: the overview follows the ledger tip without a reload', async
   await expect(page.getByTestId('grants-paused-banner')).toBeHidden({ timeout: 20_000 });
   await operator.close();
 });
+
+test('live updates: a commit between the page render and the first poll still refreshes the page', async ({ page, browser }) => {
+  const operator = await browser.newContext();
+  const admin = await operator.newPage();
+  await login(admin, 'administrator');
+  // The page's first tip read is held until the pause is committed, so that read already
+  // returns the paused tip: the page was rendered before it, and must still catch up.
+  let release!: () => void;
+  const committed = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/tip', async (route) => {
+    await committed;
+    await route.continue();
+  });
+  await page.goto('/');
+  await expect(page.getByTestId('grants-state')).toHaveText('open');
+  const paused = await admin.request.post('/api/admin/control', { data: { control: 'grants_paused', value: true, reason: 'e2e.live_first_poll' } });
+  expect(paused.status()).toBe(200);
+  release();
+  try {
+    await expect(page.getByTestId('grants-paused-banner')).toBeVisible({ timeout: 20_000 });
+    await expect(page.getByTestId('grants-state')).toHaveText('grants_paused');
+  } finally {
+    await admin.request.post('/api/admin/control', { data: { control: 'grants_paused', value: false, reason: 'e2e.live_first_poll_over' } });
+  }
+  await expect(page.getByTestId('grants-paused-banner')).toBeHidden({ timeout: 20_000 });
+  await operator.close();
+});
