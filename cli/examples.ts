@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { EXIT_CODES_HELP } from './output.ts';
 
 export const EXAMPLES: Readonly<Record<string, string>> = {
-  verify: 'fairway verify --ledger work-queue.jsonl --json',
+  verify: 'fairway -R octo-org/app verify --json   # or --dir PATH, or --ledger work-queue.jsonl offline',
   tui: 'fairway -R octo-org/app tui',
   replay: 'fairway --dir ../app replay --json --output state.json',
   stats: 'fairway -R octo-org/app stats --format json',

@@ -4,7 +4,8 @@
  * `-` for two options of one command is a usage error (`stdin_reused`).
  */
 import { readFile } from 'node:fs/promises';
-import { fail } from '../engine/errors.ts';
+import { parseStrict } from '../engine/codec/json.ts';
+import { fail, isProtocolError } from '../engine/errors.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
 import { UsageError } from './output.ts';
 
@@ -40,13 +41,32 @@ export async function readInput(path: string, what: string): Promise<Uint8Array>
   }
 }
 
-/** `path` (`-`: standard input) parsed as JSON; not JSON is `input_invalid`. */
-export async function readJsonInput(path: string, what: string): Promise<unknown> {
-  const text = new TextDecoder().decode(await readInput(path, what));
+/**
+ * `path` (`-`: standard input) parsed as JSON within the wire profile (spec 7.6, "Canonical
+ * encoding"), since what it holds is written to the ledger as it was read: UTF-8 only, and no
+ * duplicated keys, non-canonical numbers (`1e3`, `1.5`, `-0`, past 2^53) or unpaired
+ * surrogates. `JSON.parse` would quietly keep the last of two keys, turn `1e3` into 1000 and
+ * an invalid byte into U+FFFD. Anything refused is `code` (default `input_invalid`) with the
+ * parser's own code as `details.reason`.
+ */
+export async function readJsonInput(path: string, what: string, code = 'input_invalid'): Promise<unknown> {
+  return parseJsonInput(await readInput(path, what), `${what} ${path === STDIN ? '(standard input)' : path}`, code);
+}
+
+/** `bytes` parsed as `readJsonInput` does; `named` says what they are in an error. */
+export function parseJsonInput(bytes: Uint8Array, named: string, code = 'input_invalid'): unknown {
+  let text: string;
   try {
-    return JSON.parse(text);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return fail(code, `${named} is not UTF-8 text`, {}, { reason: 'invalid_utf8' });
+  }
+  try {
+    return parseStrict(text);
   } catch (e) {
-    return fail('input_invalid', `${what} ${path === STDIN ? '(standard input)' : path} is not JSON: ${(e as Error).message}`);
+    if (!isProtocolError(e)) throw e;
+    const what = e.code === 'invalid_json' ? 'is not JSON' : 'is not accepted JSON';
+    return fail(code, `${named} ${what}: ${e.message}`, {}, { reason: e.code });
   }
 }
 

@@ -5,16 +5,28 @@ import { ProtocolError } from '../engine/errors.ts';
 /** The parser's absolute ceiling (contract `canonical_json.parser_bytes`). */
 const PARSER_BYTES = 83_886_080;
 
+/** A ledger file's bytes: missing is `ledger_not_found`; a directory or any other read failure `ledger_unreadable`. */
 export async function readLedgerFile(path: string): Promise<Uint8Array> {
   let size: number;
   try {
-    size = (await stat(path)).size;
+    const info = await stat(path);
+    if (info.isDirectory()) throw new ProtocolError('ledger_unreadable', `cannot read ledger ${path}: it is a directory (give the work-queue.jsonl file)`);
+    size = info.size;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ProtocolError(code === 'ENOENT' ? 'ledger_not_found' : 'ledger_unreadable', `cannot read ledger ${path}: ${code ?? String(e)}`);
+    if (e instanceof ProtocolError) throw e;
+    throw unreadable(path, e);
   }
   if (size > PARSER_BYTES) {
     throw new ProtocolError('resource_limit', `ledger ${path} is ${size} bytes; the parser limit is ${PARSER_BYTES}`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
   }
-  return new Uint8Array(await readFile(path));
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+}
+
+function unreadable(path: string, e: unknown): ProtocolError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new ProtocolError(code === 'ENOENT' ? 'ledger_not_found' : 'ledger_unreadable', `cannot read ledger ${path}: ${code ?? String(e)}`);
 }

@@ -18,11 +18,11 @@ const ledger = join(dir, 'demo.jsonl');
 writeFileSync(ledger, demo.ledger);
 
 describe('fairway CLI', () => {
-  it('verify --json prints exactly one success object with tip, commits and policy epoch', async () => {
+  it('verify --json prints exactly one success object with tip, commits, policy epoch and the bytes checked', async () => {
     const c = capture();
     expect(await runFairway(['verify', '--ledger', ledger, '--json'], c.io)).toBe(0);
     const out = JSON.parse(c.out());
-    expect(out).toEqual({ ok: true, tip: demo.writer.state.tip, commits: demo.writer.state.commits.length, policy_epoch: 'demo-epoch-1' });
+    expect(out).toEqual({ ok: true, tip: demo.writer.state.tip, commits: demo.writer.state.commits.length, policy_epoch: 'demo-epoch-1', bytes: Buffer.byteLength(demo.ledger) });
   });
 
   it('replay --json prints the projection with its summary', async () => {
@@ -56,8 +56,8 @@ describe('fairway CLI', () => {
 
   it('usage errors exit 2, with a JSON error under --json', async () => {
     const c = capture();
-    expect(await runFairway(['verify', '--json'], c.io)).toBe(2);
-    expect(JSON.parse(c.out()).error.code).toBe('missing_ledger');
+    expect(await runFairway(['verify', '--ledger', ledger, '--threads', '99', '--json'], c.io)).toBe(2);
+    expect(JSON.parse(c.out()).error.code).toBe('option_invalid');
     const d = capture();
     expect(await runFairway(['frobnicate', '--json'], d.io)).toBe(2);
     expect(JSON.parse(d.out()).error.code).toBe('usage_error');

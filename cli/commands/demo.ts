@@ -1,10 +1,10 @@
 /** `fairway demo`: build the demo day (lib/demo/day.ts) in memory, replay it cold, and show the decisions. */
-import { writeFile } from 'node:fs/promises';
 import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import { LedgerWriter } from '../../engine/requests/writer.ts';
 import { seedDemoDay } from '../../lib/demo/day.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, type Io } from '../output.ts';
+import { writeOutputFile } from '../output-file.ts';
 
 /** The day ends a few minutes before `now`, so readiness and retry delays read naturally when the ledger is opened soon after. */
 export async function demo(io: Io, opts: { json: boolean; out?: string; now?: number }): Promise<void> {
@@ -12,7 +12,7 @@ export async function demo(io: Io, opts: { json: boolean; out?: string; now?: nu
   const day = await seedDemoDay(writer, { now: opts.now ?? Date.now() });
   const ledger = writer.text();
   const projection = replayLedger(new TextEncoder().encode(ledger)); // independent cold verification of what was written
-  if (opts.out !== undefined) await writeFile(opts.out, ledger);
+  if (opts.out !== undefined) await writeOutputFile(opts.out, ledger);
   const summary = summarize(projection);
   if (opts.json) {
     printJson(io, { ok: true, demo: true, out: opts.out ?? null, tip: summary.tip, commits: summary.commits, grants: day.grants, summary });

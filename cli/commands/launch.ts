@@ -12,7 +12,6 @@
  *   against the ledger, bind the group if the dispatcher's response was lost, and write
  *   the verified immutable assignment. Fails closed otherwise.
  */
-import { writeFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { activateWorker } from '../../lib/lifecycle/activation.ts';
@@ -24,8 +23,9 @@ import { grantOf } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv } from '../globals.ts';
 import { resolveId } from '../ids.ts';
-import { readInput } from '../input.ts';
+import { readJsonInput } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
+import { writeOutputFile } from '../output-file.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
 function int(name: string, min: number, max: number) {
@@ -104,16 +104,10 @@ export const registerLaunch: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, o: { assignment: string; out?: string }) => {
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('activate runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
-      let raw: unknown;
-      try {
-        raw = JSON.parse(new TextDecoder().decode(await readInput(o.assignment, '--assignment')));
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        fail('assignment_invalid', `cannot read the assignment ${o.assignment}: ${(e as Error).message}`);
-      }
+      const raw = await readJsonInput(o.assignment, '--assignment', 'assignment_invalid');
       const { publisher } = writeTarget(g);
       const a = await activateWorker({ publisher, api: launchApi(await githubEnv(g)), run, assignment: raw });
-      if (o.out !== undefined) await writeFile(o.out, `${JSON.stringify(a.assignment)}\n`, { flag: 'wx' });
+      if (o.out !== undefined) await writeOutputFile(o.out, `${JSON.stringify(a.assignment)}\n`, { exclusive: true });
       const result = { ok: true, dispatch_id: a.assignment.dispatch_id, run_id: a.run_id, binding: a.binding, commit_id: a.commit_id, handles: a.assignment.claims.map((c) => c.handle), assignment: a.assignment };
       if (g.json) return printJson(ctx.io, result);
       ctx.io.out(`run ${a.run_id} holds ${a.assignment.dispatch_id} (${a.binding}): ${result.handles.join(', ')}`);

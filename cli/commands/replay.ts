@@ -4,12 +4,11 @@
  * docs/projection-json.md); `--format jsonl`: the same records one per line;
  * `--output FILE` writes the document to FILE instead of stdout (large ledgers).
  */
-import { writeFile } from 'node:fs/promises';
 import { summarize, type Projection } from '../../engine/replay/index.ts';
-import { fail } from '../../engine/errors.ts';
 import type { CommandModule } from '../context.ts';
 import { formatOf, formatOption } from '../format.ts';
 import { printJson, type Io } from '../output.ts';
+import { writeOutputFile } from '../output-file.ts';
 import { intIn } from '../parse.ts';
 import { projectionDocument, projectionRecords } from '../projection-json.ts';
 import { readSource } from '../source.ts';
@@ -51,11 +50,7 @@ export async function replay(io: Io, opts: { projection: Projection; format: str
     io.out(text);
     return;
   }
-  try {
-    await writeFile(opts.output, text);
-  } catch (e) {
-    fail('output_unwritable', `cannot write ${opts.output}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
+  await writeOutputFile(opts.output, text);
   const bytes = Buffer.byteLength(text);
   if (opts.format === 'table') io.out(`wrote ${bytes} bytes to ${opts.output}`);
   else printJson(io, { ok: true, output: opts.output, format: opts.format, bytes, tip: projection.tip });

@@ -20,17 +20,12 @@ import { finishClaim } from '../../lib/lifecycle/finish.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { githubEnv, hasToken } from '../globals.ts';
 import { resolveId } from '../ids.ts';
-import { readInput } from '../input.ts';
+import { readJsonInput } from '../input.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
 async function json(path: string, what: string): Promise<unknown> {
-  try {
-    return JSON.parse(new TextDecoder().decode(await readInput(path, what)));
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    return fail('input_invalid', `cannot read the ${what} ${path}: ${(e as Error).message}`);
-  }
+  return readJsonInput(path, what);
 }
 
 async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receipts: unknown; descriptor?: JsonObject; attempts: number }, want: 'result' | 'delivery_failure'): Promise<void> {

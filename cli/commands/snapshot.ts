@@ -6,13 +6,15 @@
  * A declared worker without a valid assignment fails; an absent queue is
  * recorded as uninitialized; an invalid ledger is an error.
  */
+import { readFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { SNAPSHOT_ROLES, type SnapshotRole } from '../../engine/intents/roles.ts';
-import { readJsonFile, writeJsonAtomic } from '../../lib/intents/files.ts';
+import { writeJsonAtomic } from '../../lib/intents/files.ts';
 import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import type { CommandModule } from '../context.ts';
-import { readStdin, STDIN } from '../input.ts';
+import { parseJsonInput, readStdin, STDIN } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
+import { outputFailure } from '../output-file.ts';
 import { principalOf, storeFor } from '../source.ts';
 
 interface SnapshotOptions {
@@ -21,6 +23,23 @@ interface SnapshotOptions {
   runId?: string;
   runAttempt?: string;
   out: string;
+}
+
+/**
+ * The worker's assignment, parsed as strictly as the ledger it came from (cli/input.ts
+ * `parseJsonInput`): missing is `assignment_missing`, unreadable `assignment_unreadable`,
+ * anything else refused `assignment_invalid`.
+ */
+async function readAssignment(path: string): Promise<unknown> {
+  if (path === STDIN) return parseJsonInput(await readStdin('--assignment'), '--assignment (standard input)', 'assignment_invalid');
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return fail(code === 'ENOENT' ? 'assignment_missing' : 'assignment_unreadable', `cannot read assignment ${path}: ${code ?? String(e)}`);
+  }
+  return parseJsonInput(bytes, `assignment ${path}`, 'assignment_invalid');
 }
 
 export const registerSnapshot: CommandModule = (program, ctx) => {
@@ -38,7 +57,7 @@ export const registerSnapshot: CommandModule = (program, ctx) => {
       if (role !== 'worker' && (o.assignment !== undefined || o.runId !== undefined)) {
         throw new UsageError('--assignment and --run-id belong to --role worker', 'option_invalid');
       }
-      const assignment = o.assignment === undefined ? undefined : (o.assignment === STDIN ? JSON.parse(new TextDecoder().decode(await readStdin('--assignment'))) : await readJsonFile(o.assignment, 'assignment'));
+      const assignment = o.assignment === undefined ? undefined : await readAssignment(o.assignment);
       if (o.runAttempt !== undefined && o.runId === undefined) throw new UsageError('--run-attempt needs --run-id', 'option_invalid');
       const attempt = o.runAttempt === undefined ? 1 : Number(o.runAttempt);
       if (!Number.isInteger(attempt) || attempt < 1 || attempt > 4096) throw new UsageError('--run-attempt must be an integer 1..4096', 'option_invalid');
@@ -56,7 +75,7 @@ export const registerSnapshot: CommandModule = (program, ctx) => {
         await writeJsonAtomic(o.out, snapshot, 'wx');
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') fail('snapshot_exists', `${o.out} exists; snapshots are immutable, write a new file`);
-        throw e;
+        fail(...outputFailure(o.out, e));
       }
       const result = { ok: true, out: o.out, tip: snapshot.tip, snapshot_id: snapshot.snapshot_id, role, uninitialized: snapshot.uninitialized };
       if (g.json) printJson(ctx.io, result);

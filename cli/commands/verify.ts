@@ -1,4 +1,8 @@
-/** `fairway verify --ledger FILE`: full validation, nothing else. */
+/**
+ * `fairway verify`: full validation of the queue's ledger, nothing else: the ledger on the
+ * queue branch of the selected store (`--dir`, `--remote`, `-R`), or `--ledger FILE`.
+ */
+import { fail } from '../../engine/errors.ts';
 import { coldReplay } from '../../lib/publisher/cache.ts';
 import { envThreadsError, MAX_THREADS, MIN_BYTES, ThreadVerifier, threadVerifier } from '../../lib/replay/thread-verifier.ts';
 import { readLedgerInput } from '../input.ts';
@@ -6,18 +10,31 @@ import type { CommandModule } from '../context.ts';
 import { intIn } from '../parse.ts';
 import { replayProgress } from '../progress.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
+import { storeFor } from '../source.ts';
+import type { LedgerStore } from '../../lib/store/types.ts';
 
 /** What the replay worker threads did, when any were asked for (`--threads` or FAIRWAY_REPLAY_THREADS). */
 type ReplayThreads =
   | { requested: number; used: true; threads: number; records: number; checked_ahead: number; rechecked: number }
   | { requested: number; used: false; reason: 'ledger_too_small' | 'workers_unavailable' };
 
-export async function verify(io: Io, opts: { ledger: string; json: boolean; threads?: number }): Promise<void> {
+/** Where the ledger came from: a file, or a store's branch at a version. */
+type VerifySource = { ledger: string } | { store: LedgerStore };
+
+export async function verify(io: Io, opts: VerifySource & { json: boolean; threads?: number }): Promise<void> {
   if (opts.threads === undefined) {
     const bad = envThreadsError();
     if (bad !== null) throw new UsageError(bad, 'option_invalid');
   }
-  const bytes = await readLedgerInput(opts.ledger);
+  let bytes: Uint8Array;
+  let from: { store: string; version: string | null } | null = null;
+  if ('ledger' in opts) bytes = await readLedgerInput(opts.ledger);
+  else {
+    const read = await opts.store.read();
+    if (read.bytes === null) fail('queue_uninitialized', `no queue ledger on ${opts.store.label}: the first submit-work or submit-graph creates it`);
+    bytes = read.bytes;
+    from = { store: opts.store.label, version: read.version };
+  }
   const started = performance.now();
   const progress = replayProgress(opts.json);
   const own = opts.threads === undefined ? undefined : new ThreadVerifier({ threads: opts.threads });
@@ -27,9 +44,13 @@ export async function verify(io: Io, opts: { ledger: string; json: boolean; thre
     progress.done();
     const ms = Math.round(performance.now() - started);
     const threads = replayThreads(verifier, bytes.length);
-    const result = { ok: true, tip: projection.tip, commits: projection.commitCount, policy_epoch: projection.policyEpoch, ...(threads === null ? {} : { replay_threads: threads }) };
+    const result = {
+      ok: true, tip: projection.tip, commits: projection.commitCount, policy_epoch: projection.policyEpoch, bytes: bytes.length,
+      ...(from === null ? {} : { store: from.store, version: from.version }),
+      ...(threads === null ? {} : { replay_threads: threads }),
+    };
     if (opts.json) printJson(io, result);
-    else io.out(`ledger valid: ${result.commits} commits, tip ${result.tip ?? '(empty)'}, policy epoch ${result.policy_epoch ?? '-'} (${bytes.length} bytes in ${ms} ms)${threads === null ? '' : `; ${describe(threads)}`}`);
+    else io.out(`ledger valid: ${result.commits} commits, tip ${result.tip ?? '(empty)'}, policy epoch ${result.policy_epoch ?? '-'} (${bytes.length} bytes in ${ms} ms${from === null ? '' : `; ${from.store} at ${from.version}`})${threads === null ? '' : `; ${describe(threads)}`}`);
   } finally {
     await own?.close();
   }
@@ -49,10 +70,17 @@ function describe(t: ReplayThreads): string {
 
 export const registerVerify: CommandModule = (program, ctx) => {
   program.command('verify')
-    .description('Validate a ledger: codec, closed schemas, causal chain, every operation and Claim; print tip, commits and policy epoch.')
+    .description('Validate the queue\'s ledger (the queue branch of --dir, --remote or -R, or a --ledger file): codec, closed schemas, causal chain, every operation and Claim; print tip, commits and policy epoch.')
     .option('--threads <n>', `check each record's codec, schema and envelope on N worker threads while replay folds, for ledgers of ${MIN_BYTES / 2 ** 20} MiB or more; same verdict (0..${MAX_THREADS}; default: FAIRWAY_REPLAY_THREADS, else 0)`, intIn('--threads', 0, MAX_THREADS))
+    .addHelpText('after', `
+Reads the queue branch of the repository in the current directory, --dir PATH, --remote NAME or
+-R OWNER/REPO (the ledger at the branch's current version), or a --ledger FILE offline. Nothing
+is written. A ledger that fails is reported with its code, commit and line (exit 3), never repaired.
+
+Output (--json): {"ok": true, "tip", "commits", "policy_epoch", "bytes", "store"?, "version"?,
+  "replay_threads"?}   (store and version: the store read and the branch version it was read at)`)
     .action(ctx.action(async (g, o: { threads?: number }) => {
-      if (g.ledger === undefined) throw new UsageError('verify needs --ledger FILE', 'missing_ledger');
-      await verify(ctx.io, { ledger: g.ledger, json: g.json === true, threads: o.threads });
+      const source: VerifySource = g.ledger !== undefined ? { ledger: g.ledger } : { store: storeFor(g) };
+      await verify(ctx.io, { ...source, json: g.json === true, threads: o.threads });
     }));
 };
