@@ -25,7 +25,7 @@ export const COMMANDS: CommandEntry[] = [
   {
     load: async () => (await import('./verify.ts')).registerVerify,
     commands: [
-      { name: 'verify', aliases: [], term: 'verify [options]', description: 'Validate a ledger: codec, closed schemas, causal chain, every operation and Claim; print tip, commits and policy epoch.' },
+      { name: 'verify', aliases: [], term: 'verify [options]', description: 'Validate the queue\'s ledger (the queue branch of --dir, --remote or -R, or a --ledger file): codec, closed schemas, causal chain, every operation and Claim; print tip, commits and policy epoch.' },
     ],
   },
   {

@@ -57,7 +57,7 @@ describe('fairway verify with a replay worker thread', () => {
   it('FAIRWAY_REPLAY_THREADS=1 starts the built worker, which checks records ahead; the verdict is the one verify gives without it', () => {
     const alone = verify(good, '0', '--json');
     expect(alone.status).toBe(0);
-    expect(parsed(alone.stdout)).toEqual({ ok: true, tip: expect.any(String), commits: lines.length, policy_epoch: expect.any(String) });
+    expect(parsed(alone.stdout)).toEqual({ ok: true, tip: expect.any(String), commits: lines.length, policy_epoch: expect.any(String), bytes: Buffer.byteLength(text) });
     expect(alone.stderr).toMatch(/work-queue:replay cold /);
     expect(alone.stderr).not.toMatch(/threads=/);
     const ahead = untilAhead(() => verify(good, '1', '--json'), (threaded) => {
