@@ -2,8 +2,9 @@
  * Unique id prefixes, like git (README "Global options"): every `--work-id`, `--claim-id`,
  * `--dispatch-id` and lookup `--request-id` accepts the full id or a prefix of at least 8
  * characters that names exactly one id of the ledger. An ambiguous prefix is
- * `id_ambiguous` (a usage error) listing the candidates; a prefix that names none is
- * left as given, so the command answers its own `unknown_work` / `unknown_claim` / ....
+ * `id_ambiguous` (a usage error) listing the candidates; a shorter prefix of some generated
+ * (work, claim, dispatch) id is `id_prefix_short` (a usage error); a value that names none is left as given, so the command
+ * answers its own `unknown_work` / `unknown_claim` / ....
  */
 import { ProtocolError } from '../engine/errors.ts';
 import type { Projection } from '../engine/replay/index.ts';
@@ -19,9 +20,16 @@ const FLAG: Record<IdKind, string> = { work: '--work-id', claim: '--claim-id', d
 export function resolvePrefix(kind: IdKind, value: string, ids: Iterable<string>): string {
   const all = ids instanceof Map ? ids.keys() : ids;
   const matches: string[] = [];
+  let short = 0; // generated ids a prefix under MIN_PREFIX characters would have named
   for (const id of all) {
     if (id === value) return id;
-    if (value.length >= MIN_PREFIX && id.startsWith(value)) matches.push(id);
+    if (!id.startsWith(value) || value === '') continue;
+    if (value.length >= MIN_PREFIX) matches.push(id);
+    else if (kind !== 'request') short += 1; // request ids are chosen by people: short ones are common
+  }
+  if (short > 0) {
+    throw new ProtocolError('id_prefix_short', `${FLAG[kind]} ${value} is a prefix of ${short} id${short === 1 ? '' : 's'}, but a prefix needs at least ${MIN_PREFIX} characters`,
+      {}, { usage: true, kind, prefix: value, min_length: MIN_PREFIX, matches: short });
   }
   if (matches.length === 1) return matches[0]!;
   if (matches.length > 1) {

@@ -143,7 +143,9 @@ Example graph.json (Work, Issue and pull-request dependencies):
         "resource": {"kind": "pull_request", "host": "github.com", "repository": "octo-org/app",
                      "repository_id": "123456789", "resource_id": "3344556677", "number": "43"}}]}
   ]
-  fairway -R octo-org/app --request-id release-42 submit-graph --file graph.json --graph-id release-42`;
+Issue and pull-request dependencies must name a repository the pool's Policy allows
+(allowed_repositories: the queue's own repository), or admission is resource_unauthorized; the
+example is for the queue of octo-org/app.`;
 
 export const registerSubmit: CommandModule = (program, ctx) => {
   program.command('submit-work')

@@ -292,8 +292,13 @@ describe('inputs, ids and tokens on a local repository', () => {
     expect(evidence.json.groups[0].dispatch_id).toBe(dispatchId);
     const trace = await fairway('--dir', repo, '--json', '--request-id', 'incident-7-b', 'trace');
     expect(trace.code).toBe(0);
-    // Too short to be a prefix: the id as given, unknown.
-    expect((await fairway('--dir', repo, '--json', 'inspect', '--work-id', workId.slice(0, 7))).json.error.code).toBe('unknown_work');
+    // Too short to be a prefix: a usage error saying so (it was unknown_work, which sent users looking for a missing Work).
+    const short = await fairway('--dir', repo, '--json', 'inspect', '--work-id', workId.slice(0, 7));
+    expect(short.code).toBe(2);
+    expect(short.json.error).toMatchObject({ code: 'id_prefix_short', details: { min_length: 8, matches: 1 } });
+    expect(short.json.error.message).toContain('at least 8 characters');
+    // A value that starts no id is the command's own answer.
+    expect((await fairway('--dir', repo, '--json', 'inspect', '--work-id', 'zzzzzzz')).json.error.code).toBe('unknown_work');
     const ambiguous = await fairway('--dir', repo, '--json', '--request-id', 'incident-7', 'trace');
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.json.error.code).toBe('id_ambiguous');
