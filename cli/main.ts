@@ -10,7 +10,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS, commandEntry } from './commands/index.ts';
 import { createContext } from './context.ts';
 import { addExample } from './examples.ts';
-import { EXIT_CODES_HELP, EXIT_OK, UsageError, processIo, reportFailure, type Io } from './output.ts';
+import { EXIT_CODES_HELP, EXIT_OK, UsageError, printJson, processIo, reportFailure, type Io } from './output.ts';
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const json = argv.includes('--json') || wantsJsonFormat(argv);
@@ -39,13 +39,17 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
 ${EXIT_CODES_HELP}
 
 Examples:
-  fairway verify --ledger work-queue.jsonl          validate every record and the causal chain
+  fairway verify                                    validate this repository's queue: every record and the causal chain
   fairway -R octo-org/app state --format jsonl      the queue of a GitHub repository, one row per line
   fairway --dir ../app replay --json                the full projection of a local repository's queue
   fairway demo                                      build and replay a small demo queue`);
 
   const ctx = createContext(io, program, (code) => (exit = code));
   const named = commandName(argv);
+  if (json && named === undefined && (argv.includes('--version') || argv.includes('-V'))) {
+    printJson(io, { ok: true, version: pkg.version });
+    return EXIT_OK;
+  }
   const entry = named === undefined ? undefined : commandEntry(named);
   if (entry !== undefined) {
     (await entry.load())(program, ctx);

@@ -15,9 +15,12 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 const run = (...args: string[]) => execFileSync(process.execPath, ['bin/fairway.js', ...args], { cwd: ROOT, encoding: 'utf8' });
 
 describe('fairway bin start-up', () => {
-  it('prints the package version for --version', () => {
+  it('prints the package version for --version (a JSON object under --json)', () => {
     const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string };
     expect(run('--version').trim()).toBe(pkg.version);
+    // Under --json, one JSON object like every other answer.
+    expect(JSON.parse(run('--json', '--version'))).toEqual({ ok: true, version: pkg.version });
+    expect(JSON.parse(run('-V', '--json'))).toEqual({ ok: true, version: pkg.version });
   });
 
   it('lists every registered command in --help', () => {
