@@ -5,7 +5,7 @@
  * error (a bug in Fairway: EX_SOFTWARE, never a verdict on the ledger). Every error is
  * printed once, with its stable code.
  */
-import { internalError, isProtocolError } from '../engine/errors.ts';
+import { internalError, isProtocolError, isRefusedCandidate, type ProtocolError } from '../engine/errors.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_USAGE = 2;
@@ -51,15 +51,29 @@ export function reportFailure(io: Io, e: unknown, json: boolean): number {
   }
   if (isProtocolError(e)) {
     if (json) printJson(io, { ok: false, error: e.toJSON() });
-    else {
-      const where = [e.commit && `commit ${e.commit}`, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`, e.path && `at ${e.path}`]
-        .filter(Boolean).join(', ');
-      io.err(`fairway: ${e.code}: ${e.message}${where ? ` (${where})` : ''}`);
-    }
+    else io.err(`fairway: ${e.code}: ${e.message}${whereSuffix(e)}`);
     return EXIT_PROTOCOL;
   }
   const error = internalError(e);
   if (json) printJson(io, { ok: false, error });
   else io.err(`fairway: internal error: ${error.message}${e instanceof Error && e.stack ? `\n${e.stack}` : ''}`);
   return EXIT_INTERNAL;
+}
+
+/**
+ * The location suffix of a protocol error's line. An error of the existing ledger names its
+ * commit and line (`(commit q_…, line 7, operation 0, at operations.0.priority)`); a commit the
+ * message already names is not repeated. A refused candidate (engine/errors.ts
+ * `refusedCandidate`) was never written, so it names no commit or line, only where in the
+ * refused request: `(operation 0 of the refused request, at operations.0.fairness_key)`.
+ */
+function whereSuffix(e: ProtocolError): string {
+  const path = e.path && `at ${e.path}`;
+  if (isRefusedCandidate(e)) {
+    const where = [e.operation !== undefined ? `operation ${e.operation} of the refused request` : path && 'in the refused request', path].filter(Boolean).join(', ');
+    return where ? ` (${where})` : '';
+  }
+  const commit = e.commit !== undefined && !e.message.includes(e.commit) && `commit ${e.commit}`;
+  const where = [commit, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`, path].filter(Boolean).join(', ');
+  return where ? ` (${where})` : '';
 }

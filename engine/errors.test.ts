@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError, internalError, isProtocolError, ProtocolError } from './errors.ts';
+import { describeError, internalError, isProtocolError, isRefusedCandidate, ProtocolError, refusedCandidate } from './errors.ts';
 
 describe('ProtocolError across module copies', () => {
   it('is recognised when thrown by another copy of engine/errors.ts (as Next.js server and SSR chunks load it)', async () => {
@@ -28,5 +28,18 @@ describe('ProtocolError across module copies', () => {
     expect(new Narrow('a', 'b') instanceof Narrow).toBe(true);
     expect(new ProtocolError('a', 'b') instanceof Narrow).toBe(false);
     expect(new Narrow('a', 'b') instanceof ProtocolError).toBe(true);
+  });
+});
+
+describe('refusedCandidate', () => {
+  it('drops the candidate commit id and line, keeps operation, path and details, and marks the refusal', () => {
+    const e = new ProtocolError('unknown_fairness_key', 'not registered', { commit: 'q_x', line: 2, operation: 0, path: 'operations.0.fairness_key' }, { key: 'platform' });
+    const r = refusedCandidate(e) as ProtocolError;
+    expect(r.toJSON()).toEqual({ code: 'unknown_fairness_key', message: 'not registered', operation: 0, path: 'operations.0.fairness_key', details: { key: 'platform', refused_candidate: true } });
+    expect(isRefusedCandidate(r)).toBe(true);
+    expect(isRefusedCandidate(e)).toBe(false);
+    expect(refusedCandidate(r)).toBe(r);
+    const bug = new TypeError('boom');
+    expect(refusedCandidate(bug)).toBe(bug);
   });
 });

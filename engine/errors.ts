@@ -82,6 +82,28 @@ export function isProtocolError(e: unknown): e is ProtocolError {
 }
 
 /**
+ * Refusals of a candidate commit (the commit a write would publish, validated before its
+ * compare-and-swap and never written) carry `details.refused_candidate: true`. The candidate's
+ * commit id and ledger line name nothing that exists, so they are dropped, never reported as
+ * if the commit were in the ledger (a reader would grep the ledger for them); the operation
+ * index and the JSON path stay: they locate the fault inside the refused request. Errors from
+ * replaying the existing ledger keep their commit and line.
+ */
+export const REFUSED_CANDIDATE = 'refused_candidate';
+
+/** `e` as a refusal of the candidate commit (see REFUSED_CANDIDATE); anything else unchanged. */
+export function refusedCandidate(e: unknown): unknown {
+  if (!isProtocolError(e) || isRefusedCandidate(e)) return e;
+  const { operation, path } = e;
+  return new ProtocolError(e.code, e.message, { operation, path }, { ...e.details, [REFUSED_CANDIDATE]: true });
+}
+
+/** True for an error `refusedCandidate` marked: its location is inside a request that was not written. */
+export function isRefusedCandidate(e: ProtocolError): boolean {
+  return e.details?.[REFUSED_CANDIDATE] === true;
+}
+
+/**
  * The one code for a fault that is not a verdict on the input: a JavaScript exception
  * (TypeError, RangeError, ...) escaping the engine or a surface is a bug in Fairway.
  * Surfaces map it exactly once, with `internalError`, and never to a protocol code.

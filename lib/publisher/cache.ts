@@ -9,7 +9,7 @@
  * throws, the fork is dropped and the projection stays validated at its version, so the next
  * read only appends the new tail (docs/performance.md, "Contention").
  */
-import { fail, isProtocolError } from '../../engine/errors.ts';
+import { fail, isProtocolError, refusedCandidate } from '../../engine/errors.ts';
 import { appendLedger, replayLedger, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { threadVerifier, type ThreadVerifier } from '../replay/thread-verifier.ts';
 import { debugEvent, since } from '../debug/log.ts';
@@ -97,7 +97,8 @@ export class ProjectionCache {
 
   /**
    * Validates a candidate line on a fork of the cached projection and returns the fork (the
-   * tentative projection). The cached projection is not changed; an invalid candidate throws.
+   * tentative projection). The cached projection is not changed; an invalid candidate throws
+   * its refusal (`refusedCandidate`: no commit id or ledger line, for it was never written).
    */
   validate(line: Uint8Array): Projection {
     if (this.projection === null || !this.projection.valid) fail('projection_invalid', 'no projection to validate against');
@@ -107,7 +108,7 @@ export class ProjectionCache {
     } catch (e) {
       debugEvent('replay', 'candidate', { bytes: line.length, valid: false });
       this.drop('invalid');
-      throw e;
+      throw refusedCandidate(e);
     }
     debugEvent('replay', 'candidate', { bytes: line.length, valid: true });
     return tentative;

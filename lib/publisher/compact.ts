@@ -9,7 +9,7 @@ import { fail } from '../../engine/errors.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit, replayLedger, summarize } from '../../engine/replay/index.ts';
 import type { QueueCommit } from '../../engine/schema/index.ts';
-import { actorOn, type Publisher, type PublishingActor } from './publisher.ts';
+import { actorOn, candidateStep, type Publisher, type PublishingActor } from './publisher.ts';
 
 export interface CompactOutcome {
   status: 'committed' | 'already_compact';
@@ -33,8 +33,9 @@ export async function compact(publisher: Publisher, actor: PublishingActor, now:
   const at = Math.max(now(), projection.lastCommit!.at);
   const commit = buildCheckpointCommit(projection, { priorGitSha: snapshot.version, actor: actorOn(actor, projection.repository ?? ''), at });
   const bytes = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
-  // The compacted ledger must replay to the same projection before it replaces anything.
-  const check = summarize(replayLedger(bytes));
+  // The compacted ledger must replay to the same projection before it replaces anything
+  // (a refusal is the candidate's: the checkpoint was never written).
+  const check = summarize(candidateStep(() => replayLedger(bytes)));
   const before = summarize(projection);
   if (JSON.stringify(check.works) !== JSON.stringify(before.works) || JSON.stringify(check.claims) !== JSON.stringify(before.claims)) {
     fail('checkpoint_invalid', 'the checkpoint does not reproduce the projection it replaces');

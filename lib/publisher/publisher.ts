@@ -18,7 +18,7 @@
  *    making progress: it does not use up the budget, the deadline bounds it.
  */
 import { canonicalize } from '../../engine/codec/index.ts';
-import { ProtocolError, fail } from '../../engine/errors.ts';
+import { ProtocolError, fail, refusedCandidate } from '../../engine/errors.ts';
 import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
 import { committedRequest } from '../../engine/receipts/committed.ts';
@@ -180,9 +180,9 @@ export class Publisher {
         const built = await input.bootstrap(ids, actor);
         refusePlaceholderRoutes(built.operations);
         const genesis = emptyProjection();
-        const commit = buildCommit(genesis.state, { id: input.requestId, actor, at, ...built });
+        const commit = candidateStep(() => buildCommit(genesis.state, { id: input.requestId, actor, at, ...built }));
         const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
-        appendLedger(genesis, line); // validate the genesis exactly as replay will
+        candidateStep(() => appendLedger(genesis, line)); // validate the genesis exactly as replay will
         debugEvent('store', 'attempt', { attempt, bootstrap: true });
         // A committed genesis is read back (settle): a just-created ref may lag on a replica.
         const outcome = await this.cas(snapshot.version, [line], commit);
@@ -204,9 +204,10 @@ export class Publisher {
       }
       exhausted();
       refusePlaceholderRoutes(prepared.operations);
-      const commit = buildCommit(projection.state, { id: input.requestId, actor, at, ...prepared });
+      const commit = candidateStep(() => buildCommit(projection.state, { id: input.requestId, actor, at, ...prepared }));
       const line = encoder.encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
       // Validate on a fork (the tentative projection); the cached projection is left as it is.
+      // A refusal is the candidate's (cache.validate marks it): it names no commit or line.
       const tentative = this.cache.validate(line);
       debugEvent('store', 'attempt', { attempt, bootstrap: false });
       let outcome: CasOutcome;
@@ -332,6 +333,19 @@ export class Publisher {
 }
 
 
+
+/**
+ * Runs one step of building or validating the candidate commit: a protocol error it throws is
+ * the candidate's refusal (`refusedCandidate`: no commit id or ledger line, for the candidate
+ * was never written; the operation index and path stay).
+ */
+export function candidateStep<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    throw refusedCandidate(e);
+  }
+}
 
 /** The actor on a queue of `repository`: one naming no repository is the queue's. */
 export function actorOn(actor: PublishingActor, repository: string): Actor {
