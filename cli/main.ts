@@ -11,6 +11,7 @@ import { COMMANDS, commandEntry } from './commands/index.ts';
 import { createContext } from './context.ts';
 import { addExample } from './examples.ts';
 import { EXIT_CODES_HELP, EXIT_OK, UsageError, printJson, processIo, reportFailure, type Io } from './output.ts';
+import { requestIdArg } from './parse.ts';
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   const json = argv.includes('--json') || wantsJsonFormat(argv);
@@ -23,7 +24,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .addOption(new Option('--github <[HOST/]OWNER/REPO>', 'alias of --repo OWNER/REPO'))
     .addOption(new Option('--ledger <file>', 'read a work-queue.jsonl ledger file offline (read-only commands; - reads stdin)'))
     .addOption(new Option('--branch <name>', 'queue branch').default('work-queue'))
-    .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it); a lookup for trace/explain (a unique prefix of 8+ characters works)'))
+    .addOption(new Option('--request-id <id>', 'stable logical request identity for mutations (retries reuse it; 1..256 UTF-8 bytes, no control characters); a lookup for trace/explain (a unique prefix of 8+ characters works)').argParser(requestIdArg))
     .addOption(new Option('--principal <id>', 'local operator principal, a positive decimal id (unauthenticated in local mode)'))
     .option('--json', 'print exactly one JSON object (errors: {"ok":false,"error":{...}})')
     .version(pkg.version, '-V, --version', 'print the Fairway version')

@@ -3,6 +3,8 @@
  * a bad value is a UsageError with a stable code (exit 2) while commander parses, before
  * any action runs. Closed sets of words use commander's `.choices` instead.
  */
+import { utf8ByteLength } from '../engine/codec/json.ts';
+import { isIdentity, isRevision } from '../engine/identity/validate.ts';
 import { UsageError } from './output.ts';
 
 /** An integer in `min..max` (code `option_invalid` unless given). */
@@ -16,3 +18,32 @@ export function intIn(name: string, min: number, max: number, code = 'option_inv
 
 /** A priority class 1..5 (`priority_invalid`). */
 export const priorityArg = intIn('--priority', 1, 5, 'priority_invalid');
+
+/** A value as a usage error quotes it: JSON, a long one cut short with its size. */
+function shown(v: string): string {
+  return v.length <= 64 ? JSON.stringify(v) : `${JSON.stringify(v.slice(0, 32))}... (${utf8ByteLength(v)} UTF-8 bytes)`;
+}
+
+/**
+ * An identity (`option_invalid` unless given): replay's own rule for request ids, node keys
+ * and every other id (engine/identity `isIdentity`: 1..256 UTF-8 bytes, no ASCII control
+ * characters), so a bad value is the flag's usage error, not a refused commit.
+ */
+export function identityArg(name: string, code = 'option_invalid') {
+  return (v: string): string => {
+    if (!isIdentity(v)) throw new UsageError(`${name} must be 1..256 UTF-8 bytes without ASCII control characters, not ${shown(v)}`, code);
+    return v;
+  };
+}
+
+/** An immutable Git revision, 40 or 64 lowercase hex digits (engine/identity `isRevision`; `option_invalid` unless given). */
+export function revisionArg(name: string, code = 'option_invalid') {
+  return (v: string): string => {
+    if (!isRevision(v)) throw new UsageError(`${name} must be an immutable Git revision: a full commit SHA of 40 or 64 lowercase hex digits, not ${shown(v)}`, code);
+    return v;
+  };
+}
+
+/** The global `--request-id`: an identity (a mutation's request id, or a lookup's prefix of one). */
+export const requestIdArg = identityArg('--request-id');
+

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
 import { ResourceSchema } from '../../engine/schema/graph.ts';
 import { fail } from '../../engine/errors.ts';
-import { workId } from '../../engine/identity/index.ts';
+import { REVISION, workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { defaultGraphId } from '../../engine/intents/limits.ts';
 import type { SubmitNode } from '../../engine/requests/operations.ts';
@@ -15,7 +15,7 @@ import { actorOf } from '../../lib/publisher/actor.ts';
 import { publishSubmit } from '../../lib/publisher/requests.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
-import { priorityArg } from '../parse.ts';
+import { identityArg, priorityArg, revisionArg } from '../parse.ts';
 import { printJson, type Io } from '../output.ts';
 import { principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 
@@ -34,7 +34,7 @@ const NodeSchema = z.strictObject({
   worker_profile: z.string().min(1).optional(),
   graph_id: z.string().min(1).optional(),
   /** Spec 7.10: pin a registered immutable revision; an explicit logical contract. */
-  execution_ref: z.string().regex(/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, 'expected a 40- or 64-hex immutable Git revision').optional(),
+  execution_ref: z.string().regex(REVISION, 'expected a 40- or 64-hex immutable Git revision').optional(),
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),
   /** A pre-existing Issue backing this Work (docs/backing-issues.md): needs a projector rule's exact grant. */
   backing_issue: ResourceSchema.optional(),
@@ -152,12 +152,12 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
     .requiredOption('--file <payload.json>', 'the Work payload: a JSON object (- reads stdin)')
     .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
-    .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)')
+    .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)', identityArg('--node-key'))
     .option('--pool <name>', 'scheduling pool', 'default')
     .option('--priority <1..5>', 'priority class (1 most urgent)', priorityArg)
     .option('--fairness-key <key>', 'accounting key registered in the Policy')
     .option('--worker-profile <name>', 'approved worker profile (default: the pool\'s default)')
-    .option('--execution-ref <sha>', 'pin execution to this registered immutable worker revision (default: follow compatible deployments)')
+    .option('--execution-ref <sha>', 'pin execution to this registered immutable worker revision, a full 40/64-hex commit SHA (default: follow compatible deployments)', revisionArg('--execution-ref'))
     .action(ctx.action(async (g, opts: { file: string; graphId?: string; nodeKey?: string; pool: string; priority?: number; fairnessKey?: string; workerProfile?: string; executionRef?: string }) => {
       const payload = await readJson(opts.file, 'payload file');
       if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) fail('input_invalid', `payload file ${opts.file} must hold a JSON object`);

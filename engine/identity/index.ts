@@ -7,7 +7,7 @@ import type { JsonValue } from '../json.ts';
 import { canonicalize } from '../codec/json.ts';
 import { sha256Hex } from '../codec/digest.ts';
 
-export { DECIMAL_MAX_DIGITS, IDENTITY_MAX_UTF8_BYTES, isDecimalId, isIdentity, isReasonCode } from './validate.ts';
+export { DECIMAL_MAX_DIGITS, IDENTITY_MAX_UTF8_BYTES, REVISION, isDecimalId, isIdentity, isReasonCode, isRevision } from './validate.ts';
 
 /**
  * SHA-256 hex of canonical({actor, kind, parameters}); binds neither the request ID,

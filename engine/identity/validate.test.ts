@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { identitySlow, isDecimalId, isIdentity, isReasonCode } from './validate.ts';
+import { identitySlow, isDecimalId, isIdentity, isReasonCode, isRevision } from './validate.ts';
+import { RevisionSchema } from '../schema/common.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url));
@@ -77,5 +78,15 @@ describe('identity helpers beyond the fixtures', () => {
   it('isReasonCode', () => {
     for (const ok of ['a', 'Z9', 'x.y:z-w_v', 'a'.repeat(128)]) expect(isReasonCode(ok)).toBe(true);
     for (const bad of ['', '-a', '.a', 'a'.repeat(129), 'a/b', 'a b', 'a\n', 'ä']) expect(isReasonCode(bad)).toBe(false);
+  });
+  it('isRevision: what RevisionSchema accepts (40 or 64 lowercase hex digits)', () => {
+    for (const ok of ['a1'.repeat(20), '0'.repeat(64), 'f'.repeat(40)]) {
+      expect(isRevision(ok)).toBe(true);
+      expect(RevisionSchema.safeParse(ok).success).toBe(true);
+    }
+    for (const bad of ['', 'abc', 'a1'.repeat(21), 'A1'.repeat(20), 'g'.repeat(40), `${'a'.repeat(40)}\n`, 'a'.repeat(63)]) {
+      expect(isRevision(bad)).toBe(false);
+      expect(RevisionSchema.safeParse(bad).success).toBe(false);
+    }
   });
 });

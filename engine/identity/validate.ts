@@ -1,5 +1,5 @@
 /**
- * Identity, decimal-ID and reason-code predicates (spec 7.6 "Identity bounds apply to
+ * Identity, decimal-ID, reason-code and revision predicates (spec 7.6 "Identity bounds apply to
  * UTF-8 bytes"; contract `identities`, `reason_code`; identity/reason validation fixtures).
  */
 import { isWellFormedUnicode, utf8ByteLength } from '../codec/json.ts';
@@ -13,6 +13,8 @@ const FORBIDDEN = /[\u0000-\u001f\u007f]/;
 const DECIMAL = /^[1-9][0-9]*$/;
 const NOT_PRINTABLE_ASCII = /[^\u0020-\u007e]/;
 const REASON = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** `Revision`: a lowercase SHA-1 or SHA-256 Git object name (the schema's RevisionSchema). */
+export const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
 
 /**
  * A nonempty well-formed string of at most 256 UTF-8 bytes without C0 controls or DEL.
@@ -59,4 +61,9 @@ export function isDecimalId(s: string): boolean {
 /** A sanitized reason code: `^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$` (at most 128 ASCII chars). */
 export function isReasonCode(s: string): boolean {
   return typeof s === 'string' && REASON.test(s);
+}
+
+/** A lowercase 40- or 64-hex Git object name: an immutable revision (`execution_ref`, worker `ref`). */
+export function isRevision(s: string): boolean {
+  return typeof s === 'string' && REVISION.test(s);
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { utf8ByteLength } from '../codec/json.ts';
-import { isDecimalId, isIdentity, isReasonCode } from '../identity/validate.ts';
+import { REVISION, isDecimalId, isIdentity, isReasonCode } from '../identity/validate.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 
 /** `Identity`: 1..256 UTF-8 bytes, no ASCII C0 controls or DEL (spec 7.6 "Identity bounds"). */
@@ -35,7 +35,7 @@ export const ReasonCodeSchema = z.string().refine(isReasonCode, {
 export const DigestSchema = z.string().regex(/^[a-f0-9]{64}$/, 'expected a lowercase SHA-256 hex digest');
 
 /** `Revision`: lowercase SHA-1 or SHA-256 Git object name. */
-export const RevisionSchema = z.string().regex(/^(?:[a-f0-9]{40}|[a-f0-9]{64})$/, 'expected a 40- or 64-hex Git revision');
+export const RevisionSchema = z.string().regex(REVISION, 'expected a 40- or 64-hex Git revision');
 
 /**
  * `Timestamp` (also used for byte budgets): safe integer 0..2^53-1. Negative zero has no canonical

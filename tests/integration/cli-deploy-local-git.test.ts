@@ -123,7 +123,8 @@ describe('fairway deploy on a local Git repository', () => {
     const tipBefore = git(repo, 'rev-parse', 'work-queue');
     const unregistered = await cli(repo, '--request-id', 'pin-x', 'submit-work', '--file', payload, '--node-key', 'pin-x', '--execution-ref', 'd'.repeat(40));
     expect(unregistered).toMatchObject({ code: 3, json: { ok: false, error: { code: 'execution_ref_unregistered' } } });
-    expect((await cli(repo, '--request-id', 'pin-bad', 'submit-work', '--file', payload, '--execution-ref', 'main')).json.error.code).toBe('input_invalid');
+    // Not a full commit SHA: a usage error of the flag (exit 2), found before anything is read.
+    expect(await cli(repo, '--request-id', 'pin-bad', 'submit-work', '--file', payload, '--execution-ref', 'main')).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipBefore);
 
     const pinned = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1);

@@ -1,0 +1,98 @@
+/**
+ * Bad values of `--request-id`, `--node-key` and `--execution-ref` are usage errors of the flag
+ * (exit 2, `option_invalid`, the message names the flag), found while the options are parsed,
+ * before any file or the queue is read, with the engine's own rules (engine/identity
+ * `isIdentity`, `isRevision`): not `schema_invalid` at request.id of a refused commit, nor
+ * `input_invalid` blamed on the payload file. Real temporary Git repositories, through the
+ * real CLI entry point; the branch is unchanged.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runFairway } from '../support/cli.ts';
+import { fixtureRepo, git, inputFiles, queueTip } from '../support/fixture-repo.ts';
+
+let repo: string;
+let file: (name: string, value: unknown) => string;
+
+beforeEach(() => {
+  repo = fixtureRepo('fairway-optvals-');
+  file = inputFiles('fairway-optvals-files-');
+});
+
+async function fairway(...args: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
+  let out = '';
+  let err = '';
+  const code = await runFairway(['--dir', repo, ...args], { out: (s) => (out += `${s}\n`), err: (s) => (err += `${s}\n`) });
+  return { code, out, err, json: args.includes('--json') ? JSON.parse(out) : undefined };
+}
+
+function ledger(): { tip: string | null; text: string | null } {
+  const tip = queueTip(repo);
+  return { tip, text: tip === null ? null : git(repo, 'show', `${tip}:work-queue.jsonl`) };
+}
+
+async function bootstrap(): Promise<void> {
+  expect((await fairway('--json', '--request-id', 'seed', 'submit-work', '--file', file('seed.json', { a: 1 }), '--node-key', 'seed')).code).toBe(0);
+}
+
+/** `args` is refused as a bad value of `flag`: exit 2, option_invalid naming the flag (JSON and human), nothing written. */
+async function badValue(flag: string, args: string[]): Promise<void> {
+  const before = ledger();
+  const j = await fairway('--json', ...args);
+  expect(j.code, j.out).toBe(2);
+  expect(j.json).toEqual({ ok: false, error: { code: 'option_invalid', message: expect.stringMatching(new RegExp(`^${flag} must be `)) } });
+  const h = await fairway(...args);
+  expect(h.code).toBe(2);
+  expect(h.err).toMatch(new RegExp(`^fairway: option_invalid: ${flag} must be .*\\n\\(see fairway --help\\)\\n$`));
+  expect(ledger()).toEqual(before);
+}
+
+const LONG = 'r'.repeat(300);
+/** 129 two-byte characters: 258 UTF-8 bytes in 129 UTF-16 units (the bound is on bytes). */
+const WIDE = 'é'.repeat(129);
+
+describe('bad flag values are usage errors of the flag (exit 2, option_invalid)', () => {
+  it('option_invalid: an empty or over-long --request-id, before or after the command, is the flag\'s error, not schema_invalid of a commit', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    await badValue('--request-id', ['--request-id', '', 'submit-work', '--file', p]);
+    await badValue('--request-id', ['submit-work', '--file', p, '--request-id', '']);
+    await badValue('--request-id', ['--request-id', LONG, 'submit-work', '--file', p]);
+    await badValue('--request-id', ['--request-id', WIDE, 'dispatch-next']);
+    await badValue('--request-id', ['--request-id', 'a\tb', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident']);
+    await badValue('--request-id', ['--request-id', '', 'explain']);
+  });
+
+  it('option_invalid: a bad --request-id on an absent queue creates nothing, and no file is read first', async () => {
+    await badValue('--request-id', ['--request-id', LONG, 'submit-work', '--file', '/nonexistent/payload.json']);
+    expect(queueTip(repo)).toBeNull();
+  });
+
+  it('option_invalid: an empty or over-long --node-key is the flag\'s error, not input_invalid of the payload file', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    await badValue('--node-key', ['submit-work', '--file', p, '--node-key', '']);
+    await badValue('--node-key', ['submit-work', '--file', p, '--node-key', WIDE]);
+    await badValue('--node-key', ['submit-work', '--file', '/nonexistent/payload.json', '--node-key', 'k\n']);
+  });
+
+  it('option_invalid: an --execution-ref that is not a full lowercase 40/64-hex revision is the flag\'s error, not input_invalid of the payload file', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    await badValue('--execution-ref', ['submit-work', '--file', p, '--execution-ref', 'abc']);
+    await badValue('--execution-ref', ['submit-work', '--file', p, '--execution-ref', 'A1'.repeat(20)]);
+    await badValue('--execution-ref', ['submit-work', '--file', p, '--execution-ref', 'a1'.repeat(21)]);
+  });
+
+  it('values at the bounds are accepted: a 256-byte --request-id and --node-key commit; a well-formed unregistered --execution-ref is the protocol\'s verdict', async () => {
+    await bootstrap();
+    const id = `${'é'.repeat(127)}xy`; // 256 UTF-8 bytes
+    const ok = await fairway('--json', '--request-id', id, 'submit-work', '--file', file('p.json', { b: 2 }), '--node-key', id);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.json.request_id).toBe(id);
+    const before = ledger();
+    const pinned = await fairway('--json', 'submit-work', '--file', file('q.json', { c: 3 }), '--execution-ref', 'b2'.repeat(20));
+    expect(pinned.code).toBe(3);
+    expect(pinned.json.error.code).toBe('execution_ref_unregistered');
+    expect(ledger()).toEqual(before);
+  });
+});
