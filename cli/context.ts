@@ -24,7 +24,7 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
     globals,
     action: (fn) => async (...args) => {
       // Errors are JSON under --json and under a read command's --format json|jsonl.
-      const command = args.at(-1) as { opts?: () => Record<string, unknown> } | undefined;
+      const command = args.at(-1) as { opts?: () => Record<string, unknown>; name?: () => string } | undefined;
       const format = typeof command?.opts === 'function' ? command.opts().format : undefined;
       const json = program.opts<RawGlobals>().json === true || format === 'json' || format === 'jsonl';
       try {
@@ -36,7 +36,7 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
         }
         await fn(g, ...args);
       } catch (e) {
-        setExit(reportFailure(io, e, json));
+        setExit(reportFailure(io, e, json, typeof command?.name === 'function' ? command.name() : undefined));
       }
     },
   };

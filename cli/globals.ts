@@ -13,6 +13,7 @@
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isDecimalId } from '../engine/identity/validate.ts';
 import { UsageError, type Io } from './output.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -86,6 +87,8 @@ function looksLikePath(value: string, cwd: string): boolean {
 export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env, cwd = process.cwd()): GlobalOptions {
   const { repo, github, dir, ...rest } = raw;
   const g: GlobalOptions = { ...rest };
+  // Checked for every command, also those that never act as it (a typo should not pass silently).
+  if (g.principal !== undefined && !isDecimalId(g.principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(g.principal)}`, 'principal_invalid');
   if (dir !== undefined) {
     if (dir === '') throw new UsageError('--dir needs a path', 'store_options_invalid');
     g.dir = dir;

@@ -70,9 +70,9 @@ Examples:
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
-      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json);
+      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json, entry === undefined ? undefined : named);
     }
-    return reportFailure(io, e, json);
+    return reportFailure(io, e, json, entry === undefined ? undefined : named);
   }
   return exit;
 }

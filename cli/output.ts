@@ -36,17 +36,22 @@ export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
 
-/** Prints a failure in the requested form and returns the exit code. */
-export function reportFailure(io: Io, e: unknown, json: boolean): number {
+/**
+ * Prints a failure in the requested form and returns the exit code. A usage error points at the
+ * help of the command that was run (`command`), or at `fairway --help` when none was.
+ */
+export function reportFailure(io: Io, e: unknown, json: boolean, command?: string): number {
+  const help = `(see fairway ${command === undefined ? '' : `${command} `}--help)`;
   if (e instanceof UsageError) {
     if (json) printJson(io, { ok: false, error: { code: e.code, message: e.message } });
-    else io.err(`fairway: ${e.code}: ${e.message}\n(see fairway --help)`);
+    else io.err(`fairway: ${e.code}: ${e.message}\n${help}`);
     return EXIT_USAGE;
   }
   if (isProtocolError(e) && e.details?.usage === true) {
-    // Flag problems found below the CLI (lib/ cannot raise UsageError): still usage errors.
-    if (json) printJson(io, { ok: false, error: e.toJSON() });
-    else io.err(`fairway: ${e.code}: ${e.message}\n(see fairway --help)`);
+    // Flag problems found below the CLI (lib/ cannot raise UsageError): still usage errors. The
+    // `usage` mark is how they are told apart here, not part of the error: it is not printed.
+    if (json) printJson(io, { ok: false, error: withoutUsageMark(e.toJSON()) });
+    else io.err(`fairway: ${e.code}: ${e.message}\n${help}`);
     return EXIT_USAGE;
   }
   if (isProtocolError(e)) {
@@ -58,6 +63,13 @@ export function reportFailure(io: Io, e: unknown, json: boolean): number {
   if (json) printJson(io, { ok: false, error });
   else io.err(`fairway: internal error: ${error.message}${e instanceof Error && e.stack ? `\n${e.stack}` : ''}`);
   return EXIT_INTERNAL;
+}
+
+function withoutUsageMark(error: Record<string, unknown>): Record<string, unknown> {
+  const { details, ...bare } = error as { details?: Record<string, unknown> };
+  if (details === undefined) return error;
+  const { usage: _usage, ...rest } = details;
+  return Object.keys(rest).length === 0 ? bare : { ...bare, details: rest };
 }
 
 /**

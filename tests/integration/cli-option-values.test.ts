@@ -42,7 +42,7 @@ async function badValue(flag: string, args: string[]): Promise<void> {
   expect(j.json).toEqual({ ok: false, error: { code: 'option_invalid', message: expect.stringMatching(new RegExp(`^${flag} must be `)) } });
   const h = await fairway(...args);
   expect(h.code).toBe(2);
-  expect(h.err).toMatch(new RegExp(`^fairway: option_invalid: ${flag} must be .*\\n\\(see fairway --help\\)\\n$`));
+  expect(h.err).toMatch(new RegExp(`^fairway: option_invalid: ${flag} must be .*\\n\\(see fairway (?:[a-z-]+ )?--help\\)\\n$`));
   expect(ledger()).toEqual(before);
 }
 

@@ -151,3 +151,25 @@ describe('ordinary file mistakes are protocol errors with stable codes, never in
     expect(r.json.error.code).toBe('output_unwritable');
   });
 });
+
+describe('usage errors', () => {
+  it('a --principal that is not a positive decimal id is principal_invalid (exit 2) for a read command too', () => {
+    const r = fairway(repo, '--principal', 'abc', 'stats');
+    expect(r.status).toBe(2);
+    expect(r.json.error.code).toBe('principal_invalid');
+  });
+
+  it('point at the help of the command that was run, and print no internal mark', () => {
+    const human = spawnSync(process.execPath, [join(ROOT, 'bin/fairway.js'), 'verify', '--threads', '99'], { cwd: repo, encoding: 'utf8' });
+    expect(human.status).toBe(2);
+    expect(human.stderr).toContain('(see fairway verify --help)');
+    const unknown = spawnSync(process.execPath, [join(ROOT, 'bin/fairway.js'), 'frobnicate'], { cwd: repo, encoding: 'utf8' });
+    expect(unknown.stderr).toContain('(see fairway --help)');
+    // id_prefix_short is raised below the command with a usage mark; the JSON error carries its details, not the mark.
+    const workId = (fairway(repo, 'state').json.rows as { kind: string; work_id?: string }[]).find((r) => r.kind === 'work')!.work_id!;
+    const short = fairway(repo, 'inspect', '--work-id', workId.slice(0, 5));
+    expect(short.status).toBe(2);
+    expect(short.json.error).toMatchObject({ code: 'id_prefix_short', details: { prefix: workId.slice(0, 5) } });
+    expect(short.json.error.details).not.toHaveProperty('usage');
+  });
+});
