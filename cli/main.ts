@@ -51,6 +51,10 @@ Examples:
     printJson(io, { ok: true, version: pkg.version });
     return EXIT_OK;
   }
+  // `fairway --json` alone: one JSON object (a usage error), not the help text a script cannot parse.
+  if (json && named === undefined && !argv.includes('--help') && !argv.includes('-h')) {
+    return reportFailure(io, new UsageError('no command given; fairway --help lists them', 'command_missing'), json);
+  }
   const entry = named === undefined ? undefined : commandEntry(named);
   if (entry !== undefined) {
     (await entry.load())(program, ctx);

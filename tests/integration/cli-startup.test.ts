@@ -3,7 +3,7 @@
  * build under dist/ (no TypeScript at run time), `--version`, and `--help`
  * listing every command without loading any command module.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +21,10 @@ describe('fairway bin start-up', () => {
     // Under --json, one JSON object like every other answer.
     expect(JSON.parse(run('--json', '--version'))).toEqual({ ok: true, version: pkg.version });
     expect(JSON.parse(run('-V', '--json'))).toEqual({ ok: true, version: pkg.version });
+    // --json with no command at all: a JSON usage error (exit 2), not the help text.
+    const bare = spawnSync(process.execPath, ['bin/fairway.js', '--json'], { cwd: ROOT, encoding: 'utf8' });
+    expect(bare.status).toBe(2);
+    expect(JSON.parse(bare.stdout)).toMatchObject({ ok: false, error: { code: 'command_missing' } });
   });
 
   it('lists every registered command in --help', () => {
