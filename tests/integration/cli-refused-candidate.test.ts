@@ -10,8 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runFairway } from '../support/cli.ts';
-import { fixtureRepo, git, inputFiles, queueTip } from '../support/fixture-repo.ts';
+import { dirCli, fixtureRepo, git, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
 
 let repo: string;
 let file: (name: string, value: unknown) => string;
@@ -21,19 +20,9 @@ beforeEach(() => {
   file = inputFiles('fairway-refused-files-');
 });
 
-/** One CLI run on `repo`: exit code, stdout, stderr; `--json` runs parse stdout. */
-async function fairway(...args: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
-  let out = '';
-  let err = '';
-  const code = await runFairway(['--dir', repo, ...args], { out: (s) => (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => (err += s.endsWith('\n') ? s : `${s}\n`) });
-  return { code, out, err, json: args.includes('--json') ? JSON.parse(out) : undefined };
-}
+const fairway = (...args: string[]) => dirCli(repo, ...args);
 
-/** The queue branch as it stands: its tip and its ledger bytes (null: no queue). */
-function ledger(): { tip: string | null; text: string | null } {
-  const tip = queueTip(repo);
-  return { tip, text: tip === null ? null : git(repo, 'show', `${tip}:work-queue.jsonl`) };
-}
+const ledger = () => queueLedger(repo);
 
 async function bootstrap(): Promise<void> {
   expect((await fairway('--json', '--request-id', 'seed', 'submit-work', '--file', file('seed.json', { a: 1 }), '--node-key', 'seed')).code).toBe(0);

@@ -53,3 +53,18 @@ export function inputFiles(prefix: string): (name: string, value: unknown) => st
     return path;
   };
 }
+
+/** One CLI run on `repo` (`--dir repo`): exit code, stdout, stderr; a `--json` run's stdout parsed. */
+export async function dirCli(repo: string, ...args: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
+  let out = '';
+  let err = '';
+  const line = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
+  const code = await runFairway(['--dir', repo, ...args], { out: (s) => (out += line(s)), err: (s) => (err += line(s)) });
+  return { code, out, err, json: args.includes('--json') ? JSON.parse(out) : undefined };
+}
+
+/** The queue branch as it stands: its tip and its ledger text (null: no queue). */
+export function queueLedger(repo: string): { tip: string | null; text: string | null } {
+  const tip = queueTip(repo);
+  return { tip, text: tip === null ? null : git(repo, 'show', `${tip}:work-queue.jsonl`) };
+}
