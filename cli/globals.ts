@@ -88,7 +88,7 @@ export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env
   const { repo, github, dir, ...rest } = raw;
   const g: GlobalOptions = { ...rest };
   // Checked for every command, also those that never act as it (a typo should not pass silently).
-  if (g.principal !== undefined && !isDecimalId(g.principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(g.principal)}`, 'principal_invalid');
+  if (g.principal !== undefined) checkedPrincipal(g.principal);
   if (dir !== undefined) {
     if (dir === '') throw new UsageError('--dir needs a path', 'store_options_invalid');
     g.dir = dir;
@@ -114,6 +114,12 @@ export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env
     g.host = parsed.host ?? (env.GH_HOST !== undefined && env.GH_HOST !== '' ? env.GH_HOST.toLowerCase() : DEFAULT_HOST);
   }
   return g;
+}
+
+/** `principal` when it is a positive decimal id (the local operator's principal); else `principal_invalid`. */
+export function checkedPrincipal(principal: string): string {
+  if (!isDecimalId(principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(principal)}`, 'principal_invalid');
+  return principal;
 }
 
 /** True for github.com (and its API host); anything else is GitHub Enterprise Server. */

@@ -8,13 +8,12 @@ import { execFile } from 'node:child_process';
 import { basename, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { fail, ProtocolError } from '../engine/errors.ts';
-import { isDecimalId } from '../engine/identity/index.ts';
 import type { Projection } from '../engine/replay/index.ts';
 import { historyReader, type HistoryReader } from '../lib/publisher/history.ts';
 import { Publisher } from '../lib/publisher/publisher.ts';
 import { openStore, type OpenStoreOptions } from '../lib/store/open.ts';
 import type { LedgerStore } from '../lib/store/types.ts';
-import { apiUrlFor, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
+import { apiUrlFor, checkedPrincipal, DEFAULT_HOST, missingTokenMessage, type GlobalOptions } from './globals.ts';
 import { readStdin } from './input.ts';
 import { UsageError } from './output.ts';
 import { replayProgress } from './progress.ts';
@@ -78,9 +77,7 @@ export function writeTarget(g: GlobalOptions): { store: LedgerStore; publisher: 
 }
 
 export function principalOf(g: GlobalOptions): string {
-  const principal = g.principal ?? process.env.FAIRWAY_PRINCIPAL ?? '1';
-  if (!isDecimalId(principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(principal)}`, 'principal_invalid');
-  return principal;
+  return checkedPrincipal(g.principal ?? process.env.FAIRWAY_PRINCIPAL ?? '1');
 }
 
 /** A fresh stable request id unless the operator gave one (retries must reuse it). */

@@ -137,7 +137,7 @@ export function nextLines(v: NextView): string[] {
   }
   const shown = v.entries.length < v.line_length ? `showing ${v.entries.length} of ${v.line_length}; ` : '';
   lines.push(`${shown}the line ends: ${v.truncated && v.end !== 'limit' ? ENDS.limit : ENDS[v.end] ?? v.end}`);
-  if (v.rate !== null) lines.push(`recent grant rate: ${v.rate.per_hour.toFixed(1)}/h over the last ${v.rate.grants} grants, ${span(v.rate.span_ms)} apart (a short span extrapolates far)`);
+  if (v.rate !== null) lines.push(`recent grant rate: ${v.rate.per_hour.toFixed(1)}/h over the last ${v.rate.grants} grants, ${formatDuration(v.rate.span_ms)} apart (a short span extrapolates far)`);
   lines.push('What could change it: new Work in a higher-weight class or of a key with a lower pass, a priority change, a pause, Results unblocking dependants, retries coming due.');
   return lines;
 }
@@ -184,10 +184,3 @@ Examples:
       ctx.io.out(nextLines(view).join('\n'));
     }));
 };
-
-/** A duration for people: seconds under two minutes, then minutes, then hours. */
-function span(ms: number): string {
-  if (ms < 120_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
-  return `${(ms / 3_600_000).toFixed(1)} h`;
-}

@@ -6,10 +6,9 @@
  * A declared worker without a valid assignment fails; an absent queue is
  * recorded as uninitialized; an invalid ledger is an error.
  */
-import { readFile } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { SNAPSHOT_ROLES, type SnapshotRole } from '../../engine/intents/roles.ts';
-import { writeJsonAtomic } from '../../lib/intents/files.ts';
+import { readNamedFile, writeJsonAtomic } from '../../lib/intents/files.ts';
 import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import type { CommandModule } from '../context.ts';
 import { parseJsonInput, readStdin, STDIN } from '../input.ts';
@@ -32,14 +31,7 @@ interface SnapshotOptions {
  */
 async function readAssignment(path: string): Promise<unknown> {
   if (path === STDIN) return parseJsonInput(await readStdin('--assignment'), '--assignment (standard input)', 'assignment_invalid');
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return fail(code === 'ENOENT' ? 'assignment_missing' : 'assignment_unreadable', `cannot read assignment ${path}: ${code ?? String(e)}`);
-  }
-  return parseJsonInput(bytes, `assignment ${path}`, 'assignment_invalid');
+  return parseJsonInput(await readNamedFile(path, 'assignment'), `assignment ${path}`, 'assignment_invalid');
 }
 
 export const registerSnapshot: CommandModule = (program, ctx) => {

@@ -25,15 +25,19 @@ export async function writeJsonAtomic(path: string, value: unknown, flag: 'w' | 
   await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, flag);
 }
 
-/** Reads and parses a JSON file; unreadable → `<what>_unreadable`, not JSON → `<what>_invalid`. */
-export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  let text: string;
+/** A file's bytes; missing → `<what>_missing`, otherwise unreadable → `<what>_unreadable`. */
+export async function readNamedFile(path: string, what: string): Promise<Buffer> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return fail(code === 'ENOENT' ? `${what}_missing` : `${what}_unreadable`, `cannot read ${what} ${path}: ${code ?? String(e)}`);
   }
+}
+
+/** Reads and parses a JSON file; unreadable → `<what>_unreadable` (`readNamedFile`), not JSON → `<what>_invalid`. */
+export async function readJsonFile(path: string, what: string): Promise<unknown> {
+  const text = (await readNamedFile(path, what)).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

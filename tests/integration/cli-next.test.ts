@@ -97,7 +97,7 @@ describe('fairway next: the predicted line of a pool', () => {
     expect(rest.json.rate).toMatchObject({ grants: 2 });
     // In words, the rate names the span it comes from (two grants a moment apart extrapolate far).
     const words = await text(repo, 'next', '--pool', 'default');
-    expect(words).toMatch(/recent grant rate: [\d.]+\/h over the last 2 grants, [\d.]+ (?:s|min|h) apart/);
+    expect(words).toMatch(/recent grant rate: [\d.]+\/h over the last 2 grants, \d+[dhms](?: \d+[hms])? apart/);
     const last = rest.json.entries[2];
     const at = await cli(repo, 'next', '--pool', 'default', '--work-id', last.work_id);
     const p = at.json.work.position;
