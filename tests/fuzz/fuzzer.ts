@@ -11,6 +11,7 @@
  *
  * FUZZ_SEED and FUZZ_RUNS (per source) override the defaults for longer runs.
  */
+import { prng } from '../../bench/generated-graphs.ts';
 import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import { requestFingerprint } from '../../engine/identity/index.ts';
@@ -19,24 +20,11 @@ import { stateDigest } from '../../engine/replay/checkpoint.ts';
 import { replayLedger, summarize, type Projection } from '../../engine/replay/index.ts';
 import { exerciseViews } from '../support/views.ts';
 
-
 const encoder = new TextEncoder();
 /** Codes that would mean "an exception was wrapped" rather than a verdict. */
 const NOT_A_VERDICT = new Set(['ledger_invalid', 'internal_error']);
 
-/** mulberry32: small, fast, seeded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rand = ReturnType<typeof rng>;
+type Rand = ReturnType<typeof prng>;
 const int = (r: Rand, n: number): number => Math.floor(r() * n);
 const pick = <T,>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)]!;
 
@@ -273,13 +261,13 @@ function canonicalForm(bytes: Uint8Array): string {
 /** `runs` seeded variants of the ledger `lines` (for differential checks of other replay paths). */
 export function* variants(lines: readonly string[], runs: number, seed: number): Generator<Variant> {
   const text = ln(lines);
-  const r = rng(seed);
+  const r = prng(seed);
   for (let i = 0; i < runs; i++) yield variant(r, lines, text);
 }
 
 export function run(source: string, lines: readonly string[], runs: number, seed: number, views = false): { findings: Finding[]; kinds: Map<string, Map<string, number>>; ms: number } {
   const text = ln(lines);
-  const r = rng(seed);
+  const r = prng(seed);
   const digests = new Map<string, string>();
   const digestOf = (ledger: string): string => {
     let d = digests.get(ledger);
