@@ -8,8 +8,10 @@ import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, parseStrict, utf8ByteLength } from './json.ts';
 import { canonicalRecordSpans, type RecordSpans } from './canonical.ts';
 import { canonicalMembers, type MemberSpans } from './members.ts';
+import { parseRepeated, repeatedParameters } from './repeat.ts';
 
 export const LINE_BYTES = 8388608;
+
 
 /**
  * Codes thrown here. The contract limits answer the reference's `resource_limit`, with
@@ -157,6 +159,19 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
     fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
+  // An ASCII record (almost every ledger line) is proven canonical before it is parsed, so the
+  // copy of the operations its parameters repeat need not be parsed (repeat.ts). The one-pass
+  // check then skips string contents natively; JSON.parse checks them (every string of the
+  // parameters' copy is also a string of the operations it parses), and a text it refuses
+  // takes the general path below, which names the error.
+  const ascii = bytes === text.length;
+  if (ascii) {
+    const fast = canonicalRecordSpans(text, true);
+    if (fast !== null) {
+      const value = parseProven(text, fast);
+      if (value !== undefined) return { value, spans: fast.members, record: fast };
+    }
+  }
   let value: JsonValue;
   try {
     value = JSON.parse(text) as JsonValue;
@@ -168,7 +183,7 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
   // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
   // then decides, so both paths accept exactly the same lines. Neither throws on a bad line:
   // anything they throw is a bug, and surfaces as one.
-  const fast = canonicalRecordSpans(text, bytes === text.length);
+  const fast = ascii ? null : canonicalRecordSpans(text);
   if (fast !== null) return { value, spans: fast.members, record: fast };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     let members: ReturnType<typeof canonicalMembers> = null;
@@ -181,4 +196,14 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
     if (members !== null && members.text === text) return { value, spans: members.spans, record: null };
   }
   return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
+}
+
+/** The value of a text the one-pass check proved canonical (skipping string contents), or undefined when JSON.parse refuses it. */
+function parseProven(text: string, record: RecordSpans): JsonValue | undefined {
+  const repeat = repeatedParameters(record);
+  try {
+    return repeat === null ? (JSON.parse(text) as JsonValue) : parseRepeated(text, repeat);
+  } catch {
+    return undefined;
+  }
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
 import { isProtocolError } from '../errors.ts';
 import { replayLedger, summarize } from './index.ts';
-import { verifyRecord, type EnvelopeVerdict, type RecordVerdicts, type RecordVerifier } from './record.ts';
+import { verifiedCommit, verifyRecord, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
 
 const encoder = new TextEncoder();
 const { text } = generateLedger(160 * 1024, 7);
@@ -24,7 +24,7 @@ class InlineVerifier implements RecordVerifier {
   open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts {
     this.opened++;
     return {
-      verdictOf: (n: number): EnvelopeVerdict | null => {
+      verdictOf: (n: number): VerifiedRecord | null => {
         if (!this.pick(n)) return null;
         try {
           const verdict = verifyRecord(input, frames[n]!.start, frames[n]!.end);
@@ -120,9 +120,25 @@ describe('replay with a RecordVerifier', () => {
     expect(verifyRecord(genesis, 0, genesis.length)).toBeNull();
     const line = LINES[3]!;
     const canonical = encoder.encode(line);
-    expect(verifyRecord(canonical, 0, canonical.length)).toEqual({ fingerprintVerified: expect.any(Boolean), parametersVerified: expect.any(Boolean) });
+    expect(verifyRecord(canonical, 0, canonical.length)).toEqual({ verdict: { fingerprintVerified: expect.any(Boolean), parametersVerified: expect.any(Boolean) }, repeat: expect.anything() });
     const spaced = encoder.encode(line.replace('":', '": '));
     expect(verifyRecord(spaced, 0, spaced.length)).toBeNull();
+  });
+
+  it('answers where a record\'s parameters repeat its operations, and the commit replay reads from that is JSON.parse of the record', () => {
+    let repeated = 0;
+    for (const line of LINES) {
+      const bytes = encoder.encode(line);
+      const verified = verifyRecord(bytes, 0, bytes.length);
+      if (verified === null) continue;
+      expect(verifiedCommit(line, verified.repeat)).toEqual(JSON.parse(line));
+      if (verified.repeat === null) continue;
+      repeated += 1;
+      const { start, end, name } = verified.repeat;
+      const ops = (JSON.parse(line) as { operations: unknown }).operations;
+      expect(line.slice(start, end)).toBe(`{"${name}":${JSON.stringify(ops)}}`);
+    }
+    expect(repeated).toBeGreaterThan(LINES.length / 3);
   });
 
   it('is not asked about text input, which has no byte frames', () => {

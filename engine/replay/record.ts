@@ -9,23 +9,35 @@
  * line and the first error of the ledger is the one sequential replay names.
  */
 import { decodeUtf8, parseLedgerRecord } from '../codec/index.ts';
+import { parseRepeated, repeatedParameters, type RepeatedParameters } from '../codec/repeat.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
 
 export type { EnvelopeVerdict } from './envelope.ts';
+export type { RepeatedParameters } from '../codec/repeat.ts';
+
+/**
+ * What a record whose every check passed elsewhere carries to the fold: its envelope verdict,
+ * and where its request parameters repeat its operations (null: they do not), so that replay
+ * parses that copy of the operations no more than the check did.
+ */
+export interface VerifiedRecord {
+  verdict: EnvelopeVerdict;
+  repeat: RepeatedParameters | null;
+}
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
 
 /**
  * Verdicts on a byte input's records reached before the fold (every record of
- * `frames`, by index). `verdictOf(n)` answers the envelope verdict of a record
- * that passed every check of `verifyRecord`, or null when the record has not
+ * `frames`, by index). `verdictOf(n)` answers what `verifyRecord` answered for a
+ * record that passed every check, or null when the record has not
  * been verified (or failed): replay then verifies it inline. `close()` is
  * called once, when replay of the input ends (either way).
  */
 export interface RecordVerdicts {
-  verdictOf(frame: number): EnvelopeVerdict | null;
+  verdictOf(frame: number): VerifiedRecord | null;
   close(): void;
 }
 
@@ -49,7 +61,7 @@ export function decodeRecord(input: Uint8Array, start: number, end: number, line
  * `JSON.parse(text)` itself (not for a record that is not canonical JSON, read by
  * the strict parser, nor for one the schema parses into a new value).
  */
-export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean } {
+export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean; repeat: RepeatedParameters | null } {
   try {
     const { value, spans, record } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
@@ -59,7 +71,8 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
     const commit = parseQueueCommit(value, alias);
     // `plain`: the commit is the very value JSON.parse returned (zod builds a new one for a record the
     // fast validator cannot prove, e.g. a Policy: other key order, prototype-free maps).
-    return spans === null ? { commit, verdict: UNVERIFIED, plain: false } : { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value };
+    if (spans === null) return { commit, verdict: UNVERIFIED, plain: false, repeat: null };
+    return { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value, repeat: record === null ? null : repeatedParameters(record) };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;
@@ -68,18 +81,20 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
 
 /**
  * Every check of the record `input[start, end)` (decoding included): what a `RecordVerifier`
- * runs for each frame. Its envelope verdict, or null for a record whose commit is not plain
- * `JSON.parse` of its text (replay reads that one itself: `verifiedCommit` would not match).
+ * runs for each frame. Its envelope verdict and repeated parameters, or null for a record whose
+ * commit is not plain `JSON.parse` of its text (replay reads that one itself: `verifiedCommit`
+ * would not match).
  */
-export function verifyRecord(input: Uint8Array, start: number, end: number): EnvelopeVerdict | null {
-  const { verdict, plain } = parseRecord(decodeRecord(input, start, end, 0), 0, end - start);
-  return plain ? verdict : null;
+export function verifyRecord(input: Uint8Array, start: number, end: number): VerifiedRecord | null {
+  const { verdict, plain, repeat } = parseRecord(decodeRecord(input, start, end, 0), 0, end - start);
+  return plain ? { verdict, repeat } : null;
 }
 
 /**
  * The value of a record whose every check passed elsewhere (`verifyRecord` on
- * the same bytes): what `parseRecord` would return, without checking again.
+ * the same bytes, which answered `repeat`): what `parseRecord` would return,
+ * without checking again.
  */
-export function verifiedCommit(text: string): QueueCommit {
-  return JSON.parse(text) as QueueCommit;
+export function verifiedCommit(text: string, repeat: RepeatedParameters | null): QueueCommit {
+  return (repeat === null ? JSON.parse(text) : parseRepeated(text, repeat)) as QueueCommit;
 }

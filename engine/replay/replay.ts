@@ -11,7 +11,8 @@ import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
 import type { EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
-import { decodeRecord, parseRecord, verifiedCommit, type RecordVerdicts, type RecordVerifier } from './record.ts';
+import { RecordTexts } from './record-texts.ts';
+import { parseRecord, verifiedCommit, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
 import { createState } from '../state/state.ts';
 
 interface ParsedRecord extends ChainRecord {
@@ -80,6 +81,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   const chunk = projection.stageChunk(input);
   const chain = new CausalChain<ParsedRecord>(state.tip, projection);
   let verdicts: RecordVerdicts | null = null;
+  const texts = typeof input === 'string' ? null : new RecordTexts(input, frames as ReturnType<typeof frameLedger>);
   try {
     if (verifier !== undefined && typeof input !== 'string') verdicts = verifier.open(input, frames as ReturnType<typeof frameLedger>);
     for (let n = 0; n < frames.length; n++) {
@@ -89,16 +91,21 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       let start = -1;
       let end = 0;
       let commit: QueueCommit;
-      let verdict: EnvelopeVerdict | null = null;
+      let verdict: EnvelopeVerdict;
+      let verified: VerifiedRecord | null = null;
       if ('text' in frame) {
         text = frame.text;
       } else {
         ({ start, end } = frame);
-        if (verdicts !== null) verdict = verdicts.verdictOf(n);
-        text = decodeRecord(input as Uint8Array, start, end, physical);
+        if (verdicts !== null) verified = verdicts.verdictOf(n);
+        text = texts!.text(n, physical);
       }
-      if (verdict !== null) commit = verifiedCommit(text);
-      else ({ commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start));
+      if (verified !== null) {
+        commit = verifiedCommit(text, verified.repeat);
+        verdict = verified.verdict;
+      } else {
+        ({ commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start));
+      }
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.

@@ -7,7 +7,7 @@
  * must read itself (`verifyRecord` null: not canonical JSON, read by the strict parser, or a
  * record the schema parses into a new value, such as a Policy).
  */
-import type { EnvelopeVerdict } from '../../engine/replay/record.ts';
+import type { EnvelopeVerdict, VerifiedRecord } from '../../engine/replay/record.ts';
 
 export const FREE = 0;
 export const CLAIMED = 1;
@@ -15,6 +15,8 @@ export const FAILED = 2;
 export const PASSED = 8;
 const FINGERPRINT = 1;
 const PARAMETERS = 2;
+/** The repeated parameters' member is `nodes` (else `operations`). */
+const NODES = 4;
 
 /** Control block: the next record a worker takes, whether the verification was closed, the record replay's thread has reached. */
 export const CURSOR = 0;
@@ -39,16 +41,28 @@ export interface VerifyJob {
   frames: SharedArrayBuffer;
   /** Int32 per record: FREE, CLAIMED, FAILED or PASSED | verdict bits. */
   status: SharedArrayBuffer;
+  /**
+   * Int32 pairs: a PASSED record's repeated parameters (record.ts `VerifiedRecord.repeat`), the
+   * span of their value in the record's text, written before its slot; start -1 for none.
+   * Which member repeats is a verdict bit.
+   */
+  repeats: SharedArrayBuffer;
   control: SharedArrayBuffer;
 }
 
-export function passed(verdict: EnvelopeVerdict): number {
-  return PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0);
+/** Writes record `n`'s repeated parameters into `repeats` and answers its PASSED slot. */
+export function passed(record: VerifiedRecord, repeats: Int32Array, n: number): number {
+  const { verdict, repeat } = record;
+  repeats[2 * n] = repeat === null ? -1 : repeat.start;
+  repeats[2 * n + 1] = repeat === null ? -1 : repeat.end;
+  return PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0) | (repeat?.name === 'nodes' ? NODES : 0);
 }
 
 const VERDICTS: readonly EnvelopeVerdict[] = [0, 1, 2, 3].map((bits) => Object.freeze({ fingerprintVerified: (bits & FINGERPRINT) !== 0, parametersVerified: (bits & PARAMETERS) !== 0 }));
 
-/** The verdict of a PASSED slot. */
-export function verdictOf(slot: number): EnvelopeVerdict {
-  return VERDICTS[slot & (FINGERPRINT | PARAMETERS)]!;
+/** What a PASSED slot of record `n` says (its repeated parameters read from `repeats`). */
+export function verifiedOf(slot: number, repeats: Int32Array, n: number): VerifiedRecord {
+  const verdict = VERDICTS[slot & (FINGERPRINT | PARAMETERS)]!;
+  const start = repeats[2 * n]!;
+  return { verdict, repeat: start < 0 ? null : { start, end: repeats[2 * n + 1]!, name: (slot & NODES) !== 0 ? 'nodes' : 'operations' } };
 }

@@ -19,9 +19,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { EnvelopeVerdict, RecordVerdicts, RecordVerifier } from '../../engine/replay/record.ts';
+import type { RecordVerdicts, RecordVerifier, VerifiedRecord } from '../../engine/replay/record.ts';
 import { debugEvent } from '../debug/log.ts';
-import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verdictOf, type VerifyJob } from './slots.ts';
+import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verifiedOf, type VerifyJob } from './slots.ts';
 
 /** Below this a ledger replays faster than a worker starts. */
 export const MIN_BYTES = 4 << 20;
@@ -137,6 +137,7 @@ export class ThreadVerifier implements RecordVerifier {
 
 class SharedVerdicts implements RecordVerdicts {
   private readonly status: Int32Array;
+  private readonly repeats: Int32Array;
   private readonly control: Int32Array;
   private waited = 0;
   private ahead = 0;
@@ -144,10 +145,11 @@ class SharedVerdicts implements RecordVerdicts {
 
   constructor(job: VerifyJob, private readonly report: (ahead: number, rechecked: number) => void) {
     this.status = new Int32Array(job.status);
+    this.repeats = new Int32Array(job.repeats);
     this.control = new Int32Array(job.control);
   }
 
-  verdictOf(n: number): EnvelopeVerdict | null {
+  verdictOf(n: number): VerifiedRecord | null {
     const { status } = this;
     Atomics.store(this.control, REACHED, n);
     let slot = Atomics.compareExchange(status, n, FREE, CLAIMED);
@@ -165,7 +167,7 @@ class SharedVerdicts implements RecordVerdicts {
       return null;
     }
     this.ahead++;
-    return verdictOf(slot);
+    return verifiedOf(slot, this.repeats, n);
   }
 
   close(): void {
@@ -182,7 +184,7 @@ function share(input: Uint8Array, frames: readonly { start: number; end: number 
     offsets[2 * i] = frames[i]!.start;
     offsets[2 * i + 1] = frames[i]!.end;
   }
-  return { bytes, length: input.length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+  return { bytes, length: input.length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
 }
 
 function copyShared(input: Uint8Array): SharedArrayBuffer {

@@ -12,6 +12,7 @@ function run(job: VerifyJob): void {
   const input = new Uint8Array(job.bytes, 0, job.length);
   const frames = new Int32Array(job.frames);
   const status = new Int32Array(job.status);
+  const repeats = new Int32Array(job.repeats);
   const control = new Int32Array(job.control);
   const records = status.length;
   while (Atomics.load(control, CLOSED) === 0) {
@@ -26,8 +27,8 @@ function run(job: VerifyJob): void {
     if (Atomics.compareExchange(status, n, FREE, CLAIMED) !== FREE) continue;
     let slot = FAILED;
     try {
-      const verdict = verifyRecord(input, frames[2 * n]!, frames[2 * n + 1]!);
-      if (verdict !== null) slot = passed(verdict);
+      const verified = verifyRecord(input, frames[2 * n]!, frames[2 * n + 1]!);
+      if (verified !== null) slot = passed(verified, repeats, n);
     } catch {
       // Replay checks this record again on its own thread: it names the error (or meets the bug) there.
     }
