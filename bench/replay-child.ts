@@ -4,6 +4,9 @@
  *
  *   node --expose-gc --import tsx bench/replay-child.ts MODE FILE [ARG]
  *
+ * (`npm run bench` runs it compiled as the CLI is, bench/build-children.ts: node --expose-gc
+ * dist/bench/replay-child.js MODE FILE [ARG].)
+ *
  * MODE
  *   baseline  load the engine, replay nothing: the process's own RSS floor
  *   floor     read file + split lines + JSON.parse every line (best of ARG=3)

@@ -2,7 +2,8 @@
  * `npm run bench`: cold replay, incremental append and peak RSS against the
  * JSON.parse floor, on generated ~1/16/64 MiB ledgers and the two
  * reference-written ledgers. Every measurement runs in a fresh child process
- * (`bench/replay-child.ts`) so runs do not pollute each other.
+ * (`bench/replay-child.ts`, compiled as the CLI is: bench/build-children.ts) so runs do not
+ * pollute each other.
  *
  * Targets: cold replay ≤ 2× floor, each append < 5 ms, peak RSS ≤ 3× bytes + 100 MiB.
  * Writes `bench/results/latest.json`.
@@ -23,6 +24,7 @@
  *          picks ledgers), contention at 1/2/4/8 dispatchers and the per-attempt CPU
  *          (bench/contention-section.ts); written to bench/results/contention-section.json
  */
+import { buildChildren } from './build-children.ts';
 import { formatSchedulerBench, runSchedulerBench } from './scheduler.ts';
 import { runContentionSection, type ContentionSection } from './contention-section.ts';
 import { spawnSync } from 'node:child_process';
@@ -40,8 +42,6 @@ import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendRe
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
-const CHILD = join(HERE, 'replay-child.ts');
-const THREADS_CHILD = join(HERE, 'replay-threads.ts');
 const RESULTS = join(HERE, 'results');
 const REFERENCE = resolve(ROOT, '../shared/reference/gh-aw-generated');
 const MiB = 2 ** 20;
@@ -75,6 +75,8 @@ if (section === 'contention') {
   console.log(`\nWrote ${relative(ROOT, join(RESULTS, 'contention-section.json'))} (--only-section=contention: latest.json and envelope.md left alone)`);
   process.exit(0);
 }
+/** The replay children, compiled as the CLI is (bench/build-children.ts). */
+const children = await buildChildren(ROOT);
 const withPhases = !args.includes('--no-phases') && !envelopeOnly;
 /** Interleaved floor/replay rounds of the in-process ratio (bench/replay-child.ts `ratio`). */
 const RATIO_ROUNDS = quick ? 3 : 5;
@@ -99,7 +101,7 @@ function log(message: string): void {
 
 /** Runs one measurement in a fresh process; returns its JSON report or an error. */
 function child<T>(mode: string, file: string, arg?: number): T | { error: string } {
-  return runChild<T>(mode, ['--expose-gc', '--import', 'tsx', CHILD, mode, file, ...(arg === undefined ? [] : [String(arg)])]);
+  return runChild<T>(mode, ['--expose-gc', children.child, mode, file, ...(arg === undefined ? [] : [String(arg)])]);
 }
 
 function runChild<T>(mode: string, argv: string[]): T | { error: string } {
@@ -160,7 +162,7 @@ for (const [label, name] of [['ref-1m', 'ledger-1m.jsonl'], ['ref-16m', 'ledger-
 
 const baseline = child<{ maxRssKB: number; heapUsedMB: number }>('baseline', '-');
 const baselineMiB = failed(baseline) ? null : baseline.maxRssKB / 1024;
-log(`baseline: node + tsx + engine modules = ${baselineMiB?.toFixed(1) ?? '?'} MiB RSS`);
+log(`baseline: node + the compiled engine = ${baselineMiB?.toFixed(1) ?? '?'} MiB RSS`);
 
 interface Row {
   spec: LedgerSpec;
@@ -185,7 +187,7 @@ for (const spec of specs) {
   log(`  in-process CPU ratio ${failed(ratio) ? 'ERR' : `${ratio.cpuRatio.toFixed(2)}× (${ratio.cpuRatios.map((r) => r.toFixed(2)).join(' / ')})`}`);
   const steady = child<RatioReport>('steady', spec.path, RATIO_ROUNDS);
   log(`  steady CPU ratio (no forced GC) ${failed(steady) ? 'ERR' : `${steady.cpuRatio.toFixed(2)}×`}`);
-  const threads = runChild<ThreadsReport>('threads', ['--import', 'tsx', THREADS_CHILD, spec.path, String(RATIO_ROUNDS), '1']);
+  const threads = runChild<ThreadsReport>('threads', [children.threads, spec.path, String(RATIO_ROUNDS), '1']);
   log(`  steady wall ratio, alone / 1 worker thread ${failed(threads) ? 'ERR' : `${threads.aloneRatio.toFixed(2)}× / ${threads.threadedRatio.toFixed(2)}×`}`);
   const append = child<AppendReport>('append', spec.path, 20);
   const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
@@ -255,7 +257,7 @@ const appendText = formatAppends(results);
 
 console.log(`\nFairway replay benchmark — node ${process.version}, ${cpus().length} CPU (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
 console.log(`Targets: cold ≤ ${TARGETS.coldOverFloor}× floor in CPU time, in-process (floor = read + split + JSON.parse), every append < ${TARGETS.appendMs} ms, peak RSS ≤ ${TARGETS.rssPerByte}× bytes + ${TARGETS.rssSlackMiB} MiB`);
-console.log(`Process baseline RSS (node + tsx + engine, no ledger): ${fmt(baselineMiB, 1)} MiB; "RSS-base" = peak minus that.\n`);
+console.log(`Process baseline RSS (node + the compiled engine, no ledger): ${fmt(baselineMiB, 1)} MiB; "RSS-base" = peak minus that.\n`);
 console.log(mainTable);
 console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh process; "1st ms" = its first run (cold JIT); "wall ratio" = cold ms / floor ms of two fresh processes.');
 console.log(`"CPU ratio (in-process)" = the goal's measure: one process runs the floor and read + replayLedger interleaved, ${RATIO_ROUNDS} rounds after a warm-up of each; median of the per-round ratios of CPU time (user + system).`);
