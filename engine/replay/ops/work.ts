@@ -16,8 +16,8 @@ import { payloadSize } from './payload-size.ts';
 import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
+import { producerEntitlements } from './producer-rules.ts';
 import { ownGet } from '../../schema/record.ts';
-import type { QueuePolicy } from '../../schema/policy.ts';
 
 type WorkOp = OperationOf<'Work'>;
 
@@ -141,14 +141,13 @@ function duplicateWork(ctx: CommitContext, op: WorkOp): never {
 }
 
 function checkProducer(ctx: CommitContext, op: WorkOp): void {
-  const producers: QueuePolicy['producers'] | undefined = currentPolicy(ctx).producers;
-  if (producers === undefined || Object.keys(producers).length === 0) return;
-  const rule = ownGet(producers, ctx.commit.actor.principal);
-  const at = where(ctx);
-  if (rule === undefined) fail('producer_not_authorized', `principal ${ctx.commit.actor.principal} has no producer entitlement`, at);
-  if (!rule.pools.includes(op.pool)) fail('producer_not_authorized', `producer may not submit to pool ${op.pool}`, at);
-  if (!rule.priorities.includes(op.priority)) fail('producer_not_authorized', `producer may not submit priority ${op.priority}`, at);
-  if (!rule.fairness_keys.includes(op.fairness_key)) fail('producer_not_authorized', `producer may not use fairness key ${JSON.stringify(op.fairness_key)}`, at);
+  const entitlements = producerEntitlements(currentPolicy(ctx).producers);
+  if (entitlements === null) return;
+  const rule = entitlements.get(ctx.commit.actor.principal);
+  if (rule === undefined) fail('producer_not_authorized', `principal ${ctx.commit.actor.principal} has no producer entitlement`, where(ctx));
+  if (!rule.pools.has(op.pool)) fail('producer_not_authorized', `producer may not submit to pool ${op.pool}`, where(ctx));
+  if (!rule.priorities.has(op.priority)) fail('producer_not_authorized', `producer may not submit priority ${op.priority}`, where(ctx));
+  if (!rule.fairnessKeys.has(op.fairness_key)) fail('producer_not_authorized', `producer may not use fairness key ${JSON.stringify(op.fairness_key)}`, where(ctx));
 }
 
 /** Work edges resolve inside the graph (existing nodes or this commit); Issue/PR edges stay within the allowlist. */
@@ -258,10 +257,10 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
  */
 function checkProducerCancellation(ctx: CommitContext, work: WorkRecord): void {
   if (ctx.commit.actor.role !== 'producer') return;
-  const producers: QueuePolicy['producers'] | undefined = currentPolicy(ctx).producers;
-  if (producers === undefined || Object.keys(producers).length === 0) return;
-  const rule = ownGet(producers, ctx.commit.actor.principal);
-  if (rule === undefined || !rule.pools.includes(work.pool) || !rule.priorities.includes(work.priority) || !rule.fairness_keys.includes(work.fairnessKey)) {
+  const entitlements = producerEntitlements(currentPolicy(ctx).producers);
+  if (entitlements === null) return;
+  const rule = entitlements.get(ctx.commit.actor.principal);
+  if (rule === undefined || !rule.pools.has(work.pool) || !rule.priorities.has(work.priority) || !rule.fairnessKeys.has(work.fairnessKey)) {
     fail('producer_not_authorized', `producer ${ctx.commit.actor.principal} may not cancel Work ${work.workId} outside its entitlement`, where(ctx));
   }
 }
