@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
+import { edit, MUTATIONS, mutateRecord } from '../../tests/support/record-mutation.ts';
 import { REFERENCE_ROOT, referenceSkip } from '../../tests/support/reference.ts';
 import { isProtocolError } from '../errors.ts';
 import { canonicalRecordSpans } from './canonical.ts';
@@ -35,8 +36,6 @@ function outcome(text: string, bytes: number | undefined): unknown {
 function expectSameOutcome(text: string): void {
   expect(outcome(text, utf8ByteLength(text)), text.slice(0, 200)).toEqual(outcome(text, undefined));
 }
-
-const MUTATIONS = [' ', '\\', '"', '0', '-', '.', 'e', ',', '}', ']', '{', '[', ':', 'u', 'A', '\ud800', '\u0000', '\u0001', '\u001f', 'x', '1', 'n', '\u007f', '\t', '\n'];
 
 describe('repeated parameters are parsed once', () => {
   const records = lines(generateLedger(200 * 1024, 4).text);
@@ -85,12 +84,7 @@ describe('repeated parameters are parsed once', () => {
 
   it('mutated records: the byte path gives the parse-first order\'s value, spans and repeat, or its error code', () => {
     fc.assert(fc.property(fc.nat(), fc.nat(), fc.nat(), fc.constantFrom(...MUTATIONS), (r, at, how, unit) => {
-      const t = records[r % records.length]!;
-      // Aim inside the operations and their repeated copy half of the time.
-      const ops = t.indexOf('"operations":');
-      const i = how % 2 === 0 && ops >= 0 ? ops + (at % (t.length - ops)) : at % (t.length + 1);
-      const mutated = [t.slice(0, i) + unit + t.slice(i), t.slice(0, i) + t.slice(i + 1), t.slice(0, i) + unit + t.slice(i + 1)][how % 3]!;
-      expectSameOutcome(mutated);
+      expectSameOutcome(mutateRecord(records[r % records.length]!, at, how, unit));
     }), { numRuns: 4000, seed: 11 });
   });
 
@@ -103,9 +97,8 @@ describe('repeated parameters are parsed once', () => {
       const copyStart = repeat.start + repeat.name.length + 4;
       const length = repeat.end - 1 - copyStart;
       const i = at % length;
-      const edit = (s: string, p: number): string => [s.slice(0, p) + unit + s.slice(p), s.slice(0, p) + s.slice(p + 1), s.slice(0, p) + unit + s.slice(p + 1)][how % 3]!;
       // The copy comes after the operations: edit it first so the operations' offsets still hold.
-      const mutated = edit(edit(t, copyStart + i), opsStart + i);
+      const mutated = edit(edit(t, copyStart + i, unit, how), opsStart + i, unit, how);
       expectSameOutcome(mutated);
     }), { numRuns: 2000, seed: 5 });
   });
