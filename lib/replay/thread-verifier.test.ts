@@ -41,18 +41,6 @@ describe('ThreadVerifier', () => {
     expect(ahead).toBeGreaterThan(0);
   });
 
-  it('ledgers of different sizes in turn (the shared copy of the bytes reused, and grown) each give the projection replay gives alone', async () => {
-    expect(await verifier.start()).toBe(1);
-    const larger = Buffer.from(generateLedger(1200 * 1024, 12).text);
-    const prefix = Buffer.from(`${LINES.slice(0, Math.floor(LINES.length / 3)).join('\n')}\n`);
-    const ledgers = [Buffer.from(text), prefix, larger, prefix, Buffer.from(text), larger];
-    const alone = ledgers.map((b) => outcome(b));
-    for (let i = 0; i < ledgers.length; i++) {
-      expect(outcome(ledgers[i]!, verifier), `ledger ${i}`).toEqual(alone[i]);
-      expect(verifier.last).toMatchObject({ threads: 1 });
-    }
-  });
-
   it('names the first error replay names alone, wherever the spoiled record is, and a record a worker failed is checked again', async () => {
     expect(await verifier.start()).toBe(1);
     let rechecked = 0;

@@ -23,7 +23,6 @@ import type { RecordVerdicts, RecordVerifier, VerifiedRecord } from '../../engin
 import { debugEvent } from '../debug/log.ts';
 import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verifiedOf, type VerifyJob } from './slots.ts';
 
-const MiB = 1 << 20;
 /** Below this a ledger replays faster than a worker starts. */
 export const MIN_BYTES = 4 << 20;
 /** Most worker threads one replay may use (FAIRWAY_REPLAY_THREADS, `verify --threads`). */
@@ -48,14 +47,6 @@ export interface ThreadVerifierReport {
 
 export class ThreadVerifier implements RecordVerifier {
   private workers: Worker[] | null = null;
-  /**
-   * The shared copy of the last ledger's bytes, reused for the next ledger that fits: a fresh
-   * SharedArrayBuffer costs a page fault per page on the copy (about as much as reading the
-   * file). Reusing it is safe: replay is synchronous, so the previous verification is closed
-   * before the next opens, and a worker still finishing a record of it only writes that closed
-   * job's verdicts, which nothing reads.
-   */
-  private scratch: SharedArrayBuffer | null = null;
   private readonly loaded = new WeakMap<Worker, Promise<boolean>>();
   private broken = false;
   readonly threads: number;
@@ -74,7 +65,7 @@ export class ThreadVerifier implements RecordVerifier {
     if (workers === null) return null;
     let job: VerifyJob | null = null;
     try {
-      job = share(this.sharedBytes(input), input.length, frames);
+      job = share(input, frames);
       for (const w of workers) w.postMessage(job);
     } catch {
       // No shared memory for a copy of the ledger, or a worker that cannot be posted to: replay goes on alone.
@@ -102,16 +93,7 @@ export class ThreadVerifier implements RecordVerifier {
   async close(): Promise<void> {
     const workers = this.workers;
     this.workers = null;
-    this.scratch = null;
     if (workers !== null) await Promise.all(workers.map((w) => w.terminate()));
-  }
-
-  /** The ledger's bytes in shared memory: the input's own, or copied into the scratch buffer (grown to fit, by whole MiB). */
-  private sharedBytes(input: Uint8Array): SharedArrayBuffer {
-    if (input.buffer instanceof SharedArrayBuffer && input.byteOffset === 0) return input.buffer;
-    if (this.scratch === null || this.scratch.byteLength < input.length) this.scratch = new SharedArrayBuffer(Math.ceil(input.length / MiB) * MiB);
-    new Uint8Array(this.scratch, 0, input.length).set(input);
-    return this.scratch;
   }
 
   private pool(): Worker[] | null {
@@ -194,14 +176,21 @@ class SharedVerdicts implements RecordVerdicts {
   }
 }
 
-function share(bytes: SharedArrayBuffer, length: number, frames: readonly { start: number; end: number }[]): VerifyJob {
+function share(input: Uint8Array, frames: readonly { start: number; end: number }[]): VerifyJob {
+  const bytes = input.buffer instanceof SharedArrayBuffer && input.byteOffset === 0 ? input.buffer : copyShared(input);
   const framesBuffer = new SharedArrayBuffer(frames.length * 8);
   const offsets = new Int32Array(framesBuffer);
   for (let i = 0; i < frames.length; i++) {
     offsets[2 * i] = frames[i]!.start;
     offsets[2 * i + 1] = frames[i]!.end;
   }
-  return { bytes, length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+  return { bytes, length: input.length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+}
+
+function copyShared(input: Uint8Array): SharedArrayBuffer {
+  const shared = new SharedArrayBuffer(input.length);
+  new Uint8Array(shared).set(input);
+  return shared;
 }
 
 /**
