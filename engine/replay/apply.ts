@@ -87,7 +87,8 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   state.commitIndex.set(commit.id, state.commits.length);
   state.commits.push({
     id: commit.id,
-    previous: commit.previous,
+    // The tip's own string when it is the predecessor (as it is but for a root): the record's copy is not kept.
+    previous: commit.previous !== null && commit.previous === state.tip ? state.tip : commit.previous,
     ordinal,
     at: commit.at,
     requestId: commit.request.id,
