@@ -41,6 +41,50 @@ describe('ThreadVerifier', () => {
     expect(ahead).toBeGreaterThan(0);
   });
 
+  it('ledgers of different sizes in turn each give the projection replay gives alone', async () => {
+    expect(await verifier.start()).toBe(1);
+    const larger = Buffer.from(generateLedger(1200 * 1024, 12).text);
+    const prefix = Buffer.from(`${LINES.slice(0, Math.floor(LINES.length / 3)).join('\n')}\n`);
+    const ledgers = [Buffer.from(text), prefix, larger, prefix, Buffer.from(text), larger];
+    const alone = ledgers.map((b) => outcome(b));
+    for (let i = 0; i < ledgers.length; i++) {
+      expect(outcome(ledgers[i]!, verifier), `ledger ${i}`).toEqual(alone[i]);
+      expect(verifier.last).toMatchObject({ threads: 1 });
+    }
+  });
+
+  it('a replay started from another replay\'s progress callback, on the same verifier, leaves the outer verdict as it is alone', async () => {
+    expect(await verifier.start()).toBe(1);
+    // The outer ledger spoils its last record without changing its length; the nested replay
+    // (at the outer's 1,000th record, before the worker gets near the end) is the same ledger
+    // unspoiled. Its bytes must never stand in for the outer ledger's: a verdict computed on them
+    // would pass the spoiled record.
+    const clean = generateLedger(8 * 1024 * 1024, 14).text;
+    const lines = clean.split('\n').slice(0, -1);
+    lines[lines.length - 1] = lines[lines.length - 1]!.replace('"version":3}', '"version":2}');
+    const spoiled = Buffer.from(`${lines.join('\n')}\n`);
+    expect(spoiled.length).toBe(Buffer.byteLength(clean));
+    const alone = outcome(spoiled) as { code?: string };
+    expect(alone.code).toBe('unsupported_protocol');
+    for (let round = 0; round < 3; round++) {
+      let nested = 0;
+      let verdict: unknown;
+      try {
+        replayLedger(spoiled, ({ lines: done }) => {
+          if (done !== 1000) return;
+          nested++;
+          replayLedger(Buffer.from(clean), undefined, verifier);
+        }, verifier);
+        verdict = 'accepted';
+      } catch (e) {
+        if (!isProtocolError(e)) throw e;
+        verdict = { code: e.code, message: e.message, line: e.line, commit: e.commit, operation: e.operation };
+      }
+      expect(nested).toBe(1);
+      expect(verdict).toEqual(alone);
+    }
+  });
+
   it('names the first error replay names alone, wherever the spoiled record is, and a record a worker failed is checked again', async () => {
     expect(await verifier.start()).toBe(1);
     let rechecked = 0;
