@@ -55,10 +55,11 @@ export interface RecordSpans {
 let deepest = 0;
 
 /**
- * The text being scanned is known to hold no raw control character in a string (`JSON.parse`
- * accepted it, or it has none at all) and to be ASCII (so no surrogate), and it has no
- * backslash, as almost every ledger line. Then every string token runs to the next `"` and holds only characters the
- * general loop accepts, so `string` and `plainKey` find its end with `indexOf`.
+ * The text being scanned is known to be ASCII (so no surrogate) and to hold no raw control
+ * character in a string (`JSON.parse` accepted it), or else `JSON.parse` checks it afterwards
+ * (lines.ts), and it has no backslash, as almost every ledger line. Then every string token runs
+ * to the next `"` and holds only characters the general loop accepts, so `string` and
+ * `plainKey` find its end with `indexOf`.
  */
 let plainText = false;
 
@@ -79,9 +80,9 @@ const PARAMETERS = 2;
 /**
  * `canonicalSpans` with the request's member spans (replay hashes and compares them in place).
  * `parsedAscii`: the caller knows `text` has no character past U+007F (its UTF-8 length is its
- * length) and no raw control character in a string (`JSON.parse` accepted it, or the text holds
- * only printable ASCII), which lets strings be skipped natively. Either way the check proves the
- * whole grammar: a text it accepts is valid JSON.
+ * length), which lets strings be skipped natively; string contents are then left unchecked, so a
+ * caller that has not parsed the text yet parses it before trusting the answer (lines.ts
+ * `parseLedgerRecord` does: JSON.parse refuses a raw control character in a string).
  * Submit and operations requests repeat their `operations` as `request.parameters.nodes` or
  * `.operations`; when the text at that position is the same text, it is not scanned again: the
  * canonical grammar is the same at any position, and the repeated copy, two levels deeper,

@@ -10,7 +10,7 @@ export {
   utf8ByteLength,
 } from './json.ts';
 export type { ParseLimits } from './json.ts';
-export { LINE_BYTES, LINE_ERROR_CODES, decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from './lines.ts';
+export { LINE_BYTES, LINE_ERROR_CODES, decodeAscii, decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from './lines.ts';
 export type { RecordSpans } from './canonical.ts';
 export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';

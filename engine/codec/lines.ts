@@ -12,7 +12,6 @@ import { parseRepeated, repeatedParameters } from './repeat.ts';
 
 export const LINE_BYTES = 8388608;
 
-
 /**
  * Codes thrown here. The contract limits answer the reference's `resource_limit`, with
  * `details.limit` naming which: `ledger_bytes` (> 80 MiB) or `line_bytes` (> 8 MiB, LF
@@ -47,9 +46,14 @@ const DECODER = new TextDecoder('utf-8', { ignoreBOM: true });
  * decoded without the fatal decoder's slower path.
  */
 export function decodeUtf8(bytes: Uint8Array): string {
-  if (isAscii(bytes)) return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('latin1');
+  if (isAscii(bytes)) return decodeAscii(bytes);
   if (!isUtf8(bytes)) fail('invalid_unicode', 'input is not valid UTF-8');
   return DECODER.decode(bytes);
+}
+
+/** The text of bytes known to be ASCII (`isAscii`): their UTF-8 decoding, decoded as Latin-1. */
+export function decodeAscii(bytes: Uint8Array): string {
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('latin1');
 }
 
 const BLANK = /^[ \t\r]*$/;

@@ -10,7 +10,7 @@
  * (`decodeRecord`), so an invalid sequence is named at its own line.
  */
 import { isAscii } from 'node:buffer';
-import type { LedgerFrame } from '../codec/lines.ts';
+import { decodeAscii, type LedgerFrame } from '../codec/lines.ts';
 import { decodeRecord } from './record.ts';
 
 /** Bytes of whole records decoded at once (at most: a longer record is a window of its own). */
@@ -44,12 +44,8 @@ export class RecordTexts {
     while (m < frames.length && frames[m]!.end - from <= WINDOW_BYTES) m++;
     const to = frames[m - 1]!.end;
     const bytes = input.subarray(from, to);
-    this.window = isAscii(bytes) ? latin1(bytes) : null;
+    this.window = isAscii(bytes) ? decodeAscii(bytes) : null;
     this.windowStart = from;
     this.windowEnd = m;
   }
-}
-
-function latin1(bytes: Uint8Array): string {
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('latin1');
 }
