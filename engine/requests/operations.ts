@@ -12,6 +12,7 @@ import { workId as deriveWorkId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../state/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
+import { producerEntitlements } from '../replay/ops/producer-rules.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
@@ -177,12 +178,12 @@ export interface AlreadyAdmitted {
  */
 function checkEntitled(state: ReplayState, actor: Pick<Actor, 'role' | 'principal'>, existing: readonly string[]): void {
   if (!roleMayRequest(actor.role, 'submit')) fail('role_not_allowed', `role ${actor.role} may not publish submit requests`);
-  const { producers } = policyOf(state);
-  if (Object.keys(producers).length === 0) return;
-  const rule = producers[actor.principal];
+  const entitlements = producerEntitlements(policyOf(state).producers);
+  if (entitlements === null) return;
+  const rule = entitlements.get(actor.principal);
   for (const id of existing) {
     const w = state.works.get(id)!;
-    if (rule === undefined || !rule.pools.includes(w.pool) || !rule.priorities.includes(w.priority) || !rule.fairness_keys.includes(w.fairnessKey)) {
+    if (rule === undefined || !rule.pools.has(w.pool) || !rule.priorities.has(w.priority) || !rule.fairnessKeys.has(w.fairnessKey)) {
       fail('producer_not_authorized', `principal ${actor.principal} may not submit node ${w.nodeKey} in graph ${w.graphId} (pool ${w.pool}, priority ${w.priority}, fairness key ${JSON.stringify(w.fairnessKey)})`);
     }
   }
