@@ -45,8 +45,13 @@ describe('ThreadVerifier', () => {
     expect(await verifier.start()).toBe(1);
     const larger = Buffer.from(generateLedger(1200 * 1024, 12).text);
     const prefix = Buffer.from(`${LINES.slice(0, Math.floor(LINES.length / 3)).join('\n')}\n`);
-    const ledgers = [Buffer.from(text), prefix, larger, prefix, Buffer.from(text), larger];
+    // The same prefix with its last record spoiled: replayed after a larger ledger, the shared copy it
+    // reuses still holds the larger's bytes past its end, and the spoiled record must still fail.
+    const spoiledPrefix = Buffer.from(prefix.toString().replace(/"version":3}\n$/, '"version":2}\n'));
+    expect(spoiledPrefix.length).toBe(prefix.length);
+    const ledgers = [Buffer.from(text), prefix, larger, spoiledPrefix, prefix, Buffer.from(text), larger, spoiledPrefix];
     const alone = ledgers.map((b) => outcome(b));
+    expect((alone[3] as { code?: string }).code).toBe('unsupported_protocol');
     for (let i = 0; i < ledgers.length; i++) {
       expect(outcome(ledgers[i]!, verifier), `ledger ${i}`).toEqual(alone[i]);
       expect(verifier.last).toMatchObject({ threads: 1 });
