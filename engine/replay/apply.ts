@@ -60,7 +60,8 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
     ordinal,
     at: commit.at,
     actor: commit.actor as never,
-    claimIds: [],
+    // Only a grant adds Claims to its receipt (replay/ops/claim.ts); other receipts share one empty list.
+    claimIds: commit.request.kind === 'dispatch_next' ? [] : NO_IDS,
     workIds: workIdsOf(commit.operations),
   });
   if (ordinal === 0) state.repository = commit.actor.repository;
@@ -100,10 +101,17 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   state.tip = commit.id;
 }
 
+/**
+ * The empty id list of a receipt without Claims or Work: one frozen array for all of them (a
+ * ledger's receipts are retained for its whole life, and most name neither), so a stray push
+ * throws rather than writing into every receipt.
+ */
+const NO_IDS = Object.freeze([]) as unknown as string[];
+
 function workIdsOf(ops: readonly QueueOperation[]): string[] {
-  const ids: string[] = [];
-  for (const op of ops) if (op.kind === 'Work') ids.push(op.work_id);
-  return ids;
+  let ids: string[] | null = null;
+  for (const op of ops) if (op.kind === 'Work') (ids ??= []).push(op.work_id);
+  return ids ?? NO_IDS;
 }
 
 export function applyOperation(ctx: CommitContext, op: QueueOperation): void {
