@@ -90,6 +90,25 @@ describe('ThreadVerifier', () => {
     }
   });
 
+  it('keeps one shared copy for the next ledger, never more than twice the last ledger\'s size, and none after close', async () => {
+    const own = new ThreadVerifier({ threads: 1, minBytes: 0 });
+    try {
+      expect(await own.start()).toBe(1);
+      expect(own.retainedBytes).toBe(0);
+      const large = Buffer.from(generateLedger(5 * 1024 * 1024, 15).text);
+      expect(outcome(large, own)).toEqual(outcome(large));
+      expect(own.retainedBytes).toBe(Math.ceil(large.length / 2 ** 20) * 2 ** 20);
+      const small = Buffer.from(text);
+      expect(outcome(small, own)).toEqual(outcome(small));
+      expect(own.retainedBytes).toBe(2 ** 20);
+      expect(outcome(large, own)).toEqual(outcome(large));
+      expect(own.retainedBytes).toBe(Math.ceil(large.length / 2 ** 20) * 2 ** 20);
+    } finally {
+      await own.close();
+    }
+    expect(own.retainedBytes).toBe(0);
+  });
+
   it('names the first error replay names alone, wherever the spoiled record is, and a record a worker failed is checked again', async () => {
     expect(await verifier.start()).toBe(1);
     let rechecked = 0;

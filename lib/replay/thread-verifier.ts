@@ -55,7 +55,8 @@ export class ThreadVerifier implements RecordVerifier {
    * started while another is open (from its progress callback) copies into a buffer of its own,
    * so the outer ledger's records are never checked against the inner's bytes. A worker still
    * finishing a record of a closed verification writes only that job's verdicts, which nothing
-   * reads again.
+   * reads again. It is never more than twice the last ledger's size (rounded up to a MiB), and
+   * `close()` drops it.
    */
   private scratch: SharedArrayBuffer | null = null;
   private scratchHeld = false;
@@ -82,9 +83,11 @@ export class ThreadVerifier implements RecordVerifier {
       if (input.buffer instanceof SharedArrayBuffer && input.byteOffset === 0) bytes = input.buffer;
       else if (this.scratchHeld) bytes = copyShared(input, new SharedArrayBuffer(input.length));
       else {
-        if (this.scratch === null || this.scratch.byteLength < input.length) {
+        const fit = Math.ceil(input.length / MiB) * MiB;
+        // Grown to fit, and given up for one that fits when a ledger needs under half of it.
+        if (this.scratch === null || this.scratch.byteLength < input.length || this.scratch.byteLength > 2 * fit) {
           this.scratch = null; // the old one is not kept alive beside the new
-          this.scratch = new SharedArrayBuffer(Math.ceil(input.length / MiB) * MiB);
+          this.scratch = new SharedArrayBuffer(fit);
         }
         bytes = copyShared(input, this.scratch);
         holds = this.scratchHeld = true;
@@ -113,6 +116,11 @@ export class ThreadVerifier implements RecordVerifier {
     if (workers === null) return 0;
     const loaded = await Promise.all(workers.map((w) => this.loaded.get(w) ?? Promise.resolve(false)));
     return loaded.filter(Boolean).length;
+  }
+
+  /** Bytes of shared memory kept for the next replay's copy of its ledger (0 when none). */
+  get retainedBytes(): number {
+    return this.scratch?.byteLength ?? 0;
   }
 
   /** Stops the workers (a long-lived process that no longer replays large ledgers). */
