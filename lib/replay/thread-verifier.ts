@@ -101,7 +101,8 @@ export class ThreadVerifier implements RecordVerifier {
       return null;
     }
     return new SharedVerdicts(job, (ahead, rechecked) => {
-      if (holds) this.scratchHeld = false;
+      // Released once: a second close of this job must not release a newer job's hold.
+      if (holds) holds = this.scratchHeld = false;
       this.last = { threads: workers.length, records: frames.length, ahead, rechecked };
     });
   }
