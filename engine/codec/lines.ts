@@ -8,7 +8,7 @@ import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, parseStrict, utf8ByteLength } from './json.ts';
 import { canonicalRecordSpans, type RecordSpans } from './canonical.ts';
 import { canonicalMembers, type MemberSpans } from './members.ts';
-import { parseRepeated, repeatedParameters } from './repeat.ts';
+import { parseRepeated, repeatedParameters, type RepeatedParameters } from './repeat.ts';
 
 export const LINE_BYTES = 8388608;
 
@@ -158,8 +158,9 @@ function tooLarge(limit: number): never {
  * member spans (`record`, see `canonicalRecordSpans`). The same proof applies: the spans
  * index the canonical serialization itself. `bytes`, when known, is the record's UTF-8
  * length (equal to its length: an ASCII record, which the one-pass check scans faster).
+ * `repeat`: where a canonical record's request parameters repeat its operations (repeat.ts), or null.
  */
-export function parseLedgerRecord(text: string, bytes?: number): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null } {
+export function parseLedgerRecord(text: string, bytes?: number): { value: JsonValue; spans: MemberSpans | null; record: RecordSpans | null; repeat: RepeatedParameters | null } {
   if (text.length > LINE_BYTES || (text.length * 3 > LINE_BYTES && utf8ByteLength(text) > LINE_BYTES)) {
     fail('resource_limit', `ledger record exceeds ${LINE_BYTES} bytes`, {}, { limit: 'line_bytes', max: LINE_BYTES });
   }
@@ -172,8 +173,9 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
   if (ascii) {
     const fast = canonicalRecordSpans(text, true);
     if (fast !== null) {
-      const value = parseProven(text, fast);
-      if (value !== undefined) return { value, spans: fast.members, record: fast };
+      const repeat = repeatedParameters(fast);
+      const value = parseProven(text, repeat);
+      if (value !== undefined) return { value, spans: fast.members, record: fast, repeat };
     }
   }
   let value: JsonValue;
@@ -181,14 +183,14 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
     value = JSON.parse(text) as JsonValue;
   } catch {
     // Syntax, nesting or Unicode problem: the strict parser names it.
-    return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
+    return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null, repeat: null };
   }
   // Fast proof of canonical form in one pass over the text (codec/canonical.ts). It answers
   // null for anything it cannot prove (e.g. an escaped key); the re-serialising check below
   // then decides, so both paths accept exactly the same lines. Neither throws on a bad line:
   // anything they throw is a bug, and surfaces as one.
   const fast = ascii ? null : canonicalRecordSpans(text);
-  if (fast !== null) return { value, spans: fast.members, record: fast };
+  if (fast !== null) return { value, spans: fast.members, record: fast, repeat: repeatedParameters(fast) };
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     let members: ReturnType<typeof canonicalMembers> = null;
     try {
@@ -197,14 +199,13 @@ export function parseLedgerRecord(text: string, bytes?: number): { value: JsonVa
       // A value canonical form cannot spell (lone surrogate, too deep): the strict parser names it.
       if (!isProtocolError(e)) throw e;
     }
-    if (members !== null && members.text === text) return { value, spans: members.spans, record: null };
+    if (members !== null && members.text === text) return { value, spans: members.spans, record: null, repeat: null };
   }
-  return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null };
+  return { value: parseStrict(text, { maxBytes: LINE_BYTES }), spans: null, record: null, repeat: null };
 }
 
 /** The value of a text the one-pass check proved canonical (skipping string contents), or undefined when JSON.parse refuses it. */
-function parseProven(text: string, record: RecordSpans): JsonValue | undefined {
-  const repeat = repeatedParameters(record);
+function parseProven(text: string, repeat: RepeatedParameters | null): JsonValue | undefined {
   try {
     return repeat === null ? (JSON.parse(text) as JsonValue) : parseRepeated(text, repeat);
   } catch {

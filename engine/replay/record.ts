@@ -9,7 +9,7 @@
  * line and the first error of the ledger is the one sequential replay names.
  */
 import { decodeUtf8, parseLedgerRecord } from '../codec/index.ts';
-import { parseRepeated, repeatedParameters, type RepeatedParameters } from '../codec/repeat.ts';
+import { parseRepeated, type RepeatedParameters } from '../codec/repeat.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
@@ -63,7 +63,7 @@ export function decodeRecord(input: Uint8Array, start: number, end: number, line
  */
 export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean; repeat: RepeatedParameters | null } {
   try {
-    const { value, spans, record } = parseLedgerRecord(text, bytes);
+    const { value, spans, record, repeat } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
     if (version !== 3) fail('unsupported_protocol', `record version ${JSON.stringify(version)} is not the supported version 3`);
     // The request parameters' copy of the operations has the same text, hence the same value: validated once.
@@ -72,7 +72,7 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
     // `plain`: the commit is the very value JSON.parse returned (zod builds a new one for a record the
     // fast validator cannot prove, e.g. a Policy: other key order, prototype-free maps).
     if (spans === null) return { commit, verdict: UNVERIFIED, plain: false, repeat: null };
-    return { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value, repeat: record === null ? null : repeatedParameters(record) };
+    return { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value, repeat };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;

@@ -83,13 +83,7 @@ export class ThreadVerifier implements RecordVerifier {
       if (input.buffer instanceof SharedArrayBuffer && input.byteOffset === 0) bytes = input.buffer;
       else if (this.scratchHeld) bytes = copyShared(input, new SharedArrayBuffer(input.length));
       else {
-        const fit = Math.ceil(input.length / MiB) * MiB;
-        // Grown to fit, and given up for one that fits when a ledger needs under half of it.
-        if (this.scratch === null || this.scratch.byteLength < input.length || this.scratch.byteLength > 2 * fit) {
-          this.scratch = null; // the old one is not kept alive beside the new
-          this.scratch = new SharedArrayBuffer(fit);
-        }
-        bytes = copyShared(input, this.scratch);
+        bytes = copyShared(input, this.scratchFor(input.length));
         holds = this.scratchHeld = true;
       }
       job = share(bytes, input.length, frames);
@@ -130,6 +124,16 @@ export class ThreadVerifier implements RecordVerifier {
     this.workers = null;
     this.scratch = null;
     if (workers !== null) await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  /** The kept copy, grown to fit `length`, or given up for one that fits when `length` needs under half of it. */
+  private scratchFor(length: number): SharedArrayBuffer {
+    const fit = Math.ceil(length / MiB) * MiB;
+    if (this.scratch === null || this.scratch.byteLength < length || this.scratch.byteLength > 2 * fit) {
+      this.scratch = null; // the old one is not kept alive beside the new
+      this.scratch = new SharedArrayBuffer(fit);
+    }
+    return this.scratch;
   }
 
   private pool(): Worker[] | null {
