@@ -4,17 +4,27 @@
  * line, as numbers: no object per commit) or as its text, and each commit's
  * successor on the chain. A fork's records start empty and read through to
  * the records it was forked from.
+ *
+ * Records are kept by the commit's position in the replay state (`state.commitIndex`, which
+ * the fold fills for every commit it applies), not in maps of their own keyed by commit id:
+ * replay remembers each record right after folding it, so the position is the state's last,
+ * and the commits the fold applied form one chain, so a commit's successor is the commit at
+ * the next position (a root, the genesis or a checkpoint root, has no predecessor: the fold
+ * refuses a root with one).
  */
+import type { ReplayState } from '../state/state.ts';
+
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class LedgerRecords {
+  /** Position in the state of this object's first record (a fork's records follow its parent's). */
+  private readonly base: number;
   /**
-   * Each commit's record: its text, or where its bytes sit in a retained input chunk, as the
-   * index `i` of `spans[3i..3i+2]` = chunk, start, end.
+   * Record at position `base + i`: `spans[3i..3i+2]` = chunk, start, end of its bytes in a
+   * retained input chunk, or chunk -1 for a record read as text (`texts`, by position).
    */
-  private readonly texts = new Map<string, string | number>();
   private readonly spans: number[] = [];
-  private readonly successors = new Map<string, string>();
+  private readonly texts = new Map<number, string>();
   /** Validated byte inputs, in order (records point into them). */
   private readonly chunks: Uint8Array[] = [];
   /** False once any input arrived as text (here or in the records forked from): the byte prefix is then unknown. */
@@ -22,7 +32,12 @@ export class LedgerRecords {
   /** Bytes validated, those of the records forked from included. */
   byteLength: number;
 
-  constructor(private readonly parent: LedgerRecords | null) {
+  /** @param state the replay state the records' commits are folded into (a fork's own view) */
+  constructor(
+    private readonly state: ReplayState,
+    private readonly parent: LedgerRecords | null,
+  ) {
+    this.base = state.commits.length;
     this.bytesExact = parent?.bytesExact ?? true;
     this.byteLength = parent?.byteLength ?? 0;
   }
@@ -34,14 +49,24 @@ export class LedgerRecords {
     return this.chunks.length - 1;
   }
 
-  /** Commit `id` extends `previous`; its record is `text`, or (null) bytes `start`..`end` of input `chunk`. */
+  /**
+   * Commit `id`, just folded (the state's last commit), extends `previous`; its record is `text`,
+   * or (null) bytes `start`..`end` of input `chunk`.
+   */
   remember(id: string, previous: string | null, text: string | null, chunk: number, start: number, end: number): void {
-    if (text !== null) this.texts.set(id, text);
-    else {
-      this.texts.set(id, this.spans.length / 3);
+    const { commits } = this.state;
+    const position = commits.length - 1;
+    const local = position - this.base;
+    // The chain released `id` onto the tip and the fold appended it: anything else is a bug in the engine.
+    if (local !== this.spans.length / 3 || commits[position]!.id !== id || previous !== (position === 0 ? null : commits[position - 1]!.id)) {
+      throw new Error(`LedgerRecords.remember: commit ${id} is not the state's last folded commit, extending the one before`);
+    }
+    if (text !== null) {
+      this.texts.set(local, text);
+      this.spans.push(-1, 0, 0);
+    } else {
       this.spans.push(chunk, start, end);
     }
-    if (previous !== null) this.successors.set(previous, id);
   }
 
   /** An input's records were all validated. */
@@ -55,16 +80,24 @@ export class LedgerRecords {
   }
 
   text(id: string): string | undefined {
-    const record = this.texts.get(id);
-    if (record === undefined) return this.parent?.text(id);
-    if (typeof record === 'string') return record;
-    const at = 3 * record;
+    const position = this.state.commitIndex.get(id);
+    return position === undefined ? undefined : this.textAt(position);
+  }
+
+  private textAt(position: number): string | undefined {
+    const local = position - this.base;
+    if (local < 0) return this.parent?.textAt(position);
+    const at = 3 * local;
     const spans = this.spans;
-    return decoder.decode(this.chunks[spans[at]!]!.subarray(spans[at + 1]!, spans[at + 2]!));
+    const chunk = spans[at];
+    if (chunk === undefined) return undefined; // folded, not yet remembered
+    if (chunk < 0) return this.texts.get(local);
+    return decoder.decode(this.chunks[chunk]!.subarray(spans[at + 1]!, spans[at + 2]!));
   }
 
   successorOf(id: string): string | undefined {
-    return this.successors.get(id) ?? this.parent?.successorOf(id);
+    const position = this.state.commitIndex.get(id);
+    return position === undefined ? undefined : this.state.commits[position + 1]?.id;
   }
 
   /** The validated byte inputs from the start of the ledger, in order (only when `bytesExact`). */

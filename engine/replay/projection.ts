@@ -52,7 +52,7 @@ export class Projection {
   /** @internal engine-only: outside engine/ read through the methods below (lint: `fairway/front-door`). */
   constructor(readonly state: ReplayState) {
     Object.defineProperty(this, PROJECTION, { value: true });
-    this.records = new LedgerRecords(null);
+    this.records = new LedgerRecords(state, null);
   }
 
   /**
@@ -67,7 +67,7 @@ export class Projection {
     checkForkable(this.state);
     const child = new Projection(forkState(this.state));
     child.parent = { projection: this, generation: this.generation };
-    child.records = new LedgerRecords(this.records);
+    child.records = new LedgerRecords(child.state, this.records);
     child.lines = this.lines;
     return child;
   }
