@@ -26,6 +26,7 @@ import { applyWork, applyWorkCancellation, applyWorkPriority } from './ops/work.
 import { checkWorkerCommit } from './ops/worker-scope.ts';
 import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
 import type { ReplayState } from '../state/state.ts';
+import type { RecordMeasures } from './measures.ts';
 
 export interface ApplyOptions {
   /** Physical line, for diagnostics. */
@@ -40,6 +41,8 @@ export interface ApplyOptions {
   parametersVerified?: boolean;
   /** The commit's canonical record bytes (line + LF); computed from the commit when absent. */
   bytes?: number;
+  /** What the record stage measured of the operations, when it ran elsewhere (measures.ts); the fold measures itself when absent. */
+  measures?: RecordMeasures;
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
@@ -51,7 +54,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   checkWorkerCommit({ state, commit, ordinal, index: -1, line: options.line });
   const checkpointRoot = ordinal === 0 && commit.request.kind === 'checkpoint';
   if (checkpointRoot) ordinal = restoreCheckpoint(state, commit, options.line);
-  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line };
+  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line, measures: options.measures };
   state.requests.set(commit.request.id, {
     requestId: commit.request.id,
     kind: commit.request.kind,

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { describeReference } from '../../tests/support/reference.ts';
+import { replayBothWays } from '../../tests/support/verified-replay.ts';
 import { canonicalize } from '../codec/index.ts';
 import { isProtocolError, type ProtocolError } from '../errors.ts';
 import { requestFingerprint, workId } from '../identity/index.ts';
@@ -49,9 +50,10 @@ function edited(id: string, edit: (c: Commit) => void, raw?: (line: string) => s
   return new TextEncoder().encode(text);
 }
 
+/** The first error of `input` (alike alone and with every record verified ahead: tests/support/verified-replay.ts). */
 function failure(input: Uint8Array): ProtocolError | 'accepted' {
   try {
-    replayLedger(input);
+    replayBothWays(input);
   } catch (e) {
     if (isProtocolError(e)) return e;
     throw e;

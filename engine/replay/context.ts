@@ -5,6 +5,7 @@
  */
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { ReplayState } from '../state/state.ts';
+import type { RecordMeasures } from './measures.ts';
 
 export interface CommitContext {
   state: ReplayState;
@@ -13,6 +14,8 @@ export interface CommitContext {
   /** Index of the operation being applied. */
   index: number;
   line?: number;
+  /** What the record stage measured of this commit's operations, when it ran elsewhere (measures.ts). */
+  measures?: RecordMeasures;
 }
 
 export type OperationOf<K extends QueueOperation['kind']> = Extract<QueueOperation, { kind: K }>;

@@ -13,18 +13,22 @@ import { parseRepeated, type RepeatedParameters } from '../codec/repeat.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { parseQueueCommit, type QueueCommit } from '../schema/index.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from './envelope.ts';
+import { measureRecord, type RecordMeasures } from './measures.ts';
 
 export type { EnvelopeVerdict } from './envelope.ts';
 export type { RepeatedParameters } from '../codec/repeat.ts';
+export type { RecordMeasures } from './measures.ts';
 
 /**
  * What a record whose every check passed elsewhere carries to the fold: its envelope verdict,
- * and where its request parameters repeat its operations (null: they do not), so that replay
- * parses that copy of the operations no more than the check did.
+ * where its request parameters repeat its operations (null: they do not), so that replay
+ * parses that copy of the operations no more than the check did, and what was measured of its
+ * operations (measures.ts; null: not measured, the fold measures).
  */
 export interface VerifiedRecord {
   verdict: EnvelopeVerdict;
   repeat: RepeatedParameters | null;
+  measures: RecordMeasures | null;
 }
 
 const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVerified: false };
@@ -81,13 +85,13 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
 
 /**
  * Every check of the record `input[start, end)` (decoding included): what a `RecordVerifier`
- * runs for each frame. Its envelope verdict and repeated parameters, or null for a record whose
- * commit is not plain `JSON.parse` of its text (replay reads that one itself: `verifiedCommit`
- * would not match).
+ * runs for each frame. Its envelope verdict, repeated parameters and the measures of its
+ * operations the fold would take (measures.ts), or null for a record whose commit is not plain
+ * `JSON.parse` of its text (replay reads that one itself: `verifiedCommit` would not match).
  */
 export function verifyRecord(input: Uint8Array, start: number, end: number): VerifiedRecord | null {
-  const { verdict, plain, repeat } = parseRecord(decodeRecord(input, start, end, 0), 0, end - start);
-  return plain ? { verdict, repeat } : null;
+  const { commit, verdict, plain, repeat } = parseRecord(decodeRecord(input, start, end, 0), 0, end - start);
+  return plain ? { verdict, repeat, measures: measureRecord(commit) } : null;
 }
 
 /**

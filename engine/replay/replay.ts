@@ -12,12 +12,14 @@ import { CausalChain, type ChainRecord } from './chain.ts';
 import type { EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
 import { RecordTexts } from './record-texts.ts';
-import { parseRecord, verifiedCommit, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
+import { parseRecord, verifiedCommit, type RecordMeasures, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
 import { createState } from '../state/state.ts';
 
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
+  /** What a verifier measured of its operations (measures.ts), when one checked it. */
+  measures: RecordMeasures | undefined;
   /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
   start: number;
   end: number;
@@ -93,6 +95,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       let commit: QueueCommit;
       let verdict: EnvelopeVerdict;
       let verified: VerifiedRecord | null = null;
+      let measures: RecordMeasures | undefined;
       if ('text' in frame) {
         text = frame.text;
       } else {
@@ -103,14 +106,15 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       if (verified !== null) {
         commit = verifiedCommit(text, verified.repeat);
         verdict = verified.verdict;
+        measures = verified.measures ?? undefined;
       } else {
         ({ commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start));
       }
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, start, end })) {
+      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, measures, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
-        applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next) });
+        applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next), measures: next.measures });
         if (next.start < 0) projection.remember(next.id, previous, next.text);
         else projection.remember(next.id, previous, null, chunk, next.start, next.end);
       }

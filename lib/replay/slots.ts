@@ -17,6 +17,10 @@ const FINGERPRINT = 1;
 const PARAMETERS = 2;
 /** The repeated parameters' member is `nodes` (else `operations`). */
 const NODES = 4;
+/** The record's operations were measured (`measures`: its largest evidence and descriptor sizes). */
+const MEASURED = 16;
+/** ... and every Work operation's id matched. */
+const WORK_IDS = 32;
 
 /** Control block: the next record a worker takes, whether the verification was closed, the record replay's thread has reached. */
 export const CURSOR = 0;
@@ -47,22 +51,41 @@ export interface VerifyJob {
    * Which member repeats is a verdict bit.
    */
   repeats: SharedArrayBuffer;
+  /**
+   * Int32 pairs: a PASSED and MEASURED record's largest evidence and Result descriptor sizes
+   * (record.ts `VerifiedRecord.measures`), written before its slot. Whether its Work ids matched
+   * is a verdict bit.
+   */
+  measures: SharedArrayBuffer;
   control: SharedArrayBuffer;
 }
 
-/** Writes record `n`'s repeated parameters into `repeats` and answers its PASSED slot. */
-export function passed(record: VerifiedRecord, repeats: Int32Array, n: number): number {
-  const { verdict, repeat } = record;
+/** Writes record `n`'s repeated parameters into `repeats`, its measures into `measures`, and answers its PASSED slot. */
+export function passed(record: VerifiedRecord, repeats: Int32Array, measures: Int32Array, n: number): number {
+  const { verdict, repeat, measures: measured } = record;
   repeats[2 * n] = repeat === null ? -1 : repeat.start;
   repeats[2 * n + 1] = repeat === null ? -1 : repeat.end;
-  return PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0) | (repeat?.name === 'nodes' ? NODES : 0);
+  let bits = PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0) | (repeat?.name === 'nodes' ? NODES : 0);
+  // A size past Int32 (no record line is that long) is left for the fold to measure.
+  if (measured !== null && measured.evidenceBytes <= MAX_INT32 && measured.descriptorBytes <= MAX_INT32) {
+    measures[2 * n] = measured.evidenceBytes;
+    measures[2 * n + 1] = measured.descriptorBytes;
+    bits |= MEASURED | (measured.workIdsVerified ? WORK_IDS : 0);
+  }
+  return bits;
 }
+
+const MAX_INT32 = 0x7fffffff;
 
 const VERDICTS: readonly EnvelopeVerdict[] = [0, 1, 2, 3].map((bits) => Object.freeze({ fingerprintVerified: (bits & FINGERPRINT) !== 0, parametersVerified: (bits & PARAMETERS) !== 0 }));
 
-/** What a PASSED slot of record `n` says (its repeated parameters read from `repeats`). */
-export function verifiedOf(slot: number, repeats: Int32Array, n: number): VerifiedRecord {
+/** What a PASSED slot of record `n` says (its repeated parameters read from `repeats`, its measures from `measures`). */
+export function verifiedOf(slot: number, repeats: Int32Array, measures: Int32Array, n: number): VerifiedRecord {
   const verdict = VERDICTS[slot & (FINGERPRINT | PARAMETERS)]!;
   const start = repeats[2 * n]!;
-  return { verdict, repeat: start < 0 ? null : { start, end: repeats[2 * n + 1]!, name: (slot & NODES) !== 0 ? 'nodes' : 'operations' } };
+  return {
+    verdict,
+    repeat: start < 0 ? null : { start, end: repeats[2 * n + 1]!, name: (slot & NODES) !== 0 ? 'nodes' : 'operations' },
+    measures: (slot & MEASURED) === 0 ? null : { workIdsVerified: (slot & WORK_IDS) !== 0, evidenceBytes: measures[2 * n]!, descriptorBytes: measures[2 * n + 1]! },
+  };
 }

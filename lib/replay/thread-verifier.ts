@@ -178,6 +178,7 @@ export class ThreadVerifier implements RecordVerifier {
 class SharedVerdicts implements RecordVerdicts {
   private readonly status: Int32Array;
   private readonly repeats: Int32Array;
+  private readonly measures: Int32Array;
   private readonly control: Int32Array;
   private waited = 0;
   private ahead = 0;
@@ -186,6 +187,7 @@ class SharedVerdicts implements RecordVerdicts {
   constructor(job: VerifyJob, private readonly report: (ahead: number, rechecked: number) => void) {
     this.status = new Int32Array(job.status);
     this.repeats = new Int32Array(job.repeats);
+    this.measures = new Int32Array(job.measures);
     this.control = new Int32Array(job.control);
   }
 
@@ -207,7 +209,7 @@ class SharedVerdicts implements RecordVerdicts {
       return null;
     }
     this.ahead++;
-    return verifiedOf(slot, this.repeats, n);
+    return verifiedOf(slot, this.repeats, this.measures, n);
   }
 
   close(): void {
@@ -223,7 +225,7 @@ function share(bytes: SharedArrayBuffer, length: number, frames: readonly { star
     offsets[2 * i] = frames[i]!.start;
     offsets[2 * i + 1] = frames[i]!.end;
   }
-  return { bytes, length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+  return { bytes, length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), measures: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
 }
 
 function copyShared(input: Uint8Array, shared: SharedArrayBuffer): SharedArrayBuffer {

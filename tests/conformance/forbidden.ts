@@ -5,13 +5,15 @@
  * tip with its commit id, request fingerprint and parameters binding computed
  * exactly as a writer computes them, so only the rule under test can fail.
  * The verdict is read on the byte path: `replayLedger(Uint8Array)` through
- * the same framing files and Git stores use.
+ * the same framing files and Git stores use, alone and with every record
+ * verified ahead as a worker thread does (tests/support/verified-replay.ts):
+ * both must give the same verdict.
  */
 import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { groupEvidence, type EvidenceFacts } from '../../engine/lifecycle/evidence.ts';
-import { replayLedger } from '../../engine/replay/index.ts';
+import { replayBothWays } from '../support/verified-replay.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import { dispatchBound, dispatchStarted } from '../../engine/requests/lifecycle.ts';
 import { finishRequest, type BuiltRequest } from '../../engine/requests/operations.ts';
@@ -44,10 +46,13 @@ export function forgeBuilt(q: TestQueue, id: string, actor: Actor, at: number, b
   return forge(q, { id, kind: built.kind, actor, at, operations: built.operations as unknown as JsonObject[], parameters: built.parameters });
 }
 
-/** Replay verdict on the byte path: 'accepted' or the ProtocolError code; anything else is a bug and rethrown. */
+/**
+ * Replay verdict on the byte path: 'accepted' or the ProtocolError code; anything else is a bug
+ * and rethrown, as is a disagreement between replay alone and with every record verified ahead.
+ */
 export function byteVerdict(bytes: Uint8Array): string {
   try {
-    replayLedger(bytes);
+    replayBothWays(bytes);
     return 'accepted';
   } catch (e) {
     if (isProtocolError(e)) return e.code;

@@ -30,6 +30,7 @@ import { cancelWork, control, dispatchBound, observation, result } from '../../e
 import { operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { admin, issue, nodes, policyOf, producer, reconciler, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
 import { byteVerdict, completedClaim, forge, grantOne, start } from './forbidden.ts';
+import { replayBothWays } from '../support/verified-replay.ts';
 
 const WEIGHTS = { accounting_weights: { a: 1 } };
 
@@ -39,10 +40,10 @@ function queue(settings: JsonObject = {}, limits: Record<string, number> = {}, n
   return new TestQueue(policy, nodes('p', n, 'a'));
 }
 
-/** The ProtocolError that replaying `bytes` raises (undefined when accepted). */
+/** The ProtocolError that replaying `bytes` raises (undefined when accepted), alone and with every record verified ahead alike. */
 function byteError(bytes: Uint8Array): ProtocolError | undefined {
   try {
-    replayLedger(bytes);
+    replayBothWays(bytes);
     return undefined;
   } catch (e) {
     if (isProtocolError(e)) return e;
