@@ -19,7 +19,6 @@ import { buildCommit } from '../requests/build.ts';
 import { bootstrapRequest, operationsRequest, submitRequest, type BuiltRequest } from '../requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import type { Actor } from '../schema/index.ts';
-import { replayLedger } from './index.ts';
 
 const fixtures = new URL('../../../shared/reference/gh-aw/specs/work-queue/fixtures/', import.meta.url);
 const present = existsSync(fixtures);

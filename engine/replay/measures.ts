@@ -19,7 +19,7 @@ import { isProtocolError } from '../errors.ts';
 import { workId } from '../identity/index.ts';
 import type { JsonObject } from '../json.ts';
 import type { QueueCommit } from '../schema/index.ts';
-import { evidenceRecord } from './ops/limits.ts';
+import { evidenceRecord } from './ops/evidence-record.ts';
 
 export interface RecordMeasures {
   /** Every Work operation's `work_id` is its derived id (true when the record has no Work). */

@@ -10,11 +10,11 @@
  */
 import { canonicalSize } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
-import type { JsonObject } from '../../json.ts';
 import type { QueueOperation } from '../../schema/index.ts';
 import { CONTRACT_LIMITS } from '../../schema/defaults.ts';
 import { where, type CommitContext } from '../context.ts';
 import { currentPolicy } from './policy.ts';
+import { evidenceRecord } from './evidence-record.ts';
 
 /** The limits checked here; the contract default applies when a historical Policy omits one. */
 export type CheckedLimit = 'payload_bytes' | 'graph_nodes' | 'predecessors' | 'pending_nodes' | 'evidence_bytes';
@@ -32,22 +32,6 @@ export function checkLimit(ctx: CommitContext, name: CheckedLimit, used: number,
   const max = limitOf(ctx, name);
   if (used > max) {
     fail('resource_limit', `${typeof what === 'function' ? what() : what} is ${used}; the ${name} limit is ${max}`, where(ctx), { limit: name, max, ...(typeof extra === 'function' ? extra() : extra) });
-  }
-}
-
-/** The record `evidence_bytes` bounds in `op`, or null when the operation carries none. */
-export function evidenceRecord(op: QueueOperation): JsonObject | null {
-  switch (op.kind) {
-    case 'Observation':
-    case 'Control':
-      return op as unknown as JsonObject;
-    case 'Dispatch':
-    case 'Release':
-    case 'Result':
-    case 'DeliveryFailure':
-      return (op.evidence ?? null) as JsonObject | null;
-    default:
-      return null;
   }
 }
 
