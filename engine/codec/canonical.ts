@@ -49,7 +49,19 @@ export interface RecordSpans {
    * member's text, character for character, or null (replay then validates that copy once).
    */
   repeats: string | null;
+  /**
+   * When `operations` is an array: for each element, OPERATION_SPAN numbers: its span, then the
+   * spans of its `descriptor`, `evidence` and `payload` values when it is an object that has them
+   * (-1, -1 when not). A value's span is its canonical text, so its length is its canonical size.
+   */
+  operations: number[] | null;
 }
+
+/** Numbers per element of `RecordSpans.operations`, and the offsets of its spans in them. */
+export const OPERATION_SPAN = 8;
+export const DESCRIPTOR_AT = 2;
+export const EVIDENCE_AT = 4;
+export const PAYLOAD_AT = 6;
 
 /** Deepest `value` depth entered since it was last reset (the nesting proof of a repeated span). */
 let deepest = 0;
@@ -71,6 +83,7 @@ let operationsDepth = 0;
 let requestAt: number[] | null = null;
 let parametersAt: number[] | null = null;
 let repeats: string | null = null;
+let operationsAt: number[] | null = null;
 
 /** Which object `members` scans: the record, its `request`, the request's `parameters`. */
 const RECORD = 0;
@@ -96,6 +109,7 @@ export function canonicalRecordSpans(text: string, parsedAscii = false): RecordS
   requestAt = null;
   parametersAt = null;
   repeats = null;
+  operationsAt = null;
   const at: number[] = [];
   if (members(text, 0, 0, RECORD, at) < 0) return null;
   return {
@@ -103,6 +117,7 @@ export function canonicalRecordSpans(text: string, parsedAscii = false): RecordS
     request: requestAt === null ? null : new FlatSpans(text, requestAt),
     parameters: parametersAt === null ? null : new FlatSpans(text, parametersAt),
     repeats,
+    operations: operationsAt,
   };
 }
 
@@ -144,7 +159,7 @@ function member(t: string, start: number, depth: number, level: number, keyStart
   if (level === RECORD) {
     if (keyLength === 10 && t.startsWith('operations', keyStart)) {
       deepest = 0;
-      const end = value(t, start, 1);
+      const end = t.charCodeAt(start) === 0x5b ? operationsArray(t, start) : value(t, start, 1);
       if (end >= 0) {
         operationsStart = start;
         operationsEnd = end;
@@ -173,6 +188,65 @@ function member(t: string, start: number, depth: number, level: number, keyStart
     }
   }
   return value(t, start, depth + 1);
+}
+
+/**
+ * `value(t, p, 1)` of the record's `operations` array (the same checks, the same `deepest`),
+ * recording each element's span and, in an object element, its measured members' spans
+ * (`RecordSpans.operations`).
+ */
+function operationsArray(t: string, p: number): number {
+  if (1 > deepest) deepest = 1;
+  const at: number[] = (operationsAt = []);
+  p++;
+  if (t.charCodeAt(p) === 0x5d) return p + 1;
+  let n = 0;
+  for (;;) {
+    if (++n > ARRAY_MEMBER_LIMIT) return -1;
+    const i = at.length;
+    at.push(p, -1, -1, -1, -1, -1, -1, -1);
+    p = t.charCodeAt(p) === 0x7b ? operation(t, p, at, i) : value(t, p, 2);
+    if (p < 0) return -1;
+    at[i + 1] = p;
+    const c = t.charCodeAt(p++);
+    if (c === 0x5d) return p;
+    if (c !== 0x2c) return -1;
+  }
+}
+
+/** `object(t, p, 2)` of an operation, recording into `at[i..]` the spans of its `descriptor`, `evidence` and `payload` values. */
+function operation(t: string, p: number, at: number[], i: number): number {
+  if (2 > deepest) deepest = 2; // as `value(t, p, 2)` does before `object`
+  p++;
+  if (t.charCodeAt(p) === 0x7d) return p + 1;
+  let prevStart = -1;
+  let prevEnd = -1;
+  for (;;) {
+    const keyStart = p + 1;
+    p = plainKey(t, p, 0xffff);
+    if (p < 0) return -1;
+    const keyEnd = p - 1;
+    if (prevStart >= 0 && !ascending(t, prevStart, prevEnd, keyStart, keyEnd)) return -1;
+    prevStart = keyStart;
+    prevEnd = keyEnd;
+    if (t.charCodeAt(p) !== 0x3a) return -1;
+    const start = p + 1;
+    p = value(t, start, 3);
+    if (p < 0) return -1;
+    const length = keyEnd - keyStart;
+    const slot =
+      length === 10 && t.startsWith('descriptor', keyStart) ? DESCRIPTOR_AT
+      : length === 8 && t.startsWith('evidence', keyStart) ? EVIDENCE_AT
+      : length === 7 && t.startsWith('payload', keyStart) ? PAYLOAD_AT
+      : -1;
+    if (slot >= 0) {
+      at[i + slot] = start;
+      at[i + slot + 1] = p;
+    }
+    const c = t.charCodeAt(p++);
+    if (c === 0x7d) return p;
+    if (c !== 0x2c) return -1;
+  }
 }
 
 /** True when `text` is a canonical JSON text of any value. */

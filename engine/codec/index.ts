@@ -12,6 +12,7 @@ export {
 export type { ParseLimits } from './json.ts';
 export { LINE_BYTES, LINE_ERROR_CODES, decodeAscii, decodeUtf8, frameLedger, parseLedgerRecord, splitLedger } from './lines.ts';
 export type { RecordSpans } from './canonical.ts';
+export { DESCRIPTOR_AT, EVIDENCE_AT, OPERATION_SPAN, PAYLOAD_AT } from './canonical.ts';
 export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';
 export type { LedgerFrame, LedgerLimits, LedgerLine } from './lines.ts';

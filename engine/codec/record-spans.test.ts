@@ -49,6 +49,23 @@ function nestedSpans(value: Json, offset: number): Array<[string, [number, numbe
   return out;
 }
 
+/**
+ * The spans of `operations`' elements (at `offset`) and of their `descriptor`, `evidence` and
+ * `payload` values, from their serialisations, in canonicalRecordSpans' flat form.
+ */
+function operationSpans(operations: Json[], offset: number): number[] {
+  const out: number[] = [];
+  let at = offset + 1;
+  for (const op of operations) {
+    const length = canonicalize(op).length;
+    const members = op !== null && typeof op === 'object' && !Array.isArray(op) ? new Map(nestedSpans(op, at)) : new Map<string, [number, number]>();
+    const span = (k: string): [number, number] => members.get(k) ?? [-1, -1];
+    out.push(at, at + length, ...span('descriptor'), ...span('evidence'), ...span('payload'));
+    at += length + 1;
+  }
+  return out;
+}
+
 /** What the re-serialising path says of every level, in canonicalRecordSpans' form. */
 function expected(text: string): unknown {
   if (!slowCanonical(text)) return null;
@@ -63,7 +80,8 @@ function expected(text: string): unknown {
   const opsText = operations === undefined ? null : text.slice(...operations);
   let repeats: string | null = null;
   for (const [name, span] of parameterSpans ?? []) if ((name === 'nodes' || name === 'operations') && text.slice(...span) === opsText) repeats = name;
-  return { members, request: requestSpans, parameters: parameterSpans, repeats };
+  const operationsSpans = operations !== undefined && Array.isArray(value.operations) ? operationSpans(value.operations as Json[], operations[0]) : null;
+  return { members, request: requestSpans, parameters: parameterSpans, repeats, operations: operationsSpans };
 }
 
 /** Valid JSON without a character past U+007F: what replay tells the scanner of an ASCII line. */
@@ -86,7 +104,7 @@ function actual(text: string): unknown {
 
 function form(r: ReturnType<typeof canonicalRecordSpans>): unknown {
   if (r === null) return null;
-  return { members: [...r.members], request: r.request === null ? null : [...r.request], parameters: r.parameters === null ? null : [...r.parameters], repeats: r.repeats };
+  return { members: [...r.members], request: r.request === null ? null : [...r.request], parameters: r.parameters === null ? null : [...r.parameters], repeats: r.repeats, operations: r.operations };
 }
 
 /** Exactly the slow path's spans (records whose keys are all plain: every ledger record). */

@@ -5,25 +5,34 @@
  */
 import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
+import { canonicalRecordSpans } from '../codec/canonical.ts';
 import { canonicalSize } from '../codec/index.ts';
 import { workId } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import { measureRecord } from './measures.ts';
 
-const commits = generateLedger(1024 * 1024, 21).text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as QueueCommit);
+const lines = generateLedger(1024 * 1024, 21).text.split('\n').slice(0, -1);
+const commits = lines.map((l) => JSON.parse(l) as QueueCommit);
 
 /** The largest size among `values` (0 for none). */
 const largest = (values: JsonValue[]): number => values.reduce<number>((m, v) => Math.max(m, canonicalSize(v)), 0);
 
-function expected(commit: QueueCommit): { workIdsVerified: boolean; evidenceBytes: number; descriptorBytes: number } {
+function expected(commit: QueueCommit): { workIdsVerified: boolean; evidenceBytes: number; descriptorBytes: number; payloadBytes: null } {
   const ops = commit.operations as unknown as JsonObject[];
   const evidence = ops.flatMap((op) => (op.kind === 'Observation' || op.kind === 'Control' ? [op] : ['Dispatch', 'Release', 'Result', 'DeliveryFailure'].includes(op.kind as string) && op.evidence !== undefined ? [op.evidence] : []));
   return {
     workIdsVerified: ops.every((op) => op.kind !== 'Work' || op.work_id === workId(op.graph_id as string, op.node_key as string)),
     evidenceBytes: largest(evidence as JsonValue[]),
     descriptorBytes: largest(ops.filter((op) => op.kind === 'Result').map((op) => op.descriptor as JsonValue)),
+    payloadBytes: null,
   };
+}
+
+/** Each Work payload's canonical size by operation index (-1 for the others), or null without Work. */
+function payloads(commit: QueueCommit): number[] | null {
+  const ops = commit.operations as unknown as JsonObject[];
+  return ops.some((op) => op.kind === 'Work') ? ops.map((op) => (op.kind === 'Work' ? canonicalSize(op.payload as JsonValue) : -1)) : null;
 }
 
 describe('measureRecord', () => {
@@ -36,6 +45,21 @@ describe('measureRecord', () => {
     // The ledger exercises what is measured.
     expect([...kinds].filter((k) => ['Work', 'Dispatch', 'Release', 'Result', 'DeliveryFailure'].includes(k)).sort()).toEqual(['DeliveryFailure', 'Dispatch', 'Release', 'Result', 'Work']);
     expect(commits.some((c) => measureRecord(c)!.descriptorBytes > 0 && measureRecord(c)!.evidenceBytes > 0)).toBe(true);
+  });
+
+  it('from the one-pass check\'s spans of an ASCII record: the same measures, and each Work payload\'s canonical size', () => {
+    let works = 0;
+    commits.forEach((commit, i) => {
+      const spans = canonicalRecordSpans(lines[i]!, true)!.operations;
+      expect(measureRecord(commit, spans)).toEqual({ ...expected(commit), payloadBytes: payloads(commit) });
+      works += commit.operations.filter((op) => op.kind === 'Work').length;
+    });
+    expect(works).toBeGreaterThan(100);
+  });
+
+  it('spans that are not the record\'s operations (another count) are not used', () => {
+    const commit = commits.find((c) => c.operations.some((op) => op.kind === 'Work'))!;
+    expect(measureRecord(commit, [0, 1])).toEqual(expected(commit));
   });
 
   it('a Work id that is not derived from its graph and node is not verified', () => {

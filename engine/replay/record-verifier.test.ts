@@ -120,7 +120,7 @@ describe('replay with a RecordVerifier', () => {
     expect(verifyRecord(genesis, 0, genesis.length)).toBeNull();
     const line = LINES[3]!;
     const canonical = encoder.encode(line);
-    expect(verifyRecord(canonical, 0, canonical.length)).toEqual({ verdict: { fingerprintVerified: expect.any(Boolean), parametersVerified: expect.any(Boolean) }, repeat: expect.anything(), measures: { workIdsVerified: true, evidenceBytes: 0, descriptorBytes: 0 } });
+    expect(verifyRecord(canonical, 0, canonical.length)).toEqual({ verdict: { fingerprintVerified: expect.any(Boolean), parametersVerified: expect.any(Boolean) }, repeat: expect.anything(), measures: expect.objectContaining({ workIdsVerified: true, evidenceBytes: 0, descriptorBytes: 0 }) });
     const spaced = encoder.encode(line.replace('":', '": '));
     expect(verifyRecord(spaced, 0, spaced.length)).toBeNull();
   });

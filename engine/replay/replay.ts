@@ -108,7 +108,9 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
         verdict = verified.verdict;
         measures = verified.measures ?? undefined;
       } else {
-        ({ commit, verdict } = parseRecord(text, physical, start < 0 ? undefined : end - start));
+        let measured: RecordMeasures | null;
+        ({ commit, verdict, measures: measured } = parseRecord(text, physical, start < 0 ? undefined : end - start));
+        measures = measured ?? undefined;
       }
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, measures, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string

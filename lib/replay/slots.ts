@@ -22,11 +22,17 @@ const MEASURED = 16;
 /** ... and every Work operation's id matched. */
 const WORK_IDS = 32;
 
-/** Control block: the next record a worker takes, whether the verification was closed, the record replay's thread has reached. */
+/**
+ * Control block: the next record a worker takes, whether the verification was closed, the record
+ * replay's thread has reached, the next free entry of `payloads`.
+ */
 export const CURSOR = 0;
 export const CLOSED = 1;
 export const REACHED = 2;
-export const CONTROL_SLOTS = 3;
+export const PAYLOAD_CURSOR = 3;
+export const CONTROL_SLOTS = 4;
+/** Ledger bytes per entry of `payloads` (a Work operation's canonical text is longer): past that, payloads are left to the fold. */
+export const PAYLOAD_BYTES_PER_ENTRY = 128;
 /**
  * Workers take no record closer than this to the one replay's thread has reached: that thread
  * checks those itself rather than wait for a worker that started on them just before it.
@@ -52,24 +58,50 @@ export interface VerifyJob {
    */
   repeats: SharedArrayBuffer;
   /**
-   * Int32 pairs: a PASSED and MEASURED record's largest evidence and Result descriptor sizes
-   * (record.ts `VerifiedRecord.measures`), written before its slot. Whether its Work ids matched
-   * is a verdict bit.
+   * Int32 quadruples: a PASSED and MEASURED record's largest evidence and Result descriptor sizes
+   * (record.ts `VerifiedRecord.measures`), and where its payload sizes sit in `payloads` (first
+   * entry and count; -1 and 0 for none), written before its slot. Whether its Work ids matched is
+   * a verdict bit.
    */
   measures: SharedArrayBuffer;
+  /**
+   * Int32: the payload sizes of measured records, by operation index (-1 for an operation that is
+   * not Work), each record's run taken from PAYLOAD_CURSOR; a record that finds no room left
+   * hands over none (the fold measures its payloads).
+   */
+  payloads: SharedArrayBuffer;
   control: SharedArrayBuffer;
 }
 
-/** Writes record `n`'s repeated parameters into `repeats`, its measures into `measures`, and answers its PASSED slot. */
-export function passed(record: VerifiedRecord, repeats: Int32Array, measures: Int32Array, n: number): number {
+/** Where `passed` writes a record's measures. */
+export interface MeasureSlots {
+  measures: Int32Array;
+  payloads: Int32Array;
+  control: Int32Array;
+}
+
+/** Writes record `n`'s repeated parameters into `repeats`, its measures into `slots`, and answers its PASSED slot. */
+export function passed(record: VerifiedRecord, repeats: Int32Array, slots: MeasureSlots, n: number): number {
   const { verdict, repeat, measures: measured } = record;
   repeats[2 * n] = repeat === null ? -1 : repeat.start;
   repeats[2 * n + 1] = repeat === null ? -1 : repeat.end;
   let bits = PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0) | (repeat?.name === 'nodes' ? NODES : 0);
   // A size past Int32 (no record line is that long) is left for the fold to measure.
   if (measured !== null && measured.evidenceBytes <= MAX_INT32 && measured.descriptorBytes <= MAX_INT32) {
-    measures[2 * n] = measured.evidenceBytes;
-    measures[2 * n + 1] = measured.descriptorBytes;
+    const { measures, payloads, control } = slots;
+    measures[4 * n] = measured.evidenceBytes;
+    measures[4 * n + 1] = measured.descriptorBytes;
+    measures[4 * n + 2] = -1;
+    measures[4 * n + 3] = 0;
+    const sizes = measured.payloadBytes;
+    if (sizes !== null) {
+      const first = Atomics.add(control, PAYLOAD_CURSOR, sizes.length);
+      if (first + sizes.length <= payloads.length) {
+        for (let i = 0; i < sizes.length; i++) payloads[first + i] = sizes[i]!;
+        measures[4 * n + 2] = first;
+        measures[4 * n + 3] = sizes.length;
+      }
+    }
     bits |= MEASURED | (measured.workIdsVerified ? WORK_IDS : 0);
   }
   return bits;
@@ -79,13 +111,22 @@ const MAX_INT32 = 0x7fffffff;
 
 const VERDICTS: readonly EnvelopeVerdict[] = [0, 1, 2, 3].map((bits) => Object.freeze({ fingerprintVerified: (bits & FINGERPRINT) !== 0, parametersVerified: (bits & PARAMETERS) !== 0 }));
 
-/** What a PASSED slot of record `n` says (its repeated parameters read from `repeats`, its measures from `measures`). */
-export function verifiedOf(slot: number, repeats: Int32Array, measures: Int32Array, n: number): VerifiedRecord {
+/** What a PASSED slot of record `n` says (its repeated parameters read from `repeats`, its measures from `slots`). */
+export function verifiedOf(slot: number, repeats: Int32Array, slots: MeasureSlots, n: number): VerifiedRecord {
+  const { measures, payloads } = slots;
   const verdict = VERDICTS[slot & (FINGERPRINT | PARAMETERS)]!;
   const start = repeats[2 * n]!;
   return {
     verdict,
     repeat: start < 0 ? null : { start, end: repeats[2 * n + 1]!, name: (slot & NODES) !== 0 ? 'nodes' : 'operations' },
-    measures: (slot & MEASURED) === 0 ? null : { workIdsVerified: (slot & WORK_IDS) !== 0, evidenceBytes: measures[2 * n]!, descriptorBytes: measures[2 * n + 1]! },
+    measures:
+      (slot & MEASURED) === 0
+        ? null
+        : {
+            workIdsVerified: (slot & WORK_IDS) !== 0,
+            evidenceBytes: measures[4 * n]!,
+            descriptorBytes: measures[4 * n + 1]!,
+            payloadBytes: measures[4 * n + 2]! < 0 ? null : payloads.subarray(measures[4 * n + 2]!, measures[4 * n + 2]! + measures[4 * n + 3]!),
+          },
   };
 }

@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RecordVerdicts, RecordVerifier, VerifiedRecord } from '../../engine/replay/record.ts';
 import { debugEvent } from '../debug/log.ts';
-import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, REACHED, READY, verifiedOf, type VerifyJob } from './slots.ts';
+import { CLAIMED, CLOSED, CONTROL_SLOTS, FAILED, FREE, PASSED, PAYLOAD_BYTES_PER_ENTRY, REACHED, READY, verifiedOf, type MeasureSlots, type VerifyJob } from './slots.ts';
 
 const MiB = 1 << 20;
 /** Below this a ledger replays faster than a worker starts. */
@@ -178,7 +178,7 @@ export class ThreadVerifier implements RecordVerifier {
 class SharedVerdicts implements RecordVerdicts {
   private readonly status: Int32Array;
   private readonly repeats: Int32Array;
-  private readonly measures: Int32Array;
+  private readonly measures: MeasureSlots;
   private readonly control: Int32Array;
   private waited = 0;
   private ahead = 0;
@@ -187,8 +187,8 @@ class SharedVerdicts implements RecordVerdicts {
   constructor(job: VerifyJob, private readonly report: (ahead: number, rechecked: number) => void) {
     this.status = new Int32Array(job.status);
     this.repeats = new Int32Array(job.repeats);
-    this.measures = new Int32Array(job.measures);
     this.control = new Int32Array(job.control);
+    this.measures = { measures: new Int32Array(job.measures), payloads: new Int32Array(job.payloads), control: this.control };
   }
 
   verdictOf(n: number): VerifiedRecord | null {
@@ -225,7 +225,7 @@ function share(bytes: SharedArrayBuffer, length: number, frames: readonly { star
     offsets[2 * i] = frames[i]!.start;
     offsets[2 * i + 1] = frames[i]!.end;
   }
-  return { bytes, length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), measures: new SharedArrayBuffer(frames.length * 8), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
+  return { bytes, length, frames: framesBuffer, status: new SharedArrayBuffer(frames.length * 4), repeats: new SharedArrayBuffer(frames.length * 8), measures: new SharedArrayBuffer(frames.length * 16), payloads: new SharedArrayBuffer(4 * Math.ceil(length / PAYLOAD_BYTES_PER_ENTRY)), control: new SharedArrayBuffer(CONTROL_SLOTS * 4) };
 }
 
 function copyShared(input: Uint8Array, shared: SharedArrayBuffer): SharedArrayBuffer {

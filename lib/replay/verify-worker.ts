@@ -13,7 +13,7 @@ function run(job: VerifyJob): void {
   const frames = new Int32Array(job.frames);
   const status = new Int32Array(job.status);
   const repeats = new Int32Array(job.repeats);
-  const measures = new Int32Array(job.measures);
+  const slots = { measures: new Int32Array(job.measures), payloads: new Int32Array(job.payloads), control: new Int32Array(job.control) };
   const control = new Int32Array(job.control);
   const records = status.length;
   while (Atomics.load(control, CLOSED) === 0) {
@@ -29,7 +29,7 @@ function run(job: VerifyJob): void {
     let slot = FAILED;
     try {
       const verified = verifyRecord(input, frames[2 * n]!, frames[2 * n + 1]!);
-      if (verified !== null) slot = passed(verified, repeats, measures, n);
+      if (verified !== null) slot = passed(verified, repeats, slots, n);
     } catch {
       // Replay checks this record again on its own thread: it names the error (or meets the bug) there.
     }

@@ -45,7 +45,9 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   checkProducer(ctx, op);
 
   const named = (value: number) => (): Record<string, string | number> => ({ node_key: op.node_key, graph_id: op.graph_id, value });
-  const { bytes: payloadBytes, canonical } = payloadSize(op.payload);
+  // Measured by the record stage (measures.ts) when it had the record's text, else here.
+  const measured = ctx.measures?.payloadBytes?.[ctx.index];
+  const { bytes: payloadBytes, canonical } = measured !== undefined && measured >= 0 ? { bytes: measured, canonical: true } : payloadSize(op.payload);
   checkLimit(ctx, 'payload_bytes', payloadBytes, () => `${nodeName(op)}: payload (canonical bytes)`, named(payloadBytes));
   checkLimit(ctx, 'predecessors', op.depends_on.length, () => `${nodeName(op)}: the number of predecessors`, named(op.depends_on.length));
   checkGraphPool(ctx, op);
