@@ -31,6 +31,7 @@ import { decodeUtf8, frameLedger, parseLedgerRecord } from '../engine/codec/inde
 import type { JsonValue } from '../engine/json.ts';
 import { applyCommit } from '../engine/replay/apply.ts';
 import { verifyEnvelopeText, type EnvelopeVerdict } from '../engine/replay/envelope.ts';
+import { measureRecord, type RecordMeasures } from '../engine/replay/measures.ts';
 import type { ChainRecord } from '../engine/replay/chain.ts';
 import { CausalChain, Projection, appendLedger, createState, replayLedger } from '../engine/replay/index.ts';
 import { OPERATIONS_KINDS } from '../engine/replay/rules.ts';
@@ -271,10 +272,12 @@ function append(file: string, tail: number): object {
  * retained), after one untimed warm-up replay. The phases: framing, decode of each record,
  * `JSON.parse`, the one-pass canonical check (`canonicalRecordSpans`), schema validation
  * (`parseQueueCommit`, the generated validator), the envelope text checks (fingerprint
- * SHA-256 over the line's spans, parameters binding), the fold (`applyCommit`, also split by
- * request kind) and the chain/projection bookkeeping. GC pauses fall in whichever step
- * triggered them and are also reported as a total. The split is also reported as milliseconds
- * per MiB and as a multiple of the floor (read + split + JSON.parse) measured in this process.
+ * SHA-256 over the line's spans, parameters binding), the record stage's measures of the operations
+ * (engine/replay/measures.ts: Work ids, evidence, descriptor and payload sizes from the spans), the
+ * fold (`applyCommit`, also split by request kind) and the chain/projection bookkeeping. GC
+ * pauses fall in whichever step triggered them and are also reported as a total. The split is
+ * also reported as milliseconds per MiB and as a multiple of the floor (read + split +
+ * JSON.parse) measured in this process.
  */
 async function phases(file: string): Promise<object> {
   replayLedger(readFileSync(file));
@@ -308,7 +311,7 @@ async function phases(file: string): Promise<object> {
 
   const projection = new Projection(createState());
   const { state } = projection;
-  const chain = new CausalChain<ChainRecord & { commit: QueueCommit; verdict: EnvelopeVerdict; span: { start: number; end: number } }>(
+  const chain = new CausalChain<ChainRecord & { commit: QueueCommit; verdict: EnvelopeVerdict; measures: RecordMeasures | null; span: { start: number; end: number } }>(
     null,
     projection,
   );
@@ -332,9 +335,12 @@ async function phases(file: string): Promise<object> {
     lap('validate (generated validator)');
     const verdict = spans === null ? UNVERIFIED : verifyEnvelopeText(lineText, spans, commit, record);
     lap('fingerprint + parameters (envelope text)');
-    for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line, commit, verdict, span: { start, end } })) {
+    // As record.ts `parseRecord`: a proven record's measures, from its operations' spans when it is ASCII.
+    const measures = spans === null ? null : measureRecord(commit, record !== null && end - start === lineText.length ? record.operations : null);
+    lap('measures (record stage)');
+    for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line, commit, verdict, measures, span: { start, end } })) {
       lap('chain + projection bookkeeping');
-      applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: next.span.end - next.span.start + 1 });
+      applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: next.span.end - next.span.start + 1, measures: next.measures ?? undefined });
       const kind = next.commit.request.kind;
       const ms = now() - t;
       lap('fold (applyCommit)');
