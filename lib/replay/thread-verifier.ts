@@ -236,11 +236,11 @@ function copyShared(input: Uint8Array, shared: SharedArrayBuffer): SharedArrayBu
 /**
  * FAIRWAY_REPLAY_THREADS: an integer 0..16, none when unset or empty; any other value is
  * `envThreadsError()` (`fairway verify` refuses it, other commands replay alone). Measured on
- * 2 cores, a worker made steady replay about 25% faster (wall) at 16 MiB and 13-20% at 64 MiB, and
- * a fresh process's first replay 12% slower at 16 MiB and no faster at 64 MiB, since it competes
- * with replay's thread and V8's compiler and GC threads (docs/performance.md, "Replay: worker
- * threads" and "Replay: fourth round"); a default for larger machines waits for a measurement
- * on one.
+ * 2 cores, a worker made steady replay about 25-30% faster (wall) at 16 MiB and 18-30% at
+ * 64 MiB, and a fresh process's first replay 12% slower at 16 MiB and no faster at 64 MiB,
+ * since it competes with replay's thread and V8's compiler and GC threads (docs/performance.md,
+ * "Replay: worker threads", "Replay: fourth round" and "Replay: sixth round"); a default for
+ * larger machines waits for a measurement on one.
  */
 function defaultThreads(): number {
   return envThreadsError() === null ? Number(process.env.FAIRWAY_REPLAY_THREADS?.trim() || 0) : 0;
