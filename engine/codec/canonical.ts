@@ -159,7 +159,14 @@ function member(t: string, start: number, depth: number, level: number, keyStart
   if (level === RECORD) {
     if (keyLength === 10 && t.startsWith('operations', keyStart)) {
       deepest = 0;
-      const end = t.charCodeAt(start) === 0x5b ? operationsArray(t, start) : value(t, start, 1);
+      let end: number;
+      if (t.charCodeAt(start) === 0x5b) {
+        // `value(t, start, 1)` of an array (depth 1 is within the limit), recording its elements' spans (`RecordSpans.operations`).
+        if (deepest < 1) deepest = 1;
+        end = array(t, start, 1, (operationsAt = []));
+      } else {
+        end = value(t, start, 1);
+      }
       if (end >= 0) {
         operationsStart = start;
         operationsEnd = end;
@@ -191,61 +198,26 @@ function member(t: string, start: number, depth: number, level: number, keyStart
 }
 
 /**
- * `value(t, p, 1)` of the record's `operations` array (the same checks, the same `deepest`),
- * recording each element's span and, in an object element, its measured members' spans
- * (`RecordSpans.operations`).
+ * `value(t, p, depth)` of one element of the record's `operations` (`at[i..]` its entry of
+ * `RecordSpans.operations`): an object element records its measured members' spans.
  */
-function operationsArray(t: string, p: number): number {
-  if (1 > deepest) deepest = 1;
-  const at: number[] = (operationsAt = []);
-  p++;
-  if (t.charCodeAt(p) === 0x5d) return p + 1;
-  let n = 0;
-  for (;;) {
-    if (++n > ARRAY_MEMBER_LIMIT) return -1;
-    const i = at.length;
-    at.push(p, -1, -1, -1, -1, -1, -1, -1);
-    p = t.charCodeAt(p) === 0x7b ? operation(t, p, at, i) : value(t, p, 2);
-    if (p < 0) return -1;
-    at[i + 1] = p;
-    const c = t.charCodeAt(p++);
-    if (c === 0x5d) return p;
-    if (c !== 0x2c) return -1;
-  }
+function operation(t: string, p: number, depth: number, at: number[], i: number): number {
+  if (t.charCodeAt(p) !== 0x7b) return value(t, p, depth);
+  if (depth > NESTING_LIMIT) return -1;
+  if (depth > deepest) deepest = depth;
+  return object(t, p, depth, at, i);
 }
 
-/** `object(t, p, 2)` of an operation, recording into `at[i..]` the spans of its `descriptor`, `evidence` and `payload` values. */
-function operation(t: string, p: number, at: number[], i: number): number {
-  if (2 > deepest) deepest = 2; // as `value(t, p, 2)` does before `object`
-  p++;
-  if (t.charCodeAt(p) === 0x7d) return p + 1;
-  let prevStart = -1;
-  let prevEnd = -1;
-  for (;;) {
-    const keyStart = p + 1;
-    p = plainKey(t, p, 0xffff);
-    if (p < 0) return -1;
-    const keyEnd = p - 1;
-    if (prevStart >= 0 && !ascending(t, prevStart, prevEnd, keyStart, keyEnd)) return -1;
-    prevStart = keyStart;
-    prevEnd = keyEnd;
-    if (t.charCodeAt(p) !== 0x3a) return -1;
-    const start = p + 1;
-    p = value(t, start, 3);
-    if (p < 0) return -1;
-    const length = keyEnd - keyStart;
-    const slot =
-      length === 10 && t.startsWith('descriptor', keyStart) ? DESCRIPTOR_AT
-      : length === 8 && t.startsWith('evidence', keyStart) ? EVIDENCE_AT
-      : length === 7 && t.startsWith('payload', keyStart) ? PAYLOAD_AT
-      : -1;
-    if (slot >= 0) {
-      at[i + slot] = start;
-      at[i + slot + 1] = p;
-    }
-    const c = t.charCodeAt(p++);
-    if (c === 0x7d) return p;
-    if (c !== 0x2c) return -1;
+/** Records in `at[i..]` the span of a member's value when its key is one whose size replay measures. */
+function measuredMember(t: string, keyStart: number, keyLength: number, start: number, end: number, at: number[], i: number): void {
+  const slot =
+    keyLength === 10 && t.startsWith('descriptor', keyStart) ? DESCRIPTOR_AT
+    : keyLength === 8 && t.startsWith('evidence', keyStart) ? EVIDENCE_AT
+    : keyLength === 7 && t.startsWith('payload', keyStart) ? PAYLOAD_AT
+    : -1;
+  if (slot >= 0) {
+    at[i + slot] = start;
+    at[i + slot + 1] = end;
   }
 }
 
@@ -261,8 +233,8 @@ function value(t: string, p: number, depth: number): number {
   const c = t.charCodeAt(p);
   switch (c) {
     case 0x22: return string(t, p);
-    case 0x7b: return object(t, p, depth);
-    case 0x5b: return array(t, p, depth);
+    case 0x7b: return object(t, p, depth, null, 0);
+    case 0x5b: return array(t, p, depth, null);
     case 0x74: return t.startsWith('true', p) ? p + 4 : -1;
     case 0x66: return t.startsWith('false', p) ? p + 5 : -1;
     case 0x6e: return t.startsWith('null', p) ? p + 4 : -1;
@@ -270,7 +242,8 @@ function value(t: string, p: number, depth: number): number {
   }
 }
 
-function object(t: string, p: number, depth: number): number {
+/** `at` (else null): the operation's entry of `RecordSpans.operations` from `i`, where its measured members' value spans go. */
+function object(t: string, p: number, depth: number, at: number[] | null, i: number): number {
   p++;
   if (t.charCodeAt(p) === 0x7d) return p + 1;
   let prevStart = -1;
@@ -284,21 +257,30 @@ function object(t: string, p: number, depth: number): number {
     prevStart = keyStart;
     prevEnd = keyEnd;
     if (t.charCodeAt(p) !== 0x3a) return -1;
-    p = value(t, p + 1, depth + 1);
+    const start = p + 1;
+    p = value(t, start, depth + 1);
     if (p < 0) return -1;
+    if (at !== null) measuredMember(t, keyStart, keyEnd - keyStart, start, p, at, i);
     const c = t.charCodeAt(p++);
     if (c === 0x7d) return p;
     if (c !== 0x2c) return -1;
   }
 }
 
-function array(t: string, p: number, depth: number): number {
+/** `at` (else null): the record's `operations`, where each element's entry of `RecordSpans.operations` goes. */
+function array(t: string, p: number, depth: number, at: number[] | null): number {
   p++;
   if (t.charCodeAt(p) === 0x5d) return p + 1;
   let n = 0;
   for (;;) {
     if (++n > ARRAY_MEMBER_LIMIT) return -1;
-    p = value(t, p, depth + 1);
+    if (at === null) p = value(t, p, depth + 1);
+    else {
+      const i = at.length;
+      at.push(p, -1, -1, -1, -1, -1, -1, -1);
+      p = operation(t, p, depth + 1, at, i);
+      at[i + 1] = p;
+    }
     if (p < 0) return -1;
     const c = t.charCodeAt(p++);
     if (c === 0x5d) return p;
