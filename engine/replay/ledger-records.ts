@@ -15,13 +15,16 @@
 import type { ReplayState } from '../state/state.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const TEXT = -1;
+const NONE = -2;
 
 export class LedgerRecords {
   /** Position in the state of this object's first record (a fork's records follow its parent's). */
   private readonly base: number;
   /**
    * Record at position `base + i`: `spans[3i..3i+2]` = chunk, start, end of its bytes in a
-   * retained input chunk, or chunk -1 for a record read as text (`texts`, by position).
+   * retained input chunk, or chunk TEXT for a record read as text (`texts`, by position), or
+   * NONE for a commit folded into the state without a record (a writer's `commitOn`).
    */
   private readonly spans: number[] = [];
   private readonly texts = new Map<number, string>();
@@ -58,12 +61,14 @@ export class LedgerRecords {
     const position = commits.length - 1;
     const local = position - this.base;
     // The chain released `id` onto the tip and the fold appended it: anything else is a bug in the engine.
-    if (local !== this.spans.length / 3 || commits[position]!.id !== id || previous !== (position === 0 ? null : commits[position - 1]!.id)) {
+    if (local < this.spans.length / 3 || commits[position]!.id !== id || previous !== (position === 0 ? null : commits[position - 1]!.id)) {
       throw new Error(`LedgerRecords.remember: commit ${id} is not the state's last folded commit, extending the one before`);
     }
+    // Commits folded into the state without a record (a writer folds its own) have none.
+    while (this.spans.length / 3 < local) this.spans.push(NONE, 0, 0);
     if (text !== null) {
       this.texts.set(local, text);
-      this.spans.push(-1, 0, 0);
+      this.spans.push(TEXT, 0, 0);
     } else {
       this.spans.push(chunk, start, end);
     }
@@ -80,8 +85,18 @@ export class LedgerRecords {
   }
 
   text(id: string): string | undefined {
-    const position = this.state.commitIndex.get(id);
+    const position = this.positionOf(id);
     return position === undefined ? undefined : this.textAt(position);
+  }
+
+  /**
+   * Where commit `id` sits in the state. The state's own commit there must be `id`: a fork's
+   * index reads through to its parent's, which may have moved on since (a stale fork has no
+   * record of the parent's new commits).
+   */
+  private positionOf(id: string): number | undefined {
+    const position = this.state.commitIndex.get(id);
+    return position !== undefined && this.state.commits[position]?.id === id ? position : undefined;
   }
 
   private textAt(position: number): string | undefined {
@@ -90,13 +105,13 @@ export class LedgerRecords {
     const at = 3 * local;
     const spans = this.spans;
     const chunk = spans[at];
-    if (chunk === undefined) return undefined; // folded, not yet remembered
-    if (chunk < 0) return this.texts.get(local);
+    if (chunk === undefined || chunk === NONE) return undefined; // folded, not (yet) remembered
+    if (chunk === TEXT) return this.texts.get(local);
     return decoder.decode(this.chunks[chunk]!.subarray(spans[at + 1]!, spans[at + 2]!));
   }
 
   successorOf(id: string): string | undefined {
-    const position = this.state.commitIndex.get(id);
+    const position = this.positionOf(id);
     return position === undefined ? undefined : this.state.commits[position + 1]?.id;
   }
 

@@ -18,7 +18,7 @@ import { createState } from '../state/state.ts';
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
-  /** What a verifier measured of its operations (measures.ts), when one checked it. */
+  /** What the record stage measured of its operations (measures.ts), inline or on a verifier; undefined when nothing was. */
   measures: RecordMeasures | undefined;
   /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
   start: number;
