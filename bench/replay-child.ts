@@ -340,7 +340,7 @@ async function phases(file: string): Promise<object> {
     lap('measures (record stage)');
     for (const next of chain.offer({ id: commit.id, previous: commit.previous, text: lineText, line, commit, verdict, measures, span: { start, end } })) {
       lap('chain + projection bookkeeping');
-      applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: next.span.end - next.span.start + 1, measures: next.measures ?? undefined });
+      applyCommit(state, next.commit, { line: next.line, ...next.verdict, bytes: next.span.end - next.span.start + 1, measures: next.measures });
       const kind = next.commit.request.kind;
       const ms = now() - t;
       lap('fold (applyCommit)');

@@ -41,8 +41,8 @@ export interface ApplyOptions {
   parametersVerified?: boolean;
   /** The commit's canonical record bytes (line + LF); computed from the commit when absent. */
   bytes?: number;
-  /** What the record stage measured of the operations, when it ran elsewhere (measures.ts); the fold measures itself when absent. */
-  measures?: RecordMeasures;
+  /** What the record stage measured of the commit's record (measures.ts); the fold measures itself when absent. */
+  measures?: RecordMeasures | null;
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {

@@ -14,8 +14,8 @@ export interface CommitContext {
   /** Index of the operation being applied. */
   index: number;
   line?: number;
-  /** What the record stage measured of this commit's operations, when it ran elsewhere (measures.ts). */
-  measures?: RecordMeasures;
+  /** What the record stage measured of this commit's record (measures.ts); the fold measures itself when absent. */
+  measures?: RecordMeasures | null;
 }
 
 export type OperationOf<K extends QueueOperation['kind']> = Extract<QueueOperation, { kind: K }>;

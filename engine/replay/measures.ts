@@ -8,7 +8,7 @@
  *     `checkEvidenceBytes`: `evidence_bytes`) and of its Result descriptors (ops/barrier.ts:
  *     `result_bytes`);
  *   - each Work payload's canonical size (ops/work.ts: `payload_bytes`, and the size the
- *     scheduler packs), when the record's text is at hand (not handed over by a worker).
+ *     scheduler packs), when the record's spans are at hand (an ASCII record).
  * A record proven canonical by the one-pass check (codec/canonical.ts) has these sizes in its
  * spans: a value's canonical text is its span, so for an ASCII record its size is the span's
  * length, and nothing is serialised or walked. Otherwise they are measured on the values.

@@ -18,8 +18,8 @@ import { createState } from '../state/state.ts';
 interface ParsedRecord extends ChainRecord {
   commit: QueueCommit;
   verdict: EnvelopeVerdict;
-  /** What the record stage measured of its operations (measures.ts), inline or on a verifier; undefined when nothing was. */
-  measures: RecordMeasures | undefined;
+  /** What the record stage measured of its operations (measures.ts), inline or on a verifier; null when nothing was. */
+  measures: RecordMeasures | null;
   /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
   start: number;
   end: number;
@@ -95,7 +95,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       let commit: QueueCommit;
       let verdict: EnvelopeVerdict;
       let verified: VerifiedRecord | null = null;
-      let measures: RecordMeasures | undefined;
+      let measures: RecordMeasures | null;
       if ('text' in frame) {
         text = frame.text;
       } else {
@@ -106,11 +106,9 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       if (verified !== null) {
         commit = verifiedCommit(text, verified.repeat);
         verdict = verified.verdict;
-        measures = verified.measures ?? undefined;
+        measures = verified.measures;
       } else {
-        let measured: RecordMeasures | null;
-        ({ commit, verdict, measures: measured } = parseRecord(text, physical, start < 0 ? undefined : end - start));
-        measures = measured ?? undefined;
+        ({ commit, verdict, measures } = parseRecord(text, physical, start < 0 ? undefined : end - start));
       }
       for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, measures, start, end })) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string

@@ -86,8 +86,8 @@ export function passed(record: VerifiedRecord, repeats: Int32Array, slots: Measu
   repeats[2 * n] = repeat === null ? -1 : repeat.start;
   repeats[2 * n + 1] = repeat === null ? -1 : repeat.end;
   let bits = PASSED | (verdict.fingerprintVerified ? FINGERPRINT : 0) | (verdict.parametersVerified ? PARAMETERS : 0) | (repeat?.name === 'nodes' ? NODES : 0);
-  // A size past Int32 (no record line is that long) is left for the fold to measure.
-  if (measured !== null && measured.evidenceBytes <= MAX_INT32 && measured.descriptorBytes <= MAX_INT32) {
+  // Every size fits an Int32: it is at most a record line's length (LINE_BYTES).
+  if (measured !== null) {
     const { measures, payloads, control } = slots;
     measures[4 * n] = measured.evidenceBytes;
     measures[4 * n + 1] = measured.descriptorBytes;
@@ -106,8 +106,6 @@ export function passed(record: VerifiedRecord, repeats: Int32Array, slots: Measu
   }
   return bits;
 }
-
-const MAX_INT32 = 0x7fffffff;
 
 const VERDICTS: readonly EnvelopeVerdict[] = [0, 1, 2, 3].map((bits) => Object.freeze({ fingerprintVerified: (bits & FINGERPRINT) !== 0, parametersVerified: (bits & PARAMETERS) !== 0 }));
 
