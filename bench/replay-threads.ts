@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { replayLedger } from '../engine/replay/index.ts';
 import { ThreadVerifier } from '../lib/replay/thread-verifier.ts';
+import { floorOnce, median } from './replay-measure.ts';
 
 const [file, roundsArg, threadsArg] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: replay-threads FILE [ROUNDS] [THREADS]');
@@ -21,20 +22,15 @@ const verifier = new ThreadVerifier({ threads });
 const alone = new ThreadVerifier({ threads: 0 });
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 function timed(run: () => void): number {
   const t = performance.now();
   run();
   return performance.now() - t;
 }
-/** read + split + JSON.parse of every line (bench/replay-child.ts `floor`). */
-function floor(): void {
-  for (const line of readFileSync(file!, 'utf8').split('\n')) if (line.length > 0) JSON.parse(line);
-}
+/** read + split + JSON.parse of every line (bench/replay-measure.ts). */
+const floor = (): void => {
+  floorOnce(file!);
+};
 const replayWith = (v: ThreadVerifier) => (): void => {
   replayLedger(readFileSync(file!), undefined, v);
 };
