@@ -130,9 +130,19 @@ function recomputeAll(state: ReplayState, budget: LedgerBudget, limits: BudgetLi
 /**
  * Operations whose handlers change no Work but the one they name (`work_id`, and the Work of their
  * `claim_id`, which they check is the same): recomputing every Work of the group they name would
- * find each other contribution unchanged.
+ * find each other contribution unchanged. A Work's contribution depends only on its own fields
+ * (state, barrier, attempts, pool) and the Policy, so:
+ * - Completion, Result, DeliveryFailure, ClaimCancellation, WorkCancellation change the Work they
+ *   name;
+ * - a Claim changes the Work it names, and joins a group of its own grant (dispatch ids derive
+ *   from the grant's request id, and the grant's Claims are exactly the planned ones), whose
+ *   every member is named by a Claim of the same commit;
+ * - Dispatch and Release change their group only (state, run binding, sender, lifecycle writes,
+ *   conflict record, released), never a member's Work;
+ * - an Observation changes no Work and names no group.
+ * (budget-recompute.test.ts checks the kept reserve against a fresh computation after every commit.)
  */
-const NAMED_WORK_ONLY: ReadonlySet<string> = new Set(['Completion', 'Result', 'DeliveryFailure', 'ClaimCancellation', 'WorkCancellation']);
+const NAMED_WORK_ONLY: ReadonlySet<string> = new Set(['Completion', 'Result', 'DeliveryFailure', 'ClaimCancellation', 'WorkCancellation', 'Claim', 'Dispatch', 'Release', 'Observation']);
 
 /**
  * Recomputes the contributions a commit's operations can have changed: every Work and dispatch
