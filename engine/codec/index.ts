@@ -17,4 +17,5 @@ export { canonicalMembers } from './members.ts';
 export type { MemberSpans } from './members.ts';
 export type { LedgerFrame, LedgerLimits, LedgerLine } from './lines.ts';
 export { sha256Hex, sha256HexOfParts } from './digest.ts';
-export { canonicalSize, canonicalStringSize } from './size.ts';
+export { canonicalSize, canonicalSizeAt, canonicalStringSize } from './size.ts';
+export { sameJson } from './same.ts';

@@ -102,3 +102,11 @@ function objectSize(o: Record<string, unknown>, depth: number): number {
 export function canonicalSize(value: JsonValue): number {
   return size(value, 0);
 }
+
+/**
+ * `canonicalSize` of `value` where it sits at nesting `depth` of an enclosing value (so with the
+ * nesting error it meets there): what measuring the enclosing value adds for it.
+ */
+export function canonicalSizeAt(value: JsonValue, depth: number): number {
+  return size(value, depth);
+}

@@ -78,6 +78,31 @@ describe('assignment sizes by arithmetic ≡ the canonical text', () => {
       }
     }), { numRuns: 1500 });
   });
+
+  it('a Result descriptor measured once meets the nesting error at its depth in every member, and a later Result is measured afresh', () => {
+    // Nested so that it measures alone (depth 0) but not at its depth in a member (3).
+    const nested = (levels: number): JsonObject => {
+      let v: JsonObject = { leaf: 'x' };
+      for (let i = 0; i < levels; i++) v = { n: v };
+      return v;
+    };
+    const deep = nested(62); // the leaf string at depth 63 alone, 66 in a member
+    expect(canonicalSize(deep)).toBeGreaterThan(0);
+    const fits = nested(58); // the leaf string at depth 62 in a member
+    const state = { works: new Map([['p', { barrier: 'verified' }]]), ready: { results: new Map([['p', { result_commit_id: 'q_1', descriptor: fits }]]) } } as unknown as ReplayState;
+    const work = { workId: 'w', dependsOn: [{ kind: 'work', work_id: 'p' }], definition: { payload: { task: 't' } } } as unknown as WorkRecord;
+    for (let round = 0; round < 2; round++) {
+      const member = assignmentMember(state, work, `c_${round}`, 'h1');
+      expect(AssignmentSize.memberBytesOf(member, work)).toBe(AssignmentSize.memberBytes(member));
+    }
+    state.ready.results.set('p', { result_commit_id: 'q_2', descriptor: deep });
+    for (let round = 0; round < 2; round++) {
+      const member = assignmentMember(state, work, `c_${round}`, 'h1');
+      const measured = outcome(() => AssignmentSize.memberBytesOf(member, work));
+      expect(measured).toEqual(outcome(() => AssignmentSize.memberBytes(member)));
+      expect(measured).toMatchObject({ code: 'resource_limit' });
+    }
+  });
 });
 
 interface Line {

@@ -4,7 +4,8 @@
  * member per Claim with the Work payload and its declared Result inputs
  * (spec 7.15). Packing bounds its canonical UTF-8 size (spec 7.17: 48 KiB).
  */
-import { canonicalize, canonicalSize, canonicalStringSize } from '../codec/index.ts';
+import { canonicalize, canonicalSize, canonicalSizeAt, canonicalStringSize } from '../codec/index.ts';
+import { ARRAY_MEMBER_LIMIT } from '../codec/json.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
@@ -49,9 +50,41 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   return refs;
 }
 
-/** `canonicalSize` of a member's `result_refs`, at its depth in the member (so with its errors). */
+/**
+ * `canonicalSize` of a member's `result_refs`, at its depth in the member (so with its errors):
+ * its brackets and commas and each ref's bytes, in order (so the first error is the first ref's).
+ */
 function resultRefsBytes(refs: JsonValue[]): number {
-  return refs.length === 0 ? 2 : canonicalSize({ result_refs: refs }) - REFS_FRAME;
+  if (refs.length === 0) return 2;
+  if (refs.length > ARRAY_MEMBER_LIMIT) return canonicalSize({ result_refs: refs }) - REFS_FRAME; // with its error
+  let n = refs.length + 1;
+  for (let i = 0; i < refs.length; i++) n += refBytes(refs[i] as JsonObject);
+  return n;
+}
+
+/**
+ * Canonical sizes of Result descriptors at their depth in a member (member, `result_refs`, ref,
+ * descriptor: 3), by the descriptor recorded in the ready index (`state.ready.results`), which
+ * every ref to that Result shares and nothing writes: a Work with a predecessor's Result is
+ * measured at every grant it is a candidate in.
+ */
+const descriptorBytes = new WeakMap<JsonObject, number>();
+const DESCRIPTOR_DEPTH = 3;
+
+/**
+ * `canonicalSize` of one `resultRefs` entry at depth 2: its frame and its values in canonical key
+ * order (descriptor, result_commit_id, work_id), so any error is the one measuring it meets first.
+ */
+function refBytes(ref: JsonObject): number {
+  const descriptor = ref.descriptor as JsonValue;
+  let d: number | undefined;
+  if (typeof descriptor === 'object' && descriptor !== null && !Array.isArray(descriptor)) {
+    d = descriptorBytes.get(descriptor);
+    if (d === undefined) descriptorBytes.set(descriptor, (d = canonicalSizeAt(descriptor, DESCRIPTOR_DEPTH)));
+  } else {
+    d = canonicalSizeAt(descriptor, DESCRIPTOR_DEPTH);
+  }
+  return REF_FRAME + d + stringBytes(ref.result_commit_id as string) + stringBytes(ref.work_id as string);
 }
 
 /**
@@ -90,6 +123,8 @@ export function assignment(provenance: AssignmentProvenance, members: JsonObject
 const MEMBER_FRAME = canonicalSize({ claim_id: 0, handle: 0, result_refs: 0, work: 0, work_id: 0 }) - 5;
 /** `{"result_refs":}`. */
 const REFS_FRAME = canonicalSize({ result_refs: 0 }) - 1;
+/** `{"descriptor":,"result_commit_id":,"work_id":}`: a Result ref's text less its values. */
+const REF_FRAME = canonicalSize({ descriptor: 0, result_commit_id: 0, work_id: 0 }) - 3;
 /** An empty assignment less its six provenance strings (`"claims":[]` and `"version":3` included). */
 const ENVELOPE_FRAME = canonicalSize(assignment({ dispatch_id: '', request_id: '', commit_id: '', policy_epoch: '', pool: '', worker_profile: '' }, [])) - 6 * 2;
 
