@@ -4,7 +4,7 @@
  * reservation, and exactly one Release with termination or nonlaunch evidence
  * (the evidence rules by launch state are in `evidence.ts`).
  */
-import { canonicalize } from '../../codec/index.ts';
+import { sameJson } from '../../codec/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
@@ -34,7 +34,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   const g = group(ctx, op.dispatch_id);
   if (g.released) fail('dispatch_released', `dispatch ${g.dispatchId} was already released`, at);
   if (op.state === 'bound' && g.state === 'bound') {
-    if (canonicalize(op.run as unknown as JsonObject) === canonicalize(g.run!)) fail('duplicate_binding', `dispatch ${g.dispatchId} is already bound to this run`, at);
+    if (sameJson(op.run as unknown as JsonObject, g.run!)) fail('duplicate_binding', `dispatch ${g.dispatchId} is already bound to this run`, at);
     fail('run_binding_conflict', `dispatch ${g.dispatchId} is already bound to another run`, at);
   }
   // Spec 7.8, §8.2 "Launch recovery": once several possible launches are recorded, neither
@@ -61,7 +61,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   if (op.state === 'started') {
     if (ctx.state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded', at);
     if (op.sender === undefined) fail('sender_required', 'a start marker names its single sender', at);
-    if (canonicalize(op.sender as unknown as JsonObject) !== canonicalize(ctx.commit.actor as unknown as JsonObject)) {
+    if (!sameJson(op.sender as unknown as JsonObject, ctx.commit.actor as unknown as JsonObject)) {
       fail('sender_mismatch', 'the start marker sender must be the publishing actor', at);
     }
     checkSenderRun(op.sender, at);
