@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../json.ts';
 import type { DependencyEdge, ReplayState, ResourceIdentity } from '../state/state.ts';
 import { eligibility, gateIdentity, MAX_BLOCKING_HOPS, type Eligibility } from './eligibility.ts';
-import { accountKey } from './overlay.ts';
+import { accountKey } from '../state/mutate.ts';
 import { buildState, policyFor, workId, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 import { installedRoute } from '../replay/ops/deployment.ts';
 import { routeKey } from '../state/routes.ts';

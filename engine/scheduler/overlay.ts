@@ -10,6 +10,7 @@
  * for the capacity reads of the eligibility checks.
  */
 import type { ReplayState, WorkRecord } from '../state/state.ts';
+import { accountKey } from '../state/mutate.ts';
 import { applyTransition, forkPool, type ClockTransition } from './clocks.ts';
 import type { FairnessState } from '../state/fairness.ts';
 
@@ -66,10 +67,6 @@ export function admitToOverlay(overlay: PlanOverlay, work: WorkRecord, transitio
 
 function extra(overlay: PlanOverlay | undefined, pool: string): PlanOverlay | undefined {
   return overlay !== undefined && overlay.pool === pool ? overlay : undefined;
-}
-
-export function accountKey(pool: string, fairnessKey: string): string {
-  return `${pool}\u0000${fairnessKey}`;
 }
 
 /** Outstanding logical Claims of `pool` (spec 7.8). */

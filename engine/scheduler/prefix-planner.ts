@@ -53,7 +53,8 @@ import {
 import type { FairnessState, SiblingClock } from '../state/fairness.ts';
 import { workGates } from './eligibility.ts';
 import { numericCompare } from './order.ts';
-import { accountKey, bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
+import { accountKey } from '../state/mutate.ts';
+import { bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
 import { LazyClassStep } from './lazy-steps.ts';
 import { pickKey, type Lane } from './key-lane.ts';
 import { BucketTable, SkipTally } from './bucket-table.ts';

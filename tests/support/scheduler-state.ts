@@ -10,7 +10,7 @@ import { createState, type Barrier, type DependencyEdge, type ReplayState, type 
 import { CONTRACT_LIMITS, DEFAULT_CLASS_WEIGHTS, DEFAULT_MAX_OBSERVATION_AGE_MS, DEFAULT_MODE, DEFAULT_POOL_LIMIT, DEFAULT_RECONCILIATION, DEFAULT_RETRY, defaultLimits } from '../../engine/schema/defaults.ts';
 import { applyTransition } from '../../engine/scheduler/clocks.ts';
 import { createFairnessState } from '../../engine/state/fairness.ts';
-import { accountKey } from '../../engine/scheduler/overlay.ts';
+import { accountKey } from '../../engine/state/mutate.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
 import { indexWork, recordResult } from '../../engine/state/ready-index.ts';
 
