@@ -56,8 +56,10 @@ export function applyClaim(ctx: CommitContext, op: OperationOf<'Claim'>, pool: s
 
   const claim: ClaimRecord = {
     claimId: op.claim_id,
-    workId: op.work_id,
-    dispatchId: op.dispatch_id,
+    // The state's own strings (equal to the operation's): a later lookup by them finds its key
+    // by identity, and the Claim keeps no copy of them.
+    workId: work.workId,
+    dispatchId: group.dispatchId,
     handle: op.handle,
     requestId: commit.request.id,
     commitId: commit.id,
