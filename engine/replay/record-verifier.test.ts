@@ -8,39 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
 import { isProtocolError } from '../errors.ts';
 import { replayLedger, summarize } from './index.ts';
-import { verifiedCommit, verifyRecord, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
+import { InlineVerifier } from '../../tests/support/verified-replay.ts';
+import { verifiedCommit, verifyRecord, type RecordVerifier } from './record.ts';
 
 const encoder = new TextEncoder();
 const { text } = generateLedger(160 * 1024, 7);
 const LINES = text.split('\n').slice(0, -1);
 const OTHER_GENESIS = generateLedger(4 * 1024, 8).text.split('\n')[0]!;
-
-/** Verifies in this thread the frames `pick` chooses (null for the rest, as a worker that has not reached them). */
-class InlineVerifier implements RecordVerifier {
-  opened = 0;
-  closed = 0;
-  answered = 0;
-  constructor(private readonly pick: (frame: number) => boolean) {}
-  open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts {
-    this.opened++;
-    return {
-      verdictOf: (n: number): VerifiedRecord | null => {
-        if (!this.pick(n)) return null;
-        try {
-          const verdict = verifyRecord(input, frames[n]!.start, frames[n]!.end);
-          if (verdict !== null) this.answered++;
-          return verdict;
-        } catch (e) {
-          if (!isProtocolError(e)) throw e;
-          return null; // a failed record: replay checks it again and names the error
-        }
-      },
-      close: () => {
-        this.closed++;
-      },
-    };
-  }
-}
 
 /**
  * A value as replay holds it, beyond what toEqual compares: each object's key order and whether

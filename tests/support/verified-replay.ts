@@ -14,27 +14,46 @@ import { replayLedger, summarize } from '../../engine/replay/index.ts';
 import type { Projection } from '../../engine/replay/projection.ts';
 import { verifyRecord, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from '../../engine/replay/record.ts';
 
-function verifyingEvery(answer: (verified: VerifiedRecord) => VerifiedRecord): RecordVerifier {
-  return {
-    open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts {
-      return {
-        verdictOf(n: number): VerifiedRecord | null {
-          try {
-            const verified = verifyRecord(input, frames[n]!.start, frames[n]!.end);
-            return verified === null ? null : answer(verified);
-          } catch (e) {
-            if (!isProtocolError(e)) throw e;
-            return null; // a worker reports a failed record; replay checks it again and names the error
-          }
-        },
-        close(): void {},
-      };
-    },
-  };
+/**
+ * Verifies, in this thread, the frames `pick` chooses (null for the rest, as a worker that has not
+ * reached them) with `verifyRecord`, handing each verdict on through `answer`; counts the inputs
+ * opened and closed and the verdicts answered. A record that fails is answered null, as a worker
+ * reports it: replay checks it again and names the error.
+ */
+export class InlineVerifier implements RecordVerifier {
+  opened = 0;
+  closed = 0;
+  answered = 0;
+
+  constructor(
+    private readonly pick: (frame: number) => boolean = () => true,
+    private readonly answer: (verified: VerifiedRecord) => VerifiedRecord = (verified) => verified,
+  ) {}
+
+  open(input: Uint8Array, frames: readonly { start: number; end: number }[]): RecordVerdicts {
+    this.opened++;
+    return {
+      verdictOf: (n: number): VerifiedRecord | null => {
+        if (!this.pick(n)) return null;
+        try {
+          const verified = verifyRecord(input, frames[n]!.start, frames[n]!.end);
+          if (verified === null) return null;
+          this.answered++;
+          return this.answer(verified);
+        } catch (e) {
+          if (!isProtocolError(e)) throw e;
+          return null;
+        }
+      },
+      close: (): void => {
+        this.closed++;
+      },
+    };
+  }
 }
 
-export const EVERY_RECORD_VERIFIED = verifyingEvery((verified) => verified);
-export const NOTHING_MEASURED = verifyingEvery((verified) => ({ ...verified, measures: null }));
+export const EVERY_RECORD_VERIFIED: RecordVerifier = new InlineVerifier();
+export const NOTHING_MEASURED: RecordVerifier = new InlineVerifier(() => true, (verified) => ({ ...verified, measures: null }));
 
 type Outcome = { projection: Projection; error?: undefined } | { projection?: undefined; error: ProtocolError };
 
