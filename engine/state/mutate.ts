@@ -14,22 +14,22 @@ export function bump(map: Map<string, number>, key: string, delta: number): void
 /**
  * Account keys built so far, by pool and fairness key: a Map key that is a fresh string is
  * flattened and hashed at every use, and replay charges an account at every Claim and Completion.
- * Keys are few (a Policy's fairness keys per pool); past ACCOUNT_KEYS per pool they are built.
+ * Keys are few (a Policy's fairness keys per pool); past ACCOUNT_KEYS in all, they are built.
  */
 const accountKeys = new Map<string, Map<string, string>>();
-const ACCOUNT_KEYS = 4096;
+const ACCOUNT_KEYS = 65_536;
+let accountKeyCount = 0;
 
 /** The key of one fairness key's account in `pool` (`state.outstandingByKey`). */
 export function accountKey(pool: string, fairnessKey: string): string {
-  let byKey = accountKeys.get(pool);
-  if (byKey === undefined) {
-    if (accountKeys.size >= ACCOUNT_KEYS) return `${pool}\u0000${fairnessKey}`;
-    accountKeys.set(pool, (byKey = new Map()));
-  }
-  let key = byKey.get(fairnessKey);
-  if (key === undefined) {
-    key = `${pool}\u0000${fairnessKey}`;
-    if (byKey.size < ACCOUNT_KEYS) byKey.set(fairnessKey, key);
+  const byKey = accountKeys.get(pool);
+  const known = byKey?.get(fairnessKey);
+  if (known !== undefined) return known;
+  const key = `${pool}\u0000${fairnessKey}`;
+  if (accountKeyCount < ACCOUNT_KEYS) {
+    if (byKey === undefined) accountKeys.set(pool, new Map([[fairnessKey, key]]));
+    else byKey.set(fairnessKey, key);
+    accountKeyCount++;
   }
   return key;
 }
