@@ -1,36 +1,25 @@
 /**
  * The fold's per-operation measurements that a worker thread may take ahead (engine/replay/
  * measures.ts): Work ids, the largest evidence record and the largest Result descriptor of a
- * record. Each forbidden ledger here is judged both ways (`byteVerdict` / `replayBothWays`:
+ * record. Each forbidden ledger here is judged both ways (`byteVerdict` / `refusalBothWays`:
  * replay alone, and with every record verified and measured ahead), and must fail with the same
  * code at the same operation: a measure taken ahead only ever lets the fold skip a check that
  * passes.
  */
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../engine/codec/index.ts';
-import { isProtocolError, type ProtocolError } from '../../engine/errors.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { observation, result } from '../../engine/requests/lifecycle.ts';
 import { submitRequest } from '../../engine/requests/operations.ts';
 import { issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
-import { replayBothWays } from '../support/verified-replay.ts';
+import { refusalBothWays } from '../support/verified-replay.ts';
 import { byteVerdict, completedClaim, forge } from './forbidden.ts';
 
 function queue(limits: Record<string, number> = {}): TestQueue {
   const policy = policyOf({ accounting_weights: { a: 1 } });
   Object.assign(policy.limits as JsonObject, limits);
   return new TestQueue(policy, nodes('p', 1, 'a'));
-}
-
-function errorOf(bytes: Uint8Array): ProtocolError {
-  try {
-    replayBothWays(bytes);
-  } catch (e) {
-    if (isProtocolError(e)) return e;
-    throw e;
-  }
-  throw new Error('expected the ledger to be refused');
 }
 
 const utf8 = (v: JsonObject): number => new TextEncoder().encode(canonicalize(v)).length;
@@ -54,14 +43,14 @@ describe('Work ids (spec 7.2: work_id = SHA256(canonical({graph_id,node_key})))'
   });
 
   it('a Work whose work_id is another node\'s id is work_id_mismatch, at that operation', () => {
-    const e = errorOf(submitWithIds((ops) => {
+    const e = refusalBothWays(submitWithIds((ops) => {
       ops[1]!.work_id = workId('gx', 'elsewhere');
     }));
     expect([e.code, e.operation, e.path]).toEqual(['work_id_mismatch', 1, 'operations.1.work_id']);
   });
 
   it('of two mismatched Work ids, the first is named', () => {
-    const e = errorOf(submitWithIds((ops) => {
+    const e = refusalBothWays(submitWithIds((ops) => {
       ops[2]!.work_id = workId('gx', 'z');
       ops[1]!.work_id = workId('gx', 'y');
     }));
@@ -89,7 +78,7 @@ describe('the largest measure of a record against the limit in force (spec 7.17)
 
   it('the Observation one byte over evidence_bytes is named, first or second', () => {
     for (const [sizes, operation] of [[[LIMIT - 50, LIMIT + 1], 1], [[LIMIT + 1, LIMIT - 50], 0], [[LIMIT + 2, LIMIT + 1], 0]] as const) {
-      const e = errorOf(twoObservations([...sizes]));
+      const e = refusalBothWays(twoObservations([...sizes]));
       expect([e.code, e.details?.limit, e.operation]).toEqual(['resource_limit', 'evidence_bytes', operation]);
     }
   });
@@ -105,7 +94,7 @@ describe('the largest measure of a record against the limit in force (spec 7.17)
       return forge(q, { id: 'result', kind: 'result', actor: reconciler, at: q.t, operations: [op] });
     };
     expect(byteVerdict(build(RESULT))).toBe('accepted');
-    const e = errorOf(build(RESULT + 1));
+    const e = refusalBothWays(build(RESULT + 1));
     expect([e.code, e.details?.limit, e.operation]).toEqual(['resource_limit', 'result_bytes', 0]);
   });
 });

@@ -82,3 +82,10 @@ export function replayBothWays(bytes: Uint8Array): Projection {
   if (alone.error !== undefined) throw alone.error;
   return alone.projection;
 }
+
+/** The ProtocolError `replayBothWays` refuses `bytes` with (all three ways agreeing); throws if the ledger is accepted. */
+export function refusalBothWays(bytes: Uint8Array): ProtocolError {
+  const refused = outcome(() => replayBothWays(bytes));
+  if (refused.error === undefined) throw new Error('expected the ledger to be refused');
+  return refused.error;
+}
