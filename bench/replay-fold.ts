@@ -20,13 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { checkAll, fold, foldCensus, LARGE } from './fold-census.ts';
-import { floorOnce, median } from './replay-measure.ts';
-
-function timed(run: () => void): number {
-  const t = performance.now();
-  run();
-  return performance.now() - t;
-}
+import { floorOnce, median, timed } from './replay-measure.ts';
 
 const args = process.argv.slice(2);
 const wantCensus = args.includes('--census');

@@ -15,6 +15,13 @@ export const cpuNow = (): number => {
 };
 export const round = (ms: number): number => Math.round(ms * 1000) / 1000;
 
+/** Wall time of one `run`, ms. */
+export function timed(run: () => void): number {
+  const t = performance.now();
+  run();
+  return performance.now() - t;
+}
+
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;

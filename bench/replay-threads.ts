@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { replayLedger } from '../engine/replay/index.ts';
 import { ThreadVerifier } from '../lib/replay/thread-verifier.ts';
-import { floorOnce, median } from './replay-measure.ts';
+import { floorOnce, median, timed } from './replay-measure.ts';
 
 const [file, roundsArg, threadsArg] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: replay-threads FILE [ROUNDS] [THREADS]');
@@ -22,11 +22,6 @@ const verifier = new ThreadVerifier({ threads });
 const alone = new ThreadVerifier({ threads: 0 });
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
-function timed(run: () => void): number {
-  const t = performance.now();
-  run();
-  return performance.now() - t;
-}
 /** read + split + JSON.parse of every line (bench/replay-measure.ts). */
 const floor = (): void => {
   floorOnce(file!);
