@@ -65,14 +65,32 @@ export interface BudgetLimits {
 }
 
 function limitsOf(state: ReplayState): BudgetLimits {
-  const limits: Partial<BudgetLimits> = state.policy?.policy.limits ?? {};
-  return {
-    ledger_bytes: limits.ledger_bytes ?? LIMIT_CEILINGS.ledger_bytes,
-    recovery_bytes: limits.recovery_bytes ?? LIMIT_CEILINGS.recovery_bytes,
-    result_bytes: limits.result_bytes ?? LIMIT_CEILINGS.result_bytes,
-    evidence_bytes: limits.evidence_bytes ?? LIMIT_CEILINGS.evidence_bytes,
-  };
+  const limits: Partial<BudgetLimits> = state.policy?.policy.limits ?? NO_LIMITS;
+  const { ledger_bytes, recovery_bytes, result_bytes, evidence_bytes } = limits;
+  // Replay charges every commit against the same few values: the last ones resolved are reused
+  // (compared by value, so a Policy object changed in place is never answered from before).
+  const last = lastLimits;
+  if (last.ledger === ledger_bytes && last.recovery === recovery_bytes && last.result === result_bytes && last.evidence === evidence_bytes) return last.resolved;
+  const resolved = Object.freeze({
+    ledger_bytes: ledger_bytes ?? LIMIT_CEILINGS.ledger_bytes,
+    recovery_bytes: recovery_bytes ?? LIMIT_CEILINGS.recovery_bytes,
+    result_bytes: result_bytes ?? LIMIT_CEILINGS.result_bytes,
+    evidence_bytes: evidence_bytes ?? LIMIT_CEILINGS.evidence_bytes,
+  });
+  lastLimits = { ledger: ledger_bytes, recovery: recovery_bytes, result: result_bytes, evidence: evidence_bytes, resolved };
+  return resolved;
 }
+
+const NO_LIMITS: Partial<BudgetLimits> = Object.freeze({});
+/** The Policy values `limitsOf` resolved last, and what it resolved them to. */
+let lastLimits: { ledger?: number; recovery?: number; result?: number; evidence?: number; resolved: BudgetLimits } = {
+  resolved: Object.freeze({
+    ledger_bytes: LIMIT_CEILINGS.ledger_bytes,
+    recovery_bytes: LIMIT_CEILINGS.recovery_bytes,
+    result_bytes: LIMIT_CEILINGS.result_bytes,
+    evidence_bytes: LIMIT_CEILINGS.evidence_bytes,
+  }),
+};
 
 function poolOf(state: ReplayState, pool: string): PoolPolicy | undefined {
   const pools: Record<string, PoolPolicy> = state.policy?.policy.pools ?? {};
@@ -245,7 +263,7 @@ export function chargeCommit(state: ReplayState, commit: QueueCommit, bytes: num
   }
   if (all) recomputeAll(state, budget, limits);
   else recomputeTouched(state, budget, limits, commit);
-  checkEnvelope(limits, { before, bytes: budget.bytes, reserve: budget.reserve, admits, optional }, at);
+  checkWrite(limits, before, budget.bytes, budget.reserve, admits, optional, at);
 }
 
 /** One candidate write against the envelope: its post-write ledger bytes and owed reserve. */
@@ -264,25 +282,32 @@ export interface EnvelopeWrite {
 
 /** The three bounds of the module comment; `ledger_limit` with the numbers when one fails. */
 export function checkEnvelope(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recovery_bytes'>, w: EnvelopeWrite, at: { commit?: string; line?: number } = {}): void {
+  checkWrite(limits, w.before, w.bytes, w.reserve, w.admits, w.optional, at);
+}
+
+/** `checkEnvelope` of one write's numbers (replay's path: no write object per commit). */
+function checkWrite(limits: Pick<BudgetLimits, 'ledger_bytes' | 'recovery_bytes'>, before: number, bytes: number, reserve: number, admits: boolean, optional: boolean, at: { commit?: string; line?: number }): void {
   const W = limits.ledger_bytes;
   const Rv = limits.recovery_bytes;
-  // Built only for a failure: every applied commit passes through here.
-  const details = (): Record<string, string | number> => ({
+  if ((admits || optional) && bytes > W) {
+    const what = admits ? 'new admission' : 'optional observations';
+    fail('ledger_limit', `${what} would take the ledger to ${bytes} bytes, past the ${W}-byte admission watermark (${Math.max(0, W - before)} bytes remained)`, at, limitDetails(W, Rv, before, bytes, reserve));
+  }
+  if (bytes + reserve > W + Rv) {
+    fail('ledger_limit', `the ledger (${bytes} bytes) plus its owed lifecycle reserve (${reserve}) would exceed watermark + reserve (${W + Rv})`, at, limitDetails(W, Rv, before, bytes, reserve));
+  }
+}
+
+function limitDetails(W: number, Rv: number, before: number, bytes: number, reserve: number): Record<string, string | number> {
+  return {
     limit: 'ledger_bytes',
-    ledger_bytes: w.bytes,
-    commit_bytes: w.bytes - w.before,
+    ledger_bytes: bytes,
+    commit_bytes: bytes - before,
     watermark: W,
     recovery_bytes: Rv,
-    reserve: w.reserve,
-    admission_remaining: Math.max(0, W - w.before),
-  });
-  if ((w.admits || w.optional) && w.bytes > W) {
-    const what = w.admits ? 'new admission' : 'optional observations';
-    fail('ledger_limit', `${what} would take the ledger to ${w.bytes} bytes, past the ${W}-byte admission watermark (${Math.max(0, W - w.before)} bytes remained)`, at, details());
-  }
-  if (w.bytes + w.reserve > W + Rv) {
-    fail('ledger_limit', `the ledger (${w.bytes} bytes) plus its owed lifecycle reserve (${w.reserve}) would exceed watermark + reserve (${W + Rv})`, at, details());
-  }
+    reserve,
+    admission_remaining: Math.max(0, W - before),
+  };
 }
 
 /** What a new, never-claimed Work in `pool` owes (the nonterminal formula with attempts 0). */

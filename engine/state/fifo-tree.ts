@@ -61,6 +61,12 @@ function balance(n: Node): Node {
 export class FifoTree {
   private root: Node | null = null;
   private count = 0;
+  // The recursions are methods with explicit arguments, not closures over `rank`: replay inserts
+  // and removes once per Work state change, and a closure per call was garbage of its own.
+  /** Whether the running insert added, or the running remove removed, an entry. */
+  private changed = false;
+  /** The least node `takeMin` detached. */
+  private min: Node | null = null;
 
   get size(): number {
     return this.count;
@@ -68,52 +74,60 @@ export class FifoTree {
 
   /** Insert `id` at `rank`; a rank already present is replaced. Returns true when added. */
   insert(rank: number, id: string): boolean {
-    let added = false;
-    const put = (n: Node | null): Node => {
-      if (n === null) {
-        added = true;
-        return { rank, id, height: 1, left: null, right: null };
-      }
-      if (rank < n.rank) n.left = put(n.left);
-      else if (rank > n.rank) n.right = put(n.right);
-      else {
-        n.id = id;
-        return n;
-      }
-      return balance(n);
-    };
-    this.root = put(this.root);
-    if (added) this.count++;
-    return added;
+    this.changed = false;
+    this.root = this.put(this.root, rank, id);
+    if (this.changed) this.count++;
+    return this.changed;
   }
 
   /** Remove the entry at `rank`. Returns true when it existed. */
   remove(rank: number): boolean {
-    let removed = false;
-    const takeMin = (n: Node): [Node | null, Node] => {
-      if (n.left === null) return [n.right, n];
-      const [left, min] = takeMin(n.left);
-      n.left = left;
-      return [balance(n), min];
-    };
-    const drop = (n: Node | null): Node | null => {
-      if (n === null) return null;
-      if (rank < n.rank) n.left = drop(n.left);
-      else if (rank > n.rank) n.right = drop(n.right);
-      else {
-        removed = true;
-        if (n.left === null) return n.right;
-        if (n.right === null) return n.left;
-        const [right, min] = takeMin(n.right);
-        min.left = n.left;
-        min.right = right;
-        return balance(min);
-      }
-      return balance(n);
-    };
-    this.root = drop(this.root);
-    if (removed) this.count--;
-    return removed;
+    this.changed = false;
+    this.root = this.drop(this.root, rank);
+    if (this.changed) this.count--;
+    return this.changed;
+  }
+
+  private put(n: Node | null, rank: number, id: string): Node {
+    if (n === null) {
+      this.changed = true;
+      return { rank, id, height: 1, left: null, right: null };
+    }
+    if (rank < n.rank) n.left = this.put(n.left, rank, id);
+    else if (rank > n.rank) n.right = this.put(n.right, rank, id);
+    else {
+      n.id = id;
+      return n;
+    }
+    return balance(n);
+  }
+
+  private drop(n: Node | null, rank: number): Node | null {
+    if (n === null) return null;
+    if (rank < n.rank) n.left = this.drop(n.left, rank);
+    else if (rank > n.rank) n.right = this.drop(n.right, rank);
+    else {
+      this.changed = true;
+      if (n.left === null) return n.right;
+      if (n.right === null) return n.left;
+      const right = this.takeMin(n.right);
+      const min = this.min!;
+      this.min = null;
+      min.left = n.left;
+      min.right = right;
+      return balance(min);
+    }
+    return balance(n);
+  }
+
+  /** Detaches the least node of `n` into `this.min`; returns what is left of `n`. */
+  private takeMin(n: Node): Node | null {
+    if (n.left === null) {
+      this.min = n;
+      return n.right;
+    }
+    n.left = this.takeMin(n.left);
+    return balance(n);
   }
 
   /** The entry of least rank, or null when empty. O(log n), no allocation. */

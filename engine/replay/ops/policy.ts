@@ -19,7 +19,10 @@ export function currentPolicy(ctx: CommitContext): QueuePolicy {
 
 /** The commit's pool settings, through the one pool lookup (scheduler/policy-view.ts). */
 export function poolPolicy(ctx: CommitContext, pool: string): PoolPolicy {
-  return configuredPool(currentPolicy(ctx), pool, { at: () => where(ctx) });
+  const policy = currentPolicy(ctx);
+  // The configured pool directly (every operation asks): the lookup and its location are built only for the error.
+  if (Object.hasOwn(policy.pools, pool)) return policy.pools[pool]!;
+  return configuredPool(policy, pool, { at: () => where(ctx) });
 }
 
 /** Spec 7.10: no nonterminal Work, outstanding reservation or pending delivery barrier (the first blocker). */

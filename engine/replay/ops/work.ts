@@ -159,20 +159,19 @@ function checkEdges(ctx: CommitContext, op: WorkOp, allowed: string[]): void {
   const seen = edges.length > 1 ? new Set<string>() : undefined;
   for (let j = 0; j < edges.length; j++) {
     const edge = edges[j]!;
-    const edgeAt = (): ReturnType<typeof atPath> => atPath(ctx, `depends_on.${j}`);
     const key = canonicalize(edge as unknown as JsonObject);
     if (seen !== undefined) {
-      if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, edgeAt());
+      if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, atPath(ctx, `depends_on.${j}`));
       seen.add(key);
     }
     if (edge.kind === 'work') {
-      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, edgeAt());
+      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, atPath(ctx, `depends_on.${j}`));
       const target = ctx.state.works.get(edge.work_id) ?? sameCommitWork(ctx, edge.work_id);
-      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, edgeAt());
+      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, atPath(ctx, `depends_on.${j}`));
       const graphId = 'graphId' in target ? target.graphId : target.graph_id;
-      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt());
+      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, atPath(ctx, `depends_on.${j}`));
     } else if (!allowed.includes(edge.resource.repository)) {
-      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, edgeAt());
+      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, atPath(ctx, `depends_on.${j}`));
     }
   }
   checkCycle(ctx, op);
@@ -187,6 +186,10 @@ function sameCommitWork(ctx: CommitContext, id: string): WorkOp | undefined {
 
 /** Existing Work never points at new Work, so a cycle can only run through this commit's nodes. */
 function checkCycle(ctx: CommitContext, op: WorkOp): void {
+  // No edge to a Work of this commit (every target already admitted): no cycle runs through it.
+  let local = false;
+  for (const edge of op.depends_on) if (edge.kind === 'work' && !ctx.state.works.has(edge.work_id)) local = true;
+  if (!local) return;
   const path: string[] = [];
   const onPath = new Set<string>();
   const done = new Set<string>();
