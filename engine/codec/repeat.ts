@@ -35,7 +35,15 @@ export function repeatedParameters(record: RecordSpans): RepeatedParameters | nu
  * worker's verdict on the same text).
  */
 export function parseRepeated(text: string, at: RepeatedParameters): JsonValue {
-  const value = JSON.parse(`${text.slice(0, at.start)}0${text.slice(at.end)}`) as { operations: JsonValue; request: { parameters: JsonValue } };
+  return relinkRepeated(JSON.parse(`${text.slice(0, at.start)}0${text.slice(at.end)}`) as JsonValue, at);
+}
+
+/**
+ * The record parsed with its repeated parameters' text replaced by `0` (`parseRepeated`, or
+ * replay's reading of the same bytes: record-texts.ts), its parameters rebuilt around its operations.
+ */
+export function relinkRepeated(parsed: JsonValue, at: RepeatedParameters): JsonValue {
+  const value = parsed as { operations: JsonValue; request: { parameters: JsonValue } };
   value.request.parameters = at.name === 'nodes' ? { nodes: value.operations } : { operations: value.operations };
   return value as unknown as JsonValue;
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
 import { frameLedger } from '../codec/index.ts';
 import { isProtocolError } from '../errors.ts';
-import { decodeRecord } from './record.ts';
+import { decodeRecord, verifiedCommit, verifyRecord } from './record.ts';
 import { RecordTexts, WINDOW_BYTES } from './record-texts.ts';
 import { replayLedger, summarize } from './index.ts';
 
@@ -77,5 +77,46 @@ describe('record texts decoded a window at a time', () => {
     const onBytes = errorOf(() => replayLedger(encoder.encode(spoiled)));
     expect(onBytes).toEqual({ code: 'unsupported_protocol', line: bad + 1 });
     expect(onBytes).toEqual(errorOf(() => replayLedger(spoiled)));
+  });
+
+  describe('a verified record read from its bytes (the repeated parameters left out as they are copied)', () => {
+    /** Every record's value read from its bytes, against the value read from its text and JSON.parse of it. */
+    function readBoth(input: Buffer, order: number[]): void {
+      const frames = frameLedger(input);
+      const texts = new RecordTexts(input, frames);
+      let repeated = 0;
+      for (const n of order) {
+        const f = frames[n]!;
+        const verified = verifyRecord(input, f.start, f.end);
+        const line = decodeRecord(input, f.start, f.end, f.line);
+        if (verified === null) continue;
+        if (verified.repeat !== null) repeated++;
+        const fromBytes = texts.verifiedCommit(n, f.line, verified.repeat);
+        expect(fromBytes).toEqual(verifiedCommit(line, verified.repeat));
+        expect(fromBytes).toEqual(JSON.parse(line));
+      }
+      expect(repeated).toBeGreaterThan(0);
+    }
+
+    it('is the value read from its text, across windows, in ledger order', () => {
+      readBoth(bytes, frameLedger(bytes).map((_, n) => n));
+    });
+
+    it('is the value read from its text for a record behind the current window and in a window that is not ASCII', () => {
+      const lines = text.split('\n').slice(0, 60);
+      const accented = Buffer.from(lines.map((l, i) => (i % 7 === 3 ? l.replace('"owner/repo"', '"owner/répo"') : l)).join('\n') + '\n');
+      const n = frameLedger(accented).length;
+      readBoth(accented, [...Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 1), ...Array.from({ length: n }, (_, i) => i).filter((i) => i % 2 === 0)]);
+      const order = frameLedger(bytes).map((_, i) => i);
+      readBoth(bytes, [...order.slice(order.length >> 1), ...order.slice(0, order.length >> 1)]);
+    });
+
+    it('leaves a record\'s text to be read when asked: a text asked late is the record-by-record decoding', () => {
+      const frames = frameLedger(bytes);
+      const texts = new RecordTexts(bytes, frames);
+      const last = frames.length - 1;
+      texts.text(last, frames[last]!.line);
+      for (const n of [0, 1, last >> 1, last]) expect(texts.text(n, frames[n]!.line)).toBe(decodeRecord(bytes, frames[n]!.start, frames[n]!.end, frames[n]!.line));
+    });
   });
 });

@@ -15,14 +15,35 @@ import { RecordTexts } from './record-texts.ts';
 import { parseRecord, verifiedCommit, type RecordMeasures, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
 import { createState } from '../state/state.ts';
 
-interface ParsedRecord extends ChainRecord {
-  commit: QueueCommit;
-  verdict: EnvelopeVerdict;
-  /** What the record stage measured of its operations (measures.ts), inline or on a verifier; null when nothing was. */
-  measures: RecordMeasures | null;
-  /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
-  start: number;
-  end: number;
+/**
+ * One record on its way to the fold. A byte input's record is read from its bytes (RecordTexts):
+ * its text is decoded only when asked for (the chain compares a duplicate's text), not for every
+ * record replay folds.
+ */
+class ParsedRecord implements ChainRecord {
+  readonly id: string;
+  readonly previous: string | null;
+  constructor(
+    readonly commit: QueueCommit,
+    readonly verdict: EnvelopeVerdict,
+    /** What the record stage measured of its operations (measures.ts), inline or on a verifier; null when nothing was. */
+    readonly measures: RecordMeasures | null,
+    readonly line: number,
+    /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
+    readonly start: number,
+    readonly end: number,
+    /** The record's frame in its input (its text, when not yet known, is read from `texts`). */
+    private readonly frame: number,
+    private known: string | null,
+    private readonly texts: RecordTexts | null,
+  ) {
+    this.id = commit.id;
+    this.previous = commit.previous;
+  }
+
+  get text(): string {
+    return (this.known ??= this.texts!.text(this.frame, this.line));
+  }
 }
 
 export interface ReplayProgress {
@@ -89,7 +110,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
     for (let n = 0; n < frames.length; n++) {
       const frame = frames[n]!;
       const physical = lineBase + frame.line;
-      let text: string;
+      let text: string | null = null;
       let start = -1;
       let end = 0;
       let commit: QueueCommit;
@@ -101,16 +122,17 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       } else {
         ({ start, end } = frame);
         if (verdicts !== null) verified = verdicts.verdictOf(n);
-        text = texts!.text(n, physical);
       }
       if (verified !== null) {
-        commit = verifiedCommit(text, verified.repeat);
+        // Verified elsewhere: parsed straight from its bytes, its text decoded only if asked for.
+        commit = text === null ? texts!.verifiedCommit(n, physical, verified.repeat) : verifiedCommit(text, verified.repeat);
         verdict = verified.verdict;
         measures = verified.measures;
       } else {
+        text ??= texts!.text(n, physical);
         ({ commit, verdict, measures } = parseRecord(text, physical, start < 0 ? undefined : end - start));
       }
-      for (const next of chain.offer({ id: commit.id, previous: commit.previous, text, line: physical, commit, verdict, measures, start, end })) {
+      for (const next of chain.offer(new ParsedRecord(commit, verdict, measures, physical, start, end, n, text, texts))) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;

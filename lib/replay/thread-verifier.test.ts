@@ -41,6 +41,26 @@ describe('ThreadVerifier', () => {
     expect(ahead).toBeGreaterThan(0);
   });
 
+  it('a record a worker verified is read from its bytes: an exact duplicate is folded once, a conflicting one named at its line, as alone', async () => {
+    expect(await verifier.start()).toBe(1);
+    const again = LINES[10]!;
+    const rival = again.replace(/"at":(\d+)/, (_, at: string) => `"at":${Number(at) + 1}`);
+    expect(rival).not.toBe(again);
+    const exact = Buffer.from(`${[...LINES, again].join('\n')}\n`);
+    const conflicting = Buffer.from(`${[...LINES, rival].join('\n')}\n`);
+    const alone = [outcome(exact), outcome(conflicting)];
+    expect(alone[0]).toMatchObject({ commits: LINES.length });
+    expect(alone[1]).toMatchObject({ code: 'conflicting_duplicate_commit', line: LINES.length + 1 });
+    let ahead = 0;
+    for (let round = 0; round < 20 && ahead < 2; round++) {
+      for (const [i, bytes] of [exact, conflicting].entries()) {
+        expect(outcome(bytes, verifier)).toEqual(alone[i]);
+        if ((verifier.last?.ahead ?? 0) > 0) ahead++;
+      }
+    }
+    expect(ahead).toBeGreaterThan(0);
+  });
+
   it('ledgers of different sizes in turn each give the projection replay gives alone', async () => {
     expect(await verifier.start()).toBe(1);
     const larger = Buffer.from(generateLedger(1200 * 1024, 12).text);
