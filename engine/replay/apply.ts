@@ -51,7 +51,8 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   const base = { commit: commit.id, line: options.line };
 
   checkEnvelope(state, commit, ordinal, options);
-  checkWorkerCommit({ state, commit, ordinal, index: -1, line: options.line });
+  // Only a worker's commit has a scope to check (worker-scope.ts answers at once for every other role).
+  if (commit.actor.role === 'worker') checkWorkerCommit({ state, commit, ordinal, index: -1, line: options.line });
   const checkpointRoot = ordinal === 0 && commit.request.kind === 'checkpoint';
   if (checkpointRoot) ordinal = restoreCheckpoint(state, commit, options.line);
   const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line, measures: options.measures };

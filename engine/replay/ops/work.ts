@@ -11,7 +11,7 @@ import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../../state/mutate.ts';
 import type { DependencyEdge, WorkRecord } from '../../state/state.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
-import { checkLimit } from './limits.ts';
+import { checkLimit, limitOf, type CheckedLimit } from './limits.ts';
 import { payloadSize } from './payload-size.ts';
 import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
@@ -24,9 +24,8 @@ type WorkOp = OperationOf<'Work'>;
 /** Validates and admits one Work operation. Work edges may point forward inside the same commit. */
 export function applyWork(ctx: CommitContext, op: WorkOp): void {
   const { state } = ctx;
-  const at = where(ctx);
   const policy = currentPolicy(ctx);
-  if (state.controls.admission_paused) fail('admission_paused', `${nodeName(op)}: new Work admission is paused by a Control`, at);
+  if (state.controls.admission_paused) fail('admission_paused', `${nodeName(op)}: new Work admission is paused by a Control`, where(ctx));
   if (ctx.measures?.workIdsVerified !== true && op.work_id !== deriveWorkId(op.graph_id, op.node_key)) {
     fail('work_id_mismatch', `${nodeName(op)}: work_id ${op.work_id} is not SHA256(canonical({graph_id,node_key}))`, atPath(ctx, 'work_id'));
   }
@@ -44,12 +43,14 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   }
   checkProducer(ctx, op);
 
-  const named = (value: number) => (): Record<string, string | number> => ({ node_key: op.node_key, graph_id: op.graph_id, value });
   // Measured by the record stage (measures.ts) when it had the record's text, else here.
   const measured = ctx.measures?.payloadBytes?.[ctx.index];
-  const { bytes: payloadBytes, canonical } = measured !== undefined && measured >= 0 ? { bytes: measured, canonical: true } : payloadSize(op.payload);
-  checkLimit(ctx, 'payload_bytes', payloadBytes, () => `${nodeName(op)}: payload (canonical bytes)`, named(payloadBytes));
-  checkLimit(ctx, 'predecessors', op.depends_on.length, () => `${nodeName(op)}: the number of predecessors`, named(op.depends_on.length));
+  let payloadBytes: number;
+  let canonical = true;
+  if (measured !== undefined && measured >= 0) payloadBytes = measured;
+  else ({ bytes: payloadBytes, canonical } = payloadSize(op.payload));
+  checkNodeLimit(ctx, op, 'payload_bytes', payloadBytes, PAYLOAD_BYTES);
+  checkNodeLimit(ctx, op, 'predecessors', op.depends_on.length, PREDECESSORS);
   checkGraphPool(ctx, op);
   checkGates(ctx, op);
   checkEdges(ctx, op, pool.allowed_repositories as string[]);
@@ -60,7 +61,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   const graph = state.graphs.get(op.graph_id);
   checkGraphNodes(ctx, op);
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
-  checkLimit(ctx, 'pending_nodes', pending + 1, () => `pool ${op.pool}'s pending Work with ${nodeName(op)}`, named(pending + 1));
+  checkNodeLimit(ctx, op, 'pending_nodes', pending + 1, PENDING_NODES);
 
   const record: WorkRecord = {
     workId: op.work_id,
@@ -108,6 +109,20 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     if (list === undefined) state.successors.set(edge.work_id, [op.work_id]);
     else list.push(op.work_id);
   }
+}
+
+/** What a Work limit's error says was measured (built only for the error). */
+const PAYLOAD_BYTES = (op: WorkOp): string => `${nodeName(op)}: payload (canonical bytes)`;
+const PREDECESSORS = (op: WorkOp): string => `${nodeName(op)}: the number of predecessors`;
+const PENDING_NODES = (op: WorkOp): string => `pool ${op.pool}'s pending Work with ${nodeName(op)}`;
+
+/**
+ * `checkLimit` of one measure of an admitted Work, its message and details (the node and the
+ * value) built only when it fails: replay checks three per Work.
+ */
+function checkNodeLimit(ctx: CommitContext, op: WorkOp, name: CheckedLimit, used: number, what: (op: WorkOp) => string): void {
+  if (used <= limitOf(ctx, name)) return;
+  checkLimit(ctx, name, used, what(op), { node_key: op.node_key, graph_id: op.graph_id, value: used });
 }
 
 /** How an admission error names a node: its key and graph, never only its hashed id. */
