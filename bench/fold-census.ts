@@ -1,8 +1,10 @@
 /**
  * What bench/replay-fold.ts measures with: a ledger's records through the record stage, as
  * inline replay hands them to the fold (engine/replay/record.ts `parseRecord`), the fold alone
- * over them into a fresh state, and the census of its large-table operations by call site.
+ * over them into a fresh state, the census of its large-table operations by call site, and what
+ * it allocates (`foldAllocation`).
  */
+import { Session } from 'node:inspector/promises';
 import { relative } from 'node:path';
 import { frameLedger } from '../engine/codec/index.ts';
 import { applyCommit, type ApplyOptions } from '../engine/replay/apply.ts';
@@ -104,3 +106,51 @@ function callSite(stack: string, root: string): string {
   return `${m[1] ?? '(anonymous)'} ${relative(root, m[2]!)}:${m[3]}`;
 }
 
+
+export interface Allocation {
+  /** Bytes the fold allocates per record (what it keeps and what it leaves to the garbage collector). */
+  perRecord: number;
+  /** The same, by the allocating function (`name path`; V8's own functions have no path). */
+  bySite: Map<string, number>;
+}
+
+interface SampledNode {
+  callFrame: { functionName: string; url: string };
+  selfSize: number;
+  children: SampledNode[];
+}
+
+/**
+ * What `rounds` folds over `records` allocate, per record, sampled by V8's sampling heap profiler
+ * every `interval` bytes on average, objects the garbage collector has already freed included:
+ * garbage is what the fold's time pays for twice (allocating it and scavenges that copy what it
+ * keeps alive beside it; docs/performance.md, "Replay: tenth round"). A sample, not a count: two
+ * runs agree to a few percent.
+ */
+export async function foldAllocation(records: readonly Checked[], rounds = 3, interval = 1024): Promise<Allocation> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('HeapProfiler.enable');
+    // The two include flags are V8's (Node's types do not list them yet).
+    await session.post('HeapProfiler.startSampling', { samplingInterval: interval, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+    for (let r = 0; r < rounds; r++) fold(records);
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SampledNode } };
+    const bySite = new Map<string, number>();
+    let total = 0;
+    const walk = (node: SampledNode): void => {
+      const { functionName, url } = node.callFrame;
+      const path = url === '' ? '' : ` ${relative(process.cwd(), url.startsWith('file:') ? new URL(url).pathname : url)}`;
+      const site = `${functionName === '' ? '(anonymous)' : functionName}${path}`;
+      if (node.selfSize > 0) bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+      total += node.selfSize;
+      for (const child of node.children) walk(child);
+    };
+    walk(profile.head);
+    const per = rounds * records.length;
+    return { perRecord: total / per, bySite: new Map([...bySite].map(([site, bytes]) => [site, bytes / per])) };
+  } finally {
+    await session.post('HeapProfiler.disable').catch(() => undefined);
+    session.disconnect();
+  }
+}

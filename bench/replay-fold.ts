@@ -4,7 +4,7 @@
  * (engine/replay/record.ts `parseRecord`), timed against the floor in one process, with no
  * worker, no causal chain and no projection bookkeeping:
  *
- *   node --import tsx bench/replay-fold.ts FILE [ROUNDS=8] [--census]
+ *   node --import tsx bench/replay-fold.ts FILE [ROUNDS=8] [--census] [--alloc]
  *
  * Each round checks every record untimed, then times the fold over them into a fresh state;
  * floor and fold alternate, after two warm-ups; medians (wall time: nothing else runs). The
@@ -17,15 +17,20 @@
  * weak maps (LARGE entries or more: the probes that can miss the cache) by call site and by
  * request kind. It is deterministic, unlike the times, and it is a count, not a cost: lookups
  * of state the record already touched are cheap (docs/performance.md, "Replay: ninth round").
+ *
+ * `--alloc` also reports what the fold allocates per record, in all and by function (sampled by
+ * V8's heap profiler over three more untimed folds, freed objects included: fold-census.ts
+ * `foldAllocation`). Garbage is where the fold's time went (docs/performance.md, "Replay: tenth round").
  */
 import { readFileSync } from 'node:fs';
-import { checkAll, fold, foldCensus, LARGE } from './fold-census.ts';
+import { checkAll, fold, foldAllocation, foldCensus, LARGE } from './fold-census.ts';
 import { floorOnce, median, timed } from './replay-measure.ts';
 
 const args = process.argv.slice(2);
 const wantCensus = args.includes('--census');
-const [file, roundsArg] = args.filter((a) => a !== '--census');
-if (file === undefined) throw new Error('usage: replay-fold FILE [ROUNDS] [--census]');
+const wantAlloc = args.includes('--alloc');
+const [file, roundsArg] = args.filter((a) => a !== '--census' && a !== '--alloc');
+if (file === undefined) throw new Error('usage: replay-fold FILE [ROUNDS] [--census] [--alloc]');
 const rounds = Number(roundsArg ?? 8);
 if (!Number.isSafeInteger(rounds) || rounds < 1) throw new Error(`replay-fold: ROUNDS must be a positive integer, not ${JSON.stringify(roundsArg)}`);
 
@@ -67,6 +72,13 @@ if (wantCensus) {
     perRecord: Math.round((count.total / checked.length) * 10) / 10,
     perRecordByKind: perKind,
     sites: Object.fromEntries([...count.bySite].sort((a, b) => b[1] - a[1]).slice(0, 20)),
+  };
+}
+if (wantAlloc) {
+  const allocation = await foldAllocation(checkAll(readFileSync(file)));
+  report.allocation = {
+    bytesPerRecord: Math.round(allocation.perRecord),
+    sites: Object.fromEntries([...allocation.bySite].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([site, bytes]) => [site, Math.round(bytes)])),
   };
 }
 console.log(JSON.stringify(report, null, 2));

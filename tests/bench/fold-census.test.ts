@@ -1,10 +1,11 @@
 /**
  * bench/fold-census.ts, what bench/replay-fold.ts measures with: the record stage's output in
  * file order (a ledger out of causal order is refused), the fold alone, and the census of its
- * large-table operations, which is deterministic and leaves the table prototypes as they were.
+ * large-table operations, which is deterministic and leaves the table prototypes as they were,
+ * and the sample of what it allocates.
  */
 import { describe, expect, it } from 'vitest';
-import { checkAll, fold, foldCensus, LARGE } from '../../bench/fold-census.ts';
+import { checkAll, fold, foldAllocation, foldCensus, LARGE } from '../../bench/fold-census.ts';
 import { generateLedger } from '../../bench/generate.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 
@@ -54,5 +55,19 @@ describe('fold census (bench/replay-fold.ts)', () => {
     }
     expect(isProtocolError(verdict) && verdict.code).toBe('duplicate_request');
     expect(Map.prototype.get).toBe(before);
+  });
+
+  it('samples what the fold allocates per record, by allocating function, the sites adding up to the whole', async () => {
+    const records = checkAll(bytes);
+    const a = await foldAllocation(records, 2);
+    expect(a.perRecord).toBeGreaterThan(100);
+    const sum = [...a.bySite.values()].reduce((x, y) => x + y, 0);
+    expect(Math.abs(sum - a.perRecord)).toBeLessThan(1e-6 * a.perRecord);
+    // The fold's own handlers are among the allocating functions, named by their source path.
+    expect([...a.bySite.keys()].some((site) => /^applyCommit engine\/replay\/apply\.ts$/.test(site))).toBe(true);
+    // More rounds, more samples: the per-record figure stays of the same size.
+    const b = await foldAllocation(records, 4);
+    expect(b.perRecord).toBeGreaterThan(a.perRecord / 3);
+    expect(b.perRecord).toBeLessThan(a.perRecord * 3);
   });
 });
