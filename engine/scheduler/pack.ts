@@ -282,10 +282,12 @@ export function claimMismatch(planned: readonly ClaimOperation[], committed: rea
       if (c[field] !== p[field]) return { index: i, field };
     }
     const obs = c.observations;
-    if (!Array.isArray(obs) || obs.length !== p.observations.length || obs.some((o, j) => o !== p.observations[j])) {
-      return { index: i, field: 'observations' };
-    }
-    if (Object.keys(c).length !== 6) return { index: i, field: 'shape' };
+    if (!Array.isArray(obs) || obs.length !== p.observations.length) return { index: i, field: 'observations' };
+    for (let j = 0; j < obs.length; j++) if (obs[j] !== p.observations[j]) return { index: i, field: 'observations' };
+    // Six own members (counted without listing them: replay compares every committed Claim).
+    let members = 0;
+    for (const key in c) if (Object.hasOwn(c, key)) members++;
+    if (members !== 6) return { index: i, field: 'shape' };
   }
   return null;
 }

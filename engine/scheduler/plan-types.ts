@@ -71,9 +71,13 @@ export interface Explanation {
   };
 }
 
-/** A decision without its explanation (`PrefixPlanner.decide`). */
+/**
+ * A decision without its explanation (`PrefixPlanner.decide`). Its `observations` are the
+ * planner's own list for the winner's bucket (read, never written: the packer copies them into
+ * the Claim), not a copy per decision.
+ */
 export type Decision =
-  | { selected: true; work: WorkRecord; observations: string[]; transition: ClockTransition }
+  | { selected: true; work: WorkRecord; observations: readonly string[]; transition: ClockTransition }
   | { selected: false; reason: NoGrantReason };
 
 export type PlanResult =

@@ -195,7 +195,7 @@ export class PrefixPlanner {
 
     const work = table.head[b]!;
     const observations = table.observations[b]!;
-    if (explanation === null) return { selected: true, work, observations: [...observations], transition };
+    if (explanation === null) return { selected: true, work, observations, transition };
     explainSelection(explanation, {
       mode: fairness.mode,
       logical,
