@@ -106,7 +106,6 @@ function callSite(stack: string, root: string): string {
   return `${m[1] ?? '(anonymous)'} ${relative(root, m[2]!)}:${m[3]}`;
 }
 
-
 export interface Allocation {
   /** Bytes the fold allocates per record (what it keeps and what it leaves to the garbage collector). */
   perRecord: number;

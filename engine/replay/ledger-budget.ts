@@ -70,7 +70,7 @@ function limitsOf(state: ReplayState): BudgetLimits {
   // Replay charges every commit against the same few values: the last ones resolved are reused
   // (compared by value, so a Policy object changed in place is never answered from before).
   const last = lastLimits;
-  if (last.ledger === ledger_bytes && last.recovery === recovery_bytes && last.result === result_bytes && last.evidence === evidence_bytes) return last.resolved;
+  if (last !== null && last.ledger === ledger_bytes && last.recovery === recovery_bytes && last.result === result_bytes && last.evidence === evidence_bytes) return last.resolved;
   const resolved = Object.freeze({
     ledger_bytes: ledger_bytes ?? LIMIT_CEILINGS.ledger_bytes,
     recovery_bytes: recovery_bytes ?? LIMIT_CEILINGS.recovery_bytes,
@@ -83,14 +83,7 @@ function limitsOf(state: ReplayState): BudgetLimits {
 
 const NO_LIMITS: Partial<BudgetLimits> = Object.freeze({});
 /** The Policy values `limitsOf` resolved last, and what it resolved them to. */
-let lastLimits: { ledger?: number; recovery?: number; result?: number; evidence?: number; resolved: BudgetLimits } = {
-  resolved: Object.freeze({
-    ledger_bytes: LIMIT_CEILINGS.ledger_bytes,
-    recovery_bytes: LIMIT_CEILINGS.recovery_bytes,
-    result_bytes: LIMIT_CEILINGS.result_bytes,
-    evidence_bytes: LIMIT_CEILINGS.evidence_bytes,
-  }),
-};
+let lastLimits: { ledger?: number; recovery?: number; result?: number; evidence?: number; resolved: BudgetLimits } | null = null;
 
 function poolOf(state: ReplayState, pool: string): PoolPolicy | undefined {
   const pools: Record<string, PoolPolicy> = state.policy?.policy.pools ?? {};

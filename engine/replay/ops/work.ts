@@ -135,6 +135,11 @@ function atPath(ctx: CommitContext, path: string): ReturnType<typeof where> & { 
   return { ...where(ctx), path: `operations.${ctx.index}.${path}` };
 }
 
+/** The error location of the operation's edge `j` (built only for an error). */
+function edgeAt(ctx: CommitContext, j: number): ReturnType<typeof atPath> {
+  return atPath(ctx, `depends_on.${j}`);
+}
+
 /** A Work edge by graph/node key where the target is known, else by its id. */
 function edgeName(ctx: CommitContext, edge: WorkOp['depends_on'][number]): string {
   if (edge.kind !== 'work') return `${edge.kind} gate ${edge.condition}`;
@@ -176,17 +181,17 @@ function checkEdges(ctx: CommitContext, op: WorkOp, allowed: string[]): void {
     const edge = edges[j]!;
     const key = canonicalize(edge as unknown as JsonObject);
     if (seen !== undefined) {
-      if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, atPath(ctx, `depends_on.${j}`));
+      if (seen.has(key)) fail('duplicate_dependency', `${nodeName(op)}: depends_on lists the same edge twice (${edgeName(ctx, edge)})`, edgeAt(ctx, j));
       seen.add(key);
     }
     if (edge.kind === 'work') {
-      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, atPath(ctx, `depends_on.${j}`));
+      if (edge.work_id === op.work_id) fail('dependency_self', `${op.node_key} -> ${op.node_key}: a node cannot depend on itself (graph ${op.graph_id})`, edgeAt(ctx, j));
       const target = ctx.state.works.get(edge.work_id) ?? sameCommitWork(ctx, edge.work_id);
-      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, atPath(ctx, `depends_on.${j}`));
+      if (target === undefined) fail('dependency_missing', `${op.node_key} -> Work ${edge.work_id} (not in graph ${op.graph_id}: no admitted node or node of this commit has that id)`, edgeAt(ctx, j));
       const graphId = 'graphId' in target ? target.graphId : target.graph_id;
-      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, atPath(ctx, `depends_on.${j}`));
+      if (graphId !== op.graph_id) fail('dependency_foreign_graph', `${op.node_key} -> ${edgeName(ctx, edge)} (not in graph ${op.graph_id})`, edgeAt(ctx, j));
     } else if (!allowed.includes(edge.resource.repository)) {
-      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, atPath(ctx, `depends_on.${j}`));
+      fail('resource_unauthorized', `${nodeName(op)}: gate ${edge.kind} ${edge.resource.repository}#${edge.resource.number} is outside pool ${op.pool}'s allowed repositories`, edgeAt(ctx, j));
     }
   }
   checkCycle(ctx, op);
