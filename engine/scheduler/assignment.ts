@@ -9,6 +9,7 @@ import { ARRAY_MEMBER_LIMIT } from '../codec/json.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
+import type { ResultInput } from '../state/ready-index.ts';
 import { unforked } from '../state/unforked.ts';
 
 export const ASSIGNMENT_VERSION = 3;
@@ -39,15 +40,19 @@ export function resultRefs(state: ReplayState, work: WorkRecord): JsonObject[] {
   const refs: JsonObject[] = [];
   for (const edge of work.dependsOn) {
     if (edge.kind !== 'work') continue;
-    const parent = state.works.get(edge.work_id);
-    if (parent?.barrier !== 'verified') {
-      return fail('dependency_result_unavailable', `declared Result of ${edge.work_id} is not verified`);
-    }
-    const input = state.ready.results.get(edge.work_id);
-    if (input === undefined) return fail('result_input_missing', `no Result descriptor recorded for ${edge.work_id}`);
+    const input = resultInput(state, edge.work_id);
     refs.push({ work_id: edge.work_id, result_commit_id: input.result_commit_id, descriptor: input.descriptor });
   }
   return refs;
+}
+
+/** The verified Result a member's ref to predecessor `workId` carries, or the error saying why there is none. */
+function resultInput(state: ReplayState, workId: string): ResultInput {
+  const parent = state.works.get(workId);
+  if (parent?.barrier !== 'verified') return fail('dependency_result_unavailable', `declared Result of ${workId} is not verified`);
+  const input = state.ready.results.get(workId);
+  if (input === undefined) return fail('result_input_missing', `no Result descriptor recorded for ${workId}`);
+  return input;
 }
 
 /**
@@ -76,7 +81,11 @@ const DESCRIPTOR_DEPTH = 3;
  * order (descriptor, result_commit_id, work_id), so any error is the one measuring it meets first.
  */
 function refBytes(ref: JsonObject): number {
-  const descriptor = ref.descriptor as JsonValue;
+  return refBytesOf(ref.descriptor as JsonValue, ref.result_commit_id as string, ref.work_id as string);
+}
+
+/** `refBytes` of the ref `{ work_id, result_commit_id, descriptor }`, from its three values. */
+function refBytesOf(descriptor: JsonValue, resultCommitId: string, workId: string): number {
   let d: number | undefined;
   if (typeof descriptor === 'object' && descriptor !== null && !Array.isArray(descriptor)) {
     d = descriptorBytes.get(descriptor);
@@ -84,7 +93,7 @@ function refBytes(ref: JsonObject): number {
   } else {
     d = canonicalSizeAt(descriptor, DESCRIPTOR_DEPTH);
   }
-  return REF_FRAME + d + stringBytes(ref.result_commit_id as string) + stringBytes(ref.work_id as string);
+  return REF_FRAME + d + stringBytes(resultCommitId) + stringBytes(workId);
 }
 
 /**
@@ -108,11 +117,46 @@ export function payloadBytes(work: WorkRecord): number {
 
 /** One assignment member (AssignmentClaim.json). */
 export function assignmentMember(state: ReplayState, work: WorkRecord, claimId: string, handle: string): JsonObject {
+  return { handle, claim_id: claimId, work_id: work.workId, work: memberPayload(work), result_refs: resultRefs(state, work) };
+}
+
+/** A Work's payload as its members carry it: an object, or `work_invalid`. */
+function memberPayload(work: WorkRecord): JsonObject {
   const payload: JsonValue | undefined = work.definition.payload;
   if (payload === undefined || payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
     return fail('work_invalid', `Work ${work.workId} has no payload object`);
   }
-  return { handle, claim_id: claimId, work_id: work.workId, work: payload, result_refs: resultRefs(state, work) };
+  return payload;
+}
+
+/**
+ * `AssignmentSize.memberBytesOf(assignmentMember(state, work, claimId, handle), work)` without
+ * writing the member or its Result refs (replay's grant check sizes every Claim it re-derives
+ * and keeps none): the same checks in the same order, so the same first error. The payload is
+ * checked, then every declared Result (`resultRefs`), then the values are measured in canonical
+ * key order.
+ */
+export function memberBytesFor(state: ReplayState, work: WorkRecord, claimId: string, handle: string): number {
+  memberPayload(work);
+  let refs = 0;
+  for (const edge of work.dependsOn) {
+    if (edge.kind !== 'work') continue;
+    resultInput(state, edge.work_id);
+    refs++;
+  }
+  if (refs > ARRAY_MEMBER_LIMIT) return AssignmentSize.memberBytesOf(assignmentMember(state, work, claimId, handle), work); // with its error
+  // In canonical key order (claim_id, handle, result_refs, work_id, work), as `memberBytesOf`.
+  let n = MEMBER_FRAME + stringBytes(claimId) + stringBytes(handle);
+  if (refs === 0) n += 2;
+  else {
+    n += refs + 1;
+    for (const edge of work.dependsOn) {
+      if (edge.kind !== 'work') continue;
+      const input = state.ready.results.get(edge.work_id)!;
+      n += refBytesOf(input.descriptor as JsonValue, input.result_commit_id, edge.work_id);
+    }
+  }
+  return n + stringBytes(work.workId) + payloadBytes(work);
 }
 
 export function assignment(provenance: AssignmentProvenance, members: JsonObject[]): JsonObject {

@@ -158,16 +158,10 @@ function firstBlocked(state: ReplayState, work: WorkRecord, asOf: number, pool: 
 function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, pool: PoolPolicy): Blocked | string | null {
   if (edge.kind === 'work') {
     const parent = state.works.get(edge.work_id);
-    if (parent === undefined) {
-      return { reason: 'dependency_wait', step: { kind: 'work', reason: 'dependency_wait', work_id: edge.work_id }, waitingOn: null };
-    }
-    let reason: EligibilityReason | null = null;
-    if (parent.state === 'cancelled') reason = 'dependency_failed';
-    else if (parent.barrier === 'failed') reason = 'dependency_delivery_failed';
-    else if (parent.state === 'completed' && parent.barrier !== 'verified') reason = 'dependency_result_unavailable';
-    else if (parent.state !== 'completed') reason = 'dependency_wait';
+    const reason = workEdgeReason(parent);
     if (reason === null) return null;
-    return { reason, step: workStep(parent, reason), waitingOn: parent.state === 'available' ? parent : null };
+    if (parent === undefined) return { reason, step: { kind: 'work', reason, work_id: edge.work_id }, waitingOn: null };
+    return { reason, step: workStep(parent, reason), waitingOn: waitingOn(parent) };
   }
   const gate = checkGate(state, edge, asOf, pool);
   if (gate.ok) return gate.observationId;
@@ -183,6 +177,21 @@ function blockingEdge(state: ReplayState, edge: DependencyEdge, asOf: number, po
   return { reason: gate.reason, step, waitingOn: null };
 }
 
+/** Why a Work edge to `parent` (undefined: not admitted) is unsatisfied, or null when it is satisfied. */
+function workEdgeReason(parent: WorkRecord | undefined): EligibilityReason | null {
+  if (parent === undefined) return 'dependency_wait';
+  if (parent.state === 'cancelled') return 'dependency_failed';
+  if (parent.barrier === 'failed') return 'dependency_delivery_failed';
+  if (parent.state === 'completed' && parent.barrier !== 'verified') return 'dependency_result_unavailable';
+  if (parent.state !== 'completed') return 'dependency_wait';
+  return null;
+}
+
+/** A blocking predecessor whose own gates explain the wait: one still available. */
+function waitingOn(parent: WorkRecord): WorkRecord | null {
+  return parent.state === 'available' ? parent : null;
+}
+
 function ownership(work: WorkRecord): EligibilityReason {
   return work.state === 'available' ? 'ownership_claimed' : (`ownership_${work.state}` as const);
 }
@@ -196,15 +205,84 @@ function blocked(work: WorkRecord, reason: EligibilityReason): Eligibility {
  * ownership, grants pause, retry delay, attempt budget, profile, dependencies.
  */
 export function workGates(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy, overlay?: PlanOverlay): Eligibility {
-  if (isClaimed(work, overlay)) return blocked(work, 'ownership_claimed');
-  if (work.state !== 'available') return blocked(work, ownership(work));
-  if (state.controls.grants_paused) return blocked(work, 'grants_paused');
-  if (work.retryNotBefore !== null && work.retryNotBefore > asOf) return blocked(work, 'retry_delayed');
-  if (work.attempts >= pool.retry.max_attempts) return blocked(work, 'retry_exhausted');
-  if (workerProfile(pool, work.workerProfile) === undefined) return blocked(work, 'profile_unavailable');
-  const execution = executionBlock(state, work);
-  if (execution !== null) return blocked(work, execution);
-  return dependencyGates(state, work, asOf, pool);
+  const reason = workLevelReason(state, work, asOf, pool, overlay);
+  return reason !== null ? blocked(work, reason) : dependencyGates(state, work, asOf, pool);
+}
+
+/** The first Work-level gate before the dependencies that `work` fails, or null when it passes them all. */
+function workLevelReason(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy, overlay?: PlanOverlay): EligibilityReason | null {
+  if (isClaimed(work, overlay)) return 'ownership_claimed';
+  if (work.state !== 'available') return ownership(work);
+  if (state.controls.grants_paused) return 'grants_paused';
+  if (work.retryNotBefore !== null && work.retryNotBefore > asOf) return 'retry_delayed';
+  if (work.attempts >= pool.retry.max_attempts) return 'retry_exhausted';
+  if (workerProfile(pool, work.workerProfile) === undefined) return 'profile_unavailable';
+  return executionBlock(state, work);
+}
+
+const NO_OBSERVATIONS: readonly string[] = Object.freeze([]);
+
+/**
+ * `workGates` as the planner's head scan reads it (prefix-planner.ts): the satisfying
+ * observations when `work` is eligible (a shared frozen list when there are none), else the
+ * reason `workGates` gives, built without its verdict object, blocking path or upstream steps.
+ * It walks the same edges and the same waiting chain (up to the same hop limit and cycle stop),
+ * since a failed ancestor there names the reason. A pack scans every bucket's skipped heads at
+ * every grant, so this is what replay's grant check pays for each of them.
+ */
+export function workGateReason(state: ReplayState, work: WorkRecord, asOf: number, pool: PoolPolicy): readonly string[] | EligibilityReason {
+  const reason = workLevelReason(state, work, asOf, pool);
+  if (reason !== null) return reason;
+  let observations: string[] | null = null;
+  for (const edge of work.dependsOn) {
+    if (edge.kind === 'work') {
+      const parent = state.works.get(edge.work_id);
+      const blocked = workEdgeReason(parent);
+      if (blocked === null) continue;
+      return upstreamTerminal(state, work, parent === undefined ? null : waitingOn(parent), asOf, pool) ?? blocked;
+    }
+    const gate = checkGate(state, edge, asOf, pool);
+    if (!gate.ok) return gate.reason; // a gate is never waiting on a Work: nothing upstream
+    (observations ??= []).push(gate.observationId);
+  }
+  return observations ?? NO_OBSERVATIONS;
+}
+
+/**
+ * `upstreamOf(...).terminal` without its steps: the last terminal failure met walking up from
+ * `next` along each predecessor's first unsatisfied edge.
+ */
+function upstreamTerminal(state: ReplayState, work: WorkRecord, next: WorkRecord | null, asOf: number, pool: PoolPolicy): EligibilityReason | null {
+  if (next === null) return null;
+  let terminal: EligibilityReason | null = null;
+  let hops = 0;
+  const seen = new Set([work.workId]);
+  while (next !== null && hops < MAX_BLOCKING_HOPS - 1 && !seen.has(next.workId)) {
+    seen.add(next.workId);
+    let reason: EligibilityReason | null = null;
+    let up: WorkRecord | null = null;
+    for (const edge of next.dependsOn) {
+      if (edge.kind === 'work') {
+        const parent = state.works.get(edge.work_id);
+        reason = workEdgeReason(parent);
+        if (reason !== null) {
+          up = parent === undefined ? null : waitingOn(parent);
+          break;
+        }
+      } else {
+        const gate = checkGate(state, edge, asOf, pool);
+        if (!gate.ok) {
+          reason = gate.reason;
+          break;
+        }
+      }
+    }
+    if (reason === null) break;
+    hops++;
+    if (TERMINAL_FAILURES.has(reason)) terminal = reason;
+    next = up;
+  }
+  return terminal;
 }
 
 /** Capacity gates of one (pool, fairness key) (spec 7.3 "below its outstanding-Claim limit"). */

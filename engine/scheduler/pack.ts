@@ -16,7 +16,7 @@ import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
 import type { WorkerProfile } from '../schema/policy.ts';
-import { assignment, assignmentMember, AssignmentSize, type AssignmentProvenance } from './assignment.ts';
+import { assignment, assignmentMember, AssignmentSize, memberBytesFor, type AssignmentProvenance } from './assignment.ts';
 import type { ClockTransition } from './clocks.ts';
 import type { Decision, Explanation, NoGrantReason, PlanResult } from './plan-types.ts';
 import { installedPolicy, poolPolicy, profileMaxClaims, workerProfile } from './policy-view.ts';
@@ -113,7 +113,21 @@ function compatible(group: OpenGroup, work: WorkRecord, profile: WorkerProfile):
   );
 }
 
-/** What replay reads of a pack to check a committed grant: the Claims, their transitions, the stop. */
+/**
+ * The member of `work` as the first of a group and its canonical size: written only when the
+ * pack reports assignments (`explain`), else only measured (`memberBytesFor`, the same checks
+ * and number).
+ */
+function firstMember(state: ReplayState, work: WorkRecord, claimId: string, explain: boolean): [JsonObject | undefined, number] {
+  if (!explain) return [undefined, memberBytesFor(state, work, claimId, FIRST_HANDLE)];
+  const member = assignmentMember(state, work, claimId, FIRST_HANDLE);
+  return [member, AssignmentSize.memberBytesOf(member, work)];
+}
+
+/**
+ * What replay reads of a pack to check a committed grant: the Claims, their transitions, the
+ * stop. Its Claims' observation lists are the planner's own (read them, never write them).
+ */
 export type GrantPlan = Pick<PackResult, 'claims' | 'transitions' | 'stopReason'>;
 
 /** Pack the largest fair prefix for one dispatch_next request at `asOf`. */
@@ -186,21 +200,21 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
     let group: OpenGroup | undefined;
     let member: JsonObject | undefined;
     let memberBytes = 0;
-    // The member as the first of a group, built and measured once per decision (on first need, so
-    // its errors come where they did): in any group it differs only in its handle, `h<n>`, a
-    // plain ASCII string whose canonical size is its length plus the quotes.
+    // The member as the first of a group, measured once per decision (on first need, so its
+    // errors come where they did): in any group it differs only in its handle, `h<n>`, a plain
+    // ASCII string whose canonical size is its length plus the quotes. Only a pack that reports
+    // its assignments writes it (replay's grant check keeps none: `memberBytesFor`).
     let first: JsonObject | undefined;
-    let firstBytes = 0;
+    let firstBytes = -1;
     for (const candidate of groups) {
       if (!compatible(candidate, work, profile)) continue;
-      if (first === undefined) {
-        first = assignmentMember(state, work, claimId, FIRST_HANDLE);
-        firstBytes = AssignmentSize.memberBytesOf(first, work);
-      }
+      if (firstBytes < 0) [first, firstBytes] = firstMember(state, work, claimId, explain);
       const handle = claimHandle(candidate.claim_ids.length + 1);
       const bytes = firstBytes - FIRST_HANDLE.length + handle.length;
       if (candidate.size.withMember(bytes) <= byteLimit) {
-        [group, member, memberBytes] = [candidate, { ...first, handle }, bytes];
+        group = candidate;
+        if (first !== undefined) member = { ...first, handle };
+        memberBytes = bytes;
         break;
       }
     }
@@ -233,10 +247,7 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
         members: [],
         size: new AssignmentSize(provenance),
       };
-      if (first === undefined) {
-        first = assignmentMember(state, work, claimId, FIRST_HANDLE);
-        firstBytes = AssignmentSize.memberBytesOf(first, work);
-      }
+      if (firstBytes < 0) [first, firstBytes] = firstMember(state, work, claimId, explain);
       [member, memberBytes] = [first, firstBytes];
       if (opened.size.withMember(memberBytes) > byteLimit) {
         stop = 'assignment_bytes_blocked';
@@ -251,10 +262,11 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
       claim_id: claimId,
       dispatch_id: group.dispatch_id,
       handle: claimHandle(group.claim_ids.length + 1),
-      observations: [...observations],
+      // A grant check only compares the Claims (`GrantPlan`): the decision's own list will do.
+      observations: explain ? [...observations] : (observations as string[]),
     });
     group.claim_ids.push(claimId);
-    group.members.push(member!);
+    if (member !== undefined) group.members.push(member);
     group.size.add(memberBytes);
     transitions.push(transition);
     planner.admit(work, transition, opens);

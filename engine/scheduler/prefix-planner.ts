@@ -5,12 +5,13 @@
  * One `PrefixPlanner` serves one prefix of decisions of one pool at one
  * `asOf`. On its first decision it walks the pool's (priority, fairness key)
  * buckets once: the per-account block of each key, the FIFO head scan of
- * each unblocked bucket (Work-level gates evaluated once at `asOf`), and the
- * skipped-head tally. When a priority class is first selected, its eligible
- * keys get the entry clamp `max(previous P, V + stride)` once and go into a
- * `LeadingSet` keyed by (P, UTF-8 key order): the MAX_STEP_CANDIDATES least
- * kept sorted (the explanation's candidate list) in front of a pass heap. A
- * decision then reads the winner and that list, and an admitted Claim costs
+ * each unblocked bucket (Work-level gates evaluated once at `asOf`, reasons
+ * only: eligibility.ts `workGateReason`), and the skipped-head tally. When a
+ * priority class is first selected, its eligible keys get the entry clamp
+ * `max(previous P, V + stride)` once and go into a `LeadingSet` keyed by (P,
+ * UTF-8 key order): the MAX_STEP_CANDIDATES least kept sorted (the
+ * explanation's candidate list) in front of a pass heap. A decision then
+ * reads the winner and that list, and an admitted Claim costs
  * O(log n) plus O(MAX_STEP_CANDIDATES) moves: the winner's charge, the rescan
  * of its bucket from where the previous scan stopped, and, when its key
  * reaches its per-account limit, the removal of that key's buckets. One pack
@@ -51,7 +52,7 @@ import {
   type SiblingStep,
 } from './clocks.ts';
 import type { FairnessState, SiblingClock } from '../state/fairness.ts';
-import { workGates } from './eligibility.ts';
+import { workGateReason } from './eligibility.ts';
 import { numericCompare } from './order.ts';
 import { accountKey } from '../state/mutate.ts';
 import { bucketId, type HeadScan, type PlanOverlay } from './overlay.ts';
@@ -330,18 +331,18 @@ export class PrefixPlanner {
       table.scanned[b] = entry.rank;
       if (this.claimed.has(entry.id)) continue;
       const work = state.works.get(entry.id)!;
-      const verdict = workGates(state, work, asOf, policy);
-      if (verdict.eligible) {
+      const verdict = workGateReason(state, work, asOf, policy);
+      if (typeof verdict !== 'string') {
         table.head[b] = work;
-        table.observations[b] = verdict.observations;
+        table.observations[b] = verdict;
         return;
       }
       let skipped = table.skipped[b];
       if (skipped === null || skipped === undefined) table.skipped[b] = skipped = new Map();
-      const before = skipped.get(verdict.reason);
-      skipped.set(verdict.reason, (before ?? 0) + 1);
+      const before = skipped.get(verdict);
+      skipped.set(verdict, (before ?? 0) + 1);
       table.ahead[b] = table.ahead[b]! + 1;
-      if (tallied) this.tally!.add(b, verdict.reason, 1, before === undefined);
+      if (tallied) this.tally!.add(b, verdict, 1, before === undefined);
     }
   }
 
