@@ -41,11 +41,9 @@ export function pickKey(table: BucketTable, lane: Lane, decision: number, fairne
   const members = lane.members!;
   const { key, pass, stride, entering, passText, strideText } = table;
   if (!explain) {
-    // Replay's grant check: the same decision, its lists materialized on first read (lazy-steps.ts).
-    const lead = leading.slice();
-    const leadPass = new Array<bigint>(lead.length);
-    for (let i = 0; i < lead.length; i++) leadPass[i] = pass[lead[i]!]!;
-    const step = new LazyKeyStep(table, members, decision, picked, lead, leadPass, key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
+    // Replay's grant check: the same decision, its lists materialized on first read and no
+    // candidates, which only an explanation reads (lazy-steps.ts).
+    const step = new LazyKeyStep(table, members, decision, picked, key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
     return [step, null, top];
   }
   const candidates: PassCandidate<string>[] = [];
@@ -61,7 +59,7 @@ export function pickKey(table: BucketTable, lane: Lane, decision: number, fairne
     });
   }
   // The eligible set and entry clamps of this decision, materialized only when applied (as above).
-  const lists = new LazyKeyStep(table, members, decision, picked, [], [], key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
+  const lists = new LazyKeyStep(table, members, decision, picked, key[top]!, lane.v, pass[top]!, pass[top]! + stride[top]!, stride[top]!);
   const step: SiblingStep<string> = {
     get active(): readonly string[] {
       return lists.active;

@@ -1,17 +1,16 @@
 /**
  * The `pick` steps (spec 7.5) of one prefix-planner decision as replay's grant check uses them:
  * the scalars are computed at the decision, the lists (the eligible `active` set, the entry
- * clamps `entered`, the leading `candidates`) are materialized on first read. Replay reads
- * `entered` of every step, `active` of at most one step per clock and commit, and never the
- * candidates, so a decision costs no object per candidate and no closure (docs/performance.md,
- * "Replay: grant check"). The explained path (`next`) builds its candidates eagerly, for its
- * explanation; replay's check and that path are compared step by step in
- * engine/replay/grant-check.test.ts.
+ * clamps `entered`) are materialized on first read. Replay reads `entered` of every step,
+ * `active` of at most one step per clock and commit, and never the candidates, so a decision
+ * costs no object per candidate and no closure (docs/performance.md, "Replay: grant check"). The
+ * explained path (`next`) builds its candidates eagerly, for its explanation; replay's check and
+ * that path are compared step by step in engine/replay/grant-check.test.ts.
  *
  * Key level: the lists are those of the decision, not of the planner when read: the eligible set
  * and the entry clamps come from `leftAt` and the start-of-prefix clamps (members never re-enter
- * within a prefix), and the candidates from a copy of the leading member ids and their passes
- * taken at the decision (a pass moves only when its member is charged).
+ * within a prefix). A key step keeps no candidates (reading them is a bug: only an explanation
+ * reads candidates, and the explained path lists its own). The class level keeps its few.
  *
  * Class level (at most five classes): the pick rule over the planner's private class clock, with
  * each member's clamped pass, stride and entering flag kept in small arrays.
@@ -23,7 +22,6 @@ import type { FairnessState, SiblingClock } from '../state/fairness.ts';
 /** What a step reads of the planner's bucket table (struct of arrays by bucket id). */
 export interface KeyStepTable {
   readonly key: readonly string[];
-  readonly stride: readonly bigint[];
   readonly startPass: readonly bigint[];
   /** Entering eligibility relative to the class's key clock at the start of the prefix. */
   readonly entering: Uint8Array;
@@ -34,7 +32,6 @@ export interface KeyStepTable {
 export class LazyKeyStep implements SiblingStep<string> {
   private activeList: string[] | null = null;
   private enteredList: Array<readonly [string, bigint]> | null = null;
-  private candidateList: PassCandidate<string>[] | null = null;
 
   constructor(
     private readonly table: KeyStepTable,
@@ -44,9 +41,6 @@ export class LazyKeyStep implements SiblingStep<string> {
     private readonly decision: number,
     /** The class was picked by an earlier decision of the prefix (nobody enters then). */
     private readonly picked: boolean,
-    /** The leading member ids at the decision, ascending, and their passes then. */
-    private readonly lead: readonly number[],
-    private readonly leadPass: readonly bigint[],
     readonly selected: string,
     readonly vBefore: bigint,
     readonly v: bigint,
@@ -75,16 +69,7 @@ export class LazyKeyStep implements SiblingStep<string> {
   }
 
   get candidates(): readonly PassCandidate<string>[] {
-    if (this.candidateList === null) {
-      const { key, stride, entering } = this.table;
-      const out: PassCandidate<string>[] = [];
-      for (let i = 0; i < this.lead.length; i++) {
-        const m = this.lead[i]!;
-        out.push({ member: key[m]!, pass: this.leadPass[i]!, stride: stride[m]!, entering: !this.picked && entering[m] === 1 });
-      }
-      this.candidateList = out;
-    }
-    return this.candidateList;
+    throw new Error('LazyKeyStep.candidates: replay\'s grant check keeps no key-level candidates; an explained decision (PrefixPlanner.next) lists them');
   }
 }
 
