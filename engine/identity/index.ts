@@ -10,6 +10,21 @@ import { sha256Hex } from '../codec/digest.ts';
 export { DECIMAL_MAX_DIGITS, IDENTITY_MAX_UTF8_BYTES, REVISION, isDecimalId, isIdentity, isReasonCode, isRevision } from './validate.ts';
 
 /**
+ * Gate identity of an Issue/PR condition (spec 7.16, contract `gate_identity`):
+ * canonical({condition,host,kind,repository_id,resource_id}); display coordinates
+ * (repository, number) never change it.
+ */
+export function gateIdentity(resource: { host: string; kind: string; repository_id: string; resource_id: string }, condition: string): string {
+  return canonicalize({
+    condition,
+    host: resource.host,
+    kind: resource.kind,
+    repository_id: resource.repository_id,
+    resource_id: resource.resource_id,
+  });
+}
+
+/**
  * SHA-256 hex of canonical({actor, kind, parameters}); binds neither the request ID,
  * predecessor, timestamp, trace nor tentative winners (contract `fingerprint`, spec 7.6).
  */

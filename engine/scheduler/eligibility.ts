@@ -3,7 +3,7 @@
  * may compete for the next grant at `asOf`, and if not, the concrete blocking
  * clause with a bounded blocking path (spec 7.13).
  */
-import { canonicalize } from '../codec/index.ts';
+import { gateIdentity as resourceGate } from '../identity/index.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
 import type { DependencyEdge, ReplayState, WorkRecord } from '../state/state.ts';
 import { executionBlock } from '../state/routes.ts';
@@ -60,10 +60,17 @@ export type Eligibility =
 /** An Issue/PR dependency edge (a gate, spec 7.16). */
 export type ExternalEdge = Exclude<DependencyEdge, { kind: 'work' }>;
 
-/** Gate identity: canonical({condition,host,kind,repository_id,resource_id}) (contract `gate_identity`). */
+/** Gate identities by edge (an admitted Work's edges are never written after admission). */
+const edgeGates = new WeakMap<ExternalEdge, string>();
+
+/**
+ * The gate identity of an edge (identity/index.ts `gateIdentity`), written once per edge: a
+ * grant's head scan reads the gates of every waiting head at every grant.
+ */
 export function gateIdentity(edge: ExternalEdge): string {
-  const r = edge.resource;
-  return canonicalize({ condition: edge.condition, host: r.host, kind: r.kind, repository_id: r.repository_id, resource_id: r.resource_id });
+  let gate = edgeGates.get(edge);
+  if (gate === undefined) edgeGates.set(edge, (gate = resourceGate(edge.resource, edge.condition)));
+  return gate;
 }
 
 type GateResult = { ok: true; observationId: string } | { ok: false; reason: EligibilityReason; observationId: string | null };

@@ -3,23 +3,14 @@
  * canonical({condition,host,kind,repository_id,resource_id}); display
  * coordinates (repository, number) never change it (contract `gate_identity`).
  */
-import { canonicalize } from '../../codec/index.ts';
+import { gateIdentity } from '../../identity/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import type { ResourceIdentity } from '../../state/state.ts';
 import { currentPolicy } from './policy.ts';
 import { repeatsObservation } from './repeat.ts';
 
-export function gateIdentity(resource: Pick<ResourceIdentity, 'host' | 'kind' | 'repository_id' | 'resource_id'>, condition: string): string {
-  return canonicalize({
-    condition,
-    host: resource.host,
-    kind: resource.kind,
-    repository_id: resource.repository_id,
-    resource_id: resource.resource_id,
-  });
-}
+export { gateIdentity };
 
 export function applyObservation(ctx: CommitContext, op: OperationOf<'Observation'>): void {
   const { state } = ctx;
