@@ -18,7 +18,7 @@ import { fail } from '../../errors.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import type { DependencyEdge, ReplayState } from '../../state/state.ts';
 import { checkLimit } from './limits.ts';
-import { gateIdentity } from './observation.ts';
+import { gateIdentity } from '../../scheduler/eligibility.ts';
 
 type WorkOp = OperationOf<'Work'>;
 
@@ -36,7 +36,7 @@ export function checkGates(ctx: CommitContext, op: WorkOp): void {
   for (let index = 0; index < edges.length; index++) {
     const edge = edges[index]!;
     if (edge.kind === 'work') continue;
-    const gate = gateIdentity(edge.resource, edge.condition);
+    const gate = gateIdentity(edge);
     const earlier = seen?.get(gate);
     if (earlier !== undefined) {
       fail('dependency_invalid', `node ${op.node_key} lists the ${edge.kind} gate ${edge.resource.repository}#${edge.resource.number} (${edge.condition}) twice: depends_on.${earlier} and depends_on.${index} resolve to the same resource and condition`, { ...where(ctx), path: `depends_on.${index}` });
@@ -71,7 +71,7 @@ export function checkReplacement(ctx: CommitContext, op: WorkOp): void {
 /** Distinct gate identities (resource + condition) of a node's Issue/PR edges. */
 function gateKeys(edges: readonly DependencyEdge[] | WorkOp['depends_on']): ReadonlySet<string> {
   let keys: Set<string> | undefined;
-  for (const edge of edges) if (edge.kind !== 'work') (keys ??= new Set()).add(gateIdentity(edge.resource, edge.condition));
+  for (const edge of edges) if (edge.kind !== 'work') (keys ??= new Set()).add(gateIdentity(edge));
   return keys ?? NO_GATES;
 }
 
