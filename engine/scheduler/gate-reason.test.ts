@@ -15,20 +15,9 @@ import { assignmentMember, AssignmentSize, memberBytesFor } from './assignment.t
 import { gateIdentity, MAX_BLOCKING_HOPS, workGateReason, workGates } from './eligibility.ts';
 import { poolPolicy } from './policy-view.ts';
 import { buildState, policyFor, workId, type WorkSpec } from '../../tests/support/scheduler-state.ts';
+import { prng } from '../../bench/generated-graphs.ts';
 
 const AS_OF = 100_000;
-
-/** Seeded PRNG (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STATES: WorkState[] = ['available', 'available', 'available', 'claimed', 'completed', 'completed', 'cancelled'];
 const BARRIERS: Barrier[] = ['none', 'pending', 'verified', 'verified', 'failed'];
@@ -39,7 +28,7 @@ function resource(kind: 'issue' | 'pull_request', id: string): ResourceIdentity 
 
 /** A random state: Works over `n` keys with random edges (to any key, a missing one, itself) and gates. */
 function randomState(seed: number): ReplayState {
-  const rnd = random(seed);
+  const rnd = prng(seed); // seeded: the same cases on every run
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const n = 2 + Math.floor(rnd() * 40);
   const gates = [resource('issue', '900'), resource('pull_request', '901'), resource('issue', '902')];
