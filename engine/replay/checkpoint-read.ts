@@ -11,7 +11,7 @@ import { createFairnessState, type FairnessState, type SiblingClock } from '../s
 import { restoreDeployments } from './checkpoint-deployments.ts';
 import { restoreIssueExtensions } from './checkpoint-issues.ts';
 import type { StateReader } from './checkpoint-reader.ts';
-import { gateIdentity } from './ops/observation.ts';
+import { gateIdentity } from '../identity/index.ts';
 import type { ReplayState, ResourceIdentity } from '../state/state.ts';
 
 /** The reference snapshot's keys (fixtures/checkpoint.json, 1bb494cc), all required. */

@@ -40,7 +40,7 @@ import type { SiblingClock } from '../state/fairness.ts';
 import { applyCommit } from './apply.ts';
 import { deploymentExtensions } from './checkpoint-deployments.ts';
 import { issueExtensions } from './checkpoint-issues.ts';
-import { gateIdentity } from './ops/observation.ts';
+import { gateIdentity } from '../identity/index.ts';
 import type { Projection } from './projection.ts';
 import { createState, type ReplayState, type WorkRecord } from '../state/state.ts';
 

@@ -73,8 +73,8 @@ export interface Explanation {
 
 /**
  * A decision without its explanation (`PrefixPlanner.decide`). Its `observations` are the
- * planner's own list for the winner's bucket (read, never written: the packer copies them into
- * the Claim), not a copy per decision.
+ * planner's own list for the winner's bucket (read, never written: the explained packer copies
+ * it into the Claim, replay's grant check only compares it), not a copy per decision.
  */
 export type Decision =
   | { selected: true; work: WorkRecord; observations: readonly string[]; transition: ClockTransition }

@@ -17,7 +17,7 @@ import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import type { ResourceIdentity, ReplayState, WorkRecord } from '../../state/state.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
-import { gateIdentity } from './observation.ts';
+import { gateIdentity } from '../../identity/index.ts';
 import { currentPolicy } from './policy.ts';
 import { backingIssueGranted, holdsTargetAuthority } from './projector-rules.ts';
 

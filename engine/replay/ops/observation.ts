@@ -1,7 +1,6 @@
 /**
- * Trusted Issue/PR Observations (spec 7.16). The gate identity is
- * canonical({condition,host,kind,repository_id,resource_id}); display
- * coordinates (repository, number) never change it (contract `gate_identity`).
+ * Trusted Issue/PR Observations (spec 7.16), recorded by gate identity
+ * (identity/index.ts `gateIdentity`, contract `gate_identity`).
  */
 import { gateIdentity } from '../../identity/index.ts';
 import { fail } from '../../errors.ts';
@@ -9,8 +8,6 @@ import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { currentPolicy } from './policy.ts';
 import { repeatsObservation } from './repeat.ts';
-
-export { gateIdentity };
 
 export function applyObservation(ctx: CommitContext, op: OperationOf<'Observation'>): void {
   const { state } = ctx;
