@@ -26,6 +26,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Projection, appendLedger, replayLedger } from '../engine/replay/index.ts';
+import { readLedgerFile } from '../lib/ledger-file.ts';
 import type { QueueCommit } from '../engine/schema/index.ts';
 import { cpuNow, floorOnce, gc, maxRssKB, median, now, round } from './replay-measure.ts';
 import { phases } from './replay-phases.ts';
@@ -71,9 +72,9 @@ function floor(file: string, runs: number): object {
  * interleaved (floor, replay, floor, replay, ...) so both see the same machine load, after one
  * untimed warm-up of each. Reports each round's ratio and the medians.
  */
-function ratio(file: string, rounds: number): object {
+async function ratio(file: string, rounds: number): Promise<object> {
   floorOnce(file);
-  replayLedger(readFileSync(file));
+  replayLedger(await readLedgerFile(file));
   const floorCpu: number[] = [];
   const replayCpu: number[] = [];
   const floorWall: number[] = [];
@@ -89,7 +90,7 @@ function ratio(file: string, rounds: number): object {
     gc();
     c = cpuNow();
     t = now();
-    commits = replayLedger(readFileSync(file)).commitCount;
+    commits = replayLedger(await readLedgerFile(file)).commitCount;
     replayWall.push(now() - t);
     replayCpu.push(cpuNow() - c);
   }
@@ -112,10 +113,10 @@ function ratio(file: string, rounds: number): object {
  * 15-50 functions per forced GC on gen-16M; none on the natural GCs of the same runs), so
  * `ratio` measures a replay that partly re-warms its JIT every round.
  */
-function steady(file: string, rounds: number): object {
+async function steady(file: string, rounds: number): Promise<object> {
   for (let w = 0; w < 2; w++) {
     floorOnce(file);
-    replayLedger(readFileSync(file));
+    replayLedger(await readLedgerFile(file));
   }
   const floorCpu: number[] = [];
   const replayCpu: number[] = [];
@@ -124,7 +125,7 @@ function steady(file: string, rounds: number): object {
     floorOnce(file);
     floorCpu.push(cpuNow() - c);
     c = cpuNow();
-    replayLedger(readFileSync(file));
+    replayLedger(await readLedgerFile(file));
     replayCpu.push(cpuNow() - c);
   }
   const cpuRatios = replayCpu.map((x, i) => x / floorCpu[i]!);
@@ -135,7 +136,7 @@ function steady(file: string, rounds: number): object {
   };
 }
 
-function replay(file: string, runs: number): object {
+async function replay(file: string, runs: number): Promise<object> {
   const times: number[] = [];
   const cpu: number[] = [];
   let firstRssKB = 0;
@@ -147,7 +148,7 @@ function replay(file: string, runs: number): object {
     gc();
     const c = cpuNow();
     const t = now();
-    const bytes = readFileSync(file);
+    const bytes = await readLedgerFile(file);
     let projection: Projection | null = replayLedger(bytes);
     times.push(now() - t);
     cpu.push(cpuNow() - c);
@@ -241,16 +242,16 @@ switch (mode) {
     report = floor(file!, n ?? 3);
     break;
   case 'replay':
-    report = replay(file!, n ?? 3);
+    report = await replay(file!, n ?? 3);
     break;
   case 'append':
     report = append(file!, n ?? 20);
     break;
   case 'steady':
-    report = steady(file!, n ?? 5);
+    report = await steady(file!, n ?? 5);
     break;
   case 'ratio':
-    report = ratio(file!, n ?? 5);
+    report = await ratio(file!, n ?? 5);
     break;
   case 'phases':
     report = await phases(file!);

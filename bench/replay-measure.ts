@@ -22,6 +22,13 @@ export function timed(run: () => void): number {
   return performance.now() - t;
 }
 
+/** Wall time of one `run` that may wait (a file read through lib/), ms. */
+export async function timedAsync(run: () => Promise<void>): Promise<number> {
+  const t = performance.now();
+  await run();
+  return performance.now() - t;
+}
+
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;

@@ -1,7 +1,7 @@
 /**
  * bench/replay-child.ts `phases`: the per-phase split of one cold replay (see `phases`).
  */
-import { readFileSync } from 'node:fs';
+import { readLedgerFile } from '../lib/ledger-file.ts';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { canonicalRecordSpans } from '../engine/codec/canonical.ts';
 import { decodeUtf8, frameLedger, parseLedgerRecord } from '../engine/codec/index.ts';
@@ -31,7 +31,7 @@ const UNVERIFIED: EnvelopeVerdict = { fingerprintVerified: false, parametersVeri
  * JSON.parse) measured in this process.
  */
 export async function phases(file: string): Promise<object> {
-  replayLedger(readFileSync(file));
+  replayLedger(await readLedgerFile(file));
   floorOnce(file);
   gc();
   const pauses: Array<{ start: number; duration: number }> = [];
@@ -55,7 +55,7 @@ export async function phases(file: string): Promise<object> {
     add(name, n - t);
     t = n;
   };
-  const bytes = readFileSync(file);
+  const bytes = await readLedgerFile(file);
   lap('read');
   const frames = frameLedger(bytes);
   lap('frame');

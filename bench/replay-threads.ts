@@ -7,12 +7,14 @@
  *
  * The first round of each (a fresh process's first replay: cold JIT, the pool starting) is
  * reported on its own; then, without forced GCs and after two warm-up rounds, ROUNDS interleaved
- * rounds of floor, replay alone and replay with THREADS workers. Prints one JSON object.
+ * rounds of floor, replay alone and replay with THREADS workers. Replay reads the file as
+ * `--ledger FILE` does (lib/ledger-file.ts: a large ledger straight into memory the workers
+ * share); the floor reads it with `readFileSync`. Prints one JSON object.
  */
-import { readFileSync } from 'node:fs';
 import { replayLedger } from '../engine/replay/index.ts';
+import { readLedgerFile } from '../lib/ledger-file.ts';
 import { ThreadVerifier } from '../lib/replay/thread-verifier.ts';
-import { floorOnce, median, timed } from './replay-measure.ts';
+import { floorOnce, median, timedAsync } from './replay-measure.ts';
 
 const [file, roundsArg, threadsArg] = process.argv.slice(2);
 if (file === undefined) throw new Error('usage: replay-threads FILE [ROUNDS] [THREADS]');
@@ -23,18 +25,19 @@ const alone = new ThreadVerifier({ threads: 0 });
 
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 /** read + split + JSON.parse of every line (bench/replay-measure.ts). */
-const floor = (): void => {
+const floor = async (): Promise<void> => {
   floorOnce(file!);
 };
-const replayWith = (v: ThreadVerifier) => (): void => {
-  replayLedger(readFileSync(file!), undefined, v);
+/** Replay of the file as `--ledger FILE` reads it (lib/ledger-file.ts: a large ledger into memory the workers share). */
+const replayWith = (v: ThreadVerifier) => async (): Promise<void> => {
+  replayLedger(await readLedgerFile(file!), undefined, v);
 };
 
-const first = { floor: timed(floor), threaded: timed(replayWith(verifier)), threadedAhead: verifier.last?.ahead ?? 0, alone: timed(replayWith(alone)) };
+const first = { floor: await timedAsync(floor), threaded: await timedAsync(replayWith(verifier)), threadedAhead: verifier.last?.ahead ?? 0, alone: await timedAsync(replayWith(alone)) };
 for (let w = 0; w < 2; w++) {
-  floor();
-  replayWith(alone)();
-  replayWith(verifier)();
+  await floor();
+  await replayWith(alone)();
+  await replayWith(verifier)();
 }
 const floorMs: number[] = [];
 const aloneMs: number[] = [];
@@ -42,9 +45,9 @@ const threadedMs: number[] = [];
 let ahead = 0;
 let records = 0;
 for (let r = 0; r < rounds; r++) {
-  floorMs.push(timed(floor));
-  aloneMs.push(timed(replayWith(alone)));
-  threadedMs.push(timed(replayWith(verifier)));
+  floorMs.push(await timedAsync(floor));
+  aloneMs.push(await timedAsync(replayWith(alone)));
+  threadedMs.push(await timedAsync(replayWith(verifier)));
   ahead += verifier.last?.ahead ?? 0;
   records += verifier.last?.records ?? 0;
 }

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseStrict } from '../engine/codec/json.ts';
 import { fail, isProtocolError } from '../engine/errors.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
+import { ledgerBuffer } from '../lib/replay/thread-verifier.ts';
 import { UsageError } from './output.ts';
 
 export const STDIN = '-';
@@ -28,7 +29,14 @@ export async function readStdin(what: string): Promise<Uint8Array> {
     if (size > STDIN_BYTES) fail('resource_limit', `standard input for ${what} is over ${STDIN_BYTES} bytes`, {}, { limit: 'stdin_bytes', max: STDIN_BYTES });
     chunks.push(b);
   }
-  return new Uint8Array(Buffer.concat(chunks));
+  // Into thread-verifier.ts `ledgerBuffer`: a ledger-sized input lands in memory replay's worker threads share.
+  const out = ledgerBuffer(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return new Uint8Array(out.buffer, out.byteOffset, size);
 }
 
 /** The bytes of `path` (`-`: standard input); unreadable files are `input_unreadable`. */

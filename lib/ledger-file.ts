@@ -1,6 +1,7 @@
 /** Reading a ledger file from disk (the offline `--ledger FILE` source). */
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { ProtocolError } from '../engine/errors.ts';
+import { ledgerBuffer } from './replay/thread-verifier.ts';
 
 /** The parser's absolute ceiling (contract `canonical_json.parser_bytes`). */
 const PARSER_BYTES = 83_886_080;
@@ -8,10 +9,12 @@ const PARSER_BYTES = 83_886_080;
 /** A ledger file's bytes: missing is `ledger_not_found`; a directory or any other read failure `ledger_unreadable`. */
 export async function readLedgerFile(path: string): Promise<Uint8Array> {
   let size: number;
+  let regular: boolean;
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new ProtocolError('ledger_unreadable', `cannot read ledger ${path}: it is a directory (give the work-queue.jsonl file)`);
     size = info.size;
+    regular = info.isFile();
   } catch (e) {
     if (e instanceof ProtocolError) throw e;
     throw unreadable(path, e);
@@ -20,9 +23,33 @@ export async function readLedgerFile(path: string): Promise<Uint8Array> {
     throw new ProtocolError('resource_limit', `ledger ${path} is ${size} bytes; the parser limit is ${PARSER_BYTES}`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
   }
   try {
-    return new Uint8Array(await readFile(path));
+    // A pipe or device (`<(...)`, /dev/stdin) has no size to read into: it is read to its end.
+    return regular ? await readSized(path, size) : new Uint8Array(await readFile(path));
   } catch (e) {
     throw unreadable(path, e);
+  }
+}
+
+/**
+ * The file's bytes, read into a buffer of the size it had at `stat` (thread-verifier.ts
+ * `ledgerBuffer`: a large ledger lands in memory replay's workers share). A file that shrank
+ * since gives what it holds now; one that grew is read again whole, as `readFile` would.
+ */
+async function readSized(path: string, size: number): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const bytes = ledgerBuffer(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled === size && (await handle.read(Buffer.alloc(1), 0, 1, size)).bytesRead > 0) return new Uint8Array(await readFile(path));
+    // A Uint8Array, not a Buffer (whose `slice` shares memory): the view starts where the shared memory does.
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, filled);
+  } finally {
+    await handle.close();
   }
 }
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { ProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { PARSER_BYTES, canonicalize, parseStrict } from './json.ts';
-import { LINE_BYTES, decodeUtf8, splitLedger } from './lines.ts';
+import { LINE_BYTES, decodeUtf8, frameLedger, splitLedger } from './lines.ts';
 import { parseLedgerLine } from '../../tests/support/bytes.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 
@@ -40,6 +40,23 @@ describe('decodeUtf8', () => {
     expect(text).toBe('\ufeff{}\n');
     const [first] = splitLedger(Uint8Array.from([0xef, 0xbb, 0xbf, ...utf8('{}\n')]));
     expect(errorOf(() => parseLedgerLine(first!.text))?.code).toBe('invalid_json');
+  });
+});
+
+describe('frameLedger', () => {
+  // A reader may hand a plain Uint8Array over a larger memory (`--ledger FILE` does): framed through a Buffer view of exactly its bytes.
+  const framesOrError = (bytes: Uint8Array): unknown => errorOf(() => frameLedger(bytes)) ?? frameLedger(bytes);
+  it('frames a plain Uint8Array at a byte offset exactly as a Buffer of the same bytes, errors included', () => {
+    const ledgers = ['{"a":1}\n{"b":"é"}\n', '{"a":1}\n\n', '{"a":1}\r\n', '{"a":1}\n{"b":', ' \t\n', ''];
+    for (const ledger of ledgers) {
+      const body = utf8(ledger);
+      const memory = new Uint8Array(body.length + 16).fill(0x0a); // LFs around it: a view that strays past its bytes frames differently
+      memory.set(body, 8);
+      const view = memory.subarray(8, 8 + body.length);
+      expect(Buffer.isBuffer(view)).toBe(false);
+      expect(framesOrError(view), ledger).toEqual(framesOrError(Buffer.from(body)));
+    }
+    expect(frameLedger(utf8('{"a":1}\n{"b":"é"}\n'))).toEqual([{ start: 0, end: 7, line: 1 }, { start: 8, end: 18, line: 2 }]);
   });
 });
 

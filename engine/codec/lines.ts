@@ -53,7 +53,16 @@ export function decodeUtf8(bytes: Uint8Array): string {
 
 /** The text of bytes known to be ASCII (`isAscii`): their UTF-8 decoding, decoded as Latin-1. */
 export function decodeAscii(bytes: Uint8Array): string {
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('latin1');
+  return bufferOf(bytes).toString('latin1');
+}
+
+/**
+ * The same bytes as a Buffer (no copy). A reader may hand a plain Uint8Array (`--ledger FILE`
+ * does), whose `indexOf` is an element loop where Buffer's is memchr: framing 64 MiB took 40 ms
+ * against 10.
+ */
+export function bufferOf(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const BLANK = /^[ \t\r]*$/;
@@ -114,7 +123,8 @@ export interface LedgerFrame {
  * the bytes and decode a record again on demand instead of keeping one large
  * decoded string alive). Same framing rules and codes as `splitLedger`.
  */
-export function frameLedger(bytes: Uint8Array, limits: LedgerLimits = {}): LedgerFrame[] {
+export function frameLedger(input: Uint8Array, limits: LedgerLimits = {}): LedgerFrame[] {
+  const bytes = bufferOf(input);
   const ledgerBytes = limits.ledgerBytes ?? PARSER_BYTES;
   const lineBytes = limits.lineBytes ?? LINE_BYTES;
   if (bytes.length > ledgerBytes) tooLarge(ledgerBytes);

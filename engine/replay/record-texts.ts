@@ -15,7 +15,7 @@
  * window (a waiting record's text, asked late) is decoded on its own.
  */
 import { isAscii } from 'node:buffer';
-import { decodeAscii, type LedgerFrame } from '../codec/lines.ts';
+import { bufferOf, decodeAscii, type LedgerFrame } from '../codec/lines.ts';
 import { relinkRepeated, type RepeatedParameters } from '../codec/repeat.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import { decodeRecord, verifiedCommit } from './record.ts';
@@ -40,7 +40,7 @@ export class RecordTexts {
     input: Uint8Array,
     private readonly frames: readonly LedgerFrame[],
   ) {
-    this.bytes = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+    this.bytes = bufferOf(input);
   }
 
   /** Record `n`'s text; `line` names it in a decoding error. */

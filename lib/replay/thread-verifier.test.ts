@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import { replayLedger, summarize } from '../../engine/replay/index.ts';
-import { ThreadVerifier } from './thread-verifier.ts';
+import { ledgerBuffer, MIN_BYTES, ThreadVerifier } from './thread-verifier.ts';
 
 const { text } = generateLedger(320 * 1024, 11);
 const LINES = text.split('\n').slice(0, -1);
@@ -127,6 +127,26 @@ describe('ThreadVerifier', () => {
       await own.close();
     }
     expect(own.retainedBytes).toBe(0);
+  });
+
+  it('takes a ledger read into ledgerBuffer as it is (no shared copy kept), in a Buffer or a plain Uint8Array over it', async () => {
+    expect(ledgerBuffer(MIN_BYTES - 1).buffer instanceof SharedArrayBuffer).toBe(false);
+    expect(ledgerBuffer(MIN_BYTES).buffer instanceof SharedArrayBuffer).toBe(true);
+    const own = new ThreadVerifier({ threads: 1, minBytes: 0 });
+    try {
+      expect(await own.start()).toBe(1);
+      const large = generateLedger(MIN_BYTES + 64 * 1024, 16).text;
+      const alone = outcome(Buffer.from(large));
+      const shared = ledgerBuffer(Buffer.byteLength(large));
+      expect(shared.write(large)).toBe(shared.length);
+      for (const input of [shared, new Uint8Array(shared.buffer, 0, shared.length)]) {
+        expect(outcome(input, own)).toEqual(alone);
+        expect(own.last).toMatchObject({ threads: 1 });
+        expect(own.retainedBytes).toBe(0); // the workers read the input's own memory
+      }
+    } finally {
+      await own.close();
+    }
   });
 
   it('names the first error replay names alone, wherever the spoiled record is, and a record a worker failed is checked again', async () => {

@@ -9,7 +9,8 @@ import { verifyRecord } from '../../engine/replay/record.ts';
 import { CLAIMED, CLOSED, CURSOR, FAILED, FREE, LEAD, passed, REACHED, READY, type VerifyJob } from './slots.ts';
 
 function run(job: VerifyJob): void {
-  const input = new Uint8Array(job.bytes, 0, job.length);
+  // A Buffer: each record's `subarray` is one too, so its ASCII decoding wraps nothing (codec/lines.ts `bufferOf`).
+  const input = Buffer.from(job.bytes, 0, job.length);
   const frames = new Int32Array(job.frames);
   const status = new Int32Array(job.status);
   const repeats = new Int32Array(job.repeats);

@@ -14,6 +14,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { debugEvent, since } from '../debug/log.ts';
+import { ledgerBuffer } from '../replay/thread-verifier.ts';
 import { gitEnv, type GitContext } from './git-cli.ts';
 
 /** An idle helper closes after this long (ms). */
@@ -213,7 +214,8 @@ export class CatFile {
           header = parseHeader(buffer.subarray(0, end).toString('utf8'));
           at = end + 1;
           if (header === null) return { used: at, done: true, value: null };
-          if (header.size <= maxBytes) bytes = Buffer.allocUnsafe(header.size);
+          // A ledger-sized body lands in memory replay's worker threads share (no copy for them).
+          if (header.size <= maxBytes) bytes = ledgerBuffer(header.size);
         }
         // The body is copied straight into the result as it arrives, then one LF ends it.
         const h = header as ObjectInfo; // set above (a missing object answered already)

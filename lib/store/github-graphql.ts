@@ -26,7 +26,7 @@ import { createHash } from 'node:crypto';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot } from './types.ts';
 import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
-import { GitHubStore, type GitHubStoreOptions } from './github.ts';
+import { decodedBytes, GitHubStore, type GitHubStoreOptions } from './github.ts';
 import { asGraphqlRead, githubFailure, isRequestError, neverSent } from './github-client.ts';
 
 /** GitHub's GraphQL error objects carry a top-level `type` (NOT_FOUND, FORBIDDEN, STALE_DATA, ...). */
@@ -181,7 +181,7 @@ export class GitHubGraphqlStore extends GitHubStore {
       throw new ProtocolError('ledger_too_large', `${what} (blob ${blob.oid}) is ${blob.byteSize} bytes; the parser limit is ${LEDGER_MAX_BYTES}`);
     }
     if (typeof blob.text === 'string' && blob.isTruncated === false && blob.isBinary !== true) {
-      const bytes = Buffer.from(blob.text, 'utf8');
+      const bytes = decodedBytes(blob.text, 'utf8');
       if (bytes.length === blob.byteSize && gitBlobId(bytes, blob.oid) === blob.oid) return bytes;
     }
     const bytes = await this.blob(blob.oid);

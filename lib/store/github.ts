@@ -18,6 +18,7 @@
  * `expected` (strict CAS).
  */
 import { ProtocolError } from '../../engine/errors.ts';
+import { ledgerBuffer } from '../replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
@@ -144,7 +145,7 @@ export class GitHubStore implements LedgerStore {
     }
     const item = data as { type?: string; encoding?: string; content?: string; sha?: string; size?: number };
     if (Array.isArray(data) || item.type !== 'file') throw new ProtocolError('store_path_not_a_file', `${file} on ${defaultBranch} is not a file`);
-    if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(Buffer.from(item.content, 'base64'), item.size, file);
+    if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(decodedBytes(item.content, 'base64'), item.size, file);
     if (typeof item.sha === 'string') return this.blob(item.sha); // over 1 MiB: content is empty, encoding "none"
     throw new ProtocolError('github_response_invalid', `unexpected contents response for ${file}`);
   }
@@ -188,7 +189,7 @@ export class GitHubStore implements LedgerStore {
         if (data === null) return null;
         const item = data as { type?: string; encoding?: string; content?: string; sha?: string; size?: number };
         if (Array.isArray(data) || item.type !== 'file') throw new ProtocolError('store_path_not_a_file', `${file} at ${sha} is not a file`, { commit: sha });
-        if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(Buffer.from(item.content, 'base64'), item.size, file);
+        if (item.encoding === 'base64' && typeof item.content === 'string') return exactBytes(decodedBytes(item.content, 'base64'), item.size, file);
         if (typeof item.sha === 'string') return this.blob(item.sha);
         throw new ProtocolError('github_response_invalid', `unexpected contents response for ${file}`);
       },
@@ -239,7 +240,7 @@ export class GitHubStore implements LedgerStore {
   protected async blob(sha: string): Promise<Uint8Array> {
     const { data } = await this.call(`read blob ${sha}`, () => this.octokit.rest.git.getBlob({ ...this.where, file_sha: sha }));
     if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('resource_limit', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
-    const bytes = Buffer.from(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
+    const bytes = decodedBytes(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
     return exactBytes(bytes, data.size, sha);
   }
 
@@ -270,6 +271,15 @@ export class GitHubStore implements LedgerStore {
 }
 
 /** Decoded content must have the size GitHub reports (a truncated transfer is not a ledger). */
+/**
+ * `content` decoded, into thread-verifier.ts `ledgerBuffer`: a ledger-sized blob lands in memory
+ * replay's worker threads share, so a threaded replay copies nothing.
+ */
+export function decodedBytes(content: string, encoding: 'base64' | 'utf8'): Buffer {
+  const bytes = ledgerBuffer(Buffer.byteLength(content, encoding));
+  return bytes.subarray(0, bytes.write(content, encoding));
+}
+
 function exactBytes(bytes: Buffer, size: number | null | undefined, what: string): Uint8Array {
   if (typeof size === 'number' && bytes.length !== size) {
     throw new ProtocolError('github_response_invalid', `${what}: decoded ${bytes.length} bytes, GitHub reported ${size}`);

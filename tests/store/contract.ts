@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../engine/errors.ts';
 import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
+import { MIN_BYTES } from '../../lib/replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerStore } from '../../lib/store/types.ts';
 
 export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string };
@@ -106,6 +107,8 @@ export function contractSuite(name: string, makeFixture: () => Promise<StoreFixt
         const snapshot = await f.makeStore().read();
         expect(snapshot.version).toBe(version);
         sameBytes(snapshot.bytes, body);
+        // A ledger-sized read lands in memory replay's worker threads share: a threaded replay copies nothing.
+        expect(snapshot.bytes!.buffer instanceof SharedArrayBuffer, `${body.length} bytes`).toBe(body.length >= MIN_BYTES);
         sameBytes((await f.files(version)).get(LEDGER_FILE)!.bytes, body);
       }
     });

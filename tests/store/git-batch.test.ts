@@ -13,6 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { submitRequest } from '../../engine/requests/operations.ts';
 import { configureDebug, setDebugSink } from '../../lib/debug/log.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
+import { MIN_BYTES } from '../../lib/replay/thread-verifier.ts';
 import { CatFile, IDLE_MS } from '../../lib/store/git-batch.ts';
 import { RefTransaction, RefTransactions } from '../../lib/store/ref-transactions.ts';
 import { gitProcessesTouching, gitSubcommand } from '../../lib/store/git-locks.ts';
@@ -104,11 +105,13 @@ describe('local Git publication through long-lived helpers', () => {
   it('reads blobs of every size exactly, back to back on one reader (pipe-sized, split and empty bodies)', async () => {
     const repo = initRepo({ bare: true });
     const cat = new CatFile({ cwd: repo });
-    const sizes = [0, 1, 65535, 65536, 65537, 3 * 2 ** 20 + 7];
+    const sizes = [0, 1, 65535, 65536, 65537, 3 * 2 ** 20 + 7, MIN_BYTES + 5];
     const blobs = sizes.map((n) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7 + n) % 251)));
     const ids = blobs.map((b) => gitSync(repo, ['hash-object', '-w', '--stdin'], { input: b }).toString().trim());
     const read = await Promise.all(ids.map((id) => cat.contents(id)));
     read.forEach((r, i) => expect(r?.bytes?.equals(blobs[i]!), `size ${sizes[i]}`).toBe(true));
+    // A ledger-sized body is read into memory replay's worker threads share (no copy for them).
+    read.forEach((r, i) => expect(r?.bytes?.buffer instanceof SharedArrayBuffer, `size ${sizes[i]}`).toBe(sizes[i]! >= MIN_BYTES));
     expect(await cat.contents('0'.repeat(40))).toBeNull();
     expect(await cat.info('refs/heads/nope')).toBeNull();
     expect((await cat.contents(ids[5]!, 1000))?.bytes).toBeNull(); // over the bound: read past, not kept

@@ -6,7 +6,8 @@
  * mapping of 422 answers to conflicts.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts';
+import { decodedBytes, GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts';
+import { MIN_BYTES } from '../../lib/replay/thread-verifier.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { freePort } from './git-daemon.ts';
@@ -71,6 +72,21 @@ async function githubFixture(): Promise<StoreFixture> {
 
 contractSuite('GitHub API (fake, OpenAPI-validated)', githubFixture);
 duplicateReadSuite('the GitHub API (fake, OpenAPI-validated)', githubFixture);
+
+describe('decodedBytes', () => {
+  it('decodes as Buffer.from does (base64 with GitHub\'s line breaks, UTF-8 with a lone surrogate), a ledger-sized body into shared memory', () => {
+    const raw = Buffer.from(Array.from({ length: MIN_BYTES + 7 }, (_, i) => (i * 31) % 256));
+    const wrapped = raw.toString('base64').replace(/.{60}/g, '$&\n');
+    const texts = ['', 'é漢字😀\n', `{"a":"\ud800"}\n`, 'x'.repeat(MIN_BYTES)];
+    const cases: Array<[string, 'base64' | 'utf8']> = [[wrapped, 'base64'], ['aGVsbG8g\nd29ybGQ=\n', 'base64'], ...texts.map((t): [string, 'utf8'] => [t, 'utf8'])];
+    for (const [content, encoding] of cases) {
+      const bytes = decodedBytes(content, encoding);
+      const expected = Buffer.from(content, encoding);
+      expect(bytes.equals(expected), `${encoding} ${content.slice(0, 20)}`).toBe(true);
+      expect(bytes.buffer instanceof SharedArrayBuffer).toBe(expected.length >= MIN_BYTES);
+    }
+  });
+});
 
 describe('GitHubStore', () => {
   it('returns uncertain when the connection drops after GitHub applied the ref update, and never retries it', async () => {
