@@ -1,8 +1,10 @@
 /**
  * The bench's replay children compiled as the CLI is (bin/build.js: one esbuild ESM bundle for
  * Node 20, the replay worker an entry beside its chunks), so their ratios measure the code users
- * run. Run from source through tsx instead, every closure the engine creates also calls tsx's
- * `__name` helper (esbuild's keepNames), which cost replay a few percent the CLI never pays.
+ * run. Run from source through tsx instead, the process also holds tsx's transformed sources
+ * with their inline source maps, megabytes of script text, and with that much more text loaded
+ * threaded replay measured 8-10% faster than the CLI's code on this machine (docs/performance.md,
+ * "Replay: twelfth round").
  * Dependencies stay in node_modules (the hot path uses none of them). Rebuilt on every bench
  * run, into dist/bench (not committed).
  */
