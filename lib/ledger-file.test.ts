@@ -3,7 +3,7 @@
  * memory replay's worker threads share, a pipe read to its end, and the errors a command names.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,14 @@ describe('readLedgerFile', () => {
     const read = await readLedgerFile(fifo);
     expect(Buffer.compare(Buffer.from(read.buffer, read.byteOffset, read.length), bytes)).toBe(0);
     expect(await exited).toBe(0);
+  });
+
+  it('reads a file longer than its stat size whole (it grew since, or it is a /proc file that reports 0)', async () => {
+    const path = '/proc/self/cmdline';
+    expect(statSync(path).size).toBe(0);
+    const read = await readLedgerFile(path);
+    expect(read.length).toBeGreaterThan(0);
+    expect(Buffer.compare(Buffer.from(read.buffer, read.byteOffset, read.length), readFileSync(path))).toBe(0);
   });
 
   it('names a missing file ledger_not_found and a directory ledger_unreadable', async () => {

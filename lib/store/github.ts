@@ -18,7 +18,7 @@
  * `expected` (strict CAS).
  */
 import { ProtocolError } from '../../engine/errors.ts';
-import { ledgerBuffer } from '../replay/thread-verifier.ts';
+import { ledgerBuffer, MIN_BYTES } from '../replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
 import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
@@ -270,16 +270,26 @@ export class GitHubStore implements LedgerStore {
   }
 }
 
-/** Decoded content must have the size GitHub reports (a truncated transfer is not a ledger). */
 /**
- * `content` decoded, into thread-verifier.ts `ledgerBuffer`: a ledger-sized blob lands in memory
- * replay's worker threads share, so a threaded replay copies nothing.
+ * `content` decoded, a ledger-sized blob into thread-verifier.ts `ledgerBuffer` (memory replay's
+ * worker threads share, so a threaded replay copies nothing). UTF-8 text is written straight
+ * into it; base64 is decoded first, since GitHub wraps it every 60 characters and its length
+ * only bounds the size (next to the transfer of that much base64, the copy is small).
  */
 export function decodedBytes(content: string, encoding: 'base64' | 'utf8'): Buffer {
-  const bytes = ledgerBuffer(Buffer.byteLength(content, encoding));
-  return bytes.subarray(0, bytes.write(content, encoding));
+  if (encoding === 'utf8') {
+    const bytes = ledgerBuffer(Buffer.byteLength(content, 'utf8'));
+    bytes.write(content, 'utf8');
+    return bytes;
+  }
+  const decoded = Buffer.from(content, 'base64');
+  if (decoded.length < MIN_BYTES) return decoded;
+  const bytes = ledgerBuffer(decoded.length);
+  decoded.copy(bytes);
+  return bytes;
 }
 
+/** Decoded content must have the size GitHub reports (a truncated transfer is not a ledger). */
 function exactBytes(bytes: Buffer, size: number | null | undefined, what: string): Uint8Array {
   if (typeof size === 'number' && bytes.length !== size) {
     throw new ProtocolError('github_response_invalid', `${what}: decoded ${bytes.length} bytes, GitHub reported ${size}`);
