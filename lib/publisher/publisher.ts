@@ -21,7 +21,7 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { ProtocolError, fail, refusedCandidate } from '../../engine/errors.ts';
 import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
-import { committedRequest } from '../../engine/receipts/committed.ts';
+import { committedRequest, historyCompacted } from '../../engine/receipts/committed.ts';
 import { projectionAt } from '../../engine/receipts/prefix.ts';
 import { appendLedger, emptyProjection, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
@@ -82,6 +82,14 @@ export interface PublishInput<P extends Prepared = Prepared, B extends BuiltRequ
   deadlineMs?: number;
   /** Called before each retry (progress on a TTY, logs). */
   onRetry?: (info: { attempt: number; reason: 'conflict' | 'uncertain' }) => void;
+  /**
+   * The request id is derived from the one lifecycle transition it records (a dispatch's start,
+   * binding, release, ...), not chosen by a caller: it names what the request means, while its
+   * evidence carries facts read at each attempt (a reconciler's poll count). A retry that can no
+   * longer be prepared (the transition was made) is then that committed transition. Requests
+   * under a caller's id (the default) are compared by what they would commit.
+   */
+  derivedId?: boolean;
 }
 
 /**
@@ -257,9 +265,15 @@ export class Publisher {
    * committed decision (its time; first on the current projection, then, if that differs, on
    * the commit's own predecessor prefix, which after compaction is read from the checkpoint's
    * prior Git commit), it has the committed fingerprint. Builders whose parameters depend on
-   * the pre-state (a reprioritize's expected priorities, ...) thus match an honest retry.
-   * When a checkpoint replaced the commit and that history is unreachable, the receipt's kind
-   * and actor are all that can be compared.
+   * the pre-state (a reprioritize's expected priorities, ...) thus match an honest retry, and a
+   * request that can no longer be prepared (its Work since claimed, ...) is compared on that
+   * prefix too (a lifecycle transition under its derived id, `derivedId`, is the committed one
+   * once it cannot be prepared). When a checkpoint replaced the commit and that history is
+   * unreachable, only the receipt is left: another actor or kind is `request_id_conflict`, and
+   * so is another dispatch_next (its parameters are its caller's input alone); any other
+   * difference under a caller's id may be the pre-state's or the retry's, and is
+   * `history_compacted` (naming the Git commit to fetch), never a replay that would drop the
+   * retry's meaning unseen (spec 7.6).
    */
   private async replayed(projection: Projection, version: string | null, input: PublishInput, actor: Actor): Promise<Settled> {
     const existing = projection.request(input.requestId)!;
@@ -267,9 +281,8 @@ export class Publisher {
     const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
     const conflict = (): never => fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
     const now = this.preparedOn(projection, input, actor, ids);
-    // A request that can no longer be prepared (its Work is now claimed, ...) still has
-    // an identity: the committed outcome stands.
-    if (now === null || now.fingerprint === existing.fingerprint) return outcome;
+    if (now !== null && now.fingerprint === existing.fingerprint) return outcome;
+    if (now === null && input.derivedId === true) return outcome;
     const holder = await this.history(projection, existing.commitId);
     if (holder !== null) {
       const before = projectionAt(holder, existing.commitId, false);
@@ -279,7 +292,9 @@ export class Publisher {
     }
     const receipt = committedRequest(projection, input.requestId)!;
     const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(actor as unknown as JsonValue);
-    return receipt.compacted && sameActor && receipt.kind === now.kind ? outcome : conflict();
+    if (!sameActor || (now !== null && (now.kind !== receipt.kind || receipt.kind === 'dispatch_next'))) return conflict();
+    if (input.derivedId === true) return outcome;
+    return historyCompacted(projection, existing.commitId, `request ${input.requestId}'s pre-state (this retry differs from what the request means now, and only that state tells whether it is the same request)`);
   }
 
   private async bootstrapped(input: PublishInput, actor: Actor, ids: CandidateCommit): Promise<{ kind: string; fingerprint: string } | null> {

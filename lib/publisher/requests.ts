@@ -222,6 +222,7 @@ async function transitionOnce(
       requestId,
       actor,
       prepare: (projection, candidate) => build(projection, candidate.at),
+      derivedId: true,
       ...(options.now === undefined ? {} : { now: options.now }),
     });
     return { status: outcome.replayed ? 'replayed' : 'committed', requestId, commitId: outcome.commitId, projection: outcome.projection };

@@ -111,7 +111,40 @@ describe('compaction keeps request idempotency (CLI on local Git)', () => {
     expect(tip(repo)).toBe(at);
   });
 
-  it('when the prior Git commit is unreachable, a compacted grant replays with limiting_reason history_compacted and ids are compared by kind and actor', async () => {
+  it('compact refuses a caller\'s --request-id (option_invalid) and moves nothing: a checkpoint\'s request id is the protocol\'s', async () => {
+    expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
+    const at = tip(repo);
+    const refused = await cli(repo, '--request-id', 'cp-1', 'compact');
+    expect(refused.code).not.toBe(0);
+    expect(refused.json.error.code).toBe('option_invalid');
+    expect(refused.json.error.message).toContain('--request-id');
+    expect(tip(repo)).toBe(at);
+    const done = await cli(repo, 'compact');
+    expect(done.json.status).toBe('committed');
+    expect(done.json.commit_id).not.toContain('cp-1');
+  });
+
+  it('a retry that can no longer be prepared (its Work since claimed or cancelled) is compared on its pre-state: the same request replays, another meaning is request_id_conflict, before and after compact', async () => {
+    const a = (await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a', '--priority', '3')).json.work_ids[0] as string;
+    const b = (await cli(repo, '--request-id', 's2', 'submit-work', '--file', file('b.json', { task: 'b' }), '--node-key', 'b', '--priority', '3')).json.work_ids[0] as string;
+    const reprioritize = (priority: string) => ['reprioritize', '--work-id', a, '--priority', priority, '--reason', 'incident'];
+    const cancel = (reason: string) => ['cancel-work', '--work-id', b, '--reason', reason];
+    expect((await cli(repo, '--request-id', 'r1', ...reprioritize('1'))).code).toBe(0);
+    expect((await cli(repo, '--request-id', 'w1', ...cancel('operator_cancelled'))).code).toBe(0);
+    // a is claimed now: a WorkPriority for it can no longer be prepared; b is cancelled: no second cancellation can be.
+    expect((await cli(repo, '--request-id', 'd1', 'dispatch-next', '--max-claims', '1')).json.claims[0].work_id).toBe(a);
+    for (const compacted of [false, true]) {
+      if (compacted) expect((await cli(repo, 'compact')).code).toBe(0);
+      const at = tip(repo);
+      expect((await cli(repo, '--request-id', 'r1', ...reprioritize('1'))).json.status, `compacted: ${compacted}`).toBe('request_replayed');
+      expect((await cli(repo, '--request-id', 'r1', ...reprioritize('5'))).json.error.code, `compacted: ${compacted}`).toBe('request_id_conflict');
+      expect((await cli(repo, '--request-id', 'w1', ...cancel('operator_cancelled'))).json.status, `compacted: ${compacted}`).toBe('request_replayed');
+      expect((await cli(repo, '--request-id', 'w1', ...cancel('duplicate'))).json.error.code, `compacted: ${compacted}`).toBe('request_id_conflict');
+      expect(tip(repo)).toBe(at);
+    }
+  });
+
+  it('when the prior Git commit is unreachable, a compacted grant replays with limiting_reason history_compacted; a retry that differs is request_id_conflict (another actor, kind or dispatch_next) or history_compacted, never a replay', async () => {
     expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
     expect((await cli(repo, '--request-id', 'd1', 'dispatch-next', '--max-claims', '4')).code).toBe(0);
     const b = (await cli(repo, '--request-id', 's2', 'submit-work', '--file', file('b.json', { task: 'b' }), '--node-key', 'b')).json.work_ids[0] as string;
@@ -134,8 +167,18 @@ describe('compaction keeps request idempotency (CLI on local Git)', () => {
     const again = await cli(moved, '--request-id', 'd1', 'dispatch-next', '--max-claims', '4');
     expect(again.code, JSON.stringify(again.json)).toBe(0);
     expect(committed(again.json)).toEqual({ ...committed(before.json), limiting_reason: 'history_compacted' });
-    // Prepared on today's state the reprioritize no longer matches its commit; without history the receipt's kind and actor decide.
-    expect(committed((await cli(moved, '--request-id', 'r1', ...reprioritize)).json)).toEqual(committed(retried.json));
+    // A dispatch_next's parameters are its caller's input: another one is another request.
+    const fewer = await cli(moved, '--request-id', 'd1', 'dispatch-next', '--max-claims', '1');
+    expect(fewer.json.error.code).toBe('request_id_conflict');
+    // Prepared on today's state the reprioritize no longer matches its commit, honest or not: only
+    // the pre-state the checkpoint replaced could tell, so the retry is refused, naming where it is.
+    for (const priority of ['1', '5']) {
+      const again = await cli(moved, '--request-id', 'r1', 'reprioritize', '--work-id', b, '--priority', priority, '--reason', 'incident');
+      expect(again.code).not.toBe(0);
+      expect(again.json.error.code).toBe('history_compacted');
+      expect(again.json.error.message).toContain('request r1');
+      expect(again.json.error.details?.prior_git_sha ?? again.json.error.prior_git_sha).toBeTruthy();
+    }
     const foreignKind = await cli(moved, '--request-id', 'd1', 'submit-work', '--file', file('c.json', { task: 'c' }), '--node-key', 'c');
     expect(foreignKind.json.error.code).toBe('request_id_conflict');
     expect(tip(moved)).toBe(at);
