@@ -7,7 +7,9 @@
  * released in causal order as soon as they connect to the tip, so a ledger
  * written in causal order (the normal case) never buffers anything.
  */
+import { canonicalize } from '../codec/index.ts';
 import { fail } from '../errors.ts';
+import type { JsonValue } from '../json.ts';
 
 export interface ChainRecord {
   id: string;
@@ -48,7 +50,7 @@ export class CausalChain<R extends ChainRecord> {
     // Nothing waits in a ledger written in causal order: no lookup then.
     const queued = this.waitingIds.size === 0 ? undefined : this.waitingIds.get(r.id);
     if (releasedText !== undefined || queued !== undefined) {
-      if ((releasedText ?? queued!.text) !== r.text) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
+      if (!sameRecord(releasedText ?? queued!.text, r.text)) fail('conflicting_duplicate_commit', `commit ${r.id} appears twice with different content`, where(r));
       return []; // exact duplicate: idempotent
     }
     if (r.previous === r.id) fail('cycle', `commit ${r.id} names itself as previous`, where(r));
@@ -95,6 +97,15 @@ export class CausalChain<R extends ChainRecord> {
       }
     }
   }
+}
+
+/**
+ * Whether two validated record texts are the same record (spec 7.6 "Exact duplicate commit records
+ * are idempotent"; canonicalization changes key order, whitespace and escaping, "not the decoded
+ * data"): equal texts, or equal canonical serialisations of what they decode to.
+ */
+function sameRecord(a: string, b: string): boolean {
+  return a === b || canonicalize(JSON.parse(a) as JsonValue) === canonicalize(JSON.parse(b) as JsonValue);
 }
 
 /** Where a record's error points (built only for an error: `offer` runs once per ledger line). */

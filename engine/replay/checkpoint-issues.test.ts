@@ -81,7 +81,21 @@ describe('checkpoint issue_links are restored only as replay would have left the
     ['a comment whose authority Claim belongs to another Work', (l) => { l[d] = [comment(d, '98', { authority_claim_id: claim })]; }],
     ['an IssueLink naming another Work\'s Claim', (l) => { l[d] = [link(d, issueIn(REPOSITORY, 15), { claim_id: claim })]; }],
     ['a Claim that does not exist', (l) => { l[d] = [comment(d, '99', { claim_id: 'c_missing' })]; }],
+    ['a comment id recorded for two Works', (l) => { l[d] = [link(d, issueIn(REPOSITORY, 17)), comment(d, String(l[x]![1]!.comment_id))]; }],
+    ['a comment on a Work with no backing Issue', (l) => { l[d] = [comment(d, '90')]; }],
+    ['a comment before its Work\'s IssueLink', (l) => { l[d] = [comment(d, '90'), link(d, issueIn(REPOSITORY, 17))]; }],
   ];
+  it('control: a Work linked to its own Issue with its own comment restores', () => {
+    expect(codeOf(withLinks((l) => { l[d] = [link(d, issueIn(REPOSITORY, 17)), comment(d, '90')]; }))).toBe('accepted');
+  });
+
+  it('after restore, a comment handle a restored record holds is issue_comment_duplicate for any Work (the comment index is rebuilt)', () => {
+    const p = replayBytes(ledger);
+    const held = String(p.state.issueLinks.get(x)![1]!.comment_id);
+    expect(p.state.issueComments.get(held)).toBe(x);
+    expect(codeOf(thenProject(ledger, [link(d, issueIn(REPOSITORY, 18)), comment(d, held)]))).toBe('issue_comment_duplicate');
+    expect(codeOf(thenProject(ledger, [link(d, issueIn(REPOSITORY, 18)), comment(d, '189')]))).toBe('accepted');
+  });
   for (const [name, edit] of forbidden) {
     it(`${name} is checkpoint_invalid`, () => expect(codeOf(withLinks(edit))).toBe('checkpoint_invalid'));
   }

@@ -72,7 +72,6 @@ function restoreEpochProjectors(r: StateReader, state: ReplayState, raw: JsonObj
 /** One Work's records, by the rules replay applied to them one at a time. */
 interface WorkBindings {
   link: ResourceIdentity | undefined;
-  comments: Set<string>;
   claims: Set<string>;
   summary: boolean;
 }
@@ -93,7 +92,7 @@ function restoreIssueLinks(r: StateReader, state: ReplayState, raw: JsonObject):
   for (const [workId, value] of Object.entries(raw)) {
     const work = state.works.get(workId);
     if (work === undefined) r.bad(`issue_links names unknown Work ${workId}`);
-    const seen: WorkBindings = { link: undefined, comments: new Set(), claims: new Set(), summary: false };
+    const seen: WorkBindings = { link: undefined, claims: new Set(), summary: false };
     const records = r.arr(value, `issue_links.${workId}`).map((x, i) => bindingOf(r, state, work, seen, x, `issue_links.${workId}[${i}]`));
     if (seen.link !== undefined) {
       const identity = issueIdentity(seen.link);
@@ -130,8 +129,10 @@ function bindingOf(r: StateReader, state: ReplayState, work: WorkRecord, seen: W
   const op = parsed.data;
   claimOf(op.claim_id, 'claim_id');
   claimOf(op.authority_claim_id, 'authority_claim_id');
-  if (seen.comments.has(op.comment_id)) r.bad(`${what}: comment ${op.comment_id} is already recorded for Work ${work.workId}`);
-  seen.comments.add(op.comment_id);
+  const holder = state.issueComments.get(op.comment_id);
+  if (holder !== undefined) r.bad(`${what}: comment ${op.comment_id} is already recorded for Work ${holder}`);
+  if (seen.link === undefined && admittedBackingIssue(work) === undefined) r.bad(`${what}: Work ${work.workId} has no backing Issue (no IssueLink before it, no backing_issue) for comment ${op.comment_id} to be on`);
+  state.issueComments.set(op.comment_id, work.workId);
   // A handle is never rebound: one summary per Work, one comment per Claim.
   if (op.claim_id === undefined ? seen.summary : seen.claims.has(op.claim_id)) {
     r.bad(`${what} rebinds ${op.claim_id === undefined ? `the summary comment of Work ${work.workId}` : `the comment of Claim ${op.claim_id}`}`);

@@ -134,6 +134,67 @@ describeReference(present, 'the reference contract\'s specific codes, on the byt
     expect(codeOf(edited('q10', (q) => (op0(q).disposition = 'all')))).toBe('evidence_invalid');
   });
 
+  // Spec 7.15 "Completion is not yet dependency success": only verified delivery releases a barrier.
+  const ev = (q: Commit): JsonObject => op0(q).evidence as JsonObject;
+  const resultEvidence: Array<[string, (e: JsonObject) => void, string]> = [
+    ['prelaunch evidence of the trusted publisher', (e) => Object.assign(e, { kind: 'prelaunch', source: 'trusted_publisher' }), 'evidence kind "prelaunch" is not delivery'],
+    ['the bound run\'s failed terminal run', (e) => Object.assign(e, { kind: 'terminal_run', source: 'github_api', status: 'completed', conclusion: 'failure' }), 'evidence kind "terminal_run" is not delivery'],
+    ['reconciliation evidence', (e) => Object.assign(e, { kind: 'reconciliation', source: 'github_api' }), 'evidence kind "reconciliation" is not delivery'],
+    ['delivery evidence asserted from the GitHub API, not verified receipts', (e) => (e.source = 'github_api'), 'source "github_api" is not verified_receipts'],
+    ['delivery evidence without its receipt', (e) => delete e.receipt, 'names no receipt'],
+  ];
+  for (const [what, edit, message] of resultEvidence) {
+    it(`a Result on ${what} is evidence_invalid`, () => {
+      const f = failure(edited('q7', (q) => edit(ev(q))));
+      expect(f === 'accepted' ? f : [f.code, f.message]).toEqual(['evidence_invalid', expect.stringContaining(message)]);
+    });
+  }
+
+  // Spec 7.17 "Canonical ledger new-admission watermark": a record is counted as its canonical line.
+  it('the admission watermark counts canonical bytes: a record written with insignificant whitespace is measured as its canonical line', () => {
+    const ledgerAt = (limit: number, padded: boolean): Uint8Array => {
+      const [q0, q1] = structuredClone(base.slice(0, 2)) as [Commit, Commit];
+      ((op0(q0).policy as JsonObject).limits as JsonObject).ledger_bytes = limit;
+      seal(q0);
+      const lines = [canonicalize(q0 as unknown as JsonValue), canonicalize(q1 as unknown as JsonValue)];
+      if (padded) lines[1] = lines[1]!.replace('":', '": ');
+      return new TextEncoder().encode(`${lines.join('\n')}\n`);
+    };
+    // The limit that is exactly the two canonical lines' size (its digits are part of the size).
+    let limit = 6000;
+    for (let i = 0; i < 5; i++) limit = ledgerAt(limit, false).length;
+    expect(ledgerAt(limit, false).length).toBe(limit);
+    expect(codeOf(ledgerAt(limit, false))).toBe('accepted');
+    expect(ledgerAt(limit, true).length).toBe(limit + 1);
+    expect(codeOf(ledgerAt(limit, true))).toBe('accepted');
+    expect(codeOf(ledgerAt(limit - 1, false))).toBe('ledger_limit');
+  });
+
+  // Spec 7.8: a binding carries the evidence of the exact run it read.
+  it('a Dispatch(bound) without evidence is evidence_invalid', () => {
+    const f = failure(edited('q5', (q) => delete op0(q).evidence));
+    expect(f === 'accepted' ? f : [f.code, f.message]).toEqual(['evidence_invalid', expect.stringContaining('carries the evidence of run 202')]);
+  });
+
+  for (const kind of ['nonlaunch', 'prelaunch']) {
+    it(`a Dispatch(bound) on ${kind} evidence is evidence_invalid`, () => {
+      const f = failure(edited('q5', (q) => (ev(q).kind = kind)));
+      expect(f === 'accepted' ? f : [f.code, f.message]).toEqual(['evidence_invalid', expect.stringContaining(`of kind ${kind} says no run launched`)]);
+    });
+  }
+
+  // Spec 7.16: an Observation is read no later than its decision, under the current credential generation.
+  it('an Observation observed after its commit\'s decision time is observation_invalid', () => {
+    const f = failure(edited('q2', (q) => (op0(q).observed_at = 2501)));
+    expect(f === 'accepted' ? f : [f.code, f.message]).toEqual(['observation_invalid', expect.stringContaining('after its commit\'s decision time 2500')]);
+    expect(codeOf(edited('q2', (q) => (op0(q).observed_at = 2500)))).toBe('accepted');
+  });
+
+  it('an Observation read under another credential generation than the current one is observation_invalid', () => {
+    const f = failure(edited('q2', (q) => (op0(q).credential_generation = 'gen-2')));
+    expect(f === 'accepted' ? f : [f.code, f.message]).toEqual(['observation_invalid', expect.stringContaining('the current one is "initial"')]);
+  });
+
   it('an unknown Dispatch state is dispatch_invalid (was schema_invalid)', () => {
     expect(codeOf(edited('q4', (q) => (op0(q).state = 'launched')))).toBe('dispatch_invalid');
   });

@@ -49,6 +49,7 @@ export const FORKED_FIELDS: { readonly [K in keyof Required<ReplayState>]: Forke
   admissions: 'map',
   issueLinks: 'map',
   linkedIssues: 'map',
+  issueComments: 'map',
   backingIssues: 'map',
   checkpoint: 'object',
   budget: 'object',

@@ -61,13 +61,16 @@ export function decodeRecord(input: Uint8Array, start: number, end: number, line
 
 /**
  * Every check of one record's text; `bytes`, when known, is its UTF-8 length.
- * Throws the record's `ProtocolError`, located at `line`. `plain`: the commit is
+ * Throws the record's `ProtocolError`, located at `line`. `canonical`: the text is the record's
+ * canonical serialisation (a record may be written otherwise: spec 7.6 "Canonicalization changes
+ * key order, insignificant whitespace and equivalent JSON escaping, not the decoded data").
+ * `plain`: the commit is
  * `JSON.parse(text)` itself (not for a record that is not canonical JSON, read by
  * the strict parser, nor for one the schema parses into a new value). `measures`: what the
  * fold would measure of its operations (measures.ts), from the one-pass check's spans when the
  * record is ASCII; null for a record that is not proven canonical (the fold measures it).
  */
-export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean; repeat: RepeatedParameters | null; measures: RecordMeasures | null } {
+export function parseRecord(text: string, line: number, bytes: number | undefined): { commit: QueueCommit; verdict: EnvelopeVerdict; plain: boolean; canonical: boolean; repeat: RepeatedParameters | null; measures: RecordMeasures | null } {
   try {
     const { value, spans, record, repeat } = parseLedgerRecord(text, bytes);
     const version = (value as { version?: unknown } | null)?.version;
@@ -77,9 +80,9 @@ export function parseRecord(text: string, line: number, bytes: number | undefine
     const commit = parseQueueCommit(value, alias);
     // `plain`: the commit is the very value JSON.parse returned (zod builds a new one for a record the
     // fast validator cannot prove, e.g. a Policy: other key order, prototype-free maps).
-    if (spans === null) return { commit, verdict: UNVERIFIED, plain: false, repeat: null, measures: null };
+    if (spans === null) return { commit, verdict: UNVERIFIED, plain: false, canonical: false, repeat: null, measures: null };
     const measures = measureRecord(commit, record !== null && bytes === text.length ? record.operations : null);
-    return { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value, repeat, measures };
+    return { commit, verdict: verifyEnvelopeText(text, spans, commit, record), plain: commit === value, canonical: true, repeat, measures };
   } catch (e) {
     if (isProtocolError(e)) throw e.at({ line });
     throw e;

@@ -28,6 +28,8 @@ class ParsedRecord implements ChainRecord {
     readonly verdict: EnvelopeVerdict,
     /** What the record stage measured of its operations (measures.ts), inline or on a verifier; null when nothing was. */
     readonly measures: RecordMeasures | null,
+    /** Whether the record's text is its canonical serialisation (every record verified elsewhere is). */
+    readonly canonical: boolean,
     readonly line: number,
     /** A record read from bytes: its byte offsets (LF excluded) in this input (`start` -1: read as text). */
     readonly start: number,
@@ -117,6 +119,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
       let verdict: EnvelopeVerdict;
       let verified: VerifiedRecord | null = null;
       let measures: RecordMeasures | null;
+      let canonical = true;
       if ('text' in frame) {
         text = frame.text;
       } else {
@@ -130,9 +133,9 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
         measures = verified.measures;
       } else {
         text ??= texts!.text(n, physical);
-        ({ commit, verdict, measures } = parseRecord(text, physical, start < 0 ? undefined : end - start));
+        ({ commit, verdict, measures, canonical } = parseRecord(text, physical, start < 0 ? undefined : end - start));
       }
-      for (const next of chain.offer(new ParsedRecord(commit, verdict, measures, physical, start, end, n, text, texts))) {
+      for (const next of chain.offer(new ParsedRecord(commit, verdict, measures, canonical, physical, start, end, n, text, texts))) {
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
@@ -156,8 +159,13 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   }
 }
 
-/** The record's bytes in the ledger: its line and LF. */
-function recordBytes(record: ParsedRecord): number {
+/**
+ * The record's canonical bytes (its canonical line and LF: what the ledger budget counts, spec
+ * 7.17 "Canonical ledger new-admission watermark"): its line's, when that is canonical; else
+ * undefined, and the fold measures the canonical serialisation of its commit.
+ */
+function recordBytes(record: ParsedRecord): number | undefined {
+  if (!record.canonical) return undefined;
   return record.start < 0 ? utf8ByteLength(record.text) + 1 : record.end - record.start + 1;
 }
 

@@ -266,6 +266,12 @@ export interface ReplayState {
    */
   linkedIssues: Map<string, string>;
   /**
+   * The Work each recorded IssueComment handle belongs to, by comment id: a handle is recorded
+   * once in the whole queue and never rebound to another Work (kept by replay, rebuilt by
+   * checkpoint restoration).
+   */
+  issueComments: Map<string, string>;
+  /**
    * The Work admitted with each pre-existing `backing_issue`, by Issue identity (kept by
    * admission, rebuilt by checkpoint restoration): one Work per Issue is checked against it.
    */
@@ -337,6 +343,7 @@ export function createState(): ReplayState {
     admissions: new Map(),
     issueLinks: new Map(),
     linkedIssues: new Map(),
+    issueComments: new Map(),
     backingIssues: new Map(),
   };
 }

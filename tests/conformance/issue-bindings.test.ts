@@ -45,19 +45,30 @@ describe('backing-Issue bindings on replay', () => {
     expect(byteVerdict(forge(q, { id: 'steal', kind: 'observe', actor: reconciler, at: q.tick(), operations: [link(b, 1)] }))).toBe('issue_link_conflict');
   });
 
-  it('a comment handle is recorded once (issue_comment_duplicate) and names a Claim of its own Work (claim_scope_invalid)', () => {
+  it('a comment handle is recorded once in the queue (issue_comment_duplicate, also for another Work) and names a Claim of its own Work (claim_scope_invalid)', () => {
     const { q, a, b } = queue();
     const g = grantOne(q);
+    q.w.publish('links', reconciler, q.tick(), operationsRequest('observe', [link(a, 1), link(b, 2)]));
     q.w.publish('c1', reconciler, q.tick(), operationsRequest('observe', [comment(a, '71')]));
     expect(byteVerdict(forge(q, { id: 'c2', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(a, '71')] }))).toBe('issue_comment_duplicate');
+    // Another Work's Issue: the handle is still the one recorded for a.
+    expect(byteVerdict(forge(q, { id: 'c2b', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(b, '71')] }))).toBe('issue_comment_duplicate');
+    expect(byteVerdict(forge(q, { id: 'c2c', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(b, '74')] }))).toBe('accepted');
     const foreign = g.workId === a ? b : a;
     expect(byteVerdict(forge(q, { id: 'c3', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(foreign, '73', g.claimId)] }))).toBe('claim_scope_invalid');
+  });
+
+  it('a comment on a Work with no backing Issue (no IssueLink, no backing_issue) is issue_link_invalid; after its link it is accepted', () => {
+    const { q, a } = queue();
+    expect(byteVerdict(forge(q, { id: 'c1', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(a, '71')] }))).toBe('issue_link_invalid');
+    expect(byteVerdict(forge(q, { id: 'c1', kind: 'observe', actor: reconciler, at: q.tick(), operations: [link(a, 1), comment(a, '71')] }))).toBe('accepted');
   });
 
   it('a summary or Claim comment handle cannot be rebound to another comment (issue_comment_immutable)', () => {
     const { q, a } = queue();
     const g = grantOne(q);
-    q.w.publish('c1', reconciler, q.tick(), operationsRequest('observe', [comment(a, '71'), comment(g.workId, '81', g.claimId)]));
+    const links = g.workId === a ? [link(a, 1)] : [link(a, 1), link(g.workId, 2)];
+    q.w.publish('c1', reconciler, q.tick(), operationsRequest('observe', [...links, comment(a, '71'), comment(g.workId, '81', g.claimId)]));
     expect(byteVerdict(forge(q, { id: 'c2', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(a, '72')] }))).toBe('issue_comment_immutable');
     expect(byteVerdict(forge(q, { id: 'c3', kind: 'observe', actor: reconciler, at: q.tick(), operations: [comment(g.workId, '82', g.claimId)] }))).toBe('issue_comment_immutable');
   });

@@ -5,7 +5,7 @@
  * path; each has an honest control on the same prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateTerminalRequest, conflictTransition, resolutionRequest, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import { candidateTerminalRequest, conflictTransition, rejectedTransition, resolutionRequest, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { cancelClaims, releaseRequest } from '../../engine/lifecycle/release.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
@@ -44,6 +44,15 @@ describe('§8.2 "Launch recovery": duplicate or conflicting runs retain capacity
     const { q, dispatchId } = prefix(false);
     const at = q.tick();
     expect(byteVerdict(forgeBuilt(q, 'bind-7001', reconciler, at, dispatchBound(q.state, dispatchId, '7001', at)))).toBe('accepted');
+  });
+
+  it('a group with a recorded conflict cannot be rejected as a nonlaunch (run_binding_conflict), so no ordinary Release follows; without a conflict the same rejection is accepted', () => {
+    for (const conflict of [true, false]) {
+      const { q, dispatchId } = prefix(conflict);
+      const at = q.tick();
+      const rejected = rejectedTransition(q.state, dispatchId, 'dispatch_rejected_422', evidence(q, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, at));
+      expect(byteVerdict(forgeBuilt(q, 'rejected', reconciler, at, rejected)), `conflict: ${conflict}`).toBe(conflict ? 'run_binding_conflict' : 'accepted');
+    }
   });
 
   it('a conflict discovered after launch_unresolved is recorded on the unresolved group, then no run binds (run_binding_conflict)', () => {

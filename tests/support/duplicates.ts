@@ -65,10 +65,23 @@ export function duplicateVariants(ledger: string): DuplicateVariant[] {
     { name: 'every line twice, in order', text: join(l.flatMap((x) => [x, x])), expect: 'same' },
     { name: 'whole ledger twice, one after the other', text: join([...l, ...l]), expect: 'same' },
     { name: 'reversed order with duplicates of the first and last', text: join([l[last]!, ...[...l].reverse(), l[0]!]), expect: 'same' },
+    { name: 'duplicate spelled with its keys in another order (the same record, spec 7.6)', text: join(insert(mid + 1, respelled(l[mid]!))), expect: 'same' },
+    { name: 'duplicate with insignificant whitespace, at the end', text: join([...l, spaced(l[1]!)]), expect: 'same' },
+    { name: 'the original spelled otherwise, its canonical duplicate after it', text: join([...l.slice(0, mid), respelled(l[mid]!), ...l.slice(mid)]), expect: 'same' },
     { name: 'conflicting duplicate after the original', text: join(insert(mid + 2, conflictingCopy(l[mid]!))), expect: CONFLICTING },
     { name: 'conflicting duplicate of the genesis at the end', text: join([...l, conflictingCopy(l[0]!)]), expect: CONFLICTING },
     { name: 'conflicting duplicate before its causal position', text: join(insert(1, conflictingCopy(l[last]!))), expect: CONFLICTING },
   ];
+}
+
+/** The same record with its top-level keys in reverse order (not canonical, the same decoded data). */
+function respelled(line: string): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(line) as Record<string, unknown>).reverse()));
+}
+
+/** The same record with insignificant whitespace after its first key. */
+function spaced(line: string): string {
+  return line.replace('":', '": ');
 }
 
 /** Duplicates inside appended bytes (incremental `appendLedger` / `refreshLedger`). */
@@ -84,6 +97,7 @@ export function appendedVariants(ledger: string): AppendedVariant[] {
     { name: 'appended chunk repeats one of its own commits (released earlier in the same chunk)', prefix, appended: join([...rest, rest[0]!]), expect: 'same', equal },
     { name: 'appended chunk repeats one of its own commits before its causal position', prefix, appended: join([rest[rest.length - 1]!, ...rest]), expect: 'same', equal },
     { name: 'appended chunk is only a duplicate of the validated tip', prefix, appended: join([l[cut - 1]!]), expect: 'same', equal: prefix },
+    { name: 'appended chunk repeats a prefix commit spelled with its keys in another order', prefix, appended: join([...rest, respelled(l[2]!)]), expect: 'same', equal },
     { name: 'appended chunk holds a conflicting copy of a prefix commit', prefix, appended: join([...rest, conflictingCopy(l[2]!)]), expect: CONFLICTING, equal },
     { name: 'appended chunk holds a conflicting copy of its own commit', prefix, appended: join([...rest, conflictingCopy(rest[0]!)]), expect: CONFLICTING, equal },
   ];

@@ -9,7 +9,7 @@ import { recordResult } from '../../state/ready-index.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, touch } from '../../state/mutate.ts';
 import type { WorkRecord } from '../../state/state.ts';
-import { checkBoundRunEvidence, checkExactTerminal } from './evidence.ts';
+import { checkDeliveryEvidence, checkExactTerminal } from './evidence.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 
 function pendingBarrier(ctx: CommitContext, workId: string, claimId: string, completionId: string): WorkRecord {
@@ -33,7 +33,7 @@ export function applyResult(ctx: CommitContext, op: OperationOf<'Result'>): void
     if (bytes > limit) fail('resource_limit', `Result descriptor is ${bytes} bytes; the limit is ${limit}`, where(ctx), { limit: 'result_bytes', max: limit });
   }
   const claim = ctx.state.claims.get(work.currentClaim!)!;
-  checkBoundRunEvidence(ctx, ctx.state.dispatches.get(claim.dispatchId)!, op.evidence, `Result of Work ${op.work_id}`);
+  checkDeliveryEvidence(ctx, ctx.state.dispatches.get(claim.dispatchId)!, op.evidence, `Result of Work ${op.work_id}`);
   work.barrier = 'verified';
   work.resultCommit = ctx.commit.id;
   recordResult(ctx.state.ready, work.workId, ctx.commit.id, op.descriptor as unknown as JsonObject);

@@ -47,6 +47,10 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   if (conflicted && op.state === 'bound' && !resolution) {
     fail('run_binding_conflict', `dispatch ${g.dispatchId} recorded a run binding conflict: run ${op.run?.run_id ?? '(none)'} gets no authority`, at);
   }
+  // Candidate runs were seen: nonlaunch evidence cannot account for them (§8.2 "Launch recovery").
+  if (conflicted && op.state === 'rejected') {
+    fail('run_binding_conflict', `dispatch ${g.dispatchId} recorded a run binding conflict: it cannot be rejected as a nonlaunch; it leaves only on every candidate's exact terminal evidence or an administrator's resolution`, at);
+  }
   if (isCandidateTerminal(g, op)) {
     recordCandidateTerminal(ctx, g, op);
     g.lifecycleWrites += 1;

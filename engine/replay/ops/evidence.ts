@@ -47,7 +47,23 @@ export function boundRunMismatch(run: BoundRun, evidence: Evidence): string | nu
   return null;
 }
 
-/** Result evidence (spec 7.15: verified delivery of the Claim's bound run). */
+/**
+ * Result evidence is verified delivery (spec 7.15 "Completion is not yet dependency success":
+ * "Completion, agent statements, and an overall successful worker conclusion alone do not prove
+ * delivery"; contract `permissions.delivery`: "a trusted read-only DeliveryVerifier capability,
+ * never a receipt asserted by operator flags"): kind `delivery`, from the verified receipts, with
+ * the receipt it verified; and it names the Claim's bound run (`checkBoundRunEvidence`).
+ */
+export function checkDeliveryEvidence(ctx: CommitContext, group: DispatchRecord, evidence: Evidence, what: string): void {
+  const problem = evidence.kind !== 'delivery' ? `evidence kind ${JSON.stringify(evidence.kind)} is not delivery`
+    : evidence.source !== 'verified_receipts' ? `delivery evidence source ${JSON.stringify(evidence.source)} is not verified_receipts`
+      : evidence.receipt === undefined ? 'delivery evidence names no receipt'
+        : null;
+  if (problem !== null) fail('evidence_invalid', `${what}: ${problem}; only verified delivery releases a delivery barrier`, where(ctx), { field: problem.startsWith('evidence kind') ? 'kind' : problem.includes('source') ? 'source' : 'receipt' });
+  checkBoundRunEvidence(ctx, group, evidence, what);
+}
+
+/** Evidence that names the group's bound run, within its approved execution scope. */
 export function checkBoundRunEvidence(ctx: CommitContext, group: DispatchRecord, evidence: Evidence, what: string): void {
   const run = group.run as BoundRun | null;
   if (run === null) fail('evidence_invalid', `${what}: dispatch ${group.dispatchId} has no bound run the evidence could name`, where(ctx));
@@ -56,9 +72,16 @@ export function checkBoundRunEvidence(ctx: CommitContext, group: DispatchRecord,
   if (problem !== null) fail('evidence_invalid', `${what}: ${problem}`, where(ctx), { field: problem.split(' ')[1]! });
 }
 
-/** Dispatch(bound) evidence, when present, is the proof of the run it binds (7.8). */
+/**
+ * Dispatch(bound) evidence is the proof of the run it binds (7.8 "Validate the response, then
+ * fetch that exact run ... before appending Dispatch(bound)"): present, not evidence that no
+ * launch happened (prelaunch, nonlaunch), naming exactly that run, checked by the decision.
+ */
 export function checkBindingEvidence(ctx: CommitContext, run: BoundRun, evidence: Evidence | undefined): void {
-  if (evidence === undefined) return;
+  if (evidence === undefined) fail('evidence_invalid', `a Dispatch(bound) carries the evidence of run ${run.run_id} it read before binding it; this one has none`, where(ctx), { field: 'evidence' });
+  if (evidence.kind === 'prelaunch' || evidence.kind === 'nonlaunch') {
+    fail('evidence_invalid', `binding evidence of kind ${evidence.kind} says no run launched; it cannot bind run ${run.run_id}`, where(ctx), { field: 'kind' });
+  }
   const problem = boundRunMismatch(run, evidence);
   if (problem !== null) fail('evidence_invalid', `binding evidence does not prove run ${run.run_id}: ${problem}`, where(ctx), { field: problem.split(' ')[1]! });
   if (evidence.checked_at > ctx.commit.at) {

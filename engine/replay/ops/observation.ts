@@ -14,6 +14,13 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
   const at = where(ctx);
   if (repeatsObservation(ctx, op)) return;
   checkObservedRepository(ctx, op);
+  // Spec 7.16: an observation is read no later than the decision that records it, under the
+  // credential generation current then ("Bind the current credential generation; after a
+  // cutover, acquire a fresh authorized observation rather than reuse one from the old access context").
+  if (op.observed_at > ctx.commit.at) fail('observation_invalid', `observation ${op.observation_id} was observed at ${op.observed_at}, after its commit's decision time ${ctx.commit.at}`, at);
+  if (op.credential_generation !== state.controls.credential_generation) {
+    fail('observation_invalid', `observation ${op.observation_id} was read under credential generation ${JSON.stringify(op.credential_generation)}; the current one is ${JSON.stringify(state.controls.credential_generation)}`, at);
+  }
   const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
   if (op.resource.kind !== conditionKind) fail('observation_invalid', `condition ${op.condition} does not apply to a ${op.resource.kind}`, at);
   if (op.state === 'ready' && !satisfies(op)) {

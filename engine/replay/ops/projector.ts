@@ -58,8 +58,10 @@ export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComm
   checkClaim(ctx, op.work_id, op.claim_id);
   checkClaim(ctx, op.work_id, op.authority_claim_id);
   const list = records(ctx, op.work_id);
-  if (list.some((r) => r.kind === 'IssueComment' && r.comment_id === op.comment_id)) {
-    fail('issue_comment_duplicate', `comment ${op.comment_id} is already recorded`, where(ctx));
+  // A comment handle is recorded once in the queue (operator reference: "comment handles cannot be rebound").
+  const holder = ctx.state.issueComments.get(op.comment_id);
+  if (holder !== undefined) {
+    fail('issue_comment_duplicate', `comment ${op.comment_id} is already recorded${holder === op.work_id ? '' : ` for Work ${holder}; a comment handle cannot be rebound to Work ${op.work_id}`}`, where(ctx));
   }
   // One canonical summary per Work and one comment per Claim: a handle is never rebound.
   const same = list.find((r) => r.kind === 'IssueComment' && r.claim_id === op.claim_id);
@@ -70,6 +72,10 @@ export function applyIssueComment(ctx: CommitContext, op: OperationOf<'IssueComm
   const work = ctx.state.works.get(op.work_id)!;
   const link = list.find((r) => r.kind === 'IssueLink')?.resource as ResourceIdentity | undefined;
   const issue = link ?? admittedBackingIssue(work);
-  if (issue !== undefined) checkBindingAuthority(ctx, work, issue, op.projector_ref);
+  if (issue === undefined) {
+    fail('issue_link_invalid', `Work ${op.work_id} has no backing Issue (no IssueLink, no backing_issue): comment ${op.comment_id} is on no Issue of it`, where(ctx));
+  }
+  checkBindingAuthority(ctx, work, issue, op.projector_ref);
   list.push(op as unknown as JsonObject);
+  ctx.state.issueComments.set(op.comment_id, op.work_id);
 }
