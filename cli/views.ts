@@ -156,28 +156,5 @@ export function claimDetail(p: Projection, id: string) {
   };
 }
 
-export function traceView(p: Projection, sel: { requestId?: string; claimId?: string }, offset: number, limit: number) {
-  let relevant: (text: string) => boolean;
-  if (sel.requestId !== undefined) {
-    const r = p.request(sel.requestId);
-    if (r === undefined) fail('unknown_request', `request ${sel.requestId} is not committed`);
-    const claims = new Set(r.claimIds);
-    const groups = new Set(r.claimIds.map((c) => p.claim(c)!.dispatchId));
-    relevant = (t) => t.includes(sel.requestId!) || [...claims, ...groups].some((x) => t.includes(x));
-  } else {
-    const c = p.claim(sel.claimId!);
-    if (c === undefined) fail('unknown_claim', `Claim ${sel.claimId} is not in the ledger`);
-    relevant = (t) => t.includes(c.claimId) || t.includes(c.dispatchId);
-  }
-  const events: Array<{ ordinal: number; commit_id: string; kind: string; at: number; role: string; summary: string }> = [];
-  for (const info of p.commits) {
-    if (!relevant(p.commitText(info.id)!)) continue;
-    const commit = p.commit(info.id)!;
-    const kinds = [...new Set(commit.operations.map((op) => op.kind))].join('+');
-    events.push({ ordinal: info.ordinal, commit_id: info.id, kind: info.kind, at: info.at, role: info.role, summary: `${kinds} (${commit.operations.length} ops)` });
-  }
-  return { total: events.length, offset, limit, events: events.slice(offset, offset + limit) };
-}
-
 /** The Work states `state --state` accepts. */
 export const WORK_STATES = ['available', 'claimed', 'completed', 'cancelled'] as const;

@@ -3,6 +3,7 @@
  * readiness and reason (the engine's one readiness function, in the CLI's documented
  * vocabulary), its current owner, and commit times.
  */
+import { compactedReceipt } from '../engine/receipts/committed.ts';
 import type { Projection, WorkRecord } from '../engine/replay/index.ts';
 import type { BlockingStep } from '../engine/scheduler/eligibility.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
@@ -29,9 +30,14 @@ export function workReadiness(p: Projection, w: WorkRecord, asOf: number): WorkR
   }
 }
 
-/** `at` (Unix ms) of a commit of the ledger, or null. */
+/** `at` (Unix ms) of a commit of the ledger (retained, or compacted into its checkpoint), or null. */
 export function commitAt(p: Projection, commitId: string | null): number | null {
-  return commitId === null ? null : p.commitInfo(commitId)?.at ?? null;
+  if (commitId === null) return null;
+  const info = p.commitInfo(commitId);
+  if (info !== undefined) return info.at;
+  // Compacted away: its checkpoint receipt keeps its decision time.
+  const at = compactedReceipt(p, commitId)?.at;
+  return typeof at === 'number' ? at : null;
 }
 
 /** The current owner of a Work: its open Claim, that Claim's dispatch group and the bound run. */

@@ -13,7 +13,8 @@ import { resolveId, resolveOptional } from '../ids.ts';
 import { intIn } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
-import { claimDetail, statsRecords, statsView, traceView, treeRows, workDetail, WORK_STATES } from '../views.ts';
+import { traceView } from '../trace.ts';
+import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
 
 export const registerInspect: CommandModule = (program, ctx) => {
@@ -98,10 +99,17 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       const format = formatOf(g, o);
       const requestId = (ctx.globals().requestId);
       if ((requestId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --request-id or --claim-id', 'option_invalid');
-      const projection: Projection = await readSource(g).load();
-      const view = traceView(projection, { requestId: resolveOptional(projection, 'request', requestId), claimId: resolveOptional(projection, 'claim', o.claimId) }, o.offset, o.limit);
+      const source = readSource(g);
+      const projection: Projection = await source.load();
+      const sel = { requestId: resolveOptional(projection, 'request', requestId), claimId: resolveOptional(projection, 'claim', o.claimId) };
+      // A request or Claim compacted away is traced through the pre-compaction ledger when Git history still holds it.
+      const anchor = sel.requestId !== undefined ? projection.request(sel.requestId)?.commitId : projection.claim(sel.claimId!)?.commitId;
+      const compacted = anchor !== undefined && projection.checkpoint !== undefined && projection.commitText(anchor) === undefined;
+      const prior = compacted && source.history !== undefined ? await source.history(projection, anchor) : null;
+      const view = traceView(projection, sel, o.offset, o.limit, prior);
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);
+      if ('compacted' in view) ctx.io.out(`(events before checkpoint ${view.compacted.checkpoint} are in the ledger at Git commit ${view.compacted.prior_git_sha}, which this clone does not have)`);
     }));
 };

@@ -1,0 +1,100 @@
+/**
+ * `fairway trace`: the causal events of one request or one Claim (operator reference "trace").
+ *
+ * An event is a commit that IS the request (its `request.id`), or whose operations or worker
+ * actor name one of the followed Claims or dispatch groups by their exact ids (`claim_id`,
+ * `authority_claim_id`, `dispatch_id`; the actor's `dispatch_id` for a worker's finish). Ids are
+ * compared as values, never as substrings of a commit's text, and a Checkpoint is not an event
+ * of any request: it summarises them.
+ *
+ * After compaction the request's own commit (or the Claim's grant) may precede the checkpoint.
+ * With the pre-compaction ledger (`prior`, read through the checkpoint's prior Git commit) the
+ * trace is that ledger's events followed by the retained ones; without it the retained events
+ * are answered with `compacted` naming where the earlier ones are, and a trace with no retained
+ * event at all is `history_compacted`.
+ */
+import { fail } from '../engine/errors.ts';
+import type { JsonObject } from '../engine/json.ts';
+import { historyCompacted } from '../engine/receipts/committed.ts';
+import type { Projection } from '../engine/replay/index.ts';
+
+export interface TraceSelection {
+  requestId?: string;
+  claimId?: string;
+}
+
+export interface TraceEvent {
+  ordinal: number;
+  commit_id: string;
+  kind: string;
+  at: number;
+  role: string;
+  summary: string;
+}
+
+/** What a trace follows: the request id (if any), the Claims and their dispatch groups, and the commit that anchors it. */
+interface Followed {
+  requestId: string | null;
+  ids: ReadonlySet<string>;
+  anchor: string;
+}
+
+function followed(p: Projection, sel: TraceSelection): Followed {
+  if (sel.requestId !== undefined) {
+    const r = p.request(sel.requestId);
+    if (r === undefined) fail('unknown_request', `request ${sel.requestId} is not committed`);
+    const ids = new Set<string>(r.claimIds);
+    for (const c of r.claimIds) {
+      const claim = p.claim(c);
+      if (claim !== undefined) ids.add(claim.dispatchId);
+    }
+    return { requestId: sel.requestId, ids, anchor: r.commitId };
+  }
+  const c = p.claim(sel.claimId!);
+  if (c === undefined) fail('unknown_claim', `Claim ${sel.claimId} is not in the ledger`);
+  return { requestId: null, ids: new Set([c.claimId, c.dispatchId]), anchor: c.commitId };
+}
+
+const NAMED = ['claim_id', 'authority_claim_id', 'dispatch_id'] as const;
+
+/** Whether `commit` is an event of what `f` follows. */
+function isEvent(commit: { request: { id: string }; actor: JsonObject; operations: readonly JsonObject[] }, f: Followed): boolean {
+  if (commit.request.id === f.requestId) return true;
+  if (typeof commit.actor.dispatch_id === 'string' && f.ids.has(commit.actor.dispatch_id)) return true;
+  for (const op of commit.operations) {
+    if (op.kind === 'Checkpoint') return false;
+    for (const field of NAMED) {
+      const v = op[field];
+      if (typeof v === 'string' && f.ids.has(v)) return true;
+    }
+  }
+  return false;
+}
+
+function eventsOf(p: Projection, f: Followed): TraceEvent[] {
+  const events: TraceEvent[] = [];
+  for (const info of p.commits) {
+    const commit = p.commit(info.id);
+    if (commit === undefined || !isEvent(commit as unknown as Parameters<typeof isEvent>[0], f)) continue;
+    const kinds = [...new Set(commit.operations.map((op) => op.kind))].join('+');
+    events.push({ ordinal: info.ordinal, commit_id: info.id, kind: info.kind, at: info.at, role: info.role, summary: `${kinds} (${commit.operations.length} ops)` });
+  }
+  return events;
+}
+
+/**
+ * The trace of `sel` over `p`, paginated. `prior`: the pre-compaction ledger holding the anchor
+ * commit, when `p` compacted it away and Git history still has it (null or absent: unreachable).
+ */
+export function traceView(p: Projection, sel: TraceSelection, offset: number, limit: number, prior?: Projection | null) {
+  const f = followed(p, sel);
+  const compacted = p.commitText(f.anchor) === undefined && p.checkpoint !== undefined;
+  const earlier = compacted && prior !== undefined && prior !== null ? eventsOf(prior, f) : [];
+  const events = [...earlier, ...eventsOf(p, f)];
+  const what = sel.requestId !== undefined ? `the events of request ${sel.requestId}` : `the events of Claim ${sel.claimId}`;
+  if (compacted && earlier.length === 0 && events.length === 0) historyCompacted(p, f.anchor, what);
+  const page = { total: events.length, offset, limit, events: events.slice(offset, offset + limit) };
+  if (!compacted || earlier.length > 0) return page;
+  // The earlier events precede the checkpoint and are not read here.
+  return { ...page, compacted: { commit: f.anchor, checkpoint: p.commits[0]?.id ?? null, prior_git_sha: p.checkpoint!.priorGitSha } };
+}
