@@ -10,8 +10,9 @@ import { isProtocolError } from '../engine/errors.ts';
 import type { JsonValue } from '../engine/json.ts';
 import { replayLedger, type Projection } from '../engine/replay/index.ts';
 import { buildCommit } from '../engine/requests/build.ts';
+import { dispatchBound } from '../engine/requests/lifecycle.ts';
 import { finishRequest, operationsRequest } from '../engine/requests/operations.ts';
-import { admin, nodes, policyOf, TestQueue } from '../tests/acceptance/queue.ts';
+import { admin, nodes, policyOf, reconciler, TestQueue } from '../tests/acceptance/queue.ts';
 import { bind, grantOne, start, workerOf } from '../tests/conformance/forbidden.ts';
 import { checkpointOf } from '../tests/support/checkpoints.ts';
 import { traceView } from './trace.ts';
@@ -50,10 +51,10 @@ describe('trace after compaction', () => {
     const compacted = replay(checkpointOf(q.text()));
     const grant = full.claim(g.claimId)!.requestId;
     for (const sel of [{ requestId: grant }, { claimId: g.claimId }]) {
-      expect(traceView(compacted, sel, 0, 64, full)).toEqual(traceView(full, sel, 0, 64));
+      expect(traceView(compacted, sel, 0, 64, [full])).toEqual(traceView(full, sel, 0, 64));
       let code = 'answered';
       try {
-        traceView(compacted, sel, 0, 64, null);
+        traceView(compacted, sel, 0, 64);
       } catch (e) {
         if (!isProtocolError(e)) throw e;
         code = e.code;
@@ -70,8 +71,26 @@ describe('trace after compaction', () => {
     const built = finishRequest(p.state, { dispatch_id: g.dispatchId, claim_handle: 'h1', outcome: 'completed' }, at);
     const commit = buildCommit(p.state, { id: 'finish-after', kind: built.kind, parameters: built.parameters, actor: workerOf(g.dispatchId, '7001'), at, operations: built.operations });
     const later = replay(`${root}${canonicalize(commit as unknown as JsonValue)}\n`);
-    const view = traceView(later, { claimId: g.claimId }, 0, 64, null);
+    const view = traceView(later, { claimId: g.claimId }, 0, 64);
     expect(kinds(view)).toEqual(['finish']);
     expect(view).toMatchObject({ compacted: { checkpoint: later.commits[0]!.id, prior_git_sha: 'e'.repeat(40) } });
+  });
+
+  it('after two compactions the events of every ledger in between are read, in order (not only the deepest one holding the anchor)', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 3, ''));
+    const g = grantOne(q);
+    start(q, g.dispatchId);
+    const l1 = q.text();
+    const c1 = checkpointOf(l1, 'a'.repeat(40));
+    const p1 = replay(c1);
+    const at = p1.state.commits.at(-1)!.at + 1000;
+    const built = dispatchBound(p1.state, g.dispatchId, '7001', at);
+    const bindCommit = buildCommit(p1.state, { id: 'bind-after', kind: built.kind, parameters: built.parameters, actor: reconciler, at, operations: built.operations });
+    const l2 = `${c1}${canonicalize(bindCommit as unknown as JsonValue)}\n`;
+    const l3 = replay(checkpointOf(l2, 'b'.repeat(40)));
+    const sel = { claimId: g.claimId };
+    expect(kinds(traceView(l3, sel, 0, 64, [replay(l1), replay(l2)]))).toEqual(['dispatch_next', 'dispatch', 'dispatch']);
+    // Only the ledger before the first checkpoint reached: the answer says the trace starts later than the anchor.
+    expect(traceView(l3, sel, 0, 64, [replay(l2)])).toMatchObject({ events: [{ kind: 'dispatch' }], compacted: { prior_git_sha: 'a'.repeat(40) } });
   });
 });

@@ -8,9 +8,10 @@
  * of any request: it summarises them.
  *
  * After compaction the request's own commit (or the Claim's grant) may precede the checkpoint.
- * With the pre-compaction ledger (`prior`, read through the checkpoint's prior Git commit) the
- * trace is that ledger's events followed by the retained ones; without it the retained events
- * are answered with `compacted` naming where the earlier ones are, and a trace with no retained
+ * With the pre-compaction ledgers (`earlier`, oldest first: each one read through the next one's
+ * checkpoint `prior_git_sha`, back to one that holds the anchor) the trace is their events in
+ * order followed by the retained ones; when the ledgers reached do not hold the anchor, the
+ * events are answered with `compacted` naming where the earlier ones are, and a trace with no
  * event at all is `history_compacted`.
  */
 import { fail } from '../engine/errors.ts';
@@ -82,19 +83,26 @@ function eventsOf(p: Projection, f: Followed): TraceEvent[] {
   return events;
 }
 
-/**
- * The trace of `sel` over `p`, paginated. `prior`: the pre-compaction ledger holding the anchor
- * commit, when `p` compacted it away and Git history still has it (null or absent: unreachable).
- */
-export function traceView(p: Projection, sel: TraceSelection, offset: number, limit: number, prior?: Projection | null) {
+/** Whether `p` compacted away the commit `sel`'s trace starts from (its request's, or its Claim's grant). */
+export function traceCompacted(p: Projection, sel: TraceSelection): boolean {
   const f = followed(p, sel);
-  const compacted = p.commitText(f.anchor) === undefined && p.checkpoint !== undefined;
-  const earlier = compacted && prior !== undefined && prior !== null ? eventsOf(prior, f) : [];
-  const events = [...earlier, ...eventsOf(p, f)];
+  return p.checkpoint !== undefined && p.commitText(f.anchor) === undefined;
+}
+
+/**
+ * The trace of `sel` over `p`, paginated. `earlier`: the pre-compaction ledgers Git history still
+ * has, oldest first, each the one its successor's checkpoint replaced (none: unreachable).
+ */
+export function traceView(p: Projection, sel: TraceSelection, offset: number, limit: number, earlier: readonly Projection[] = []) {
+  const f = followed(p, sel);
+  const ledgers = [...earlier, p];
+  const events = ledgers.flatMap((l) => eventsOf(l, f));
+  const oldest = ledgers[0]!;
+  const compacted = oldest.checkpoint !== undefined && oldest.commitText(f.anchor) === undefined;
   const what = sel.requestId !== undefined ? `the events of request ${sel.requestId}` : `the events of Claim ${sel.claimId}`;
-  if (compacted && earlier.length === 0 && events.length === 0) historyCompacted(p, f.anchor, what);
+  if (compacted && events.length === 0) historyCompacted(oldest, f.anchor, what);
   const page = { total: events.length, offset, limit, events: events.slice(offset, offset + limit) };
-  if (!compacted || earlier.length > 0) return page;
-  // The earlier events precede the checkpoint and are not read here.
-  return { ...page, compacted: { commit: f.anchor, checkpoint: p.commits[0]?.id ?? null, prior_git_sha: p.checkpoint!.priorGitSha } };
+  if (!compacted) return page;
+  // The earliest events precede the oldest checkpoint reached and are not read here.
+  return { ...page, compacted: { commit: f.anchor, checkpoint: oldest.commits[0]?.id ?? null, prior_git_sha: oldest.checkpoint!.priorGitSha } };
 }

@@ -13,7 +13,7 @@ import { resolveId, resolveOptional } from '../ids.ts';
 import { intIn } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
-import { traceView } from '../trace.ts';
+import { traceCompacted, traceView } from '../trace.ts';
 import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
 
@@ -102,11 +102,16 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       const source = readSource(g);
       const projection: Projection = await source.load();
       const sel = { requestId: resolveOptional(projection, 'request', requestId), claimId: resolveOptional(projection, 'claim', o.claimId) };
-      // A request or Claim compacted away is traced through the pre-compaction ledger when Git history still holds it.
-      const anchor = sel.requestId !== undefined ? projection.request(sel.requestId)?.commitId : projection.claim(sel.claimId!)?.commitId;
-      const compacted = anchor !== undefined && projection.checkpoint !== undefined && projection.commitText(anchor) === undefined;
-      const prior = compacted && source.history !== undefined ? await source.history(projection, anchor) : null;
-      const view = traceView(projection, sel, o.offset, o.limit, prior);
+      // A request or Claim compacted away is traced through the pre-compaction ledgers Git history
+      // still has: each checkpoint's prior ledger (the one holding its prior tip), back to the anchor.
+      const earlier: Projection[] = [];
+      for (let at = projection; source.history !== undefined && at.checkpoint !== undefined && traceCompacted(at, sel);) {
+        const prior = await source.history(at, at.checkpoint.priorTip);
+        if (prior === null || prior === at) break;
+        earlier.unshift(prior);
+        at = prior;
+      }
+      const view = traceView(projection, sel, o.offset, o.limit, earlier);
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);

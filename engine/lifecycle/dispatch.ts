@@ -115,6 +115,8 @@ export function rejectedTransition(source: QueueSource, dispatchId: string, why:
   const state = stateOf(source);
   const group = dispatchGroup(state, dispatchId);
   if (!['started', 'uncertain', 'unresolved'].includes(group.state)) fail('dispatch_transition_invalid', `dispatch ${dispatchId} is ${group.state}`);
+  // Replay refuses it too (ops/dispatch.ts): candidate runs were seen, nonlaunch evidence cannot account for them.
+  if (conflictRecorded(group)) fail('run_binding_conflict', `dispatch ${dispatchId} recorded a run binding conflict: it cannot be rejected as a nonlaunch`);
   if (evidence.kind !== 'nonlaunch') fail('evidence_invalid', 'a rejection carries nonlaunch evidence');
   return op(dispatchId, { state: 'rejected', reason: reason(why), evidence });
 }

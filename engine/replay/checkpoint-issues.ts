@@ -9,8 +9,9 @@
  *   (replay/ops/projector.ts, ops/backing-issue.ts): at most one IssueLink per Work, to an Issue
  *   (never a pull request), the Work's admitted `backing_issue` if it has one; one Work per
  *   Issue across IssueLinks and admitted `backing_issue`s; no rebound comment handle (one
- *   summary per Work, one comment per Claim, comment ids unique per Work); every Claim named
- *   belongs to the Work. It rebuilds `state.linkedIssues`.
+ *   summary per Work, one comment per Claim, comment ids unique in the queue, a comment only
+ *   after its Work's IssueLink or on its admitted `backing_issue`); every Claim named belongs to
+ *   the Work. It rebuilds `state.linkedIssues` and `state.issueComments`.
  * - `epoch_projectors` (`{epoch: [ProjectorRule, ...]}`): the projector rules of each earlier
  *   Policy epoch under which restored Work was admitted. Closure is decided by the rules in
  *   force at a Work's admission (ops/projector-rules.ts `admissionCompletionPolicy`) and the

@@ -43,7 +43,7 @@ export async function deployWorker(
     const p = deploymentPlan(state, facts);
     if (!p.changed) fail('deployment_unchanged', `${input.pool}/${input.workerProfile} already runs ${input.revision.ref}`);
     return p.request;
-  }, { tolerate: ['deployment_unchanged'], ...(now === undefined ? {} : { now }) });
+  }, { tolerate: ['deployment_unchanged'], callerId: true, ...(now === undefined ? {} : { now }) });
   const from = plan.changed ? plan.from : String(plan.profile.ref);
   if (t.status === 'skipped') return { ...base, from, status: 'unchanged', commit_id: null };
   return { ...base, from, status: t.status === 'committed' ? 'deployed' : 'replayed', commit_id: t.commitId };

@@ -115,7 +115,7 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise
   if (posted.status === 'rejected') {
     report.reason = posted.reason;
     const t = await publishTransition(deps.publisher, rejectedRequestId(dispatchId), deps.sender, (s, at) => rejectedTransition(s, dispatchId, posted.reason,
-      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { state: 'rejected', tolerate: ['dispatch_transition_invalid', 'dispatch_released'], ...opts });
+      groupEvidence(s, dispatchId, { kind: 'nonlaunch', source: 'github_api', checkedAt: at })), { state: 'rejected', tolerate: ['dispatch_transition_invalid', 'dispatch_released', 'run_binding_conflict'], ...opts });
     if (t.status === 'committed') report.commits.push(t.commitId);
     const closed = await closeGroup(deps.publisher, deps.reconciler, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected', deps.now);
     for (const c of [closed.exhaustion, closed.release]) if (c !== null && c.status === 'committed') report.commits.push(c.commitId);

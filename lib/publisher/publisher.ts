@@ -271,9 +271,9 @@ export class Publisher {
    * once it cannot be prepared). When a checkpoint replaced the commit and that history is
    * unreachable, only the receipt is left: another actor or kind is `request_id_conflict`, and
    * so is another dispatch_next (its parameters are its caller's input alone); any other
-   * difference under a caller's id may be the pre-state's or the retry's, and is
-   * `history_compacted` (naming the Git commit to fetch), never a replay that would drop the
-   * retry's meaning unseen (spec 7.6).
+   * difference may be the pre-state's or the retry's (a finish's other outcome under its derived
+   * id, ...), and is `history_compacted` (naming the Git commit to fetch), never a replay that
+   * would drop the retry's meaning unseen (spec 7.6, 7.14 "conflicting outcomes fail explicitly").
    */
   private async replayed(projection: Projection, version: string | null, input: PublishInput, actor: Actor): Promise<Settled> {
     const existing = projection.request(input.requestId)!;
@@ -293,7 +293,6 @@ export class Publisher {
     const receipt = committedRequest(projection, input.requestId)!;
     const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(actor as unknown as JsonValue);
     if (!sameActor || (now !== null && (now.kind !== receipt.kind || receipt.kind === 'dispatch_next'))) return conflict();
-    if (input.derivedId === true) return outcome;
     return historyCompacted(projection, existing.commitId, `request ${input.requestId}'s pre-state (this retry differs from what the request means now, and only that state tells whether it is the same request)`);
   }
 

@@ -191,6 +191,8 @@ export interface TransitionOptions {
   now?: () => number;
   /** The group state this transition records (debug `dispatch transition`). */
   state?: EventMeta<'dispatch', 'transition'>['state'];
+  /** The request id is a caller's (`--request-id`), not derived from the transition (publisher `derivedId`); default false. */
+  callerId?: boolean;
 }
 
 /**
@@ -222,7 +224,7 @@ async function transitionOnce(
       requestId,
       actor,
       prepare: (projection, candidate) => build(projection, candidate.at),
-      derivedId: true,
+      derivedId: options.callerId !== true,
       ...(options.now === undefined ? {} : { now: options.now }),
     });
     return { status: outcome.replayed ? 'replayed' : 'committed', requestId, commitId: outcome.commitId, projection: outcome.projection };

@@ -50,8 +50,11 @@ describe('§8.2 "Launch recovery": duplicate or conflicting runs retain capacity
     for (const conflict of [true, false]) {
       const { q, dispatchId } = prefix(conflict);
       const at = q.tick();
-      const rejected = rejectedTransition(q.state, dispatchId, 'dispatch_rejected_422', evidence(q, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, at));
-      expect(byteVerdict(forgeBuilt(q, 'rejected', reconciler, at, rejected)), `conflict: ${conflict}`).toBe(conflict ? 'run_binding_conflict' : 'accepted');
+      const nonlaunch = evidence(q, dispatchId, { kind: 'nonlaunch', source: 'github_api' }, at);
+      // The builder refuses what replay refuses (the launcher skips it: lib/lifecycle/launcher.ts).
+      if (conflict) expect(() => rejectedTransition(q.state, dispatchId, 'dispatch_rejected_422', nonlaunch)).toThrow(expect.objectContaining({ code: 'run_binding_conflict' }));
+      const rejected = { kind: 'dispatch', operations: [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'rejected', reason: 'dispatch_rejected_422', evidence: nonlaunch }] };
+      expect(byteVerdict(forge(q, { id: 'rejected', actor: reconciler, at, ...rejected })), `conflict: ${conflict}`).toBe(conflict ? 'run_binding_conflict' : 'accepted');
     }
   });
 

@@ -88,6 +88,11 @@ describe('fairway deploy on a local Git repository', () => {
     const v2 = commitOnMain(repo, { 'src/worker.ts': 'v2\n' });
     const d2 = await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config', '--pool', 'default', '--worker-profile', 'default');
     expect(d2.json.deployments[0]).toMatchObject({ status: 'deployed', from: v1, to: v2, available: true });
+    // deploy-1's id again now that the default branch is at v2: another request, not a replay of v1's Deployment.
+    const tip = git(repo, 'rev-parse', 'work-queue');
+    const reused = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
+    expect(JSON.stringify(reused.json)).toContain('request_id_conflict');
+    expect(git(repo, 'rev-parse', 'work-queue')).toBe(tip);
 
     // The workflow disappears: the new revision is recorded unavailable and pauses only its Work.
     const v3 = commitOnMain(repo, { [WORKFLOW]: null });
