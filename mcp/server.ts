@@ -94,7 +94,9 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
       return failure(e);
     }
   };
-  for (const tool of Object.keys(TOOL_INPUTS) as ToolName[]) {
+  // Only the role's tools are listed (spec 7.12: "Read-only observers expose read/explain only");
+  // trusted processing still refuses any other tool's intent file written behind the server's back.
+  for (const tool of toolsFor(role)) {
     const readOnly = tool === 'work_queue_read' || tool === 'work_queue_explain';
     server.registerTool(
       tool,

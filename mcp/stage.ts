@@ -12,6 +12,7 @@ import { checkIntent } from '../engine/intents/check.ts';
 import { checkStagingEnvelope } from '../engine/intents/envelope.ts';
 import { workerActor } from '../engine/lifecycle/finish.ts';
 import type { Actor } from '../engine/schema/index.ts';
+import type { IntentRecord } from '../engine/intents/records.ts';
 import type { StagingTool } from '../engine/intents/schemas.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
@@ -31,18 +32,16 @@ export async function stageIntent(loaded: LoadedSnapshot, store: IntentStore, to
   const intent = checkIntent({ role: snapshot.role, assignment: loaded.assignment, projection: loaded.projection, createdAt: snapshot.created_at }, tool, raw);
   checkStagingEnvelope({ projection: loaded.projection, snapshotId: snapshot.snapshot_id, createdAt: snapshot.created_at, actor: stagingActor(loaded) }, intent);
   const handle = intent.scope === null ? {} : { claim_handle: intent.scope.claim_handle };
-  if (intent.tool === 'work_queue_claim_finish') {
-    // One finish per Claim: repeating the same outcome is idempotent, a different one is a conflict (7.14).
-    const { records } = await store.list();
+  // One finish per Claim: repeating the same outcome is idempotent, a different one is a conflict
+  // (7.14). Checked inside the store's serialized staging, so concurrent calls cannot both pass.
+  const existing = intent.tool !== 'work_queue_claim_finish' ? undefined : (records: readonly IntentRecord[]): IntentRecord | undefined => {
     const earlier = records.find((r) => r.snapshot_id === snapshot.snapshot_id && r.tool === tool && r.scope?.claim_handle === intent.scope.claim_handle);
-    if (earlier !== undefined) {
-      if (earlier.input.outcome !== intent.input.outcome) {
-        fail('finish_conflict', `Claim ${intent.scope.claim_handle} already has a staged ${String(earlier.input.outcome)} finish`);
-      }
-      return { ok: true, intent_id: earlier.intent_id, status: 'staged', ...handle };
+    if (earlier !== undefined && earlier.input.outcome !== intent.input.outcome) {
+      fail('finish_conflict', `Claim ${intent.scope.claim_handle} already has a staged ${String(earlier.input.outcome)} finish`);
     }
-  }
-  const record = await store.stage({ snapshotId: snapshot.snapshot_id, tool, input: intent.input as Record<string, unknown>, scope: intent.scope, now });
+    return earlier;
+  };
+  const record = await store.stage({ snapshotId: snapshot.snapshot_id, tool, input: intent.input as Record<string, unknown>, scope: intent.scope, now, ...(existing === undefined ? {} : { existing }) });
   return { ok: true, intent_id: record.intent_id, status: 'staged', ...handle };
 }
 

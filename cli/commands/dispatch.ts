@@ -7,15 +7,13 @@ import { dispatchReceipt, noGrantReceipt } from '../../engine/receipts/dispatch.
 import { actorOf } from '../../lib/publisher/actor.ts';
 import { grantOf, publishDispatch } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError } from '../output.ts';
+import { intIn } from '../parse.ts';
+import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
+/** A count 1..max, decimal digits only (`0x10`, `1e2` and `''` are refused: parse.ts `intIn`). */
 function positive(name: string, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`${name} must be an integer 1..${max}`, 'option_invalid');
-    return n;
-  };
+  return intIn(name, 1, max);
 }
 
 export const registerDispatch: CommandModule = (program, ctx) => {

@@ -21,6 +21,7 @@ import { launchGroup, type LaunchReport } from '../../lib/lifecycle/launcher.ts'
 import { defaultBranch } from '../../lib/github/revision.ts';
 import { grantOf } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
+import { intIn } from '../parse.ts';
 import { githubEnv } from '../globals.ts';
 import { resolveId } from '../ids.ts';
 import { readJsonInput } from '../input.ts';
@@ -28,13 +29,7 @@ import { printJson, UsageError } from '../output.ts';
 import { writeOutputFile } from '../output-file.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
-function int(name: string, min: number, max: number) {
-  return (v: string): number => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`${name} must be an integer ${min}..${max}`, 'option_invalid');
-    return n;
-  };
-}
+const int = intIn;
 
 interface LaunchOptions {
   dispatchId?: string;

@@ -17,6 +17,7 @@ import { MAX_LINE, predictLine, type Line, type LineEntry } from '../../engine/s
 import { grantRate, ordinal, positionInLine, positionText, type GrantRate, type LinePosition } from '../../engine/scheduler/line-position.ts';
 import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 import type { CommandModule } from '../context.ts';
+import { resolveOptional } from '../ids.ts';
 import { printJson, UsageError } from '../output.ts';
 import { loadProjection, parseAsOf } from './explain.ts';
 import { formatDuration } from '../../lib/console/views/format.ts';
@@ -179,7 +180,9 @@ Examples:
     .action(ctx.action(async (g, opts: { pool: string; limit?: string; workId?: string; asOf?: string }) => {
       const limit = parseLimit(opts.limit);
       const asOf = parseAsOf(opts.asOf, Date.now());
-      const view = nextView(await loadProjection(g), opts.pool, asOf, limit, opts.workId);
+      const projection = await loadProjection(g);
+      // A unique prefix of 8+ characters names a Work, as everywhere else.
+      const view = nextView(projection, opts.pool, asOf, limit, resolveOptional(projection, 'work', opts.workId));
       if (g.json) return printJson(ctx.io, { ok: true, ...view });
       ctx.io.out(nextLines(view).join('\n'));
     }));

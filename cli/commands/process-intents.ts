@@ -10,14 +10,11 @@ import { loadSnapshot } from '../../lib/intents/snapshot.ts';
 import { DEFAULT_DISPATCH_BUDGET, processIntents } from '../../lib/intents/processor.ts';
 import { IntentStore } from '../../lib/intents/store.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson, UsageError } from '../output.ts';
+import { intIn } from '../parse.ts';
+import { printJson } from '../output.ts';
 import { queueRepository, writeTarget } from '../source.ts';
 
-function budget(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 256) throw new UsageError('--dispatch-budget must be an integer 0..256', 'option_invalid');
-  return n;
-}
+const budget = intIn('--dispatch-budget', 0, 256);
 
 export const registerProcessIntents: CommandModule = (program, ctx) => {
   program.command('process-intents')

@@ -18,6 +18,7 @@ import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/
 import { settleDelivery, type DeliveryReport } from '../../lib/lifecycle/delivery.ts';
 import { finishClaim } from '../../lib/lifecycle/finish.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
+import { intIn } from '../parse.ts';
 import { githubEnv, hasToken } from '../globals.ts';
 import { resolveId } from '../ids.ts';
 import { readJsonInput } from '../input.ts';
@@ -45,11 +46,7 @@ async function settle(io: Io, g: GlobalOptions, input: { claimId: string; receip
   io.out(`${report.claim_id}: ${report.outcome}${report.commit_id ? ` commit ${report.commit_id}` : ''}`);
 }
 
-function attempts(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 4096) throw new UsageError('--attempts must be an integer 1..4096', 'option_invalid');
-  return n;
-}
+const attempts = intIn('--attempts', 1, 4096);
 
 export const registerResult: CommandModule = (program, ctx) => {
   program.command('finish')

@@ -11,6 +11,7 @@ import { SNAPSHOT_ROLES, type SnapshotRole } from '../../engine/intents/roles.ts
 import { readNamedFile, writeJsonAtomic } from '../../lib/intents/files.ts';
 import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import type { CommandModule } from '../context.ts';
+import { intIn } from '../parse.ts';
 import { parseJsonInput, readStdin, STDIN } from '../input.ts';
 import { printJson, UsageError } from '../output.ts';
 import { outputFailure } from '../output-file.ts';
@@ -51,8 +52,7 @@ export const registerSnapshot: CommandModule = (program, ctx) => {
       }
       const assignment = o.assignment === undefined ? undefined : await readAssignment(o.assignment);
       if (o.runAttempt !== undefined && o.runId === undefined) throw new UsageError('--run-attempt needs --run-id', 'option_invalid');
-      const attempt = o.runAttempt === undefined ? 1 : Number(o.runAttempt);
-      if (!Number.isInteger(attempt) || attempt < 1 || attempt > 4096) throw new UsageError('--run-attempt must be an integer 1..4096', 'option_invalid');
+      const attempt = o.runAttempt === undefined ? 1 : intIn('--run-attempt', 1, 4096)(o.runAttempt);
       const store = storeFor(g);
       const { snapshot } = await captureSnapshot({
         store,

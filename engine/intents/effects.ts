@@ -40,15 +40,18 @@ export function requireRunBinding(projection: Projection, dispatchId: string, ru
   if (group.state !== 'bound' || bound?.run_id === undefined) {
     fail('run_binding_missing', `dispatch ${dispatchId} has no durable run binding (${group.state}); worker authority needs one`);
   }
-  if (run !== null) {
-    if (run.run_id !== bound.run_id) fail('run_binding_conflict', `the worker runs as ${run.run_id}, but dispatch ${dispatchId} is bound to run ${bound.run_id}`);
-    if (run.run_attempt !== 1) fail('run_attempt_invalid', `run attempt ${run.run_attempt} cannot inherit the original attempt's authority`);
+  // Operator reference: "Assignment input alone does not authorize effects"; spec 7.14: execution
+  // rechecks the actual run/attempt binding. Without the worker's own run there is nothing to recheck.
+  if (run === null) {
+    fail('run_context_missing', `the worker's native run is unknown (snapshot --run-id/--run-attempt, e.g. $GITHUB_RUN_ID and $GITHUB_RUN_ATTEMPT): the assignment alone does not authorize dispatch ${dispatchId}'s effects`);
   }
+  if (run.run_id !== bound.run_id) fail('run_binding_conflict', `the worker runs as ${run.run_id}, but dispatch ${dispatchId} is bound to run ${bound.run_id}`);
+  if (run.run_attempt !== 1) fail('run_attempt_invalid', `run attempt ${run.run_attempt} cannot inherit the original attempt's authority`);
   if (group.released) fail('dispatch_released', `dispatch ${dispatchId} was already released`);
   return { run_id: bound.run_id };
 }
 
-export function authorizeClaimEffect(projection: Projection, scope: ClaimScope, run: NativeRun): EffectAuthorization {
+export function authorizeClaimEffect(projection: Projection, scope: ClaimScope, run: NativeRun | null): EffectAuthorization {
   const claim = projection.claim(scope.claim_id);
   if (claim === undefined || claim.dispatchId !== scope.dispatch_id || claim.handle !== scope.claim_handle || claim.workId !== scope.work_id) {
     fail('claim_scope_invalid', `${scope.dispatch_id}/${scope.claim_handle} does not name Claim ${scope.claim_id}`);

@@ -15,7 +15,7 @@ import type { Publisher } from '../publisher/publisher.ts';
 import { countStatuses, RECEIPTS_SCHEMA, writeReceipts, type IntentReceipt, type ProcessReport } from './receipts.ts';
 import { rejected, Session, type Checked } from './session.ts';
 import type { LoadedSnapshot } from './snapshot.ts';
-import type { IntentStore } from './store.ts';
+import { ensureDirectory, type IntentStore } from './store.ts';
 import { settleWorker } from './worker.ts';
 import { debugEvent } from '../debug/log.ts';
 
@@ -56,6 +56,8 @@ export async function processIntents(o: ProcessOptions): Promise<ProcessReport> 
   if (snapshot.tip !== null && (current === null || !hasCommitted(current, snapshot.tip))) {
     fail('snapshot_foreign', `the live queue does not contain the snapshot tip ${snapshot.tip}: the snapshot belongs to another queue or history`);
   }
+  // Receipts have somewhere to go before anything is published (never a commit without its receipt).
+  await ensureDirectory(o.receiptsDir, 'output_unwritable', 'the receipts directory');
   const { records, invalid } = await o.intents.list();
   const receipts: IntentReceipt[] = invalid.map((f) => ({
     intent_id: null, seq: null, tool: 'unknown', status: 'rejected', file: f.file, error: { code: f.code, message: f.message },

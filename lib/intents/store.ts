@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isProtocolError } from '../../engine/errors.ts';
+import { isProtocolError, ProtocolError } from '../../engine/errors.ts';
 import { INTENT_SCHEMA, intentFingerprint, parseIntentRecord, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { StagingTool } from '../../engine/intents/schemas.ts';
@@ -33,7 +33,10 @@ export class IntentStore {
     try {
       names = await readdir(this.dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], invalid: [] };
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { records: [], invalid: [] };
+      // Not a directory, no permission, ...: the caller's setting, named, never an internal error.
+      if (typeof code === 'string') throw new ProtocolError('intents_unreadable', `the intent directory ${this.dir} cannot be read: ${code}`, {}, { path: this.dir, errno: code });
       throw e;
     }
     const records: IntentRecord[] = [];
@@ -53,11 +56,17 @@ export class IntentStore {
     return { records, invalid };
   }
 
-  /** Writes one new intent bound to `snapshotId`; returns its record. */
-  stage(input: { snapshotId: string; tool: StagingTool; input: Record<string, unknown>; scope: ClaimScope | null; now: number }): Promise<IntentRecord> {
+  /**
+   * Writes one new intent bound to `snapshotId`; returns its record. `existing`, run on the staged
+   * records in the same serialized step (so two concurrent calls cannot both pass it), returns an
+   * earlier record that already stands for this one (nothing is written) or throws to refuse it.
+   */
+  stage(input: { snapshotId: string; tool: StagingTool; input: Record<string, unknown>; scope: ClaimScope | null; now: number; existing?: (records: readonly IntentRecord[]) => IntentRecord | undefined }): Promise<IntentRecord> {
     const next = this.queue.then(async () => {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await ensureDirectory(this.dir, 'intents_unwritable', 'the intent directory');
       const { records, invalid } = await this.list();
+      const earlier = input.existing?.(records);
+      if (earlier !== undefined) return earlier;
       const seq = Math.max(0, ...records.map((r) => r.seq)) + invalid.length + 1;
       const body: Omit<IntentRecord, 'fingerprint'> = {
         schema: INTENT_SCHEMA,
@@ -80,4 +89,18 @@ export class IntentStore {
 
 function fileName(record: IntentRecord): string {
   return `${String(record.seq).padStart(6, '0')}-${record.intent_id}${SUFFIX}`;
+}
+
+/**
+ * Creates `dir` (and its parents) when absent; a file in its place, no permission, ... is `code`
+ * (a ProtocolError naming the path and errno), never an internal error.
+ */
+export async function ensureDirectory(dir: string, code: string, what: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    const errno = (e as NodeJS.ErrnoException).code;
+    if (typeof errno !== 'string') throw e;
+    throw new ProtocolError(code, `${what} ${dir} cannot be created: ${errno}`, {}, { path: dir, errno });
+  }
 }

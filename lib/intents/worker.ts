@@ -73,7 +73,7 @@ async function control(s: Session, c: Checked, runId: string): Promise<IntentRec
   const live = await s.live();
   if (live !== null && live.request(requestId) === undefined) {
     try {
-      authorizeClaimEffect(live, scope, { run_id: runId, run_attempt: s.snapshot.native_run?.run_attempt ?? 1 });
+      authorizeClaimEffect(live, scope, s.snapshot.native_run);
       debugEvent('effects', 'gate', { authorized: true });
     } catch (e) {
       debugEvent('effects', 'gate', { authorized: false });

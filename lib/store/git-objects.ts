@@ -45,6 +45,21 @@ export async function readFileAt(ctx: GitContext, commit: string, path: string):
   throw gitFailure(['cat-file'], r);
 }
 
+/**
+ * A branch whose tip has no ledger file but whose history had one lost its ledger (a hand
+ * deletion, a bad merge): `ledger_missing`, naming the commit that last touched the file. Such a
+ * branch is never read as "no queue yet", so no first submit re-creates a queue over it. A branch
+ * that never held the ledger (a README only) stays an uninitialized queue.
+ */
+export async function refuseDeletedLedger(ctx: GitContext, tip: string): Promise<void> {
+  const args = ['rev-list', '-1', tip, '--', LEDGER_FILE];
+  const r = await git(ctx, args);
+  if (r.code !== 0) throw gitFailure(args, r);
+  const last = r.stdout.toString('utf8').trim();
+  if (last === '') return;
+  throw new ProtocolError('ledger_missing', `the queue branch's tip ${tip} has no ${LEDGER_FILE}, but its history had one (last changed by commit ${last}): a deleted ledger is an error, never an empty queue, and is never re-created; restore it from ${last}^ (or reset the branch to a commit that has it)`, {}, { commit: last });
+}
+
 /** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */
 export async function listFilesAt(ctx: GitContext, commit: string, dir: string): Promise<string[]> {
   const prefix = `${checkRepoPath(dir)}/`;

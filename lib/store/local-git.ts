@@ -20,7 +20,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransactions } from './ref-transactions.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, readFileAt, refuseDeletedLedger, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
@@ -92,7 +92,9 @@ export class LocalGitStore implements LedgerStore {
     await this.ready();
     const tip = await this.tip();
     if (tip === null) return { version: null, bytes: null };
-    return { version: tip, bytes: await this.ledgerAt(tip) };
+    const bytes = await this.ledgerAt(tip);
+    if (bytes === null) await refuseDeletedLedger(this.ctx, tip);
+    return { version: tip, bytes };
   }
 
   async readVersion(): Promise<string | null> {

@@ -23,7 +23,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransaction } from './ref-transactions.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, readFileAt, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, readFileAt, refuseDeletedLedger, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 
@@ -109,7 +109,9 @@ export class RemoteGitStore implements LedgerStore {
   async read(): Promise<LedgerSnapshot> {
     const tip = await this.fetchBranch(this.ref);
     if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
-    return { version: tip, bytes: await this.ledgerAt(tip) };
+    const bytes = await this.ledgerAt(tip);
+    if (bytes === null) await refuseDeletedLedger(this.ctx, tip);
+    return { version: tip, bytes };
   }
 
   /** An earlier branch commit: its objects arrived with the branch history the last fetch brought. */

@@ -30,6 +30,34 @@ describe('fairway on a local Git repository', () => {
     expect(tip(repo)).toBeNull();
   });
 
+  it('a queue branch whose tip deleted the ledger is ledger_missing for reads, doctor and the first submit: no queue is re-created over it', async () => {
+    expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
+    // A hand commit on the queue branch that drops work-queue.jsonl.
+    const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: 'hi\n' }).toString().trim();
+    const tree = execFileSync('git', ['-C', repo, 'mktree'], { input: `100644 blob ${blob}\tother.txt\n` }).toString().trim();
+    const deleted = git(repo, 'commit-tree', tree, '-p', 'work-queue', '-m', 'oops');
+    git(repo, 'update-ref', 'refs/heads/work-queue', deleted);
+    for (const args of [['verify'], ['replay'], ['doctor'], ['submit-work', '--file', file('b.json', { task: 'b' }), '--node-key', 'b']]) {
+      const r = await cli(repo, ...args);
+      expect(r.code, args[0]).not.toBe(0);
+      expect(JSON.stringify(r.json), args[0]).toContain('ledger_missing');
+    }
+    expect(tip(repo)).toBe(deleted);
+  });
+
+  it('counts are decimal digits: 0x10, 1e2, 1.0 and \'\' are option_invalid for dispatch-next (one parser, parse.ts intIn, for every count option); nothing is written', async () => {
+    expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
+    const at = tip(repo);
+    for (const bad of ['0x10', '1e2', '1.0', '']) {
+      const r = await cli(repo, 'dispatch-next', '--max-claims', bad);
+      expect(r.code, bad).toBe(2);
+      expect(r.json.error.code, bad).toBe('option_invalid');
+      expect((await cli(repo, 'dispatch-next', '--max-dispatches', bad)).json.error.code, bad).toBe('option_invalid');
+    }
+    expect(tip(repo)).toBe(at);
+    expect((await cli(repo, 'dispatch-next', '--max-claims', '16')).code).toBe(0);
+  });
+
   it('bootstraps with the default Policy, admits a graph, grants fairly and replays', async () => {
     const first = await cli(repo, '--request-id', 'submit-1', 'submit-work', '--file', file('p.json', { task: 'hello' }), '--node-key', 'hello');
     expect(first.code).toBe(0);

@@ -82,6 +82,9 @@ describe('fairway next: the predicted line of a pool', () => {
     expect(w.json.work).toMatchObject({ work_id: third.work_id, in_line: true, reason: null });
     const inClass = all.slice(0, 2).filter((e: any) => e.priority === third.priority).length;
     expect(w.json.work.position).toMatchObject({ position: 3, ahead: 2, aheadInClass: inClass, after: { workId: all[1].work_id, nodeKey: all[1].node_key } });
+    // A unique prefix of 8+ characters names the same Work (README: every --work-id).
+    const byPrefix = await cli(repo, 'next', '--pool', 'default', '--limit', '1', '--work-id', String(third.work_id).slice(0, 8));
+    expect(byPrefix.json.work).toEqual(w.json.work);
     expect(w.json.work.text).toContain(`3rd; ${inClass} grant${inClass === 1 ? '' : 's'} ahead in P${third.priority}; next after ${all[1].node_key}`);
     // No Claims yet: no rate, so no estimate in time.
     expect(w.json.rate).toBeNull();

@@ -190,6 +190,52 @@ describe('spec 8.2 acceptance: agents on the fair protocol', () => {
   });
 });
 
+describe('a worker\'s intents need its native run (operator reference: "Assignment input alone does not authorize effects")', () => {
+  it('a worker snapshot without --run-id settles nothing: every intent is run_context_missing and the branch does not move; with the bound run it commits', async () => {
+    const repo = makeRepo();
+    const dir = tmp('fairway-norun-');
+    await seedQueue(repo, nodes('p'));
+    const [assignment] = await grant(repo, 'grant-one', 1);
+    await workerSnapshot(repo, dir, assignment!, '601');
+    const file = join(dir, readdirAssignments(dir));
+    const blind = await snapshot(repo, 'worker', dir, ['--assignment', file]);
+    const intents = join(dir, 'blind');
+    const client = await memoryClient(blind, intents);
+    await call(client, 'work_queue_claim_finish', { outcome: 'completed' });
+    await call(client, 'work_queue_submit', { node: { payload: { plan: 'child' } } });
+    const tip = branchTip(repo);
+    const report = await processIntents(repo, blind, intents);
+    expect(report.receipts.map((r: { error?: { code: string } }) => r.error?.code)).toEqual(['run_context_missing', 'run_context_missing']);
+    expect(branchTip(repo)).toBe(tip);
+
+    const own = await snapshot(repo, 'worker', dir, ['--assignment', file, '--run-id', '601', '--run-attempt', '1']);
+    const retried = join(dir, 'own');
+    await call(await memoryClient(own, retried), 'work_queue_claim_finish', { outcome: 'completed' });
+    expect((await processIntents(repo, own, retried)).receipts[0]).toMatchObject({ status: 'committed' });
+  });
+});
+
+describe('concurrent finish calls (spec 7.14 "conflicting outcomes fail explicitly")', () => {
+  it('two concurrent finishes with opposite outcomes: one is staged, the other is finish_conflict; the same outcome twice is one intent', async () => {
+    const repo = makeRepo();
+    const dir = tmp('fairway-race-');
+    await seedQueue(repo, nodes('p'));
+    const [assignment] = await grant(repo, 'grant-race', 1);
+    const snap = await workerSnapshot(repo, dir, assignment!, '701');
+    const intents = join(dir, 'race');
+    const client = await memoryClient(snap, intents);
+    const replies = await Promise.all([
+      call(client, 'work_queue_claim_finish', { outcome: 'completed' }),
+      call(client, 'work_queue_claim_finish', { outcome: 'cancelled' }),
+    ]);
+    expect(replies.map((r) => r.ok).sort()).toEqual([false, true]);
+    expect(replies.find((r) => !r.ok)).toMatchObject({ code: 'finish_conflict' });
+    const same = await Promise.all([1, 2].map(() => call(client, 'work_queue_claim_finish', { outcome: replies[0]!.ok ? 'completed' : 'cancelled' })));
+    expect(same.map((r) => r.ok)).toEqual([true, true]);
+    expect(intentFiles(intents)).toHaveLength(1);
+  });
+});
+
 function readdirAssignments(dir: string): string {
   return readdirSync(dir).find((n) => n.startsWith('assignment-'))!;
 }

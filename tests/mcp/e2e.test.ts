@@ -47,9 +47,8 @@ describe('MCP intent server over stdio, end to end', () => {
     const dispatcher = await stdioClient(snap, intents);
 
     const tools = await dispatcher.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual([
-      'work_queue_claim_finish', 'work_queue_dispatch_next', 'work_queue_explain', 'work_queue_read', 'work_queue_submit',
-    ]);
+    // A dispatcher's activation lists its tools only: it finishes no Claim.
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['work_queue_dispatch_next', 'work_queue_explain', 'work_queue_read', 'work_queue_submit']);
     const dispatchTool = tools.tools.find((t) => t.name === 'work_queue_dispatch_next')!;
     expect(Object.keys(dispatchTool.inputSchema.properties ?? {}).sort()).toEqual(['claim_handle', 'max_claims', 'max_dispatches', 'pool']);
     expect((dispatchTool.inputSchema as { additionalProperties?: unknown }).additionalProperties).toBe(false);
