@@ -5,8 +5,12 @@
  * holds no queue credentials, reads no environment tokens and never publishes
  * a QueueCommit: trusted processing (`fairway process-intents`) does that.
  *
+ * Only the activation role's tools are listed (engine/intents/roles.ts; spec 7.12 "Read-only
+ * observers expose read/explain only"): a call to another is the MCP protocol's own unknown-tool
+ * error (-32602), and a staged file for one is `role_not_allowed` at processing.
+ *
  * Tool results are JSON (`structuredContent` and the same JSON as text).
- * Failures are tool errors whose text starts with a stable `code: ` and whose
+ * Failures of a listed tool are tool errors whose text starts with a stable `code: ` and whose
  * structured content is `{"ok": false, "error": {"code", "message"}}`.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -12,6 +12,7 @@ import { locateConsole } from '../../lib/console/locate.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { githubEnv } from '../globals.ts';
 import { UsageError, type Io } from '../output.ts';
+import { intIn } from '../parse.ts';
 
 const run = promisify(execFile);
 
@@ -36,10 +37,9 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
 }
 
 export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }): Promise<void> {
-  const port = Number(opts.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0..65535', 'usage_error');
-  const pollMs = Number(opts.pollMs);
-  if (!Number.isInteger(pollMs) || pollMs < 500) throw new UsageError('--poll-ms must be an integer ≥ 500', 'usage_error');
+  // Decimal digits only (parse.ts intIn): `''`, `0x50` and `1e3` are option_invalid.
+  const port = intIn('--port', 0, 65535)(opts.port);
+  const pollMs = intIn('--poll-ms', 500, 86_400_000)(opts.pollMs);
   const source = opts.demo === true ? undefined : await resolveSource(g);
   if (source?.kind === 'github') {
     // The console's store reads the process environment: hand it the token the CLI resolved

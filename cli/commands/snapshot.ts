@@ -63,6 +63,8 @@ export const registerSnapshot: CommandModule = (program, ctx) => {
         nativeRun: o.runId === undefined ? null : { run_id: o.runId, run_attempt: attempt },
         now: Date.now(),
       });
+      // The assignment alone authorizes nothing: a worker's intents are settled as its own native run.
+      if (role === 'worker' && o.runId === undefined) throw new UsageError('--role worker needs --run-id (its native run, e.g. "$GITHUB_RUN_ID", and --run-attempt "$GITHUB_RUN_ATTEMPT")', 'option_missing');
       try {
         await writeJsonAtomic(o.out, snapshot, 'wx');
       } catch (e) {

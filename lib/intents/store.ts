@@ -5,7 +5,8 @@
  * are random; the trusted processor binds them to stable request ids.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isProtocolError, ProtocolError } from '../../engine/errors.ts';
 import { INTENT_SCHEMA, intentFingerprint, parseIntentRecord, type IntentRecord } from '../../engine/intents/records.ts';
@@ -92,12 +93,14 @@ function fileName(record: IntentRecord): string {
 }
 
 /**
- * Creates `dir` (and its parents) when absent; a file in its place, no permission, ... is `code`
+ * Creates `dir` (and its parents) when absent and checks it is writable; a file in its place, no
+ * permission, a read-only directory, ... is `code`
  * (a ProtocolError naming the path and errno), never an internal error.
  */
 export async function ensureDirectory(dir: string, code: string, what: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    await access(dir, constants.W_OK | constants.X_OK); // an existing read-only directory is refused too
   } catch (e) {
     const errno = (e as NodeJS.ErrnoException).code;
     if (typeof errno !== 'string') throw e;

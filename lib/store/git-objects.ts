@@ -52,12 +52,13 @@ export async function readFileAt(ctx: GitContext, commit: string, path: string):
  * that never held the ledger (a README only) stays an uninitialized queue.
  */
 export async function refuseDeletedLedger(ctx: GitContext, tip: string): Promise<void> {
-  const args = ['rev-list', '-1', tip, '--', LEDGER_FILE];
+  // --full-history: a merge that dropped the file (`-s ours` over an unrelated branch) is found too.
+  const args = ['rev-list', '-1', '--full-history', tip, '--', LEDGER_FILE];
   const r = await git(ctx, args);
   if (r.code !== 0) throw gitFailure(args, r);
   const last = r.stdout.toString('utf8').trim();
   if (last === '') return;
-  throw new ProtocolError('ledger_missing', `the queue branch's tip ${tip} has no ${LEDGER_FILE}, but its history had one (last changed by commit ${last}): a deleted ledger is an error, never an empty queue, and is never re-created; restore it from ${last}^ (or reset the branch to a commit that has it)`, {}, { commit: last });
+  throw new ProtocolError('ledger_missing', `the queue branch's tip ${tip} has no ${LEDGER_FILE}, but its history had one (last changed by commit ${last}): a deleted ledger is an error, never an empty queue, and is never re-created; restore it from ${last}^ (or reset the branch to a commit that has it); if that file was never this queue's ledger (a branch made from one that once held it), start the queue on a fresh orphan branch`, {}, { commit: last });
 }
 
 /** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */

@@ -205,6 +205,10 @@ describe('usage errors, help and completion', () => {
   it('every command\'s --help shows the global options, one worked example and the exit codes', async () => {
     const names = COMMANDS.flatMap((e) => e.commands.map((c) => c.name));
     for (const name of names) expect(EXAMPLES[name], name).toMatch(new RegExp(`^(?:echo .*\\| )?fairway .*${name}`));
+    // Ids in the examples are ids users have: a Work id is SHA-256 hex (a prefix of 8+ names it), with no prefix of its own.
+    for (const [name, example] of Object.entries(EXAMPLES)) {
+      for (const m of example.matchAll(/--work-id (\S+)/g)) for (const id of m[1]!.split(',')) expect(id, name).toMatch(/^[0-9a-f]{8,64}$/);
+    }
     for (const name of ['state', 'submit-work', 'reconcile', 'completion']) {
       const r = await fairway(name, '--help');
       expect(r.code).toBe(0);

@@ -43,6 +43,15 @@ describe('fairway on a local Git repository', () => {
       expect(JSON.stringify(r.json), args[0]).toContain('ledger_missing');
     }
     expect(tip(repo)).toBe(deleted);
+
+    // A merge that keeps another branch's tree (`-s ours` over an unrelated history) drops it too.
+    const orphanTree = execFileSync('git', ['-C', repo, 'mktree'], { input: `100644 blob ${blob}\tnotes.txt\n` }).toString().trim();
+    const orphan = git(repo, 'commit-tree', orphanTree, '-m', 'unrelated');
+    const merged = git(repo, 'commit-tree', orphanTree, '-p', orphan, '-p', 'work-queue', '-m', 'merge -s ours');
+    git(repo, 'update-ref', 'refs/heads/work-queue', merged);
+    const afterMerge = await cli(repo, 'submit-work', '--file', file('c.json', { task: 'c' }), '--node-key', 'c');
+    expect(afterMerge.json.error.code).toBe('ledger_missing');
+    expect(tip(repo)).toBe(merged);
   });
 
   it('counts are decimal digits: 0x10, 1e2, 1.0 and \'\' are option_invalid for dispatch-next (one parser, parse.ts intIn, for every count option); nothing is written', async () => {

@@ -4,7 +4,7 @@
  * attribution. Real Git repositories, the official SDK client (in-memory
  * transport), the CLI's trusted processor.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../engine/errors.ts';
@@ -14,8 +14,10 @@ import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { result } from '../../engine/requests/lifecycle.ts';
 import {
   branchTip, call, cli, forgeIntent, grant, intentFiles, makeRepo, memoryClient, nodes, processIntents, publisherFor, readJson,
-  REPOSITORY, seedQueue, snapshot, tmp, workerSnapshot, PRINCIPAL,
+  REPOSITORY, seedQueue, snapshot, tmp, workerSnapshot, writeJson, PRINCIPAL,
 } from './helpers.ts';
+import { captureSnapshot } from '../../lib/intents/snapshot.ts';
+import { LocalGitStore } from '../../lib/store/local-git.ts';
 
 function codeOf(fn: () => unknown): string {
   try {
@@ -191,14 +193,20 @@ describe('spec 8.2 acceptance: agents on the fair protocol', () => {
 });
 
 describe('a worker\'s intents need its native run (operator reference: "Assignment input alone does not authorize effects")', () => {
-  it('a worker snapshot without --run-id settles nothing: every intent is run_context_missing and the branch does not move; with the bound run it commits', async () => {
+  it('snapshot --role worker without --run-id is option_missing; a snapshot without a run (written by an older Fairway) settles nothing: run_context_missing, the branch does not move', async () => {
     const repo = makeRepo();
     const dir = tmp('fairway-norun-');
     await seedQueue(repo, nodes('p'));
     const [assignment] = await grant(repo, 'grant-one', 1);
     await workerSnapshot(repo, dir, assignment!, '601');
     const file = join(dir, readdirAssignments(dir));
-    const blind = await snapshot(repo, 'worker', dir, ['--assignment', file]);
+    const refused = await cli('--repo', repo, 'snapshot', '--role', 'worker', '--assignment', file, '--out', join(dir, 'blind.json'));
+    expect(refused.code).toBe(2);
+    expect(refused.json.error.code).toBe('option_missing');
+    expect(existsSync(join(dir, 'blind.json'))).toBe(false);
+
+    const { snapshot: blindSnapshot } = await captureSnapshot({ store: new LocalGitStore({ repo }), branch: 'work-queue', role: 'worker', assignment: readJson(file), principal: PRINCIPAL, nativeRun: null, now: Date.now() });
+    const blind = writeJson(dir, 'blind-older.json', blindSnapshot);
     const intents = join(dir, 'blind');
     const client = await memoryClient(blind, intents);
     await call(client, 'work_queue_claim_finish', { outcome: 'completed' });
