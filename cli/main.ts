@@ -56,6 +56,11 @@ Examples:
     return reportFailure(io, new UsageError('no command given; fairway --help lists them', 'command_missing'), json);
   }
   const entry = named === undefined ? undefined : commandEntry(named);
+  // `fairway help X` for a command that does not exist: a usage error, as `fairway X` is.
+  const helpAt = argv.indexOf('help');
+  if (entry === undefined && named !== undefined && helpAt >= 0 && argv[helpAt + 1] === named && commandName(argv.slice(0, helpAt + 1)) === 'help') {
+    return reportFailure(io, new UsageError(`unknown command '${named}'; fairway --help lists them`, 'usage_error'), json);
+  }
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);

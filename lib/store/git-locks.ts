@@ -15,7 +15,7 @@
 import { readdirSync, readFileSync, readlinkSync, statSync, unlinkSync } from 'node:fs';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
-import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
+import { git, gitFailure, type GitContext } from './git-cli.ts';
 import { processAlive } from '../process-alive.ts';
 import { isIdleRefHelper } from './ref-transactions.ts';
 
@@ -44,7 +44,14 @@ export const SCRATCH_PREFIX = 'refs/fairway/fetch/';
 export const SCRATCH_MAX_AGE_MS = 15 * 60_000;
 
 export async function gitDirs(ctx: GitContext): Promise<GitDirs> {
-  const out = (await gitOk(ctx, ['rev-parse', '--absolute-git-dir', '--git-common-dir'])).toString('utf8').trim().split('\n');
+  const args = ['rev-parse', '--absolute-git-dir', '--git-common-dir'];
+  const r = await git(ctx, args);
+  if (r.code !== 0) {
+    // Outside a repository this is the same answer every other command gives, not a git failure.
+    if (/not a git repository/i.test(r.stderr)) throw new ProtocolError('not_a_git_repository', `${ctx.cwd} is not a Git repository`, {}, { path: ctx.cwd });
+    throw gitFailure(args, r);
+  }
+  const out = r.stdout.toString('utf8').trim().split('\n');
   const gitDir = out[0]!;
   const common = out[1] ?? gitDir;
   return { cwd: ctx.cwd, gitDir, commonDir: isAbsolute(common) ? common : resolve(ctx.cwd, common) };

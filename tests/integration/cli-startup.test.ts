@@ -25,6 +25,11 @@ describe('fairway bin start-up', () => {
     const bare = spawnSync(process.execPath, ['bin/fairway.js', '--json'], { cwd: ROOT, encoding: 'utf8' });
     expect(bare.status).toBe(2);
     expect(JSON.parse(bare.stdout)).toMatchObject({ ok: false, error: { code: 'command_missing' } });
+    // `help X` for a command that does not exist is a usage error like `X` itself; `help verify` is help.
+    const unknown = spawnSync(process.execPath, ['bin/fairway.js', '--json', 'help', 'bogus'], { cwd: ROOT, encoding: 'utf8' });
+    expect(unknown.status).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, error: { code: 'usage_error' } });
+    expect(run('help', 'verify')).toContain('Usage: fairway verify');
   });
 
   it('lists every registered command in --help', () => {

@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
+import { gitDirs } from '../../lib/store/git-locks.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
 import { contractSuite, type StoreFixture } from './contract.ts';
@@ -116,6 +117,8 @@ describe('LocalGitStore', () => {
     const plain = tempDir('plain');
     await expect(new LocalGitStore({ repo: plain }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
     await expect(new LocalGitStore({ repo: join(plain, 'missing') }).read()).rejects.toMatchObject({ code: 'not_a_git_repository' });
+    // doctor's lock discovery gives the same answer, not a git failure.
+    await expect(gitDirs({ cwd: plain })).rejects.toMatchObject({ code: 'not_a_git_repository' });
     for (const branch of ['', 'a..b', 'x.lock', '-x', 'a b', 'a:b', 'refs/../x']) {
       expect(() => new LocalGitStore({ repo, branch })).toThrow(expect.objectContaining({ code: 'store_options_invalid' }));
     }
