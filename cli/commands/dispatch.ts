@@ -11,18 +11,14 @@ import { intIn } from '../parse.ts';
 import { printJson } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
-/** A count 1..max, decimal digits only (`0x10`, `1e2` and `''` are refused: parse.ts `intIn`). */
-function positive(name: string, max: number) {
-  return intIn(name, 1, max);
-}
 
 export const registerDispatch: CommandModule = (program, ctx) => {
   program.command('dispatch-next')
     .description('Commit the next assignments chosen by fair scheduling, with their reservations. Does not launch workers.')
     .option('--pool <name>', 'scheduling pool', 'default')
-    .option('--max-claims <n>', 'Claims to grant at most (1..256)', positive('--max-claims', 256), 1)
-    .option('--max-dispatches <n>', 'worker dispatch groups to open at most (1..256)', positive('--max-dispatches', 256), 1)
-    .option('--max-bytes <n>', 'assignment size bound in bytes (1..49152)', positive('--max-bytes', 49152), 49152)
+    .option('--max-claims <n>', 'Claims to grant at most (1..256)', intIn('--max-claims', 1, 256), 1)
+    .option('--max-dispatches <n>', 'worker dispatch groups to open at most (1..256)', intIn('--max-dispatches', 1, 256), 1)
+    .option('--max-bytes <n>', 'assignment size bound in bytes (1..49152)', intIn('--max-bytes', 1, 49152), 49152)
     .action(ctx.action(async (g, opts: { pool: string; maxClaims: number; maxDispatches: number; maxBytes: number }) => {
       const { publisher } = writeTarget(g);
       const requestId = requestIdOf(g, 'dispatch');

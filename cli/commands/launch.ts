@@ -29,7 +29,6 @@ import { printJson, UsageError } from '../output.ts';
 import { writeOutputFile } from '../output-file.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
-const int = intIn;
 
 interface LaunchOptions {
   dispatchId?: string;
@@ -49,12 +48,12 @@ export const registerLaunch: CommandModule = (program, ctx) => {
     .option('--dispatch-id <id>', 'the reserved group to launch')
     .option('--next', 'first commit the next fair dispatch_next (with fresh Issue/PR observations), then launch its groups')
     .option('--pool <name>', 'scheduling pool (with --next)', 'default')
-    .option('--max-claims <n>', 'Claims to grant at most (with --next)', int('--max-claims', 1, 256), 1)
-    .option('--max-dispatches <n>', 'groups to open at most (with --next)', int('--max-dispatches', 1, 256), 1)
-    .option('--max-bytes <n>', 'assignment size bound (with --next)', int('--max-bytes', 1, 49152), 49152)
-    .option('--refresh <n>', 'Issue/PR gate refreshes before granting (0..255, contract default 128)', int('--refresh', 0, 255), 128)
+    .option('--max-claims <n>', 'Claims to grant at most (with --next)', intIn('--max-claims', 1, 256), 1)
+    .option('--max-dispatches <n>', 'groups to open at most (with --next)', intIn('--max-dispatches', 1, 256), 1)
+    .option('--max-bytes <n>', 'assignment size bound (with --next)', intIn('--max-bytes', 1, 49152), 49152)
+    .option('--refresh <n>', 'Issue/PR gate refreshes before granting (0..255, contract default 128)', intIn('--refresh', 0, 255), 128)
     .option('--ref <branch>', 'branch or tag to dispatch the worker on (default: the repository default branch)')
-    .option('--timeout-ms <n>', 'dispatch POST timeout; a timeout is an uncertain launch', int('--timeout-ms', 1, 600_000), 30_000)
+    .option('--timeout-ms <n>', 'dispatch POST timeout; a timeout is an uncertain launch', intIn('--timeout-ms', 1, 600_000), 30_000)
     .action(ctx.action(async (g, o: LaunchOptions) => {
       if ((o.dispatchId === undefined) === (o.next !== true)) throw new UsageError('give exactly one of --dispatch-id or --next', 'option_invalid');
       const { publisher } = writeTarget(g);

@@ -18,11 +18,9 @@
  *    making progress: it does not use up the budget, the deadline bounds it.
  */
 import { canonicalize } from '../../engine/codec/index.ts';
-import { ProtocolError, fail, refusedCandidate } from '../../engine/errors.ts';
-import { candidateCommitId, requestFingerprint } from '../../engine/identity/index.ts';
+import { fail, refusedCandidate } from '../../engine/errors.ts';
+import { candidateCommitId } from '../../engine/identity/index.ts';
 import type { JsonValue } from '../../engine/json.ts';
-import { committedRequest, historyCompacted } from '../../engine/receipts/committed.ts';
-import { projectionAt } from '../../engine/receipts/prefix.ts';
 import { appendLedger, emptyProjection, type Projection, type ReplayProgress } from '../../engine/replay/index.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { BuiltRequest } from '../../engine/requests/operations.ts';
@@ -33,6 +31,7 @@ import type { CasOutcome, LedgerStore } from '../store/types.ts';
 import { ContentionPacer } from './backoff.ts';
 import { ProjectionCache } from './cache.ts';
 import { ledgerHolding } from './history.ts';
+import { checkSameRequest } from './request-meaning.ts';
 
 /** The candidate QueueCommit one attempt builds: its request, its id on this attempt's tip, its decision time. */
 export interface CandidateCommit {
@@ -260,59 +259,10 @@ export class Publisher {
     return ledgerHolding(this.store, projection, commitId);
   }
 
-  /**
-   * An already committed request id. The retry must mean the same request: prepared as of the
-   * committed decision (its time; first on the current projection, then, if that differs, on
-   * the commit's own predecessor prefix, which after compaction is read from the checkpoint's
-   * prior Git commit), it has the committed fingerprint. Builders whose parameters depend on
-   * the pre-state (a reprioritize's expected priorities, ...) thus match an honest retry, and a
-   * request that can no longer be prepared (its Work since claimed, ...) is compared on that
-   * prefix too (a lifecycle transition under its derived id, `derivedId`, is the committed one
-   * once it cannot be prepared). When a checkpoint replaced the commit and that history is
-   * unreachable, only the receipt is left: another actor or kind is `request_id_conflict`, and
-   * so is another dispatch_next (its parameters are its caller's input alone); any other
-   * difference may be the pre-state's or the retry's (a finish's other outcome under its derived
-   * id, ...), and is `history_compacted` (naming the Git commit to fetch), never a replay that
-   * would drop the retry's meaning unseen (spec 7.6, 7.14 "conflicting outcomes fail explicitly").
-   */
+  /** An already committed request id: its committed outcome when the retry means the same request (request-meaning.ts). */
   private async replayed(projection: Projection, version: string | null, input: PublishInput, actor: Actor): Promise<Settled> {
-    const existing = projection.request(input.requestId)!;
-    const outcome: Settled = { status: 'request_replayed', commitId: existing.commitId, projection, version };
-    const ids = { requestId: input.requestId, commitId: existing.commitId, at: existing.at };
-    const conflict = (): never => fail('request_id_conflict', `request id ${input.requestId} was already committed with a different meaning (commit ${existing.commitId})`, { commit: existing.commitId });
-    const now = this.preparedOn(projection, input, actor, ids);
-    if (now !== null && now.fingerprint === existing.fingerprint) return outcome;
-    if (now === null && input.derivedId === true) return outcome;
-    const holder = await this.history(projection, existing.commitId);
-    if (holder !== null) {
-      const before = projectionAt(holder, existing.commitId, false);
-      // The genesis had no queue before it: a retry of it is the same bootstrap.
-      const then = before.tip === null ? await this.bootstrapped(input, actor, ids) : this.preparedOn(before, input, actor, ids);
-      return then !== null && then.fingerprint === existing.fingerprint ? outcome : conflict();
-    }
-    const receipt = committedRequest(projection, input.requestId)!;
-    const sameActor = canonicalize(receipt.actor as JsonValue) === canonicalize(actor as unknown as JsonValue);
-    if (!sameActor || (now !== null && (now.kind !== receipt.kind || receipt.kind === 'dispatch_next'))) return conflict();
-    return historyCompacted(projection, existing.commitId, `request ${input.requestId}'s pre-state (this retry differs from what the request means now, and only that state tells whether it is the same request)`);
-  }
-
-  private async bootstrapped(input: PublishInput, actor: Actor, ids: CandidateCommit): Promise<{ kind: string; fingerprint: string } | null> {
-    if (input.bootstrap === undefined) return null;
-    try {
-      const built = await input.bootstrap(ids, actor);
-      return { kind: built.kind, fingerprint: requestFingerprint(actor as unknown as JsonValue, built.kind, built.parameters) };
-    } catch (e) {
-      return unprepared(e);
-    }
-  }
-
-  private preparedOn(projection: Projection, input: PublishInput, actor: Actor, ids: CandidateCommit): { kind: string; fingerprint: string } | null {
-    try {
-      const prepared = input.prepare(projection, ids);
-      return { kind: prepared.kind, fingerprint: requestFingerprint(actor as unknown as JsonValue, prepared.kind, prepared.parameters) };
-    } catch (e) {
-      return unprepared(e);
-    }
+    const commitId = await checkSameRequest((p, id) => this.history(p, id), projection, input, actor);
+    return { status: 'request_replayed', commitId, projection, version };
   }
 
   /** Returns the final outcome, or null to retry (the caller backs off first). */
@@ -381,15 +331,6 @@ function uniform(settled: Settled, prepared: Prepared | null): PublishOutcome {
   if (settled.status === 'committed') return { ...settled, commitId: settled.commit.id, replayed: false, prepared: prepared as BuiltRequest };
   if (settled.status === 'request_replayed') return { ...settled, replayed: true, prepared: null };
   return { ...settled, commitId: null, replayed: false, prepared: prepared as Extract<Prepared, { noWrite: NoWrite }> };
-}
-
-/** Builder codes that say the retry's content differs from what is recorded (a conflict, not "can no longer be prepared"). */
-const MEANING_CONFLICTS = new Set(['inconsistent_resubmission']);
-
-/** A retry the builders refuse: null when it can no longer be prepared, a non-matching identity when it means something else. */
-function unprepared(e: unknown): { kind: string; fingerprint: string } | null {
-  if (!(e instanceof ProtocolError)) throw e;
-  return MEANING_CONFLICTS.has(e.code) ? { kind: 'conflict', fingerprint: 'conflict' } : null;
 }
 
 function commitMessage(commit: QueueCommit): string {

@@ -194,11 +194,7 @@ describe('spec 8.2 acceptance: agents on the fair protocol', () => {
 
 describe('a worker\'s intents need its native run (operator reference: "Assignment input alone does not authorize effects")', () => {
   it('snapshot --role worker without --run-id is option_missing; a snapshot without a run (written by an older Fairway) settles nothing: run_context_missing, the branch does not move', async () => {
-    const repo = makeRepo();
-    const dir = tmp('fairway-norun-');
-    await seedQueue(repo, nodes('p'));
-    const [assignment] = await grant(repo, 'grant-one', 1);
-    await workerSnapshot(repo, dir, assignment!, '601');
+    const { repo, dir } = await oneBoundWorker('fairway-norun-', '601');
     const file = join(dir, readdirAssignments(dir));
     const refused = await cli('--repo', repo, 'snapshot', '--role', 'worker', '--assignment', file, '--out', join(dir, 'blind.json'));
     expect(refused.code).toBe(2);
@@ -225,11 +221,7 @@ describe('a worker\'s intents need its native run (operator reference: "Assignme
 
 describe('concurrent finish calls (spec 7.14 "conflicting outcomes fail explicitly")', () => {
   it('two concurrent finishes with opposite outcomes: one is staged, the other is finish_conflict; the same outcome twice is one intent', async () => {
-    const repo = makeRepo();
-    const dir = tmp('fairway-race-');
-    await seedQueue(repo, nodes('p'));
-    const [assignment] = await grant(repo, 'grant-race', 1);
-    const snap = await workerSnapshot(repo, dir, assignment!, '701');
+    const { dir, snap } = await oneBoundWorker('fairway-race-', '701');
     const intents = join(dir, 'race');
     const client = await memoryClient(snap, intents);
     const replies = await Promise.all([
@@ -243,6 +235,15 @@ describe('concurrent finish calls (spec 7.14 "conflicting outcomes fail explicit
     expect(intentFiles(intents)).toHaveLength(1);
   });
 });
+
+/** A queue of one Work granted to one dispatch bound to `runId`, and that worker's snapshot. */
+async function oneBoundWorker(prefix: string, runId: string): Promise<{ repo: string; dir: string; snap: string }> {
+  const repo = makeRepo();
+  const dir = tmp(prefix);
+  await seedQueue(repo, nodes('p'));
+  const [assignment] = await grant(repo, `grant-${runId}`, 1);
+  return { repo, dir, snap: await workerSnapshot(repo, dir, assignment!, runId) };
+}
 
 function readdirAssignments(dir: string): string {
   return readdirSync(dir).find((n) => n.startsWith('assignment-'))!;
