@@ -24,14 +24,16 @@ export function plain(value: unknown, snake = true): unknown {
 }
 
 export function workJson(p: Projection, w: WorkRecord, asOf: number, withPayload: boolean): Record<string, unknown> {
-  const { definition, ...rest } = w;
+  // Not `{ definition, ...rest } = w`: a replayed Work's definition is read back from its record when read (engine/state/definitions.ts).
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(w)) if (key !== 'definition') rest[key] = w[key as keyof WorkRecord];
   return {
     ...(plain(rest) as Record<string, unknown>),
     ...workReadiness(p, w, asOf),
     owner: ownerOf(p, w),
     admitted_at: commitAt(p, w.admittedCommit),
     successors: p.dependents(w.workId),
-    ...(withPayload ? { definition: plain(definition, false) } : {}),
+    ...(withPayload ? { definition: plain(w.definition, false) } : {}),
   };
 }
 

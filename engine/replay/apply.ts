@@ -27,6 +27,7 @@ import { checkWorkerCommit } from './ops/worker-scope.ts';
 import { OPERATIONS_KINDS, REQUEST_OPERATIONS, roleMayRequest } from './rules.ts';
 import type { ReplayState } from '../state/state.ts';
 import type { RecordMeasures } from './measures.ts';
+import type { DefinitionSource } from '../state/definitions.ts';
 
 export interface ApplyOptions {
   /** Physical line, for diagnostics. */
@@ -43,6 +44,11 @@ export interface ApplyOptions {
   bytes?: number;
   /** What the record stage measured of the commit's record (measures.ts); the fold measures itself when absent. */
   measures?: RecordMeasures | null;
+  /**
+   * Where the commit's Work definitions are read back from (state/definitions.ts): only a caller
+   * that keeps the commit's record (replay.ts) sets it; definitions are kept as values otherwise.
+   */
+  definitions?: DefinitionSource;
 }
 
 export function applyCommit(state: ReplayState, commit: QueueCommit, options: ApplyOptions = {}): void {
@@ -55,7 +61,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
   if (commit.actor.role === 'worker') checkWorkerCommit({ state, commit, ordinal, index: -1, line: options.line });
   const checkpointRoot = ordinal === 0 && commit.request.kind === 'checkpoint';
   if (checkpointRoot) ordinal = restoreCheckpoint(state, commit, options.line);
-  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line, measures: options.measures };
+  const ctx: CommitContext = { state, commit, ordinal, index: -1, line: options.line, measures: options.measures, definitions: options.definitions };
   state.requests.set(commit.request.id, {
     requestId: commit.request.id,
     kind: commit.request.kind,

@@ -94,7 +94,9 @@ export function checkAssignmentFit(ctx: CommitContext, op: OperationOf<'Work'>):
   const max = limits.assignment_bytes ?? LIMIT_CEILINGS.assignment_bytes;
   const record = ctx.state.works.get(op.work_id);
   const resultBytes = limits.result_bytes ?? LIMIT_CEILINGS.result_bytes;
-  const bytes = record?.definition === op ? worstAssignmentSize(op, policy.epoch, resultBytes, payloadBytes(record)) : worstAssignmentBytes(op, policy.epoch, resultBytes);
+  // The record admitted from `op` just now (its measured payload size is this payload's).
+  const admitted = record !== undefined && record.admittedCommit === ctx.commit.id && record.position.operation === ctx.index;
+  const bytes = admitted ? worstAssignmentSize(op, policy.epoch, resultBytes, payloadBytes(record)) : worstAssignmentBytes(op, policy.epoch, resultBytes);
   if (bytes > max) {
     fail('assignment_limit', `Work ${op.node_key} cannot fit a one-Claim assignment: its worst case is ${bytes} bytes (payload and ${op.depends_on.filter((e) => e.kind === 'work').length} bounded Result inputs); assignment_bytes is ${max}`,
       where(ctx), { limit: 'assignment_bytes', bytes, max, node_key: op.node_key, graph_id: op.graph_id });

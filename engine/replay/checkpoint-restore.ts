@@ -16,7 +16,7 @@ import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, WORK_STATE_KEYS, readFairness
 import { StateReader } from './checkpoint-reader.ts';
 import { accountKey, bump } from '../state/mutate.ts';
 import { roleMayRequest } from './rules.ts';
-import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, PolicyRecord, ReplayState, WorkRecord } from '../state/state.ts';
+import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, PolicyRecord, ReplayState, ResourceIdentity, WorkRecord } from '../state/state.ts';
 import { policyIncoherence } from './ops/policy.ts';
 import { addGraphGates } from './ops/admission.ts';
 
@@ -160,6 +160,8 @@ function restoreWorks(r: StateReader, state: ReplayState, snapshot: JsonObject, 
       workId: id, graphId: op.graph_id, nodeKey: op.node_key, pool: op.pool, workerProfile: op.worker_profile,
       batchTrustDomain: op.batch_trust_domain, priority: op.priority, effectivePriority: effective, fairnessKey: op.fairness_key,
       dependsOn: op.depends_on as DependencyEdge[], enqueued: op.enqueued, definition,
+      executionRef: op.execution_ref ?? null, backingIssue: (op.backing_issue as ResourceIdentity | undefined) ?? null,
+      replacementOf: op.replacement_of?.work_id ?? null,
       position: { ordinal, operation }, fifo: ordinal * 65536 + operation,
       admittedCommit: receipts[ordinal]!.id, policyEpoch: receipts[ordinal]!.policyEpoch,
       state: workState, barrier, currentClaim: r.optStr(raw.claim_id, `${what}.claim_id`), claims: [],

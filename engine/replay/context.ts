@@ -6,6 +6,7 @@
 import type { QueueCommit, QueueOperation } from '../schema/index.ts';
 import type { ReplayState } from '../state/state.ts';
 import type { RecordMeasures } from './measures.ts';
+import type { DefinitionSource } from '../state/definitions.ts';
 
 export interface CommitContext {
   state: ReplayState;
@@ -16,6 +17,8 @@ export interface CommitContext {
   line?: number;
   /** What the record stage measured of this commit's record (measures.ts); the fold measures itself when absent. */
   measures?: RecordMeasures | null;
+  /** Where this commit's Work definitions are read back from once folded (state/definitions.ts); kept as values when absent. */
+  definitions?: DefinitionSource;
 }
 
 export type OperationOf<K extends QueueOperation['kind']> = Extract<QueueOperation, { kind: K }>;

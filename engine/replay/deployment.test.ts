@@ -21,6 +21,7 @@ import { buildCheckpointCommit } from './checkpoint.ts';
 import { replayLedger } from './index.ts';
 import { AUTHORITY_FIELDS, installedContract, workerRoute } from './ops/deployment.ts';
 import { currentRevision } from '../state/routes.ts';
+import { expectDefinitionsOf, replayCountingDefinitionReads } from '../../tests/support/definitions.ts';
 
 const REPOSITORY = 'acme/queue';
 const T0 = 1_700_000_000_000;
@@ -402,6 +403,11 @@ describe('admission contracts and execution pins (spec 7.10; issue 16 §2)', () 
     expect(JSON.stringify(clockView(w.state.fairness, 'default'))).not.toBe(service); // the others were served…
     expect(w.state.claims.size).toBe(4); // …and nothing was charged for the paused Work
     expect(codeOf(w.text())).toBe('accepted');
+    // Replay schedules pinned Work by the record's executionRef: it reads no definition back (state/definitions.ts).
+    const { projection, reads } = replayCountingDefinitionReads(w.text());
+    expect(reads).toBe(0);
+    expect(expectDefinitionsOf(projection, w.text())).toBe(7);
+    expect(projection.work(workId('g', 'pinned'))!.executionRef).toBe(REF_A);
   });
 
   it('activate: false on a pinned historical revision pauses only the Work pinned to it (deployment_unavailable)', () => {

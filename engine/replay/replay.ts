@@ -11,6 +11,7 @@ import { applyCommit } from './apply.ts';
 import { CausalChain, type ChainRecord } from './chain.ts';
 import type { EnvelopeVerdict } from './envelope.ts';
 import { installColdReplay, Projection } from './projection.ts';
+import { RecordDefinitions } from './definitions.ts';
 import { RecordTexts } from './record-texts.ts';
 import { parseRecord, verifiedCommit, type RecordMeasures, type RecordVerdicts, type RecordVerifier, type VerifiedRecord } from './record.ts';
 import { createState } from '../state/state.ts';
@@ -107,6 +108,8 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   const chain = new CausalChain<ParsedRecord>(state.tip, projection);
   let verdicts: RecordVerdicts | null = null;
   const texts = typeof input === 'string' ? null : new RecordTexts(input, frames as ReturnType<typeof frameLedger>);
+  // Every record folded here is remembered right after: its Works' definitions are read back from it.
+  const definitions = new RecordDefinitions({ text: (id) => projection.commitText(id) });
   try {
     if (verifier !== undefined && typeof input !== 'string') verdicts = verifier.open(input, frames as ReturnType<typeof frameLedger>);
     for (let n = 0; n < frames.length; n++) {
@@ -139,7 +142,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
         // The chain releases `next` onto the tip: its `previous` is the tip's id, whose string
         // (unlike the record's own copy) the maps have already hashed.
         const previous = next.previous !== null && next.previous === state.tip ? state.tip : next.previous;
-        applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next), measures: next.measures });
+        applyCommit(state, next.commit, { line: next.line, fingerprintVerified: next.verdict.fingerprintVerified, parametersVerified: next.verdict.parametersVerified, bytes: recordBytes(next), measures: next.measures, definitions });
         if (next.start < 0) projection.remember(next.id, previous, next.text);
         else projection.remember(next.id, previous, null, chunk, next.start, next.end);
       }

@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
 import type { ResultInput } from '../state/ready-index.ts';
 import { unforked } from '../state/unforked.ts';
+import { definedBySource } from '../state/definitions.ts';
 
 export const ASSIGNMENT_VERSION = 3;
 
@@ -137,7 +138,9 @@ function memberPayload(work: WorkRecord): JsonObject {
  * key order.
  */
 export function memberBytesFor(state: ReplayState, work: WorkRecord, claimId: string, handle: string): number {
-  memberPayload(work);
+  // A Work replay admitted has a schema-checked object payload, and its definition is read back
+  // from its record when asked (state/definitions.ts): its measured size (`payloadBytes`) stands for it.
+  if (!definedBySource(work)) memberPayload(work);
   let refs = 0;
   for (const edge of work.dependsOn) {
     if (edge.kind !== 'work') continue;

@@ -166,7 +166,7 @@ class SimulatedQueue {
     const work: WorkRecord = {
       workId, graphId: 'simulation', nodeKey: workId, pool: POOL, workerProfile: 'default', batchTrustDomain: 'default',
       priority: b.priority, effectivePriority: b.priority, fairnessKey: b.key, dependsOn: [], enqueued: 0,
-      definition: { kind: 'Work', work_id: workId, payload: {} }, position, fifo: position.ordinal * 65536 + position.operation,
+      definition: { kind: 'Work', work_id: workId, payload: {} }, executionRef: null, backingIssue: null, replacementOf: null, position, fifo: position.ordinal * 65536 + position.operation,
       admittedCommit: 'simulation', policyEpoch: EPOCH, state: 'available', barrier: 'none', currentClaim: null, claims: [],
       attempts: 0, retryNotBefore: this.paused.has(b.key) ? HELD : null, completionCommit: null, completionAt: null,
       resultCommit: null, deliveryFailureCommit: null, cancellationCommit: null, cancellationReason: null, touchedBy: [],

@@ -23,9 +23,8 @@ export function admissionContract(state: ReplayState, work: Pick<WorkRecord, 'wo
 }
 
 /** The revision `work` pinned at admission (`execution_ref`), if any. */
-export function pinOf(work: Pick<WorkRecord, 'definition'>): string | undefined {
-  const pin = work.definition.execution_ref;
-  return typeof pin === 'string' ? pin : undefined;
+export function pinOf(work: Pick<WorkRecord, 'executionRef'>): string | undefined {
+  return work.executionRef ?? undefined;
 }
 
 /**

@@ -49,8 +49,18 @@ export interface WorkRecord {
   fairnessKey: string;
   dependsOn: DependencyEdge[];
   enqueued: number;
-  /** The complete immutable Work operation as admitted (idempotency, payload, views). */
+  /**
+   * The complete immutable Work operation as admitted (idempotency, payload, views). Replay reads
+   * it back from the admitting record when asked rather than keeping it (state/definitions.ts):
+   * what the fold needs of it after admission is kept in the fields below and in the record's.
+   */
   definition: JsonObject;
+  /** The revision the Work pinned at admission (`execution_ref`), or null. */
+  executionRef: string | null;
+  /** The pre-existing Issue the Work was admitted with (`backing_issue`), or null. */
+  backingIssue: ResourceIdentity | null;
+  /** The delivery-failed Work this one replaces (`replacement_of.work_id`), or null. */
+  replacementOf: string | null;
   position: Position;
   /** Monotone FIFO rank: ordinal * 65536 + operation index (operations ≤ 256). */
   fifo: number;

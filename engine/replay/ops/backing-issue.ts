@@ -28,7 +28,7 @@ export function issueIdentity(resource: Pick<ResourceIdentity, 'host' | 'kind' |
 
 /** The pre-existing Issue a Work was admitted with, if any. */
 export function admittedBackingIssue(work: WorkRecord): ResourceIdentity | undefined {
-  return work.definition.backing_issue as unknown as ResourceIdentity | undefined;
+  return work.backingIssue ?? undefined;
 }
 
 /** The Work other than `except` that an Issue already backs (admitted `backing_issue` or IssueLink), if any. */

@@ -9,7 +9,8 @@ import { workId as deriveWorkId } from '../../identity/index.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump, chargeLogical, reindexWork, setWorkState, touch } from '../../state/mutate.ts';
-import type { DependencyEdge, WorkRecord } from '../../state/state.ts';
+import type { DependencyEdge, ResourceIdentity, WorkRecord } from '../../state/state.ts';
+import { sourcedPosition, withSourcedDefinition } from '../../state/definitions.ts';
 import { addGraphGates, checkGates, checkGraphNodes, checkGraphPool, checkReplacement, checkSubject } from './admission.ts';
 import { checkLimit, limitOf, type CheckedLimit } from './limits.ts';
 import { payloadSize } from './payload-size.ts';
@@ -63,7 +64,7 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
   const pending = ctx.state.pendingByPool.get(op.pool) ?? 0;
   checkNodeLimit(ctx, op, 'pending_nodes', pending + 1, PENDING_NODES);
 
-  const record: WorkRecord = {
+  const fields: Omit<WorkRecord, 'definition'> = {
     workId: op.work_id,
     graphId: op.graph_id,
     nodeKey: op.node_key,
@@ -75,8 +76,10 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     fairnessKey: op.fairness_key,
     dependsOn: op.depends_on as DependencyEdge[],
     enqueued: op.enqueued,
-    definition: op as unknown as JsonObject,
-    position: { ordinal: ctx.ordinal, operation: ctx.index },
+    executionRef: op.execution_ref ?? null,
+    backingIssue: (op.backing_issue as ResourceIdentity | undefined) ?? null,
+    replacementOf: op.replacement_of?.work_id ?? null,
+    position: ctx.definitions === undefined ? { ordinal: ctx.ordinal, operation: ctx.index } : sourcedPosition(ctx.ordinal, ctx.index, ctx.definitions),
     fifo: ctx.ordinal * 65536 + ctx.index,
     admittedCommit: ctx.commit.id,
     policyEpoch: ctx.commit.policy_epoch,
@@ -94,6 +97,10 @@ export function applyWork(ctx: CommitContext, op: WorkOp): void {
     cancellationReason: null,
     touchedBy: [ctx.commit.id],
   };
+  // Read back from the commit's record when asked, where replay keeps the record (state/definitions.ts).
+  const record: WorkRecord = ctx.definitions === undefined
+    ? Object.assign(fields, { definition: op as unknown as JsonObject })
+    : withSourcedDefinition(fields);
   // Kept as the canonical size (scheduler/assignment.ts `payloadBytes`) when it is one.
   if (canonical) notePayloadBytes(record, payloadBytes);
   state.works.set(op.work_id, record);

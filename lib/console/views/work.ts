@@ -108,8 +108,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
   const failureOp = work.deliveryFailureCommit === null ? null : findOperation(projection, work.deliveryFailureCommit, 'DeliveryFailure', workId);
   const replacedBy: WorkDetail['replacedBy'] = [];
   for (const other of projection.works()) {
-    const r = other.definition.replacement_of as { work_id?: string } | undefined;
-    if (r?.work_id === workId) replacedBy.push({ workId: other.workId, nodeKey: other.nodeKey });
+    if (other.replacementOf === workId) replacedBy.push({ workId: other.workId, nodeKey: other.nodeKey });
   }
 
   return {
