@@ -99,6 +99,20 @@ describe('replayed Work definitions', () => {
     }
   });
 
+  it('a Work whose record is not canonical: admission measures its payload\'s canonical size, and the fold reads no definition', () => {
+    const lines = busyLedger(30).text().split('\n').filter((l) => l !== '');
+    // The first submit after the genesis, its payload members in reverse order: a legal record, not a canonical one.
+    const at = lines.findIndex((l, i) => i > 0 && (JSON.parse(l) as { request: { kind: string } }).request.kind === 'submit');
+    const commit = JSON.parse(lines[at]!) as { operations: Array<{ payload: Record<string, unknown> }> };
+    for (const op of commit.operations) op.payload = Object.fromEntries(Object.entries(op.payload).reverse());
+    lines[at] = JSON.stringify(commit);
+    const ledger = `${lines.join('\n')}\n`;
+    const { projection, reads } = replayCountingDefinitionReads(ledger);
+    expect(expectDefinitionsOf(projection, ledger)).toBeGreaterThan(30);
+    expect(reads).toBe(0);
+    expect(projection.work((commit.operations[0] as unknown as { work_id: string }).work_id)!.claims.length).toBeGreaterThan(0); // granted: its size was packed
+  });
+
   it.skipIf(referenceSkip(existsSync(LEDGER_1M)))('the reference-written ledger-1m: the fold reads no definition, and each reads back as admitted', () => {
     const text = readFileSync(LEDGER_1M, 'utf8');
     const { projection, reads } = replayCountingDefinitionReads(text);

@@ -5,7 +5,9 @@
  * the ledger admitted.
  */
 import { expect, vi } from 'vitest';
-import type { JsonObject } from '../../engine/json.ts';
+import { canonicalSize } from '../../engine/codec/index.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { payloadBytes } from '../../engine/scheduler/assignment.ts';
 import { RecordDefinitions } from '../../engine/replay/definitions.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { replayBytes } from './bytes.ts';
@@ -34,7 +36,7 @@ export function admittedOperations(ledger: string): Map<string, JsonObject[]> {
 
 /**
  * Every Work of `projection` (replayed from `ledger`) has the definition its admitting record
- * wrote, and the fields the fold keeps of it agree with it. Answers the number of Works checked.
+ * wrote, and what the fold keeps of it (fields, the measured payload size) agrees with it. Answers the number of Works checked.
  */
 export function expectDefinitionsOf(projection: Projection, ledger: string): number {
   const operations = admittedOperations(ledger);
@@ -46,6 +48,7 @@ export function expectDefinitionsOf(projection: Projection, ledger: string): num
     expect(work.executionRef).toBe(admitted!.execution_ref ?? null);
     expect(work.backingIssue).toEqual(admitted!.backing_issue ?? null);
     expect(work.replacementOf).toBe((admitted!.replacement_of as { work_id?: string } | undefined)?.work_id ?? null);
+    expect(payloadBytes(work), `Work ${work.workId}: payload size`).toBe(canonicalSize(admitted!.payload as JsonValue));
     n++;
   }
   return n;
