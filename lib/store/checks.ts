@@ -4,6 +4,9 @@ import { ProtocolError } from '../../engine/errors.ts';
 /** The ledger parser's ceiling (contract `canonical_json.parser_bytes`, 80 MiB). */
 export const LEDGER_MAX_BYTES = 83_886_080;
 
+/** A Git tree entry's mode for a symbolic link: its blob is the link's target path, not a file's content. */
+export const SYMLINK_MODE = '120000';
+
 /**
  * A branch name the stores accept: the `git check-ref-format --branch` rules,
  * checked without a process so constructors stay synchronous.

@@ -28,20 +28,34 @@ export async function hasCommit(ctx: GitContext, sha: string): Promise<boolean> 
 }
 
 /**
- * The bytes of `path` at `commit`; null when the path is absent. A path that
- * names a directory or submodule is `store_path_not_a_file`.
+ * A symbolic link's blob is its target path, at most PATH_MAX bytes: a blob that short may be
+ * one, and its mode is looked up (one more git call, for small files only).
+ */
+export const LINK_TARGET_BYTES = 4096;
+
+/**
+ * The bytes of `path` at `commit`; null when the path is absent. A path that names a directory,
+ * a submodule or a symbolic link (whose blob is its target's path, not the file's content) is
+ * `store_path_not_a_file`.
  */
 export async function readFileAt(ctx: GitContext, commit: string, path: string): Promise<Uint8Array | null> {
   const r = await git(ctx, ['cat-file', 'blob', `${commit}:${path}`]);
-  if (r.code === 0) return r.stdout;
-  // Tell "absent" from "not a file" from "no such commit" (only on the failure path).
+  if (r.code === 0 && r.stdout.length > LINK_TARGET_BYTES) return r.stdout;
+  // Tell "absent" from "not a file" from "no such commit" (only on the failure path), and a link from a small file.
   const lsArgs = ['ls-tree', '-z', '--full-tree', commit, '--', path];
   const ls = await git(ctx, lsArgs);
   if (ls.code !== 0) throw gitFailure(lsArgs, ls);
   const entry = ls.stdout.toString('utf8').split('\0').find((e) => e.endsWith(`\t${path}`));
-  if (entry === undefined) return null;
-  const type = entry.split(' ')[1];
+  if (entry === undefined) {
+    if (r.code === 0) throw gitFailure(lsArgs, ls); // cat-file found what ls-tree does not: a bug, not an absent file
+    return null;
+  }
+  const [mode, type] = entry.split(' ');
   if (type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a ${type}, not a file`, { commit });
+  if (mode === '120000') {
+    throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a symbolic link (to ${JSON.stringify(r.stdout.toString('utf8'))}), not a file: the branch must hold the file itself`, { commit });
+  }
+  if (r.code === 0) return r.stdout;
   throw gitFailure(['cat-file'], r);
 }
 

@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot } from './types.ts';
-import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
+import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES, SYMLINK_MODE } from './checks.ts';
 import { decodedBytes, GitHubStore, type GitHubStoreOptions } from './github.ts';
 import { asGraphqlRead, githubFailure, isRequestError, neverSent } from './github-client.ts';
 
@@ -48,10 +48,10 @@ interface GqlBlob {
 interface GqlFileTarget {
   __typename: string;
   oid: string;
-  file?: { type: string; object: GqlBlob | null } | null;
+  file?: { type: string; mode: number; object: GqlBlob | null } | null;
 }
 
-const BLOB_FIELDS = 'type object { __typename oid ... on Blob { byteSize isBinary isTruncated text } }';
+const BLOB_FIELDS = 'type mode object { __typename oid ... on Blob { byteSize isBinary isTruncated text } }';
 
 export const READ_LEDGER = `query FairwayReadLedger($owner: String!, $name: String!, $ref: String!, $path: String!) {
   repository(owner: $owner, name: $name) {
@@ -113,6 +113,7 @@ export class GitHubGraphqlStore extends GitHubStore {
     const file = commit.file ?? null;
     if (file === null) return { version: commit.oid, bytes: null };
     if (file.type !== 'blob' || file.object?.__typename !== 'Blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a ${file.type}, not a file`, { commit: commit.oid });
+    if (file.mode === Number.parseInt(SYMLINK_MODE, 8)) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a symbolic link, not a file: the branch must hold the file itself`, { commit: commit.oid });
     return { version: commit.oid, bytes: await this.blobBytes(file.object, LEDGER_FILE) };
   }
 
@@ -158,7 +159,8 @@ export class GitHubGraphqlStore extends GitHubStore {
     if (ref === null || ref.name === this.branch || ref.target?.__typename !== 'Commit') return null;
     const entry = ref.target.file ?? null;
     if (entry === null) return null;
-    if (entry.type !== 'blob' || entry.object?.__typename !== 'Blob') throw new ProtocolError('store_path_not_a_file', `${file} on ${ref.name} is not a file`);
+    // A symbolic link is not a file here either (the REST contents API answers `type: symlink`).
+    if (entry.type !== 'blob' || entry.object?.__typename !== 'Blob' || entry.mode === Number.parseInt(SYMLINK_MODE, 8)) throw new ProtocolError('store_path_not_a_file', `${file} on ${ref.name} is not a file`);
     return this.blobBytes(entry.object, file);
   }
 

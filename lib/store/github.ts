@@ -20,7 +20,7 @@
 import { ProtocolError } from '../../engine/errors.ts';
 import { ledgerBuffer, MIN_BYTES } from '../replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
-import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES } from './checks.ts';
+import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES, SYMLINK_MODE } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
 import { gitHubTarget } from './github-target.ts';
 import { DEFAULT_LAG_POLICY, ReadYourWrites, type LagPolicy } from './read-your-writes.ts';
@@ -67,6 +67,7 @@ export class GitHubStore implements LedgerStore {
     const entry = await this.rootEntry(tree, LEDGER_FILE);
     if (entry === null) return { version: tip, bytes: null };
     if (entry.type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${tip} is a ${entry.type}, not a file`, { commit: tip });
+    if (entry.mode === SYMLINK_MODE) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${tip} is a symbolic link, not a file: the branch must hold the file itself`, { commit: tip });
     return { version: tip, bytes: await this.blob(entry.sha) };
   }
 
@@ -84,6 +85,7 @@ export class GitHubStore implements LedgerStore {
     }
     const entry = await this.rootEntry(tree, LEDGER_FILE);
     if (entry === null || entry.type !== 'blob') return null;
+    if (entry.mode === SYMLINK_MODE) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${version} is a symbolic link, not a file`, { commit: version });
     return this.blob(entry.sha);
   }
 
@@ -230,11 +232,11 @@ export class GitHubStore implements LedgerStore {
     return tree;
   }
 
-  private async rootEntry(tree: string, name: string): Promise<{ type: string; sha: string } | null> {
+  private async rootEntry(tree: string, name: string): Promise<{ type: string; sha: string; mode: string | undefined } | null> {
     const { data } = await this.call(`read tree ${tree}`, () => this.octokit.rest.git.getTree({ ...this.where, tree_sha: tree }));
     const entry = data.tree.find((e) => e.path === name);
     if (entry === undefined && data.truncated) throw new ProtocolError('github_response_invalid', `tree ${tree} listing was truncated`);
-    return entry?.type !== undefined && entry.sha !== undefined ? { type: entry.type, sha: entry.sha } : null;
+    return entry?.type !== undefined && entry.sha !== undefined ? { type: entry.type, sha: entry.sha, mode: entry.mode } : null;
   }
 
   protected async blob(sha: string): Promise<Uint8Array> {

@@ -133,6 +133,15 @@ export function contractSuite(name: string, makeFixture: () => Promise<StoreFixt
       expect(await f.tip()).toBe(seeded);
     });
 
+    it('a queue file committed as a symbolic link is store_path_not_a_file: its target path is never read as a ledger, and nothing is published over it', async () => {
+      const f = await makeFixture();
+      const seeded = await f.seed(f.queueBranch, { [LEDGER_FILE]: { bytes: '../elsewhere/work-queue.jsonl', mode: '120000' } });
+      const store = f.makeStore();
+      await expect(store.read()).rejects.toMatchObject({ code: 'store_path_not_a_file' });
+      await expect(new Publisher(store).cache.load()).rejects.toMatchObject({ code: 'store_path_not_a_file' });
+      expect(await f.tip()).toBe(seeded);
+    });
+
     it('preserves every other file, mode and subdirectory of the branch', async () => {
       const f = await makeFixture();
       const seeded = await f.seed(f.queueBranch, OTHER_FILES);

@@ -124,6 +124,19 @@ describe('LocalGitStore', () => {
     }
   });
 
+  it('names a ledger committed as a symbolic link store_path_not_a_file, not a truncated record; a small ledger file still reads', async () => {
+    const repo = initRepo({ bare: true });
+    commitFiles(repo, 'work-queue', { 'work-queue.jsonl': { bytes: '/elsewhere/work-queue.jsonl', mode: '120000' } });
+    const refused = new LocalGitStore({ repo }).read();
+    await expect(refused).rejects.toMatchObject({ code: 'store_path_not_a_file' });
+    await expect(refused).rejects.toThrow(/symbolic link \(to "\/elsewhere\/work-queue.jsonl"\)/);
+    // A file of under 4 KiB (what a link's blob can be) is read as the file it is.
+    const small = commitFiles(repo, 'work-queue', { 'work-queue.jsonl': 'a small ledger\n' });
+    const read = await new LocalGitStore({ repo }).read();
+    expect(read.version).toBe(small);
+    expect(new TextDecoder().decode(read.bytes!)).toBe('a small ledger\n');
+  });
+
   it('treats a rewound branch as a conflict, not as a fast-forward to build on', async () => {
     const repo = initRepo({ bare: true });
     const store = new LocalGitStore({ repo });
