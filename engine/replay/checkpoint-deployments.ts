@@ -28,11 +28,14 @@ export function deploymentExtensions(state: ReplayState): JsonObject {
   const out: JsonObject = {};
   const routes = routesSnapshot(state);
   if (routes !== null) out.deployments = routes;
-  const admissions: JsonObject = {};
-  for (const id of [...state.admissions.keys()].sort()) {
-    const frozen = state.admissions.get(id)!;
-    if (derivedAdmission(state, state.works.get(id)!) !== frozen) admissions[id] = frozen;
+  // Works in admission order (their definitions are read back from their records, engine/state/definitions.ts), named in id order.
+  const differing: string[] = [];
+  for (const work of state.works.values()) {
+    const frozen = state.admissions.get(work.workId);
+    if (frozen !== undefined && derivedAdmission(state, work) !== frozen) differing.push(work.workId);
   }
+  const admissions: JsonObject = {};
+  for (const id of differing.sort()) admissions[id] = state.admissions.get(id)!;
   if (Object.keys(admissions).length > 0) out.admission_contracts = admissions;
   return out;
 }

@@ -7,7 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replacementRequest } from '../lifecycle/replacement.ts';
-import { bootstrapRequest } from '../requests/operations.ts';
+import { bootstrapRequest, dispatchNextRequest } from '../requests/operations.ts';
+import { candidateCommitId } from '../identity/index.ts';
 import { defaultPolicy, LedgerWriter } from '../requests/writer.ts';
 import { definedBySource } from '../state/definitions.ts';
 import { appendLedger, replayLedger } from './index.ts';
@@ -70,6 +71,32 @@ describe('replayed Work definitions', () => {
     const fork = appended.fork();
     expectDefinitionsOf(fork, whole);
     for (const work of fork.works()) expect(work.definition).toEqual(appended.work(work.workId)!.definition);
+  });
+
+  it('forks of forks read the same definitions and fold appended grants (three levels)', () => {
+    const lines = busyLedger(30).text().split('\n').filter((l) => l !== '');
+    const half = Math.floor(lines.length / 2);
+    const head = `${lines.slice(0, half).join('\n')}\n`;
+    const tail = `${lines.slice(half).join('\n')}\n`;
+    let fork = replayLedger(utf8(head));
+    for (let depth = 1; depth <= 3; depth++) {
+      fork = fork.fork();
+      expectDefinitionsOf(fork, head + tail);
+    }
+    appendLedger(fork, utf8(tail));
+    expectDefinitionsOf(fork, head + tail);
+  });
+
+  it('a grant\'s assignments carry the admitted payloads: planned on a replayed projection as on the writer\'s own state', () => {
+    const w = busyLedger(30);
+    const projection = replayLedger(utf8(w.text()));
+    const at = w.state.commits.at(-1)!.at + 1;
+    const input = { pool: 'default', max_claims: 8, max_dispatches: 4, max_bytes: 49152 };
+    const ids = { requestId: 'grant-check', commitId: candidateCommitId(w.state.tip, 'grant-check') };
+    const replayed = dispatchNextRequest(projection, input, ids, at).plan.groups.map((g) => g.assignment);
+    const written = dispatchNextRequest(w.state, input, ids, at).plan.groups.map((g) => g.assignment);
+    expect(replayed.length).toBeGreaterThan(0);
+    expect(replayed).toEqual(written);
   });
 
   it('a spread, Object.keys and JSON of a replayed Work carry its definition and nothing of where it is read from', () => {

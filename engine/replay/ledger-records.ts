@@ -89,6 +89,22 @@ export class LedgerRecords {
     return position === undefined ? undefined : this.textAt(position);
   }
 
+  /** Commit `id`'s record as kept: its bytes (a view of the retained input, not a copy) or its text. */
+  record(id: string): Uint8Array | string | undefined {
+    const position = this.positionOf(id);
+    return position === undefined ? undefined : this.recordAt(position);
+  }
+
+  private recordAt(position: number): Uint8Array | string | undefined {
+    const local = position - this.base;
+    if (local < 0) return this.parent?.recordAt(position);
+    const at = 3 * local;
+    const chunk = this.spans[at];
+    if (chunk === undefined || chunk === NONE) return undefined;
+    if (chunk === TEXT) return this.texts.get(local);
+    return this.chunks[chunk]!.subarray(this.spans[at + 1]!, this.spans[at + 2]!);
+  }
+
   /**
    * Where commit `id` sits in the state. The state's own commit there must be `id`: a fork's
    * index reads through to its parent's, which may have moved on since (a stale fork has no

@@ -153,6 +153,11 @@ export class Projection {
     return this.records.text(id);
   }
 
+  /** Commit `id`'s record as replay kept it: a view of its bytes, or its text (ledger-records.ts). */
+  commitRecord(id: string): Uint8Array | string | undefined {
+    return this.records.record(id);
+  }
+
   successorOf(id: string): string | undefined {
     return this.records.successorOf(id);
   }

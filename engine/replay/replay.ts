@@ -109,7 +109,7 @@ function extend(projection: Projection, input: Uint8Array | string, onProgress?:
   let verdicts: RecordVerdicts | null = null;
   const texts = typeof input === 'string' ? null : new RecordTexts(input, frames as ReturnType<typeof frameLedger>);
   // Every record folded here is remembered right after: its Works' definitions are read back from it.
-  const definitions = new RecordDefinitions({ text: (id) => projection.commitText(id) });
+  const definitions = new RecordDefinitions({ record: (id) => projection.commitRecord(id) });
   try {
     if (verifier !== undefined && typeof input !== 'string') verdicts = verifier.open(input, frames as ReturnType<typeof frameLedger>);
     for (let n = 0; n < frames.length; n++) {

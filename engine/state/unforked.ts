@@ -18,5 +18,9 @@ export function noteForkView(view: object, base: object): void {
  * instead of computing it again per view. Never for anything a fold writes.
  */
 export function unforked<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? ((bases.get(value) as T | undefined) ?? value) : value;
+  if (typeof value !== 'object' || value === null) return value;
+  // A fork of a fork views its parent's view: follow the views down to the object itself.
+  let base: object = value;
+  for (let next = bases.get(base); next !== undefined; next = bases.get(base)) base = next;
+  return base as T;
 }

@@ -20,7 +20,7 @@ const REPOSITORY = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/;
 const HOST = /^[A-Za-z0-9.-]{1,253}$/;
 
 function boundResource(projection: Projection, workId: string): { host?: string; repository?: string; number?: string } | undefined {
-  const admitted = projection.work(workId)?.definition.backing_issue;
+  const admitted = projection.work(workId)?.backingIssue ?? undefined;
   if (admitted !== undefined) return admitted as { host?: string; repository?: string; number?: string };
   return (projection.issueLinks(workId)).find((r) => r.kind === 'IssueLink')?.resource as { host?: string; repository?: string; number?: string } | undefined;
 }
