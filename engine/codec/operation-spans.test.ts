@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { operationSpans } from './operation-spans.ts';
+import { operationSpans, operationSpansOfText } from './operation-spans.ts';
 import { referenceSkip } from '../../tests/support/reference.ts';
 import { REPOSITORY, step, T0 } from '../../tests/support/checkpoint-ledgers.ts';
 import { bootstrapRequest } from '../requests/operations.ts';
@@ -28,8 +28,19 @@ function spannedOperations(text: string): unknown[] | null {
   return out;
 }
 
+/** The same, from the record as text (spans in UTF-16 code units). */
+function spannedOperationsOfText(text: string): unknown[] | null {
+  const spans = operationSpansOfText(text);
+  if (spans === null) return null;
+  const out: unknown[] = [];
+  for (let k = 0; k < spans.length; k += 2) out.push(JSON.parse(text.slice(spans[k]!, spans[k + 1]!)));
+  return out;
+}
+
 function expectSpansOf(text: string): void {
-  expect(spannedOperations(text)).toEqual((JSON.parse(text) as { operations: unknown[] }).operations);
+  const operations = (JSON.parse(text) as { operations: unknown[] }).operations;
+  expect(spannedOperations(text)).toEqual(operations);
+  expect(spannedOperationsOfText(text)).toEqual(operations);
 }
 
 describe('operationSpans', () => {
@@ -43,6 +54,7 @@ describe('operationSpans', () => {
 
   it('answers null where it cannot tell: no operations member, not an array, a name written with an escape', () => {
     expect(spannedOperations('{"id":"q","previous":null}')).toBeNull();
+    expect(spannedOperationsOfText('{"ß":"✓","op\\u0065rations":[{"kind":"Work"}]}')).toBeNull();
     expect(spannedOperations('{"operations":{"kind":"Work"}}')).toBeNull();
     expect(spannedOperations('{"op\\u0065rations":[{"kind":"Work"}]}')).toBeNull();
     expect(spannedOperations('["operations",[1]]')).toBeNull();
@@ -56,6 +68,15 @@ describe('operationSpans', () => {
       const record = Object.fromEntries(entries);
       const text = spaced ? JSON.stringify(record, null, 2) : JSON.stringify(record);
       expect(spannedOperations(text)).toEqual(JSON.parse(text).operations);
+      expect(spannedOperationsOfText(text)).toEqual(JSON.parse(text).operations);
+    }), { numRuns: 500 });
+  });
+
+  it('counts spans of a text record in UTF-16 code units past 2-, 3- and 4-byte characters (property)', () => {
+    const text = fc.string({ unit: 'grapheme', maxLength: 12 });
+    fc.assert(fc.property(text, fc.array(fc.dictionary(text, text, { maxKeys: 3 }), { maxLength: 5 }), (head, operations) => {
+      const record = JSON.stringify({ actor: head, operations, tail: head });
+      expectSpansOf(record);
     }), { numRuns: 500 });
   });
 

@@ -19,7 +19,8 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-const OPERATIONS = new TextEncoder().encode('operations');
+const encoder = new TextEncoder();
+const OPERATIONS = encoder.encode('operations');
 
 /** [start0, end0, start1, end1, ...]: byte offsets in `bytes` of each operation's text, or null. */
 export function operationSpans(bytes: Uint8Array): Int32Array | null {
@@ -41,6 +42,28 @@ export function operationSpans(bytes: Uint8Array): Int32Array | null {
     i = skipSpace(bytes, i + 1);
   }
   return null;
+}
+
+/**
+ * `operationSpans` of a record held as text, in UTF-16 code units of `text` (what `slice` takes):
+ * the spans are found on its UTF-8 encoding, then counted in code units.
+ */
+export function operationSpansOfText(text: string): Int32Array | null {
+  const bytes = encoder.encode(text);
+  const spans = operationSpans(bytes);
+  if (spans === null || bytes.length === text.length) return spans; // ASCII: a byte is a code unit
+  const units = new Int32Array(spans.length);
+  let unit = 0;
+  let at = 0;
+  for (let i = 0; i < bytes.length && at < spans.length; i++) {
+    while (at < spans.length && spans[at] === i) units[at++] = unit;
+    const b = bytes[i]!;
+    // A lead byte of 4 (0xF0..) is a surrogate pair; a continuation byte (0x80..0xBF) adds nothing.
+    if (b < 0x80) unit += 1;
+    else if (b >= 0xf0) unit += 2;
+    else if (b >= 0xc0) unit += 1;
+  }
+  return at === spans.length ? units : null; // every span ends before the record's closing brace
 }
 
 function isOperations(bytes: Uint8Array, start: number, end: number): boolean {

@@ -25,7 +25,7 @@ const LEDGER_1M = new URL('../../../shared/reference/gh-aw-generated/ledger-1m.j
 function busyLedger(steps: number): LedgerWriter {
   const w = new LedgerWriter();
   const policy = defaultPolicy({ repository: REPOSITORY, principal: '1001', weights: { alpha: 1, beta: 2, gamma: 3 }, logicalLimit: 8, nativeLimit: 4, maxClaims: 2 });
-  w.publish('bootstrap', { ...producer, repository: REPOSITORY }, T0 - 1000, bootstrapRequest(policy, 'epoch-1', [{ node_key: 'seed', payload: { seed: true } }], { graphId: 'seed', at: T0 - 1000 }));
+  w.publish('bootstrap', { ...producer, repository: REPOSITORY }, T0 - 1000, bootstrapRequest(policy, 'epoch-1', [{ node_key: 'seed', payload: { seed: 'ß ✓ 🚀 "quoted" \\ ] }' } }], { graphId: 'seed', at: T0 - 1000 }));
   for (let i = 0; i < steps; i++) step(w, i);
   const failed = [...w.state.works.values()].find((x) => x.barrier === 'failed');
   if (failed === undefined) throw new Error('the busy ledger has no delivery-failed Work to replace');
