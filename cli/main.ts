@@ -64,6 +64,7 @@ Examples:
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);
+    refuseRepeatedOptions(program);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -84,6 +85,25 @@ Examples:
     return reportFailure(io, e, json, entry === undefined ? undefined : named);
   }
   return exit;
+}
+
+/**
+ * An option that takes one value, given twice (`--pool a --pool b`, `--request-id x --request-id
+ * y`), is a usage error (`option_invalid`), not the last one silently winning. Options that
+ * collect their values (an array default, or variadic) may repeat.
+ */
+function refuseRepeatedOptions(command: Command): void {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
+    let given: string | undefined;
+    command.on(`option:${option.name()}`, (value: string) => {
+      if (given !== undefined) {
+        throw new CommanderError(2, 'commander.invalidArgument', `option '${option.flags}' is given twice (${JSON.stringify(given)}, then ${JSON.stringify(value)}); give it once`);
+      }
+      given = value;
+    });
+  }
+  for (const sub of command.commands) refuseRepeatedOptions(sub);
 }
 
 /** Global options that take a value (the value is not the command name). */

@@ -191,7 +191,7 @@ describe('fairway explain', () => {
     const noQueue = await run(['explain', '--repo', emptyRepo, '--pool', 'default', '--json']);
     expect(noQueue.code).toBe(3);
     expect((noQueue.json().error as { code: string }).code).toBe('queue_uninitialized');
-    const asOf = await explain('--as-of', 'yesterday', '--json');
+    const asOf = await run(['explain', '--ledger', ledger, '--pool', 'default', '--as-of', 'yesterday', '--json']);
     expect(asOf.code).toBe(2);
     expect((asOf.json().error as { code: string }).code).toBe('invalid_as_of');
   });

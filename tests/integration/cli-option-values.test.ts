@@ -87,3 +87,27 @@ describe('bad flag values are usage errors of the flag (exit 2, option_invalid)'
     expect(ledger()).toEqual(before);
   });
 });
+
+describe('an option given twice', () => {
+  it('option_invalid: a one-value option given twice (global or a command\'s, before or after the command) names both values; nothing is written', async () => {
+    await bootstrap();
+    const before = ledger();
+    for (const args of [
+      ['--request-id', 'a', '--request-id', 'b', 'submit-work', '--file', file('p.json', { a: 2 })],
+      ['--request-id', 'c', 'submit-work', '--file', file('q.json', { a: 3 }), '--pool', 'default', '--pool', 'other'],
+      ['--request-id', 'd', 'submit-work', '--request-id', 'e', '--file', file('r.json', { a: 4 })],
+    ]) {
+      const j = await fairway('--json', ...args);
+      expect(j.code, j.out).toBe(2);
+      expect(j.json).toEqual({ ok: false, error: { code: 'option_invalid', message: expect.stringMatching(/^option '--[a-z-]+ <[a-z.]+>' is given twice \("[a-z]+", then "[a-z]+"\); give it once$/) } });
+    }
+    expect(ledger()).toEqual(before);
+  });
+
+  it('an option that collects its values may repeat (issues sync --work-id a --work-id b runs)', async () => {
+    await bootstrap();
+    const r = await fairway('--json', 'issues', 'sync', '--dry-run', '--work-id', 'aaaaaaaa', '--work-id', 'bbbbbbbb');
+    // Parsed and run: the fixture's queue has no Issue projection configured.
+    expect([r.code, r.json]).toEqual([0, expect.objectContaining({ ok: true, enabled: false })]);
+  });
+});
