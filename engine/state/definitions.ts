@@ -2,13 +2,14 @@
  * A Work's definition read back from its admitting record instead of kept (spec 7.17 hot path).
  *
  * Every admitted Work's definition is the operation as its submit wrote it: its payload, edges
- * and identities. Kept as parsed, a 64 MiB ledger's definitions are about a quarter of the
- * replay state's heap, and the fold never reads them after admission (what it needs is on the
- * record: `executionRef`, `backingIssue`, `replacementOf`, the measured payload size). Each of
- * them survives the young generation and is copied there and again into the old one: reading
- * them back made threaded replay of a 64 MiB ledger 3-5% faster and its time per record the
- * same as at 16 MiB (docs/performance.md, "fourteenth round"). A read costs the parse of the
- * Work's own operation (replay/definitions.ts), which a kept definition did not.
+ * and identities. Kept as parsed, a 64 MiB ledger's definitions are about a tenth of the
+ * replay state's heap but several objects per Work, and the fold never reads them after
+ * admission (what it needs is on the record: `executionRef`, `backingIssue`, `replacementOf`,
+ * the measured payload size). Each of them survives the young generation and is copied there
+ * and again into the old one: reading them back made threaded replay of a 64 MiB ledger 3-5%
+ * faster and its time per record the same as at 16 MiB (docs/performance.md, "fourteenth
+ * round"). A read costs the parse of the Work's own operation (replay/definitions.ts), which a
+ * kept definition did not.
  *
  * So replay (replay.ts, through `CommitContext.definitions`) gives each Work it admits from a
  * remembered record a `definition` accessor: reading it parses the admitting record's
