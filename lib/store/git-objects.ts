@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
-import { checkRepoPath } from './checks.ts';
+import { checkRepoPath, SYMLINK_MODE } from './checks.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
 import { HelperGone, type CatFile } from './git-batch.ts';
 import { commitBody, commitTime, entriesOfListing, entriesOfTree, treeBody, writeObject, type ObjectDatabase, type TreeEntry } from './loose-objects.ts';
@@ -31,7 +31,7 @@ export async function hasCommit(ctx: GitContext, sha: string): Promise<boolean> 
  * A symbolic link's blob is its target path, at most PATH_MAX bytes: a blob that short may be
  * one, and its mode is looked up (one more git call, for small files only).
  */
-export const LINK_TARGET_BYTES = 4096;
+const LINK_TARGET_BYTES = 4096;
 
 /**
  * The bytes of `path` at `commit`; null when the path is absent. A path that names a directory,
@@ -40,23 +40,35 @@ export const LINK_TARGET_BYTES = 4096;
  */
 export async function readFileAt(ctx: GitContext, commit: string, path: string): Promise<Uint8Array | null> {
   const r = await git(ctx, ['cat-file', 'blob', `${commit}:${path}`]);
-  if (r.code === 0 && r.stdout.length > LINK_TARGET_BYTES) return r.stdout;
-  // Tell "absent" from "not a file" from "no such commit" (only on the failure path), and a link from a small file.
-  const lsArgs = ['ls-tree', '-z', '--full-tree', commit, '--', path];
-  const ls = await git(ctx, lsArgs);
-  if (ls.code !== 0) throw gitFailure(lsArgs, ls);
-  const entry = ls.stdout.toString('utf8').split('\0').find((e) => e.endsWith(`\t${path}`));
-  if (entry === undefined) {
-    if (r.code === 0) throw gitFailure(lsArgs, ls); // cat-file found what ls-tree does not: a bug, not an absent file
-    return null;
+  if (r.code === 0) {
+    await refuseLink(ctx, commit, path, r.stdout);
+    return r.stdout;
   }
-  const [mode, type] = entry.split(' ');
-  if (type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a ${type}, not a file`, { commit });
-  if (mode === '120000') {
-    throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a symbolic link (to ${JSON.stringify(r.stdout.toString('utf8'))}), not a file: the branch must hold the file itself`, { commit });
-  }
-  if (r.code === 0) return r.stdout;
+  // Tell "absent" from "not a file" from "no such commit" (only on the failure path).
+  const entry = await treeEntry(ctx, commit, path);
+  if (entry === undefined) return null;
+  if (entry.type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a ${entry.type}, not a file`, { commit });
   throw gitFailure(['cat-file'], r);
+}
+
+/**
+ * `store_path_not_a_file` when the blob `bytes` read at `path` is a symbolic link's (its target
+ * path): only a blob of at most LINK_TARGET_BYTES can be, so only then is its mode looked up.
+ */
+export async function refuseLink(ctx: GitContext, commit: string, path: string, bytes: Uint8Array): Promise<void> {
+  if (bytes.length > LINK_TARGET_BYTES || (await treeEntry(ctx, commit, path))?.mode !== SYMLINK_MODE) return;
+  throw new ProtocolError('store_path_not_a_file', `${path} at ${commit} is a symbolic link (to ${JSON.stringify(Buffer.from(bytes).toString('utf8'))}), not a file: the branch must hold the file itself`, { commit });
+}
+
+/** The mode and type of the tree entry `path` at `commit`, or undefined when there is none. */
+async function treeEntry(ctx: GitContext, commit: string, path: string): Promise<{ mode: string; type: string } | undefined> {
+  const args = ['ls-tree', '-z', '--full-tree', commit, '--', path];
+  const ls = await git(ctx, args);
+  if (ls.code !== 0) throw gitFailure(args, ls);
+  const entry = ls.stdout.toString('utf8').split('\0').find((e) => e.endsWith(`\t${path}`));
+  if (entry === undefined) return undefined;
+  const [mode = '', type = ''] = entry.split(' ');
+  return { mode, type };
 }
 
 /**

@@ -51,6 +51,9 @@ interface GqlFileTarget {
   file?: { type: string; mode: number; object: GqlBlob | null } | null;
 }
 
+/** A TreeEntry's `mode` (an Int) for a symbolic link. */
+const SYMLINK_ENTRY_MODE = Number.parseInt(SYMLINK_MODE, 8);
+
 const BLOB_FIELDS = 'type mode object { __typename oid ... on Blob { byteSize isBinary isTruncated text } }';
 
 export const READ_LEDGER = `query FairwayReadLedger($owner: String!, $name: String!, $ref: String!, $path: String!) {
@@ -113,7 +116,7 @@ export class GitHubGraphqlStore extends GitHubStore {
     const file = commit.file ?? null;
     if (file === null) return { version: commit.oid, bytes: null };
     if (file.type !== 'blob' || file.object?.__typename !== 'Blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a ${file.type}, not a file`, { commit: commit.oid });
-    if (file.mode === Number.parseInt(SYMLINK_MODE, 8)) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a symbolic link, not a file: the branch must hold the file itself`, { commit: commit.oid });
+    if (file.mode === SYMLINK_ENTRY_MODE) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a symbolic link, not a file: the branch must hold the file itself`, { commit: commit.oid });
     return { version: commit.oid, bytes: await this.blobBytes(file.object, LEDGER_FILE) };
   }
 
@@ -160,7 +163,7 @@ export class GitHubGraphqlStore extends GitHubStore {
     const entry = ref.target.file ?? null;
     if (entry === null) return null;
     // A symbolic link is not a file here either (the REST contents API answers `type: symlink`).
-    if (entry.type !== 'blob' || entry.object?.__typename !== 'Blob' || entry.mode === Number.parseInt(SYMLINK_MODE, 8)) throw new ProtocolError('store_path_not_a_file', `${file} on ${ref.name} is not a file`);
+    if (entry.type !== 'blob' || entry.object?.__typename !== 'Blob' || entry.mode === SYMLINK_ENTRY_MODE) throw new ProtocolError('store_path_not_a_file', `${file} on ${ref.name} is not a file`);
     return this.blobBytes(entry.object, file);
   }
 

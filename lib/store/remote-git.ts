@@ -23,7 +23,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransaction } from './ref-transactions.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { gitRevision, hasCommit, LINK_TARGET_BYTES, objectDatabase, readFileAt, refuseDeletedLedger, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 
@@ -134,14 +134,14 @@ export class RemoteGitStore implements LedgerStore {
     }
   }
 
-  /** The ledger blob at `commit`; what is not a plain blob, or may be a link, takes the plumbing path (which names it). */
+  /** The ledger blob at `commit`; a link is refused; what is not a plain blob takes the plumbing path (which names it). */
   private async ledgerAt(commit: string): Promise<Uint8Array | null> {
     try {
       const blob = await this.cat.contents(`${commit}:${LEDGER_FILE}`, LEDGER_MAX_BYTES);
       if (blob !== null && blob.type === 'blob') {
         if (blob.bytes === null) throw new ProtocolError('resource_limit', `the ledger at ${commit} is ${blob.size} bytes, more than the ledger parser limit ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
-        // A blob that short may be a symbolic link's target path: the plumbing path looks at its mode.
-        if (blob.bytes.length > LINK_TARGET_BYTES) return blob.bytes;
+        await refuseLink(this.ctx, commit, LEDGER_FILE, blob.bytes);
+        return blob.bytes;
       }
     } catch (e) {
       if (!(e instanceof HelperGone)) throw e;
