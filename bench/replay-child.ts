@@ -18,6 +18,10 @@
  *   steady    as ratio, but without the forced GC before each run and after two warm-up rounds of each: the
  *             ratio a long-lived process (console, MCP server) sees; a forced full GC deoptimizes
  *             the replay's optimized code (V8's "weak objects"), which no natural GC was seen to do
+ *   floor-steady  the floor alone, as `steady` runs it (two warm-ups, ARG (7) rounds, no forced GC), in a
+ *             process that replays nothing: the denominator of the "over a floor-only process" ratios
+ *             (in `steady` and bench/replay-threads.ts the floor runs among replays, and at 16 MiB
+ *             their garbage slows it by 10-20%: docs/performance.md, thirteenth round)
  *   phases    where cold replay spends its time: the `extend` loop of engine/replay/replay.ts with a
  *             timer around each step (frame, decode, parse, canonical, validate, fingerprint, fold
  *             by kind, bookkeeping)
@@ -136,6 +140,21 @@ async function steady(file: string, rounds: number): Promise<object> {
   };
 }
 
+/** The floor alone, warm and without forced GC, in a process that replays nothing: wall and CPU medians. */
+function floorSteady(file: string, rounds: number): object {
+  for (let w = 0; w < 2; w++) floorOnce(file);
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const c = cpuNow();
+    const t = now();
+    floorOnce(file);
+    wall.push(now() - t);
+    cpu.push(cpuNow() - c);
+  }
+  return { mode: 'floor-steady', rounds, wall: wall.map(round), cpu: cpu.map(round), wallMedian: round(median(wall)), cpuMedian: round(median(cpu)) };
+}
+
 async function replay(file: string, runs: number): Promise<object> {
   const times: number[] = [];
   const cpu: number[] = [];
@@ -250,6 +269,9 @@ switch (mode) {
   case 'steady':
     report = await steady(file!, n ?? 5);
     break;
+  case 'floor-steady':
+    report = floorSteady(file!, n ?? 7);
+    break;
   case 'ratio':
     report = await ratio(file!, n ?? 5);
     break;
@@ -257,7 +279,7 @@ switch (mode) {
     report = await phases(file!);
     break;
   default:
-    console.error('usage: replay-child.ts baseline|floor|replay|append|ratio|steady|phases FILE [N]');
+    console.error('usage: replay-child.ts baseline|floor|floor-steady|replay|append|ratio|steady|phases FILE [N]');
     process.exit(2);
 }
 process.stdout.write(`${JSON.stringify(report)}\n`);

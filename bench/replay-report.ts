@@ -12,6 +12,8 @@ export interface PhasesReport {
 }
 /** bench/replay-threads.ts: wall ms, steady, in one process. */
 export interface ThreadsReport { threads: number; rounds: number; floorMedian: number; aloneMedian: number; threadedMedian: number; aloneRatio: number; threadedRatio: number; aheadFraction: number; first: { floor: number; alone: number; threaded: number; threadedAhead: number } }
+/** bench/replay-child.ts `floor-steady`: the floor alone, warm, in a process that replays nothing. */
+export interface FloorSteadyReport { rounds: number; wall: number[]; cpu: number[]; wallMedian: number; cpuMedian: number }
 export interface RatioReport { cpuRatio: number; wallRatio: number; cpuRatios: number[]; floorCpuMedian: number; replayCpuMedian: number; rounds: number; maxRssKB: number }
 
 /** What run.ts reports per ledger (the fields these tables read). */
@@ -23,6 +25,23 @@ export interface ReportedLedger {
 }
 
 export const failed = (x: object): x is { error: string } => 'error' in x;
+
+/** Steady wall medians over a floor-only process's floor (`floor-steady`): replay alone and with one worker. */
+export interface OwnRatio { alone: number; threaded: number }
+
+/** Replay alone and with one worker (bench/replay-threads.ts medians) over the floor of a process that replays nothing; null when either failed. */
+export function ownRatios(threads: ThreadsReport | { error: string }, floorOwn: FloorSteadyReport | { error: string }): OwnRatio | null {
+  if (failed(threads) || failed(floorOwn) || !(floorOwn.wallMedian > 0)) return null;
+  return { alone: threads.aloneMedian / floorOwn.wallMedian, threaded: threads.threadedMedian / floorOwn.wallMedian };
+}
+
+/** How `ownRatios` moves from ledger `a` to ledger `b` (1.00 = flat), or null when either is missing. */
+export function ownRatioFlatness(rows: ReadonlyArray<{ spec: { label: string }; ownRatio: OwnRatio | null }>, a: string, b: string): string | null {
+  const x = rows.find((r) => r.spec.label === a)?.ownRatio;
+  const y = rows.find((r) => r.spec.label === b)?.ownRatio;
+  if (x === undefined || y === undefined || x === null || y === null) return null;
+  return `${b} / ${a}: alone ${(y.alone / x.alone).toFixed(2)} (${x.alone.toFixed(2)}× → ${y.alone.toFixed(2)}×), 1 worker ${(y.threaded / x.threaded).toFixed(2)} (${x.threaded.toFixed(2)}× → ${y.threaded.toFixed(2)}×)`;
+}
 
 export const fmt = (n: number | null | undefined, digits = 0): string => (n === null || n === undefined ? '-' : n.toFixed(digits));
 export const verdict = (ok: boolean | null): string => (ok === null ? 'n/a' : ok ? 'pass' : 'MISS');

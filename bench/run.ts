@@ -38,7 +38,7 @@ import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
 import { formatInstallBench, runInstallBench, type InstallReport } from './install.ts';
 import type { StartupRow } from './startup.ts';
-import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type PhasesReport, type RatioReport, type ReplayReport, type ThreadsReport } from './replay-report.ts';
+import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type FloorSteadyReport, ownRatioFlatness, ownRatios, type PhasesReport, type RatioReport, type ReplayReport, type ThreadsReport } from './replay-report.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -175,6 +175,8 @@ interface Row {
   steady: RatioReport | { error: string };
   /** Wall time, steady: replay alone and with one worker thread (bench/replay-threads.ts). */
   threads: ThreadsReport | { error: string };
+  /** The floor alone, warm, in a process that replays nothing (replay-child `floor-steady`). */
+  floorOwn: FloorSteadyReport | { error: string };
 }
 const rows: Row[] = [];
 for (const spec of specs) {
@@ -189,14 +191,18 @@ for (const spec of specs) {
   log(`  steady CPU ratio (no forced GC) ${failed(steady) ? 'ERR' : `${steady.cpuRatio.toFixed(2)}×`}`);
   const threads = runChild<ThreadsReport>('threads', [children.threads, spec.path, String(RATIO_ROUNDS), '1']);
   log(`  steady wall ratio, alone / 1 worker thread ${failed(threads) ? 'ERR' : `${threads.aloneRatio.toFixed(2)}× / ${threads.threadedRatio.toFixed(2)}×`}`);
+  const floorOwn = child<FloorSteadyReport>('floor-steady', spec.path, 2 * RATIO_ROUNDS - 1);
+  const own = ownRatios(threads, floorOwn);
+  log(`  floor alone ${failed(floorOwn) ? 'ERR' : `${floorOwn.wallMedian.toFixed(1)} ms`}; steady wall ratio over it, alone / 1 worker thread ${own === null ? 'ERR' : `${own.alone.toFixed(2)}× / ${own.threaded.toFixed(2)}×`}`);
   const append = child<AppendReport>('append', spec.path, 20);
   const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
-  rows.push({ spec, floor, replay, append, phases, ratio, steady, threads });
+  rows.push({ spec, floor, replay, append, phases, ratio, steady, threads, floorOwn });
 }
+
 
 // ---------------------------------------------------------------- report
 
-const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady, threads }) => {
+const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady, threads, floorOwn }) => {
   const floorMs = failed(floor) ? null : floor.best;
   const coldMs = failed(replay) ? null : replay.best;
   const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
@@ -211,11 +217,11 @@ const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProces
   };
   // A fresh process's first replay against a fresh process's first floor run, CPU: what one `fairway verify` pays.
   const freshRatio = failed(floor) || failed(replay) ? null : replay.firstCpu / floor.firstCpu;
-  return { spec, floor, replay, append, phases, inProcess, steady, threads, freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+  return { spec, floor, replay, append, phases, inProcess, steady, threads, floorOwn, ownRatio: ownRatios(threads, floorOwn), freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
 });
 
 const mainTable = table(
-  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'steady CPU ratio', 'steady wall ratio: alone / 1 worker', 'fresh-process CPU ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
+  ['ledger', 'MiB', 'bytes', 'commits', 'floor ms', 'cold ms', '1st ms', 'wall ratio', 'CPU ratio (in-process)', 'steady CPU ratio', 'steady wall ratio: alone / 1 worker', 'over a floor-only process', 'fresh-process CPU ratio', 'append med/max ms', 'grant appends ms', 'RSS MiB', 'RSS-base', 'RSS/bytes', 'target MiB', 'cold≤2×', 'append<5', 'RSS'],
   results.map((r) => [
     r.spec.label,
     fmt(r.spec.bytes / MiB, 1),
@@ -228,6 +234,7 @@ const mainTable = table(
     failed(r.inProcess) ? '-' : `${r.inProcess.cpuRatio.toFixed(2)}×`,
     failed(r.steady) ? '-' : `${r.steady.cpuRatio.toFixed(2)}×`,
     failed(r.threads) ? '-' : `${r.threads.aloneRatio.toFixed(2)}× / ${r.threads.threadedRatio.toFixed(2)}×`,
+    r.ownRatio === null ? '-' : `${r.ownRatio.alone.toFixed(2)}× / ${r.ownRatio.threaded.toFixed(2)}×`,
     r.freshRatio === null ? '-' : `${r.freshRatio.toFixed(2)}×`,
     failed(r.append) ? 'ERR' : `${fmt(r.append.median, 2)} / ${fmt(r.append.max, 2)}`,
     failed(r.append) || r.append.grant === null ? '-' : r.append.grant.grantMs.map((ms) => ms.toFixed(1)).join(' / '),
@@ -263,6 +270,7 @@ console.log('\n"cold ms" = best of 3 (read + replayLedger(bytes)) in one fresh p
 console.log(`"CPU ratio (in-process)" = the goal's measure: one process runs the floor and read + replayLedger interleaved, ${RATIO_ROUNDS} rounds after a warm-up of each; median of the per-round ratios of CPU time (user + system).`);
 console.log(`"steady CPU ratio" = the same without the forced GC before each run, after two warm-ups of each: a long-lived process. A forced full GC marks all at once, so V8 keeps none of the maps (hidden classes) of the replay's short-lived objects and deoptimizes the code specialized on them; the "in-process" ratio pays that re-optimization every round (docs/performance.md).`);
 console.log('"steady wall ratio" = wall time of replay over the floor in one process, no forced GC, after two warm-ups: replay alone, then with its per-record checks on one worker thread (lib/replay/thread-verifier.ts, FAIRWAY_REPLAY_THREADS=1; bench/replay-threads.ts). Wall time, since CPU time counts the worker too.');
+console.log('"over a floor-only process" = the same replay medians over the steady floor of a process that replays nothing (replay-child `floor-steady`): replay\'s garbage slows a floor run beside it, by 10-20% at 16 MiB and a few % at 64 MiB (docs/performance.md, thirteenth round), which flatters the column before it at 16 MiB.');
 console.log('"fresh-process CPU ratio" = CPU of the first replay in a fresh process over the first floor run in another: what one `fairway verify` pays (cold JIT), start-up excluded.');
 const flat = (a: string, b: string): string | null => {
   const x = results.find((r) => r.spec.label === a);
@@ -272,6 +280,8 @@ const flat = (a: string, b: string): string | null => {
 };
 const flatness = [flat('gen-16M', 'gen-64M'), flat('gen-1M', 'gen-16M')].filter((x) => x !== null);
 if (flatness.length > 0) console.log(`Flatness of the CPU ratio (1.00 = flat): ${flatness.join('; ')}`);
+const ownFlatness = [ownRatioFlatness(results, 'gen-16M', 'gen-64M'), ownRatioFlatness(results, 'gen-1M', 'gen-16M')].filter((x) => x !== null);
+if (ownFlatness.length > 0) console.log(`Flatness of the steady wall ratio over a floor-only process (1.00 = flat): ${ownFlatness.join('; ')}`);
 console.log('"grant appends ms" = appendLedger of each of the last 3 dispatch_next (replay re-runs the packer), appending every line from the third-last one.');
 console.log('"RSS MiB" = peak RSS of the first cold replay in a fresh process (process.resourceUsage().maxRSS).\n');
 console.log('Incremental append and retained memory:');
@@ -383,6 +393,8 @@ const latest = {
     inProcess: r.inProcess,
     steady: r.steady,
     threads: r.threads,
+    floorOwn: r.floorOwn,
+    ownRatio: r.ownRatio,
     floor: r.floor,
     replay: r.replay,
     append: r.append,

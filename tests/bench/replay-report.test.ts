@@ -3,7 +3,7 @@
  * bench/replay-child.ts: each phase as a multiple of the floor, the fold by kind, the appends.
  */
 import { describe, expect, it } from 'vitest';
-import { failed, formatAppends, formatPhases, table, type AppendReport, type PhasesReport, type ReplayReport } from '../../bench/replay-report.ts';
+import { failed, formatAppends, formatPhases, ownRatioFlatness, ownRatios, table, type AppendReport, type PhasesReport, type ReplayReport, type ThreadsReport } from '../../bench/replay-report.ts';
 
 const phases: PhasesReport = {
   phases: {},
@@ -55,5 +55,25 @@ describe('bench replay report', () => {
     expect(table(['a', 'bb'], [['xyz', '1'], ['q', '22']])).toBe('a    bb\n---  --\nxyz   1\nq    22');
     expect(failed({ error: 'x' })).toBe(true);
     expect(failed(replay)).toBe(false);
+  });
+
+  it('divides the steady replay medians by a floor-only process’s floor, and tells how the ratio moves between sizes', () => {
+    const threads = (alone: number, threaded: number): ThreadsReport => ({
+      threads: 1, rounds: 5, floorMedian: 999, aloneMedian: alone, threadedMedian: threaded, aloneRatio: 0, threadedRatio: 0, aheadFraction: 1,
+      first: { floor: 0, alone: 0, threaded: 0, threadedAhead: 0 },
+    });
+    const floorOwn = (wallMedian: number) => ({ rounds: 9, wall: [wallMedian], cpu: [wallMedian], wallMedian, cpuMedian: wallMedian });
+    // Over the floor-only process's floor, not the in-process one (999) the threads report carries.
+    const small = ownRatios(threads(150, 100), floorOwn(50));
+    expect(small).toEqual({ alone: 3, threaded: 2 });
+    const large = ownRatios(threads(660, 420), floorOwn(200));
+    expect(large).toEqual({ alone: 3.3, threaded: 2.1 });
+    expect(ownRatios({ error: 'x' }, floorOwn(50))).toBeNull();
+    expect(ownRatios(threads(1, 1), { error: 'x' })).toBeNull();
+    expect(ownRatios(threads(1, 1), floorOwn(0))).toBeNull();
+    const rows = [{ spec: { label: 'gen-16M' }, ownRatio: small }, { spec: { label: 'gen-64M' }, ownRatio: large }, { spec: { label: 'gen-1M' }, ownRatio: null }];
+    expect(ownRatioFlatness(rows, 'gen-16M', 'gen-64M')).toBe('gen-64M / gen-16M: alone 1.10 (3.00× → 3.30×), 1 worker 1.05 (2.00× → 2.10×)');
+    expect(ownRatioFlatness(rows, 'gen-1M', 'gen-16M')).toBeNull();
+    expect(ownRatioFlatness(rows, 'gen-16M', 'ref-16m')).toBeNull();
   });
 });
