@@ -65,6 +65,7 @@ Examples:
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);
     refuseRepeatedOptions(program);
+    refuseEmptyOptions(program);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -104,6 +105,32 @@ function refuseRepeatedOptions(command: Command): void {
     });
   }
   for (const sub of command.commands) refuseRepeatedOptions(sub);
+}
+
+/**
+ * Options whose empty value means something: the Policy's default fairness key is `""`, and an
+ * empty search matches everything.
+ */
+const EMPTY_ALLOWED = new Set(['--fairness-key', '--search']);
+
+/**
+ * An empty value of an option that names something (`--pool ''`, `--work-id ''`, `--ledger ''`,
+ * `--generation ''`) is a usage error of that flag (`option_invalid`, exit 2), found before any
+ * file or the queue is read: not a payload file's `input_invalid`, a commit's `schema_invalid`,
+ * or "pool  is not configured". Options with a value parser of their own (`--request-id`,
+ * `--priority`, `--reason`, choices) keep its message, which runs first; options that collect
+ * comma-separated ids keep `targets_missing`.
+ */
+function refuseEmptyOptions(command: Command): void {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
+    const flag = option.long ?? option.short ?? option.flags;
+    if (EMPTY_ALLOWED.has(flag)) continue;
+    command.on(`option:${option.name()}`, (value: unknown) => {
+      if (value === '') throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be a non-empty value (an empty one names nothing)`);
+    });
+  }
+  for (const sub of command.commands) refuseEmptyOptions(sub);
 }
 
 /** Global options that take a value (the value is not the command name). */

@@ -53,7 +53,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
         if (o.generation === undefined || o.paused !== undefined) throw new UsageError('credential_generation takes --generation ID (and no --paused)', 'option_invalid');
         value = o.generation;
       } else if (o.name === 'admission_paused' || o.name === 'grants_paused') {
-        if (o.paused !== 'true' && o.paused !== 'false') throw new UsageError(`${o.name} takes --paused true|false`, 'option_invalid');
+        if ((o.paused !== 'true' && o.paused !== 'false') || o.generation !== undefined) throw new UsageError(`${o.name} takes --paused true|false (and no --generation)`, 'option_invalid');
         value = o.paused === 'true';
       } else throw new UsageError(`unknown control ${JSON.stringify(o.name)}: use admission_paused, grants_paused or credential_generation`, 'option_invalid');
       const why = reason(o.reason);

@@ -8,6 +8,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
+import { runFairway } from '../support/cli.ts';
 
 let repo: string;
 let file: (name: string, value: unknown) => string;
@@ -109,5 +110,60 @@ describe('an option given twice', () => {
     const r = await fairway('--json', 'issues', 'sync', '--dry-run', '--work-id', 'aaaaaaaa', '--work-id', 'bbbbbbbb');
     // Parsed and run: the fixture's queue has no Issue projection configured.
     expect([r.code, r.json]).toEqual([0, expect.objectContaining({ ok: true, enabled: false })]);
+  });
+});
+
+describe('an empty value of an option that names something', () => {
+  it('option_invalid: an empty --pool, --graph-id, --worker-profile, --work-id, --dispatch-id, --graph or --generation is the flag\'s error, before any file or the queue is read; nothing is written', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    // Before: the payload file's input_invalid (--pool, --worker-profile), a commit's schema_invalid
+    // (--graph-id), control_invalid (--generation), or "pool  is not configured".
+    await badValue('--pool', ['submit-work', '--file', p, '--pool', '']);
+    await badValue('--pool', ['submit-work', '--file', '/nonexistent/payload.json', '--pool', '']);
+    await badValue('--graph-id', ['submit-work', '--file', p, '--graph-id', '']);
+    await badValue('--worker-profile', ['submit-work', '--file', p, '--worker-profile', '']);
+    await badValue('--pool', ['dispatch-next', '--pool', '']);
+    await badValue('--pool', ['explain', '--pool', '']);
+    await badValue('--pool', ['next', '--pool', '']);
+    await badValue('--work-id', ['inspect', '--work-id', '']);
+    await badValue('--dispatch-id', ['evidence', '--dispatch-id', '']);
+    await badValue('--graph', ['state', '--graph', '']);
+    await badValue('--generation', ['control', '--name', 'credential_generation', '--generation', '', '--reason', 'rotation']);
+  });
+
+  it('option_invalid: an empty global --ledger, --dir or --repo names the flag, not ledger_not_found of a file called ""', async () => {
+    for (const [flag, args] of [
+      ['--ledger', ['--ledger', '', 'verify']],
+      ['--dir', ['--dir', '', 'verify']],
+      ['--repo', ['-R', '', 'state']],
+    ] as const) {
+      let out = '';
+      const code = await runFairway(['--json', ...args], { out: (s) => (out += s), err: () => undefined });
+      expect(code, out).toBe(2);
+      expect(JSON.parse(out)).toEqual({ ok: false, error: { code: 'option_invalid', message: `${flag} must be a non-empty value (an empty one names nothing)` } });
+    }
+  });
+
+  it('an empty --fairness-key (the Policy\'s default key) and an empty state --search (everything) are still accepted', async () => {
+    await bootstrap();
+    const r = await fairway('--json', 'submit-work', '--file', file('k.json', { k: 1 }), '--fairness-key', '', '--node-key', 'default-key');
+    expect(r.code, r.out).toBe(0);
+    const s = await fairway('--json', 'state', '--search', '');
+    expect(s.code, s.out).toBe(0);
+    expect(JSON.stringify(s.json)).toContain('default-key');
+  });
+});
+
+describe('conflicting options', () => {
+  it('option_invalid: control --name grants_paused with --generation is refused, not the generation silently dropped; nothing is written', async () => {
+    await bootstrap();
+    const before = ledger();
+    const j = await fairway('--json', 'control', '--name', 'grants_paused', '--paused', 'true', '--generation', 'g1', '--reason', 'incident');
+    expect(j.code, j.out).toBe(2);
+    expect(j.json).toEqual({ ok: false, error: { code: 'option_invalid', message: 'grants_paused takes --paused true|false (and no --generation)' } });
+    expect(ledger()).toEqual(before);
+    const ok = await fairway('--json', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    expect(ok.code, ok.out).toBe(0);
   });
 });
