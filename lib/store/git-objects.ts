@@ -22,6 +22,38 @@ export async function resolveRef(ctx: GitContext, ref: string): Promise<string |
   throw gitFailure(args, r);
 }
 
+/**
+ * `store_ref_dangling`: `ref` exists but names `oid`, which the repository does not hold (a
+ * broken or partial clone, a ref written by hand, objects pruned under it). Never read as "no
+ * queue yet": a bootstrap onto it would fail its compare-and-swap, and the queue's history is
+ * somewhere this repository cannot see.
+ */
+export function danglingRef(ref: string, oid: string): ProtocolError {
+  return new ProtocolError('store_ref_dangling', `${ref} points at ${oid}, which is not in this repository (a partial clone, a ref written by hand, or pruned objects): fetch the object or reset the ref; the queue is not read as empty`, {}, { ref, object: oid });
+}
+
+/**
+ * The object `ref` names, when the repository holds it; null when the ref does not exist.
+ * `lookup` answers the object the ref names only when it is present (the long-lived cat-file's
+ * `info`), so its null is checked against the ref itself: a ref naming a missing object is
+ * `store_ref_dangling` (`danglingRef`), not an absent queue.
+ */
+export async function presentRef(ctx: GitContext, ref: string, lookup: () => Promise<string | null>): Promise<string | null> {
+  let oid: string | null;
+  try {
+    oid = await lookup();
+  } catch (e) {
+    if (!(e instanceof HelperGone)) throw e;
+    oid = await resolveRef(ctx, ref);
+    if (oid !== null && (await git(ctx, ['cat-file', '-e', oid])).code !== 0) throw danglingRef(ref, oid);
+    return oid;
+  }
+  if (oid !== null) return oid;
+  const named = await resolveRef(ctx, ref);
+  if (named !== null) throw danglingRef(ref, named);
+  return null;
+}
+
 export async function hasCommit(ctx: GitContext, sha: string): Promise<boolean> {
   if (!/^[0-9a-f]{40,64}$/.test(sha)) return false;
   return (await git(ctx, ['cat-file', '-e', `${sha}^{commit}`])).code === 0;

@@ -20,7 +20,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransactions } from './ref-transactions.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
@@ -110,12 +110,7 @@ export class LocalGitStore implements LedgerStore {
 
   /** The branch tip (git's own ref lookup, through the long-lived cat-file). */
   private async tip(): Promise<string | null> {
-    try {
-      return (await this.cat.info(this.ref))?.oid ?? null;
-    } catch (e) {
-      if (!(e instanceof HelperGone)) throw e;
-      return resolveRef(this.ctx, this.ref);
-    }
+    return presentRef(this.ctx, this.ref, async () => (await this.cat.info(this.ref))?.oid ?? null);
   }
 
   /** The ledger blob at `commit`, read into one buffer; a link is refused; what is not a plain blob takes the plumbing path (which names it). */

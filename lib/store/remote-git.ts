@@ -23,7 +23,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransaction } from './ref-transactions.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 
@@ -245,12 +245,7 @@ export class RemoteGitStore implements LedgerStore {
 
   /** A ref of the clone, through the reader (plumbing if it is unavailable). */
   private async resolveLocal(ref: string): Promise<string | null> {
-    try {
-      return (await this.cat.info(ref))?.oid ?? null;
-    } catch (e) {
-      if (!(e instanceof HelperGone)) throw e;
-      return resolveRef(this.ctx, ref);
-    }
+    return presentRef(this.ctx, ref, async () => (await this.cat.info(ref))?.oid ?? null);
   }
 
   private async lsRemote(ref: string): Promise<string | null> {

@@ -54,6 +54,20 @@ describe('fairway on a local Git repository', () => {
     expect(tip(repo)).toBe(merged);
   });
 
+  it('a queue branch pointing at an object the repository lacks is store_ref_dangling for reads, doctor and the first submit, not queue_uninitialized: nothing is written', async () => {
+    const missing = '1234567890'.repeat(4);
+    // git update-ref refuses a missing object: written by hand, as a broken clone leaves it.
+    writeFileSync(join(repo, '.git', 'refs', 'heads', 'work-queue'), `${missing}\n`);
+    for (const args of [['verify'], ['replay'], ['submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a']]) {
+      const r = await cli(repo, ...args);
+      expect([r.code, r.json.error?.code], args[0]).toEqual([3, 'store_ref_dangling']);
+    }
+    const doctor = await cli(repo, 'doctor');
+    expect(doctor.code).not.toBe(0);
+    expect(JSON.stringify(doctor.json)).toContain('store_ref_dangling');
+    expect(git(repo, 'rev-parse', 'refs/heads/work-queue')).toBe(missing);
+  });
+
   it('counts are decimal digits: 0x10, 1e2, 1.0 and \'\' are option_invalid for dispatch-next (one parser, parse.ts intIn, for every count option); nothing is written', async () => {
     expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', file('a.json', { task: 'a' }), '--node-key', 'a')).code).toBe(0);
     const at = tip(repo);

@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
 import { gitDirs } from '../../lib/store/git-locks.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
+import { HelperGone } from '../../lib/store/git-batch.ts';
+import { presentRef } from '../../lib/store/git-objects.ts';
 import { commitFiles, gitSync, gitText, initRepo, parentsOf, refTip, removeTempDirs, tempDir, treeFiles } from './git-fixtures.ts';
 import { contractSuite, type StoreFixture } from './contract.ts';
 import { duplicateReadSuite } from './duplicates.ts';
@@ -135,6 +137,39 @@ describe('LocalGitStore', () => {
     const read = await new LocalGitStore({ repo }).read();
     expect(read.version).toBe(small);
     expect(new TextDecoder().decode(read.bytes!)).toBe('a small ledger\n');
+  });
+
+  it('names a queue branch pointing at an object the repository lacks store_ref_dangling, not an absent queue; a bootstrap onto it writes nothing', async () => {
+    for (const bare of [true, false]) {
+      const repo = initRepo({ bare });
+      const missing = '1234567890'.repeat(4);
+      // git update-ref refuses a missing object: the ref is written by hand, as a broken clone leaves it.
+      writeFileSync(join(repo, bare ? '' : '.git', 'refs', 'heads', 'work-queue'), `${missing}\n`);
+      const store = new LocalGitStore({ repo });
+      await expect(store.read()).rejects.toMatchObject({ code: 'store_ref_dangling', details: { ref: 'refs/heads/work-queue', object: missing } });
+      await expect(store.readVersion!()).rejects.toMatchObject({ code: 'store_ref_dangling' });
+      // A first publication expects no branch: the ref is there, so it is refused, and names why.
+      await expect(store.compareAndSwap(null, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_dangling' });
+      expect(gitText(repo, 'rev-parse', 'refs/heads/work-queue')).toBe(missing);
+      // An absent branch is still an absent queue.
+      const empty = await new LocalGitStore({ repo: initRepo({ bare }) }).read();
+      expect([empty.version, empty.bytes]).toEqual([null, null]);
+    }
+  });
+
+  it('without the long-lived reader (HelperGone), a ref to a missing object is still store_ref_dangling; a present one and an absent ref read as before', async () => {
+    const repo = initRepo({ bare: true });
+    const gone = async (): Promise<string | null> => {
+      throw new HelperGone('fatal: gone', 128);
+    };
+    const ctx = { cwd: repo };
+    expect(await presentRef(ctx, 'refs/heads/work-queue', gone)).toBeNull();
+    const tip = commitFiles(repo, 'work-queue', { 'work-queue.jsonl': 'x\n' });
+    expect(await presentRef(ctx, 'refs/heads/work-queue', gone)).toBe(tip);
+    const missing = 'ab'.repeat(20);
+    writeFileSync(join(repo, 'refs', 'heads', 'work-queue'), `${missing}\n`);
+    await expect(presentRef(ctx, 'refs/heads/work-queue', gone)).rejects.toMatchObject({ code: 'store_ref_dangling' });
+    await expect(presentRef(ctx, 'refs/heads/work-queue', async () => null)).rejects.toMatchObject({ code: 'store_ref_dangling' });
   });
 
   it('treats a rewound branch as a conflict, not as a fast-forward to build on', async () => {
