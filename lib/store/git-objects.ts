@@ -6,7 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
-import { checkRepoPath, SYMLINK_MODE } from './checks.ts';
+import { checkRepoPath, ledgerMissing, SYMLINK_MODE } from './checks.ts';
 import { git, gitFailure, gitOk, type GitContext } from './git-cli.ts';
 import { HelperGone, type CatFile } from './git-batch.ts';
 import { commitBody, commitTime, entriesOfListing, entriesOfTree, treeBody, writeObject, type ObjectDatabase, type TreeEntry } from './loose-objects.ts';
@@ -116,7 +116,7 @@ export async function refuseDeletedLedger(ctx: GitContext, tip: string): Promise
   if (r.code !== 0) throw gitFailure(args, r);
   const last = r.stdout.toString('utf8').trim();
   if (last === '') return;
-  throw new ProtocolError('ledger_missing', `the queue branch's tip ${tip} has no ${LEDGER_FILE}, but its history had one (last changed by commit ${last}): a deleted ledger is an error, never an empty queue, and is never re-created; restore it from ${last}^ (or reset the branch to a commit that has it); if that file was never this queue's ledger (a branch made from one that once held it), start the queue on a fresh orphan branch`, {}, { commit: last });
+  throw ledgerMissing(tip, last);
 }
 
 /** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */

@@ -114,7 +114,10 @@ export class GitHubGraphqlStore extends GitHubStore {
     const commit = this.commitOf(repo);
     if (commit === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
     const file = commit.file ?? null;
-    if (file === null) return { version: commit.oid, bytes: null };
+    if (file === null) {
+      await this.refuseDeletedLedger(commit.oid);
+      return { version: commit.oid, bytes: null };
+    }
     if (file.type !== 'blob' || file.object?.__typename !== 'Blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a ${file.type}, not a file`, { commit: commit.oid });
     if (file.mode === SYMLINK_ENTRY_MODE) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${commit.oid} is a symbolic link, not a file: the branch must hold the file itself`, { commit: commit.oid });
     return { version: commit.oid, bytes: await this.blobBytes(file.object, LEDGER_FILE) };

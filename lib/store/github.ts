@@ -20,7 +20,7 @@
 import { ProtocolError } from '../../engine/errors.ts';
 import { ledgerBuffer, MIN_BYTES } from '../replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot, type LedgerStore, type RepositoryRevision } from './types.ts';
-import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES, SYMLINK_MODE } from './checks.ts';
+import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES, ledgerMissing, SYMLINK_MODE } from './checks.ts';
 import { createOctokit, githubFailure, githubMessage, isRequestError, neverSent, storeTimeouts, type FairwayOctokit, type GitHubClientOptions, type RequestTimeouts } from './github-client.ts';
 import { gitHubTarget } from './github-target.ts';
 import { DEFAULT_LAG_POLICY, ReadYourWrites, type LagPolicy } from './read-your-writes.ts';
@@ -65,7 +65,10 @@ export class GitHubStore implements LedgerStore {
     if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
     const tree = await this.treeOf(tip);
     const entry = await this.rootEntry(tree, LEDGER_FILE);
-    if (entry === null) return { version: tip, bytes: null };
+    if (entry === null) {
+      await this.refuseDeletedLedger(tip);
+      return { version: tip, bytes: null };
+    }
     if (entry.type !== 'blob') throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${tip} is a ${entry.type}, not a file`, { commit: tip });
     if (entry.mode === SYMLINK_MODE) throw new ProtocolError('store_path_not_a_file', `${LEDGER_FILE} at ${tip} is a symbolic link, not a file: the branch must hold the file itself`, { commit: tip });
     return { version: tip, bytes: await this.blob(entry.sha) };
@@ -202,6 +205,20 @@ export class GitHubStore implements LedgerStore {
       },
       at: (other) => this.revisionAt(branch, other),
     };
+  }
+
+  /**
+   * A tip without the ledger whose history had one is `ledger_missing` (checks.ts), never an
+   * empty queue: one more request (the commits that changed the file, newest first), made only
+   * when the file is absent from an existing branch. GitHub walks history with git's default
+   * simplification, so a merge that dropped the file while keeping the tree of a parent that
+   * never had it (`-s ours` over an unrelated history) is not found here; the Git stores find
+   * it (`--full-history`).
+   */
+  protected async refuseDeletedLedger(tip: string): Promise<void> {
+    const { data } = await this.call(`read the history of ${LEDGER_FILE}`, () => this.octokit.rest.repos.listCommits({ ...this.where, sha: tip, path: LEDGER_FILE, per_page: 1 }));
+    const last = data[0]?.sha;
+    if (last !== undefined) throw ledgerMissing(tip, last);
   }
 
   private async tip(): Promise<string | null> {

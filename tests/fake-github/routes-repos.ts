@@ -1,6 +1,7 @@
 /**
  * Repository metadata, the commits API (`GET /repos/{o}/{r}/commits/{ref}`, a branch
- * resolved to its immutable commit) and the contents API of the fake GitHub: enough
+ * resolved to its immutable commit; `GET /repos/{o}/{r}/commits?sha&path`, the commits that
+ * changed a file) and the contents API of the fake GitHub: enough
  * for a client to find the default branch, pin its tip and read files at that commit. As on GitHub,
  * files over 1 MiB come back with `encoding: "none"` and empty content (read
  * them through the blobs API).
@@ -89,29 +90,80 @@ function contents(req: FakeRequest, repo: FakeRepository): FakeResponse {
   return { status: 200, body: { ...base, content: inline ? wrappedBase64(bytes) : '', encoding: inline ? 'base64' : 'none' } };
 }
 
+/** A commit as the commits API spells it (the `commit` schema, without `stats` and `files`). */
+function commitBody(req: FakeRequest, repo: FakeRepository, sha: string): Record<string, unknown> {
+  const c = repo.objects.commits.get(sha)!;
+  const api = `${req.baseUrl}/repos/${repo.owner}/${repo.name}`;
+  const html = `https://github.com/${repo.owner}/${repo.name}`;
+  return {
+    url: `${api}/commits/${sha}`, sha, node_id: `C_${sha}`, html_url: `${html}/commit/${sha}`, comments_url: `${api}/commits/${sha}/comments`,
+    commit: {
+      url: `${api}/git/commits/${sha}`, author: c.author, committer: c.committer, message: c.message, comment_count: 0,
+      tree: { sha: c.tree, url: `${api}/git/trees/${c.tree}` },
+      verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
+    },
+    author: null, committer: null,
+    parents: c.parents.map((p) => ({ sha: p, url: `${api}/commits/${p}`, html_url: `${html}/commit/${p}` })),
+  };
+}
+
 /** `GET /repos/{o}/{r}/commits/{ref}` (repos/get-commit): the commit a branch, tag or SHA names. Files are not listed. */
 function commitJson(req: FakeRequest, repo: FakeRepository, ref: string): FakeResponse {
   if (repo.refs.size === 0) return { status: 409, body: { message: 'Git Repository is empty.', documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit', status: '409' } };
   const sha = resolveCommitish(repo, ref);
   if (sha === undefined) return { status: 422, body: { message: `No commit found for SHA: ${ref}`, documentation_url: 'https://docs.github.com/rest/commits/commits#get-a-commit', status: '422' } };
-  const c = repo.objects.commits.get(sha)!;
-  const api = `${req.baseUrl}/repos/${repo.owner}/${repo.name}`;
-  const html = `https://github.com/${repo.owner}/${repo.name}`;
-  return {
-    status: 200,
-    body: {
-      url: `${api}/commits/${sha}`, sha, node_id: `C_${sha}`, html_url: `${html}/commit/${sha}`, comments_url: `${api}/commits/${sha}/comments`,
-      commit: {
-        url: `${api}/git/commits/${sha}`, author: c.author, committer: c.committer, message: c.message, comment_count: 0,
-        tree: { sha: c.tree, url: `${api}/git/trees/${c.tree}` },
-        verification: { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null },
-      },
-      author: null, committer: null,
-      parents: c.parents.map((p) => ({ sha: p, url: `${api}/commits/${p}`, html_url: `${html}/commit/${p}` })),
-      stats: { additions: 0, deletions: 0, total: 0 },
-      files: [],
-    },
+  return { status: 200, body: { ...commitBody(req, repo, sha), stats: { additions: 0, deletions: 0, total: 0 }, files: [] } };
+}
+
+/**
+ * The commits reachable from `head` that changed `path` (all of them without a path), newest
+ * committer date first, with git's default history simplification, as `git log -- path` and
+ * GitHub's commits list walk it: a commit whose entry at `path` equals a parent's is not listed,
+ * and of a merge only the first such parent is followed.
+ */
+function pathHistory(repo: FakeRepository, head: string, path: string | null): string[] {
+  const { objects } = repo;
+  const entryAt = (sha: string): string => {
+    const e = objects.lookup(objects.commits.get(sha)!.tree, path!);
+    return e === null ? '' : `${e.mode} ${e.sha}`;
   };
+  const listed: string[] = [];
+  const seen = new Set<string>([head]);
+  const pending = [head];
+  while (pending.length > 0) {
+    // Newest committer date first (ISO dates of whole seconds compare as strings).
+    pending.sort((a, b) => objects.commits.get(a)!.committer.date.localeCompare(objects.commits.get(b)!.committer.date));
+    const sha = pending.pop()!;
+    const { parents } = objects.commits.get(sha)!;
+    let follow = parents;
+    if (path === null) listed.push(sha);
+    else {
+      const mine = entryAt(sha);
+      const same = parents.find((p) => entryAt(p) === mine);
+      if (same !== undefined) follow = [same];
+      else if (parents.length > 0 || mine !== '') listed.push(sha);
+    }
+    for (const p of follow) {
+      if (seen.has(p)) continue;
+      seen.add(p);
+      pending.push(p);
+    }
+  }
+  return listed;
+}
+
+/** `GET /repos/{o}/{r}/commits` (repos/list-commits): `sha` (default branch when absent), `path`, `per_page`, `page`. */
+function listCommits(req: FakeRequest, repo: FakeRepository): FakeResponse {
+  const docs = 'https://docs.github.com/rest/commits/commits#list-commits';
+  if (repo.refs.size === 0) return { status: 409, body: { message: 'Git Repository is empty.', documentation_url: docs, status: '409' } };
+  const ref = req.query.get('sha') ?? repo.defaultBranch;
+  const head = resolveCommitish(repo, ref);
+  if (head === undefined) return { status: 404, body: { message: `No commit found for SHA: ${ref}`, documentation_url: docs, status: '404' } };
+  const perPage = Math.min(100, Math.max(1, Number(req.query.get('per_page') ?? 30) || 30));
+  const page = Math.max(1, Number(req.query.get('page') ?? 1) || 1);
+  const path = req.query.get('path');
+  const all = pathHistory(repo, head, path === null || path === '' ? null : path.replace(/^\/+|\/+$/g, ''));
+  return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map((sha) => commitBody(req, repo, sha)) };
 }
 
 export const repoRoutes: FakeRoute[] = [
@@ -121,6 +173,14 @@ export const repoRoutes: FakeRoute[] = [
     handle: (req, state: FakeGitHubState) => {
       const repo = state.repo(req.params.owner!, req.params.repo!);
       return repo === undefined ? notFound() : { status: 200, body: repositoryJson(req, repo) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/commits',
+    handle: (req, state: FakeGitHubState) => {
+      const repo = state.repo(req.params.owner!, req.params.repo!);
+      return repo === undefined ? notFound() : listCommits(req, repo);
     },
   },
   {

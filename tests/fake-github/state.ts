@@ -23,7 +23,8 @@ export interface FakeRepository {
 }
 
 /** A seeded file: bytes (mode 100644) or bytes with a mode. */
-export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string };
+/** A file's content (mode 100644), or its bytes and mode; null removes the path. */
+export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string } | null;
 
 export const FAKE_USER = { login: 'fairway-fake', id: 583231, name: 'Fairway Fake', email: 'fake@users.noreply.github.com' };
 
@@ -78,6 +79,7 @@ export function seedCommit(repo: FakeRepository, branch: string, files: Record<s
   const ref = `refs/heads/${branch}`;
   const parent = repo.refs.get(ref) ?? null;
   const changes: TreeChange[] = Object.entries(files).map(([path, file]) => {
+    if (file === null) return { path, mode: '100644', type: 'blob', sha: null };
     const { bytes, mode } = typeof file === 'string' || file instanceof Uint8Array ? { bytes: file, mode: '100644' } : file;
     return { path, mode, type: 'blob', sha: repo.objects.putBlob(typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes) };
   });

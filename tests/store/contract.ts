@@ -10,7 +10,8 @@ import { Publisher } from '../../lib/publisher/publisher.ts';
 import { MIN_BYTES } from '../../lib/replay/thread-verifier.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerStore } from '../../lib/store/types.ts';
 
-export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string };
+/** A file's content (mode 100644), or its bytes and mode; null removes the path. */
+export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string } | null;
 
 export interface StoreFixture {
   queueBranch: string;
@@ -63,6 +64,22 @@ export function contractSuite(name: string, makeFixture: () => Promise<StoreFixt
     it('reads an absent branch as an empty queue (spec 7.1)', async () => {
       const f = await makeFixture();
       expect(await f.makeStore().read()).toEqual({ version: null, bytes: null });
+    });
+
+    it('reads a queue branch whose tip dropped the ledger as ledger_missing, naming the commit that dropped it; one that never held it is an empty queue', async () => {
+      const f = await makeFixture();
+      // A branch without the file in its history: an empty queue at that tip.
+      const bare = await f.seed(f.queueBranch, { 'README.md': '# queue branch\n' });
+      expect(await f.makeStore().read()).toEqual({ version: bare, bytes: null });
+      const store = f.makeStore();
+      const v1 = committed(await store.compareAndSwap(bare, utf8('{"first":true}\n'), 'first'));
+      const dropped = await f.seed(f.queueBranch, { [LEDGER_FILE]: null });
+      expect((await f.files(dropped)).has(LEDGER_FILE)).toBe(false);
+      const read = f.makeStore().read();
+      await expect(read).rejects.toMatchObject({ code: 'ledger_missing', details: { commit: dropped } });
+      await expect(read).rejects.toThrow(new RegExp(`tip ${dropped} has no ${LEDGER_FILE}`));
+      expect(await f.tip()).toBe(dropped);
+      expect(await f.parents(dropped)).toEqual([v1]);
     });
 
     it('reads the ledger at an earlier branch commit (a checkpoint\'s prior_git_sha, spec 7.17); an unknown commit is null', async () => {

@@ -45,7 +45,8 @@ export function initRepo(options: { bare?: boolean; defaultBranch?: string; dir?
   return dir;
 }
 
-export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string };
+/** A file's content (mode 100644), or its bytes and mode; null removes the path. */
+export type SeedFile = string | Uint8Array | { bytes: string | Uint8Array; mode: string } | null;
 export type Files = Record<string, SeedFile>;
 
 export function refTip(repo: string, branch: string): string | null {
@@ -67,6 +68,11 @@ export function commitFiles(repo: string, branch: string, files: Files, message 
   const parent = refTip(repo, branch);
   if (parent !== null) run(['read-tree', parent]);
   for (const [path, file] of Object.entries(files)) {
+    if (file === null) {
+      // Mode 0 removes the entry (--index-info needs no work tree, so bare repositories take it too).
+      run(['update-index', '--index-info'], `0 ${'0'.repeat(40)}\t${path}\n`);
+      continue;
+    }
     const { bytes, mode } = typeof file === 'string' || file instanceof Uint8Array ? { bytes: file, mode: '100644' } : file;
     const sha = run(['hash-object', '-w', '--no-filters', '--stdin'], bytes);
     run(['update-index', '--add', '--cacheinfo', `${mode},${sha},${path}`]);
