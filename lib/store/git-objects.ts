@@ -33,25 +33,54 @@ export function danglingRef(ref: string, oid: string): ProtocolError {
 }
 
 /**
- * The object `ref` names, when the repository holds it; null when the ref does not exist.
- * `lookup` answers the object the ref names only when it is present (the long-lived cat-file's
- * `info`), so its null is checked against the ref itself: a ref naming a missing object is
- * `store_ref_dangling` (`danglingRef`), not an absent queue.
+ * `store_ref_not_a_commit`: `ref` names a tree, a blob or a tag object. A queue branch's tip is
+ * a commit; a publication on anything else would write a commit whose parent is not one.
  */
-export async function presentRef(ctx: GitContext, ref: string, lookup: () => Promise<string | null>): Promise<string | null> {
-  let oid: string | null;
+export function refNotACommit(ref: string, oid: string, type: string): ProtocolError {
+  return new ProtocolError('store_ref_not_a_commit', `${ref} points at ${oid}, a ${type}, not a commit: a queue branch's tip must be a commit (reset the ref to the queue's last commit)`, {}, { ref, object: oid, type });
+}
+
+/**
+ * The commit `ref` names; null when the ref does not exist. `lookup` answers the object the ref
+ * names (its id and type) only when it is present (the long-lived cat-file's `info`), so its
+ * null is checked against the ref itself: a ref naming a missing object is `store_ref_dangling`,
+ * not an absent queue; one naming a tree, blob or tag is `store_ref_not_a_commit`.
+ */
+export async function presentRef(ctx: GitContext, ref: string, lookup: () => Promise<{ oid: string; type: string } | null>): Promise<string | null> {
+  let found: { oid: string; type: string } | null;
   try {
-    oid = await lookup();
+    found = await lookup();
   } catch (e) {
     if (!(e instanceof HelperGone)) throw e;
-    oid = await resolveRef(ctx, ref);
-    if (oid !== null && (await git(ctx, ['cat-file', '-e', oid])).code !== 0) throw danglingRef(ref, oid);
-    return oid;
+    const oid = await resolveRef(ctx, ref);
+    if (oid === null) return null;
+    const t = await git(ctx, ['cat-file', '-t', oid]);
+    if (t.code !== 0) throw danglingRef(ref, oid);
+    found = { oid, type: t.stdout.toString('utf8').trim() };
   }
-  if (oid !== null) return oid;
-  const named = await resolveRef(ctx, ref);
-  if (named !== null) throw danglingRef(ref, named);
-  return null;
+  if (found === null) {
+    const named = await resolveRef(ctx, ref);
+    if (named !== null) throw danglingRef(ref, named);
+    return null;
+  }
+  if (found.type !== 'commit') throw refNotACommit(ref, found.oid, found.type);
+  return found.oid;
+}
+
+/**
+ * `store_ref_symbolic`: the queue branch is a symbolic ref (`work-queue` -> `main`). Reads would
+ * read the other branch and a publication would move it, so neither is done.
+ */
+export async function refuseSymbolicRef(ctx: GitContext, ref: string): Promise<void> {
+  const r = await git(ctx, ['symbolic-ref', '-q', ref]);
+  if (r.code !== 0) return; // not symbolic (or absent)
+  throw symbolicRef(ref, r.stdout.toString('utf8').trim());
+}
+
+/** `store_ref_symbolic` for `ref` -> `target` (`where`: "on origin" for a remote's). */
+export function symbolicRef(ref: string, target: string, where = ''): ProtocolError {
+  const at = where === '' ? '' : ` ${where}`;
+  return new ProtocolError('store_ref_symbolic', `${ref}${at} is a symbolic ref to ${target}: the queue branch must be a branch of its own (a publication would move ${target}); delete the symbolic ref or name the queue's real branch with --branch`, {}, { ref, target });
 }
 
 export async function hasCommit(ctx: GitContext, sha: string): Promise<boolean> {
@@ -115,8 +144,12 @@ export async function refuseDeletedLedger(ctx: GitContext, tip: string): Promise
   const r = await git(ctx, args);
   if (r.code !== 0) throw gitFailure(args, r);
   const last = r.stdout.toString('utf8').trim();
-  if (last === '') return;
-  throw ledgerMissing(tip, last);
+  if (last !== '') throw ledgerMissing(tip, last);
+  // A shallow clone's walk stops at its boundary: the file may have been there before it.
+  const shallow = await git(ctx, ['rev-parse', '--is-shallow-repository']);
+  if (shallow.code === 0 && shallow.stdout.toString('utf8').trim() === 'true') {
+    throw new ProtocolError('store_history_shallow', `the queue branch's tip ${tip} has no ${LEDGER_FILE} and this clone is shallow, so whether its history had one (a deleted ledger, never an empty queue) cannot be told: fetch the full history (git fetch --unshallow) and run again`, {}, { commit: tip });
+  }
 }
 
 /** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */
@@ -180,6 +213,9 @@ export async function writeLedgerCommit(
 /** The parent tree's entries other than the ledger, as `ls-tree -z` records (the plumbing path). */
 async function listedEntries(ctx: GitContext, parent: string | null): Promise<Buffer[]> {
   if (parent === null) return [];
+  // The parent itself must be a commit (ls-tree takes any tree-ish: a tag, a tree).
+  const type = await git(ctx, ['cat-file', '-t', parent]);
+  if (type.code !== 0 || type.stdout.toString('utf8').trim() !== 'commit') throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
   const ls = await git(ctx, ['ls-tree', '-z', '--full-tree', parent]);
   if (ls.code !== 0) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
   return splitNul(ls.stdout).filter((record) => {
@@ -202,6 +238,8 @@ async function carriedEntries(ctx: GitContext, db: ObjectDatabase, parent: strin
   let entries: TreeEntry[] | null = null;
   if (cat !== null) {
     try {
+      // The parent itself must be a commit: `^{tree}` would peel a tag or take a tree as it is.
+      if ((await cat.info(parent))?.type !== 'commit') throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
       const tree = await cat.contents(`${parent}^{tree}`);
       if (tree === null || tree.bytes === null) throw new ProtocolError('store_parent_missing', `parent commit ${parent} is not available`, { commit: parent });
       entries = entriesOfTree(tree.bytes, db.format);

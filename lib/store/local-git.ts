@@ -20,7 +20,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransactions } from './ref-transactions.ts';
 import { git, gitFailure, type GitContext } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, refuseSymbolicRef, resolveRef, writeLedgerCommit } from './git-objects.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 import { gitDirs, gitProcessesTouching, refLocks, storeLocked, type GitDirs } from './git-locks.ts';
 
@@ -83,8 +83,12 @@ export class LocalGitStore implements LedgerStore {
     this.transactions.close();
   }
 
+  /** Once per store: the repository exists and the queue branch is not a symbolic ref (git-objects.ts `refuseSymbolicRef`). */
   private ready(): Promise<ObjectDatabase | null> {
-    return (this.verified ??= objectDatabase(this.ctx));
+    return (this.verified ??= objectDatabase(this.ctx).then(async (db) => {
+      await refuseSymbolicRef(this.ctx, this.ref);
+      return db;
+    }));
   }
 
   /** Spec 7.1: an absent branch is an empty queue; an absent file on a branch is bytes null. */
@@ -110,7 +114,7 @@ export class LocalGitStore implements LedgerStore {
 
   /** The branch tip (git's own ref lookup, through the long-lived cat-file). */
   private async tip(): Promise<string | null> {
-    return presentRef(this.ctx, this.ref, async () => (await this.cat.info(this.ref))?.oid ?? null);
+    return presentRef(this.ctx, this.ref, () => this.cat.info(this.ref));
   }
 
   /** The ledger blob at `commit`, read into one buffer; a link is refused; what is not a plain blob takes the plumbing path (which names it). */

@@ -23,7 +23,7 @@ import { LEDGER_MAX_BYTES } from './checks.ts';
 import { CatFile, HelperGone } from './git-batch.ts';
 import { RefTransaction } from './ref-transactions.ts';
 import { git, lastLine, type GitContext, type GitResult } from './git-cli.ts';
-import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, writeLedgerCommit } from './git-objects.ts';
+import { gitRevision, hasCommit, objectDatabase, presentRef, readFileAt, refuseDeletedLedger, refuseLink, resolveRef, symbolicRef, writeLedgerCommit } from './git-objects.ts';
 import { deleteRefs, isStaleScratch, listScratchRefs, SCRATCH_MAX_AGE_MS, scratchRefName } from './git-locks.ts';
 import type { ObjectDatabase } from './loose-objects.ts';
 
@@ -44,6 +44,8 @@ const MOVED = /stale info|fetch first|non-fast-forward|already exists/;
 const LOCK_RETRIES = 5;
 /** Where the last fetched tip of each remote branch is kept (the next fetch negotiates from it). */
 export const TIPS_PREFIX = 'refs/fairway/tips/';
+/** A fetch refused by the clone's own connectivity check: one of its refs names a missing object. */
+const CLONE_REF_BROKEN = /did not send all necessary objects|bad object|missing (?:blob|tree|commit) object/i;
 const FETCH = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules'];
 
 let fetchCounter = 0;
@@ -58,6 +60,8 @@ export class RemoteGitStore implements LedgerStore {
   private urls: Promise<{ fetch: string; push: string }> | undefined;
   private db: Promise<ObjectDatabase | null> | undefined;
   private readonly cat: CatFile;
+  /** The remote's queue branch was found not to be a symbolic ref (checked before the first push). */
+  private symbolicChecked = false;
 
   constructor(options: RemoteGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -160,6 +164,7 @@ export class RemoteGitStore implements LedgerStore {
       const tip = await this.fetchBranch(this.ref); // another clone read it: get its objects
       if (tip !== expected) return { status: 'conflict', actual: tip };
     }
+    await this.refuseRemoteSymbolicRef();
     const next = await writeLedgerCommit(this.ctx, expected, parts, message, await this.objects(), this.cat);
     // The lease makes the remote update conditional on `expected` (empty: the
     // branch must not exist); `next` extends `expected`, so nothing is forced.
@@ -223,17 +228,20 @@ export class RemoteGitStore implements LedgerStore {
   private async fetchBranch(ref: string): Promise<string | null> {
     const { fetch } = await this.endpoints();
     const tips = `${TIPS_PREFIX}${this.remote}/${ref.replace(/^refs\/heads\//, '')}`;
-    const r = await git(this.ctx, [...FETCH, fetch, `+${ref}:${tips}`]);
+    let r = await git(this.ctx, [...FETCH, fetch, `+${ref}:${tips}`]);
+    // Our own last-fetched tip naming a missing object (pruned, a broken copy of the clone) stops
+    // every fetch: it is only a negotiation hint, so it is dropped and the fetch made again.
+    if (r.code !== 0 && CLONE_REF_BROKEN.test(r.stderr) && (await this.dropDanglingTip(tips))) r = await git(this.ctx, [...FETCH, fetch, `+${ref}:${tips}`]);
     if (r.code === 0) return this.resolveLocal(tips);
     if (/couldn't find remote ref/i.test(r.stderr)) return null;
-    if (!/cannot lock ref|unable to update local ref/i.test(r.stderr)) throw this.unreachable('fetch', r);
+    if (!/cannot lock ref|unable to update local ref/i.test(r.stderr)) throw this.fetchFailure(ref, r);
     const scratch = scratchRefName(++fetchCounter, randomBytes(4).toString('hex'));
     const cleanup = new RefTransaction(this.ctx, 'fairway: drop scratch fetch ref');
     const again = await git(this.ctx, [...FETCH, fetch, `+${ref}:${scratch}`]);
     if (again.code !== 0) {
       cleanup.abort();
       if (/couldn't find remote ref/i.test(again.stderr)) return null;
-      throw this.unreachable('fetch', again);
+      throw this.fetchFailure(ref, again);
     }
     try {
       return await this.resolveLocal(scratch);
@@ -243,9 +251,49 @@ export class RemoteGitStore implements LedgerStore {
     }
   }
 
+  /** Deletes the clone's last-fetched tip `tips` when it names a missing object; whether it did. */
+  private async dropDanglingTip(tips: string): Promise<boolean> {
+    const oid = await resolveRef(this.ctx, tips);
+    if (oid === null || (await git(this.ctx, ['cat-file', '-e', oid])).code === 0) return false;
+    await git(this.ctx, ['update-ref', '-d', tips]);
+    return true;
+  }
+
+  /**
+   * A failed fetch of `ref`: a ref naming a missing object, on the remote (`not our ref`) or in
+   * the clone (git's connectivity check), is `store_ref_dangling` with where to repair it; anything
+   * else is `store_unreachable`.
+   */
+  private fetchFailure(ref: string, r: GitResult): ProtocolError {
+    const said = lastLine(r.stderr) || `exit ${r.code}`;
+    if (/not our ref/i.test(r.stderr)) {
+      return new ProtocolError('store_ref_dangling', `${ref} on ${this.remote} names an object that remote does not hold (${said}): repair the remote repository; the queue is not read as empty`, {}, { ref, remote: this.remote, stderr: r.stderr.trim().slice(0, 2000) });
+    }
+    if (CLONE_REF_BROKEN.test(r.stderr)) {
+      return new ProtocolError('store_ref_dangling', `fetching ${ref} from ${this.remote} failed because a ref of the clone ${this.ctx.cwd} names a missing object (${said}): find it with \`git fsck\` or \`git for-each-ref\` and delete or repair it`, {}, { ref, remote: this.remote, stderr: r.stderr.trim().slice(0, 2000) });
+    }
+    return this.unreachable('fetch', r);
+  }
+
   /** A ref of the clone, through the reader (plumbing if it is unavailable). */
   private async resolveLocal(ref: string): Promise<string | null> {
-    return presentRef(this.ctx, ref, async () => (await this.cat.info(ref))?.oid ?? null);
+    return presentRef(this.ctx, ref, () => this.cat.info(ref));
+  }
+
+  /**
+   * Before this store's first push: the remote's queue branch is not a symbolic ref (a push
+   * through one moves the branch it names; git-objects.ts `symbolicRef`). A passed check is kept.
+   */
+  private async refuseRemoteSymbolicRef(): Promise<void> {
+    if (this.symbolicChecked) return;
+    const { fetch } = await this.endpoints();
+    const r = await git(this.ctx, ['ls-remote', '--symref', fetch, this.ref]);
+    if (r.code !== 0) throw this.unreachable('ls-remote', r);
+    // `ref: <target>\t<ref>` comes before the resolved line when the remote's ref is symbolic.
+    const line = r.stdout.toString('utf8').split('\n').find((l) => l.startsWith('ref: ') && l.endsWith(`\t${this.ref}`));
+    const target = line?.slice('ref: '.length, line.lastIndexOf('\t'));
+    if (target !== undefined) throw symbolicRef(this.ref, target, `on ${this.remote}`);
+    this.symbolicChecked = true;
   }
 
   private async lsRemote(ref: string): Promise<string | null> {

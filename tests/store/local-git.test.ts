@@ -5,7 +5,7 @@
  * old-value check is the compare-and-swap.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
@@ -157,9 +157,67 @@ describe('LocalGitStore', () => {
     }
   });
 
+  it('names a queue branch pointing at a tree, a blob or an annotated tag store_ref_not_a_commit for reads and writes: no commit is written on it', async () => {
+    for (const objectFormat of ['sha1', 'sha256']) {
+      const repo = initRepo({ bare: true });
+      if (objectFormat === 'sha256') {
+        rmSync(repo, { recursive: true, force: true });
+        mkdirSync(repo);
+        gitSync(repo, ['init', '-q', '--bare', '--object-format=sha256', '-b', 'main', repo]);
+      }
+      const store = new LocalGitStore({ repo });
+      const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+      const tree = gitText(repo, 'rev-parse', `${v1.version}^{tree}`);
+      const blob = gitText(repo, 'rev-parse', `${v1.version}:work-queue.jsonl`);
+      gitSync(repo, ['-c', 'user.name=t', '-c', 'user.email=t@e', 'tag', '-a', '-m', 'a tag', 'qtag', v1.version]);
+      const tag = gitText(repo, 'rev-parse', 'refs/tags/qtag');
+      for (const [type, oid] of [['tree', tree], ['blob', blob], ['tag', tag]] as const) {
+        // update-ref would refuse a non-commit on a branch: written by hand.
+        writeFileSync(join(repo, 'refs', 'heads', 'work-queue'), `${oid}\n`);
+        const fresh = new LocalGitStore({ repo });
+        await expect(fresh.read(), `${objectFormat} ${type}`).rejects.toMatchObject({ code: 'store_ref_not_a_commit', details: { ref: 'refs/heads/work-queue', object: oid, type } });
+        await expect(fresh.compareAndSwap(null, utf8('two\n'), 'two')).rejects.toMatchObject({ code: 'store_ref_not_a_commit' });
+        // Expecting the non-commit itself: no commit is built on it (its parent would not be a commit).
+        await expect(fresh.compareAndSwap(oid, utf8('two\n'), 'two')).rejects.toMatchObject({ code: 'store_ref_not_a_commit' });
+        expect(gitText(repo, 'rev-parse', 'refs/heads/work-queue')).toBe(oid);
+      }
+      expect(gitText(repo, 'rev-list', '--all', '--count')).toBe('1'); // no commit was made on a tree, blob or tag
+    }
+  });
+
+  it('names a queue branch that is a symbolic ref (work-queue -> main) store_ref_symbolic for reads and writes: main does not move', async () => {
+    const repo = initRepo({ bare: true });
+    const main = commitFiles(repo, 'main', { 'README.md': 'project\n' });
+    gitSync(repo, ['symbolic-ref', 'refs/heads/work-queue', 'refs/heads/main']);
+    const store = new LocalGitStore({ repo });
+    await expect(store.read()).rejects.toMatchObject({ code: 'store_ref_symbolic', details: { ref: 'refs/heads/work-queue', target: 'refs/heads/main' } });
+    const other = new LocalGitStore({ repo });
+    await expect(other.compareAndSwap(main, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic' });
+    await expect(new LocalGitStore({ repo }).compareAndSwap(null, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic' });
+    expect(refTip(repo, 'main')).toBe(main);
+  });
+
+  it('in a shallow clone, a queue branch without the ledger is store_history_shallow, not an empty queue to bootstrap over', async () => {
+    const origin = initRepo({ bare: true });
+    commitFiles(origin, 'main', { 'README.md': 'project\n' });
+    commitFiles(origin, 'work-queue', { 'work-queue.jsonl': '{"a":1}\n' });
+    const dropped = commitFiles(origin, 'work-queue', { 'work-queue.jsonl': null }, 'oops');
+    await expect(new LocalGitStore({ repo: origin }).read()).rejects.toMatchObject({ code: 'ledger_missing' });
+    const shallow = tempDir('shallow');
+    gitSync(tempDir('cwd'), ['clone', '-q', '--bare', '--depth', '1', '--no-single-branch', `file://${origin}`, shallow]);
+    expect(refTip(shallow, 'work-queue')).toBe(dropped);
+    const store = new LocalGitStore({ repo: shallow });
+    await expect(store.read()).rejects.toMatchObject({ code: 'store_history_shallow', details: { commit: dropped } });
+    // A shallow clone whose queue branch has the ledger reads as usual.
+    const kept = commitFiles(origin, 'work-queue', { 'work-queue.jsonl': '{"b":2}\n' });
+    const shallow2 = tempDir('shallow2');
+    gitSync(tempDir('cwd'), ['clone', '-q', '--bare', '--depth', '1', '--no-single-branch', `file://${origin}`, shallow2]);
+    expect((await new LocalGitStore({ repo: shallow2 }).read()).version).toBe(kept);
+  });
+
   it('without the long-lived reader (HelperGone), a ref to a missing object is still store_ref_dangling; a present one and an absent ref read as before', async () => {
     const repo = initRepo({ bare: true });
-    const gone = async (): Promise<string | null> => {
+    const gone = async (): Promise<{ oid: string; type: string } | null> => {
       throw new HelperGone('fatal: gone', 128);
     };
     const ctx = { cwd: repo };

@@ -5,7 +5,7 @@
  * push was applied (uncertain), a branch deleted remotely, refusals that are
  * not conflicts, and clones shared by concurrent writers.
  */
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteGitStore } from '../../lib/store/remote-git.ts';
@@ -181,6 +181,57 @@ describe('RemoteGitStore', () => {
     const outcome = await fresh.compareAndSwap(v1.version, utf8('two\n'), 'two');
     expect(outcome.status).toBe('committed');
     expect(parentsOf(served.path, refTip(served.path, 'work-queue')!)).toEqual([v1.version]);
+  });
+
+  it('refuses to publish through a remote queue branch that is a symbolic ref (store_ref_symbolic): the branch it names does not move', async () => {
+    const served = servedRepo();
+    const main = commitFiles(served.path, 'main', { 'README.md': 'project\n' });
+    gitSync(served.path, ['symbolic-ref', 'refs/heads/work-queue', 'refs/heads/main']);
+    const store = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    const read = await store.read();
+    await expect(store.compareAndSwap(read.version, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic', details: { ref: 'refs/heads/work-queue', target: 'refs/heads/main' } });
+    await expect(new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' }).compareAndSwap(null, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic' });
+    expect(refTip(served.path, 'main')).toBe(main);
+    // An ordinary branch passes the check once per store: the next publications do not ask again.
+    const plain = servedRepo();
+    const own = new RemoteGitStore({ repo: cloneOf(daemon.url(plain.name)), remote: 'origin' });
+    const v1 = (await own.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    expect((await own.compareAndSwap(v1.version, utf8('two\n'), 'two')).status).toBe('committed');
+  });
+
+  it('names a remote queue branch naming an object the remote lacks store_ref_dangling, not store_unreachable', async () => {
+    const served = servedRepo();
+    commitFiles(served.path, 'main', { 'README.md': 'project\n' });
+    const missing = '1234567890'.repeat(4);
+    writeFileSync(join(served.path, 'refs', 'heads', 'work-queue'), `${missing}\n`);
+    const store = new RemoteGitStore({ repo: cloneOf(daemon.url(served.name)), remote: 'origin' });
+    await expect(store.read()).rejects.toMatchObject({ code: 'store_ref_dangling' });
+    await expect(store.read()).rejects.toThrow(/work-queue on origin names an object that remote does not hold/);
+  });
+
+  it('drops its own last-fetched tip when it names a missing object and fetches again; another broken ref of the clone is store_ref_dangling naming the clone', async () => {
+    const served = servedRepo();
+    const clone = cloneOf(daemon.url(served.name));
+    const store = new RemoteGitStore({ repo: clone, remote: 'origin' });
+    const v1 = (await store.compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    expect((await store.read()).version).toBe(v1.version);
+    const tips = gitText(clone, 'for-each-ref', '--format=%(refname)', 'refs/fairway/tips/');
+    expect(tips).not.toBe('');
+    const missing = '1234567890'.repeat(4);
+    gitSync(clone, ['update-ref', '--no-deref', '-d', tips]);
+    mkdirSync(join(clone, '.git', ...tips.split('/').slice(0, -1)), { recursive: true });
+    writeFileSync(join(clone, '.git', ...tips.split('/')), `${missing}\n`);
+    const reader = new RemoteGitStore({ repo: clone, remote: 'origin' });
+    expect((await reader.read()).version).toBe(v1.version);
+    expect(gitText(clone, 'rev-parse', tips)).toBe(v1.version);
+    // A broken ref of the user's own in the clone: named, not deleted.
+    writeFileSync(join(clone, '.git', 'refs', 'heads', 'junk'), `${missing}\n`);
+    const v2 = commitFiles(served.path, 'work-queue', { 'work-queue.jsonl': 'two\n' });
+    const blocked = new RemoteGitStore({ repo: clone, remote: 'origin' }).read();
+    await expect(blocked).rejects.toMatchObject({ code: 'store_ref_dangling' });
+    await expect(blocked).rejects.toThrow(/a ref of the clone .* names a missing object/);
+    expect(gitText(clone, 'rev-parse', 'refs/heads/junk')).toBe(missing);
+    expect(v2).not.toBe(v1.version);
   });
 
   it('names an unknown remote and a bad remote name with stable codes', async () => {
