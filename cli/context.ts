@@ -18,7 +18,7 @@ export interface CliContext {
 
 export function createContext(io: Io, program: Command, setExit: (code: number) => void): CliContext {
   let normalized: GlobalOptions | undefined;
-  const globals = () => (normalized ??= normalizeGlobals(program.opts<RawGlobals>(), io));
+  const globals = () => (normalized ??= normalizeGlobals({ ...program.opts<RawGlobals>(), branchGiven: program.getOptionValueSource('branch') === 'cli' }, io));
   return {
     io,
     globals,

@@ -28,7 +28,7 @@ export const EXAMPLES: Readonly<Record<string, string>> = {
   deploy: 'fairway -R octo-org/app deploy --pool default',
   control: 'fairway -R octo-org/app control --name grants_paused --paused true --reason incident_1234',
   'cancel-work': 'fairway -R octo-org/app cancel-work --work-id 3f9c2a1b,88d1e0c4 --reason operator_cancelled --request-id incident-cancel',
-  'cancel-claim': 'fairway -R octo-org/app cancel-claim --claim-id c_5d0e9b12 --reason operator_cancelled --request-id incident-cancel',
+  'cancel-claim': 'fairway -R octo-org/app cancel-claim --claim-id c_5d0e9b12 --reason operator_cancelled --request-id incident-revoke',
   reprioritize: 'fairway -R octo-org/app reprioritize --work-id 3f9c2a1b --priority 1 --reason operator_reprioritized',
   policy: 'fairway -R octo-org/app policy --from-config --epoch epoch-2',
   compact: 'fairway --dir . compact --json',

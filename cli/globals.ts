@@ -27,6 +27,8 @@ export interface RawGlobals {
   remote?: string;
   github?: string;
   branch?: string;
+  /** `--branch` was given on the command line (not its default). */
+  branchGiven?: boolean;
   requestId?: string;
   principal?: string;
 }
@@ -85,8 +87,10 @@ function looksLikePath(value: string, cwd: string): boolean {
  * (`store_options_invalid`); a malformed `--repo` is `repo_invalid`.
  */
 export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env, cwd = process.cwd()): GlobalOptions {
-  const { repo, github, dir, ...rest } = raw;
+  const { repo, github, dir, branchGiven, ...rest } = raw;
   const g: GlobalOptions = { ...rest };
+  // A file has no branch: `--ledger F --branch B` would read F and silently ignore B.
+  if (g.ledger !== undefined && branchGiven === true) throw new UsageError('--ledger reads a file offline; --branch names a queue branch of a repository (--dir, --remote or -R): give one of them', 'source_conflict');
   // Checked for every command, also those that never act as it (a typo should not pass silently).
   if (g.principal !== undefined) checkedPrincipal(g.principal);
   if (dir !== undefined) {
@@ -117,8 +121,8 @@ export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env
 }
 
 /** `principal` when it is a positive decimal id (the local operator's principal); else `principal_invalid`. */
-export function checkedPrincipal(principal: string): string {
-  if (!isDecimalId(principal)) throw new UsageError(`--principal must be a positive decimal id, not ${JSON.stringify(principal)}`, 'principal_invalid');
+export function checkedPrincipal(principal: string, from = '--principal'): string {
+  if (!isDecimalId(principal)) throw new UsageError(`${from} must be a positive decimal id, not ${JSON.stringify(principal)}`, 'principal_invalid');
   return principal;
 }
 

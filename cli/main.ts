@@ -108,26 +108,32 @@ function refuseRepeatedOptions(command: Command): void {
 }
 
 /**
- * Options whose empty value means something: the Policy's default fairness key is `""`, and an
- * empty search matches everything.
+ * Options whose empty value means something (the Policy's default fairness key is `""`, an empty
+ * search matches everything) or is named by the command itself (`--reason`: `reason_invalid`).
  */
-const EMPTY_ALLOWED = new Set(['--fairness-key', '--search']);
+const EMPTY_ALLOWED = new Set(['--fairness-key', '--search', '--reason']);
 
 /**
- * An empty value of an option that names something (`--pool ''`, `--work-id ''`, `--ledger ''`,
- * `--generation ''`) is a usage error of that flag (`option_invalid`, exit 2), found before any
- * file or the queue is read: not a payload file's `input_invalid`, a commit's `schema_invalid`,
- * or "pool  is not configured". Options with a value parser of their own (`--request-id`,
- * `--priority`, `--reason`, choices) keep its message, which runs first; options that collect
- * comma-separated ids keep `targets_missing`.
+ * Values a one-value option cannot take, each a usage error of that flag (`option_invalid`, exit
+ * 2) found before any file or the queue is read:
+ * - empty, for an option that names something (`--pool ''`, `--work-id ''`, `--ledger ''`,
+ *   `--generation ''`): not a payload file's `input_invalid`, a commit's `schema_invalid`, or
+ *   "pool  is not configured";
+ * - another option (`--request-id --json ...`: the flag swallowed what followed it, and the run
+ *   would commit a request named `--json` while printing text).
+ * Options with a value parser of their own (`--request-id`'s bounds, `--priority`, choices) keep
+ * its message, which runs first; options that collect comma-separated ids keep `targets_missing`.
  */
 function refuseEmptyOptions(command: Command): void {
   for (const option of command.options) {
     if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
     const flag = option.long ?? option.short ?? option.flags;
-    if (EMPTY_ALLOWED.has(flag)) continue;
+    const emptyAllowed = EMPTY_ALLOWED.has(flag);
     command.on(`option:${option.name()}`, (value: unknown) => {
-      if (value === '') throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be a non-empty value (an empty one names nothing)`);
+      if (value === '' && !emptyAllowed) throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be a non-empty value (an empty one names nothing)`);
+      if (typeof value === 'string' && /^--[a-z]/.test(value)) {
+        throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be given a value, not the option ${JSON.stringify(value)} (was the value left out?)`);
+      }
     });
   }
   for (const sub of command.commands) refuseEmptyOptions(sub);

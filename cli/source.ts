@@ -77,7 +77,9 @@ export function writeTarget(g: GlobalOptions): { store: LedgerStore; publisher: 
 }
 
 export function principalOf(g: GlobalOptions): string {
-  return checkedPrincipal(g.principal ?? process.env.FAIRWAY_PRINCIPAL ?? '1');
+  if (g.principal !== undefined) return checkedPrincipal(g.principal);
+  const env = process.env.FAIRWAY_PRINCIPAL;
+  return env === undefined ? '1' : checkedPrincipal(env, 'FAIRWAY_PRINCIPAL');
 }
 
 /** A fresh stable request id unless the operator gave one (retries must reuse it). */

@@ -15,7 +15,7 @@ import { policyFromConfig } from '../../lib/config/worker-routes.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { resolveId } from '../ids.ts';
-import { priorityArg } from '../parse.ts';
+import { identityArg, priorityArg } from '../parse.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -45,7 +45,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .description('Pause or resume admission or grants, or record a credential generation. Never resets fairness or releases capacity.')
     .addOption(new Option('--name <control>', 'the control to set').choices(['admission_paused', 'grants_paused', 'credential_generation']).makeOptionMandatory())
     .addOption(new Option('--paused <true|false>', 'for admission_paused / grants_paused').choices(['true', 'false']))
-    .option('--generation <id>', 'for credential_generation')
+    .option('--generation <id>', 'for credential_generation', identityArg('--generation'))
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { name: string; paused?: string; generation?: string; reason: string }) => {
       let value: boolean | string;
@@ -92,7 +92,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .description('Install a new Policy epoch on a drained (quiescent) queue. Never seeds an absent queue.')
     .option('--file <policy.json>', 'a complete QueuePolicy JSON object')
     .option('--from-config', 'resolve the Policy from .github/workflows/aw.json on the default branch')
-    .requiredOption('--epoch <id>', 'the new epoch identity')
+    .requiredOption('--epoch <id>', 'the new epoch identity', identityArg('--epoch'))
     .action(ctx.action(async (g, o: { file?: string; fromConfig?: boolean; epoch: string }) => {
       if ((o.file === undefined) === (o.fromConfig !== true)) throw new UsageError('give exactly one of --file or --from-config', 'option_invalid');
       let policy: JsonObject;

@@ -5,6 +5,7 @@
  */
 import { Argument, Command, type Option } from 'commander';
 import type { CliContext, CommandModule } from '../context.ts';
+import { UsageError } from '../output.ts';
 
 /**
  * The command registry's loaders. cli/commands/index.ts hands them over when it loads this
@@ -127,7 +128,8 @@ export const completionCommand = (registry: CommandRegistry): CommandModule => (
   program.command('completion')
     .description('Print a shell completion script (bash, zsh or fish) for every command and option.')
     .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
-    .action(ctx.action(async (_g, shell: Shell) => {
+    .action(ctx.action(async (g, shell: Shell) => {
+      if (g.json === true) throw new UsageError('completion prints a shell script and has no --json output', 'option_invalid');
       ctx.io.out(await completionScript(shell, program, registry));
     }));
 };

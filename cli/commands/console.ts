@@ -36,9 +36,10 @@ export async function resolveSource(g: GlobalOptions, cwd = process.cwd()): Prom
   return (await hasQueueBranch(cwd, branch)) ? { kind: 'repo', repo: cwd, branch } : undefined;
 }
 
-export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }): Promise<void> {
+export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: string; portFromEnv?: boolean; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }): Promise<void> {
   // Decimal digits only (parse.ts intIn): `''`, `0x50` and `1e3` are option_invalid.
-  const port = intIn('--port', 0, 65535)(opts.port);
+  // The default comes from PORT when it is set: an error then names the variable.
+  const port = intIn(opts.portFromEnv === true ? 'PORT (the --port default)' : '--port', 0, 65535)(opts.port);
   const pollMs = intIn('--poll-ms', 500, 86_400_000)(opts.pollMs);
   const source = opts.demo === true ? undefined : await resolveSource(g);
   if (source?.kind === 'github') {
@@ -87,7 +88,7 @@ export async function consoleCommand(io: Io, g: GlobalOptions, opts: { port: str
 }
 
 export const registerConsole: CommandModule = (program, ctx) => {
-  program.command('console')
+  const command = program.command('console')
     .description('Serve the web console (explorer, DAGs, fairness, receipts, admin). Without a queue: the embedded demo queue.')
     .option('--port <port>', 'HTTP port (0: any free port)', process.env.PORT ?? '3000')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
@@ -105,5 +106,6 @@ FAIRWAY_ROLES_FILE.
 Installation: a clone serves its own build (made on first start). An installed CLI serves the
 optional console package installed beside it, @fairway/console of the same version
 (npm i -g ./fairway-console-VERSION.tgz); without it this command answers console_not_installed.`)
-    .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }) => consoleCommand(ctx.io, g, opts)));
+    .action(ctx.action(async (g, opts: { port: string; host: string; pollMs: string; demo?: boolean; hosted?: boolean; admin?: boolean }) =>
+      consoleCommand(ctx.io, g, { ...opts, portFromEnv: process.env.PORT !== undefined && command.getOptionValueSource('port') === 'default' })));
 };

@@ -25,10 +25,14 @@ export async function loadProjection(g: GlobalOptions): Promise<Projection> {
   return readSource(g).load();
 }
 
+/** The largest time a JavaScript Date holds (ECMA-262: 8.64e15 ms after the epoch). */
+const MAX_DATE_MS = 8_640_000_000_000_000;
+
 export function parseAsOf(raw: string | undefined, now: number): number {
   if (raw === undefined) return now;
   const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(n)) throw new UsageError(`--as-of must be Unix milliseconds (a nonnegative integer), not ${JSON.stringify(raw)}`, 'invalid_as_of');
+  // Up to the last instant a Date can hold (what the explanations print as an ISO time).
+  if (!Number.isSafeInteger(n) || n > MAX_DATE_MS) throw new UsageError(`--as-of must be Unix milliseconds, an integer 0..${MAX_DATE_MS}, not ${JSON.stringify(raw)}`, 'invalid_as_of');
   return n;
 }
 
@@ -272,6 +276,9 @@ Examples:
         throw new UsageError('give exactly one of --pool (live), --request-id, --claim-id or --before-claim (historical)', 'option_invalid');
       }
       if (opts.pool === undefined) {
+        // A historical explanation is of a committed decision, at its own commit's time.
+        const live = [opts.workId === undefined ? null : '--work-id', opts.asOf === undefined ? null : '--as-of'].filter((f) => f !== null);
+        if (live.length > 0) throw new UsageError(`${live.join(' and ')} ${live.length === 1 ? 'goes' : 'go'} with --pool (a live explanation); a historical one (--request-id, --claim-id, --before-claim) is at its commit's decision time`, 'option_invalid');
         const source = readSource(g);
         const projection = await source.load();
         // Unique prefixes (8+ characters) of the request and Claim ids.

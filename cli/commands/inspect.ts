@@ -71,7 +71,8 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...page });
       if (format === 'jsonl') return printJsonl(ctx.io, page.rows);
       for (const r of page.rows) ctx.io.out(`${'  '.repeat(r.depth)}${r.label}`);
-      ctx.io.out(`rows ${page.offset + 1}-${page.offset + page.rows.length} of ${page.total}${page.next_offset === null ? '' : ` (next: --offset ${page.next_offset})`}`);
+      const range = page.rows.length === 0 ? `no rows at offset ${page.offset}` : `rows ${page.offset + 1}-${page.offset + page.rows.length}`;
+      ctx.io.out(`${range} of ${page.total}${page.next_offset === null ? '' : ` (next: --offset ${page.next_offset})`}`);
     }));
 
   program.command('inspect')

@@ -131,10 +131,7 @@ Output (--json): {"ok": true, "mode", "requested", "granted", "stopped",
   longest_zero_service: the longest run of decisions at which the row was eligible but unserved.
 
 Errors: usage (exit 2: missing option, bad --grants); settings_invalid / workload_invalid with the
-property path, settings_not_found / workload_not_found (exit 3).
-
-Example:
-  fairway simulate --settings settings.json --workload workload.json --grants 10000`)
+property path, settings_not_found / workload_not_found (exit 3).`)
     .action(ctx.action(async (g, opts: { settings: string; workload: string; grants: string }) => {
       await runSimulate(ctx.io, { settings: opts.settings, workload: opts.workload, grants: parseGrants(opts.grants), json: g.json === true });
     }));

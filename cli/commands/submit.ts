@@ -151,7 +151,7 @@ export const registerSubmit: CommandModule = (program, ctx) => {
   program.command('submit-work')
     .description('Admit one immutable Work (default priority 3, fairness key ""). On an absent queue, create it with the Policy from .github/workflows/aw.json.')
     .requiredOption('--file <payload.json>', 'the Work payload: a JSON object (- reads stdin)')
-    .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)')
+    .option('--graph-id <id>', 'graph namespace (default: the pool\'s default graph, named after the pool)', identityArg('--graph-id'))
     .option('--node-key <key>', 'stable node key within the graph (default: derived from the request id)', identityArg('--node-key'))
     .option('--pool <name>', 'scheduling pool', 'default')
     .option('--priority <1..5>', 'priority class (1 most urgent)', priorityArg)
@@ -179,7 +179,7 @@ export const registerSubmit: CommandModule = (program, ctx) => {
     .description('Atomically admit a graph of 1-256 nodes; forward references resolve, cycles are rejected with their path.')
     .requiredOption('--file <graph.json>', 'JSON array of nodes (format below; - reads stdin)')
     .addHelpText('after', GRAPH_FORMAT_HELP)
-    .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)')
+    .option('--graph-id <id>', 'graph id for nodes without graph_id (default: each node\'s pool\'s default graph, named after the pool)', identityArg('--graph-id'))
     .action(ctx.action(async (g, opts: { file: string; graphId?: string }) => {
       await submitNodes(ctx.io, g, parseNodes(await readJson(opts.file, 'graph file'), opts.file), opts.graphId);
     }));

@@ -9,6 +9,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
 import { runFairway } from '../support/cli.ts';
+import { EXAMPLES } from '../../cli/examples.ts';
 
 let repo: string;
 let file: (name: string, value: unknown) => string;
@@ -165,5 +166,96 @@ describe('conflicting options', () => {
     expect(ledger()).toEqual(before);
     const ok = await fairway('--json', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
     expect(ok.code, ok.out).toBe(0);
+  });
+});
+
+describe('values and combinations a command cannot act on as given (from an audit of bad input)', () => {
+  /** `args` (after --json) exits 2 with `code`, its message matching `message`; nothing is written. */
+  async function refused(args: string[], code: string, message: RegExp): Promise<void> {
+    const before = ledger();
+    const j = await fairway('--json', ...args);
+    expect(j.code, j.out).toBe(2);
+    expect(j.json.error.code, j.out).toBe(code);
+    expect(j.json.error.message).toMatch(message);
+    expect(ledger()).toEqual(before);
+  }
+
+  it('invalid_as_of: an --as-of past the last time a Date holds is a usage error, not an internal error while printing; the last one prints', async () => {
+    await bootstrap();
+    for (const cmd of [['next', '--pool', 'default'], ['explain', '--pool', 'default']]) {
+      await refused([...cmd, '--as-of', '9007199254740991'], 'invalid_as_of', /^--as-of must be Unix milliseconds, an integer 0\.\.8640000000000000, not "9007199254740991"$/);
+      const last = await fairway(...cmd, '--as-of', '8640000000000000');
+      expect(last.code, last.err).toBe(0);
+      expect(last.out).toContain('+275760-09-13T00:00:00.000Z');
+    }
+  });
+
+  it('option_invalid: a --graph-id, --generation or --epoch that is not an identity is the flag\'s error, not a commit\'s schema_invalid or control_invalid', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    await badValue('--graph-id', ['submit-work', '--file', p, '--graph-id', 'a\tb']);
+    await badValue('--graph-id', ['submit-work', '--file', p, '--graph-id', 'g'.repeat(300)]);
+    await badValue('--graph-id', ['submit-graph', '--file', file('g.json', { nodes: [{ node_key: 'a', payload: {} }] }), '--graph-id', '\x7f']);
+    await badValue('--generation', ['control', '--name', 'credential_generation', '--generation', 'g\x01', '--reason', 'rotation']);
+    await badValue('--epoch', ['policy', '--from-config', '--epoch', 'e\x01', '--reason', 'upgrade']);
+  });
+
+  it('option_invalid: explain --claim-id / --request-id (historical) with --as-of or --work-id is refused, not the live options silently dropped', async () => {
+    await bootstrap();
+    await refused(['--request-id', 'seed', 'explain', '--as-of', '12'], 'option_invalid', /^--as-of goes with --pool \(a live explanation\)/);
+    await refused(['--request-id', 'seed', 'explain', '--work-id', 'abcdef12', '--as-of', '12'], 'option_invalid', /^--work-id and --as-of go with --pool/);
+    await refused(['explain', '--claim-id', 'c_0123456789', '--work-id', 'abcdef12'], 'option_invalid', /^--work-id goes with --pool/);
+  });
+
+  it('option_invalid: an option followed by another option (--request-id --json) is refused, not a request named "--json" committed', async () => {
+    await bootstrap();
+    const p = file('p.json', { b: 2 });
+    await refused(['--request-id', '--json', 'submit-work', '--file', p], 'option_invalid', /^--request-id must be given a value, not the option "--json"/);
+    await refused(['--ledger', '--json', 'stats'], 'option_invalid', /^--ledger must be given a value, not the option "--json"/);
+    // A command's own option: commander finds the value missing itself.
+    await refused(['submit-work', '--file', p, '--pool', '--json'], 'option_missing', /^option '--pool <name>' argument missing$/);
+  });
+
+  it('reason_invalid: an empty --reason keeps its own code and message', async () => {
+    await bootstrap();
+    await refused(['control', '--name', 'grants_paused', '--paused', 'true', '--reason', ''], 'reason_invalid', /^--reason must be a reason code/);
+  });
+
+  it('source_conflict: --ledger with an explicit --branch; option_invalid: completion --json', async () => {
+    const demo = file('empty.jsonl', '');
+    await refused(['--ledger', demo, '--branch', 'other', 'stats'], 'source_conflict', /--branch names a queue branch/);
+    await refused(['completion', 'bash'], 'option_invalid', /^completion prints a shell script and has no --json output$/);
+    const script = await fairway('completion', 'bash');
+    expect(script.code).toBe(0);
+    expect(script.out).toContain('complete');
+  });
+
+  it('principal_invalid and option_invalid name the variable a bad default came from (FAIRWAY_PRINCIPAL, PORT), not a flag that was not given', async () => {
+    await bootstrap();
+    const saved = { principal: process.env.FAIRWAY_PRINCIPAL, port: process.env.PORT };
+    try {
+      process.env.FAIRWAY_PRINCIPAL = 'abc';
+      await refused(['submit-work', '--file', file('p.json', { b: 2 })], 'principal_invalid', /^FAIRWAY_PRINCIPAL must be a positive decimal id, not "abc"$/);
+      await refused(['--principal', 'xyz', 'submit-work', '--file', file('q.json', { b: 3 })], 'principal_invalid', /^--principal must be a positive decimal id, not "xyz"$/);
+      delete process.env.FAIRWAY_PRINCIPAL;
+      process.env.PORT = 'abc';
+      await refused(['console', '--demo'], 'option_invalid', /^PORT \(the --port default\) must be an integer 0\.\.65535, not "abc"$/);
+      await refused(['console', '--demo', '--port', 'xyz'], 'option_invalid', /^--port must be an integer 0\.\.65535, not "xyz"$/);
+    } finally {
+      for (const [name, value] of [['FAIRWAY_PRINCIPAL', saved.principal], ['PORT', saved.port]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('state past its last row says so; the help examples use distinct request ids (run one after another, none is a request_id_conflict)', async () => {
+    await bootstrap();
+    const far = await fairway('state', '--offset', '1000000');
+    expect(far.code, far.err).toBe(0);
+    expect(far.out).toMatch(/no rows at offset 1000000 of \d+/);
+    const ids = Object.values(EXAMPLES).flatMap((e) => [...e.matchAll(/--request-id (\S+)/g)].map((m) => m[1]!));
+    expect(ids.length).toBeGreaterThan(1);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
