@@ -115,7 +115,12 @@ export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env
     if (g.dir !== undefined) throw new UsageError('--dir names a local repository and --repo a GitHub one; give only one', 'store_options_invalid');
     if (g.remote !== undefined) throw new UsageError('--remote works with a local clone (--dir CLONE), not with a GitHub repository', 'store_options_invalid');
     g.github = `${parsed.owner}/${parsed.name}`;
-    g.host = parsed.host ?? (env.GH_HOST !== undefined && env.GH_HOST !== '' ? env.GH_HOST.toLowerCase() : DEFAULT_HOST);
+    const fromEnv = parsed.host === undefined && env.GH_HOST !== undefined && env.GH_HOST !== '';
+    g.host = parsed.host ?? (fromEnv ? env.GH_HOST!.toLowerCase() : DEFAULT_HOST);
+    // A host name (and port): a bad GH_HOST is named as such, not as the API URL built from it.
+    if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/i.test(g.host)) {
+      throw new UsageError(`${fromEnv ? 'GH_HOST' : 'the host of --repo'} must be a host name like github.example.com, not ${JSON.stringify(g.host)}`, 'store_options_invalid');
+    }
   }
   return g;
 }

@@ -230,9 +230,9 @@ describe('values and combinations a command cannot act on as given (from an audi
     expect(script.out).toContain('complete');
   });
 
-  it('principal_invalid and option_invalid name the variable a bad default came from (FAIRWAY_PRINCIPAL, PORT), not a flag that was not given', async () => {
+  it('principal_invalid, option_invalid and store_options_invalid name the variable a bad value came from (FAIRWAY_PRINCIPAL, PORT, GH_HOST), not a flag that was not given or a URL built from it', async () => {
     await bootstrap();
-    const saved = { principal: process.env.FAIRWAY_PRINCIPAL, port: process.env.PORT };
+    const saved = { principal: process.env.FAIRWAY_PRINCIPAL, port: process.env.PORT, host: process.env.GH_HOST };
     try {
       process.env.FAIRWAY_PRINCIPAL = 'abc';
       await refused(['submit-work', '--file', file('p.json', { b: 2 })], 'principal_invalid', /^FAIRWAY_PRINCIPAL must be a positive decimal id, not "abc"$/);
@@ -241,8 +241,13 @@ describe('values and combinations a command cannot act on as given (from an audi
       process.env.PORT = 'abc';
       await refused(['console', '--demo'], 'option_invalid', /^PORT \(the --port default\) must be an integer 0\.\.65535, not "abc"$/);
       await refused(['console', '--demo', '--port', 'xyz'], 'option_invalid', /^--port must be an integer 0\.\.65535, not "xyz"$/);
+      delete process.env.PORT;
+      process.env.GH_HOST = 'bad host';
+      let out = '';
+      const code = await runFairway(['--json', '-R', 'octo-org/app', 'state'], { out: (t) => (out += t), err: () => undefined });
+      expect([code, JSON.parse(out).error]).toEqual([2, { code: 'store_options_invalid', message: 'GH_HOST must be a host name like github.example.com, not "bad host"' }]);
     } finally {
-      for (const [name, value] of [['FAIRWAY_PRINCIPAL', saved.principal], ['PORT', saved.port]] as const) {
+      for (const [name, value] of [['FAIRWAY_PRINCIPAL', saved.principal], ['PORT', saved.port], ['GH_HOST', saved.host]] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
