@@ -68,7 +68,7 @@ class TwinHistory {
 }
 
 async function listCommits(owner: string, name: string, query: Record<string, string | number>): Promise<string[]> {
-  const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
+  const params = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
   const r = await fetch(`${fake.url}/repos/${owner}/${name}/commits?${params}`);
   expect(r.status).toBe(200);
   return ((await r.json()) as { sha: string }[]).map((c) => c.sha);
