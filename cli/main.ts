@@ -119,19 +119,23 @@ const EMPTY_ALLOWED = new Set(['--fairness-key', '--search', '--reason']);
  * - empty, for an option that names something (`--pool ''`, `--work-id ''`, `--ledger ''`,
  *   `--generation ''`): not a payload file's `input_invalid`, a commit's `schema_invalid`, or
  *   "pool  is not configured";
- * - another option (`--request-id --json ...`: the flag swallowed what followed it, and the run
- *   would commit a request named `--json` while printing text).
+ * - for a global option, another option (`--request-id --json ...`: the flag swallowed what
+ *   followed it, and the run would commit a request named `--json` while printing text; a
+ *   command's own option followed by another is commander's "argument missing", and a value
+ *   written `--search=--x` stays a value).
  * Options with a value parser of their own (`--request-id`'s bounds, `--priority`, choices) keep
  * its message, which runs first; options that collect comma-separated ids keep `targets_missing`.
  */
 function refuseEmptyOptions(command: Command): void {
+  // Commander itself refuses a command's own option followed by another (`--pool --json`: "argument missing").
+  const global = command.parent === null;
   for (const option of command.options) {
     if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
     const flag = option.long ?? option.short ?? option.flags;
     const emptyAllowed = EMPTY_ALLOWED.has(flag);
     command.on(`option:${option.name()}`, (value: unknown) => {
       if (value === '' && !emptyAllowed) throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be a non-empty value (an empty one names nothing)`);
-      if (typeof value === 'string' && /^--[a-z]/.test(value)) {
+      if (global && typeof value === 'string' && /^--[a-z]/.test(value)) {
         throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be given a value, not the option ${JSON.stringify(value)} (was the value left out?)`);
       }
     });

@@ -3,6 +3,7 @@
  * a file at a commit, and build the next ledger commit. Never touches a work
  * tree or the real index: objects only (`hash-object`, `mktree`, `commit-tree`).
  */
+import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
 import { LEDGER_FILE, type RepositoryRevision } from './types.ts';
@@ -145,11 +146,32 @@ export async function refuseDeletedLedger(ctx: GitContext, tip: string): Promise
   if (r.code !== 0) throw gitFailure(args, r);
   const last = r.stdout.toString('utf8').trim();
   if (last !== '') throw ledgerMissing(tip, last);
-  // A shallow clone's walk stops at its boundary: the file may have been there before it.
-  const shallow = await git(ctx, ['rev-parse', '--is-shallow-repository']);
-  if (shallow.code === 0 && shallow.stdout.toString('utf8').trim() === 'true') {
+  // In a shallow clone the walk stops at the boundary commits (listed in $GIT_DIR/shallow): when
+  // one is in the branch's history, the file may have been there before it. A branch whose whole
+  // history is present (a shallow clone of another branch) is read as usual.
+  if (await historyCut(ctx, tip)) {
     throw new ProtocolError('store_history_shallow', `the queue branch's tip ${tip} has no ${LEDGER_FILE} and this clone is shallow, so whether its history had one (a deleted ledger, never an empty queue) cannot be told: fetch the full history (git fetch --unshallow) and run again`, {}, { commit: tip });
   }
+}
+
+/** Whether the history of `tip` reaches a shallow clone's boundary (a commit whose parents are not fetched). */
+async function historyCut(ctx: GitContext, tip: string): Promise<boolean> {
+  const path = await git(ctx, ['rev-parse', '--git-path', 'shallow']);
+  if (path.code !== 0) throw gitFailure(['rev-parse', '--git-path', 'shallow'], path);
+  let boundary: string;
+  try {
+    boundary = await readFile(resolve(ctx.cwd, path.stdout.toString('utf8').trim()), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false; // not shallow
+    throw new ProtocolError('store_git_failed', `cannot read the shallow clone's boundary list ${path.stdout.toString('utf8').trim()}: ${code ?? String(e)}`);
+  }
+  const cut = new Set(boundary.split('\n').filter((l) => l !== ''));
+  if (cut.size === 0) return false;
+  const args = ['rev-list', tip];
+  const r = await git(ctx, args);
+  if (r.code !== 0) throw gitFailure(args, r);
+  return r.stdout.toString('utf8').split('\n').some((c) => cut.has(c));
 }
 
 /** Names of the files (blobs) directly under `dir` at `commit`; [] when `dir` is absent. */

@@ -83,12 +83,8 @@ export class LocalGitStore implements LedgerStore {
     this.transactions.close();
   }
 
-  /** Once per store: the repository exists and the queue branch is not a symbolic ref (git-objects.ts `refuseSymbolicRef`). */
   private ready(): Promise<ObjectDatabase | null> {
-    return (this.verified ??= objectDatabase(this.ctx).then(async (db) => {
-      await refuseSymbolicRef(this.ctx, this.ref);
-      return db;
-    }));
+    return (this.verified ??= objectDatabase(this.ctx));
   }
 
   /** Spec 7.1: an absent branch is an empty queue; an absent file on a branch is bytes null. */
@@ -97,7 +93,11 @@ export class LocalGitStore implements LedgerStore {
     const tip = await this.tip();
     if (tip === null) return { version: null, bytes: null };
     const bytes = await this.ledgerAt(tip);
-    if (bytes === null) await refuseDeletedLedger(this.ctx, tip);
+    if (bytes === null) {
+      // Before a first publication on this branch: it must be a branch of its own, whose history never held the ledger.
+      await refuseSymbolicRef(this.ctx, this.ref);
+      await refuseDeletedLedger(this.ctx, tip);
+    }
     return { version: tip, bytes };
   }
 
@@ -177,7 +177,7 @@ export class LocalGitStore implements LedgerStore {
   /** A git without `update-ref --stdin` transactions (before 2.27): one `update-ref` process. */
   private async updateRefOnce(next: string, expected: string | null): Promise<CasOutcome> {
     // An empty old value means "must not exist yet" (works for SHA-1 and SHA-256 repositories).
-    const args = ['update-ref', '-m', 'fairway: publish ledger', this.ref, next, expected ?? ''];
+    const args = ['update-ref', '--no-deref', '-m', 'fairway: publish ledger', this.ref, next, expected ?? ''];
     const r = await git(this.ctx, args);
     if (r.code === 0) return { status: 'committed', version: next };
     const actual = await resolveRef(this.ctx, this.ref);

@@ -28,9 +28,14 @@ export type RefUpdate =
 /** The marker of a Fairway ref-transaction helper on git's command line. */
 export const REF_HELPER_MARK = 'fairway.helper=ref-transactions';
 
-/** A transaction's commands for moving `ref` to `next` only if it is at `expected` (null: only if absent). */
+/**
+ * A transaction's commands for moving `ref` to `next` only if it is at `expected` (null: only if
+ * absent). `no-deref`: a queue ref that is (or became) a symbolic ref is replaced by a ref of its
+ * own, never followed, so a publication never moves the branch it named (reads refuse such a ref:
+ * git-objects.ts `refuseSymbolicRef`).
+ */
 function updateCommand(ref: string, next: string, expected: string | null): string {
-  return expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`;
+  return `option no-deref\n${expected === null ? `create ${checkName(ref)} ${next}\n` : `update ${checkName(ref)} ${next} ${expected}\n`}`;
 }
 
 function checkCommands(commands: string): string {

@@ -60,8 +60,6 @@ export class RemoteGitStore implements LedgerStore {
   private urls: Promise<{ fetch: string; push: string }> | undefined;
   private db: Promise<ObjectDatabase | null> | undefined;
   private readonly cat: CatFile;
-  /** The remote's queue branch was found not to be a symbolic ref (checked before the first push). */
-  private symbolicChecked = false;
 
   constructor(options: RemoteGitStoreOptions) {
     this.branch = options.branch ?? DEFAULT_BRANCH;
@@ -114,7 +112,11 @@ export class RemoteGitStore implements LedgerStore {
     const tip = await this.fetchBranch(this.ref);
     if (tip === null) return { version: null, bytes: null }; // spec 7.1: absent branch, empty queue
     const bytes = await this.ledgerAt(tip);
-    if (bytes === null) await refuseDeletedLedger(this.ctx, tip);
+    if (bytes === null) {
+      // Before a first publication on this branch: it must be a branch of its own, whose history never held the ledger.
+      await this.refuseRemoteSymbolicRef();
+      await refuseDeletedLedger(this.ctx, tip);
+    }
     return { version: tip, bytes };
   }
 
@@ -164,7 +166,6 @@ export class RemoteGitStore implements LedgerStore {
       const tip = await this.fetchBranch(this.ref); // another clone read it: get its objects
       if (tip !== expected) return { status: 'conflict', actual: tip };
     }
-    await this.refuseRemoteSymbolicRef();
     const next = await writeLedgerCommit(this.ctx, expected, parts, message, await this.objects(), this.cat);
     // The lease makes the remote update conditional on `expected` (empty: the
     // branch must not exist); `next` extends `expected`, so nothing is forced.
@@ -281,11 +282,12 @@ export class RemoteGitStore implements LedgerStore {
   }
 
   /**
-   * Before this store's first push: the remote's queue branch is not a symbolic ref (a push
-   * through one moves the branch it names; git-objects.ts `symbolicRef`). A passed check is kept.
+   * The remote's queue branch is not a symbolic ref (a push through one moves the branch it names;
+   * git-objects.ts `symbolicRef`). Asked when a read finds no ledger at the tip, before a first
+   * publication there: one more network round trip on that path only. Needs protocol v2 (git's
+   * default), whose ref advertisement names symbolic refs.
    */
   private async refuseRemoteSymbolicRef(): Promise<void> {
-    if (this.symbolicChecked) return;
     const { fetch } = await this.endpoints();
     const r = await git(this.ctx, ['ls-remote', '--symref', fetch, this.ref]);
     if (r.code !== 0) throw this.unreachable('ls-remote', r);
@@ -293,7 +295,6 @@ export class RemoteGitStore implements LedgerStore {
     const line = r.stdout.toString('utf8').split('\n').find((l) => l.startsWith('ref: ') && l.endsWith(`\t${this.ref}`));
     const target = line?.slice('ref: '.length, line.lastIndexOf('\t'));
     if (target !== undefined) throw symbolicRef(this.ref, target, `on ${this.remote}`);
-    this.symbolicChecked = true;
   }
 
   private async lsRemote(ref: string): Promise<string | null> {

@@ -32,6 +32,8 @@ const LEDGER = 'work-queue.jsonl';
 class TwinHistory {
   readonly real = initRepo({ bare: true });
   private seconds = 1_700_000_000;
+  /** Seconds between commits (0: every commit at the same time). */
+  step = 60;
 
   constructor(private readonly objects: ObjectStore) {}
 
@@ -39,7 +41,7 @@ class TwinHistory {
   commit(base: string | null, parents: string[], files: Record<string, string | null>, message: string): string {
     const changes: TreeChange[] = Object.entries(files).map(([path, text]) => ({ path, mode: '100644', type: 'blob', sha: text === null ? null : this.objects.putBlob(Buffer.from(text)) }));
     const tree = this.objects.writeTree(base === null ? null : this.objects.commits.get(base)!.tree, changes);
-    const date = new Date((this.seconds += 60) * 1000).toISOString().replace('.000Z', 'Z');
+    const date = new Date((this.seconds += this.step) * 1000).toISOString().replace('.000Z', 'Z');
     const who = { name: 't', email: 't@e', date };
     const sha = this.objects.putCommit({ tree, parents, author: who, committer: who, message });
     // The same commit in the real repository: its tree from the fake's objects, then commit-tree with the same identity and date.
@@ -112,6 +114,21 @@ describe('fake GitHub commits list', () => {
     const brought = h.commit(q2, [side, q2], {}, 'merge keeping the queue');
     expect(await listCommits('o', 'merges', { sha: brought, path: LEDGER })).toEqual(h.gitLog(brought, LEDGER));
     expect(h.gitLog(brought, LEDGER)).toEqual([q2, q1]);
+  });
+
+  it('orders commits of the same time as git does (the order they were reached), children before parents', async () => {
+    const repo = fake.state.createRepo('o', 'ties');
+    const h = new TwinHistory(repo.objects);
+    h.step = 0;
+    const base = h.commit(null, [], { [LEDGER]: 'base\n' }, 'base');
+    const x = h.commit(base, [base], { [LEDGER]: 'x\n' }, 'x');
+    const y = h.commit(base, [base], { 'other.txt': 'y\n' }, 'y');
+    const m = h.commit(x, [x, y], { [LEDGER]: 'm\n' }, 'm');
+    repo.refs.set('refs/heads/main', m);
+    const all = h.gitLog(m, '.');
+    expect(all).toEqual([m, x, y, base]);
+    expect(await listCommits('o', 'ties', { sha: m })).toEqual(all);
+    expect(await listCommits('o', 'ties', { sha: m, path: LEDGER })).toEqual(h.gitLog(m, LEDGER));
   });
 
   it('answers an unknown sha 404 and an empty repository 409', async () => {

@@ -131,9 +131,10 @@ function pathHistory(repo: FakeRepository, head: string, path: string | null): s
   const seen = new Set<string>([head]);
   const pending = [head];
   while (pending.length > 0) {
-    // Newest committer date first (ISO dates of whole seconds compare as strings).
-    pending.sort((a, b) => objects.commits.get(a)!.committer.date.localeCompare(objects.commits.get(b)!.committer.date));
-    const sha = pending.pop()!;
+    // Newest committer date first (ISO dates of whole seconds compare as strings); equal dates in
+    // the order they were queued, as git's date-ordered queue takes them.
+    pending.sort((a, b) => objects.commits.get(b)!.committer.date.localeCompare(objects.commits.get(a)!.committer.date));
+    const sha = pending.shift()!;
     const { parents } = objects.commits.get(sha)!;
     let follow = parents;
     if (path === null) listed.push(sha);

@@ -153,6 +153,9 @@ describe('an empty value of an option that names something', () => {
     const s = await fairway('--json', 'state', '--search', '');
     expect(s.code, s.out).toBe(0);
     expect(JSON.stringify(s.json)).toContain('default-key');
+    // A command's option written with = keeps a value that starts with --.
+    const dashed = await fairway('--json', 'state', '--search=--verbose');
+    expect(dashed.code, dashed.out).toBe(0);
   });
 });
 

@@ -185,16 +185,27 @@ describe('LocalGitStore', () => {
     }
   });
 
-  it('names a queue branch that is a symbolic ref (work-queue -> main) store_ref_symbolic for reads and writes: main does not move', async () => {
+  it('names a queue branch that is a symbolic ref (work-queue -> main) store_ref_symbolic for reads; a publication never moves the branch it names', async () => {
     const repo = initRepo({ bare: true });
     const main = commitFiles(repo, 'main', { 'README.md': 'project\n' });
     gitSync(repo, ['symbolic-ref', 'refs/heads/work-queue', 'refs/heads/main']);
     const store = new LocalGitStore({ repo });
     await expect(store.read()).rejects.toMatchObject({ code: 'store_ref_symbolic', details: { ref: 'refs/heads/work-queue', target: 'refs/heads/main' } });
-    const other = new LocalGitStore({ repo });
-    await expect(other.compareAndSwap(main, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic' });
-    await expect(new LocalGitStore({ repo }).compareAndSwap(null, utf8('one\n'), 'one')).rejects.toMatchObject({ code: 'store_ref_symbolic' });
+    // A long-lived store sees it too: the check is not cached (the ref may change under it).
+    gitSync(repo, ['symbolic-ref', '--delete', 'refs/heads/work-queue']);
+    expect(await store.read()).toEqual({ version: null, bytes: null });
+    gitSync(repo, ['symbolic-ref', 'refs/heads/work-queue', 'refs/heads/main']);
+    await expect(store.read()).rejects.toMatchObject({ code: 'store_ref_symbolic' });
+    // Expecting an absent branch: the ref is there, so nothing is created.
+    expect((await store.compareAndSwap(null, utf8('one\n'), 'one')).status).toBe('conflict');
     expect(refTip(repo, 'main')).toBe(main);
+    // A publication given main's tip (never offered by a read) replaces the symbolic ref with a
+    // branch of its own (update-ref no-deref): main does not move.
+    const v1 = (await store.compareAndSwap(main, utf8('one\n'), 'one')) as { status: string; version: string };
+    expect(v1.status).toBe('committed');
+    expect(refTip(repo, 'main')).toBe(main);
+    expect(refTip(repo, 'work-queue')).toBe(v1.version);
+    expect(() => gitSync(repo, ['symbolic-ref', '-q', 'refs/heads/work-queue'])).toThrow();
   });
 
   it('in a shallow clone, a queue branch without the ledger is store_history_shallow, not an empty queue to bootstrap over', async () => {
@@ -213,6 +224,16 @@ describe('LocalGitStore', () => {
     const shallow2 = tempDir('shallow2');
     gitSync(tempDir('cwd'), ['clone', '-q', '--bare', '--depth', '1', '--no-single-branch', `file://${origin}`, shallow2]);
     expect((await new LocalGitStore({ repo: shallow2 }).read()).version).toBe(kept);
+    // A shallow clone of main whose queue branch (an orphan without the ledger) came whole: an empty queue there, as usual.
+    const other = initRepo({ bare: true });
+    commitFiles(other, 'main', { 'README.md': 'one\n' });
+    commitFiles(other, 'main', { 'README.md': 'two\n' });
+    const orphan = commitFiles(other, 'work-queue', { 'notes.txt': 'no ledger here\n' });
+    const shallow3 = tempDir('shallow3');
+    gitSync(tempDir('cwd'), ['clone', '-q', '--bare', '--depth', '1', `file://${other}`, shallow3]);
+    gitSync(shallow3, ['fetch', '-q', `file://${other}`, 'refs/heads/work-queue:refs/heads/work-queue']);
+    expect(readFileSync(join(shallow3, 'shallow'), 'utf8').trim()).not.toBe('');
+    expect(await new LocalGitStore({ repo: shallow3 }).read()).toEqual({ version: orphan, bytes: null });
   });
 
   it('without the long-lived reader (HelperGone), a ref to a missing object is still store_ref_dangling; a present one and an absent ref read as before', async () => {
