@@ -6,25 +6,14 @@
  * GitHub's OpenAPI description.
  */
 import { execFileSync } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { gitText, initRepo, removeTempDirs } from '../store/git-fixtures.ts';
 import type { ObjectStore, TreeChange } from './objects.ts';
-import { createFakeGitHub, type FakeGitHub } from './server.ts';
+import { useFakeGitHub } from './use-fake.ts';
 
-let fake: FakeGitHub;
+const github = useFakeGitHub();
 
-beforeAll(async () => {
-  fake = await createFakeGitHub();
-});
-
-afterEach(() => {
-  expect(fake.violations).toEqual([]);
-});
-
-afterAll(async () => {
-  await fake?.close();
-  removeTempDirs();
-});
+afterAll(removeTempDirs);
 
 const LEDGER = 'work-queue.jsonl';
 
@@ -71,14 +60,14 @@ class TwinHistory {
 
 async function listCommits(owner: string, name: string, query: Record<string, string | number>): Promise<string[]> {
   const params = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));
-  const r = await fetch(`${fake.url}/repos/${owner}/${name}/commits?${params}`);
+  const r = await fetch(`${github().url}/repos/${owner}/${name}/commits?${params}`);
   expect(r.status).toBe(200);
   return ((await r.json()) as { sha: string }[]).map((c) => c.sha);
 }
 
 describe('fake GitHub commits list', () => {
   it('lists the commits that changed a path, newest first, as git log -- path does; pages with per_page and page', async () => {
-    const repo = fake.state.createRepo('o', 'linear');
+    const repo = github().state.createRepo('o', 'linear');
     const h = new TwinHistory(repo.objects);
     const c1 = h.commit(null, [], { 'README.md': '# r\n' }, 'readme');
     const c2 = h.commit(c1, [c1], { [LEDGER]: '{"a":1}\n' }, 'ledger');
@@ -99,7 +88,7 @@ describe('fake GitHub commits list', () => {
   });
 
   it('follows one unchanged parent of a merge, as git\'s default simplification does: a merge that kept an unrelated tree hides the file\'s history (the Git stores use --full-history)', async () => {
-    const repo = fake.state.createRepo('o', 'merges');
+    const repo = github().state.createRepo('o', 'merges');
     const h = new TwinHistory(repo.objects);
     const q1 = h.commit(null, [], { [LEDGER]: '{"a":1}\n' }, 'queue');
     const q2 = h.commit(q1, [q1], { [LEDGER]: '{"a":1}\n{"b":2}\n' }, 'append');
@@ -117,7 +106,7 @@ describe('fake GitHub commits list', () => {
   });
 
   it('orders commits of the same time as git does (the order they were reached), children before parents', async () => {
-    const repo = fake.state.createRepo('o', 'ties');
+    const repo = github().state.createRepo('o', 'ties');
     const h = new TwinHistory(repo.objects);
     h.step = 0;
     const base = h.commit(null, [], { [LEDGER]: 'base\n' }, 'base');
@@ -132,12 +121,12 @@ describe('fake GitHub commits list', () => {
   });
 
   it('answers an unknown sha 404 and an empty repository 409', async () => {
-    const repo = fake.state.createRepo('o', 'empty');
-    const empty = await fetch(`${fake.url}/repos/o/empty/commits?path=${LEDGER}`);
+    const repo = github().state.createRepo('o', 'empty');
+    const empty = await fetch(`${github().url}/repos/o/empty/commits?path=${LEDGER}`);
     expect(empty.status).toBe(409);
     const h = new TwinHistory(repo.objects);
     repo.refs.set('refs/heads/main', h.commit(null, [], { 'README.md': 'x\n' }, 'x'));
-    const unknown = await fetch(`${fake.url}/repos/o/empty/commits?sha=nosuch&path=${LEDGER}`);
+    const unknown = await fetch(`${github().url}/repos/o/empty/commits?sha=nosuch&path=${LEDGER}`);
     expect(unknown.status).toBe(404);
   });
 });
