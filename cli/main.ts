@@ -65,7 +65,7 @@ Examples:
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);
     refuseRepeatedOptions(program);
-    refuseEmptyOptions(program);
+    refuseUnusableValues(program);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -126,7 +126,7 @@ const EMPTY_ALLOWED = new Set(['--fairness-key', '--search', '--reason']);
  * Options with a value parser of their own (`--request-id`'s bounds, `--priority`, choices) keep
  * its message, which runs first; options that collect comma-separated ids keep `targets_missing`.
  */
-function refuseEmptyOptions(command: Command): void {
+function refuseUnusableValues(command: Command): void {
   // Commander itself refuses a command's own option followed by another (`--pool --json`: "argument missing").
   const global = command.parent === null;
   for (const option of command.options) {
@@ -140,7 +140,7 @@ function refuseEmptyOptions(command: Command): void {
       }
     });
   }
-  for (const sub of command.commands) refuseEmptyOptions(sub);
+  for (const sub of command.commands) refuseUnusableValues(sub);
 }
 
 /** Global options that take a value (the value is not the command name). */
