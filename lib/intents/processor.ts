@@ -12,7 +12,8 @@ import { checkIntent, checkRecordedScope, type IntentContext } from '../../engin
 import type { StagingTool } from '../../engine/intents/schemas.ts';
 import { hasCommitted } from '../../engine/receipts/committed.ts';
 import type { Publisher } from '../publisher/publisher.ts';
-import { countStatuses, RECEIPTS_SCHEMA, writeReceipts, type IntentReceipt, type ProcessReport } from './receipts.ts';
+import { clearReceipts, countStatuses, RECEIPTS_SCHEMA, writeReceipts, type IntentReceipt, type ProcessReport } from './receipts.ts';
+import { refuseLinkedDirectory } from './files.ts';
 import { rejected, Session, type Checked } from './session.ts';
 import type { LoadedSnapshot } from './snapshot.ts';
 import { ensureDirectory, type IntentStore } from './store.ts';
@@ -51,13 +52,17 @@ const INTENT_KINDS: Readonly<Record<string, 'submit' | 'dispatch_next' | 'claim_
 
 export async function processIntents(o: ProcessOptions): Promise<ProcessReport> {
   const { snapshot } = o.loaded;
+  // Receipts have somewhere to go before anything is published (never a commit without its receipt):
+  // a directory of the trusted step's own (not a link the agent placed for assignments/), and no
+  // receipts of an earlier or planted run that a failure of this one would leave standing.
+  await ensureDirectory(o.receiptsDir, 'output_unwritable', 'the receipts directory');
+  await refuseLinkedDirectory(o.receiptsDir, 'assignments');
+  await clearReceipts(o.receiptsDir);
   const current = (await o.publisher.cache.load()).projection;
   // A snapshot taken before a compaction names a commit the checkpoint replaced: still this history.
   if (snapshot.tip !== null && (current === null || !hasCommitted(current, snapshot.tip))) {
     fail('snapshot_foreign', `the live queue does not contain the snapshot tip ${snapshot.tip}: the snapshot belongs to another queue or history`);
   }
-  // Receipts have somewhere to go before anything is published (never a commit without its receipt).
-  await ensureDirectory(o.receiptsDir, 'output_unwritable', 'the receipts directory');
   const { records, invalid } = await o.intents.list();
   const receipts: IntentReceipt[] = invalid.map((f) => ({
     intent_id: null, seq: null, tool: 'unknown', status: 'rejected', file: f.file, error: { code: f.code, message: f.message },

@@ -5,10 +5,12 @@
  * launcher, and a few-line Markdown summary suitable for a job summary with
  * every submitted identifier escaped.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ProtocolError } from '../../engine/errors.ts';
 import type { DispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { writeFileAtomic, writeJsonAtomic } from './files.ts';
+import { refuseLinkedDirectory, writeFileAtomic, writeJsonAtomic } from './files.ts';
 
 export const RECEIPTS_SCHEMA = 'fairway.receipts/1';
 export type IntentStatus = 'committed' | 'replayed' | 'no_grant' | 'rejected' | 'suppressed';
@@ -101,8 +103,22 @@ export function renderSummary(report: ProcessReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Removes receipts.json and summary.md from `dir` (a run writes its own; none survive from before it). */
+export async function clearReceipts(dir: string): Promise<void> {
+  for (const name of ['receipts.json', 'summary.md']) {
+    try {
+      await rm(join(dir, name), { force: true });
+    } catch (e) {
+      const errno = (e as NodeJS.ErrnoException).code;
+      if (typeof errno !== 'string') throw e;
+      throw new ProtocolError('output_unwritable', `cannot remove the earlier ${name} in ${dir}: ${errno}`, {}, { path: join(dir, name), errno });
+    }
+  }
+}
+
 /** Writes the assignment files, receipts.json and summary.md; returns the report with its file names. */
 export async function writeReceipts(dir: string, report: Omit<ProcessReport, 'files'>, assignments: Map<string, JsonObject>): Promise<ProcessReport> {
+  await refuseLinkedDirectory(dir, 'assignments');
   const files: string[] = [];
   for (const [dispatchId, assignment] of assignments) {
     const name = join('assignments', `${dispatchId}.json`);

@@ -8,13 +8,19 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LINE_BYTES } from '../../engine/codec/index.ts';
 import { isProtocolError, ProtocolError } from '../../engine/errors.ts';
 import { INTENT_SCHEMA, intentFingerprint, parseIntentRecord, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { StagingTool } from '../../engine/intents/schemas.ts';
-import { readJsonFile, writeJsonAtomic } from './files.ts';
+import { parseJsonFile, readAgentFile, writeJsonAtomic } from './files.ts';
 
 const SUFFIX = '.intent.json';
+/**
+ * The largest intent file read: twice a ledger line's limit (codec LINE_BYTES), room for the
+ * indentation around an input whose commit must fit one line.
+ */
+export const INTENT_FILE_MAX_BYTES = 2 * LINE_BYTES;
 
 export interface UnreadableIntent {
   file: string;
@@ -44,7 +50,8 @@ export class IntentStore {
     const invalid: UnreadableIntent[] = [];
     for (const file of names.filter((n) => n.endsWith(SUFFIX)).sort()) {
       try {
-        const record = parseIntentRecord(await readJsonFile(join(this.dir, file), 'intent'));
+        const path = join(this.dir, file);
+        const record = parseIntentRecord(parseJsonFile(await readAgentFile(path, 'intent', INTENT_FILE_MAX_BYTES), path, 'intent'));
         if (file !== fileName(record)) {
           invalid.push({ file, code: 'intent_invalid', message: `file name does not match intent ${record.intent_id}` });
         } else records.push(record);

@@ -1,0 +1,89 @@
+/**
+ * The agent controls the intent directory, so the trusted step reads it as hostile: a file named
+ * like an intent that is a symbolic link, a FIFO or too large is one rejected receipt
+ * (`intent_unreadable`) while the valid intents are processed; a link's target is never read (its
+ * text never reaches receipts.json or summary.md); an `assignments/` link is refused before
+ * anything is published; and receipts planted before the run never survive it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { INTENT_FILE_MAX_BYTES } from '../../lib/intents/store.ts';
+import { branchTip, call, cli, makeRepo, memoryClient, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
+
+async function dispatcherQueue(n: number): Promise<{ repo: string; intents: string; snap: string; dir: string }> {
+  const repo = makeRepo();
+  const dir = tmp('fairway-hostile-');
+  await seedQueue(repo, Array.from({ length: n }, (_, i) => ({ node_key: `n${i}`, payload: { i } })));
+  const snap = await snapshot(repo, 'dispatcher', dir);
+  const intents = join(dir, 'intents');
+  expect((await call(await memoryClient(snap, intents), 'work_queue_dispatch_next', { pool: 'default' })).ok).toBe(true);
+  return { repo, intents, snap, dir };
+}
+
+const intentName = (seq: number, c: string) => `${String(seq).padStart(6, '0')}-i_${c.repeat(32)}.intent.json`;
+
+describe('a hostile intent directory', () => {
+  it('intent_unreadable: a symbolic link named like an intent is not followed; its target\'s text reaches no receipt; the valid intent commits', async () => {
+    const { repo, intents, snap, dir } = await dispatcherQueue(2);
+    const secret = join(dir, 'secret-token');
+    writeFileSync(secret, 'ghp_SECRETSECRETSECRET1234567890\n');
+    symlinkSync(secret, join(intents, intentName(2, 'c')));
+    const report = await processIntents(repo, snap, intents);
+    const rejected = report.receipts.filter((r: { status: string }) => r.status === 'rejected');
+    expect(rejected).toEqual([expect.objectContaining({ error: { code: 'intent_unreadable', message: expect.stringMatching(/is a symbolic link: only regular files are read$/) } })]);
+    expect(report.counts.committed).toBe(1);
+    expect(readFileSync(join(intents, 'receipts.json'), 'utf8')).not.toContain('SECRET');
+    expect(readFileSync(join(intents, 'summary.md'), 'utf8')).not.toContain('SECRET');
+  });
+
+  it('intent_unreadable: a FIFO named like an intent is refused without waiting for a writer', async () => {
+    const { repo, intents, snap } = await dispatcherQueue(2);
+    expect(spawnSync('mkfifo', [join(intents, intentName(2, 'b'))]).status).toBe(0);
+    const report = await processIntents(repo, snap, intents);
+    expect(report.receipts.map((r: { status: string; error?: { code: string } }) => [r.status, r.error?.code ?? null])).toEqual([['committed', null], ['rejected', 'intent_unreadable']]);
+  });
+
+  it('intent_unreadable: an intent file over the limit (a sparse 600 MiB one) is refused before it is read, not an internal error; the valid intent commits', async () => {
+    const { repo, intents, snap } = await dispatcherQueue(2);
+    const big = join(intents, intentName(2, 'a'));
+    writeFileSync(big, '');
+    truncateSync(big, 600 * 1024 * 1024);
+    const report = await processIntents(repo, snap, intents);
+    const rejected = report.receipts.find((r: { status: string }) => r.status === 'rejected');
+    expect(rejected.error).toEqual({ code: 'intent_unreadable', message: expect.stringContaining(`is 629145600 bytes, more than the ${INTENT_FILE_MAX_BYTES} it can be`) });
+    expect(report.counts.committed).toBe(1);
+    // The MCP server reads the same directory: its read tool answers too.
+    expect((await call(await memoryClient(snap, intents), 'work_queue_read')).ok).toBe(true);
+  });
+
+  it('output_unwritable: an assignments/ link (or file) in the receipts directory is refused before anything is published', async () => {
+    const { repo, intents, snap, dir } = await dispatcherQueue(2);
+    const elsewhere = join(dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(intents, 'assignments'));
+    const tip = branchTip(repo);
+    const r = await cli('--repo', repo, 'process-intents', '--snapshot', snap, '--intents', intents);
+    expect([r.code, r.json.error.code]).toEqual([3, 'output_unwritable']);
+    expect(r.json.error.message).toMatch(/assignments is a symbolic link/);
+    expect(branchTip(repo)).toBe(tip);
+    expect(existsSync(join(elsewhere, 'x'))).toBe(false);
+  });
+
+  it('receipts planted before the run (a forged summary.md) are removed before processing, so a failed run leaves none standing', async () => {
+    const { repo, intents, snap } = await dispatcherQueue(2);
+    writeFileSync(join(intents, 'summary.md'), 'FORGED: 5 committed\n');
+    writeFileSync(join(intents, 'receipts.json'), '{"forged":true}\n');
+    // The run fails after the receipts directory is checked: a repository without the snapshot's queue.
+    const other = makeRepo();
+    const failed = await cli('--repo', other, 'process-intents', '--snapshot', snap, '--intents', intents);
+    expect([failed.code, failed.json?.error?.code], JSON.stringify(failed.json)).toEqual([3, 'snapshot_foreign']);
+    expect(existsSync(join(intents, 'summary.md'))).toBe(false);
+    expect(existsSync(join(intents, 'receipts.json'))).toBe(false);
+    const ok = await processIntents(repo, snap, intents);
+    expect(ok.counts.committed).toBe(1);
+    expect(readFileSync(join(intents, 'summary.md'), 'utf8')).not.toContain('FORGED');
+    expect(JSON.parse(readFileSync(join(intents, 'receipts.json'), 'utf8')).forged).toBeUndefined();
+  });
+});
