@@ -344,7 +344,14 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     bump(state.outstandingClaims, pool, 1);
     bump(state.outstandingByKey, accountKey(pool, claim.fairnessKey), 1);
   }
-  for (const group of state.dispatches.values()) if (!group.released) bump(state.outstandingNative, group.pool, 1);
+  for (const group of state.dispatches.values()) {
+    if (!group.released) bump(state.outstandingNative, group.pool, 1);
+    const runId = (group.run as { run_id?: unknown } | null)?.run_id;
+    if (typeof runId !== 'string') continue;
+    const other = state.boundRuns.get(runId);
+    if (other !== undefined) fail('checkpoint_invalid', `run ${runId} is bound to both dispatch ${other} and ${group.dispatchId}: one native run binds one group`);
+    state.boundRuns.set(runId, group.dispatchId);
+  }
 }
 
 /** Fixed-shape parts of a checkpoint state (what buildCheckpointCommit writes; fixtures/checkpoint.json). */

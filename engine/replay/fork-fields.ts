@@ -51,6 +51,7 @@ export const FORKED_FIELDS: { readonly [K in keyof Required<ReplayState>]: Forke
   linkedIssues: 'map',
   issueComments: 'map',
   backingIssues: 'map',
+  boundRuns: 'map',
   checkpoint: 'object',
   budget: 'object',
 };

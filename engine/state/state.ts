@@ -286,6 +286,11 @@ export interface ReplayState {
    * admission, rebuilt by checkpoint restoration): one Work per Issue is checked against it.
    */
   backingIssues: Map<string, string>;
+  /**
+   * The dispatch group each bound worker run is bound to, by run id (kept by the bound
+   * transition, rebuilt by checkpoint restoration): one native run binds one group (spec 7.8).
+   */
+  boundRuns: Map<string, string>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
   checkpoint?: CheckpointBase;
   /** Ledger bytes and owed recovery reserve (spec 7.17; replay/ledger-budget.ts). */
@@ -354,6 +359,7 @@ export function createState(): ReplayState {
     issueLinks: new Map(),
     linkedIssues: new Map(),
     issueComments: new Map(),
+    boundRuns: new Map(),
     backingIssues: new Map(),
   };
 }

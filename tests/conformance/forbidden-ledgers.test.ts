@@ -8,15 +8,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { candidateCommitId } from '../../engine/identity/index.ts';
-import type { JsonObject } from '../../engine/json.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { boundTransition, rejectedTransition, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { releaseRequest } from '../../engine/lifecycle/release.ts';
 import { replacementRequest } from '../../engine/lifecycle/replacement.ts';
-import { deliveryFailure, observation, result } from '../../engine/requests/lifecycle.ts';
+import { deliveryFailure, dispatchBound, observation, result } from '../../engine/requests/lifecycle.ts';
 import { dispatchNextRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
-import type { Actor } from '../../engine/schema/index.ts';
+import type { Actor, QueueOperation } from '../../engine/schema/index.ts';
 import { dispatcher, issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { bind, byteVerdict, completedClaim, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
+import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
+import { canonicalize } from '../../engine/codec/index.ts';
+import { replayLedger } from '../../engine/replay/index.ts';
+import { buildCommit } from '../../engine/requests/build.ts';
 
 const TWO_POOLS = { pools: { batch: {} }, accounting_weights: { a: 1, b: 1 } };
 
@@ -42,6 +46,59 @@ describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence
 
     bind(q, dispatchId, '7001');
     expect(byteVerdict(releaseWith(q, dispatchId, evidence(q, dispatchId, terminal('7001'), q.tick())))).toBe('accepted');
+  });
+
+  it('spec 7.8 "Bind the actual worker run, not the dispatcher\'s run": binding the start marker\'s sender run is rejected (run_binding_invalid), so no release rides on its terminal evidence', () => {
+    const q = queue();
+    const { dispatchId } = grantOne(q);
+    start(q, dispatchId);
+    expect(byteVerdict(forgeBuilt(q, 'bind-dispatcher', reconciler, q.tick(), dispatchBound(q.state, dispatchId, dispatcher.run_id!, q.t)))).toBe('run_binding_invalid');
+    // Control: the worker's own run binds.
+    expect(byteVerdict(forgeBuilt(q, 'bind-worker', reconciler, q.tick(), dispatchBound(q.state, dispatchId, '7001', q.t)))).toBe('accepted');
+  });
+
+  it('spec 7.8: one native run binds one dispatch group: binding a run already bound to another group is rejected (run_binding_conflict)', () => {
+    const q = queue(2);
+    const a = grantOne(q);
+    start(q, a.dispatchId);
+    bind(q, a.dispatchId, '7001');
+    const b = grantOne(q);
+    start(q, b.dispatchId);
+    expect(byteVerdict(forgeBuilt(q, 'bind-again', reconciler, q.tick(), dispatchBound(q.state, b.dispatchId, '7001', q.t)))).toBe('run_binding_conflict');
+    expect(byteVerdict(forgeBuilt(q, 'bind-own', reconciler, q.tick(), dispatchBound(q.state, b.dispatchId, '7002', q.t)))).toBe('accepted');
+  });
+
+  it('one native run binds one group across compaction too: a checkpoint binding one run to two groups is checkpoint_invalid, and a run bound before the checkpoint cannot bind another group after it (run_binding_conflict)', () => {
+    const q = queue(2);
+    const a = grantOne(q);
+    start(q, a.dispatchId);
+    bind(q, a.dispatchId, '7001');
+    const b = grantOne(q);
+    start(q, b.dispatchId);
+    bind(q, b.dispatchId, '7002');
+    const compacted = checkpointOf(q.text());
+    expect(byteVerdict(new TextEncoder().encode(compacted))).toBe('accepted');
+    const doubled = editCheckpoint(compacted, (st) => {
+      (st.dispatches as Record<string, { run: { run_id: string } }>)[b.dispatchId]!.run.run_id = '7001';
+    });
+    expect(byteVerdict(new TextEncoder().encode(doubled))).toBe('checkpoint_invalid');
+    // After the checkpoint: a third group may not bind run 7001.
+    const r = new TestQueue(policyOf(TWO_POOLS), nodes('p', 3, 'a'));
+    const c1 = grantOne(r);
+    start(r, c1.dispatchId);
+    bind(r, c1.dispatchId, '7001');
+    const c2 = grantOne(r);
+    start(r, c2.dispatchId);
+    const restored = checkpointOf(r.text());
+    const p = replayLedger(new TextEncoder().encode(restored));
+    const at = r.t + 1000;
+    const after = (runId: string) => {
+      const built = dispatchBound(p.state, c2.dispatchId, runId, at);
+      const commit = buildCommit(p.state, { id: `bind-after-${runId}`, kind: built.kind, parameters: built.parameters, actor: reconciler, at, operations: built.operations as QueueOperation[] });
+      return new TextEncoder().encode(`${restored}${canonicalize(commit as unknown as JsonValue)}\n`);
+    };
+    expect(byteVerdict(after('7001'))).toBe('run_binding_conflict');
+    expect(byteVerdict(after('7003'))).toBe('accepted');
   });
 
   it('rejects Release of a never-bound group on terminal_run evidence of any run, in every unbound launch state (terminal_evidence_required)', () => {

@@ -81,8 +81,16 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
     if (ctx.state.repository !== null && run.repository !== ctx.state.repository) {
       fail('run_binding_invalid', `run ${run.run_id} belongs to ${run.repository}, not the queue repository`, at);
     }
+    // Spec 7.8: "Bind the actual worker run, not the dispatcher's run" (8.1: releasing an unbound
+    // launch on the dispatcher's terminal run is rejected); one native run binds one group.
+    if ((g.sender as { run_id?: unknown } | null)?.run_id === run.run_id) {
+      fail('run_binding_invalid', `run ${run.run_id} is the dispatcher run that sent dispatch ${g.dispatchId}'s start marker, not its worker run`, at);
+    }
+    const holder = ctx.state.boundRuns.get(run.run_id);
+    if (holder !== undefined && holder !== g.dispatchId) fail('run_binding_conflict', `run ${run.run_id} is already bound to dispatch ${holder}: one native run binds one group`, at);
     checkBindingEvidence(ctx, run, op.evidence);
     g.run = run as unknown as JsonObject;
+    ctx.state.boundRuns.set(run.run_id, g.dispatchId);
   }
   g.state = op.state;
   // A resolution's binding ends the conflict state (its candidate list stays for the record).
