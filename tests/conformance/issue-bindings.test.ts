@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../engine/json.ts';
-import { operationsRequest } from '../../engine/requests/operations.ts';
-import { nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { operationsRequest, submitRequest } from '../../engine/requests/operations.ts';
+import { nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { byteVerdict, completedClaim, forge, grantOne, workerOf } from './forbidden.ts';
 
 const REF = 'c'.repeat(40);
@@ -31,6 +31,25 @@ describe('backing-Issue bindings on replay', () => {
     // After Completion the worker's own observe is authorized; the bindings inside it are not.
     const g = completedClaim(q, '77');
     expect(byteVerdict(forge(q, { id: 'bind', kind: 'observe', actor: workerOf(g.dispatchId, '77'), at: q.tick(), operations: [link(a, 1)] }))).toBe('projector_not_authorized');
+  });
+
+  it('a submit binds an Issue only for the Work it admits: another Work (another tenant\'s, from a producer or a worker\'s follow-up submit) is projector_not_authorized', () => {
+    const { q, a } = queue();
+    const at = q.tick();
+    const built = submitRequest(q.state, [{ node_key: 'fresh', payload: {} }], { graphId: 'g2', at });
+    const fresh = (built.operations[0] as unknown as { work_id: string }).work_id;
+    const ops = built.operations as unknown as JsonObject[];
+    // Control: the hook beside admission binds the Work this submit admits.
+    expect(byteVerdict(forge(q, { id: 'own', kind: 'submit', actor: producer, at, operations: [...ops, link(fresh, 3)], parameters: built.parameters as JsonObject }))).toBe('accepted');
+    expect(byteVerdict(forge(q, { id: 'other', kind: 'submit', actor: producer, at, operations: [...ops, link(a, 3)], parameters: built.parameters as JsonObject }))).toBe('projector_not_authorized');
+    // A worker's follow-up submit after its Claim completed: its child may be bound, another Work may not.
+    const g = completedClaim(q, '91');
+    const worker = workerOf(g.dispatchId, '91');
+    const at2 = q.tick();
+    const child = submitRequest(q.state, [{ node_key: 'child', payload: {} }], { graphId: 'g3', at: at2 });
+    const childOps = child.operations as unknown as JsonObject[];
+    const foreign = g.workId === a ? q.workId('p-2') : a;
+    expect(byteVerdict(forge(q, { id: 'worker-foreign', kind: 'submit', actor: worker, at: at2, operations: [...childOps, link(foreign, 4)], parameters: child.parameters as JsonObject }))).toBe('projector_not_authorized');
   });
 
   it('bindings ride only in the request kinds that carry them (operation_not_allowed in dispatch)', () => {

@@ -42,6 +42,12 @@ export function applyIssueLink(ctx: CommitContext, op: OperationOf<'IssueLink'>)
   if (resource.kind !== 'issue') fail('issue_link_invalid', `a backing resource must be an Issue, not pull request ${resource.repository}#${resource.number}`, at);
   if (list.some((r) => r.kind === 'IssueLink')) fail('issue_link_immutable', `Work ${op.work_id} already has a backing Issue`, at);
   const work = ctx.state.works.get(op.work_id)!;
+  // The hook beside admission binds the Work this submit admits; Work admitted earlier (another
+  // producer's, another tenant's) is bound only by the trusted projector's `observe`. Otherwise a
+  // submitter, a worker's follow-up submit included, could take another Work's one immutable link.
+  if (ctx.commit.request.kind === 'submit' && work.admittedCommit !== ctx.commit.id) {
+    fail('projector_not_authorized', `a submit binds a backing Issue only for Work it admits; Work ${op.work_id} was admitted by ${work.admittedCommit}`, at);
+  }
   const admitted = admittedBackingIssue(work);
   if (admitted !== undefined && issueIdentity(admitted) !== issueIdentity(resource)) {
     fail('issue_link_immutable', `Work ${op.work_id} was admitted with backing Issue ${admitted.repository}#${admitted.number}; it cannot be linked to another`, at);
