@@ -112,8 +112,20 @@ export function parseIntentRecord(value: unknown): IntentRecord {
 /**
  * Stable request id of a staged submit/dispatch intent: derived from the
  * snapshot identity and the intent id, so every retry of the processor reuses
- * it while distinct intents stay distinct logical requests (spec 7.12).
+ * it while distinct intents stay distinct logical requests (spec 7.12). It
+ * starts with its activation's prefix (`activationRequestPrefix`), so the ledger
+ * alone tells what one activation already committed.
  */
 export function intentRequestId(snapshotIdValue: string, intentId: string, kind: 'submit' | 'dispatch_next'): string {
-  return `wq-${kind === 'submit' ? 'submit' : 'dispatch'}-${sha256Hex(`${snapshotIdValue}\n${intentId}`).slice(0, 40)}`;
+  return `${activationRequestPrefix(snapshotIdValue, kind)}${sha256Hex(`${snapshotIdValue}\n${intentId}`).slice(0, 40)}`;
+}
+
+/**
+ * The request-id prefix of one activation's intents of `kind`: `wq-dispatch-` (or `wq-submit-`)
+ * then 16 hex digits of the snapshot's identity. The processor counts the dispatch groups
+ * already reserved under it (the per-run dispatch budget, spec 7.12 / R21) from the ledger, not
+ * from intent files the agent could remove.
+ */
+export function activationRequestPrefix(snapshotIdValue: string, kind: 'submit' | 'dispatch_next'): string {
+  return `wq-${kind === 'submit' ? 'submit' : 'dispatch'}-${sha256Hex(`activation\n${snapshotIdValue}`).slice(0, 16)}-`;
 }

@@ -8,7 +8,7 @@ import { fail, isProtocolError } from '../../engine/errors.ts';
 import type { CheckedIntent } from '../../engine/intents/check.ts';
 import { DISPATCH_MAX_BYTES } from '../../engine/intents/envelope.ts';
 import { resolveSubmit } from '../../engine/intents/limits.ts';
-import { intentRequestId, type IntentRecord } from '../../engine/intents/records.ts';
+import { activationRequestPrefix, intentRequestId, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { committedRequest } from '../../engine/receipts/committed.ts';
@@ -49,7 +49,6 @@ export function rejected(record: IntentRecord | null, e: unknown, extra: Partial
 export class Session {
   /** Assignment of every dispatch group granted or found in this run, by dispatch id. */
   readonly assignments = new Map<string, JsonObject>();
-  private reserved = 0;
 
   constructor(readonly o: SessionOptions) {}
 
@@ -136,8 +135,8 @@ export class Session {
     const prediction = this.prediction(input.pool);
     const requested = { pool: input.pool, max_claims: input.max_claims, max_dispatches: input.max_dispatches };
     try {
-      const remaining = this.o.dispatchBudget - this.reserved;
       const live = await this.live();
+      const remaining = this.o.dispatchBudget - this.reservedBy(live, requestId);
       const known = live?.request(requestId);
       // A new request is clamped to the run's remaining budget; a committed one replays with the
       // parameters it was clamped to then (different parameters under the same id still conflict).
@@ -158,7 +157,6 @@ export class Session {
       // and its groups' immutable assignments, which survive compaction.
       const plan = await grantOf(this.o.publisher, outcome, requestId);
       const granted = dispatchReceipt(outcome.projection, requestId, plan);
-      this.reserved += granted.reserved_dispatches;
       const files: string[] = [];
       const groups = plan?.groups.map((g) => [g.dispatch_id, g.assignment] as const)
         ?? granted.dispatches.map((d) => [d.dispatch_id, dispatchAssignment(outcome.projection, d.dispatch_id)] as const);
@@ -172,6 +170,26 @@ export class Session {
     } catch (e) {
       return rejected(c.record, e, { request_id: requestId });
     }
+  }
+
+  /**
+   * Dispatch groups this activation has reserved, other than `requestId`'s: counted in the live
+   * ledger under the activation's request-id prefix (engine/intents/records.ts), so intent files
+   * removed between two processing runs of one activation (a worker's normal and wrap-up steps,
+   * or an agent deleting what was processed) do not hand the run its budget again.
+   */
+  private reservedBy(live: Projection | null, requestId: string): number {
+    if (live === null) return 0;
+    const prefix = activationRequestPrefix(this.snapshot.snapshot_id, 'dispatch_next');
+    const groups = new Set<string>();
+    for (const request of live.requests()) {
+      if (request.requestId === requestId || !request.requestId.startsWith(prefix)) continue;
+      for (const claimId of request.claimIds) {
+        const dispatchId = live.claim(claimId)?.dispatchId;
+        if (dispatchId !== undefined) groups.add(dispatchId);
+      }
+    }
+    return groups.size;
   }
 
   private committedDispatches(projection: Projection, requestId: string): number {
