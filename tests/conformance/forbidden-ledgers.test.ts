@@ -36,6 +36,16 @@ function releaseWith(q: TestQueue, dispatchId: string, ev: JsonObject): Uint8Arr
   return forgeBuilt(q, `release-${dispatchId}`, reconciler, at, releaseRequest(q.state, dispatchId, ev, 'run_terminal', at));
 }
 
+/** A granted, started and bound (to `runId`) group, then a second group granted and started; returns the second. */
+function secondGroupAfterBinding(q: TestQueue, runId: string): { dispatchId: string } {
+  const a = grantOne(q);
+  start(q, a.dispatchId);
+  bind(q, a.dispatchId, runId);
+  const b = grantOne(q);
+  start(q, b.dispatchId);
+  return b;
+}
+
 describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence releases (spec 7.8)', () => {
   it('§8.1 "Release an unbound launch using the dispatcher\'s terminal run": rejected (terminal_evidence_required); binding the actual worker run permits the release', () => {
     const q = queue();
@@ -59,22 +69,14 @@ describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence
 
   it('spec 7.8: one native run binds one dispatch group: binding a run already bound to another group is rejected (run_binding_conflict)', () => {
     const q = queue(2);
-    const a = grantOne(q);
-    start(q, a.dispatchId);
-    bind(q, a.dispatchId, '7001');
-    const b = grantOne(q);
-    start(q, b.dispatchId);
+    const b = secondGroupAfterBinding(q, '7001');
     expect(byteVerdict(forgeBuilt(q, 'bind-again', reconciler, q.tick(), dispatchBound(q.state, b.dispatchId, '7001', q.t)))).toBe('run_binding_conflict');
     expect(byteVerdict(forgeBuilt(q, 'bind-own', reconciler, q.tick(), dispatchBound(q.state, b.dispatchId, '7002', q.t)))).toBe('accepted');
   });
 
   it('one native run binds one group across compaction too: a checkpoint binding one run to two groups is checkpoint_invalid, and a run bound before the checkpoint cannot bind another group after it (run_binding_conflict)', () => {
     const q = queue(2);
-    const a = grantOne(q);
-    start(q, a.dispatchId);
-    bind(q, a.dispatchId, '7001');
-    const b = grantOne(q);
-    start(q, b.dispatchId);
+    const b = secondGroupAfterBinding(q, '7001');
     bind(q, b.dispatchId, '7002');
     const compacted = checkpointOf(q.text());
     expect(byteVerdict(new TextEncoder().encode(compacted))).toBe('accepted');
@@ -83,12 +85,8 @@ describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence
     });
     expect(byteVerdict(new TextEncoder().encode(doubled))).toBe('checkpoint_invalid');
     // After the checkpoint: a third group may not bind run 7001.
-    const r = new TestQueue(policyOf(TWO_POOLS), nodes('p', 3, 'a'));
-    const c1 = grantOne(r);
-    start(r, c1.dispatchId);
-    bind(r, c1.dispatchId, '7001');
-    const c2 = grantOne(r);
-    start(r, c2.dispatchId);
+    const r = queue(3);
+    const c2 = secondGroupAfterBinding(r, '7001');
     const restored = checkpointOf(r.text());
     const p = replayLedger(new TextEncoder().encode(restored));
     const at = r.t + 1000;
