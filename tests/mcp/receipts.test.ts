@@ -23,5 +23,11 @@ describe('processing summary', () => {
     expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(10); // 8 cells: injected pipes cannot add columns
     expect(text.split('\n').length).toBeLessThan(12);
     expect(md('a\nb|c')).toBe('a b\\|c');
+    // Bare URLs, www names and e-mail addresses an agent chose (a pool, a key) are not autolinked.
+    for (const bare of ['https://evil.example/x', 'http://a.b', 'www.evil.example', 'WWW.Evil.example', 'someone@evil.example']) {
+      const cell = md(bare);
+      expect(cell).not.toMatch(/:\/\/|\bwww\.|@[a-z]/i);
+      expect(cell.replace(/\u200b/g, '')).toBe(bare);
+    }
   });
 });
