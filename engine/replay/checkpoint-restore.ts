@@ -93,6 +93,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
     terminalBarriers: settled.terminalBarriers,
     cancellations: settled.cancellations,
   };
+  state.seenGenerations = new Map(state.checkpoint.seenGenerations.map((g) => [g, commit.id]));
   return receipts.length;
 }
 

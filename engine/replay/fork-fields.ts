@@ -52,6 +52,7 @@ export const FORKED_FIELDS: { readonly [K in keyof Required<ReplayState>]: Forke
   issueComments: 'map',
   backingIssues: 'map',
   boundRuns: 'map',
+  seenGenerations: 'map',
   checkpoint: 'object',
   budget: 'object',
 };

@@ -291,6 +291,12 @@ export interface ReplayState {
    * transition, rebuilt by checkpoint restoration): one native run binds one group (spec 7.8).
    */
   boundRuns: Map<string, string>;
+  /**
+   * Every credential generation the queue has had (`initial` first), to the commit that first set
+   * it (kept by the Control, restored from a checkpoint's `seen_generations`): a cutover never
+   * returns to an earlier generation, whose observations would be valid again (spec 7.16).
+   */
+  seenGenerations: Map<string, string | null>;
   /** Set when the ledger's root is a Checkpoint (spec 7.10 compaction); see replay/checkpoint.ts. */
   checkpoint?: CheckpointBase;
   /** Ledger bytes and owed recovery reserve (spec 7.17; replay/ledger-budget.ts). */
@@ -360,6 +366,7 @@ export function createState(): ReplayState {
     linkedIssues: new Map(),
     issueComments: new Map(),
     boundRuns: new Map(),
+    seenGenerations: new Map([['initial', null]]),
     backingIssues: new Map(),
   };
 }

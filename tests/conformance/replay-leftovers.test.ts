@@ -24,7 +24,10 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError, type ProtocolError } from '../../engine/errors.ts';
-import type { JsonObject } from '../../engine/json.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { buildCommit } from '../../engine/requests/build.ts';
+import type { QueueOperation } from '../../engine/schema/index.ts';
+import { checkpointOf } from '../support/checkpoints.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { cancelWork, control, dispatchBound, observation, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
@@ -221,5 +224,25 @@ describe('issue 10 leftover 5: admission limits answer resource_limit with detai
     const built = submitRequest(q.state, ns, { graphId: 'h', at: q.tick() });
     const e = byteError(forge(q, { id: 'submit-h', kind: 'submit', actor: producer, at: q.t, operations: built.operations as unknown as JsonObject[] }));
     expect([e?.code, e?.details?.limit]).toEqual(['resource_limit', 'pending_nodes']);
+  });
+});
+
+describe('spec 7.16 "after a cutover, acquire a fresh authorized observation": a credential generation is never returned to (credential_generation_reused)', () => {
+  const controlTo = (q: TestQueue, id: string, value: string) => forge(q, { id, kind: 'control', actor: admin, at: q.tick(), operations: control('credential_generation', value, 'operator_request').operations as unknown as JsonObject[] });
+
+  it('initial -> gen-2 -> initial, and gen-2 -> gen-3 -> gen-2, are refused; a new generation and setting the current one again are accepted; a checkpoint remembers the generations seen', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    q.w.publish('to-gen-2', admin, q.tick(), control('credential_generation', 'gen-2', 'operator_request'));
+    expect(byteVerdict(controlTo(q, 'back', 'initial'))).toBe('credential_generation_reused');
+    expect(byteVerdict(controlTo(q, 'same', 'gen-2'))).toBe('accepted');
+    q.w.publish('to-gen-3', admin, q.tick(), control('credential_generation', 'gen-3', 'operator_request'));
+    expect(byteVerdict(controlTo(q, 'back-2', 'gen-2'))).toBe('credential_generation_reused');
+    expect(byteVerdict(controlTo(q, 'ahead', 'gen-4'))).toBe('accepted');
+    // After compaction the generations seen before the checkpoint stay seen.
+    const compacted = checkpointOf(q.text());
+    const p = replayLedger(new TextEncoder().encode(compacted));
+    const built = control('credential_generation', 'gen-2', 'operator_request');
+    const commit = buildCommit(p.state, { id: 'after', kind: built.kind, parameters: built.parameters, actor: admin, at: q.tick(), operations: built.operations as QueueOperation[] });
+    expect(byteVerdict(new TextEncoder().encode(`${compacted}${canonicalize(commit as unknown as JsonValue)}\n`))).toBe('credential_generation_reused');
   });
 });

@@ -85,6 +85,13 @@ export function applyControl(ctx: CommitContext, op: OperationOf<'Control'>): vo
   const { controls } = ctx.state;
   if (op.control === 'credential_generation') {
     if (typeof op.value !== 'string') fail('control_invalid', 'credential_generation takes an opaque identity string', at);
+    // Spec 7.16: after a cutover, observations need a fresh authorized read. Returning to an
+    // earlier generation would make the observations read under it valid again.
+    const first = ctx.state.seenGenerations.get(op.value);
+    if (op.value !== controls.credential_generation && first !== undefined) {
+      fail('credential_generation_reused', `credential generation ${JSON.stringify(op.value)} was already used${first === null ? ' (the initial one)' : ` (set by ${first})`}: a cutover names a new generation`, at);
+    }
+    if (first === undefined) ctx.state.seenGenerations.set(op.value, ctx.commit.id);
     controls.credential_generation = op.value;
   } else {
     if (typeof op.value !== 'boolean') fail('control_invalid', `${op.control} takes a boolean`, at);
