@@ -93,7 +93,8 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
     terminalBarriers: settled.terminalBarriers,
     cancellations: settled.cancellations,
   };
-  state.seenGenerations = new Map(state.checkpoint.seenGenerations.map((g) => [g, commit.id]));
+  // `initial` is every queue's first generation, seen whatever the checkpoint lists.
+  state.seenGenerations = new Map([['initial', null], ...state.checkpoint.seenGenerations.filter((g) => g !== 'initial').map((g): [string, string] => [g, commit.id])]);
   return receipts.length;
 }
 
@@ -349,6 +350,7 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     if (!group.released) bump(state.outstandingNative, group.pool, 1);
     const runId = (group.run as { run_id?: unknown } | null)?.run_id;
     if (typeof runId !== 'string') continue;
+    if ((group.sender as { run_id?: unknown } | null)?.run_id === runId) fail('checkpoint_invalid', `dispatch ${group.dispatchId} is bound to run ${runId}, the dispatcher run that sent its start marker, not a worker run`);
     const other = state.boundRuns.get(runId);
     if (other !== undefined) fail('checkpoint_invalid', `run ${runId} is bound to both dispatch ${other} and ${group.dispatchId}: one native run binds one group`);
     state.boundRuns.set(runId, group.dispatchId);

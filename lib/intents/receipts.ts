@@ -66,15 +66,16 @@ export function countStatuses(receipts: readonly IntentReceipt[]): Record<Intent
 
 /**
  * Escapes text for a Markdown table cell (no HTML, links, code spans or pipes survive). GitHub
- * also turns bare URLs, `www.` names and e-mail addresses into links: a zero-width space after
- * `://`'s colon, `www` and `@` breaks each (the text reads the same).
+ * also turns bare URLs, `www.` names (after any of `_*~(` too) and e-mail addresses into links:
+ * a zero-width space after `://`'s colon, every `www` before a dot and `@` breaks each (the text
+ * reads the same).
  */
 export function md(text: string): string {
   return text
     .replace(/[\\`*{}[\]()<>#+!|~&]/g, (c) => `\\${c}`)
     .replace(/[\r\n]+/g, ' ')
     .replace(/:\/\//g, ':\u200b//')
-    .replace(/\bwww\./gi, (w) => `${w.slice(0, 3)}\u200b.`)
+    .replace(/www\./gi, (w) => `${w.slice(0, 3)}\u200b.`)
     .replace(/@/g, '@\u200b')
     .slice(0, 200);
 }

@@ -13,7 +13,7 @@ import { isProtocolError, ProtocolError } from '../../engine/errors.ts';
 import { INTENT_SCHEMA, intentFingerprint, parseIntentRecord, type IntentRecord } from '../../engine/intents/records.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
 import type { StagingTool } from '../../engine/intents/schemas.ts';
-import { parseJsonFile, readAgentFile, writeJsonAtomic } from './files.ts';
+import { parseJsonFile, readAgentFile, writeFileAtomic } from './files.ts';
 
 const SUFFIX = '.intent.json';
 /**
@@ -87,7 +87,13 @@ export class IntentStore {
         scope: input.scope,
       };
       const record = parseIntentRecord({ ...body, fingerprint: intentFingerprint(body) });
-      await writeJsonAtomic(join(this.dir, fileName(record)), record, 'wx');
+      // Compact: an indented file of a deeply nested input can be many times its JSON (a 150-node
+      // submit of 16 KB payloads: 25 MB indented), and the processor reads at most INTENT_FILE_MAX_BYTES.
+      const text = `${JSON.stringify(record)}\n`;
+      if (Buffer.byteLength(text) > INTENT_FILE_MAX_BYTES) {
+        throw new ProtocolError('resource_limit', `the intent is ${Buffer.byteLength(text)} bytes, more than the ${INTENT_FILE_MAX_BYTES} an intent file can be`, {}, { limit: 'intent_bytes', max: INTENT_FILE_MAX_BYTES });
+      }
+      await writeFileAtomic(join(this.dir, fileName(record)), text, 'wx');
       return record;
     });
     this.queue = next.catch(() => undefined);

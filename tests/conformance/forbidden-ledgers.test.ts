@@ -84,6 +84,11 @@ describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence
       (st.dispatches as Record<string, { run: { run_id: string } }>)[b.dispatchId]!.run.run_id = '7001';
     });
     expect(byteVerdict(new TextEncoder().encode(doubled))).toBe('checkpoint_invalid');
+    const ownSender = editCheckpoint(compacted, (st) => {
+      const group = (st.dispatches as Record<string, { run: { run_id: string }; sender: { run_id: string } }>)[b.dispatchId]!;
+      group.run.run_id = group.sender.run_id;
+    });
+    expect(byteVerdict(new TextEncoder().encode(ownSender))).toBe('checkpoint_invalid');
     // After the checkpoint: a third group may not bind run 7001.
     const r = queue(3);
     const c2 = secondGroupAfterBinding(r, '7001');

@@ -27,7 +27,7 @@ import { isProtocolError, type ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import type { QueueOperation } from '../../engine/schema/index.ts';
-import { checkpointOf } from '../support/checkpoints.ts';
+import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { cancelWork, control, dispatchBound, observation, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
@@ -244,5 +244,13 @@ describe('spec 7.16 "after a cutover, acquire a fresh authorized observation": a
     const built = control('credential_generation', 'gen-2', 'operator_request');
     const commit = buildCommit(p.state, { id: 'after', kind: built.kind, parameters: built.parameters, actor: admin, at: q.tick(), operations: built.operations as QueueOperation[] });
     expect(byteVerdict(new TextEncoder().encode(`${compacted}${canonicalize(commit as unknown as JsonValue)}\n`))).toBe('credential_generation_reused');
+    // A checkpoint whose seen_generations leaves out `initial` still cannot return to it.
+    const forgetful = editCheckpoint(compacted, (st) => {
+      st.seen_generations = Object.fromEntries(Object.keys(st.seen_generations as JsonObject).filter((g) => g !== 'initial').map((g) => [g, true]));
+    });
+    const p2 = replayLedger(new TextEncoder().encode(forgetful));
+    const back = control('credential_generation', 'initial', 'operator_request');
+    const commit2 = buildCommit(p2.state, { id: 'after-2', kind: back.kind, parameters: back.parameters, actor: admin, at: q.tick(), operations: back.operations as QueueOperation[] });
+    expect(byteVerdict(new TextEncoder().encode(`${forgetful}${canonicalize(commit2 as unknown as JsonValue)}\n`))).toBe('credential_generation_reused');
   });
 });

@@ -6,7 +6,7 @@
  * anything is published; and receipts planted before the run never survive it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INTENT_FILE_MAX_BYTES } from '../../lib/intents/store.ts';
@@ -36,6 +36,14 @@ describe('a hostile intent directory', () => {
     expect(report.counts.committed).toBe(1);
     expect(readFileSync(join(intents, 'receipts.json'), 'utf8')).not.toContain('SECRET');
     expect(readFileSync(join(intents, 'summary.md'), 'utf8')).not.toContain('SECRET');
+  });
+
+  it('intent files are written compact (one line): a deeply nested input is not multiplied by indentation past what the processor reads', async () => {
+    const { intents } = await dispatcherQueue(1);
+    const [name] = readdirSync(intents).filter((n) => n.endsWith('.intent.json'));
+    const text = readFileSync(join(intents, name!), 'utf8');
+    expect(text.trimEnd().split('\n')).toHaveLength(1);
+    expect(text).toBe(`${JSON.stringify(JSON.parse(text))}\n`);
   });
 
   it('intent_unreadable: a FIFO named like an intent is refused without waiting for a writer', async () => {
