@@ -17,8 +17,8 @@ import { parseJsonFile, readAgentFile, writeFileAtomic } from './files.ts';
 
 const SUFFIX = '.intent.json';
 /**
- * The largest intent file read: twice a ledger line's limit (codec LINE_BYTES), room for the
- * indentation around an input whose commit must fit one line.
+ * The largest intent file written or read: twice a ledger line's limit (codec LINE_BYTES). Files
+ * are written compact, so an input whose commit fits one ledger line fits with room to spare.
  */
 export const INTENT_FILE_MAX_BYTES = 2 * LINE_BYTES;
 
