@@ -13,7 +13,7 @@ import { boundTransition, rejectedTransition, uncertainTransition, unresolvedTra
 import { releaseRequest } from '../../engine/lifecycle/release.ts';
 import { replacementRequest } from '../../engine/lifecycle/replacement.ts';
 import { deliveryFailure, dispatchBound, observation, result } from '../../engine/requests/lifecycle.ts';
-import { dispatchNextRequest, operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { dispatchNextRequest, operationsRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { Actor, QueueOperation } from '../../engine/schema/index.ts';
 import { dispatcher, issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { bind, byteVerdict, completedClaim, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
@@ -115,6 +115,26 @@ describe('§8.2 "Recovery": only definitive no-launch or exact terminal evidence
     q.w.publish('unresolved', reconciler, q.tick(), unresolvedTransition(q.state, dispatchId, 'launch_unresolved',
       evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 5 })));
     expect(byteVerdict(releaseWith(q, dispatchId, anyRun()))).toBe('terminal_evidence_required'); // unresolved
+  });
+
+  it('spec 7.8: Dispatch(uncertain) records its reason code, Dispatch(unresolved) its reason and last evidence (reason_required, evidence_invalid)', () => {
+    const q = queue();
+    const { dispatchId } = grantOne(q);
+    start(q, dispatchId);
+    /** The builder's transition with `drop` removed from its one Dispatch operation, forged on the tip. */
+    const without = (id: string, built: BuiltRequest, drop: 'reason' | 'evidence') => {
+      const ops = structuredClone(built.operations) as unknown as JsonObject[];
+      delete ops[0]![drop];
+      return forge(q, { id, kind: built.kind, actor: reconciler, at: q.tick(), operations: ops });
+    };
+    const uncertain = uncertainTransition(q.state, dispatchId, 'launch_unbound');
+    expect(byteVerdict(without('uncertain-bare', uncertain, 'reason'))).toBe('reason_required');
+    expect(byteVerdict(forgeBuilt(q, 'uncertain-ok', reconciler, q.tick(), uncertain))).toBe('accepted');
+    q.w.publish('uncertain', reconciler, q.tick(), uncertain);
+    const unresolved = unresolvedTransition(q.state, dispatchId, 'launch_unresolved', evidence(q, dispatchId, { kind: 'reconciliation', source: 'github_api', attempts: 5 }));
+    expect(byteVerdict(without('unresolved-no-reason', unresolved, 'reason'))).toBe('reason_required');
+    expect(byteVerdict(without('unresolved-no-evidence', unresolved, 'evidence'))).toBe('evidence_invalid');
+    expect(byteVerdict(forgeBuilt(q, 'unresolved-ok', reconciler, q.tick(), unresolved))).toBe('accepted');
   });
 
   it('rejects Release of a started group on nonlaunch evidence that was never persisted as Dispatch(rejected) (nonlaunch_evidence_required)', () => {

@@ -61,6 +61,14 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   if (!FROM[op.state].includes(g.state) && !(newConflict && g.state === 'unresolved')) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
   }
+  // Spec 7.8: "record Dispatch(uncertain) with a sanitized reason code"; "report launch_unresolved
+  // with the last evidence and next operator action".
+  if ((op.state === 'uncertain' || op.state === 'unresolved') && op.reason === undefined) {
+    fail('reason_required', `Dispatch(${op.state}) of ${g.dispatchId} records why, as a sanitized reason code`, at);
+  }
+  if (op.state === 'unresolved' && op.evidence === undefined) {
+    fail('evidence_invalid', `Dispatch(unresolved) of ${g.dispatchId} reports the last evidence reconciliation read`, at, { field: 'evidence' });
+  }
   if (op.state === 'rejected') checkRejectionEvidence(ctx, g, op.evidence);
   if (op.state === 'started') {
     if (ctx.state.controls.grants_paused) fail('grants_paused', 'grants are paused: no new start marker may be recorded', at);
