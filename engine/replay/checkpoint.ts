@@ -105,7 +105,6 @@ function receipt(commit: QueueCommit): JsonObject {
 interface HistoryFacts {
   receipts: JsonObject[];
   epochs: Set<string>;
-  generations: Set<string>;
   terminalBarriers: JsonObject;
   cancellations: JsonObject;
 }
@@ -116,7 +115,6 @@ function historyFacts(state: ReplayState, history: readonly QueueCommit[]): Hist
   const facts: HistoryFacts = {
     receipts: [...(base?.receipts ?? [])],
     epochs: new Set(base?.seenEpochs),
-    generations: new Set(base?.seenGenerations ?? ['initial']),
     terminalBarriers: { ...base?.terminalBarriers },
     cancellations: { ...base?.cancellations },
   };
@@ -125,7 +123,6 @@ function historyFacts(state: ReplayState, history: readonly QueueCommit[]): Hist
     for (const op of commit.operations) {
       const value = op as unknown as JsonObject;
       if (op.kind === 'Policy') facts.epochs.add(op.epoch);
-      else if (op.kind === 'Control' && op.control === 'credential_generation') facts.generations.add(String(op.value));
       else if (op.kind === 'Result' || op.kind === 'DeliveryFailure') facts.terminalBarriers[op.work_id] = value;
       else if (op.kind === 'ClaimCancellation') facts.cancellations[op.claim_id] = value;
       else if (op.kind === 'WorkCancellation') facts.cancellations[op.work_id] = value;
@@ -249,7 +246,8 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
     ledger_bytes: ledgerBytes,
     observation_writes: Object.fromEntries(state.observationWrites),
     seen_epochs: Object.fromEntries([...facts.epochs].map((e) => [e, true])),
-    seen_generations: Object.fromEntries([...facts.generations].map((g) => [g, true])),
+    // Kept by replay itself (ops/policy.ts), `initial` included: the checkpoint writes what it refuses to return to.
+    seen_generations: Object.fromEntries([...state.seenGenerations.keys()].map((g) => [g, true])),
     observation_ids: observationIds,
     terminal_barriers: facts.terminalBarriers,
     cancellations: facts.cancellations,
