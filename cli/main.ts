@@ -64,8 +64,7 @@ Examples:
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);
-    refuseRepeatedOptions(program);
-    refuseUnusableValues(program);
+    checkOneValueOptions(program);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -89,33 +88,17 @@ Examples:
 }
 
 /**
- * An option that takes one value, given twice (`--pool a --pool b`, `--request-id x --request-id
- * y`), is a usage error (`option_invalid`), not the last one silently winning. Options that
- * collect their values (an array default, or variadic) may repeat.
- */
-function refuseRepeatedOptions(command: Command): void {
-  for (const option of command.options) {
-    if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
-    let given: string | undefined;
-    command.on(`option:${option.name()}`, (value: string) => {
-      if (given !== undefined) {
-        throw new CommanderError(2, 'commander.invalidArgument', `option '${option.flags}' is given twice (${JSON.stringify(given)}, then ${JSON.stringify(value)}); give it once`);
-      }
-      given = value;
-    });
-  }
-  for (const sub of command.commands) refuseRepeatedOptions(sub);
-}
-
-/**
  * Options whose empty value means something (the Policy's default fairness key is `""`, an empty
  * search matches everything) or is named by the command itself (`--reason`: `reason_invalid`).
  */
 const EMPTY_ALLOWED = new Set(['--fairness-key', '--search', '--reason']);
 
 /**
- * Values a one-value option cannot take, each a usage error of that flag (`option_invalid`, exit
- * 2) found before any file or the queue is read:
+ * What a one-value option cannot be given, each a usage error of that flag (`option_invalid`,
+ * exit 2) found before any file or the queue is read. Options that collect their values (an
+ * array default, or variadic) are left alone: they may repeat, and comma-separated ids keep
+ * `targets_missing`.
+ * - twice (`--pool a --pool b`, `--request-id x --request-id y`): not the last one silently winning;
  * - empty, for an option that names something (`--pool ''`, `--work-id ''`, `--ledger ''`,
  *   `--generation ''`): not a payload file's `input_invalid`, a commit's `schema_invalid`, or
  *   "pool  is not configured";
@@ -124,23 +107,27 @@ const EMPTY_ALLOWED = new Set(['--fairness-key', '--search', '--reason']);
  *   command's own option followed by another is commander's "argument missing", and a value
  *   written `--search=--x` stays a value).
  * Options with a value parser of their own (`--request-id`'s bounds, `--priority`, choices) keep
- * its message, which runs first; options that collect comma-separated ids keep `targets_missing`.
+ * its message, which runs first.
  */
-function refuseUnusableValues(command: Command): void {
-  // Commander itself refuses a command's own option followed by another (`--pool --json`: "argument missing").
+function checkOneValueOptions(command: Command): void {
   const global = command.parent === null;
   for (const option of command.options) {
     if (!(option.required || option.optional) || option.variadic || Array.isArray(option.defaultValue)) continue;
     const flag = option.long ?? option.short ?? option.flags;
     const emptyAllowed = EMPTY_ALLOWED.has(flag);
+    let given: unknown;
     command.on(`option:${option.name()}`, (value: unknown) => {
+      if (given !== undefined) {
+        throw new CommanderError(2, 'commander.invalidArgument', `option '${option.flags}' is given twice (${JSON.stringify(given)}, then ${JSON.stringify(value)}); give it once`);
+      }
+      given = value;
       if (value === '' && !emptyAllowed) throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be a non-empty value (an empty one names nothing)`);
       if (global && typeof value === 'string' && /^--[a-z]/.test(value)) {
         throw new CommanderError(2, 'commander.invalidArgument', `${flag} must be given a value, not the option ${JSON.stringify(value)} (was the value left out?)`);
       }
     });
   }
-  for (const sub of command.commands) refuseUnusableValues(sub);
+  for (const sub of command.commands) checkOneValueOptions(sub);
 }
 
 /** Global options that take a value (the value is not the command name). */
