@@ -38,7 +38,7 @@ import { runObservationRequestsBench } from './observations.ts';
 import { runRequestsBench } from './requests.ts';
 import { formatInstallBench, runInstallBench, type InstallReport } from './install.ts';
 import type { StartupRow } from './startup.ts';
-import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type FloorSteadyReport, ownRatioFlatness, ownRatios, type PhasesReport, type RatioReport, type ReplayReport, type ThreadsReport } from './replay-report.ts';
+import { failed, fmt, formatAppends, formatPhases, table, verdict, type AppendReport, type FloorReport, type FloorSteadyReport, ownRatioFlatness, ownRatios, type OwnRatio, type PhasesReport, type RatioReport, type ReplayReport, type ThreadsReport } from './replay-report.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
@@ -177,6 +177,8 @@ interface Row {
   threads: ThreadsReport | { error: string };
   /** The floor alone, warm, in a process that replays nothing (replay-child `floor-steady`). */
   floorOwn: FloorSteadyReport | { error: string };
+  /** The steady replay medians over `floorOwn` (null when either child failed). */
+  ownRatio: OwnRatio | null;
 }
 const rows: Row[] = [];
 for (const spec of specs) {
@@ -192,17 +194,17 @@ for (const spec of specs) {
   const threads = runChild<ThreadsReport>('threads', [children.threads, spec.path, String(RATIO_ROUNDS), '1']);
   log(`  steady wall ratio, alone / 1 worker thread ${failed(threads) ? 'ERR' : `${threads.aloneRatio.toFixed(2)}× / ${threads.threadedRatio.toFixed(2)}×`}`);
   const floorOwn = child<FloorSteadyReport>('floor-steady', spec.path, 2 * RATIO_ROUNDS - 1);
-  const own = ownRatios(threads, floorOwn);
-  log(`  floor alone ${failed(floorOwn) ? 'ERR' : `${floorOwn.wallMedian.toFixed(1)} ms`}; steady wall ratio over it, alone / 1 worker thread ${own === null ? 'ERR' : `${own.alone.toFixed(2)}× / ${own.threaded.toFixed(2)}×`}`);
+  const ownRatio = ownRatios(threads, floorOwn);
+  log(`  floor alone ${failed(floorOwn) ? 'ERR' : `${floorOwn.wallMedian.toFixed(1)} ms`}; steady wall ratio over it, alone / 1 worker thread ${ownRatio === null ? 'ERR' : `${ownRatio.alone.toFixed(2)}× / ${ownRatio.threaded.toFixed(2)}×`}`);
   const append = child<AppendReport>('append', spec.path, 20);
   const phases = withPhases && spec.fill === undefined ? child<PhasesReport>('phases', spec.path) : null;
-  rows.push({ spec, floor, replay, append, phases, ratio, steady, threads, floorOwn });
+  rows.push({ spec, floor, replay, append, phases, ratio, steady, threads, floorOwn, ownRatio });
 }
 
 
 // ---------------------------------------------------------------- report
 
-const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady, threads, floorOwn }) => {
+const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProcess, steady, threads, floorOwn, ownRatio }) => {
   const floorMs = failed(floor) ? null : floor.best;
   const coldMs = failed(replay) ? null : replay.best;
   const ratio = floorMs !== null && coldMs !== null ? coldMs / floorMs : null;
@@ -217,7 +219,7 @@ const results = rows.map(({ spec, floor, replay, append, phases, ratio: inProces
   };
   // A fresh process's first replay against a fresh process's first floor run, CPU: what one `fairway verify` pays.
   const freshRatio = failed(floor) || failed(replay) ? null : replay.firstCpu / floor.firstCpu;
-  return { spec, floor, replay, append, phases, inProcess, steady, threads, floorOwn, ownRatio: ownRatios(threads, floorOwn), freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
+  return { spec, floor, replay, append, phases, inProcess, steady, threads, floorOwn, ownRatio, freshRatio, floorMs, coldMs, ratio, rssMiB, rssTargetMiB, checks };
 });
 
 const mainTable = table(
