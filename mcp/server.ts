@@ -6,18 +6,22 @@
  * a QueueCommit: trusted processing (`fairway process-intents`) does that.
  *
  * Only the activation role's tools are listed (engine/intents/roles.ts; spec 7.12 "Read-only
- * observers expose read/explain only"): a call to another is the MCP protocol's own unknown-tool
- * error (-32602), and a staged file for one is `role_not_allowed` at processing.
+ * observers expose read/explain only"). A call to a name that is no intent tool is the MCP
+ * protocol's own error (-32602); a call to an intent tool this role does not list is a tool
+ * error `role_not_allowed`, as a staged file for one is at processing.
  *
- * Tool results are JSON (`structuredContent` and the same JSON as text).
- * Failures of a listed tool are tool errors whose text starts with a stable `code: ` and whose
- * structured content is `{"ok": false, "error": {"code", "message"}}`.
+ * Tool results are JSON (`structuredContent` and the same JSON as text). Every failure of an
+ * intent tool, its arguments' validation included, is a tool error (MCP SEP-1303: the model sees
+ * it and can correct its call) whose text starts with a stable `code: ` and whose structured
+ * content is `{"ok": false, "error": {"code", "message", "path"?}}`. The SDK's own argument
+ * check would answer a bare `-32602` text with no code, so calls are answered here: the
+ * handler parses the arguments with the same closed schemas the tool list advertises.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { internalError, isProtocolError } from '../engine/errors.ts';
-import { toolsFor } from '../engine/intents/roles.ts';
-import { TOOL_INPUTS, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
+import { checkRoleAllows, toolsFor } from '../engine/intents/roles.ts';
+import { TOOL_INPUTS, TOOL_NAMES, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
 import { stageIntent } from './stage.ts';
@@ -79,14 +83,15 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
         + 'Reads come from an immutable snapshot; mutations are only staged and are decided later by trusted processing.',
     },
   );
-  const handle = (tool: ToolName) => async (args: unknown): Promise<CallToolResult> => {
+  const handle = (tool: ToolName, gate?: () => void) => async (args: unknown): Promise<CallToolResult> => {
     const started = Date.now();
-    const result = await answer(tool, args);
+    const result = await answer(tool, args, gate);
     debugEvent('mcp', 'tool', { tool: tool as EventMeta<'mcp', 'tool'>['tool'], ok: result.isError !== true, ms: since(started) });
     return result;
   };
-  const answer = async (tool: ToolName, args: unknown): Promise<CallToolResult> => {
+  const answer = async (tool: ToolName, args: unknown, gate?: () => void): Promise<CallToolResult> => {
     try {
+      gate?.();
       if (tool === 'work_queue_read') {
         const input = parseToolInput(tool, args);
         const { records } = await o.intents.list();
@@ -112,6 +117,16 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
       handle(tool),
     );
   }
+  // Answer calls here (see the header): the tool list above stays the SDK's, with the schemas.
+  const listed = new Set<string>(toolsFor(role));
+  server.server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const name = request.params.name;
+    if (!(TOOL_NAMES as readonly string[]).includes(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+    const tool = name as ToolName;
+    // Not listed for this role: say so before anything about its arguments.
+    if (!listed.has(tool)) return handle(tool, () => checkRoleAllows(role, tool))(request.params.arguments);
+    return handle(tool)(request.params.arguments);
+  });
   debugEvent('mcp', 'serve', { role: role as EventMeta<'mcp', 'serve'>['role'], tools: toolsFor(role).length });
   return server;
 }

@@ -172,7 +172,9 @@ export function parseToolInput<T extends ToolName>(tool: T, value: unknown): Too
   if (parsed.success) return parsed.data as ToolInput<T>;
   const issue = parsed.error.issues[0]!;
   const { code, message } = splitCoded(issue.message);
-  const path = issue.path.map(String).join('.');
+  // An unknown member's path names it (when it is the only one), as a bad value's names the value.
+  const at = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
+  const path = at.map(String).join('.');
   return fail(code, `${tool}: ${path ? `${path}: ` : ''}${message}`, path ? { path } : {});
 }
 
