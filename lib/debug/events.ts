@@ -27,7 +27,7 @@ const LAUNCHES = ['bound', 'uncertain', 'rejected', 'marker_exists', 'grants_pau
 const RECONCILES = ['released', 'already_released', 'running', 'reserved', 'launch_unresolved', 'run_binding_conflict', 'run_identity_invalid', 'evidence_unavailable'] as const;
 const DELIVERIES = ['result', 'delivery_failure', 'pending', 'already_verified', 'already_failed', 'result_conflict'] as const;
 const INTENT_KINDS = ['submit', 'dispatch_next', 'claim_finish', 'other'] as const;
-const INTENT_STATUSES = ['committed', 'replayed', 'no_grant', 'rejected', 'suppressed'] as const;
+const INTENT_STATUSES = ['committed', 'replayed', 'already_admitted', 'no_grant', 'rejected', 'suppressed'] as const;
 const MCP_TOOLS = ['work_queue_read', 'work_queue_explain', 'work_queue_submit', 'work_queue_dispatch_next', 'work_queue_claim_finish', 'other'] as const;
 const ROLES = ['observer', 'producer', 'dispatcher', 'worker', 'other'] as const;
 const ADMIN = ['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy', 'other'] as const;
@@ -131,7 +131,7 @@ export const EVENTS = {
     /** One staged intent processed by the trusted step. */
     intent: { kind: INTENT_KINDS, status: INTENT_STATUSES },
     /** One activation's staged intents, processed. */
-    processed: { intents: 'number', committed: 'number', replayed: 'number', no_grant: 'number', rejected: 'number', suppressed: 'number' },
+    processed: { intents: 'number', committed: 'number', replayed: 'number', already_admitted: 'number', no_grant: 'number', rejected: 'number', suppressed: 'number' },
     /** An activation snapshot captured. */
     snapshot: { role: ROLES, bytes: 'number', work: 'number' },
   },

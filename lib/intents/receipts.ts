@@ -13,7 +13,12 @@ import type { JsonObject } from '../../engine/json.ts';
 import { refuseLinkedDirectory, writeFileAtomic, writeJsonAtomic } from './files.ts';
 
 export const RECEIPTS_SCHEMA = 'fairway.receipts/1';
-export type IntentStatus = 'committed' | 'replayed' | 'no_grant' | 'rejected' | 'suppressed';
+/**
+ * `replayed`: the intent's own request id was already committed (a retry). `already_admitted`: a
+ * submit whose every node exists exactly as staged; nothing was published, and its request id
+ * (`request_id`) was never committed: the Work was admitted by `admitted_commits`.
+ */
+export type IntentStatus = 'committed' | 'replayed' | 'already_admitted' | 'no_grant' | 'rejected' | 'suppressed';
 
 export interface DispatchDetail extends Partial<DispatchReceipt> {
   /** The activation snapshot's prediction for the pool (non-authoritative). */
@@ -41,6 +46,9 @@ export interface IntentReceipt {
   wrap_up?: boolean;
   outcome?: 'completed' | 'cancelled';
   work_ids?: string[];
+  /** `already_admitted`: the Work this submit names, all admitted before, and the commits that admitted it. */
+  existing_work_ids?: string[];
+  admitted_commits?: string[];
   dispatch?: DispatchDetail;
   error?: { code: string; message: string };
 }
@@ -59,7 +67,7 @@ export interface ProcessReport {
 }
 
 export function countStatuses(receipts: readonly IntentReceipt[]): Record<IntentStatus, number> {
-  const counts: Record<IntentStatus, number> = { committed: 0, replayed: 0, no_grant: 0, rejected: 0, suppressed: 0 };
+  const counts: Record<IntentStatus, number> = { committed: 0, replayed: 0, already_admitted: 0, no_grant: 0, rejected: 0, suppressed: 0 };
   for (const r of receipts) counts[r.status] += 1;
   return counts;
 }
@@ -93,6 +101,7 @@ function detail(r: IntentReceipt): string {
     return `${d.granted_claims}/${d.requested_claims} Claims in ${d.reserved_dispatches} dispatch(es), ${d.grant_status}, limited by ${d.limiting_reason}${d.late_bound ? ', late-bound' : ''}`;
   }
   if (r.outcome !== undefined) return `${r.outcome}${r.wrap_up ? ' (wrap-up: no finish intent)' : ''}`;
+  if (r.existing_work_ids !== undefined) return `${r.existing_work_ids.length} Work already admitted`;
   if (r.work_ids !== undefined) return `${r.work_ids.length} Work admitted`;
   return '';
 }
@@ -102,7 +111,7 @@ export function renderSummary(report: ProcessReport): string {
   const lines = [
     `### Work queue intents (${md(report.role)})`,
     '',
-    `${report.receipts.length} processed: ${c.committed} committed, ${c.replayed} already committed, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected. Snapshot tip ${md(short(report.source_tip))}, queue tip now ${md(short(report.observed_tip))}.`,
+    `${report.receipts.length} processed: ${c.committed} committed, ${c.replayed} already committed, ${c.already_admitted} already admitted, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected. Snapshot tip ${md(short(report.source_tip))}, queue tip now ${md(short(report.observed_tip))}.`,
     '',
     '| # | intent | tool | Claim | status | request | commit | detail |',
     '|---|---|---|---|---|---|---|---|',

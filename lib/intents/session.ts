@@ -104,9 +104,10 @@ export class Session {
         ...(actor.role === 'worker' ? {} : { bootstrap: { repository: this.o.repository } }),
       });
       if (outcome.status === 'no_write') {
-        // already_admitted: every node exists with exactly this definition; the existing records stand.
+        // Every node exists with exactly this definition: nothing is published, the existing records
+        // stand, and this intent's request id stays uncommitted (as `fairway submit` reports it).
         const detail = outcome.detail as { work_ids: string[]; commits: string[] };
-        return { ...receipt, status: 'replayed', commit_id: detail.commits.length === 1 ? detail.commits[0]! : null, work_ids: detail.work_ids };
+        return { ...receipt, status: 'already_admitted', commit_id: null, work_ids: [], existing_work_ids: detail.work_ids, admitted_commits: detail.commits };
       }
       return { ...this.settled(receipt, outcome), work_ids: outcome.projection.request(requestId)?.workIds ?? [] };
     } catch (e) {

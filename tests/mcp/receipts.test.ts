@@ -16,8 +16,8 @@ describe('processing summary', () => {
       counts: countStatuses(receipts), receipts, files: { receipts: 'receipts.json', summary: 'summary.md', assignments: [] },
     };
     const text = renderSummary(report);
-    expect(report.counts).toEqual({ committed: 1, replayed: 0, no_grant: 0, rejected: 1, suppressed: 0 });
-    expect(text).toContain('1 committed, 0 already committed, 0 no grant, 0 suppressed, 1 rejected');
+    expect(report.counts).toEqual({ committed: 1, replayed: 0, already_admitted: 0, no_grant: 0, rejected: 1, suppressed: 0 });
+    expect(text).toContain('1 committed, 0 already committed, 0 already admitted, 0 no grant, 0 suppressed, 1 rejected');
     expect(text).not.toMatch(/(?<!\\)<img|(?<!\\)`rm|(?<!\\)\]\(http/); // only escaped forms remain
     const row = text.split('\n').find((l) => l.includes('claim_scope_invalid'))!;
     expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(10); // 8 cells: injected pipes cannot add columns

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { workId } from '../../engine/identity/index.ts';
-import { branchTip, call, makeRepo, memoryClient, nodes, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
+import { branchTip, call, cli, makeRepo, memoryClient, nodes, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
 
 async function stageAndProcess(repo: string, input: Record<string, unknown>): Promise<any> {
   const dir = tmp('fairway-mcp-resubmit-');
@@ -21,13 +21,16 @@ async function stageAndProcess(repo: string, input: Record<string, unknown>): Pr
 }
 
 describe('MCP submit: exact resubmission', () => {
-  it('an exact resubmission of admitted nodes is the existing record (replayed, no commit)', async () => {
+  it('an exact resubmission of admitted nodes is already_admitted: no commit, its request id uncommitted, the admitting commit named (as fairway submit says)', async () => {
     const repo = makeRepo();
     await seedQueue(repo, nodes('alpha'));
     const before = branchTip(repo);
     const receipt = await stageAndProcess(repo, { graph_id: 'seed', nodes: [{ node_key: 'alpha', payload: { plan: 'task alpha' } }] });
-    expect(receipt).toMatchObject({ status: 'replayed', work_ids: [workId('seed', 'alpha')] });
-    expect(receipt.commit_id).toMatch(/^q_/);
+    expect(receipt).toMatchObject({ status: 'already_admitted', commit_id: null, work_ids: [], existing_work_ids: [workId('seed', 'alpha')] });
+    const seed = await cli('--repo', repo, 'trace', '--request-id', 'seed', '--json');
+    expect(receipt.admitted_commits).toEqual([seed.json.events[0].commit_id]);
+    const request = await cli('--repo', repo, 'trace', '--request-id', receipt.request_id, '--json');
+    expect(request.json.error.code).toBe('unknown_request');
     expect(branchTip(repo)).toBe(before);
   });
 
