@@ -3,13 +3,15 @@
  * operation positions", 7.10 "Compaction", 7.17). `applyCommit` calls this for the ledger's
  * first commit when its request kind is `checkpoint`, after the envelope checks (administrator
  * role, fingerprint, a single Checkpoint operation). The state shape, the digests and the
- * ordinal rule are described in replay/checkpoint.ts.
+ * ordinal rule are described in replay/checkpoint.ts. Each record is read and held to its
+ * neighbours here; checkpoint-lifecycle.ts then holds the whole restored state to the rules replay
+ * enforces commit by commit (ownership, attempts, barriers, launch states, the DAG, the clocks).
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
 import { fail, isProtocolError } from '../errors.ts';
 import { claimHandle, isDecimalId, requestFingerprint } from '../identity/index.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
-import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RequestOperationSchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit, type QueuePolicy } from '../schema/index.ts';
+import { ActorSchema, DeploymentWorkerProfileSchema, QueuePolicySchema, RunBindingSchema, WorkOperationSchema, issuePath, type QueueCommit, type QueuePolicy } from '../schema/index.ts';
 import { assignmentMember } from '../scheduler/assignment.ts';
 import { indexWork, recordResult } from '../state/ready-index.ts';
 import { EXTENSION_KEYS, RECEIPT_KEYS, STATE_KEYS, WORK_STATE_KEYS, readFairness, restoreExtensions, restoreObservations } from './checkpoint-read.ts';
@@ -19,6 +21,7 @@ import { roleMayRequest } from './rules.ts';
 import type { ClaimRecord, DependencyEdge, DispatchConflict, DispatchRecord, DispatchState, PolicyRecord, ReplayState, ResourceIdentity, WorkRecord } from '../state/state.ts';
 import { policyIncoherence } from './ops/policy.ts';
 import { addGraphGates } from './ops/admission.ts';
+import { checkLifecycle } from './checkpoint-lifecycle.ts';
 
 interface Receipt {
   id: string;
@@ -68,20 +71,14 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
 
   const receipts = restoreRequests(r, state, snapshot, commit);
   restoreWorks(r, state, snapshot, receipts);
-  restoreDispatches(r, state, snapshot);
-  restoreClaims(r, state, snapshot, receipts);
+  const memberWork = restoreDispatches(r, state, snapshot);
+  restoreClaims(r, state, snapshot, receipts, memberWork);
   restoreObservations(r, state, snapshot);
   restorePolicy(r, state, snapshot, receipts, checked.data, epoch);
   restoreExtensions(r, state, snapshot);
   rebuildIndexes(state, receipts);
 
-  const stats = r.obj(snapshot.stats, 'stats');
-  r.keys(stats, STATS_KEYS, 'stats');
-  for (const key of STATS_KEYS) r.int(stats[key], `stats.${key}`);
-  const settled = checkSettlingFacts(r, state, snapshot);
-  if (r.int(stats.transactions, 'stats.transactions') !== receipts.length) r.bad('stats.transactions differs from the request receipts');
-  if (r.int(stats.work, 'stats.work') !== state.works.size) r.bad('stats.work differs from works');
-  if (r.int(stats.claims, 'stats.claims') !== state.claims.size) r.bad('stats.claims differs from claims');
+  const settled = checkLifecycle(r, state, snapshot, receipts.map((x) => ({ id: x.id, requestId: x.requestId, kind: x.kind, policyEpoch: x.policyEpoch })));
   r.int(snapshot.ledger_bytes, 'ledger_bytes');
   state.checkpoint = {
     ordinal: receipts.length,
@@ -195,8 +192,10 @@ function restoreWorks(r: StateReader, state: ReplayState, snapshot: JsonObject, 
   });
 }
 
-function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObject): void {
+/** Restores the dispatch groups; returns each member's Work by Claim id (restoreClaims holds the Claims to it). */
+function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObject): Map<string, string> {
   const records: Array<[number, DispatchRecord]> = [];
+  const memberWork = new Map<string, string>();
   for (const [id, value] of Object.entries(r.obj(snapshot.dispatches, 'dispatches'))) {
     const what = `dispatches.${id}`;
     const raw = r.obj(value, what);
@@ -211,6 +210,8 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
       const work = state.works.get(String(m.work_id));
       const expected = work === undefined || typeof m.claim_id !== 'string' ? undefined : memberOf(state, work, m.claim_id, claimHandle(i + 1));
       if (expected === undefined || canonicalize(expected) !== canonicalize(m)) r.bad(`${what}.claims[${i}] is not the assignment member of its Work`);
+      if (memberWork.has(String(m.claim_id))) r.bad(`${what}.claims[${i}]: Claim ${String(m.claim_id)} is a member twice`);
+      memberWork.set(String(m.claim_id), String(m.work_id));
     });
     const requestId = r.str(raw.request_id, `${what}.request_id`);
     const commitId = r.str(raw.commit_id, `${what}.commit_id`);
@@ -230,6 +231,7 @@ function restoreDispatches(r: StateReader, state: ReplayState, snapshot: JsonObj
   }
   records.sort((a, b) => a[0] - b[0] || a[1].dispatchId.length - b[1].dispatchId.length || (a[1].dispatchId < b[1].dispatchId ? -1 : 1));
   for (const [, record] of records) state.dispatches.set(record.dispatchId, record);
+  return memberWork;
 }
 
 /** A recorded run binding conflict: decimal run ids (unique), terminal ones among them. */
@@ -257,7 +259,7 @@ function memberOf(state: ReplayState, work: WorkRecord, claimId: string, handle:
   }
 }
 
-function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[]): void {
+function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject, receipts: Receipt[], memberWork: ReadonlyMap<string, string>): void {
   const records: ClaimRecord[] = [];
   for (const [id, value] of Object.entries(r.obj(snapshot.claims, 'claims'))) {
     const what = `claims.${id}`;
@@ -271,6 +273,11 @@ function restoreClaims(r: StateReader, state: ReplayState, snapshot: JsonObject,
     const request = state.requests.get(r.str(raw.request_id, `${what}.request_id`));
     const operation = request === undefined ? -1 : receipts[request.ordinal]!.claims.indexOf(id);
     if (request === undefined || operation < 0 || request.commitId !== raw.commit_id) r.bad(`${what} is not among its grant's Claims`);
+    // The Claim is its grant's Claim operation and its group's member: the same Work, scope and observations.
+    const granted = { kind: raw.kind, work_id: raw.work_id, claim_id: id, dispatch_id: raw.dispatch_id, handle: raw.handle, observations: raw.observations ?? null };
+    if (memberWork.get(id) !== work.workId || canonicalize((receipts[request.ordinal]!.raw.claims as JsonValue[])[operation]!) !== canonicalize(granted as JsonObject)) {
+      r.bad(`${what} differs from its grant's Claim operation or its group's member`);
+    }
     const retry = raw.retry_not_before === undefined ? 0 : r.int(raw.retry_not_before, `${what}.retry_not_before`);
     records.push({
       claimId: id, workId: work.workId, dispatchId: group.dispatchId, handle: r.str(raw.handle, `${what}.handle`),
@@ -346,19 +353,11 @@ function rebuildIndexes(state: ReplayState, receipts: Receipt[]): void {
     bump(state.outstandingClaims, pool, 1);
     bump(state.outstandingByKey, accountKey(pool, claim.fairnessKey), 1);
   }
-  for (const group of state.dispatches.values()) {
-    if (!group.released) bump(state.outstandingNative, group.pool, 1);
-    const runId = (group.run as { run_id?: unknown } | null)?.run_id;
-    if (typeof runId !== 'string') continue;
-    if ((group.sender as { run_id?: unknown } | null)?.run_id === runId) fail('checkpoint_invalid', `dispatch ${group.dispatchId} is bound to run ${runId}, the dispatcher run that sent its start marker, not a worker run`);
-    const other = state.boundRuns.get(runId);
-    if (other !== undefined) fail('checkpoint_invalid', `run ${runId} is bound to both dispatch ${other} and ${group.dispatchId}: one native run binds one group`);
-    state.boundRuns.set(runId, group.dispatchId);
-  }
+  for (const group of state.dispatches.values()) if (!group.released) bump(state.outstandingNative, group.pool, 1);
+  // state.boundRuns is rebuilt by checkLifecycle (checkpoint-lifecycle.ts), which checks each binding first.
 }
 
 /** Fixed-shape parts of a checkpoint state (what buildCheckpointCommit writes; fixtures/checkpoint.json). */
-const STATS_KEYS: ReadonlySet<string> = new Set(['work', 'available', 'claimed', 'completed', 'cancelled', 'claims', 'dispatches', 'transactions', 'nodes']);
 const POSITION_KEYS: ReadonlySet<string> = new Set(['commit', 'operation']);
 const RECEIPT_CLAIM_KEYS: ReadonlySet<string> = new Set(['kind', 'work_id', 'claim_id', 'dispatch_id', 'handle', 'observations']);
 const CLAIM_KEYS: ReadonlySet<string> = new Set([
@@ -379,32 +378,4 @@ function closed(r: StateReader, schema: { safeParse(v: unknown): { success: bool
     r.bad(`${what} does not match its schema at ${issue?.path.map(String).join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
   return raw;
-}
-
-/**
- * The settling operations a checkpoint keeps (`terminal_barriers`: the Result or DeliveryFailure
- * of each settled Work; `cancellations`: ClaimCancellation by claim, WorkCancellation by Work) are
- * operations, parsed with the operation schemas and keyed by what they settle; `completion_times`
- * and `observation_writes` name only completed Work and observed gates.
- */
-function checkSettlingFacts(r: StateReader, state: ReplayState, snapshot: JsonObject): { terminalBarriers: JsonObject; cancellations: JsonObject } {
-  const terminalBarriers = r.obj(snapshot.terminal_barriers, 'terminal_barriers');
-  for (const [workId, value] of Object.entries(terminalBarriers)) {
-    const op = RequestOperationSchema.safeParse(value);
-    if (!op.success || (op.data.kind !== 'Result' && op.data.kind !== 'DeliveryFailure') || op.data.work_id !== workId) {
-      r.bad(`terminal_barriers.${workId} is not the Result or DeliveryFailure of Work ${workId}`);
-    }
-  }
-  const cancellations = r.obj(snapshot.cancellations, 'cancellations');
-  for (const [id, value] of Object.entries(cancellations)) {
-    const op = RequestOperationSchema.safeParse(value);
-    const ok = op.success && ((op.data.kind === 'ClaimCancellation' && op.data.claim_id === id) || (op.data.kind === 'WorkCancellation' && op.data.work_id === id));
-    if (!ok) r.bad(`cancellations.${id} is not the ClaimCancellation or WorkCancellation of ${id}`);
-  }
-  for (const id of Object.keys(r.obj(snapshot.completion_times, 'completion_times'))) {
-    if (state.works.get(id)?.state !== 'completed') r.bad(`completion_times names ${id}, which is not completed Work`);
-  }
-  const gates = new Set([...state.observations.values()].map((o) => o.gate));
-  for (const gate of state.observationWrites.keys()) if (!gates.has(gate)) r.bad(`observation_writes names gate ${gate}, which has no recorded Observation`);
-  return { terminalBarriers, cancellations };
 }

@@ -40,7 +40,7 @@ import type { SiblingClock } from '../state/fairness.ts';
 import { applyCommit } from './apply.ts';
 import { deploymentExtensions } from './checkpoint-deployments.ts';
 import { issueExtensions } from './checkpoint-issues.ts';
-import { gateIdentity } from '../identity/index.ts';
+import { nodeCount } from './checkpoint-lifecycle.ts';
 import type { Projection } from './projection.ts';
 import { createState, type ReplayState, type WorkRecord } from '../state/state.ts';
 
@@ -162,15 +162,6 @@ function clockEntry<K>(clock: SiblingClock<K>): JsonObject {
   return { v: clock.v.toString(), pass, active };
 }
 
-/** Distinct scheduling graph nodes: every Work, plus each graph's external gates. */
-function nodeCount(state: ReplayState): number {
-  const nodes = new Set<string>();
-  for (const w of state.works.values()) {
-    nodes.add(`work:${w.workId}`);
-    for (const edge of w.dependsOn) if (edge.kind !== 'work') nodes.add(w.graphId + gateIdentity(edge.resource, edge.condition));
-  }
-  return nodes.size;
-}
 
 /** The deterministic replay state of `state`, replayed from `history` (see the module comment). */
 export function checkpointState(state: ReplayState, history: readonly QueueCommit[]): JsonObject {
