@@ -6,6 +6,7 @@
  * PR closed unmerged is `failed`; missing predicate facts are `unknown`, not defaults.
  */
 import { canonicalize, sha256Hex } from '../codec/index.ts';
+import { gateIdentity as resourceGate } from '../identity/index.ts';
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { ReplayState } from '../state/state.ts';
@@ -130,4 +131,19 @@ export function isRedundant(source: QueueSource, target: GateTarget, op: JsonObj
   const latest = id === undefined ? undefined : state.observations.get(id);
   if (latest === undefined || latest.credentialGeneration !== op.credential_generation) return false;
   return FACT_KEYS.every((k) => canonicalize(latest.operation[k] ?? null) === canonicalize(op[k] ?? null));
+}
+
+/**
+ * The observations of `ops` no recorded read supersedes: one read before its gate's latest
+ * recorded Observation is dropped (replay refuses it, ops/observation.ts), as when another
+ * dispatcher recorded a newer read of the same resource while this one's publication retried.
+ */
+export function currentObservations(source: QueueSource, ops: readonly JsonObject[]): JsonObject[] {
+  const state = stateOf(source);
+  return ops.filter((op) => {
+    if (op.kind !== 'Observation') return true;
+    const gate = resourceGate(op.resource as unknown as ExternalEdge['resource'], op.condition as ExternalEdge['condition']);
+    const latest = state.observations.get(state.latestObservation.get(gate) ?? '');
+    return latest === undefined || (op.observed_at as number) >= latest.observedAt;
+  });
 }

@@ -9,6 +9,7 @@
 import { canonicalize } from '../../engine/codec/index.ts';
 import { isProtocolError } from '../../engine/errors.ts';
 import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
+import { currentObservations } from '../../engine/lifecycle/observations.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import {
@@ -176,7 +177,10 @@ export function publishObservations(publisher: Publisher, spec: ObservationsSpec
       if (now !== undefined && canonicalize(now as unknown as JsonValue) !== recorded) {
         return { kind: 'observe', parameters: { operations: [...now] }, noWrite: spec.recheck!.changed };
       }
-      return operationsRequest('observe', [...spec.observations]);
+      // A read a newer recorded one supersedes is left out (engine/lifecycle/observations.ts).
+      const current = currentObservations(projection, spec.observations);
+      if (current.length === 0) return { kind: 'observe', parameters: { operations: [...spec.observations] }, noWrite: { code: 'observations_superseded', message: 'every observation was superseded by a newer recorded read of its gate' } };
+      return operationsRequest('observe', current);
     },
   });
 }

@@ -232,6 +232,19 @@ describe('§8.2 "Replacement": replacement Work inherits the failed Work\'s pool
     expect(replacement(() => undefined)).toBe('accepted');
   });
 
+  it('rejects a replacement submitted by a worker or a dispatcher: only an operator or producer admits one (replacement_invalid)', () => {
+    for (const role of ['worker', 'dispatcher'] as const) {
+      const q = new TestQueue(policyOf(TWO_POOLS), nodes('p', 2, 'a', 3));
+      const { workId } = completedClaim(q, '7001');
+      q.w.publish('failure', reconciler, q.tick(), deliveryFailure(q.state, workId, q.t, 100));
+      // A worker holding the other node's Claim (its own delivery still pending), or the dispatcher.
+      const held = role === 'worker' ? completedClaim(q, '7002').worker : dispatcher;
+      const at = q.tick();
+      const built = replacementRequest(q.state, { failedWorkId: workId, node_key: 'p-fix', payload: { plan: 'repeat the writes' }, disposition: 'idempotent', evidence: 'agent-says-so' }, at);
+      expect(byteVerdict(forgeBuilt(q, `replacement-by-${role}`, held, at, built)), role).toBe('replacement_invalid');
+    }
+  });
+
   it('rejects a replacement with a more urgent priority (replacement_invalid)', () => {
     expect(replacement((op) => { op.priority = 1; })).toBe('replacement_invalid');
   });

@@ -55,6 +55,12 @@ export function checkSubject(ctx: CommitContext, op: WorkOp, allowed: readonly s
 export function checkReplacement(ctx: CommitContext, op: WorkOp): void {
   if (op.replacement_of === undefined) return;
   const at = where(ctx);
+  // Spec 7.15: "An authorized operator or producer may admit a new node … with a validated
+  // replacement_of reference … and an approved remediation plan"; "Agent assertions are not such evidence".
+  const role = ctx.commit.actor.role;
+  if (role !== 'producer' && role !== 'administrator') {
+    fail('replacement_invalid', `a replacement is admitted by an operator or producer with an approved remediation plan, not by a ${role}`, at);
+  }
   const failed = ctx.state.works.get(op.replacement_of.work_id);
   if (failed === undefined || failed.barrier !== 'failed') {
     fail('replacement_invalid', `replacement_of ${op.replacement_of.work_id} is not a delivery-failed Work`, at);

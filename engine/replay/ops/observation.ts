@@ -27,6 +27,12 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
     fail('observation_invalid', `a ready ${op.condition} observation must carry the facts that satisfy it`, at);
   }
   const gate = gateIdentity(op.resource, op.condition);
+  // Spec 7.16: "New trusted observations supersede earlier gate readiness"; an older read recorded
+  // after a newer one would undo a known invalidation (a reopened Issue read as closed again).
+  const latest = state.observations.get(state.latestObservation.get(gate) ?? '');
+  if (latest !== undefined && op.observed_at < latest.observedAt) {
+    fail('observation_invalid', `observation ${op.observation_id} was read at ${op.observed_at}, before the gate's latest recorded observation ${latest.observationId} (${latest.observedAt}): an older read cannot supersede a newer one`, at);
+  }
   const limit = currentPolicy(ctx).limits.observation_writes ?? 4096;
   const writes = (state.observationWrites.get(gate) ?? 0) + 1;
   if (writes > limit) fail('resource_limit', `gate has used its ${limit} observation writes in this epoch`, at, { limit: 'observation_writes', max: limit });
