@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../engine/errors.ts';
 import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../store/types.ts';
+import { replayLedger } from '../../engine/replay/index.ts';
 import { runAdminAction } from './admin/actions.ts';
+import { previewLive } from './admin/preview.ts';
+import { overviewView } from './views/overview.ts';
+import { GET as tipRoute } from '../../app/api/tip/route.ts';
 import { ConsoleRuntime } from './runtime.ts';
 import { MemoryStore } from '../../tests/support/memory-store.ts';
 import { DEMO_CONSOLE_CONFIG, demoStore } from '../../tests/support/demo-console.ts';
@@ -27,6 +31,24 @@ class FlakyStore implements LedgerStore {
 }
 
 const seeded = (): Promise<MemoryStore> => demoStore('runtime');
+
+/** Appends a line the protocol refuses in a new branch version (as a hand edit of the ledger would). */
+async function appendRefused(store: MemoryStore): Promise<string> {
+  const { version, bytes } = await store.read();
+  const next = Buffer.concat([bytes!, Buffer.from('{"not":"a queue commit"}\n')]);
+  expect(await store.compareAndSwap(version, next, 'hand edit')).toMatchObject({ status: 'committed' });
+  // The ledger's own verdict, as a cold replay (`fairway verify`) gives it.
+  let code = '';
+  try {
+    replayLedger(next);
+  } catch (e) {
+    code = (e as ProtocolError).code;
+  }
+  expect(code).not.toBe('');
+  return code;
+}
+
+const RUNTIME = Symbol.for('fairway.console.runtime');
 
 describe('console runtime', () => {
   it('keeps serving the last good projection, flagged stale, when reads fail', async () => {
@@ -72,5 +94,37 @@ describe('console runtime', () => {
     const available = [...state.works.values()].find((w) => w.state === 'available' && w.effectivePriority === 3)!;
     const re = await runAdminAction(runtime, 'reprioritize', { work_ids: [available.workId], priority: 1, reason: 'operator_reprioritized' }, '1001');
     expect(re.receipt?.operations[0]).toMatchObject({ kind: 'WorkPriority', detail: 'priority 3 → 1 (operator_reprioritized)' });
+  });
+
+  it('an invalid commit appended after a good read keeps the last good view, flagged stale with the ledger\'s own verdict (pages, /api/tip, preview)', async () => {
+    const store = await seeded();
+    const runtime = new ConsoleRuntime(config, store);
+    const good = await runtime.live();
+    const tip = good.projection.tip;
+    const commits = good.projection.commitCount;
+    const verdict = await appendRefused(store);
+    expect(verdict).not.toBe('projection_invalid');
+    for (let read = 0; read < 2; read++) {
+      runtime.invalidate();
+      const stale = await runtime.live();
+      expect(stale.stale).toMatchObject({ code: verdict });
+      expect(stale.projection.valid).toBe(true);
+      expect(stale.projection.tip).toBe(tip);
+      // What the overview page renders from the view.
+      const view = await runtime.view();
+      expect(overviewView(view.projection, view.asOf).summary).toMatchObject({ tip, commits });
+    }
+    // The preview refuses with the ledger's verdict, not with a view it cannot vouch for.
+    await expect(previewLive(runtime, 'control', { control: 'grants_paused', value: true, reason: 'x' })).rejects.toMatchObject({ code: verdict });
+    // GET /api/tip (the real route handler, local mode): the last good tip, flagged stale with the verdict.
+    (globalThis as Record<symbol, unknown>)[RUNTIME] = runtime;
+    try {
+      runtime.invalidate();
+      const res = await tipRoute();
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ ok: true, tip, commits, stale: { code: verdict } });
+    } finally {
+      delete (globalThis as Record<symbol, unknown>)[RUNTIME];
+    }
   });
 });

@@ -62,8 +62,12 @@ export class ProjectionCache {
       debugEvent('memory', 'hit', { commits: cached.commitCount });
       return { snapshot: this.snapshotOf(cached), projection: cached };
     }
-    this.projection = null; // if validation throws below, nothing stale survives
-    const projection = this.refresh(cached, read.bytes);
+    // A cold replay that throws leaves nothing cached. A tail that throws is refused on a fork
+    // (refresh): the cached projection is untouched and still exactly the bytes at `this.version`,
+    // so it stays cached, and the next read of the same bad bytes checks only the tail again.
+    const reusable = cached !== null && cached.isPrefixOf(read.bytes) ? cached : null;
+    if (reusable === null) this.projection = null;
+    const projection = this.refresh(reusable, cached !== null, read.bytes);
     this.projection = projection;
     this.version = read.version;
     return { snapshot: this.snapshotOf(projection), projection };
@@ -77,19 +81,32 @@ export class ProjectionCache {
    * Cold replay, or only the new tail when `reusable` validated a prefix of `bytes` (debug:
    * replay, memory). The tail is copied out of `bytes`, so the projection retains the new
    * bytes once, not the whole new ledger beside the old one.
+   *
+   * The tail is validated on a fork first, and appended to `reusable` only once the fork took
+   * it: a refused tail poisons only the fork. Callers keep the projections `load` returned
+   * (the console's last good view, a TUI snapshot, an MCP session's read), so a bad commit
+   * appended later must never poison them: they go on answering, and the read answers the
+   * ledger's own verdict (e.g. unsupported_protocol), never projection_invalid.
    */
-  private refresh(reusable: Projection | null, bytes: Uint8Array): Projection {
+  private refresh(reusable: Projection | null, cached: boolean, bytes: Uint8Array): Projection {
     const started = Date.now();
-    const incremental = reusable !== null && reusable.isPrefixOf(bytes);
-    debugEvent('memory', 'refresh', { reused: incremental, cached: reusable !== null });
-    if (!incremental) return coldReplay(bytes, this.onProgress);
+    debugEvent('memory', 'refresh', { reused: reusable !== null, cached });
+    if (reusable === null) return coldReplay(bytes, this.onProgress);
     const before = reusable.validatedLength;
     const beforeCommits = reusable.commitCount;
+    const tail = bytes.slice(before);
     try {
-      appendLedger(reusable, bytes.slice(before));
+      appendLedger(reusable.fork(), tail);
     } catch (e) {
       debugEvent('replay', 'rejected', { bytes: bytes.length, protocol: isProtocolError(e) });
       throw e;
+    }
+    try {
+      appendLedger(reusable, tail);
+    } catch (e) {
+      // The fork accepted what the projection refuses: a bug in the fork, never a verdict on the ledger.
+      this.discard('invalid');
+      throw new Error(`the tail was accepted on a fork but refused by the projection: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
     debugEvent('replay', 'incremental', { bytes: bytes.length, appended_bytes: bytes.length - before, commits: reusable.commitCount - beforeCommits, ms: since(started) });
     return reusable;

@@ -11,7 +11,7 @@ import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
-import { previewAdminAction } from './preview.ts';
+import { previewLive } from './preview.ts';
 import { ADMIN_BODIES, type AdminAction, type AdminBody } from './schemas.ts';
 
 
@@ -78,10 +78,7 @@ export async function handleAdminPreview(request: Request): Promise<Response> {
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   }
   try {
-    const runtime = consoleRuntime();
-    if (runtime.readOnly) return error(409, 'read_only', 'this console reads a ledger file offline; start it on a repository to act');
-    const live = await runtime.live();
-    return Response.json(previewAdminAction(action, parsed.data as AdminBody<AdminAction>, live.projection, runtime.now()), { headers: { 'cache-control': 'no-store' } });
+    return Response.json(await previewLive(consoleRuntime(), action, parsed.data as AdminBody<AdminAction>), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     const fault = internalError(e);

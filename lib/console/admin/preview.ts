@@ -7,11 +7,13 @@
  * refuses with `preview_stale` when the operations it would write differ
  * from the ones the administrator reviewed (the queue moved in between).
  */
+import { ProtocolError } from '../../../engine/errors.ts';
 import type { QueueOperation } from '../../../engine/schema/index.ts';
 import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 import { buildAdminRequest, operationsDigest, refuseNoOp } from './actions.ts';
 
 export { operationsDigest } from './actions.ts';
+import type { ConsoleRuntime } from '../runtime.ts';
 import type { AdminAction, AdminBody } from './schemas.ts';
 
 export interface PreviewTarget {
@@ -78,4 +80,19 @@ export function previewAdminAction(action: AdminAction, body: AdminBody<AdminAct
   refuseNoOp(action, body, projection);
   const built = buildAdminRequest(action, body, projection, at);
   return { ok: true, action, tip: projection.tip, kind: built.kind, targets, operations: built.operations, operations_sha256: operationsDigest(built.operations) };
+}
+
+/**
+ * The preview on the console's live ledger (`POST /api/admin/preview`). A stale view (the last
+ * read failed: store unreachable, or a commit the ledger refuses) is no ground for "the
+ * precondition verdict on the live ledger", and the action would be refused with the same
+ * verdict: the preview answers that read's own code (e.g. unsupported_protocol).
+ */
+export async function previewLive(runtime: ConsoleRuntime, action: AdminAction, body: AdminBody<AdminAction>): Promise<AdminPreview> {
+  if (runtime.readOnly) throw new ProtocolError('read_only', 'this console reads a ledger file offline; start it on a repository to act');
+  const live = await runtime.live();
+  if (live.stale !== null) {
+    throw new ProtocolError(live.stale.code, `the ledger cannot be read now, so nothing can be previewed or published: ${live.stale.message}`);
+  }
+  return previewAdminAction(action, body, live.projection, runtime.now());
 }
