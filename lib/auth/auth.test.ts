@@ -22,6 +22,11 @@ describe('administrator guard', () => {
     expect(checkAdministrator(admin, request({ 'content-type': 'application/json', origin: 'https://evil.example' }))).toMatchObject({ status: 403, code: 'cross_origin' });
     expect(checkAdministrator(admin, request({ 'content-type': 'application/json', origin: 'http://127.0.0.1:3000' }))).toMatchObject({ ok: true });
     expect(checkAdministrator(admin, request({ 'content-type': 'text/plain' }))).toMatchObject({ status: 415 });
+    // Exactly application/json, never a prefix of it.
+    for (const type of ['application/jsonx', 'application/json-patch+json', 'application/json; charset=iso-8859-1']) {
+      expect(checkAdministrator(admin, request({ 'content-type': type })), type).toMatchObject({ status: 415, code: 'json_required' });
+    }
+    expect(checkAdministrator(admin, request({ 'content-type': 'application/json; charset=utf-8' }))).toMatchObject({ ok: true });
   });
 });
 

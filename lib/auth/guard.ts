@@ -5,6 +5,7 @@
  * requests are refused as well (the session cookie is SameSite=Lax and the
  * body must be JSON, and the Origin, when sent, must be this server).
  */
+import { isJsonMediaType } from '../console/body.ts';
 import type { Role } from './roles.ts';
 
 export interface Viewer {
@@ -23,8 +24,8 @@ export function checkAdministrator(viewer: Viewer | null, request: { headers: He
   if (origin !== null && origin !== new URL(request.url).origin && !sameHost(origin, request.headers.get('host'))) {
     return { ok: false, status: 403, code: 'cross_origin', message: 'cross-origin administrator requests are refused' };
   }
-  const type = request.headers.get('content-type') ?? '';
-  if (!type.toLowerCase().startsWith('application/json')) {
+  // Exactly application/json (parameters allowed), never a prefix: application/jsonx is not JSON.
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
     return { ok: false, status: 415, code: 'json_required', message: 'send the action as application/json' };
   }
   return { ok: true, viewer };

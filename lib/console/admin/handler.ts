@@ -1,14 +1,15 @@
 /**
  * The shared body of `POST /api/admin/{action}` (docs/console.md "Authentication and roles"): role check on
- * the server (no session → 401, observer → 403), zod validation, publication
+ * the server (no session → 401, observer → 403), the strict JSON body (lib/console/body.ts), zod validation, publication
  * through the Publisher, and the receipt as the response. Logs carry the
  * action, HTTP status and duration only (lib/debug) — never targets, reasons or payloads.
  */
 import { internalError, isProtocolError } from '../../../engine/errors.ts';
-import { checkAdministrator } from '../../auth/guard.ts';
+import { checkAdministrator, type Viewer } from '../../auth/guard.ts';
 import type { EventMeta } from '../../debug/events.ts';
 import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
+import { readJsonBody } from '../body.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
 import { previewLive } from './preview.ts';
@@ -27,19 +28,27 @@ function logged(action: AdminAction, status: number, started: number): void {
   debugEvent('console', 'admin', { action: name, status, ms: since(started) });
 }
 
-function error(status: number, code: string, message: string): Response {
-  return Response.json({ ok: false, error: { code, message } }, { status, headers: { 'cache-control': 'no-store' } });
+function error(status: number, code: string, message: string, details?: { reason: string }): Response {
+  return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
 }
 
-export async function handleAdminAction(action: AdminAction, request: Request): Promise<Response> {
+/** Who sent the request: the NextAuth session (tests of the handler name the viewer, as a session would). */
+export type ViewerSource = () => Promise<Viewer | null>;
+
+export async function handleAdminAction(action: AdminAction, request: Request, session: ViewerSource = currentViewer): Promise<Response> {
   const started = Date.now();
-  const viewer = await currentViewer().catch(() => null);
+  const viewer = await session().catch(() => null);
   const guard = checkAdministrator(viewer, request);
   if (!guard.ok) {
     logged(action, guard.status, started);
     return error(guard.status, guard.code, guard.message);
   }
-  const parsed = ADMIN_BODIES[action].safeParse(await request.json().catch(() => null));
+  const body = await readJsonBody(request);
+  if (!body.ok) {
+    logged(action, body.status, started);
+    return error(body.status, body.code, body.message, body.details);
+  }
+  const parsed = ADMIN_BODIES[action].safeParse(body.value);
   if (!parsed.success) {
     logged(action, 400, started);
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
@@ -66,11 +75,13 @@ export async function handleAdminAction(action: AdminAction, request: Request): 
  * verdict on the live ledger, and the exact operations with their digest.
  * Administrator only, like the action; nothing is published.
  */
-export async function handleAdminPreview(request: Request): Promise<Response> {
-  const viewer = await currentViewer().catch(() => null);
+export async function handleAdminPreview(request: Request, session: ViewerSource = currentViewer): Promise<Response> {
+  const viewer = await session().catch(() => null);
   const guard = checkAdministrator(viewer, request);
   if (!guard.ok) return error(guard.status, guard.code, guard.message);
-  const raw = (await request.json().catch(() => null)) as { action?: unknown; body?: unknown } | null;
+  const body = await readJsonBody(request);
+  if (!body.ok) return error(body.status, body.code, body.message, body.details);
+  const raw = body.value as { action?: unknown; body?: unknown } | null;
   const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_BODIES, raw.action) ? (raw.action as AdminAction) : null;
   if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_BODIES).join(', ')}`);
   const parsed = ADMIN_BODIES[action].safeParse(raw?.body ?? null);
