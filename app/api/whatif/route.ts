@@ -1,23 +1,29 @@
 /** POST /api/whatif — the engine simulator on the current backlog (read-only; no session needed in local mode). */
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
+import { readJsonBody } from '../../../lib/console/body.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
 import { whatIf, WhatIfRequestSchema } from '../../../lib/console/views/whatif.ts';
 
 export const dynamic = 'force-dynamic';
 
+function error(status: number, code: string, message: string, details?: { reason: string }): Response {
+  return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
+}
+
 export async function POST(request: Request): Promise<Response> {
-  const parsed = WhatIfRequestSchema.safeParse(await request.json().catch(() => null));
-  if (!parsed.success) {
-    return Response.json({ ok: false, error: { code: 'request_invalid', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } }, { status: 400 });
-  }
   try {
+    // The session first, as the admin routes check it: without one, the body is never read.
     const runtime = consoleRuntime();
-    if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
+    if (!(await canRead(runtime.config.mode))) return error(401, 'unauthenticated', 'sign in first');
+    const body = await readJsonBody(request);
+    if (!body.ok) return error(body.status, body.code, body.message, body.details);
+    const parsed = WhatIfRequestSchema.safeParse(body.value);
+    if (!parsed.success) return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const view = await runtime.view(parsed.data.at ?? null);
     return Response.json({ ok: true, result: whatIf(view.projection, view.asOf, parsed.data) });
   } catch (e) {
-    if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: e.message } }, { status: 422 });
-    return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });
+    if (isProtocolError(e)) return error(422, e.code, e.message);
+    return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
 }
