@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildConsole, buildIsFresh, buildNeed, buildNotice } from './build.ts';
+import { EXIT_PROTOCOL, reportFailure } from '../../cli/output.ts';
+import { buildConsole, buildIsFresh, buildLogPath, buildNeed, buildNotice } from './build.ts';
 
 function appRoot(): string {
   const root = mkdtempSync(join(tmpdir(), 'fairway-build-'));
@@ -91,11 +92,35 @@ describe('console build: when npm start builds, and what it prints', () => {
     const root = appRoot();
     fakeNext(root, { waitMs: 50, code: 1, output: 'Type error: app/page.tsx\n' });
     const lines: string[] = [];
-    await expect(buildConsole(root, (line) => lines.push(line), 'stale', { progressMs: 20 })).rejects.toThrow('next build failed (exit 1):\nType error: app/page.tsx');
+    await expect(buildConsole(root, (line) => lines.push(line), 'stale', { progressMs: 20 })).rejects.toMatchObject({ code: 'console_build_failed', message: expect.stringContaining('failed (exit 1)') as unknown });
+    await expect(buildConsole(root, () => {}, 'stale', { progressMs: 0 })).rejects.toThrow('  | Type error: app/page.tsx');
     const after = lines.length;
     await new Promise((r) => setTimeout(r, 80));
     expect(lines.length).toBe(after);
     expect(lines[0]).toBe(buildNotice('stale'));
     expect(lines.some((l) => l.startsWith('fairway console: built'))).toBe(false);
+  });
+
+  it('a failed first-start build is one coded error on the CLI: what failed, the log, its last lines, what to do; no stack, exit 3', async () => {
+    const root = appRoot();
+    // Next's own output ends in stack frames (as the Turbopack resolution failure does).
+    const output = ['> Build error occurred', 'Error: Turbopack build failed with 1 error:', 'Error: Could not find the Next.js package (next/package.json)', '    at <unknown> (Filesystem root used for resolution: /x)', '    at <unknown> (https://nextjs.org/docs)', ''].join('\n');
+    fakeNext(root, { waitMs: 10, code: 1, output });
+    const error: unknown = await buildConsole(root, () => {}, 'first', { progressMs: 0 }).then(() => null, (e: unknown) => e);
+    const printed: string[] = [];
+    const code = reportFailure({ out: (s) => printed.push(s), err: (s) => printed.push(s) }, error, false, 'console');
+    expect(code).toBe(EXIT_PROTOCOL);
+    expect(printed).toHaveLength(1);
+    const text = printed[0]!;
+    expect(text.startsWith('fairway: console_build_failed: `next build` of the console failed (exit 1)')).toBe(true);
+    expect(text).not.toMatch(/internal error|^\s+at\s/m);
+    expect(text).toContain(`the whole output is in ${buildLogPath(root)}`);
+    expect(text).toContain('  | Error: Could not find the Next.js package (next/package.json)');
+    expect(text).toContain('then run `fairway console` again');
+    // The log holds the whole output, frames included.
+    expect(readFileSync(buildLogPath(root), 'utf8')).toBe(output);
+    const json: string[] = [];
+    reportFailure({ out: (s) => json.push(s), err: (s) => json.push(s) }, error, true, 'console');
+    expect(JSON.parse(json.join(''))).toMatchObject({ ok: false, error: { code: 'console_build_failed', details: { log: buildLogPath(root) } } });
   });
 });

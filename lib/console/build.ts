@@ -3,11 +3,13 @@
  * its sources, so `npm start` works on a fresh clone. One `next build`
  * (Turbopack) child process; the caller's log gets what is running and roughly
  * how long it takes, progress while it runs and the time taken (README "Set-up: the two commands");
- * the build's own output is kept for the error when it fails.
+ * the build's own output is kept for the error when it fails: written whole to
+ * `.next/fairway-build.log`, and its last lines quoted in one `console_build_failed` error.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
+import { ProtocolError } from '../../engine/errors.ts';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'engine', 'public'];
 const SOURCE_FILES = ['next.config.mjs', 'proxy.ts', 'postcss.config.mjs', 'tsconfig.next.json', 'package.json'];
@@ -83,23 +85,60 @@ export function buildConsole(root: string, log: (line: string) => void, need: Ex
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const progress = progressMs > 0 ? setInterval(() => log(`fairway console: still building the Next.js app (${seconds()} s so far) ...`), progressMs) : null;
-    const tail: string[] = [];
+    const output: Buffer[] = [];
+    let kept = 0;
     const collect = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') tail.push(line);
-      while (tail.length > 40) tail.shift();
+      if (kept < OUTPUT_LIMIT) output.push(chunk);
+      kept += chunk.length;
     };
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
     child.on('error', (error) => {
       if (progress !== null) clearInterval(progress);
-      reject(error);
+      reject(new ProtocolError('console_build_failed', `could not run \`next build\` in ${resolvePath(root)} (${error.message}). Run \`npm ci\` in ${resolvePath(root)}, then \`fairway console\` again.`, {}, { root: resolvePath(root) }));
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       if (progress !== null) clearInterval(progress);
       if (code === 0) {
         log(`fairway console: built the Next.js app in ${seconds()} s`);
         resolve();
-      } else reject(new Error(`next build failed (exit ${code}):\n${tail.join('\n')}`));
+      } else reject(buildFailed(root, code === null ? `signal ${signal}` : `exit ${code}`, Buffer.concat(output).toString('utf8')));
     });
   });
+}
+
+/** The most of the build's output kept (and written to its log). */
+const OUTPUT_LIMIT = 4 << 20;
+/** Lines of the build's output quoted in the error. */
+const QUOTED_LINES = 15;
+
+/** Where a failed build's whole output is written. */
+export function buildLogPath(root: string): string {
+  return join(root, '.next', 'fairway-build.log');
+}
+
+/**
+ * One coded error for a failed build: what failed, where the whole output is, its last lines
+ * (stack frames left out: they are Next's, and only in the log), and what to do.
+ */
+function buildFailed(at: string, how: string, output: string): ProtocolError {
+  const root = resolvePath(at);
+  const log = buildLogPath(root);
+  let written = true;
+  try {
+    mkdirSync(join(root, '.next'), { recursive: true });
+    writeFileSync(log, output);
+  } catch {
+    written = false;
+  }
+  const lines = output.split(/\r?\n/).filter((line) => line.trim() !== '' && !/^\s+at\s/.test(line));
+  const quoted = lines.slice(-QUOTED_LINES).map((line) => `  | ${line}`).join('\n');
+  const where = written ? `the whole output is in ${log}` : 'its output could not be saved';
+  return new ProtocolError(
+    'console_build_failed',
+    `\`next build\` of the console failed (${how}) in ${root}; ${where}.${quoted === '' ? '' : ` Its last lines:\n${quoted}\n`}` +
+      `Fix what it names (when node_modules is missing, partial or a link, run \`npm ci\` in ${root}), then run \`fairway console\` again.`,
+    {},
+    { root, ...(written ? { log } : {}) },
+  );
 }

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_TOKEN_TTL_MS, OBSERVER_TOKEN_HASH_ENV, TOKEN_EXPIRES_ENV, TOKEN_HASH_ENV, newLoginToken, parseTokenList, resetRedeemedTokens, tokenHash } from '../auth/token.ts';
+import { ProtocolError } from '../../engine/errors.ts';
 import { createDemoRepository } from '../demo/repo.ts';
 import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
@@ -74,13 +75,13 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
   let install = options.install;
   if (install === undefined) {
     const located = locateConsole(CONSOLE_ROOT);
-    if (located.kind === 'unavailable') throw new Error(located.message);
+    if (located.kind === 'unavailable') throw new ProtocolError(located.code, located.message);
     install = located;
   }
   // A clone builds when its build is stale; the console package is prebuilt.
   const need = install.kind === 'clone' ? buildNeed(install.root) : 'fresh';
   if (need !== 'fresh') {
-    if (options.build === 'never') throw new Error('the console has no current production build; run `npx next build`');
+    if (options.build === 'never') throw new ProtocolError('console_not_built', 'the console has no current production build; run `npx next build`');
     await buildConsole(install.root, log, need);
   }
 
