@@ -71,13 +71,32 @@ export function restoreDeployments(r: StateReader, state: ReplayState, snapshot:
   const explicit = snapshot.admission_contracts === undefined ? {} : r.obj(snapshot.admission_contracts, 'admission_contracts');
   for (const id of Object.keys(explicit)) if (!state.works.has(id)) r.bad(`admission_contracts names unknown Work ${id}`);
   for (const work of state.works.values()) {
-    const frozen = Object.hasOwn(explicit, work.workId) ? r.digest(explicit[work.workId], `admission_contracts.${work.workId}`) : derivedAdmission(state, work);
+    const named = Object.hasOwn(explicit, work.workId);
+    const frozen = named ? r.digest(explicit[work.workId], `admission_contracts.${work.workId}`) : derivedAdmission(state, work);
+    if (named) checkFrozenContract(r, state, work, frozen!);
     if (frozen !== undefined) state.admissions.set(work.workId, frozen);
     const pin = work.definition.execution_ref;
     if (typeof pin === 'string' && (work.state === 'available' || work.state === 'claimed') && workerRoute(state, work.pool, work.workerProfile)?.revisions.has(pin) !== true) {
       r.bad(`Work ${work.workId} is pinned to ${pin}, which is not a registered revision of its route`);
     }
   }
+}
+
+/**
+ * Spec 7.10: "Retries retain" the contract a Work froze at admission, and restoration must not
+ * rewrite it. A contract the checkpoint names for a Work is the Work's own explicit
+ * `admission_contract`, its pin's registered contract, or at least some registered (or installed)
+ * contract of its route; anything else would un-pause Work a Deployment made incompatible.
+ */
+function checkFrozenContract(r: StateReader, state: ReplayState, work: WorkRecord, frozen: string): void {
+  const what = `admission_contracts.${work.workId}`;
+  const own = work.definition.admission_contract;
+  if (typeof own === 'string' && own !== frozen) r.bad(`${what} is not the contract the Work's own definition names`);
+  const route = workerRoute(state, work.pool, work.workerProfile);
+  if (route === null) return; // a route of an earlier epoch: nothing to compare with
+  const pinned = typeof work.definition.execution_ref === 'string' ? route.revisions.get(work.definition.execution_ref) : undefined;
+  if (pinned !== undefined && pinned.contract !== frozen) r.bad(`${what} is not the contract of the revision the Work is pinned to`);
+  if (![...route.revisions.values()].some((revision) => revision.contract === frozen)) r.bad(`${what} is no contract of a registered revision of its route`);
 }
 
 function restoreRoutes(r: StateReader, state: ReplayState, raw: JsonObject): void {

@@ -224,6 +224,8 @@ function checkGroup(r: StateReader, state: ReplayState, g: DispatchRecord, recei
     if (work.pool !== g.pool || work.workerProfile !== g.workerProfile || work.batchTrustDomain !== g.batchTrustDomain) {
       r.bad(`${what}.claims[${i}]: Work ${work.workId} is not of the group's pool, worker profile and trust domain`);
     }
+    // Spec 7.10 "pins stay pinned": a pinned member runs the revision the group froze.
+    if (work.executionRef !== null && work.executionRef !== g.profile.ref) r.bad(`${what}.claims[${i}]: Work ${work.workId} is pinned to ${work.executionRef}, not the group's revision ${String(g.profile.ref)}`);
     if (claim.state === 'open') open++;
   });
   if (new Set(g.claimIds).size !== g.claimIds.length) r.bad(`${what} lists a Claim twice`);

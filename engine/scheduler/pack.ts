@@ -15,6 +15,7 @@ import { claimHandle, claimId as contractClaimId, dispatchId as contractDispatch
 import { fail } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { ReplayState, WorkRecord } from '../state/state.ts';
+import { executionRevision } from '../state/routes.ts';
 import type { WorkerProfile } from '../schema/policy.ts';
 import { assignment, assignmentMember, AssignmentSize, memberBytesFor, type AssignmentProvenance } from './assignment.ts';
 import type { ClockTransition } from './clocks.ts';
@@ -97,15 +98,18 @@ export function requestDigest(requestId: string): string {
 }
 
 interface OpenGroup extends Omit<PackGroup, 'bytes' | 'assignment'> {
+  /** The revision the group freezes (its first member's `executionRevision`). */
+  revision: string;
   provenance: AssignmentProvenance;
   members: JsonObject[];
   size: AssignmentSize;
 }
 
-/** Spec 7.14 group compatibility: profile, trust domain, key sharing, Claims per dispatch. */
-function compatible(group: OpenGroup, work: WorkRecord, profile: WorkerProfile): boolean {
+/** Spec 7.14 group compatibility: profile, immutable ref revision, trust domain, key sharing, Claims per dispatch. */
+function compatible(group: OpenGroup, work: WorkRecord, profile: WorkerProfile, revision: string): boolean {
   return (
     group.worker_profile === work.workerProfile &&
+    group.revision === revision &&
     profile.trust_domain === work.batchTrustDomain &&
     group.batch_trust_domain === work.batchTrustDomain &&
     (profile.share_keys || group.fairness_key === work.fairnessKey) &&
@@ -206,8 +210,9 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
     // its assignments writes it (replay's grant check keeps none: `memberBytesFor`).
     let first: JsonObject | undefined;
     let firstBytes = -1;
+    const revision = executionRevision(state, work);
     for (const candidate of groups) {
-      if (!compatible(candidate, work, profile)) continue;
+      if (!compatible(candidate, work, profile, revision)) continue;
       if (firstBytes < 0) [first, firstBytes] = firstMember(state, work, claimId, explain);
       const handle = claimHandle(candidate.claim_ids.length + 1);
       const bytes = firstBytes - FIRST_HANDLE.length + handle.length;
@@ -240,6 +245,7 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
       const opened: OpenGroup = {
         dispatch_id: dispatchId,
         worker_profile: work.workerProfile,
+        revision,
         batch_trust_domain: work.batchTrustDomain,
         fairness_key: work.fairnessKey,
         claim_ids: [],

@@ -15,8 +15,8 @@
  * - fresh queue controls (submit, dispatch_next, observe) need that Claim's
  *   own Completion with a still-pending delivery barrier
  *   (`claim_effects_unauthorized`); children stay in the parent's pool and
- *   fairness key and never gain a better priority than the parent's admitted
- *   one (`child_entitlement`); a worker's dispatch_next stays in the parent's
+ *   fairness key, never gain a better priority than the parent's admitted
+ *   one and pin no revision but the parent's (`child_entitlement`); a worker's dispatch_next stays in the parent's
  *   pool (`claim_scope_invalid`); a worker's observations read only the
  *   parent pool's allowed repositories (`resource_unauthorized`).
  */
@@ -130,8 +130,11 @@ function checkControl(ctx: CommitContext, parent: WorkRecord): void {
       const differs = op.pool !== parent.pool ? `pool ${op.pool} (parent: ${parent.pool})`
         : op.fairness_key !== parent.fairnessKey ? `fairness key ${JSON.stringify(op.fairness_key)} (parent: ${JSON.stringify(parent.fairnessKey)})`
           : op.priority < parent.priority ? `priority ${op.priority}, more urgent than the parent's ${parent.priority}`
-            : null;
-      if (differs !== null) fail('child_entitlement', `worker child ${op.node_key} must inherit its parent's pool, fairness key and priority; it has ${differs}`, where);
+            // Spec 7.10: "caller-local proposal metadata MUST NOT select a revision": a child runs
+            // its route's revision, or its parent's pin, never one the agent names.
+            : op.execution_ref !== undefined && op.execution_ref !== parent.executionRef ? `execution_ref ${op.execution_ref} (the parent is ${parent.executionRef === null ? 'unpinned' : `pinned to ${parent.executionRef}`})`
+              : null;
+      if (differs !== null) fail('child_entitlement', `worker child ${op.node_key} must inherit its parent's pool, fairness key, priority and pin; it has ${differs}`, where);
     } else if (op.kind === 'Observation') {
       const pools = ctx.state.policy!.policy.pools;
       const allowed = ownGet(pools, parent.pool)?.allowed_repositories ?? [];
