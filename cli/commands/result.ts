@@ -58,7 +58,8 @@ export const registerResult: CommandModule = (program, ctx) => {
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
       const { publisher } = writeTarget(g);
-      const t = await finishClaim(publisher, run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
+      // The job context only names the run: finish authenticates it through the run API, as activate does.
+      const t = await finishClaim(publisher, launchApi(await githubEnv(g)), run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
       const result = { ok: true, status: t.status, request_id: t.requestId, commit_id: t.status === 'skipped' ? null : t.commitId, outcome: o.outcome };
       if (g.json) return printJson(ctx.io, result);
       ctx.io.out(`${o.handle}: ${o.outcome} (${t.status})`);

@@ -15,13 +15,12 @@ import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { workerActor } from '../../engine/lifecycle/finish.ts';
 import { bindRequestId } from '../../engine/lifecycle/ids.ts';
 import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
-import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import type { Publisher } from '../publisher/publisher.ts';
 import type { GitHubApi } from '../github/api.ts';
 import { launchCandidates } from '../github/candidates.ts';
 import { recordConflict } from './conflict.ts';
 import type { ActionsRun } from '../github/context.ts';
-import { coordsOf, getRun } from '../github/runs.ts';
+import { authenticateRun, refuseForeignRun } from './run-auth.ts';
 import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
 
@@ -54,15 +53,12 @@ export async function activateWorker(input: ActivationInput): Promise<Activation
   if (group.released) fail('dispatch_released', `dispatch ${group.dispatchId} was already released`);
   if (group.state === 'reserved') fail('launch_marker_missing', `dispatch ${group.dispatchId} has no start marker: this run was not launched by its sender`);
   if (group.state === 'rejected') fail('launch_rejected', `dispatch ${group.dispatchId} was definitively rejected`);
-  if (run.repository.toLowerCase() !== repository.toLowerCase()) fail('run_binding_invalid', `this run belongs to ${run.repository}, not the queue repository ${repository}`);
+  refuseForeignRun(run, repository);
   if (conflictRecorded(group)) fail('run_binding_conflict', `dispatch ${group.dispatchId} recorded a run binding conflict: run ${run.runId} gets no authority`);
   const status = bindingStatus(group, run.runId);
   if (status === 'conflict') fail('run_binding_conflict', `dispatch ${group.dispatchId} is bound to another run; run ${run.runId} gets no authority`);
 
-  const native = await getRun(input.api, coordsOf(repository), run.runId);
-  const mismatches = runMismatches(group, repository, native);
-  if (native.run_id !== run.runId) mismatches.push('run_repository_mismatch');
-  if (mismatches.length > 0) fail('run_binding_invalid', `run ${run.runId} does not match the approved launch: ${mismatches.join(', ')}`, {}, { mismatches });
+  const native = await authenticateRun(input.api, group, repository, run);
   if (status === 'same') return bindingEvent({ assignment, run_id: run.runId, binding: 'already_bound', commit_id: null });
 
   // Spec 7.8 "Multiple matching runs are a binding conflict": before binding itself, the worker

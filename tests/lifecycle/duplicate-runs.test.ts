@@ -60,7 +60,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
     // Neither run's finish is accepted: no binding, no Completion authority.
     const claim = p.dispatch(d!)!.claimIds[0]!;
     for (const run of [original, duplicate]) {
-      await expect(finishClaim(bench.publisher, bench.jobContext(run.id), { dispatch_id: d!, claim_handle: p.claim(claim)!.handle, outcome: 'completed' }, bench.now))
+      await expect(finishClaim(bench.publisher, bench.api, bench.jobContext(run.id), { dispatch_id: d!, claim_handle: p.claim(claim)!.handle, outcome: 'completed' }, bench.now))
         .rejects.toMatchObject({ code: expect.stringMatching(/run_binding|not_bound|dispatch_unbound/) as unknown as string });
     }
     expect(countOps(await bench.replayValid(), 'Completion')).toBe(0);
@@ -125,7 +125,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
     const p = await bench.replayValid();
     expect((p.dispatch(d!)!.run as { run_id: string }).run_id).toBe(original.id);
     const claim = p.dispatch(d!)!.claimIds[0]!;
-    await expect(finishClaim(bench.publisher, bench.jobContext(late.id), { dispatch_id: d!, claim_handle: p.claim(claim)!.handle, outcome: 'completed' }, bench.now))
+    await expect(finishClaim(bench.publisher, bench.api, bench.jobContext(late.id), { dispatch_id: d!, claim_handle: p.claim(claim)!.handle, outcome: 'completed' }, bench.now))
       .rejects.toMatchObject({ code: expect.stringMatching(/run_binding|not_bound/) as unknown as string });
     expect(p.state.outstandingNative.get('default')).toBe(1);
   });

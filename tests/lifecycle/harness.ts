@@ -184,7 +184,7 @@ export async function launchAndActivate(b: Bench, d: string): Promise<string> {
 
 /** One member's finish from the worker's own run. */
 export async function finish(b: Bench, d: string, handle: string, outcome: 'completed' | 'cancelled', runId: string) {
-  return finishClaim(b.publisher, b.jobContext(runId), { dispatch_id: d, claim_handle: handle, outcome }, b.now);
+  return finishClaim(b.publisher, b.api, b.jobContext(runId), { dispatch_id: d, claim_handle: handle, outcome }, b.now);
 }
 
 /** The trusted safe-output step's receipts for one Claim. */
