@@ -58,8 +58,11 @@ export const registerResult: CommandModule = (program, ctx) => {
       const run = actionsRunFromEnv(process.env);
       if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
       const { publisher } = writeTarget(g);
+      // A unique prefix of 8+ characters names the group, as every --dispatch-id does (README "Ids").
+      const { projection } = await publisher.cache.load();
+      const dispatchId = projection === null ? o.dispatchId : resolveId(projection, 'dispatch', o.dispatchId);
       // The job context only names the run: finish authenticates it through the run API, as activate does.
-      const t = await finishClaim(publisher, launchApi(await githubEnv(g)), run, { dispatch_id: o.dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
+      const t = await finishClaim(publisher, launchApi(await githubEnv(g)), run, { dispatch_id: dispatchId, claim_handle: o.handle, outcome: o.outcome as 'completed' | 'cancelled' });
       const result = { ok: true, status: t.status, request_id: t.requestId, commit_id: t.status === 'skipped' ? null : t.commitId, outcome: o.outcome };
       if (g.json) return printJson(ctx.io, result);
       ctx.io.out(`${o.handle}: ${o.outcome} (${t.status})`);

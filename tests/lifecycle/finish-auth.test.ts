@@ -88,3 +88,22 @@ describe('fairway finish authenticates the run it finishes for', () => {
     await genuineFinish(d, run);
   });
 });
+
+describe('fairway finish --dispatch-id takes a unique id prefix (README "Ids")', () => {
+  it('finish-prefix: a unique 8+ character prefix of the dispatch id finishes the member; a shorter one is id_prefix_short and writes nothing', async () => {
+    const { d, run, tip } = await boundWorker();
+    clearJob();
+    workerEnv(run);
+    const short = await cli(bench, 'finish', '--dispatch-id', d.slice(0, 5), '--handle', 'h1', '--outcome', 'completed');
+    expect(short, JSON.stringify(short.json)).toMatchObject({ code: 2, json: { ok: false, error: { code: 'id_prefix_short' } } });
+    await expectUnchanged(tip);
+    const prefix = d.slice(0, 8);
+    expect(prefix).not.toBe(d);
+    const ok = await cli(bench, 'finish', '--dispatch-id', prefix, '--handle', 'h1', '--outcome', 'completed');
+    expect(ok, JSON.stringify(ok.json)).toMatchObject({ code: 0, json: { ok: true, status: 'committed' } });
+    expect(countOps(await bench.replayValid(), 'Completion')).toBe(1);
+    // The full id replays the same finish.
+    const again = await cli(bench, 'finish', '--dispatch-id', d, '--handle', 'h1', '--outcome', 'completed');
+    expect(again.json).toMatchObject({ ok: true, status: 'replayed' });
+  });
+});
