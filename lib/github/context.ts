@@ -24,16 +24,39 @@ export interface ActionsRun {
   workflow: string | null;
 }
 
+/**
+ * The job context, parsed strictly. An empty variable is an absent one (GitHub never sets them
+ * empty), so `GITHUB_REPOSITORY=""` leaves no run (`context_missing` / `sender_run_missing` at
+ * the command). A variable that is present but not what GitHub writes is `context_invalid`
+ * naming it, a usage error (exit 2) like `context_missing`: GITHUB_RUN_ID a decimal id,
+ * GITHUB_RUN_ATTEMPT a decimal integer 1..4096 (no `0x1`, no spaces), GITHUB_REPOSITORY
+ * `OWNER/NAME`, GITHUB_WORKFLOW_REF `OWNER/NAME/PATH@REF`.
+ */
 export function actionsRunFromEnv(env: Env): ActionsRun | null {
-  const runId = env.GITHUB_RUN_ID;
-  const repository = env.GITHUB_REPOSITORY;
+  const runId = present(env.GITHUB_RUN_ID);
+  const repository = present(env.GITHUB_REPOSITORY);
   if (runId === undefined || repository === undefined) return null;
-  if (!isDecimalId(runId)) fail('context_invalid', 'GITHUB_RUN_ID is not a run id');
-  const attempt = Number(env.GITHUB_RUN_ATTEMPT ?? '1');
-  if (!Number.isInteger(attempt) || attempt < 1 || attempt > 4096) fail('context_invalid', 'GITHUB_RUN_ATTEMPT is not an attempt number');
-  const ref = env.GITHUB_WORKFLOW_REF;
-  const workflow = ref === undefined ? null : ref.replace(/@.*$/, '').split('/').slice(2).join('/') || null;
+  if (!isDecimalId(runId)) invalidContext('GITHUB_RUN_ID', 'is not a run id (a positive decimal id)');
+  if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) invalidContext('GITHUB_REPOSITORY', 'is not OWNER/NAME');
+  const attemptText = present(env.GITHUB_RUN_ATTEMPT) ?? '1';
+  const attempt = /^[1-9][0-9]{0,3}$/.test(attemptText) ? Number(attemptText) : 0;
+  if (attempt < 1 || attempt > 4096) invalidContext('GITHUB_RUN_ATTEMPT', 'is not an attempt number (a decimal integer 1..4096)');
+  const ref = present(env.GITHUB_WORKFLOW_REF);
+  let workflow: string | null = null;
+  if (ref !== undefined) {
+    const m = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/([^@\s]+)@(\S+)$/.exec(ref);
+    if (m === null) invalidContext('GITHUB_WORKFLOW_REF', 'is not OWNER/NAME/PATH@REF (e.g. octo-org/app/.github/workflows/worker.yml@refs/heads/main)');
+    workflow = m[1]!;
+  }
   return { repository, runId, runAttempt: attempt, workflow };
+}
+
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function invalidContext(variable: string, problem: string): never {
+  return fail('context_invalid', `${variable} ${problem}`, {}, { usage: true, variable });
 }
 
 function token(env: Env, ...names: string[]): string {
