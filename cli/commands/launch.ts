@@ -18,7 +18,7 @@ import { activateWorker } from '../../lib/lifecycle/activation.ts';
 import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecycleActors, observeApi } from '../../lib/github/context.ts';
 import { observeAndGrant } from '../../lib/lifecycle/grant.ts';
 import { launchGroup, type LaunchReport } from '../../lib/lifecycle/launcher.ts';
-import { defaultBranch } from '../../lib/github/revision.ts';
+import { defaultBranch, dispatchRef } from '../../lib/github/revision.ts';
 import { grantOf } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
 import { intIn } from '../parse.ts';
@@ -52,7 +52,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
     .option('--max-dispatches <n>', 'groups to open at most (with --next)', intIn('--max-dispatches', 1, 256), 1)
     .option('--max-bytes <n>', 'assignment size bound (with --next)', intIn('--max-bytes', 1, 49152), 49152)
     .option('--refresh <n>', 'Issue/PR gate refreshes before granting (0..255, contract default 128)', intIn('--refresh', 0, 255), 128)
-    .option('--ref <branch>', 'branch or tag to dispatch the worker on (default: the repository default branch)')
+    .option('--ref <branch>', 'branch or tag to dispatch the worker on, checked before granting (default: the repository default branch)')
     .option('--timeout-ms <n>', 'dispatch POST timeout; a timeout is an uncertain launch', intIn('--timeout-ms', 1, 600_000), 30_000)
     .action(ctx.action(async (g, o: LaunchOptions) => {
       if ((o.dispatchId === undefined) === (o.next !== true)) throw new UsageError('give exactly one of --dispatch-id or --next', 'option_invalid');
@@ -65,7 +65,8 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       const env = await githubEnv(g);
       const actors = lifecycleActors(principalOf(g), env);
       const api = launchApi(env);
-      const ref = o.ref ?? (await defaultBranch(api, repository));
+      // The worker's ref resolves before anything is granted: a typo changes nothing.
+      const ref = o.ref === undefined ? await defaultBranch(api, repository) : await dispatchRef(api, repository, o.ref);
       const deps = { publisher, api, post: dispatchPostOptions(env, { timeoutMs: o.timeoutMs }), sender, reconciler: actors.reconciler, ref };
       let ids: string[];
       let grant: unknown = null;

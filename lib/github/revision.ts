@@ -6,14 +6,14 @@
  * publish "unavailable"); only a workflow that is missing or does not declare the
  * `work_queue_assignment` input (lib/config/workers.ts) makes the revision unavailable.
  */
-import { ProtocolError } from '../../engine/errors.ts';
+import { fail, ProtocolError } from '../../engine/errors.ts';
 import { interfaceContract } from '../../engine/lifecycle/deploy.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { verifyWorkerWorkflow, workerInputs } from '../config/workers.ts';
 import type { RepositoryRevision } from '../store/types.ts';
-import type { GitHubApi } from './api.ts';
+import { readStatusOf, type GitHubApi } from './api.ts';
 import { coordsOf } from './runs.ts';
-import { RepositorySchema } from './schemas.ts';
+import { GitRefSchema, RepositorySchema } from './schemas.ts';
 
 export interface WorkerRevision {
   /** Immutable commit of the default branch. */
@@ -30,6 +30,27 @@ export async function defaultBranch(api: GitHubApi, repository: string): Promise
   const repo = await api.get('/repos/{owner}/{repo}', coordsOf(repository), RepositorySchema, `read repository ${repository}`);
   if (repo.default_branch === undefined) throw new ProtocolError('github_response_invalid', `${repository} reports no default branch`);
   return repo.default_branch;
+}
+
+/**
+ * The `--ref` a worker is dispatched on, checked before anything is granted: it must name an
+ * existing branch or tag of `repository` (a `refs/heads/`/`refs/tags/` form names that one
+ * only), as the workflow_dispatch POST requires; otherwise the grant would commit, the POST
+ * would answer 422 and the group would be released with an attempt used up. A name that is
+ * neither is `ref_not_found` (a usage error); other read failures propagate. Returns `ref`.
+ */
+export async function dispatchRef(api: GitHubApi, repository: string, ref: string): Promise<string> {
+  const full = /^refs\/(heads|tags)\/./.exec(ref);
+  const candidates = full !== null ? [ref.slice('refs/'.length)] : [`heads/${ref}`, `tags/${ref}`];
+  for (const candidate of candidates) {
+    try {
+      await api.get('/repos/{owner}/{repo}/git/ref/{ref}', { ...coordsOf(repository), ref: candidate }, GitRefSchema, `read ref ${candidate} of ${repository}`);
+      return ref;
+    } catch (e) {
+      if (readStatusOf(e) !== 'not_found') throw e;
+    }
+  }
+  return fail('ref_not_found', `--ref ${JSON.stringify(ref)} names no branch or tag of ${repository}: nothing was granted or launched`, {}, { usage: true, ref });
 }
 
 /** Revision facts of one profile: available iff its workflow is a verified worker at the revision. */

@@ -12,6 +12,9 @@ const Account = z.object({ id: GitHubId, login: z.string() });
 export const RepositorySchema = z.object({ id: GitHubId, full_name: z.string(), default_branch: z.string().optional(), url: z.string().optional() });
 export type GitHubRepository = z.infer<typeof RepositorySchema>;
 
+/** `GET /repos/{owner}/{repo}/git/ref/{ref}`: one exact reference. */
+export const GitRefSchema = z.object({ ref: z.string(), object: z.object({ sha: z.string() }) });
+
 export const IssueSchema = z.object({
   id: GitHubId,
   number: GitHubInt,
