@@ -24,22 +24,9 @@ import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit } from '../fake-github/state.ts';
 import { countOps, PRINCIPAL, REPOSITORY, TOKEN, WORKFLOW } from './harness.ts';
 import { workerWorkflowYaml } from '../support/worker-workflow.ts';
+import { ROOT, stepScript } from '../support/action-step.ts';
 
 const run = promisify(execFile);
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-/** The `run:` block of the composite step with this id in action.yml. */
-function stepScript(id = 'fairway'): string {
-  const lines = readFileSync(join(ROOT, 'action.yml'), 'utf8').split('\n');
-  const at = lines.findIndex((l) => l.trim() === `- id: ${id}`);
-  const start = lines.findIndex((l, i) => i > at && l.trim() === 'run: |');
-  const body: string[] = [];
-  for (const l of lines.slice(start + 1)) {
-    if (l.trim() !== '' && !l.startsWith('        ')) break;
-    body.push(l.slice(8));
-  }
-  return body.join('\n');
-}
 
 let fake: FakeGitHub;
 let temp: string;
