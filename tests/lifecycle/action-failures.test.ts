@@ -2,11 +2,12 @@
  * The reusable Action's `fairway` step script (action.yml, run unchanged under bash, as GitHub
  * runs it) when its command fails: `result` reaches GITHUB_OUTPUT first -- the command's own
  * `{"ok":false,"error":{...}}` receipt -- and only then does the step fail with the command's
- * exit code. The
+ * exit code. `settle` fails (after writing its per-member `result`) when any member's finish was
+ * neither committed nor replayed; it used to swallow every failure (`|| true`) and exit 0. The
  * queue is on the GitHub stand-in, whose `acme/queue` has no queue branch here, so every
  * command that reads the queue fails for real (`queue_uninitialized`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +50,24 @@ function job(step: string, env: Record<string, string> = {}): { runnerTemp: stri
 }
 
 describe('action.yml step script failures', () => {
+  it('action-settle: settle writes result for every member, then exits non-zero, when no member\'s finish was committed or replayed', async () => {
+    const j = job('settle');
+    // The verified assignment `activate --out` wrote, two members; both outcomes given.
+    writeFileSync(join(j.runnerTemp, 'work-queue-assignment.json'), `${JSON.stringify({ dispatch_id: 'd_settle_1', claims: [{ handle: 'h1', claim_id: 'c_settle_1' }, { handle: 'h2', claim_id: 'c_settle_2' }] })}\n`);
+    const outcomes = join(j.runnerTemp, 'outcomes');
+    mkdirSync(outcomes);
+    writeFileSync(join(outcomes, 'c_settle_1.outcome'), 'completed\n');
+    writeFileSync(join(outcomes, 'c_settle_2.outcome'), 'cancelled\n');
+    const r = await runStep({ ...j.env, IN_OUTCOMES: outcomes }, j.output, j.runnerTemp);
+    expect(r.status, r.stderr + r.stdout).toBe(1);
+    const result = JSON.parse(r.outputs.result!) as Array<{ finish: { ok: boolean; error: { code: string } }; result: unknown }>;
+    expect(result).toEqual([
+      { finish: expect.objectContaining({ ok: false, error: expect.objectContaining({ code: 'queue_uninitialized' }) }), result: null },
+      { finish: expect.objectContaining({ ok: false, error: expect.objectContaining({ code: 'queue_uninitialized' }) }), result: null },
+    ]);
+    expect(r.stdout).toContain('::error::finish of member h1 (c_settle_1) was not committed');
+  });
+
   it('action-settle: settle without the verified assignment writes an assignment_missing result and exits 2', async () => {
     const j = job('settle');
     const r = await runStep({ ...j.env, IN_OUTCOMES: join(j.runnerTemp, 'none') }, j.output, j.runnerTemp);
