@@ -92,8 +92,11 @@ function checkFrozenContract(r: StateReader, state: ReplayState, work: WorkRecor
   const what = `admission_contracts.${work.workId}`;
   const own = work.definition.admission_contract;
   if (typeof own === 'string' && own !== frozen) r.bad(`${what} is not the contract the Work's own definition names`);
+  // A Work of an earlier Policy epoch froze a contract of that epoch's routes, which a new epoch
+  // replaced (ops/policy.ts clears the Deployments): nothing of the installed routes to compare with.
+  if (work.policyEpoch !== state.policy?.epoch) return;
   const route = workerRoute(state, work.pool, work.workerProfile);
-  if (route === null) return; // a route of an earlier epoch: nothing to compare with
+  if (route === null) return;
   const pinned = typeof work.definition.execution_ref === 'string' ? route.revisions.get(work.definition.execution_ref) : undefined;
   if (pinned !== undefined && pinned.contract !== frozen) r.bad(`${what} is not the contract of the revision the Work is pinned to`);
   if (![...route.revisions.values()].some((revision) => revision.contract === frozen)) r.bad(`${what} is no contract of a registered revision of its route`);

@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { canonicalize } from '../../engine/codec/index.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit } from '../../engine/replay/checkpoint.ts';
+import { installedContract } from '../../engine/replay/ops/deployment.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { candidateTerminalRequest, conflictTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
@@ -108,9 +109,41 @@ export function editCheckpoint(ledger: string, edit: (state: JsonObject) => void
   return [canonicalize(root as JsonValue), ...rest].join('\n');
 }
 
+/** Settles one Work end to end: granted, completed by run `run`, its Result verified, its group released. */
+function settleOne(q: TestQueue, run: string): void {
+  const { workId, dispatchId } = completedClaim(q, run);
+  q.w.publish(`result-${run}`, reconciler, q.tick(), result(q.state, workId, { outputs: [] as unknown as JsonObject[] }, q.t, `r${run}`));
+  q.w.publish(`release-${run}`, reconciler, q.tick(), release(q.state, dispatchId, q.t));
+}
+
+/**
+ * Work settled under routes a later Policy epoch replaced: (a) an epoch that changes the profile's
+ * authority (its contract), (b) a Deployment with its own logical contract, then a new epoch
+ * that clears it. Their frozen contracts are of no installed route (checkpoint-deployments.ts).
+ */
+export function earlierEpochRoutesLedgers(): { authority: string; deployed: string } {
+  const a = new TestQueue(policyOf(), nodes('a', 1, ''));
+  settleOne(a, '301');
+  a.w.publish('policy-2', queueAdmin, a.tick(), policyRequest('epoch-2', policyOf({}, { profile: { principal: '2002' } })));
+  const c = new TestQueue(policyOf(), nodes('x', 1, ''));
+  settleOne(c, '300');
+  const installed = (c.state.policy!.policy.pools as Record<string, { profiles: Record<string, JsonObject> }>).default!.profiles.default!;
+  const route = c.state.deployments.get('default\u0000default');
+  c.w.publish('deploy', queueAdmin, c.tick(), operationsRequest('control', [{
+    kind: 'Deployment', pool: 'default', worker_profile: 'default', expected_ref: route?.currentRef ?? String(installed.ref),
+    expected_contract: route === undefined ? installedContract(installed) : route.revisions.get(route.currentRef)!.contract,
+    profile: { ...installed, ref: 'b'.repeat(40), logical_contract: 'e'.repeat(64) }, available: true, reason: 'worker_deployed',
+  } as JsonObject]));
+  c.submit(nodes('c', 1, ''));
+  settleOne(c, '302');
+  c.w.publish('policy-2', queueAdmin, c.tick(), policyRequest('epoch-2', policyOf()));
+  return { authority: a.text(), deployed: c.text() };
+}
+
 /** Every shape; the reference-fixture shapes only when ../shared/reference is present. */
 export function checkpointShapes(): CheckpointShape[] {
   const demo = ledgerLines(baseLedger());
+  const routes = earlierEpochRoutesLedgers();
   const shapes: CheckpointShape[] = [
     { name: 'checkpoint of a Fairway genesis (combined Policy+Work, no Claims, untouched clocks)', ledger: checkpointOf(ln(demo.slice(0, 1))) },
     { name: 'checkpoint of a queue whose grants all finished and released (demo queue)', ledger: checkpointOf(ln(demo)) },
@@ -118,6 +151,8 @@ export function checkpointShapes(): CheckpointShape[] {
     { name: 'repeated compaction: checkpoint of a checkpoint-rooted ledger', ledger: checkpointOf(checkpointOf(ln(demo)), 'd'.repeat(40)) },
     { name: 'checkpoint of a recorded run binding conflict (candidates, one with terminal evidence)', ledger: checkpointOf(conflictLedger()) },
     { name: 'checkpoint of backing Issues across Policy epochs (IssueLink, comments, an earlier epoch\'s projector rules)', ledger: checkpointOf(backingIssuesLedger().ledger) },
+    { name: 'checkpoint after a Policy epoch that changed a profile\'s authority (Work frozen at the earlier contract)', ledger: checkpointOf(routes.authority) },
+    { name: 'checkpoint after a Policy epoch cleared a Deployment with its own logical contract', ledger: checkpointOf(routes.deployed) },
   ];
   if (existsSync(CHECKPOINT_FIXTURE) && existsSync(PREFIX_FIXTURE)) {
     const fixture = JSON.parse(readFileSync(CHECKPOINT_FIXTURE, 'utf8')) as { history: JsonValue[]; checkpoint: JsonValue[]; genesis_checkpoint: JsonValue[] };
