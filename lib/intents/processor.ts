@@ -63,6 +63,14 @@ export async function processIntents(o: ProcessOptions): Promise<ProcessReport> 
   if (snapshot.tip !== null && (current === null || !hasCommitted(current, snapshot.tip))) {
     fail('snapshot_foreign', `the live queue does not contain the snapshot tip ${snapshot.tip}: the snapshot belongs to another queue or history`);
   }
+  // A commit id is derived from (predecessor, request id): two queues seeded alike share their
+  // genesis id. The same id must also be the same record, of the same repository's queue.
+  const seen = snapshot.tip === null ? undefined : o.loaded.projection?.commitText(snapshot.tip);
+  const recorded = snapshot.tip === null || current === null ? undefined : current.commitText(snapshot.tip);
+  if ((seen !== undefined && recorded !== undefined && seen !== recorded)
+    || (current !== null && snapshot.origin.repository !== null && current.repository !== null && current.repository !== snapshot.origin.repository)) {
+    fail('snapshot_foreign', `the live queue's commit ${String(snapshot.tip)} is not the snapshot's (another queue seeded with the same request ids, or another repository)`);
+  }
   const { records, invalid } = await o.intents.list();
   const receipts: IntentReceipt[] = invalid.map((f) => ({
     intent_id: null, seq: null, tool: 'unknown', status: 'rejected', file: f.file, error: { code: f.code, message: f.message },

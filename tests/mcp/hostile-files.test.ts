@@ -79,6 +79,17 @@ describe('a hostile intent directory', () => {
     expect(existsSync(join(elsewhere, 'x'))).toBe(false);
   });
 
+  it('a snapshot of another queue seeded with the same request id (so the same genesis commit id) is snapshot_foreign, and publishes nothing', async () => {
+    const { intents, snap } = await dispatcherQueue(2);
+    const other = makeRepo();
+    await seedQueue(other, [{ node_key: 'n0', payload: { i: 0 } }, { node_key: 'n1', payload: { i: 1 } }]);
+    const tip = branchTip(other);
+    const r = await cli('--repo', other, 'process-intents', '--snapshot', snap, '--intents', intents);
+    expect([r.code, r.json?.error?.code], JSON.stringify(r.json)).toEqual([3, 'snapshot_foreign']);
+    expect(r.json.error.message).toMatch(/is not the snapshot's/);
+    expect(branchTip(other)).toBe(tip);
+  });
+
   it('receipts planted before the run (a forged summary.md) are removed before processing, so a failed run leaves none standing', async () => {
     const { repo, intents, snap } = await dispatcherQueue(2);
     writeFileSync(join(intents, 'summary.md'), 'FORGED: 5 committed\n');
