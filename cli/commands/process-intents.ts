@@ -38,7 +38,7 @@ export const registerProcessIntents: CommandModule = (program, ctx) => {
       });
       if (g.json) return printJson(ctx.io, report);
       const c = report.counts;
-      ctx.io.out(`${report.receipts.length} intent(s): ${c.committed} committed, ${c.replayed} already committed, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected; tip ${report.observed_tip ?? '-'}`);
+      ctx.io.out(`${report.receipts.length} intent(s): ${c.committed} committed, ${c.replayed} already committed, ${c.already_admitted} already admitted, ${c.no_grant} no grant, ${c.suppressed} suppressed, ${c.rejected} rejected; tip ${report.observed_tip ?? '-'}`);
       for (const r of report.receipts) {
         ctx.io.out(`  ${String(r.seq ?? '-').padStart(3)} ${r.tool.replace('work_queue_', '').padEnd(13)} ${r.status.padEnd(10)} ${r.claim_handle ?? ''}${r.error ? ` ${r.error.code}` : ''}`);
       }

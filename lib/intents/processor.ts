@@ -7,6 +7,7 @@
  * staging order; a worker's Claims settle one by one (`worker.ts`).
  * Retrying the processor reuses every request id, so nothing is charged twice.
  */
+import { stat } from 'node:fs/promises';
 import { fail } from '../../engine/errors.ts';
 import { checkIntent, checkRecordedScope, type IntentContext } from '../../engine/intents/check.ts';
 import type { StagingTool } from '../../engine/intents/schemas.ts';
@@ -55,6 +56,10 @@ export async function processIntents(o: ProcessOptions): Promise<ProcessReport> 
   // Receipts have somewhere to go before anything is published (never a commit without its receipt):
   // a directory of the trusted step's own (not a link the agent placed for assignments/), and no
   // receipts of an earlier or planted run that a failure of this one would leave standing.
+  // The intents directory first: a file or another non-directory there is the caller's setting,
+  // named as such (the receipts directory defaults to it and would only say it cannot be created).
+  const directory = await stat(o.intents.dir).then((st) => st.isDirectory(), () => null);
+  if (directory === false) fail('intents_unreadable', `the intent directory ${o.intents.dir} is not a directory`, {}, { path: o.intents.dir });
   await ensureDirectory(o.receiptsDir, 'output_unwritable', 'the receipts directory');
   await refuseLinkedDirectory(o.receiptsDir, 'assignments');
   await clearReceipts(o.receiptsDir);

@@ -88,9 +88,13 @@ export function md(text: string): string {
     .slice(0, 200);
 }
 
-function short(id: string | null | undefined): string {
+/**
+ * An id shortened for a table cell: its head and its tail. The ids of one activation share a long
+ * head (`wq-dispatch-<activation>-…`), so the tail is what tells rows apart.
+ */
+export function short(id: string | null | undefined): string {
   if (id === null || id === undefined) return '-';
-  return id.length > 20 ? `${id.slice(0, 18)}…` : id;
+  return id.length > 20 ? `${id.slice(0, 9)}…${id.slice(-10)}` : id;
 }
 
 function detail(r: IntentReceipt): string {

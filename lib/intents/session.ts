@@ -149,6 +149,9 @@ export class Session {
       }
       const outcome = await publishDispatch(this.o.publisher, {
         requestId, actor, input: { pool: input.pool, max_claims: input.max_claims, max_dispatches: maxDispatches, max_bytes: DISPATCH_MAX_BYTES },
+        // A new request re-reads the budget on every attempt's projection: another processing run
+        // of this activation may have spent it since `live` was read.
+        ...(known === undefined ? { budget: (projection: Projection) => this.o.dispatchBudget - this.reservedBy(projection, requestId) } : {}),
       });
       const settled = this.settled(receipt, outcome);
       if (outcome.status === 'no_write') {

@@ -15,7 +15,7 @@
  * A globally invalid binding fails the entire worker. A scope error on one
  * message never rolls back or blocks another member.
  */
-import { fail } from '../../engine/errors.ts';
+import { fail, ProtocolError } from '../../engine/errors.ts';
 import { authorizeClaimEffect, requireRunBinding } from '../../engine/intents/effects.ts';
 import { finishRequestId } from '../../engine/identity/index.ts';
 import type { ClaimScope } from '../../engine/intents/scope.ts';
@@ -84,6 +84,13 @@ async function control(s: Session, c: Checked, runId: string): Promise<IntentRec
   return kind === 'submit' ? s.submit(c, actor) : s.dispatch(c, actor);
 }
 
+/** The request id an intent publishes under (a finish's is its Claim's, a control's its intent's). */
+function requestIdOf(s: Session, c: Checked): string {
+  const scope = c.intent.scope!;
+  if (c.intent.tool === 'work_queue_claim_finish') return finishRequestId(scope.dispatch_id, scope.claim_handle);
+  return s.requestId(c.record, c.intent.tool === 'work_queue_submit' ? 'submit' : 'dispatch_next');
+}
+
 export async function settleWorker(s: Session, checked: readonly Checked[], options: { wrapUp: boolean }): Promise<IntentReceipt[]> {
   const assignment = s.o.loaded.assignment!;
   let runId: string;
@@ -92,12 +99,36 @@ export async function settleWorker(s: Session, checked: readonly Checked[], opti
     if (live === null) fail('queue_uninitialized', 'the worker queue does not exist');
     runId = requireRunBinding(live, assignment.dispatch_id, s.snapshot.native_run).run_id;
   } catch (e) {
-    return checked.map((c) => rejected(c.record, e));
+    // Spec 7.14: "an already accepted logical request remains recoverable without republishing or
+    // granting new authority". After this run's group was released, its committed finishes and
+    // controls replay their receipts (this run's own binding, as recorded); only new ones are refused.
+    const live = await s.live();
+    const recorded = (live?.dispatch(assignment.dispatch_id)?.run as { run_id?: string } | null | undefined)?.run_id;
+    if (live === null || recorded === undefined || recorded !== s.snapshot.native_run?.run_id) return checked.map((c) => rejected(c.record, e));
+    const receipts: IntentReceipt[] = [];
+    for (const c of checked) {
+      if (live.request(requestIdOf(s, c)) === undefined) receipts.push(rejected(c.record, e));
+      else receipts.push(c.intent.tool === 'work_queue_claim_finish' ? await finish(s, c, recorded) : await control(s, c, recorded));
+    }
+    return receipts;
   }
   const receipts: IntentReceipt[] = [];
   for (const member of assignment.claims) {
     const mine = checked.filter((c) => c.intent.scope?.claim_handle === member.handle);
     const finishes = mine.filter((c) => c.intent.tool === 'work_queue_claim_finish');
+    // Spec 7.14: conflicting outcomes for one Claim fail explicitly, whichever file sorts first
+    // (staging refuses the second one; a planted pair is refused whole, as staging would have).
+    const outcomeOf = (c: Checked): 'completed' | 'cancelled' => (c.intent.input as { outcome: 'completed' | 'cancelled' }).outcome;
+    const outcomes = new Set(finishes.map(outcomeOf));
+    if (outcomes.size > 1) {
+      const live = await s.live();
+      const committed = live?.request(finishRequestId(assignment.dispatch_id, member.handle)) !== undefined;
+      if (!committed) {
+        for (const c of finishes) receipts.push(rejected(c.record, new ProtocolError('finish_conflict', `Claim ${member.handle} has finish intents with different outcomes (${[...outcomes].sort().join(', ')}): none is published`), { request_id: requestIdOf(s, c), outcome: outcomeOf(c) }));
+        for (const c of mine.filter((m) => m.intent.tool !== 'work_queue_claim_finish')) receipts.push(await control(s, c, runId));
+        continue;
+      }
+    }
     for (const c of finishes) receipts.push(await finish(s, c, runId));
     if (finishes.length === 0 && options.wrapUp) {
       const cancelled = await wrapUp(s, memberScope(assignment, member), runId);

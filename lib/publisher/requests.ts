@@ -7,7 +7,7 @@
  * publisher's uniform outcome, which carries what was prepared (a grant's packer run).
  */
 import { canonicalize } from '../../engine/codec/index.ts';
-import { isProtocolError } from '../../engine/errors.ts';
+import { fail, isProtocolError } from '../../engine/errors.ts';
 import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
 import { currentObservations } from '../../engine/lifecycle/observations.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
@@ -103,6 +103,13 @@ export interface DispatchSpec extends RequestOrigin {
    * publishing (lib/github/observer.ts); the packer sees them applied.
    */
   observations?: readonly JsonObject[];
+  /**
+   * Dispatch groups the caller may still reserve, read on each attempt's projection (the intent
+   * processor's per-run budget, spec 7.12): a request is clamped to it, and none left is
+   * `dispatch_budget_blocked`. Checked inside the compare-and-swap, so two processing runs of
+   * one activation cannot both spend the last group.
+   */
+  budget?: (projection: Projection) => number;
 }
 
 /** A dispatch_next as prepared: its request and packer run, or the no-grant (nothing written). */
@@ -121,7 +128,13 @@ export async function publishDispatch(publisher: Publisher, spec: DispatchSpec):
     actor: spec.actor,
     ...(spec.now === undefined ? {} : { now: spec.now }),
     prepare: (projection, candidate) => {
-      const built = dispatchNextWithObservations(projection, spec.input, candidate, candidate.at, observations);
+      let input = spec.input;
+      if (spec.budget !== undefined) {
+        const remaining = spec.budget(projection);
+        if (remaining <= 0) fail('dispatch_budget_blocked', 'this run already reserved every dispatch group its budget allows');
+        if (remaining < input.max_dispatches) input = { ...input, max_dispatches: remaining };
+      }
+      const built = dispatchNextWithObservations(projection, input, candidate, candidate.at, observations);
       packEvent(built.plan);
       if (built.plan.claims.length > 0) return built;
       const reason = built.plan.stopReason;

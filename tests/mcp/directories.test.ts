@@ -23,7 +23,8 @@ describe('intent and receipt directories', () => {
     expect(await call(blocked, 'work_queue_submit', { node: { payload: { p: 1 } } })).toMatchObject({ ok: false, code: 'intents_unwritable' });
     const processed = await cli('--repo', repo, 'process-intents', '--snapshot', snap, '--intents', file);
     expect(processed.code).toBe(3);
-    expect(processed.json.error.code).toBe('output_unwritable');
+    expect(processed.json.error.code).toBe('intents_unreadable'); // as the MCP tools say, not the receipts directory it defaults to
+    expect(processed.json.error.message).toContain(file);
 
     const intents = join(dir, 'intents');
     expect((await call(await memoryClient(snap, intents), 'work_queue_submit', { node: { payload: { plan: 'b' } } })).ok).toBe(true);
