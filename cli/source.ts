@@ -29,10 +29,15 @@ export interface ReadSource {
 
 /** The store the global options select: a read-only `--ledger FILE` or a queue branch (`--dir`, `--remote`, `-R`). */
 export function storeFor(g: GlobalOptions): LedgerStore {
+  refuseSourceConflict(g);
+  return openStore(storeOptionsFor(g));
+}
+
+/** `--ledger FILE` is the source alone: with --repo, --dir or --remote it is `source_conflict` (exit 2). */
+export function refuseSourceConflict(g: GlobalOptions): void {
   if (g.ledger !== undefined && (g.dir !== undefined || g.remote !== undefined || g.github !== undefined)) {
     throw new UsageError('--ledger reads a file offline; it cannot be combined with --repo, --dir or --remote', 'source_conflict');
   }
-  return openStore(storeOptionsFor(g));
 }
 
 /** The store the global options select, as `openStore` options. */

@@ -1,5 +1,5 @@
 /** Reading a ledger file from disk (the offline `--ledger FILE` source). */
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { ProtocolError } from '../engine/errors.ts';
 import { ledgerBuffer } from './replay/thread-verifier.ts';
 
@@ -23,9 +23,11 @@ export async function readLedgerFile(path: string): Promise<Uint8Array> {
     throw new ProtocolError('resource_limit', `ledger ${path} is ${size} bytes; the parser limit is ${PARSER_BYTES}`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
   }
   try {
-    // A pipe or device (`<(...)`, /dev/stdin) has no size to read into: it is read to its end.
-    return regular ? await readSized(path, size) : new Uint8Array(await readFile(path));
+    // A pipe or device (`<(...)`, /dev/stdin, /dev/zero) has no size to read into: it is read to
+    // its end or to the parser's limit, whichever comes first.
+    return regular ? await readSized(path, size) : await readBounded(path);
   } catch (e) {
+    if (e instanceof ProtocolError) throw e;
     throw unreadable(path, e);
   }
 }
@@ -45,9 +47,31 @@ async function readSized(path: string, size: number): Promise<Uint8Array> {
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    if (filled === size && (await handle.read(Buffer.alloc(1), 0, 1, size)).bytesRead > 0) return new Uint8Array(await readFile(path));
+    if (filled === size && (await handle.read(Buffer.alloc(1), 0, 1, size)).bytesRead > 0) return await readBounded(path);
     // A Uint8Array, not a Buffer (whose `slice` shares memory): the view starts where the shared memory does.
     return new Uint8Array(bytes.buffer, bytes.byteOffset, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads `path` from its start to its end, refusing it (`resource_limit`) past the parser's limit. */
+async function readBounded(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(1 << 20);
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > PARSER_BYTES) {
+        throw new ProtocolError('resource_limit', `ledger ${path} is more than ${PARSER_BYTES} bytes, the parser limit`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
+      }
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return new Uint8Array(Buffer.concat(chunks, total));
   } finally {
     await handle.close();
   }

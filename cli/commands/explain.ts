@@ -257,6 +257,8 @@ each operation in words. For a dispatch_next, and with --claim-id C or --before-
 exact predecessor prefix and re-runs the same packer at the commit's decision time.
 --request-id output (--json): {"ok": true, "request_id", "kind", "commit_id", "as_of", "actor", "policy_epoch",
   "operations_available", "operations": [{"index", "kind", "summary", "work_id"?, "claim_id"?, "dispatch_id"?}], "summary"}
+--before-claim output (--json): {"ok": true, "request_id", "commit_id", "as_of", "before_claim", "index", "work_id",
+  "explanation"}   the one decision that selected the Claim, on the state just before it
 
 Output (--json): {"ok": true, "reason", "outcome", "source_tip", "policy_epoch", "pool", "as_of", "mode",
   "eligibility", "class", "key", "work", "capacity"}   (planNext's explanation; reason is
@@ -300,10 +302,21 @@ Examples:
           return;
         }
         const grant = await historicalExplanationAt(projection, { requestId, claimId: claimId ?? beforeClaim }, source.history);
+        if (beforeClaim !== undefined) {
+          // The one decision that selected this Claim: planNext on the predecessor prefix plus the
+          // commit's earlier Claims, as the packer ran it (the whole grant is --claim-id's view).
+          const decision = grant.claims.find((c) => c.claim_id === beforeClaim)!;
+          const view = { request_id: grant.request_id, commit_id: grant.commit_id, as_of: grant.as_of, before_claim: beforeClaim, index: decision.index, work_id: decision.work_id, explanation: decision.explanation };
+          if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...view });
+          ctx.io.out(`decision #${decision.index} of request ${grant.request_id} at ${grant.commit_id} (decision time ${grant.as_of}), the state just before Claim ${beforeClaim}:`);
+          ctx.io.out(`  selected work ${decision.work_id}: ${decision.explanation.reason}, class P${decision.explanation.key?.priority ?? '-'}, key ${JSON.stringify(decision.explanation.work?.fairness_key ?? '')}`);
+          return;
+        }
         const view = described === undefined ? grant : { ...grant, kind: described.kind, actor: described.actor, operations: described.operations, summary: described.summary };
         if (format !== 'table') return printRecord(ctx.io, format, { ok: true, ...view });
         ctx.io.out(`request ${view.request_id} at ${view.commit_id} (decision time ${view.as_of}): ${view.claims.length} Claim(s), stopped by ${view.stop_reason}`);
-        for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id.slice(-12)} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);
+        // Full Claim ids: those of one grant share everything but their suffix, so no shorter form pastes back.
+        for (const c of view.claims) ctx.io.out(`  #${c.index} ${c.claim_id} work ${c.work_id.slice(0, 12)} ${c.explanation.reason} class P${c.explanation.key?.priority ?? '-'} key ${JSON.stringify(c.explanation.work?.fairness_key ?? '')}`);
         return;
       }
       const asOf = parseAsOf(opts.asOf, Date.now());

@@ -10,7 +10,7 @@ import type { CommandModule } from '../context.ts';
 import { intIn } from '../parse.ts';
 import { replayProgress } from '../progress.ts';
 import { printJson, UsageError, type Io } from '../output.ts';
-import { storeFor } from '../source.ts';
+import { refuseSourceConflict, storeFor } from '../source.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 
 /** What the replay worker threads did, when any were asked for (`--threads` or FAIRWAY_REPLAY_THREADS). */
@@ -80,6 +80,7 @@ is written. A ledger that fails is reported with its code, commit and line (exit
 Output (--json): {"ok": true, "tip", "commits", "policy_epoch", "bytes", "store"?, "version"?,
   "replay_threads"?}   (store and version: the store read and the branch version it was read at)`)
     .action(ctx.action(async (g, o: { threads?: number }) => {
+      refuseSourceConflict(g); // a --ledger file beside a named store would verify the file and ignore the store
       const source: VerifySource = g.ledger !== undefined ? { ledger: g.ledger } : { store: storeFor(g) };
       await verify(ctx.io, { ...source, json: g.json === true, threads: o.threads });
     }));

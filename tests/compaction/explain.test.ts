@@ -65,6 +65,21 @@ describe('historical explain after compaction', () => {
     }
   });
 
+  it('--before-claim C is the one decision that selected C (the grant\'s decision at C\'s index), not --claim-id\'s whole grant; the table prints Claim ids that paste back', async () => {
+    const { claims } = await setUp();
+    const whole = (await cli('--repo', repo, 'explain', '--claim-id', claims[2]!)).json;
+    const before = (await cli('--repo', repo, 'explain', '--before-claim', claims[2]!)).json;
+    expect(before).not.toEqual(whole);
+    const decision = whole.claims.find((c: { claim_id: string }) => c.claim_id === claims[2]);
+    expect(before).toEqual({ ok: true, request_id: 'grant-1', commit_id: whole.commit_id, as_of: whole.as_of, before_claim: claims[2], index: decision.index, work_id: decision.work_id, explanation: decision.explanation });
+    let table = '';
+    await main(['--repo', repo, '--request-id', 'grant-1', 'explain'], { out: (t) => (table += t), err: () => undefined });
+    for (const id of claims) expect(table).toContain(id);
+    let one = '';
+    await main(['--repo', repo, 'explain', '--before-claim', claims[2]!], { out: (t) => (one += t), err: () => undefined });
+    expect(one).toContain(`the state just before Claim ${claims[2]}`);
+  });
+
   it('without Git history (--ledger FILE) a compacted grant is history_compacted and names the prior Git commit', async () => {
     const { queries } = await setUp();
     const prior = git(repo, 'rev-parse', 'refs/heads/work-queue');

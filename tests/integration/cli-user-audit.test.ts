@@ -138,6 +138,20 @@ describe('ordinary file mistakes are protocol errors with stable codes, never in
     expect(s.json.error.code).toBe('ledger_unreadable');
   });
 
+  it('--ledger naming an endless device stops at the parser limit (resource_limit, exit 3), not at the machine\'s memory', () => {
+    const r = fairway(dir, '--ledger', '/dev/zero', 'verify');
+    expect(r.status).toBe(3);
+    expect(r.json.error).toMatchObject({ code: 'resource_limit', details: { limit: 'ledger_bytes', max: 83_886_080 } });
+  });
+
+  it('verify --ledger FILE with --dir is source_conflict (exit 2): it never verifies the file and ignores the branch named', () => {
+    const ledger = file('exported.jsonl', git(repo, 'show', 'work-queue:work-queue.jsonl') + '\n');
+    expect(fairway(dir, '--ledger', ledger, 'verify').status).toBe(0);
+    const r = fairway(dir, '--ledger', ledger, '--dir', repo, 'verify');
+    expect(r.status).toBe(2);
+    expect(r.json.error.code).toBe('source_conflict');
+  });
+
   it('demo --out into a missing directory is output_unwritable (exit 3)', () => {
     const r = fairway(dir, 'demo', '--out', join(dir, 'no-such-dir', 'demo.jsonl'));
     expect(r.status).toBe(3);
