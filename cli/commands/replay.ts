@@ -9,7 +9,7 @@ import type { CommandModule } from '../context.ts';
 import { formatOf, formatOption } from '../format.ts';
 import { printJson, type Io } from '../output.ts';
 import { writeOutputFile } from '../output-file.ts';
-import { intIn } from '../parse.ts';
+import { parseAsOf } from './explain.ts';
 import { projectionDocument, projectionRecords } from '../projection-json.ts';
 import { readSource } from '../source.ts';
 
@@ -56,11 +56,6 @@ export async function replay(io: Io, opts: { projection: Projection; format: str
   else printJson(io, { ok: true, output: opts.output, format: opts.format, bytes, tip: projection.tip });
 }
 
-function asOfArg(v: string): number | 'now' {
-  if (v === 'now') return 'now';
-  return intIn('--as-of', 0, Number.MAX_SAFE_INTEGER)(v);
-}
-
 export const registerReplay: CommandModule = (program, ctx) => {
   program.command('replay')
     .alias('read')
@@ -68,7 +63,7 @@ export const registerReplay: CommandModule = (program, ctx) => {
     .addOption(formatOption())
     .option('--output <file>', 'write the output to <file> instead of stdout (stdout then gets a one-line confirmation)')
     .option('--with-payloads', 'include each Work\'s admitted definition (payload) in the JSON projection')
-    .option('--as-of <ms|now>', 'evaluate readiness at this time (Unix ms, or now; default: the tip commit\'s time, so the output depends on the ledger only)', asOfArg)
+    .option('--as-of <ms|now>', 'evaluate readiness at this time (Unix ms, or now; default: the tip commit\'s time, so the output depends on the ledger only)')
     .addHelpText('after', `
 --json (or --format json) prints the full authoritative projection, schema fairway.projection/1
 (docs/projection-json.md): {"ok", "schema", "as_of", "tip", "commits", "repository", "summary",
@@ -77,9 +72,10 @@ owner, ...], "graphs", "claims", "dispatch_groups", "reservations", "barriers", 
 "latest_observations", "deployments", "fairness", "requests"}. --format jsonl prints one
 {"type": "queue" | "graph" | "work" | "claim" | "dispatch_group" | "barrier" | "observation" | "request", ...}
 record per line.`)
-    .action(ctx.action(async (g, o: { format?: string; output?: string; withPayloads?: boolean; asOf?: number | 'now' }) => {
+    .action(ctx.action(async (g, o: { format?: string; output?: string; withPayloads?: boolean; asOf?: string }) => {
       const format = formatOf(g, o);
-      const asOf = o.asOf === 'now' ? Date.now() : o.asOf;
+      // One --as-of rule for every command (explain's parseAsOf: invalid_as_of), plus `now`.
+      const asOf = o.asOf === undefined ? undefined : o.asOf === 'now' ? Date.now() : parseAsOf(o.asOf, Date.now());
       await replay(ctx.io, { projection: await readSource(g).load(), format, ...(o.output !== undefined && { output: o.output }), ...(asOf !== undefined && { asOf }), payloads: o.withPayloads === true });
     }));
 };

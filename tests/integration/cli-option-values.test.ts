@@ -191,6 +191,11 @@ describe('values and combinations a command cannot act on as given (from an audi
       expect(last.code, last.err).toBe(0);
       expect(last.out).toContain('+275760-09-13T00:00:00.000Z');
     }
+    // replay (read) follows the same rule and code, `now` besides.
+    await refused(['replay', '--as-of', '9007199254740991'], 'invalid_as_of', /^--as-of must be Unix milliseconds/);
+    await refused(['replay', '--as-of', ' 5'], 'invalid_as_of', /^--as-of must be Unix milliseconds/);
+    expect((await fairway('replay', '--as-of', 'now')).code).toBe(0);
+    expect((await fairway('replay', '--as-of', '8640000000000000')).code).toBe(0);
   });
 
   it('option_invalid: a --graph-id, --generation or --epoch that is not an identity is the flag\'s error, not a commit\'s schema_invalid or control_invalid', async () => {
