@@ -116,6 +116,8 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);
+      // A page past the last event says so (as `state` does), rather than printing nothing.
+      if (view.events.length === 0) ctx.io.out(view.total === 0 ? 'no events' : `no events at offset ${view.offset} of ${view.total}`);
       if ('compacted' in view) ctx.io.out(`(events before checkpoint ${view.compacted.checkpoint} are in the ledger at Git commit ${view.compacted.prior_git_sha}, which this clone does not have)`);
     }));
 };

@@ -267,6 +267,9 @@ describe('values and combinations a command cannot act on as given (from an audi
     const far = await fairway('state', '--offset', '1000000');
     expect(far.code, far.err).toBe(0);
     expect(far.out).toMatch(/no rows at offset 1000000 of \d+/);
+    const events = await fairway('--request-id', 'seed', 'trace', '--offset', '1000');
+    expect(events.code, events.err).toBe(0);
+    expect(events.out).toMatch(/^no events at offset 1000 of \d+$/m);
     const ids = Object.values(EXAMPLES).flatMap((e) => [...e.matchAll(/--request-id (\S+)/g)].map((m) => m[1]!));
     expect(ids.length).toBeGreaterThan(1);
     expect(new Set(ids).size).toBe(ids.length);
