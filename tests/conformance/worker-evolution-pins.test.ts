@@ -15,20 +15,16 @@ import { installedContract, workerRoute } from '../../engine/replay/ops/deployme
 import { buildCommit } from '../../engine/requests/build.ts';
 import { bootstrapRequest, operationsRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { defaultPolicy, LedgerWriter } from '../../engine/requests/writer.ts';
-import type { Actor, QueueOperation } from '../../engine/schema/index.ts';
+import type { QueueOperation } from '../../engine/schema/index.ts';
 import { currentRevision } from '../../engine/state/routes.ts';
-import { admin as queueAdmin, nodes, policyOf, TestQueue } from '../acceptance/queue.ts';
+import { admin, dispatcher, nodes, policyOf, producer, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
 import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
 import { byteVerdict, completedClaim, forgeBuilt } from './forbidden.ts';
 
-const REPOSITORY = 'acme/queue';
 const T0 = 1_700_000_000_000;
 const REF_A = 'a'.repeat(40);
 const REF_B = 'b'.repeat(40);
 const INCOMPATIBLE = 'e'.repeat(64);
-const admin: Actor = { role: 'administrator', principal: '1001', repository: REPOSITORY };
-const producer: Actor = { role: 'producer', principal: '1001', repository: REPOSITORY };
-const dispatcher: Actor = { role: 'dispatcher', principal: '1001', repository: REPOSITORY, workflow: '.github/workflows/dispatcher.lock.yml', run_id: '5001', run_attempt: 1 };
 const GRANT = { pool: 'default', max_claims: 2, max_dispatches: 2, max_bytes: 49152 };
 
 function queue(first: SubmitNode[]): LedgerWriter {
@@ -136,7 +132,7 @@ describe('a worker\'s child cannot select a revision', () => {
   it('a child pinned to a revision its parent does not run is child_entitlement; an unpinned child is accepted', () => {
     const q = new TestQueue(policyOf({ accounting_weights: { a: 1 } }), nodes('p', 1, 'a'));
     const oldRef = workerRoute(q.state, 'default', 'default')!.currentRef;
-    q.w.publish('deploy-b', queueAdmin, q.tick(), deploy(q.w, REF_B));
+    q.w.publish('deploy-b', admin, q.tick(), deploy(q.w, REF_B));
     const done = completedClaim(q, '7001');
     const child = (extra: Partial<SubmitNode>) => submitRequest(q.state, [{ node_key: 'child', payload: {}, fairness_key: 'a', priority: 3, ...extra }], { graphId: 'g', at: q.t });
     expect(byteVerdict(forgeBuilt(q, 'child-pinned', done.worker, q.tick(), child({ execution_ref: oldRef })))).toBe('child_entitlement');
