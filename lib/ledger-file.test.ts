@@ -50,6 +50,22 @@ describe('readLedgerFile', () => {
     expect(await exited).toBe(0);
   });
 
+  it('a pipe written a few KiB at a time holds about its bytes in memory, not a buffer per read', async () => {
+    const fifo = join(dir, 'slow-pipe.jsonl');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    // 1,024 writes of 4 KiB, 1 ms apart: the reader gets about one write per read.
+    const script = `const fs=require('fs');const fd=fs.openSync(${JSON.stringify(fifo)},'w');const b=Buffer.alloc(4096,97);b[4095]=10;for(let i=0;i<1024;i++){fs.writeSync(fd,b);Atomics.wait(new Int32Array(new SharedArrayBuffer(4)),0,0,1);}fs.closeSync(fd);`;
+    const writer = spawn(process.execPath, ['-e', script]);
+    const exited = new Promise((resolve) => writer.once('exit', resolve));
+    const before = process.memoryUsage().arrayBuffers;
+    const read = await readLedgerFile(fifo);
+    const held = process.memoryUsage().arrayBuffers - before;
+    expect(await exited).toBe(0);
+    expect(read.length).toBe(4 * 1024 * 1024);
+    expect(read.every((b, i) => b === (i % 4096 === 4095 ? 10 : 97))).toBe(true);
+    expect(held).toBeLessThan(64 * 1024 * 1024);
+  });
+
   it('reads a file longer than its stat size whole (it grew since, or it is a /proc file that reports 0)', async () => {
     const path = '/proc/self/cmdline';
     expect(statSync(path).size).toBe(0);

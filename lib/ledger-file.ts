@@ -59,17 +59,19 @@ async function readSized(path: string, size: number): Promise<Uint8Array> {
 async function readBounded(path: string): Promise<Uint8Array> {
   const handle = await open(path, 'r');
   try {
+    // One scratch buffer, each read's bytes copied out: a pipe returns a few KiB a read, and a
+    // fresh buffer per read would hold far more memory than the ledger's bytes.
+    const scratch = Buffer.allocUnsafe(1 << 20);
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = Buffer.allocUnsafe(1 << 20);
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      const { bytesRead } = await handle.read(scratch, 0, scratch.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > PARSER_BYTES) {
         throw new ProtocolError('resource_limit', `ledger ${path} is more than ${PARSER_BYTES} bytes, the parser limit`, {}, { limit: 'ledger_bytes', max: PARSER_BYTES });
       }
-      chunks.push(chunk.subarray(0, bytesRead));
+      chunks.push(Buffer.from(scratch.subarray(0, bytesRead)));
     }
     return new Uint8Array(Buffer.concat(chunks, total));
   } finally {

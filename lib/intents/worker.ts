@@ -104,7 +104,9 @@ export async function settleWorker(s: Session, checked: readonly Checked[], opti
     // controls replay their receipts (this run's own binding, as recorded); only new ones are refused.
     const live = await s.live();
     const recorded = (live?.dispatch(assignment.dispatch_id)?.run as { run_id?: string } | null | undefined)?.run_id;
-    if (live === null || recorded === undefined || recorded !== s.snapshot.native_run?.run_id) return checked.map((c) => rejected(c.record, e));
+    // Only the original attempt of the bound run: attempt N never inherits attempt 1's authority.
+    const native = s.snapshot.native_run;
+    if (live === null || recorded === undefined || recorded !== native?.run_id || native.run_attempt !== 1) return checked.map((c) => rejected(c.record, e));
     const receipts: IntentReceipt[] = [];
     for (const c of checked) {
       if (live.request(requestIdOf(s, c)) === undefined) receipts.push(rejected(c.record, e));
@@ -125,6 +127,11 @@ export async function settleWorker(s: Session, checked: readonly Checked[], opti
       const committed = live?.request(finishRequestId(assignment.dispatch_id, member.handle)) !== undefined;
       if (!committed) {
         for (const c of finishes) receipts.push(rejected(c.record, new ProtocolError('finish_conflict', `Claim ${member.handle} has finish intents with different outcomes (${[...outcomes].sort().join(', ')}): none is published`), { request_id: requestIdOf(s, c), outcome: outcomeOf(c) }));
+        // At wrap-up the Claim is left as if it had no finish: cancelled, never completed.
+        if (options.wrapUp) {
+          const cancelled = await wrapUp(s, memberScope(assignment, member), runId);
+          if (cancelled !== null) receipts.push(cancelled);
+        }
         for (const c of mine.filter((m) => m.intent.tool !== 'work_queue_claim_finish')) receipts.push(await control(s, c, runId));
         continue;
       }

@@ -74,6 +74,13 @@ describe('process-intents across runs', () => {
     const r = await processIn(repo, snap, intents);
     expect(statuses(r.json)).toEqual([['claim_finish', 'rejected', 'finish_conflict'], ['claim_finish', 'rejected', 'finish_conflict']]);
     expect(branchTip(repo)).toBe(tip);
+    // At wrap-up the Claim is treated as having no finish: cancelled, never completed.
+    const wrapped = await processIn(repo, snap, intents, '--wrap-up');
+    expect(wrapped.json.receipts.map((x: any) => [x.status, x.error?.code ?? null, x.wrap_up ?? false, x.outcome ?? null])).toEqual([
+      ['rejected', 'finish_conflict', false, 'cancelled'], ['rejected', 'finish_conflict', false, 'completed'], ['committed', null, true, 'cancelled'],
+    ]);
+    const { projection } = await publisherFor(repo).cache.load();
+    expect(projection!.claim(member.claim_id)!.state).toBe('cancelled');
   });
 
   it('summary ids keep their distinguishing tail: two request ids of one activation differ when shortened', () => {
