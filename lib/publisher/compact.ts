@@ -42,7 +42,14 @@ export async function compact(publisher: Publisher, actor: PublishingActor, now:
   }
   const outcome = await publisher.store.compareAndSwap(snapshot.version, bytes, `work-queue: checkpoint ${commit.request.id}\n\nreplaces ${projection.commitCount} commits up to ${projection.tip}`);
   publisher.cache.discard();
-  if (outcome.status === 'conflict') fail('publish_conflict', 'the queue branch moved while compacting; nothing was replaced, run compact again');
+  if (outcome.status === 'conflict') {
+    // Another compact won the race: the ledger is compact now, which is what was asked for.
+    const moved = await publisher.cache.load();
+    if (moved.projection !== null && moved.projection.commitCount === 1 && moved.projection.checkpoint !== undefined) {
+      return { status: 'already_compact', commit: null, version: moved.snapshot.version, replaced_commits: 0, bytes_before: moved.snapshot.length, bytes_after: moved.snapshot.length };
+    }
+    fail('publish_conflict', 'the queue branch moved while compacting; nothing was replaced, run compact again');
+  }
   if (outcome.status === 'uncertain') fail('publish_uncertain', `the compaction write may or may not have landed (${outcome.reason}); read the branch before retrying`);
   return { status: 'committed', commit, version: outcome.version, replaced_commits: projection.commitCount, bytes_before: snapshot.length, bytes_after: bytes.length };
 }
