@@ -7,6 +7,7 @@
  * answers its own `unknown_work` / `unknown_claim` / ....
  */
 import { ProtocolError } from '../engine/errors.ts';
+import { isIdentity } from '../engine/identity/validate.ts';
 import type { Projection } from '../engine/replay/index.ts';
 
 export const MIN_PREFIX = 8;
@@ -18,6 +19,11 @@ const FLAG: Record<IdKind, string> = { work: '--work-id', claim: '--claim-id', d
 
 /** The full id `value` abbreviates among `ids` (exact ids win; see the module comment). */
 export function resolvePrefix(kind: IdKind, value: string, ids: Iterable<string>): string {
+  // Not an identity at all (control characters, over 256 bytes): the flag's value is wrong, as
+  // --request-id's is (cli/parse.ts identityArg), not an id the ledger lacks.
+  if (!isIdentity(value)) {
+    throw new ProtocolError('option_invalid', `${FLAG[kind]} must be 1..256 UTF-8 bytes without ASCII control characters, not ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}`, {}, { usage: true });
+  }
   const all = ids instanceof Map ? ids.keys() : ids;
   const matches: string[] = [];
   let short = 0; // generated ids a prefix under MIN_PREFIX characters would have named

@@ -315,6 +315,10 @@ describe('inputs, ids and tokens on a local repository', () => {
     expect(cancel.code, cancel.out).toBe(0);
     expect((await fairway('--dir', repo, '--json', 'inspect', '--work-id', other)).json.state).toBe('cancelled');
     expect(() => resolvePrefix('work', 'abcdefgh', ['abcdefgh1', 'abcdefgh2', 'x'])).toThrow(expect.objectContaining({ code: 'id_ambiguous', details: expect.objectContaining({ candidates: ['abcdefgh1', 'abcdefgh2'] }) }));
+    // Not an identity at all is the flag's own error (exit 2), for every id flag alike.
+    const control = await fairway('--dir', repo, '--json', 'inspect', '--claim-id', `${claimId.slice(0, 10)}\u0007`);
+    expect([control.code, control.json.error.code]).toEqual([2, 'option_invalid']);
+    expect(control.json.error.message).toMatch(/^--claim-id must be 1\.\.256 UTF-8 bytes/);
   });
 
   it('reconcile --cancel-reserved (and observe without gates) make no GitHub call and ask for no token', async () => {
