@@ -4,8 +4,8 @@
  * `-` for two options of one command is a usage error (`stdin_reused`).
  */
 import { readFile } from 'node:fs/promises';
-import { parseStrict } from '../engine/codec/json.ts';
-import { fail, isProtocolError } from '../engine/errors.ts';
+import { fail } from '../engine/errors.ts';
+import { parseJsonInput } from '../lib/json-input.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
 import { ledgerBuffer } from '../lib/replay/thread-verifier.ts';
 import { UsageError } from './output.ts';
@@ -59,23 +59,6 @@ export async function readInput(path: string, what: string): Promise<Uint8Array>
  */
 export async function readJsonInput(path: string, what: string, code = 'input_invalid'): Promise<unknown> {
   return parseJsonInput(await readInput(path, what), `${what} ${path === STDIN ? '(standard input)' : path}`, code);
-}
-
-/** `bytes` parsed as `readJsonInput` does; `named` says what they are in an error. */
-export function parseJsonInput(bytes: Uint8Array, named: string, code = 'input_invalid'): unknown {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return fail(code, `${named} is not UTF-8 text`, {}, { reason: 'invalid_utf8' });
-  }
-  try {
-    return parseStrict(text);
-  } catch (e) {
-    if (!isProtocolError(e)) throw e;
-    const what = e.code === 'invalid_json' ? 'is not JSON' : 'is not accepted JSON';
-    return fail(code, `${named} ${what}: ${e.message}`, {}, { reason: e.code });
-  }
 }
 
 /** The bytes of `--ledger FILE` (`-`: standard input). */

@@ -15,8 +15,8 @@
  * | 400 | `input_invalid` | not accepted JSON; `details.reason` is the parser's code (`invalid_json`, `duplicate_key`, `noncanonical_number`, `invalid_unicode`, `invalid_utf8`, `resource_limit`) |
  */
 import { isProtocolError } from '../../engine/errors.ts';
-import { parseStrict } from '../../engine/codec/json.ts';
 import { LINE_BYTES } from '../../engine/codec/lines.ts';
+import { parseJsonInput } from '../json-input.ts';
 
 /** Nothing larger can be published: a request becomes one ledger line (8 MiB). */
 export const BODY_LIMIT = LINE_BYTES;
@@ -82,18 +82,17 @@ export async function readJsonBody(request: Request, limit: number = BODY_LIMIT)
   if (!isJsonMediaType(request.headers.get('content-type'))) return JSON_REQUIRED;
   const bytes = await readBytes(request, limit);
   if (!(bytes instanceof Uint8Array)) return bytes;
-  let text: string;
+  // Only JSON whitespace (bytes, so invalid UTF-8 is still the parser's verdict): an empty body.
+  if (bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d)) return { ok: false, status: 400, code: 'body_empty', message: 'the body is empty; send a JSON object' };
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return { ok: false, status: 400, code: 'input_invalid', message: 'the body is not UTF-8 text', details: { reason: 'invalid_utf8' } };
-  }
-  if (/^[ \t\n\r]*$/.test(text)) return { ok: false, status: 400, code: 'body_empty', message: 'the body is empty; send a JSON object' };
-  try {
-    return { ok: true, value: parseStrict(text, { maxBytes: limit }) };
+    return { ok: true, value: parseJsonInput(bytes, 'the body') };
   } catch (e) {
     if (!isProtocolError(e)) throw e;
-    const what = e.code === 'invalid_json' ? 'is not JSON' : 'is not accepted JSON';
-    return { ok: false, status: 400, code: 'input_invalid', message: `the body ${what}: ${e.message}`, details: { reason: e.code } };
+    return { ok: false, status: 400, code: e.code, message: e.message, details: e.details as { reason: string } };
   }
+}
+
+/** A refusal as the console's routes answer it: `{ok: false, error}`, never cached. */
+export function errorResponse(status: number, code: string, message: string, details?: { reason: string }): Response {
+  return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
 }

@@ -1,15 +1,11 @@
 /** POST /api/whatif — the engine simulator on the current backlog (read-only; no session needed in local mode). */
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
-import { readJsonBody } from '../../../lib/console/body.ts';
+import { errorResponse as error, readJsonBody } from '../../../lib/console/body.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
 import { whatIf, WhatIfRequestSchema } from '../../../lib/console/views/whatif.ts';
 
 export const dynamic = 'force-dynamic';
-
-function error(status: number, code: string, message: string, details?: { reason: string }): Response {
-  return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
-}
 
 export async function POST(request: Request): Promise<Response> {
   try {

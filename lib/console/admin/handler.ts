@@ -9,7 +9,7 @@ import { checkAdministrator, type Viewer } from '../../auth/guard.ts';
 import type { EventMeta } from '../../debug/events.ts';
 import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
-import { readJsonBody } from '../body.ts';
+import { errorResponse as error, readJsonBody } from '../body.ts';
 import { consoleRuntime } from '../context.ts';
 import { runAdminAction } from './actions.ts';
 import { previewLive } from './preview.ts';
@@ -26,10 +26,6 @@ function logged(action: AdminAction, status: number, started: number): void {
   // Actions the debug event vocabulary does not name (run-again) are logged as `other`.
   const name = (LOGGED_ACTIONS.has(action) ? action : 'other') as EventMeta<'console', 'admin'>['action'];
   debugEvent('console', 'admin', { action: name, status, ms: since(started) });
-}
-
-function error(status: number, code: string, message: string, details?: { reason: string }): Response {
-  return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
 }
 
 /** Who sent the request: the NextAuth session (tests of the handler name the viewer, as a session would). */
