@@ -102,10 +102,5 @@ export function parseJsonFile(bytes: Buffer, path: string, what: string): unknow
 
 /** Reads and parses a JSON file; unreadable → `<what>_unreadable` (`readNamedFile`), not JSON → `<what>_invalid`. */
 export async function readJsonFile(path: string, what: string): Promise<unknown> {
-  const text = (await readNamedFile(path, what)).toString('utf8');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    return fail(`${what}_invalid`, `${what} ${path} is not JSON: ${(e as Error).message}`);
-  }
+  return parseJsonFile(await readNamedFile(path, what), path, what);
 }

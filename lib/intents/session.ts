@@ -137,21 +137,14 @@ export class Session {
     const requested = { pool: input.pool, max_claims: input.max_claims, max_dispatches: input.max_dispatches };
     try {
       const live = await this.live();
-      const remaining = this.o.dispatchBudget - this.reservedBy(live, requestId);
       const known = live?.request(requestId);
-      // A new request is clamped to the run's remaining budget; a committed one replays with the
-      // parameters it was clamped to then (different parameters under the same id still conflict).
-      const maxDispatches = known !== undefined
-        ? Math.min(this.committedDispatches(live!, requestId), input.max_dispatches)
-        : Math.min(input.max_dispatches, remaining);
-      if (known === undefined && remaining <= 0) {
-        fail('dispatch_budget_blocked', `this run already reserved its ${this.o.dispatchBudget} dispatch group(s)`);
-      }
+      // A committed request replays with the parameters it was clamped to then (different
+      // parameters under the same id still conflict); a new one is clamped to the run's remaining
+      // budget on each attempt's projection (another processing run of this activation may spend it).
+      const maxDispatches = known !== undefined ? Math.min(this.committedDispatches(live!, requestId), input.max_dispatches) : input.max_dispatches;
       const outcome = await publishDispatch(this.o.publisher, {
         requestId, actor, input: { pool: input.pool, max_claims: input.max_claims, max_dispatches: maxDispatches, max_bytes: DISPATCH_MAX_BYTES },
-        // A new request re-reads the budget on every attempt's projection: another processing run
-        // of this activation may have spent it since `live` was read.
-        ...(known === undefined ? { budget: (projection: Projection) => this.o.dispatchBudget - this.reservedBy(projection, requestId) } : {}),
+        ...(known === undefined ? { budget: { total: this.o.dispatchBudget, reserved: (projection: Projection) => this.reservedBy(projection, requestId) } } : {}),
       });
       const settled = this.settled(receipt, outcome);
       if (outcome.status === 'no_write') {

@@ -104,12 +104,12 @@ export interface DispatchSpec extends RequestOrigin {
    */
   observations?: readonly JsonObject[];
   /**
-   * Dispatch groups the caller may still reserve, read on each attempt's projection (the intent
-   * processor's per-run budget, spec 7.12): a request is clamped to it, and none left is
-   * `dispatch_budget_blocked`. Checked inside the compare-and-swap, so two processing runs of
-   * one activation cannot both spend the last group.
+   * A per-run dispatch budget (the intent processor's, spec 7.12): `total` groups, of which
+   * `reserved` reads how many are spent on each attempt's projection. A request is clamped to
+   * what is left, and nothing left is `dispatch_budget_blocked`. Checked inside the
+   * compare-and-swap, so two processing runs of one activation cannot both spend the last group.
    */
-  budget?: (projection: Projection) => number;
+  budget?: { total: number; reserved: (projection: Projection) => number };
 }
 
 /** A dispatch_next as prepared: its request and packer run, or the no-grant (nothing written). */
@@ -130,8 +130,8 @@ export async function publishDispatch(publisher: Publisher, spec: DispatchSpec):
     prepare: (projection, candidate) => {
       let input = spec.input;
       if (spec.budget !== undefined) {
-        const remaining = spec.budget(projection);
-        if (remaining <= 0) fail('dispatch_budget_blocked', 'this run already reserved every dispatch group its budget allows');
+        const remaining = spec.budget.total - spec.budget.reserved(projection);
+        if (remaining <= 0) fail('dispatch_budget_blocked', `this run already reserved its ${spec.budget.total} dispatch group(s)`);
         if (remaining < input.max_dispatches) input = { ...input, max_dispatches: remaining };
       }
       const built = dispatchNextWithObservations(projection, input, candidate, candidate.at, observations);
