@@ -20,11 +20,9 @@ import type { ClaimRecord, DispatchRecord, DispatchState, ReplayState, WorkRecor
 import type { StateReader } from './checkpoint-reader.ts';
 import { workerRoute } from './ops/deployment.ts';
 
-/** What restoration read of each request receipt, by ordinal. */
+/** What this pass reads of each restored request receipt, by ordinal. */
 export interface RestoredReceipt {
   id: string;
-  requestId: string;
-  kind: string;
   policyEpoch: string;
 }
 

@@ -78,7 +78,7 @@ export function restoreCheckpoint(state: ReplayState, commit: QueueCommit, line?
   restoreExtensions(r, state, snapshot);
   rebuildIndexes(state, receipts);
 
-  const settled = checkLifecycle(r, state, snapshot, receipts.map((x) => ({ id: x.id, requestId: x.requestId, kind: x.kind, policyEpoch: x.policyEpoch })));
+  const settled = checkLifecycle(r, state, snapshot, receipts);
   r.int(snapshot.ledger_bytes, 'ledger_bytes');
   state.checkpoint = {
     ordinal: receipts.length,
