@@ -210,7 +210,7 @@ function packPrefix(state: ReplayState, request: DispatchNextRequest, asOf: numb
     // its assignments writes it (replay's grant check keeps none: `memberBytesFor`).
     let first: JsonObject | undefined;
     let firstBytes = -1;
-    const revision = executionRevision(state, work);
+    const revision = executionRevision(state, work, profile);
     for (const candidate of groups) {
       if (!compatible(candidate, work, profile, revision)) continue;
       if (firstBytes < 0) [first, firstBytes] = firstMember(state, work, claimId, explain);

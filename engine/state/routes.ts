@@ -30,18 +30,14 @@ export function pinOf(work: Pick<WorkRecord, 'executionRef'>): string | undefine
 /**
  * The revision (ref) a dispatch group of `work` would freeze now (what `executionProfile` in
  * replay/ops/deployment.ts returns the profile of): its pin, else its route's current revision,
- * else its installed profile's ref; '' when the profile is not installed. Spec 7.14: a group's
+ * else the ref of its `installed` profile (the caller has looked it up). Spec 7.14: a group's
  * members share one "immutable ref revision", so the packer groups Work by it.
  */
-export function executionRevision(state: ReplayState, work: Pick<WorkRecord, 'executionRef' | 'pool' | 'workerProfile'>): string {
+export function executionRevision(state: ReplayState, work: Pick<WorkRecord, 'executionRef' | 'pool' | 'workerProfile'>, installed: { ref: string }): string {
   const pin = pinOf(work);
   if (pin !== undefined) return pin;
   const deployed = state.deployments.size === 0 ? undefined : state.deployments.get(routeKey(work.pool, work.workerProfile));
-  if (deployed !== undefined) return deployed.currentRef;
-  const pools = state.policy?.policy.pools;
-  const profiles = pools !== undefined && Object.hasOwn(pools, work.pool) ? pools[work.pool]!.profiles : undefined;
-  const profile = profiles !== undefined && Object.hasOwn(profiles, work.workerProfile) ? profiles[work.workerProfile] : undefined;
-  return profile === undefined ? '' : String(profile.ref);
+  return deployed !== undefined ? deployed.currentRef : installed.ref;
 }
 
 /**
