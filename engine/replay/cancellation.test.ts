@@ -204,6 +204,26 @@ describe('ClaimCancellation by a non-worker carries trusted retry backoff (spec 
     expect(codeOf(bytes(w.text()))).toBe('accepted');
   });
 
+  it('rejects a reconciler ClaimCancellation one millisecond past at + backoff_ms: the backoff is bounded (retry_invalid)', () => {
+    const w = queue(['a'], { logical: 1, native: 2 });
+    const g = grant(w, 'grant-1', 2);
+    expect(codeOf(withUnchecked(w, 'cc', reconciler, 10, cancelClaim(g.workId, g.claimId, 10 + BACKOFF + 1)))).toBe('retry_invalid');
+    // A retry boundary years away would hold the Work out of every later grant.
+    expect(codeOf(withUnchecked(w, 'cc', reconciler, 10, cancelClaim(g.workId, g.claimId, 10 + 365 * 86_400_000)))).toBe('retry_invalid');
+  });
+
+  it('bounds a release request\'s ClaimCancellation by the commit time plus backoff_ms, not by its evidence (retry_invalid past it)', () => {
+    const w = queue(['a'], { logical: 1, native: 2 });
+    const g = grant(w, 'grant-1', 2);
+    const evidence = groupEvidence(w.state, g.dispatchId, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt: 5 });
+    const release = (rnb: number): BuiltRequest => operationsRequest('release', [
+      { kind: 'ClaimCancellation', work_id: g.workId, claim_id: g.claimId, reason: 'released', retry_not_before: rnb },
+      { kind: 'Release', dispatch_id: g.dispatchId, evidence },
+    ]);
+    expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(9 + BACKOFF)))).toBe('accepted');
+    expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(9 + BACKOFF + 1)))).toBe('retry_invalid');
+  });
+
   it('anchors a release request\'s ClaimCancellation at its Release evidence checked_at; earlier than that plus backoff_ms is retry_invalid', () => {
     const w = queue(['a'], { logical: 1, native: 2 });
     const g = grant(w, 'grant-1', 2);

@@ -184,7 +184,8 @@ function checkPrelaunchCancellation(ctx: CommitContext, op: OperationOf<'ClaimCa
  * prelaunch/nonlaunch/terminal-run evidence, that evidence's `checked_at` (as the reference
  * replayer anchors it). A worker's own cancelled finish is additionally pinned to exactly
  * `at + backoff_ms` by finish.ts. A boundary that lets the Work be re-granted sooner (e.g. a
- * zero backoff at `at`) is `retry_invalid`.
+ * zero backoff at `at`), or later than `at + backoff_ms` (a delay no Policy granted), is
+ * `retry_invalid`.
  */
 function checkTrustedBackoff(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>, dispatchId: string, pool: string): void {
   const { commit } = ctx;
@@ -201,6 +202,15 @@ function checkTrustedBackoff(ctx: CommitContext, op: OperationOf<'ClaimCancellat
   if (!Number.isSafeInteger(earliest) || op.retry_not_before < earliest) {
     fail('retry_invalid', `retry_not_before ${op.retry_not_before} is earlier than the trusted backoff boundary ${earliest} (origin ${origin} + backoff_ms ${retry.backoff_ms})`, where(ctx), {
       retry_not_before: op.retry_not_before, earliest, origin, backoff_ms: retry.backoff_ms,
+    });
+  }
+  // Bounded (spec 7.18 "bounded retry/backoff"): no later than the decision time plus the
+  // Policy's backoff, the boundary every trusted writer uses (lifecycle/release.ts, a worker's
+  // finish), so a cancelling record cannot hold the Work out of the fair order indefinitely.
+  const latest = commit.at + retry.backoff_ms;
+  if (op.retry_not_before > latest) {
+    fail('retry_invalid', `retry_not_before ${op.retry_not_before} is later than the trusted backoff boundary ${latest} (at ${commit.at} + backoff_ms ${retry.backoff_ms})`, where(ctx), {
+      retry_not_before: op.retry_not_before, latest, at: commit.at, backoff_ms: retry.backoff_ms,
     });
   }
 }
