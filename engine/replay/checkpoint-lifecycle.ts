@@ -145,6 +145,7 @@ function checkWork(r: StateReader, state: ReplayState, work: WorkRecord, termina
   switch (work.state) {
     case 'available':
       if (current !== undefined) r.bad(`${what} is available but names Claim ${work.currentClaim}`);
+      checkRetryBoundary(r, state, work, commitAt, what);
       break;
     case 'completed':
       // completion_times is the Completion commit's own time (reconciliation deadlines count from it).
@@ -170,6 +171,25 @@ function checkWork(r: StateReader, state: ReplayState, work: WorkRecord, termina
   // Spec 7.10: nonterminal or delivery-pending Work is the current epoch's, on a route it configures.
   if ((work.state === 'available' || work.state === 'claimed' || work.barrier === 'pending') && workerRoute(state, work.pool, work.workerProfile) === null) {
     r.bad(`${what} is pending in pool ${work.pool} with profile ${work.workerProfile}, which the installed Policy does not configure`);
+  }
+}
+
+/**
+ * An available Work's retry boundary is one its cancelled Claims set (ops/claim.ts: a
+ * ClaimCancellation's `retry_not_before`), and no later than that cancellation's commit time
+ * plus the pool's backoff (spec 7.18 "bounded retry/backoff"; the Work is the installed epoch's,
+ * checked below): a checkpoint cannot hold Work out of the fair order.
+ */
+function checkRetryBoundary(r: StateReader, state: ReplayState, work: WorkRecord, commitAt: ReadonlyMap<string, number>, what: string): void {
+  const boundary = work.retryNotBefore;
+  if (boundary === null) return;
+  const setBy = work.claims.map((id) => state.claims.get(id)).find((c) => c?.state === 'cancelled' && c.retryNotBefore === boundary);
+  const at = setBy?.terminalCommitId == null ? undefined : commitAt.get(setBy.terminalCommitId);
+  const pools = state.policy?.policy.pools;
+  if (pools === undefined || !Object.hasOwn(pools, work.pool)) return; // an unconfigured route is refused below
+  const backoff = pools[work.pool]!.retry.backoff_ms;
+  if (at === undefined || boundary > at + backoff) {
+    r.bad(`${what}.retry_not_before ${boundary} is not a cancelled Claim's retry boundary within backoff_ms ${backoff} of its cancellation`);
   }
 }
 

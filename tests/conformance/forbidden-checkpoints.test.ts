@@ -15,10 +15,10 @@ import { requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { WORK_STATE_KEYS } from '../../engine/replay/checkpoint-read.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
-import { submitRequest } from '../../engine/requests/operations.ts';
+import { finishRequest, submitRequest } from '../../engine/requests/operations.ts';
 import { nodes, policyOf, producer, TestQueue } from '../acceptance/queue.ts';
 import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
-import { bind, completedClaim, grantOne, start } from './forbidden.ts';
+import { bind, completedClaim, grantOne, start, workerOf } from './forbidden.ts';
 
 type State = JsonObject & { works: Record<string, any>; claims: Record<string, any>; dispatches: Record<string, any>; requests: any[]; clocks: any; stats: any; completion_times: Record<string, any>; cancellations: Record<string, any> };
 
@@ -89,6 +89,7 @@ const CASES: Array<[string, (s: State) => void, RegExp]> = [
   ['a completed Work whose barrier is none', (s) => { s.works[D.workId].barrier = 'none'; }, /is completed, so its result barrier is pending, verified or failed/],
   ['a verified barrier that terminal_barriers does not settle', (s) => { Object.assign(s.works[D.workId], { barrier: 'verified', result: {}, result_commit_id: s.requests[0].id }); }, /barrier is verified, but terminal_barriers holds nothing/],
   ['a completion time moved back (reconciliation deadlines count from it)', (s) => { s.completion_times[D.workId] = 1; }, /completion time is not its Completion commit's/],
+  ['a retry boundary on an available Work that no cancellation set (held out of the fair order)', (s) => { s.works[B.p3].retry_not_before = 9_000_000_000_000; }, /retry_not_before 9000000000000 is not a cancelled Claim's retry boundary/],
   ['a ClaimCancellation kept for a Claim that was never cancelled', (s) => { s.cancellations.c_ghost = { kind: 'ClaimCancellation', work_id: B.x, claim_id: 'c_ghost', reason: 'x', retry_not_before: 5 }; }, /cancellations.c_ghost is not the ClaimCancellation or WorkCancellation that settled c_ghost/],
   // Dispatch groups and run bindings (spec 7.8, 7.10)
   ['a bound group without its start marker, bound to the dispatcher run in a foreign repository', (s) => { const g = s.dispatches[O.dispatchId]; delete g.sender; Object.assign(g.run, { run_id: '5001', workflow: '.github/workflows/dispatcher.lock.yml', repository: 'evil/other' }); }, /is bound without a start marker sender/],
@@ -134,4 +135,46 @@ describe('forbidden checkpoints: lifecycle facts a restored state cannot hold', 
       expect(v.message).toMatch(message);
     });
   }
+});
+
+/** A Work back to available after its worker's cancelled finish (retry boundary = that commit's time + backoff_ms). */
+function cancelledOnce() {
+  const q = new TestQueue(policyOf({ accounting_weights: { a: 1 } }), nodes('p', 2, 'a'));
+  const g = grantOne(q);
+  start(q, g.dispatchId);
+  bind(q, g.dispatchId, '9201');
+  const at = q.tick();
+  q.w.publish(`finish-${g.dispatchId}`, workerOf(g.dispatchId, '9201'), at, finishRequest(q.state, { dispatch_id: g.dispatchId, claim_handle: 'h1', outcome: 'cancelled' }, at));
+  return { ledger: checkpointOf(q.text()), ...g };
+}
+
+describe('forbidden checkpoints: a retry boundary is the bounded one a cancellation set (spec 7.18)', () => {
+  const C = cancelledOnce();
+  const replayEdited = (edit: (s: State) => void): { code: string; message: string } => {
+    const text = editCheckpoint(C.ledger, edit as (s: JsonObject) => void);
+    try {
+      replayLedger(new TextEncoder().encode(`${text.replace(/\n?$/, '')}\n`));
+      return { code: 'accepted', message: '' };
+    } catch (e) {
+      if (!isProtocolError(e)) throw e;
+      return { code: e.code, message: e.message };
+    }
+  };
+
+  it('control: the checkpoint of a Work waiting out its backoff replays, boundary kept', () => {
+    let kept: unknown;
+    expect(replayEdited((s) => { kept = s.works[C.workId].retry_not_before; }).code).toBe('accepted');
+    expect(kept).toBe(replayLedger(new TextEncoder().encode(`${C.ledger.replace(/\n?$/, '')}\n`)).work(C.workId)!.retryNotBefore);
+  });
+
+  it('a retry boundary pushed a year out, on the Work and its cancelled Claim alike, is checkpoint_invalid', () => {
+    const v = replayEdited((s) => {
+      const later = s.works[C.workId].retry_not_before + 365 * 86_400_000;
+      s.works[C.workId].retry_not_before = later;
+      s.claims[C.claimId].retry_not_before = later;
+      s.cancellations[C.claimId].retry_not_before = later;
+    });
+    expect(v.code, v.message).toBe('checkpoint_invalid');
+    expect(v.message).toMatch(/is not a cancelled Claim's retry boundary within backoff_ms/);
+  });
 });
