@@ -1,0 +1,55 @@
+/**
+ * Spec §8.2 scheduling rows as forbidden ledgers: replay re-derives every Claim with the one
+ * packer (engine/replay/grant.ts), so a hand-written dispatch_next granting Work the rule says
+ * must wait is `claim_not_fair` on the byte path, whatever a builder would have done. Each case
+ * writes its honest control on the same prefix; the forged Claim is spelled exactly as the
+ * packer spells one (ids from the request id), so only the row's rule can make the difference.
+ */
+import { describe, expect, it } from 'vitest';
+import { claimId, dispatchId } from '../../engine/identity/index.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { result } from '../../engine/requests/lifecycle.ts';
+import { finishRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { dispatcher, nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { bind, byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
+
+const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
+
+/** A one-Claim dispatch_next for `nodeKey`'s Work, spelled as the packer spells its first Claim, forged on the tip. */
+function grantOf(q: TestQueue, id: string, nodeKey: string, params: JsonObject = GRANT): Uint8Array {
+  const claim = { kind: 'Claim', work_id: q.workId(nodeKey), claim_id: claimId(id, 1), dispatch_id: dispatchId(id, 1), handle: 'h1', observations: [] };
+  return forge(q, { id, kind: 'dispatch_next', actor: dispatcher, at: q.tick(), operations: [claim], parameters: params });
+}
+
+const dep = (nodeKey: string) => ({ kind: 'work' as const, node_key: nodeKey });
+const node = (nodeKey: string, extra: Partial<SubmitNode> = {}): SubmitNode => ({ node_key: nodeKey, payload: { task: nodeKey }, ...extra });
+
+/** Complete the Claim of `nodeKey` (granted, started, bound to `runId`, finished completed). */
+function complete(q: TestQueue, runId: string): { workId: string } {
+  return completedClaim(q, runId);
+}
+
+/** Record the verified Result of `workId` (the reconciler's delivery check). */
+function deliver(q: TestQueue, workId: string, receipt: string): void {
+  q.w.publish(`result-${receipt}`, reconciler, q.tick(), result(q.state, workId, {}, q.t, receipt));
+}
+
+describe('§8.2 "Strict priority": no lower-class grant while a higher class is eligible (forbidden ledger)', () => {
+  // Weighted mode (8:4:2:1:1) gives class 5 a turn after class 1's first eight grants; strict never does.
+  const queue = (mode: string) => {
+    const q = new TestQueue(policyOf({ mode }), [...nodes('hot', 12, '', 1), ...nodes('cold', 1, '', 5)]);
+    expect(q.grants(8)).toEqual(nodes('hot', 8, '').map((n) => n.node_key));
+    return q;
+  };
+
+  it('control: under weighted priority the hand-written class-5 grant after eight class-1 grants is the fair one', () => {
+    expect(byteVerdict(grantOf(queue('weighted-priority'), 'lower', 'cold-1'))).toBe('accepted');
+  });
+
+  it('under strict priority the same class-5 grant is claim_not_fair while class 1 stays eligible; class 1\'s grant replays', () => {
+    const q = queue('strict-priority');
+    expect(byteVerdict(grantOf(q, 'lower', 'cold-1'))).toBe('claim_not_fair');
+    expect(byteVerdict(grantOf(q, 'higher', 'hot-9'))).toBe('accepted');
+  });
+});
+
