@@ -53,3 +53,12 @@ describe('§8.2 "Strict priority": no lower-class grant while a higher class is 
   });
 });
 
+describe('§8.2 "Default concurrency": claimed Work is skipped (forbidden ledger)', () => {
+  it('a second grant of already-claimed Work is claim_not_fair; the next unclaimed Work replays', () => {
+    const q = new TestQueue(policyOf(), [node('A'), node('B')]);
+    grantOne(q);
+    expect(byteVerdict(grantOf(q, 'again', 'A'))).toBe('claim_not_fair');
+    expect(byteVerdict(grantOf(q, 'next', 'B'))).toBe('accepted');
+  });
+});
+
