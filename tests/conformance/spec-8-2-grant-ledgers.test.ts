@@ -62,3 +62,38 @@ describe('§8.2 "Default concurrency": claimed Work is skipped (forbidden ledger
   });
 });
 
+describe('§8.2 "Capacity": logical open-Claim and native reservation limits hold independently on replay (forbidden ledger)', () => {
+  /** A default pool with the given logical and native limits (aw.json sets both from `concurrency`). */
+  function limited(logical: number, native: number): TestQueue {
+    const policy = policyOf();
+    const pool = (policy.pools as Record<string, JsonObject>).default!;
+    pool.logical_limit = logical;
+    pool.native_limit = native;
+    return new TestQueue(policy, [node('A'), node('B')]);
+  }
+
+  /** Grant A, start and bind it, and complete its Claim: the logical slot closes, the reservation stays. */
+  function completeFirst(q: TestQueue): void {
+    const a = grantOne(q);
+    start(q, a.dispatchId);
+    bind(q, a.dispatchId, '7001');
+    const at = q.tick();
+    q.w.publish('finish-a', workerOf(a.dispatchId, '7001'), at, finishRequest(q.state, { dispatch_id: a.dispatchId, claim_handle: 'h1', outcome: 'completed' }, at));
+  }
+
+  it('logical limit 1 (native 2): a grant beside an open Claim is claim_not_fair; once that Claim completes it replays', () => {
+    const q = limited(1, 2);
+    grantOne(q);
+    expect(byteVerdict(grantOf(q, 'over-logical', 'B'))).toBe('claim_not_fair');
+    const r = limited(1, 2);
+    completeFirst(r);
+    expect(byteVerdict(grantOf(r, 'after-finish', 'B'))).toBe('accepted');
+  });
+
+  it('native limit 1 (logical 2): partial finish frees no live worker slot, a grant before Release is claim_not_fair', () => {
+    const q = limited(2, 1);
+    completeFirst(q);
+    expect(byteVerdict(grantOf(q, 'over-native', 'B'))).toBe('claim_not_fair');
+  });
+});
+
