@@ -97,3 +97,13 @@ describe('§8.2 "Capacity": logical open-Claim and native reservation limits hol
   });
 });
 
+describe('§8.2 "Ready frontier" / "Result barrier": a dependent receives no Claim before its predecessor\'s verified Result (forbidden ledger)', () => {
+  it('granting B after A completed but before A\'s Result is claim_not_fair; after the Result it replays', () => {
+    const q = new TestQueue(policyOf(), [node('A'), node('B', { depends_on: [dep('A')] })]);
+    const a = complete(q, '7001');
+    expect(byteVerdict(grantOf(q, 'early', 'B'))).toBe('claim_not_fair');
+    deliver(q, a.workId, 'receipt-a');
+    expect(byteVerdict(grantOf(q, 'ready', 'B'))).toBe('accepted');
+  });
+});
+
