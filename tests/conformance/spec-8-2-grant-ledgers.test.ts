@@ -107,3 +107,15 @@ describe('§8.2 "Ready frontier" / "Result barrier": a dependent receives no Cla
   });
 });
 
+describe('§8.2 "Fork/join": a join waits for every sibling (forbidden ledger)', () => {
+  it('granting the join after one of two siblings\' Results is claim_not_fair; after both it replays', () => {
+    const q = new TestQueue(policyOf(), [node('L'), node('R'), node('J', { depends_on: [dep('L'), dep('R')] })]);
+    const l = complete(q, '7001');
+    deliver(q, l.workId, 'receipt-l');
+    const r = complete(q, '7002');
+    expect(byteVerdict(grantOf(q, 'half', 'J'))).toBe('claim_not_fair');
+    deliver(q, r.workId, 'receipt-r');
+    expect(byteVerdict(grantOf(q, 'joined', 'J'))).toBe('accepted');
+  });
+});
+
