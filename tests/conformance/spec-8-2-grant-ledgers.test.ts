@@ -119,3 +119,18 @@ describe('§8.2 "Fork/join": a join waits for every sibling (forbidden ledger)',
   });
 });
 
+describe('§8.2 "Mixed terminal outcomes": a node depending on a cancelled member waits for a future successful attempt (forbidden ledger)', () => {
+  it('granting the dependent of a cancelled Claim\'s Work is claim_not_fair; a sibling depending on the completed member replays', () => {
+    const q = new TestQueue(policyOf(), [node('C1'), node('C2'), node('N2', { depends_on: [dep('C2')] }), node('N1', { depends_on: [dep('C1')] })]);
+    const c1 = complete(q, '7001');
+    deliver(q, c1.workId, 'receipt-c1');
+    const c2 = grantOne(q);
+    start(q, c2.dispatchId);
+    bind(q, c2.dispatchId, '7002');
+    const at = q.tick();
+    q.w.publish('cancel-c2', workerOf(c2.dispatchId, '7002'), at, finishRequest(q.state, { dispatch_id: c2.dispatchId, claim_handle: 'h1', outcome: 'cancelled' }, at));
+    expect(byteVerdict(grantOf(q, 'n2', 'N2'))).toBe('claim_not_fair');
+    expect(byteVerdict(grantOf(q, 'n1', 'N1'))).toBe('accepted');
+  });
+});
+
