@@ -134,3 +134,40 @@ describe('§8.2 "Mixed terminal outcomes": a node depending on a cancelled membe
   });
 });
 
+describe('§8.2 "Agent fault classification": transient failures retry within a finite budget; exhaustion needs WorkCancellation (forbidden ledger)', () => {
+  /** A one-Work queue whose only Claim is bound and open; `finish` is the worker's cancelled finish for it. */
+  function openClaim(maxAttempts: number): { q: TestQueue; finish: () => { worker: ReturnType<typeof workerOf>; at: number; built: BuiltRequest } } {
+    const q = new TestQueue(policyOf({ retry: { max_attempts: maxAttempts, backoff_seconds: 10 } }), [node('A')]);
+    const a = grantOne(q);
+    start(q, a.dispatchId);
+    bind(q, a.dispatchId, '7001');
+    const finish = () => {
+      const at = q.tick();
+      return { worker: workerOf(a.dispatchId, '7001'), at, built: finishRequest(q.state, { dispatch_id: a.dispatchId, claim_handle: 'h1', outcome: 'cancelled' }, at) };
+    };
+    return { q, finish };
+  }
+
+  it('a cancelled finish spending the last attempt without WorkCancellation is retry_exhausted; the builder\'s finish with it replays', () => {
+    const { q, finish } = openClaim(1);
+    const { worker, at, built } = finish();
+    expect(built.operations.map((op) => op.kind)).toEqual(['ClaimCancellation', 'WorkCancellation']);
+    const bare = { ...built, operations: built.operations.slice(0, 1) };
+    expect(byteVerdict(forgeBuilt(q, 'finish-bare', worker, at, bare))).toBe('retry_exhausted');
+    expect(byteVerdict(forgeBuilt(q, 'finish-full', worker, at, built))).toBe('accepted');
+  });
+
+  it('after the last attempt no further grant: claim_not_fair; with one attempt left the retry grant replays after the backoff', () => {
+    const spent = openClaim(1);
+    const s = spent.finish();
+    spent.q.w.publish('finish', s.worker, s.at, s.built);
+    spent.q.tick(15_000);
+    expect(byteVerdict(grantOf(spent.q, 'exhausted', 'A'))).toBe('claim_not_fair');
+    const left = openClaim(2);
+    const l = left.finish();
+    left.q.w.publish('finish', l.worker, l.at, l.built);
+    expect(byteVerdict(grantOf(left.q, 'too-early', 'A'))).toBe('claim_not_fair'); // inside the backoff
+    left.q.tick(15_000);
+    expect(byteVerdict(grantOf(left.q, 'retry', 'A'))).toBe('accepted');
+  });
+});
