@@ -1,0 +1,76 @@
+/**
+ * Spec §8.2 authority and envelope rows as forbidden ledgers (Trust, Policy epochs, No-grant
+ * semantics, No opt-out / Writer enforcement, Current-only protocol, Submission defaults,
+ * Launch fencing/binding). Each hand-written commit sits on an honest prefix with its commit
+ * id and request fingerprint computed as a writer computes them (`forbidden.ts`; `raw` below
+ * for records the schema refuses, which a builder cannot even construct), its BYTES are
+ * replayed, and the specific code is asserted beside an honest control.
+ */
+import { describe, expect, it } from 'vitest';
+import { canonicalize } from '../../engine/codec/index.ts';
+import { candidateCommitId, claimId, dispatchId, requestFingerprint } from '../../engine/identity/index.ts';
+import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { cancelWorkRequest, policyRequest } from '../../engine/requests/admin.ts';
+import { dispatchBound, observation } from '../../engine/requests/lifecycle.ts';
+import { submitRequest } from '../../engine/requests/operations.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { bind, byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
+
+const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
+
+/** The installed Policy object (to re-install it under another epoch). */
+const installed = (q: TestQueue): JsonObject => q.state.policy!.policy as unknown as JsonObject;
+
+/**
+ * A commit on the tip written without the schema parse `buildCommit` does: id and fingerprint
+ * as a writer computes them, then `edit` on the record, so replay's own schema check answers.
+ */
+function raw(q: TestQueue, r: { id: string; kind: string; actor: Actor; operations: JsonObject[]; parameters?: JsonObject }, edit: (c: JsonObject) => void = () => {}): Uint8Array {
+  const parameters = r.parameters ?? (r.kind === 'submit' ? { nodes: r.operations } : { operations: r.operations });
+  const commit: JsonObject = {
+    version: 3,
+    id: candidateCommitId(q.state.tip, r.id),
+    previous: q.state.tip,
+    request: { id: r.id, kind: r.kind, parameters, fingerprint: requestFingerprint(r.actor as unknown as JsonValue, r.kind, parameters) },
+    actor: r.actor as unknown as JsonObject,
+    policy_epoch: q.state.policy!.epoch,
+    at: q.tick(),
+    operations: r.operations,
+  };
+  edit(commit);
+  return new TextEncoder().encode(`${q.text()}${canonicalize(commit)}\n`);
+}
+
+/** One Claim of `nodeKey`'s Work, spelled as the packer spells the first Claim of request `id`. */
+const claimOf = (q: TestQueue, id: string, nodeKey: string): JsonObject => ({
+  kind: 'Claim', work_id: q.workId(nodeKey), claim_id: claimId(id, 1), dispatch_id: dispatchId(id, 1), handle: 'h1', observations: [],
+});
+
+describe('§8.2 "Trust": an agent cannot alter the policy (forbidden ledger)', () => {
+  it.each([
+    ['producer', producer], ['dispatcher', dispatcher], ['reconciler', reconciler],
+  ] as const)('a policy request from a %s is role_not_allowed; the administrator\'s replays', (_role, actor) => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    q.w.publish('drain', admin, q.tick(), cancelWorkRequest(q.state, [q.workId('p-1')], 'operator_request'));
+    expect(byteVerdict(forgeBuilt(q, 'policy', actor, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('role_not_allowed');
+    expect(byteVerdict(forgeBuilt(q, 'policy', admin, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('accepted');
+  });
+
+  it('a worker\'s policy request (a completed Claim\'s bound run) is role_not_allowed', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const { worker } = completedClaim(q, '7001');
+    expect(byteVerdict(forgeBuilt(q, 'policy', worker, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('role_not_allowed');
+  });
+
+  it('a Policy riding in a submit after the genesis is policy_not_authorized, whoever submits; the same Work alone replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const work = submitRequest(q.state, [{ node_key: 'n', payload: {} }], { graphId: 'g', at: q.t }).operations as unknown as JsonObject[];
+    const policy = { kind: 'Policy', epoch: 'epoch-2', policy: installed(q) };
+    for (const actor of [producer, admin]) {
+      expect(byteVerdict(forge(q, { id: 'smuggle', kind: 'submit', actor, at: q.tick(), operations: [policy, ...work], parameters: { nodes: work } }))).toBe('policy_not_authorized');
+    }
+    expect(byteVerdict(forge(q, { id: 'plain', kind: 'submit', actor: producer, at: q.tick(), operations: work }))).toBe('accepted');
+  });
+});
+
