@@ -74,3 +74,27 @@ describe('§8.2 "Trust": an agent cannot alter the policy (forbidden ledger)', (
   });
 });
 
+describe('§8.2 "Policy epochs": economic changes wait for a drained queue; epochs are never reused (forbidden ledger)', () => {
+  it('a new epoch while Work is still available (nonterminal, unclaimed) is policy_not_quiescent; once cancelled it replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(forgeBuilt(q, 'epoch-2', admin, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('policy_not_quiescent');
+    q.w.publish('drain', admin, q.tick(), cancelWorkRequest(q.state, [q.workId('p-1')], 'operator_request'));
+    expect(byteVerdict(forgeBuilt(q, 'epoch-2', admin, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('accepted');
+  });
+
+  it('a new epoch while a completed Work\'s delivery barrier is unresolved (and its reservation held) is policy_not_quiescent', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    completedClaim(q, '7001');
+    expect(byteVerdict(forgeBuilt(q, 'epoch-2', admin, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('policy_not_quiescent');
+  });
+
+  it('re-installing an epoch already installed is policy_epoch_reused, even on a drained queue; a fresh epoch replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    q.w.publish('drain', admin, q.tick(), cancelWorkRequest(q.state, [q.workId('p-1')], 'operator_request'));
+    expect(byteVerdict(forgeBuilt(q, 'again', admin, q.tick(), policyRequest('epoch-1', installed(q))))).toBe('policy_epoch_reused');
+    q.w.publish('epoch-2', admin, q.tick(), policyRequest('epoch-2', installed(q)));
+    expect(byteVerdict(forgeBuilt(q, 'back', admin, q.tick(), policyRequest('epoch-1', installed(q))))).toBe('policy_epoch_reused');
+    expect(byteVerdict(forgeBuilt(q, 'epoch-3', admin, q.tick(), policyRequest('epoch-3', installed(q))))).toBe('accepted');
+  });
+});
+
