@@ -98,3 +98,17 @@ describe('§8.2 "Policy epochs": economic changes wait for a drained queue; epoc
   });
 });
 
+describe('§8.2 "No-grant semantics": a no-op evaluation writes no commit (forbidden ledger)', () => {
+  it('a dispatch_next carrying only an Observation and no Claim is grant_empty; with the fair Claim it replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const seen = observation({ id: 'o1', resource: issue(7), condition: 'completed', satisfied: true, observedAt: q.t, generation: 'initial' });
+    expect(byteVerdict(forge(q, { id: 'noop', kind: 'dispatch_next', actor: dispatcher, at: q.tick(), operations: [seen], parameters: GRANT }))).toBe('grant_empty');
+    expect(byteVerdict(forge(q, { id: 'grant', kind: 'dispatch_next', actor: dispatcher, at: q.tick(), operations: [seen, claimOf(q, 'grant', 'p-1')], parameters: GRANT }))).toBe('accepted');
+  });
+
+  it('a dispatch_next with no operations at all is schema_invalid', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(raw(q, { id: 'noop', kind: 'dispatch_next', actor: dispatcher, operations: [], parameters: GRANT }))).toBe('schema_invalid');
+  });
+});
+
