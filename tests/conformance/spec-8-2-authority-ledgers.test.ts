@@ -112,3 +112,26 @@ describe('§8.2 "No-grant semantics": a no-op evaluation writes no commit (forbi
   });
 });
 
+describe('§8.2 "No opt-out" / "Writer enforcement": direct-claim, administrative grant-bypass and unscheduled modes fail (forbidden ledger)', () => {
+  it('a Claim outside a dispatch_next (an observe, a control) is operation_not_allowed', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(forge(q, { id: 'direct', kind: 'observe', actor: reconciler, at: q.tick(), operations: [claimOf(q, 'direct', 'p-1')] }))).toBe('operation_not_allowed');
+    expect(byteVerdict(forge(q, { id: 'direct', kind: 'control', actor: admin, at: q.tick(), operations: [claimOf(q, 'direct', 'p-1')] }))).toBe('operation_not_allowed');
+  });
+
+  it('an administrator\'s dispatch_next is checked like any other: a Claim that is not the fair winner is claim_not_fair', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 2, ''));
+    expect(byteVerdict(forge(q, { id: 'bypass', kind: 'dispatch_next', actor: admin, at: q.tick(), operations: [claimOf(q, 'bypass', 'p-2')], parameters: GRANT }))).toBe('claim_not_fair');
+    expect(byteVerdict(forge(q, { id: 'fair', kind: 'dispatch_next', actor: admin, at: q.tick(), operations: [claimOf(q, 'fair', 'p-1')], parameters: GRANT }))).toBe('accepted');
+  });
+
+  it.each(['unscheduled', 'fifo', 'advisory', 'disabled', null])('a Policy whose scheduling mode is %s is schema_invalid', (mode) => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    q.w.publish('drain', admin, q.tick(), cancelWorkRequest(q.state, [q.workId('p-1')], 'operator_request'));
+    const policy = { ...installed(q) };
+    if (mode === null) delete policy.mode;
+    else policy.mode = mode;
+    expect(byteVerdict(raw(q, { id: 'opt-out', kind: 'policy', actor: admin, operations: [{ kind: 'Policy', epoch: 'epoch-2', policy }] }, (c) => { c.policy_epoch = 'epoch-2'; }))).toBe('schema_invalid');
+  });
+});
+
