@@ -135,3 +135,24 @@ describe('§8.2 "No opt-out" / "Writer enforcement": direct-claim, administrativ
   });
 });
 
+describe('§8.2 "Current-only protocol": old, unversioned and incomplete records fail (forbidden ledger)', () => {
+  const cancel = (q: TestQueue) => ({ id: 'cancel', kind: 'cancel_work', actor: admin, operations: cancelWorkRequest(q.state, [q.workId('p-1')], 'operator_request').operations as unknown as JsonObject[] });
+
+  it('control: the record as written replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(raw(q, cancel(q)))).toBe('accepted');
+  });
+
+  it('a version-2 record is unsupported_protocol; a record without a version is unsupported_protocol too', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(raw(q, cancel(q), (c) => { c.version = 2; }))).toBe('unsupported_protocol');
+    expect(byteVerdict(raw(q, cancel(q), (c) => { delete c.version; }))).toBe('unsupported_protocol');
+  });
+
+  it('an incomplete record (no policy_epoch, no actor) is schema_invalid', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(byteVerdict(raw(q, cancel(q), (c) => { delete c.policy_epoch; }))).toBe('schema_invalid');
+    expect(byteVerdict(raw(q, cancel(q), (c) => { delete c.actor; }))).toBe('schema_invalid');
+  });
+});
+
