@@ -156,3 +156,15 @@ describe('§8.2 "Current-only protocol": old, unversioned and incomplete records
   });
 });
 
+describe('§8.2 "Submission defaults": persisted Work carries every scheduling field; replay fabricates none (forbidden ledger)', () => {
+  it.each(['pool', 'priority', 'fairness_key', 'worker_profile'])('a Work record without %s is schema_invalid; the builder\'s complete record replays', (field) => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const work = submitRequest(q.state, [{ node_key: 'n', payload: {} }], { graphId: 'g', at: q.t }).operations as unknown as JsonObject[];
+    expect(Object.keys(work[0]!)).toContain(field);
+    const bare = structuredClone(work);
+    delete bare[0]![field];
+    expect(byteVerdict(raw(q, { id: 'submit', kind: 'submit', actor: producer, operations: bare }))).toBe('schema_invalid');
+    expect(byteVerdict(raw(q, { id: 'submit', kind: 'submit', actor: producer, operations: work }))).toBe('accepted');
+  });
+});
+
