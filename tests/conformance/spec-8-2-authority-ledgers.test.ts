@@ -168,3 +168,30 @@ describe('§8.2 "Submission defaults": persisted Work carries every scheduling f
   });
 });
 
+describe('§8.2 "Launch fencing/binding": no binding without a start marker, no effects without a binding (forbidden ledger)', () => {
+  it('binding a run to a reserved group that recorded no start marker is dispatch_transition_invalid; after the marker it replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const { dispatchId: d } = grantOne(q);
+    const marked = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const m = grantOne(marked);
+    start(marked, m.dispatchId);
+    const bound = dispatchBound(marked.state, m.dispatchId, '7001', marked.t);
+    expect(d).toBe(m.dispatchId);
+    expect(byteVerdict(forge(q, { id: 'bind', kind: 'dispatch', actor: reconciler, at: q.tick(), operations: bound.operations as unknown as JsonObject[] }))).toBe('dispatch_transition_invalid');
+    expect(byteVerdict(forgeBuilt(marked, 'bind', reconciler, marked.tick(), bound))).toBe('accepted');
+  });
+
+  it('a worker Completion from a started but unbound group is run_binding_missing; after the binding it replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const g = grantOne(q);
+    start(q, g.dispatchId);
+    const completion = () => forge(q, {
+      id: 'finish', kind: 'finish', actor: workerOf(g.dispatchId, '7001'), at: q.tick(),
+      operations: [{ kind: 'Completion', work_id: g.workId, claim_id: g.claimId, dispatch_id: g.dispatchId, claim_handle: 'h1', run_id: '7001', run_attempt: 1 }],
+      parameters: { dispatch_id: g.dispatchId, claim_handle: 'h1', outcome: 'completed' },
+    });
+    expect(byteVerdict(completion())).toBe('run_binding_missing');
+    bind(q, g.dispatchId, '7001');
+    expect(byteVerdict(completion())).toBe('accepted');
+  });
+});
