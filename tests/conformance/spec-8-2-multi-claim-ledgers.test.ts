@@ -85,3 +85,13 @@ describe('§8.2 "Independent finish": only c1 completes and authorizes a Result;
   });
 });
 
+describe('§8.2 "Effect isolation": c2 effects cannot use c1\'s Completion authorization (forbidden ledger)', () => {
+  it('after c1 completes, a child submitted under the open h2 is claim_effects_unauthorized; under h1 it replays', () => {
+    const { q, dispatchId, h1, h2 } = sharedRun();
+    finish(q, dispatchId, h1, 'completed');
+    const child = submitRequest(q.state, [{ node_key: 'child', payload: {} }], { graphId: 'g', at: q.t });
+    expect(byteVerdict(forgeBuilt(q, 'child', h2.worker, q.tick(), child))).toBe('claim_effects_unauthorized');
+    expect(byteVerdict(forgeBuilt(q, 'child', h1.worker, q.tick(), child))).toBe('accepted');
+  });
+});
+
