@@ -95,3 +95,17 @@ describe('§8.2 "Effect isolation": c2 effects cannot use c1\'s Completion autho
   });
 });
 
+describe('§8.2 "Multi-Claim attribution": missing/foreign selectors fail; settling all but one member never enables automatic attribution (forbidden ledger)', () => {
+  it('with h1 settled, h2\'s finish from an actor naming no handle, h1\'s handle or an unknown one is claim_scope_invalid; h2\'s own replays', () => {
+    const { q, dispatchId, h1, h2 } = sharedRun();
+    finish(q, dispatchId, h1, 'completed');
+    const at = q.tick();
+    const built = finishRequest(q.state, { dispatch_id: dispatchId, claim_handle: 'h2', outcome: 'completed' }, at);
+    const { claim_handle: _sole, ...unscoped } = h2.worker;
+    for (const actor of [unscoped, h1.worker, { ...h2.worker, claim_handle: 'h9' }]) {
+      expect(byteVerdict(forgeBuilt(q, 'finish-h2', actor, at, built))).toBe('claim_scope_invalid');
+    }
+    expect(byteVerdict(forgeBuilt(q, 'finish-h2', h2.worker, at, built))).toBe('accepted');
+  });
+});
+
