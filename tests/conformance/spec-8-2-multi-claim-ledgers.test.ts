@@ -109,3 +109,23 @@ describe('§8.2 "Multi-Claim attribution": missing/foreign selectors fail; settl
   });
 });
 
+describe('§8.2 "Accidental run cancellation": worker-terminal recovery cancels only open Claims and grants no rerun authority (forbidden ledger)', () => {
+  it('a release leaving the open c2 uncancelled is claims_open', () => {
+    const { q, dispatchId, h1 } = sharedRun();
+    finish(q, dispatchId, h1, 'completed');
+    const { at, built } = terminalRelease(q, dispatchId);
+    const releaseOnly = (built.operations as unknown as JsonObject[]).filter((o) => o.kind === 'Release');
+    expect(byteVerdict(forgeBuilt(q, 'release', reconciler, at, withOps(built, releaseOnly)))).toBe('claims_open');
+  });
+
+  it('a rerun (run attempt 2) finishing h2 is claim_scope_invalid; after the release, the original run\'s Completion of c2 is dispatch_released', () => {
+    const { q, dispatchId, h1, h2 } = sharedRun();
+    finish(q, dispatchId, h1, 'completed');
+    const at = q.tick();
+    const built = finishRequest(q.state, { dispatch_id: dispatchId, claim_handle: 'h2', outcome: 'completed' }, at);
+    expect(byteVerdict(forgeBuilt(q, 'rerun', { ...h2.worker, run_attempt: 2 }, at, built))).toBe('claim_scope_invalid');
+    const release = terminalRelease(q, dispatchId);
+    q.w.publish('release', reconciler, release.at, release.built);
+    expect(byteVerdict(forgeBuilt(q, 'late', h2.worker, q.tick(), built))).toBe('dispatch_released');
+  });
+});
