@@ -7,6 +7,7 @@
 import { canonicalize } from '../../engine/codec/index.ts';
 import { requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
+import { isProtocolError } from '../../engine/errors.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import type { ReplayState } from '../../engine/state/state.ts';
 import { dispatchBound, dispatchStarted, control, observation } from '../../engine/requests/lifecycle.ts';
@@ -160,13 +161,17 @@ export function ledgerOf(commits: readonly JsonObject[]): string {
   return commits.map((c) => canonicalize(c)).join('\n') + '\n';
 }
 
-/** The replay verdict of a ledger: 'accepted' or the ProtocolError code. */
+/**
+ * The replay verdict of a ledger, read on the byte path (UTF-8 through the real framing):
+ * 'accepted' or the ProtocolError code. Any other exception is a bug, never a verdict: rethrown.
+ */
 export function verdict(text: string): string {
   try {
-    replayLedger(text);
+    replayLedger(new TextEncoder().encode(text));
     return 'accepted';
   } catch (e) {
-    return (e as { code?: string }).code ?? 'thrown';
+    if (isProtocolError(e)) return e.code;
+    throw e;
   }
 }
 
