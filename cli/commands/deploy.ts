@@ -8,15 +8,28 @@
  * come from the store's own repository (`--repo`: the local repository, `--remote`: the
  * remote, `--github`: the GitHub API) at its default branch's immutable commit.
  */
+import { canonicalize, sha256Hex, utf8ByteLength } from '../../engine/codec/index.ts';
 import { fail } from '../../engine/errors.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
 import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
-import { printJson } from '../output.ts';
+import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 import { configuredPool, installedPolicy } from '../../engine/scheduler/policy-view.ts';
+
+/** Bytes the per-profile suffix adds to the base request id: `-` and 16 hex digits. */
+const SUFFIX_BYTES = 17;
+
+/**
+ * The request id of one profile's Deployment: the base id and a digest of (pool, profile). Not
+ * `${base}-${pool}-${profile}`: names may contain `-`, so pool `a-b`/profile `c` and pool
+ * `a`/profile `b-c` would share an id and the second would be a request_id_conflict.
+ */
+function deploymentRequestId(base: string, pool: string, workerProfile: string): string {
+  return `${base}-${sha256Hex(canonicalize([pool, workerProfile])).slice(0, SUFFIX_BYTES - 1)}`;
+}
 
 export const registerDeploy: CommandModule = (program, ctx) => {
   program.command('deploy')
@@ -25,6 +38,10 @@ export const registerDeploy: CommandModule = (program, ctx) => {
     .option('--pool <name>', 'only this pool')
     .option('--worker-profile <name>', 'only this worker profile')
     .action(ctx.action(async (g, o: { pool?: string; workerProfile?: string }) => {
+      const base = requestIdOf(g, 'deploy');
+      if (utf8ByteLength(base) > 256 - SUFFIX_BYTES) {
+        throw new UsageError(`--request-id must be at most ${256 - SUFFIX_BYTES} UTF-8 bytes for deploy (each profile's request id appends ${SUFFIX_BYTES})`, 'option_invalid');
+      }
       const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
@@ -33,14 +50,13 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       // One revision for every profile of this run: all deployments name the same immutable commit.
       const source = await storeRevision(store);
       const admin = lifecycleActors(principalOf(g), process.env).administrator;
-      const base = requestIdOf(g, 'deploy');
       const reports: DeployReport[] = [];
       for (const [pool, p] of Object.entries(pools).sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (o.pool !== undefined && pool !== o.pool) continue;
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
           const revision = await deploymentRevision(source, profile);
-          reports.push(await deployWorker(publisher, admin, { requestId: `${base}-${pool}-${name}`, pool, workerProfile: name, revision }));
+          reports.push(await deployWorker(publisher, admin, { requestId: deploymentRequestId(base, pool, name), pool, workerProfile: name, revision }));
         }
       }
       if (reports.length === 0) fail('unknown_profile', 'no worker profile matched --pool/--worker-profile');

@@ -21,6 +21,8 @@ export interface DeployReport {
   contract: string;
   compatible: boolean;
   status: 'deployed' | 'unchanged' | 'replayed';
+  /** This profile's Deployment request (retries reuse it; `explain --request-id` finds it). */
+  request_id: string;
   commit_id: string | null;
 }
 
@@ -34,7 +36,7 @@ export async function deployWorker(
   const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing'), ...(input.revision.contract === undefined ? {} : { contract: input.revision.contract }) };
   const contract = revisionContract(projection!, facts);
   const compatible = contract === contractDigest(installedProfile(projection!, input.pool, input.workerProfile));
-  const base = { pool: input.pool, worker_profile: input.workerProfile, to: input.revision.ref, available: input.revision.available, contract, compatible };
+  const base = { pool: input.pool, worker_profile: input.workerProfile, request_id: input.requestId, to: input.revision.ref, available: input.revision.available, contract, compatible };
   const plan = deploymentPlan(projection!, facts);
   if (!plan.changed && projection!.request(input.requestId) === undefined) {
     return { ...base, from: String(plan.profile.ref), status: 'unchanged', commit_id: null };

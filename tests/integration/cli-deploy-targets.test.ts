@@ -1,0 +1,66 @@
+/**
+ * `fairway deploy --from-config` over several pools and profiles on a real local Git
+ * repository: each (pool, profile) Deployment gets its own request id, even when names
+ * contain `-` (pool `a-b`/profile `c` versus pool `a`/profile `b-c`), and a caller's
+ * `--request-id` too long to derive those ids is a usage error before anything is written.
+ */
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { replayLedger } from '../../engine/replay/index.ts';
+import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
+import { WORKER_WORKFLOW } from '../support/worker-workflow.ts';
+
+let repo: string;
+let file: (name: string, value: unknown) => string;
+
+function commitOnMain(files: Record<string, string>): string {
+  for (const [path, body] of Object.entries(files)) {
+    mkdirSync(join(repo, path, '..'), { recursive: true });
+    writeFileSync(join(repo, path), body);
+  }
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'change');
+  return git(repo, 'rev-parse', 'main');
+}
+
+beforeEach(async () => {
+  repo = fixtureRepo('fairway-deploy-targets-');
+  file = inputFiles('fairway-deploy-targets-files-');
+  copyFileSync(join(repo, WORKER_WORKFLOW), join(repo, '.github/workflows/second.lock.yml'));
+  commitOnMain({
+    '.github/work-queue-workers.json': JSON.stringify({ workers: { c: { workflow: WORKER_WORKFLOW }, 'b-c': { workflow: '.github/workflows/second.lock.yml' } }, default: 'c' }),
+    '.github/workflows/aw.json': JSON.stringify({ work_queue: { pools: { a: {}, 'a-b': {} } } }),
+  });
+  expect((await repoCli(repo, '--request-id', 'seed', 'submit-work', '--file', file('p.json', { a: 1 }), '--pool', 'a')).code).toBe(0);
+});
+
+describe('fairway deploy across pools and profiles', () => {
+  it('gives every (pool, profile) its own request id, even when joining the names with - would collide', async () => {
+    const v1 = commitOnMain({ 'src/worker.ts': 'v1\n' });
+    const r = await repoCli(repo, '--request-id', 'dep', 'deploy', '--from-config');
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    const reports = r.json.deployments as Array<{ pool: string; worker_profile: string; status: string; to: string; request_id: string }>;
+    expect(reports.map((d) => [d.pool, d.worker_profile, d.status, d.to])).toEqual([
+      ['a', 'b-c', 'deployed', v1], ['a', 'c', 'deployed', v1], ['a-b', 'b-c', 'deployed', v1], ['a-b', 'c', 'deployed', v1],
+      ['default', 'b-c', 'deployed', v1], ['default', 'c', 'deployed', v1],
+    ]);
+    expect(new Set(reports.map((d) => d.request_id)).size).toBe(6);
+    for (const d of reports) expect(d.request_id.startsWith('dep-')).toBe(true);
+    // The same --request-id again replays each profile's own request.
+    const again = await repoCli(repo, '--request-id', 'dep', 'deploy', '--from-config');
+    expect(again.code).toBe(0);
+    expect(again.json.deployments.map((d: { request_id: string }) => d.request_id)).toEqual(reports.map((d) => d.request_id));
+    const state = replayLedger(new Uint8Array(Buffer.from(git(repo, 'show', 'work-queue:work-queue.jsonl') + '\n'))).state;
+    expect(state.deployments.size).toBe(6);
+  });
+
+  it('refuses a --request-id too long to derive the per-profile ids (option_invalid, exit 2), writing nothing', async () => {
+    commitOnMain({ 'src/worker.ts': 'v1\n' });
+    const tip = queueTip(repo);
+    const r = await repoCli(repo, '--request-id', 'x'.repeat(250), 'deploy', '--from-config');
+    expect(r).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
+    expect(queueTip(repo)).toBe(tip);
+    expect((await repoCli(repo, '--request-id', 'x'.repeat(239), 'deploy', '--from-config')).code).toBe(0);
+  });
+});
