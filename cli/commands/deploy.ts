@@ -13,6 +13,7 @@ import { fail } from '../../engine/errors.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
+import { routeExpectation, type RouteExpectation } from '../../engine/lifecycle/deploy.ts';
 import { deploymentRevision } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
@@ -47,6 +48,12 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       if (projection === null) fail('queue_uninitialized', 'there is no queue to deploy to');
       const pools = installedPolicy(projection).pools;
       if (o.pool !== undefined) configuredPool(projection.policy, o.pool);
+      // Each route as read before the revision: its Deployment compare-and-sets exactly that, so a
+      // concurrent deploy that moved it meanwhile wins (deployment_conflict), never rolled back.
+      const observed = new Map<string, RouteExpectation>();
+      for (const [pool, p] of Object.entries(pools)) {
+        for (const name of Object.keys(p.profiles)) observed.set(`${pool}\u0000${name}`, routeExpectation(projection, pool, name));
+      }
       // One revision for every profile of this run: all deployments name the same immutable commit.
       const source = await storeRevision(store);
       const admin = lifecycleActors(principalOf(g), process.env).administrator;
@@ -56,7 +63,7 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
           const revision = await deploymentRevision(source, profile);
-          reports.push(await deployWorker(publisher, admin, { requestId: deploymentRequestId(base, pool, name), pool, workerProfile: name, revision }));
+          reports.push(await deployWorker(publisher, admin, { requestId: deploymentRequestId(base, pool, name), pool, workerProfile: name, revision, expected: observed.get(`${pool}\u0000${name}`)! }));
         }
       }
       if (reports.length === 0) fail('unknown_profile', 'no worker profile matched --pool/--worker-profile');

@@ -53,7 +53,21 @@ export function interfaceContract(installed: JsonObject, installedInputs: readon
   return sha256Hex(canonicalize({ installed_contract: base, inputs: sorted }));
 }
 
-export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed: true; request: BuiltRequest; from: string; to: string };
+export type DeploymentPlan = { changed: false; profile: JsonObject } | { changed: true; request: BuiltRequest; from: string; to: string; expected: RouteExpectation };
+
+/** What a Deployment compare-and-sets: the route's current ref and that revision's contract. */
+export interface RouteExpectation {
+  ref: string;
+  contract: string;
+}
+
+/** The current ref and contract of (pool, profile)'s route, as a Deployment would expect them. */
+export function routeExpectation(source: QueueSource, pool: string, workerProfile: string): RouteExpectation {
+  const state = stateOf(source);
+  installedProfile(state, pool, workerProfile);
+  const route = workerRoute(state, pool, workerProfile)!;
+  return { ref: route.currentRef, contract: currentRevision(route).contract };
+}
 
 /** The worker route Deployments moved for a pool profile (current and registered revisions), or null when none did. */
 export function deployedRoute(source: QueueSource, pool: string, workerProfile: string): WorkerRoute | null {
@@ -101,5 +115,5 @@ export function deploymentPlan(source: QueueSource, input: DeploymentInput): Dep
     available: input.available,
     reason: input.reason,
   };
-  return { changed: true, request: operationsRequest('control', [op]), from: route.currentRef, to: input.ref };
+  return { changed: true, request: operationsRequest('control', [op]), from: route.currentRef, to: input.ref, expected: { ref: route.currentRef, contract: current.contract } };
 }

@@ -3,16 +3,29 @@
  * repository: each (pool, profile) Deployment gets its own request id, even when names
  * contain `-` (pool `a-b`/profile `c` versus pool `a`/profile `b-c`), and a caller's
  * `--request-id` too long to derive those ids is a usage error before anything is written.
+ * A deploy whose revision was read before a concurrent deploy moved the route loses the CAS
+ * (spec 7.10: "A mismatch fails CAS; it cannot retarget a concurrent winner").
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { GlobalOptions } from '../../cli/context.ts';
+import { writeTarget } from '../../cli/source.ts';
+import { routeExpectation } from '../../engine/lifecycle/deploy.ts';
+import { isProtocolError } from '../../engine/errors.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
+import { workerRoute } from '../../engine/replay/ops/deployment.ts';
+import { deployWorker } from '../../lib/lifecycle/deploy.ts';
+import { actorOf } from '../../lib/publisher/actor.ts';
 import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 import { WORKER_WORKFLOW } from '../support/worker-workflow.ts';
 
 let repo: string;
 let file: (name: string, value: unknown) => string;
+
+function queueState() {
+  return replayLedger(new Uint8Array(Buffer.from(`${git(repo, 'show', 'work-queue:work-queue.jsonl')}\n`))).state;
+}
 
 function commitOnMain(files: Record<string, string>): string {
   for (const [path, body] of Object.entries(files)) {
@@ -51,8 +64,7 @@ describe('fairway deploy across pools and profiles', () => {
     const again = await repoCli(repo, '--request-id', 'dep', 'deploy', '--from-config');
     expect(again.code).toBe(0);
     expect(again.json.deployments.map((d: { request_id: string }) => d.request_id)).toEqual(reports.map((d) => d.request_id));
-    const state = replayLedger(new Uint8Array(Buffer.from(git(repo, 'show', 'work-queue:work-queue.jsonl') + '\n'))).state;
-    expect(state.deployments.size).toBe(6);
+    expect(queueState().deployments.size).toBe(6);
   });
 
   it('refuses a --request-id too long to derive the per-profile ids (option_invalid, exit 2), writing nothing', async () => {
@@ -62,5 +74,23 @@ describe('fairway deploy across pools and profiles', () => {
     expect(r).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
     expect(queueTip(repo)).toBe(tip);
     expect((await repoCli(repo, '--request-id', 'x'.repeat(239), 'deploy', '--from-config')).code).toBe(0);
+  });
+});
+
+describe('a deploy that read its revision before a concurrent deploy moved the route', () => {
+  it('is deployment_conflict and leaves the winner current, instead of rolling the route back to its older revision', async () => {
+    const v1 = commitOnMain({ 'src/worker.ts': 'v1\n' });
+    // The slow deployer reads the route (still installed), then the default branch (v1) ...
+    const { publisher } = writeTarget({ dir: repo, json: true } as GlobalOptions);
+    const observed = routeExpectation((await publisher.cache.load()).projection!, 'a', 'c');
+    // ... meanwhile a faster deploy of v2 wins.
+    const v2 = commitOnMain({ 'src/worker.ts': 'v2\n' });
+    const won = await repoCli(repo, '--request-id', 'fast', 'deploy', '--from-config', '--pool', 'a', '--worker-profile', 'c');
+    expect(won.json.deployments[0]).toMatchObject({ status: 'deployed', from: observed.ref, to: v2 });
+    const tip = queueTip(repo);
+    const stale = deployWorker(publisher, actorOf('administrator', '1'), { requestId: 'slow', pool: 'a', workerProfile: 'c', revision: { ref: v1, branch: 'main', available: true }, expected: observed });
+    await expect(stale).rejects.toSatisfy((e) => isProtocolError(e) && e.code === 'deployment_conflict');
+    expect(queueTip(repo)).toBe(tip);
+    expect(workerRoute(queueState(), 'a', 'c')!.currentRef).toBe(v2);
   });
 });
