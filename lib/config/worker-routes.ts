@@ -75,8 +75,10 @@ function sameAuthority(a: JsonObject, b: JsonObject): boolean {
 /**
  * `policy --from-config` keeps what is deployed: a profile whose configured authority equals
  * the current route's keeps the route's current ref; a declared worker whose source is now
- * missing or invalid keeps its current profile (deploy records its availability). Only a
- * configuration change of a profile's authority moves it to the verified revision.
+ * missing or invalid keeps its current profile (deploy records its availability), unless deploy
+ * recorded that current revision unavailable: installing it would make it available again, so
+ * that is `worker_route_unavailable`. Only a configuration change of a profile's authority moves
+ * it to the verified revision.
  */
 export function keepDeployed(policy: JsonObject, projection: Projection | null, routes: WorkerRoutes): JsonObject {
   if (projection === null || projection.policy === null) return policy;
@@ -85,9 +87,17 @@ export function keepDeployed(policy: JsonObject, projection: Projection | null, 
     for (const name of [...Object.keys(entry.profiles), ...Object.keys(routes.unavailable)]) {
       const route = deployedRoute(projection, pool, name);
       if (route === null) continue;
-      const current = currentRevision(route).profile;
+      const revision = currentRevision(route);
+      const current = revision.profile;
       const next = entry.profiles[name];
       if (next === undefined || sameAuthority(current, next)) {
+        // The new epoch's route starts available: carrying a revision deploy recorded unavailable
+        // (its workflow missing or not a worker there) would resume dispatch to it.
+        if (!revision.available) {
+          throw new ProtocolError('worker_route_unavailable',
+            `${pool}/${name} runs ${route.currentRef}, which deploy recorded unavailable; a new Policy epoch would install it as available. Restore the worker on the default branch and run deploy --from-config first (or remove its declaration)`,
+            {}, { pool, worker_profile: name, ref: route.currentRef });
+        }
         const kept: JsonObject = {};
         for (const k of [...AUTHORITY_FIELDS, 'ref'] as const) kept[k] = current[k]!;
         entry.profiles[name] = kept;

@@ -131,6 +131,23 @@ describe('policy --from-config and deploy --from-config', () => {
     expect(profiles(repo).default).toMatchObject({ ref: c4, principal: '5150' });
   });
 
+  it('policy --from-config refuses to install a revision deploy recorded unavailable as an available route (worker_route_unavailable)', async () => {
+    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    const seeded = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
+    expect((await cli(repo, '--request-id', 'c', 'cancel-work', '--work-id', seeded.json.work_ids[0], '--reason', 'operator_cancelled')).code).toBe(0);
+    const c1 = commit(repo, { [WORKER_WORKFLOW]: null });
+    expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ to: c1, available: false });
+    const tip = queueTip(repo);
+    const refused = await cli(repo, '--request-id', 'p1', 'policy', '--from-config', '--epoch', 'epoch-2');
+    expect(refused).toMatchObject({ code: 3, json: { error: { code: 'worker_route_unavailable', details: { pool: 'default', worker_profile: 'default', ref: c1 } } } });
+    expect(queueTip(repo)).toBe(tip);
+    // The worker is back and deployed: the epoch installs its available revision.
+    const c2 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v2') });
+    expect((await cli(repo, '--request-id', 'd2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ to: c2, available: true });
+    expect((await cli(repo, '--request-id', 'p2', 'policy', '--from-config', '--epoch', 'epoch-2')).code).toBe(0);
+    expect(profiles(repo).default.ref).toBe(c2);
+  });
+
   it('deploy --from-config records a revision whose workflow no longer declares work_queue_assignment as unavailable', async () => {
     const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml() });
     expect((await cli(repo, '--request-id', 's', 'submit-work', '--file', payload)).code).toBe(0);
