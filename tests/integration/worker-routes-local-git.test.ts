@@ -148,6 +148,22 @@ describe('policy --from-config and deploy --from-config', () => {
     expect(profiles(repo).default.ref).toBe(c2);
   });
 
+  it('policy --file refuses a profile workflow outside .github/workflows (policy_invalid naming it) and writes nothing', async () => {
+    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    const seeded = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
+    expect((await cli(repo, '--request-id', 'c', 'cancel-work', '--work-id', seeded.json.work_ids[0], '--reason', 'operator_cancelled')).code).toBe(0);
+    const policy = state(repo).policy!.policy as unknown as { pools: { default: { profiles: { default: { workflow: string } } } } };
+    const tip = queueTip(repo);
+    for (const workflow of ['README.md', '../../../etc/passwd', 'tools/worker.lock.yml', '.github/workflows/../../README.md', '.github/workflows/sub/worker.yml']) {
+      policy.pools.default.profiles.default.workflow = workflow;
+      const path = join(payload, '..', 'policy.json');
+      writeFileSync(path, JSON.stringify(policy));
+      const r = await cli(repo, '--request-id', 'p', 'policy', '--file', path, '--epoch', 'epoch-2');
+      expect(r, workflow).toMatchObject({ code: 3, json: { error: { code: 'policy_invalid', path: 'pools.default.profiles.default.workflow' } } });
+    }
+    expect(queueTip(repo)).toBe(tip);
+  });
+
   it('deploy --from-config records a revision whose workflow no longer declares work_queue_assignment as unavailable', async () => {
     const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml() });
     expect((await cli(repo, '--request-id', 's', 'submit-work', '--file', payload)).code).toBe(0);
