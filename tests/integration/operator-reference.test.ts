@@ -1,0 +1,33 @@
+/**
+ * Every read-side command example of the operator reference
+ * (../shared/spec/work-queues-operator-reference.md, "Operator commands": `gh aw work-queue ...`)
+ * run as Fairway's equivalent through the real entry point on a real local Git repository queue
+ * (tests/support/operator-queue.ts), with its flags, `--json` and its documented errors. One test
+ * per example, named after it. The write-side examples are in operator-reference-writes.test.ts,
+ * the `--repo owner/repo` code block in operator-reference-github.test.ts.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { operatorQueue, type OperatorQueue } from '../support/operator-queue.ts';
+
+let q: OperatorQueue;
+beforeAll(async () => {
+  q = await operatorQueue('fairway-opref-');
+});
+
+describe('operator reference: read commands', () => {
+  it('replay, stats: the state reconstructed from the log (typed dependency nodes, Claims, native reservations)', async () => {
+    const replay = await q.run('replay', '--json');
+    expect(replay.code).toBe(0);
+    expect(replay.json.summary.works.total).toBe(5);
+    expect(replay.json.claims.map((c: { claim_id: string }) => c.claim_id).sort()).toEqual([...q.claims].sort());
+    expect(replay.json.reservations).toBeDefined();
+    const docs = replay.json.works.find((w: { work_id: string }) => w.work_id === q.work.docs);
+    expect(JSON.stringify(docs)).toContain(q.work.code); // the typed work dependency
+    const stats = await q.run('stats', '--json');
+    expect(stats.code).toBe(0);
+    expect(stats.json.pools[0]).toMatchObject({ pool: 'default', claimed: 2, logical_outstanding: 2, native_outstanding: 2 });
+    const human = await q.run('stats');
+    expect(human.out).toMatch(/pool default: available 3 \(eligible 2\), claimed 2, logical 2\/16, native 2\/16/);
+  });
+
+});
