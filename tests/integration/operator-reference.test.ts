@@ -14,6 +14,8 @@ beforeAll(async () => {
   q = await operatorQueue('fairway-opref-');
 });
 
+const works = (rows: { kind: string }[]) => rows.filter((r) => r.kind === 'work') as { kind: string; node_key: string; work_id: string; state: string; graph_id: string }[];
+
 describe('operator reference: read commands', () => {
   it('replay, stats: the state reconstructed from the log (typed dependency nodes, Claims, native reservations)', async () => {
     const replay = await q.run('replay', '--json');
@@ -28,6 +30,20 @@ describe('operator reference: read commands', () => {
     expect(stats.json.pools[0]).toMatchObject({ pool: 'default', claimed: 2, logical_outstanding: 2, native_outstanding: 2 });
     const human = await q.run('stats');
     expect(human.out).toMatch(/pool default: available 3 \(eligible 2\), claimed 2, logical 2\/16, native 2\/16/);
+  });
+
+  it('state [--graph GRAPH] [--pool POOL] [--state STATE] [--search TEXT]: an ASCII tree of graphs, Work and Claims, metadata only', async () => {
+    const tree = await q.run('state', '--graph', 'sdk', '--pool', 'default', '--state', 'available', '--search', 'docs');
+    expect(tree.code).toBe(0);
+    expect(tree.out).toBe(`graph "sdk" (1 Work)\n  available P3 "docs" key="" waiting(dependency_wait) ${q.work.docs}\nrows 1-2 of 2\n`);
+    const page = await q.run('state', '--graph', 'sdk', '--pool', 'default', '--state', 'available', '--search', 'docs', '--json');
+    expect(works(page.json.rows).map((w) => w.node_key)).toEqual(['docs']);
+    const all = await q.run('state', '--json');
+    expect(all.out).not.toContain('upgrade the SDK'); // payloads are never shown
+    expect(works(all.json.rows)).toHaveLength(5);
+    expect(all.json.rows.filter((r: { kind: string }) => r.kind === 'claim')).toHaveLength(2);
+    const bad = await q.run('state', '--state', 'bogus', '--json');
+    expect([bad.code, bad.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
 });
