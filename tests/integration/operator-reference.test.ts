@@ -46,4 +46,16 @@ describe('operator reference: read commands', () => {
     expect([bad.code, bad.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
+  it('state --offset and --limit paginate at most 256 rows', async () => {
+    const page = await q.run('state', '--offset', '1', '--limit', '2', '--json');
+    expect(page.json).toMatchObject({ total: 9, offset: 1, limit: 2, next_offset: 3 });
+    expect(page.json.rows).toHaveLength(2);
+    const human = await q.run('state', '--offset', '1', '--limit', '2');
+    expect(human.out).toMatch(/rows 2-3 of 9 \(next: --offset 3\)\n$/);
+    for (const limit of ['0', '257']) {
+      const r = await q.run('state', '--limit', limit, '--json');
+      expect([r.code, r.json.error.code], limit).toEqual([2, 'option_invalid']);
+    }
+  });
+
 });
