@@ -58,4 +58,17 @@ describe('operator reference: read commands', () => {
     }
   });
 
+  it('inspect --work-id ID: full copyable ids, dependency cross-references, ownership and separate delivery and native-run barriers', async () => {
+    const code = await q.run('inspect', '--work-id', q.work.code.slice(0, 12), '--json');
+    expect(code.code).toBe(0);
+    expect(code.json).toMatchObject({ work_id: q.work.code, state: 'claimed', barrier: 'none', successors: [q.work.docs] });
+    expect(code.json.claims).toEqual([expect.objectContaining({ claim_id: q.claims[1], state: 'open', dispatch_id: q.dispatches[1] })]);
+    const docs = await q.run('inspect', '--work-id', q.work.docs, '--json');
+    expect(JSON.stringify(docs.json.depends_on)).toContain(q.work.code);
+    const unknown = await q.run('inspect', '--work-id', 'f'.repeat(64), '--json');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_work']);
+    const neither = await q.run('inspect', '--json');
+    expect([neither.code, neither.json.error.code]).toEqual([2, 'option_invalid']);
+  });
+
 });
