@@ -71,4 +71,13 @@ describe('operator reference: read commands', () => {
     expect([neither.code, neither.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
+  it('inspect --claim-id ID: the Claim, its original assignment membership and native run', async () => {
+    const claim = await q.run('inspect', '--claim-id', q.claims[0]!, '--json');
+    expect(claim.code).toBe(0);
+    expect(claim.json).toMatchObject({ claim_id: q.claims[0], work_id: q.work.first, state: 'open', request_id: q.dispatchRequest });
+    expect(claim.json.dispatch).toMatchObject({ dispatch_id: q.dispatches[0], members: [q.claims[0]], state: 'reserved', run: null, released: false });
+    const unknown = await q.run('inspect', '--claim-id', `c_${'0'.repeat(64)}_1`, '--json');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_claim']);
+  });
+
 });
