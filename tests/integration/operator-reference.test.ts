@@ -80,4 +80,17 @@ describe('operator reference: read commands', () => {
     expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_claim']);
   });
 
+  it('explain --pool POOL [--work-id ID]: the next selection, or why a Work is not next, without changing counters', async () => {
+    const before = await q.run('verify', '--json');
+    const next = await q.run('explain', '--pool', 'default', '--json');
+    expect(next.code).toBe(0);
+    expect(JSON.stringify(next.json)).toContain(q.work.x); // x: the oldest eligible Work
+    const docs = await q.run('explain', '--pool', 'default', '--work-id', q.work.docs, '--json');
+    expect(docs.json).toMatchObject({ reason: 'dependency_wait', is_next: false, eligible: false });
+    expect(docs.json.blocking_path.map((s: { work_id: string }) => s.work_id)).toContain(q.work.code);
+    expect((await q.run('verify', '--json')).json.tip).toBe(before.json.tip); // nothing written
+    const unknown = await q.run('explain', '--pool', 'nope', '--json');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'pool_invalid']);
+  });
+
 });
