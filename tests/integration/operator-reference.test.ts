@@ -93,4 +93,16 @@ describe('operator reference: read commands', () => {
     expect([unknown.code, unknown.json.error.code]).toEqual([3, 'pool_invalid']);
   });
 
+  it('explain --request-id ID or explain --claim-id ID: reconstructs an exact historical grant from the log', async () => {
+    const request = await q.run('explain', '--request-id', q.dispatchRequest, '--json');
+    expect(request.code).toBe(0);
+    expect(request.json.claims.map((c: { claim_id: string }) => c.claim_id)).toEqual(q.claims);
+    const claim = await q.run('explain', '--claim-id', q.claims[1]!, '--json');
+    expect(claim.json).toMatchObject({ request_id: q.dispatchRequest, focus_claim: q.claims[1] });
+    const both = await q.run('explain', '--pool', 'default', '--claim-id', q.claims[1]!, '--json');
+    expect([both.code, both.json.error.code]).toEqual([2, 'option_invalid']);
+    const unknown = await q.run('explain', '--request-id', 'never-committed', '--json');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_request']);
+  });
+
 });
