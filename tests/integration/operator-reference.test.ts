@@ -105,4 +105,19 @@ describe('operator reference: read commands', () => {
     expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_request']);
   });
 
+  it('trace --request-id ID or trace --claim-id ID, with --offset and --limit: causal events, no payloads', async () => {
+    const request = await q.run('trace', '--request-id', q.submitRequest, '--json');
+    expect(request.code).toBe(0);
+    expect(request.json).toMatchObject({ total: 1, offset: 0, events: [expect.objectContaining({ kind: 'submit' })] });
+    expect(request.out).not.toContain('upgrade the SDK');
+    const claim = await q.run('trace', '--claim-id', q.claims[0]!, '--offset', '0', '--limit', '1', '--json');
+    expect(claim.json).toMatchObject({ total: 1, limit: 1, events: [expect.objectContaining({ kind: 'dispatch_next' })] });
+    const past = await q.run('trace', '--claim-id', q.claims[0]!, '--offset', '1');
+    expect(past.out).toBe('no events at offset 1 of 1\n');
+    const neither = await q.run('trace', '--json');
+    expect([neither.code, neither.json.error.code]).toEqual([2, 'option_invalid']);
+    const unknown = await q.run('trace', '--request-id', 'never-committed', '--json');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_request']);
+  });
+
 });
