@@ -120,4 +120,18 @@ describe('operator reference: read commands', () => {
     expect([unknown.code, unknown.json.error.code]).toEqual([3, 'unknown_request']);
   });
 
+  it('evidence, reconcile --dispatch-id ID: the recorded run evidence; uncertainty retains reserved capacity', async () => {
+    const evidence = await q.run('evidence', '--dispatch-id', q.dispatches[0]!, '--json');
+    expect(evidence.code).toBe(0);
+    expect(evidence.json.groups).toEqual([expect.objectContaining({ dispatch_id: q.dispatches[0], state: 'reserved' })]);
+    const before = (await q.run('verify', '--json')).json.tip;
+    const reconcile = await q.run('reconcile', '--dispatch-id', q.dispatches[0]!, '--json');
+    expect(reconcile.code).toBe(0);
+    expect(reconcile.json.reconciled).toEqual([expect.objectContaining({ dispatch_id: q.dispatches[0], outcome: 'reserved', commits: [] })]);
+    expect((await q.run('verify', '--json')).json.tip).toBe(before); // no evidence: nothing released
+    expect((await q.run('stats', '--json')).json.pools[0].native_outstanding).toBe(2);
+    const ambiguous = await q.run('reconcile', '--dispatch-id', q.dispatches[0]!.slice(0, 9), '--json');
+    expect([ambiguous.code, ambiguous.json.error.code]).toEqual([2, 'id_ambiguous']);
+  });
+
 });
