@@ -134,4 +134,14 @@ describe('operator reference: read commands', () => {
     expect([ambiguous.code, ambiguous.json.error.code]).toEqual([2, 'id_ambiguous']);
   });
 
+  // A terminal that is not interactive or smaller than 45x16: tests/tui/integration.test.ts ("fairway tui refusals").
+  it('tui (alias interactive): rejects --json and --request-id', async () => {
+    for (const name of ['tui', 'interactive']) {
+      const json = await q.run('--json', name);
+      expect([json.code, json.json.error.code], name).toEqual([2, 'option_invalid']);
+      const rid = await q.run(name, '--request-id', 'x');
+      expect([rid.code, rid.err], name).toEqual([2, expect.stringMatching(/^fairway: option_invalid: .*--request-id is not accepted/)]);
+    }
+  });
+
 });
