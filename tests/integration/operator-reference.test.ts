@@ -7,6 +7,7 @@
  * the `--repo owner/repo` code block in operator-reference-github.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dirCli, fixtureRepo, queueTip } from '../support/fixture-repo.ts';
 import { operatorQueue, type OperatorQueue } from '../support/operator-queue.ts';
 
 let q: OperatorQueue;
@@ -144,4 +145,12 @@ describe('operator reference: read commands', () => {
     }
   });
 
+  it('read commands on an absent queue report it uninitialized (the reference\'s queue_missing) and create nothing', async () => {
+    const repo = fixtureRepo('fairway-opref-absent-');
+    for (const args of [['replay'], ['stats'], ['state'], ['explain', '--pool', 'default'], ['trace', '--request-id', 'abcdefgh']]) {
+      const r = await dirCli(repo, '--json', ...args);
+      expect([r.code, r.json.error.code], args.join(' ')).toEqual([3, 'queue_uninitialized']);
+    }
+    expect(queueTip(repo)).toBeNull();
+  });
 });
