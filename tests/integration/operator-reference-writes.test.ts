@@ -1,0 +1,30 @@
+/**
+ * Every write-side command example of the operator reference
+ * (../shared/spec/work-queues-operator-reference.md, "Operator commands") run as Fairway's
+ * equivalent through the real entry point on real local Git repositories, with its flags,
+ * `--json` and its documented errors. One test per example, named after it (the read-side
+ * examples: operator-reference.test.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { dirCli, fixtureRepo, inputFiles, queueLedger } from '../support/fixture-repo.ts';
+
+const file = inputFiles('fairway-opref-w-in-');
+const payload = file('work.json', { plan: 'p' });
+const lines = (repo: string) => queueLedger(repo).text!.split('\n').map((l) => JSON.parse(l));
+
+describe('operator reference: write commands', () => {
+  it('submit-work --file work.json: default priority 3 and key ""; on an absent queue, Policy and Work in one commit', async () => {
+    const repo = fixtureRepo('fairway-opref-submit-');
+    const sub = await dirCli(repo, '--json', 'submit-work', '--file', payload);
+    expect(sub.code, sub.out).toBe(0);
+    expect(sub.json).toMatchObject({ ok: true, status: 'committed', bootstrap: true });
+    const [genesis] = lines(repo);
+    expect(lines(repo)).toHaveLength(1);
+    expect(genesis.operations.map((o: { kind: string }) => o.kind)).toEqual(['Policy', 'Work']);
+    const row = (await dirCli(repo, '--json', 'state')).json.rows.find((r: { kind: string }) => r.kind === 'work');
+    expect(row).toMatchObject({ work_id: sub.json.work_ids[0], priority: 3, fairness_key: '' });
+    const missing = await dirCli(repo, '--json', 'submit-work');
+    expect([missing.code, missing.json.error.code]).toEqual([2, 'option_missing']);
+  });
+
+});
