@@ -6,7 +6,7 @@
  * examples: operator-reference.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { dirCli, fixtureRepo, inputFiles, queueLedger } from '../support/fixture-repo.ts';
+import { dirCli, fixtureRepo, git, inputFiles, queueLedger } from '../support/fixture-repo.ts';
 
 const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
@@ -25,6 +25,23 @@ describe('operator reference: write commands', () => {
     expect(row).toMatchObject({ work_id: sub.json.work_ids[0], priority: 3, fairness_key: '' });
     const missing = await dirCli(repo, '--json', 'submit-work');
     expect([missing.code, missing.json.error.code]).toEqual([2, 'option_missing']);
+  });
+
+  it('submit-work --execution-ref IMMUTABLE_SHA: pins a registered revision; retries keep the pin, a pin change is rejected', async () => {
+    const repo = fixtureRepo('fairway-opref-pin-');
+    const sha = git(repo, 'rev-parse', 'main');
+    const pinned = await dirCli(repo, '--json', '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', sha);
+    expect(pinned.code, pinned.out).toBe(0);
+    const work = lines(repo)[0].operations.find((o: { kind: string }) => o.kind === 'Work');
+    expect(work.execution_ref).toBe(sha);
+    const retry = await dirCli(repo, '--json', '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', sha);
+    expect(retry.json.status).toBe('request_replayed');
+    const changed = await dirCli(repo, '--json', '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', 'ab'.repeat(20));
+    expect([changed.code, changed.json.error.code]).toEqual([3, 'request_id_conflict']);
+    const unregistered = await dirCli(repo, '--json', 'submit-work', '--file', payload, '--node-key', 'other', '--execution-ref', 'ab'.repeat(20));
+    expect([unregistered.code, unregistered.json.error.code]).toEqual([3, 'execution_ref_unregistered']);
+    const short = await dirCli(repo, '--json', 'submit-work', '--file', payload, '--node-key', 'other', '--execution-ref', sha.slice(0, 7));
+    expect([short.code, short.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
 });
