@@ -6,7 +6,7 @@
  * examples: operator-reference.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { dirCli, fixtureRepo, git, inputFiles, queueLedger } from '../support/fixture-repo.ts';
+import { dirCli, fixtureRepo, git, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
 
 const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
@@ -42,6 +42,25 @@ describe('operator reference: write commands', () => {
     expect([unregistered.code, unregistered.json.error.code]).toEqual([3, 'execution_ref_unregistered']);
     const short = await dirCli(repo, '--json', 'submit-work', '--file', payload, '--node-key', 'other', '--execution-ref', sha.slice(0, 7));
     expect([short.code, short.json.error.code]).toEqual([2, 'option_invalid']);
+  });
+
+  it('submit-graph: atomic, with issue and pull request dependency nodes; bootstraps an absent queue; a cycle writes nothing', async () => {
+    const repo = fixtureRepo('fairway-opref-graph-');
+    git(repo, 'remote', 'add', 'origin', 'https://github.com/octo-org/app.git'); // the gates' repository is the queue's
+    const resource = (kind: string, id: string, number: string) => ({ kind, host: 'github.com', repository: 'octo-org/app', repository_id: '123', resource_id: id, number });
+    const cycle = [{ node_key: 'a', payload: {}, depends_on: [{ kind: 'work', node_key: 'b' }] }, { node_key: 'b', payload: {}, depends_on: [{ kind: 'work', node_key: 'a' }] }];
+    const refused = await dirCli(repo, '--json', 'submit-graph', '--file', file('cycle.json', cycle));
+    expect([refused.code, refused.json.error.code, refused.json.error.details.cycle]).toEqual([3, 'dependency_cycle', ['a', 'b', 'a']]);
+    expect(queueTip(repo)).toBeNull();
+    const graph = [
+      { node_key: 'impl', payload: { p: 1 }, depends_on: [{ kind: 'issue', condition: 'completed', resource: resource('issue', '456', '7') }] },
+      { node_key: 'rel', payload: { p: 2 }, depends_on: [{ kind: 'work', node_key: 'impl' }, { kind: 'pull_request', condition: 'merged', resource: resource('pull_request', '457', '8') }] },
+    ];
+    const sub = await dirCli(repo, '--json', 'submit-graph', '--file', file('graph.json', graph), '--graph-id', 'gates');
+    expect(sub.code, sub.out).toBe(0);
+    expect([sub.json.bootstrap, sub.json.work_ids.length, lines(repo).length]).toEqual([true, 2, 1]);
+    const rows = (await dirCli(repo, '--json', 'state')).json.rows.filter((r: { kind: string }) => r.kind === 'work');
+    expect(rows.map((r: { readiness: string }) => r.readiness)).toEqual(['waiting', 'waiting']);
   });
 
 });
