@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, git, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
+import { operatorQueue } from '../support/operator-queue.ts';
 
 const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
@@ -61,6 +62,19 @@ describe('operator reference: write commands', () => {
     expect([sub.json.bootstrap, sub.json.work_ids.length, lines(repo).length]).toEqual([true, 2, 1]);
     const rows = (await dirCli(repo, '--json', 'state')).json.rows.filter((r: { kind: string }) => r.kind === 'work');
     expect(rows.map((r: { readiness: string }) => r.readiness)).toEqual(['waiting', 'waiting']);
+  });
+
+  it('dispatch-next --pool POOL --max-claims N --max-dispatches N: commits fair assignments and reservations, no launch', async () => {
+    const q = await operatorQueue('fairway-opref-dispatch-');
+    const grant = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1');
+    expect(grant.code).toBe(0);
+    expect(grant.json).toMatchObject({ status: 'reserved', granted_claims: 1, reserved_dispatches: 1, pool: 'default' });
+    expect(grant.json.claims[0].work_id).toBe(q.work.x); // the oldest eligible Work
+    expect(grant.json.dispatches[0]).toMatchObject({ status: 'reserved', run_id: null, released: false });
+    const unknown = await q.run('--json', 'dispatch-next', '--pool', 'nope', '--max-claims', '1', '--max-dispatches', '1');
+    expect([unknown.code, unknown.json.error.code]).toEqual([3, 'pool_invalid']);
+    const zero = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '0', '--max-dispatches', '1');
+    expect([zero.code, zero.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
 });
