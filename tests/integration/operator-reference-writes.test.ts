@@ -77,4 +77,20 @@ describe('operator reference: write commands', () => {
     expect([zero.code, zero.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
+  it('control, cancel-work: pause grants and cancel Work without refunding charges or releasing a reservation', async () => {
+    const q = await operatorQueue('fairway-opref-control-');
+    const pause = await q.run('--json', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    expect([pause.code, pause.json.kind]).toEqual([0, 'control']);
+    const none = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1');
+    expect([none.json.status, none.json.limiting_reason]).toEqual(['no_grant', 'grants_paused']);
+    const cancel = await q.run('--json', 'cancel-work', '--work-id', `${q.work.first},${q.work.x}`, '--reason', 'operator_cancelled');
+    expect([cancel.code, cancel.json.kind]).toEqual([0, 'cancel_work']);
+    const stats = await q.run('stats', '--json');
+    expect(stats.json.pools[0]).toMatchObject({ native_outstanding: 2 }); // the reservation of first's group stays
+    const again = await q.run('--json', 'cancel-work', '--work-id', q.work.x, '--reason', 'operator_cancelled');
+    expect([again.code, again.json.error.code]).toEqual([3, 'work_terminal']);
+    const noReason = await q.run('--json', 'control', '--name', 'grants_paused', '--paused', 'false');
+    expect([noReason.code, noReason.json.error.code]).toEqual([2, 'option_missing']);
+  });
+
 });
