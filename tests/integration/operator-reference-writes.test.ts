@@ -93,4 +93,18 @@ describe('operator reference: write commands', () => {
     expect([noReason.code, noReason.json.error.code]).toEqual([2, 'option_missing']);
   });
 
+  it('cancel-claim --claim-id ID[,ID...] --reason CODE: revokes exactly those Claims, cancels their Work, keeps reservations', async () => {
+    const q = await operatorQueue('fairway-opref-cancel-claim-');
+    const cancel = await q.run('--json', 'cancel-claim', '--claim-id', q.claims.join(','), '--reason', 'operator_cancelled');
+    expect([cancel.code, cancel.json.kind]).toEqual([0, 'cancel_work']);
+    const replay = (await q.run('replay', '--json')).json;
+    expect(replay.claims.map((c: { state: string }) => c.state)).toEqual(['cancelled', 'cancelled']);
+    expect(replay.works.filter((w: { state: string }) => w.state === 'cancelled').map((w: { work_id: string }) => w.work_id).sort()).toEqual([q.work.first, q.work.code].sort());
+    expect((await q.run('stats', '--json')).json.pools[0].native_outstanding).toBe(2);
+    const again = await q.run('--json', 'cancel-claim', '--claim-id', q.claims[0]!, '--reason', 'operator_cancelled');
+    expect([again.code, again.json.error.code]).toEqual([3, 'claim_terminal']);
+    const badReason = await q.run('--json', 'cancel-claim', '--claim-id', q.claims[0]!, '--reason', 'not a code');
+    expect([badReason.code, badReason.json.error.code]).toEqual([2, 'reason_invalid']);
+  });
+
 });
