@@ -107,4 +107,21 @@ describe('operator reference: write commands', () => {
     expect([badReason.code, badReason.json.error.code]).toEqual([2, 'reason_invalid']);
   });
 
+  it('reprioritize --work-id ID[,ID...] --priority 1..5 --reason CODE: a CAS override for future grants of available Work', async () => {
+    const q = await operatorQueue('fairway-opref-priority-');
+    const up = await q.run('--json', 'reprioritize', '--work-id', `${q.work.y},${q.work.docs}`, '--priority', '1', '--reason', 'urgent');
+    expect(up.code, up.out).toBe(0);
+    const rows = (await q.run('state', '--json')).json.rows.filter((r: { kind: string }) => r.kind === 'work');
+    const y = rows.find((r: { work_id: string }) => r.work_id === q.work.y);
+    expect([y.priority, y.effective_priority]).toEqual([3, 1]); // the admitted definition is kept
+    const next = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1');
+    expect(next.json.claims[0].work_id).toBe(q.work.y); // ahead of the older x
+    const claimed = await q.run('--json', 'reprioritize', '--work-id', q.work.code, '--priority', '1', '--reason', 'urgent');
+    expect([claimed.code, claimed.json.error.code]).toEqual([3, 'work_not_available']);
+    for (const p of ['0', '6']) {
+      const r = await q.run('--json', 'reprioritize', '--work-id', q.work.x, '--priority', p, '--reason', 'urgent');
+      expect([r.code, r.json.error.code], p).toEqual([2, 'priority_invalid']);
+    }
+  });
+
 });
