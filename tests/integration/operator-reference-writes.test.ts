@@ -13,6 +13,15 @@ const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
 const lines = (repo: string) => queueLedger(repo).text!.split('\n').map((l) => JSON.parse(l));
 
+/** A queue with one Work, cancelled: quiescent, so a Policy update may install. */
+async function drainedQueue(prefix: string): Promise<string> {
+  const repo = fixtureRepo(prefix);
+  const sub = await dirCli(repo, '--json', 'submit-work', '--file', payload, '--node-key', 'only');
+  expect(sub.code, sub.out).toBe(0);
+  expect((await dirCli(repo, '--json', 'cancel-work', '--work-id', sub.json.work_ids[0], '--reason', 'drained')).code).toBe(0);
+  return repo;
+}
+
 describe('operator reference: write commands', () => {
   it('submit-work --file work.json: default priority 3 and key ""; on an absent queue, Policy and Work in one commit', async () => {
     const repo = fixtureRepo('fairway-opref-submit-');
@@ -122,6 +131,21 @@ describe('operator reference: write commands', () => {
       const r = await q.run('--json', 'reprioritize', '--work-id', q.work.x, '--priority', p, '--reason', 'urgent');
       expect([r.code, r.json.error.code], p).toEqual([2, 'priority_invalid']);
     }
+  });
+
+  it('policy --file policy.json --epoch EPOCH: only on an existing quiescent queue; never seeds an absent one', async () => {
+    const absent = fixtureRepo('fairway-opref-policy-absent-');
+    const repo = await drainedQueue('fairway-opref-policy-');
+    const installed = (await dirCli(repo, 'replay', '--json')).json.policy.policy;
+    const policyFile = file('policy.json', { ...installed, class_weights: [9, 4, 2, 1, 1] });
+    const seed = await dirCli(absent, '--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([seed.code, seed.json.error.code, queueTip(absent)]).toEqual([3, 'queue_uninitialized', null]);
+    const update = await dirCli(repo, '--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([update.code, update.json.kind]).toEqual([0, 'policy']);
+    expect((await dirCli(repo, 'replay', '--json')).json.policy).toMatchObject({ epoch: 'epoch-2', policy: { class_weights: [9, 4, 2, 1, 1] } });
+    const busy = await operatorQueue('fairway-opref-policy-busy-');
+    const refused = await busy.run('--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([refused.code, refused.json.error.code]).toEqual([3, 'policy_not_quiescent']);
   });
 
 });
