@@ -5,6 +5,8 @@
  * `--json` and its documented errors. One test per example, named after it (the read-side
  * examples: operator-reference.test.ts).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, git, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
 import { operatorQueue } from '../support/operator-queue.ts';
@@ -146,6 +148,20 @@ describe('operator reference: write commands', () => {
     const busy = await operatorQueue('fairway-opref-policy-busy-');
     const refused = await busy.run('--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
     expect([refused.code, refused.json.error.code]).toEqual([3, 'policy_not_quiescent']);
+  });
+
+  it('policy --from-config --epoch EPOCH: resolves aw.json and worker routes; mutually exclusive with --file', async () => {
+    const repo = await drainedQueue('fairway-opref-from-config-');
+    writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { concurrency: 4 } }));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'settings');
+    const update = await dirCli(repo, '--json', 'policy', '--from-config', '--epoch', 'epoch-2');
+    expect([update.code, update.json.kind]).toEqual([0, 'policy']);
+    expect((await dirCli(repo, 'replay', '--json')).json.policy.policy.pools.default).toMatchObject({ logical_limit: 4, native_limit: 4 });
+    const both = await dirCli(repo, '--json', 'policy', '--from-config', '--file', payload, '--epoch', 'epoch-3');
+    expect([both.code, both.json.error.code]).toEqual([2, 'option_invalid']);
+    const noEpoch = await dirCli(repo, '--json', 'policy', '--from-config');
+    expect([noEpoch.code, noEpoch.json.error.code]).toEqual([2, 'option_missing']);
   });
 
 });
