@@ -164,4 +164,21 @@ describe('operator reference: write commands', () => {
     expect([noEpoch.code, noEpoch.json.error.code]).toEqual([2, 'option_missing']);
   });
 
+  it('deploy --from-config [--pool POOL] [--worker-profile PROFILE]: moves the worker to the verified default revision without draining', async () => {
+    const q = await operatorQueue('fairway-opref-deploy-');
+    writeFileSync(join(q.repo, 'README.md'), 'a new default revision\n');
+    git(q.repo, 'commit', '-q', '-am', 'change');
+    const head = git(q.repo, 'rev-parse', 'main');
+    const deploy = await q.run('--json', 'deploy', '--from-config', '--pool', 'default', '--worker-profile', 'default');
+    expect(deploy.code, deploy.out).toBe(0);
+    expect(deploy.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', to: head, available: true })]);
+    expect((await q.run('stats', '--json')).json.pools[0]).toMatchObject({ claimed: 2, native_outstanding: 2 }); // nothing drained
+    const unknownPool = await q.run('--json', 'deploy', '--from-config', '--pool', 'nope');
+    expect([unknownPool.code, unknownPool.json.error.code]).toEqual([3, 'unknown_pool']);
+    const unknownProfile = await q.run('--json', 'deploy', '--from-config', '--worker-profile', 'nope');
+    expect([unknownProfile.code, unknownProfile.json.error.code]).toEqual([3, 'unknown_profile']);
+    const bare = await q.run('--json', 'deploy');
+    expect([bare.code, bare.json.error.code]).toEqual([2, 'option_missing']);
+  });
+
 });
