@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, git, inputFiles, queueLedger, queueTip } from '../support/fixture-repo.ts';
-import { operatorQueue } from '../support/operator-queue.ts';
+import { operatorQueue, SDK_GRAPH } from '../support/operator-queue.ts';
 
 const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
@@ -179,6 +179,21 @@ describe('operator reference: write commands', () => {
     expect([unknownProfile.code, unknownProfile.json.error.code]).toEqual([3, 'unknown_profile']);
     const bare = await q.run('--json', 'deploy');
     expect([bare.code, bare.json.error.code]).toEqual([2, 'option_missing']);
+  });
+
+  it('compact: one version-3 checkpoint keeping ownership, reservations and request identities, also when repeated', async () => {
+    const q = await operatorQueue('fairway-opref-compact-');
+    const before = (await q.run('replay', '--json')).json;
+    const compact = await q.run('--json', 'compact');
+    expect(compact.json).toMatchObject({ ok: true, status: 'committed', replaced_commits: 3 });
+    expect(lines(q.repo)).toHaveLength(1);
+    const after = (await q.run('replay', '--json')).json;
+    expect(after.claims).toEqual(before.claims);
+    expect(after.reservations).toEqual(before.reservations);
+    expect((await q.run('--json', 'compact')).json.status).toBe('already_compact');
+    const retry = await q.run('--json', '--request-id', q.submitRequest, 'submit-graph', '--file', file('retry.json', SDK_GRAPH), '--graph-id', 'sdk');
+    expect([retry.code, retry.json.status]).toEqual([0, 'request_replayed']); // the accepted request identity survives compaction
+    expect((await q.run('verify', '--json')).code).toBe(0);
   });
 
 });
