@@ -196,4 +196,14 @@ describe('operator reference: write commands', () => {
     expect((await q.run('verify', '--json')).code).toBe(0);
   });
 
+  it('--branch NAME: a separate authoritative queue; the default queue is untouched', async () => {
+    const q = await operatorQueue('fairway-opref-branch-');
+    const tip = queueTip(q.repo);
+    const other = await q.run('--json', '--branch', 'other-queue', 'state');
+    expect([other.code, other.json.error.code]).toEqual([3, 'queue_uninitialized']);
+    const sub = await q.run('--json', '--branch', 'other-queue', 'submit-work', '--file', payload, '--node-key', 'elsewhere');
+    expect([sub.code, sub.json.bootstrap]).toEqual([0, true]);
+    expect(queueTip(q.repo)).toBe(tip);
+    expect((await q.run('--json', '--branch', 'other-queue', 'state')).json.total).toBe(2);
+  });
 });
