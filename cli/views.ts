@@ -69,6 +69,13 @@ export interface TreeRow {
   [field: string]: unknown;
 }
 
+/**
+ * The bytes one `state` page may hold (the operator reference: "--offset and --limit paginate at
+ * most 256 rows/64 KiB"), counted as its rows' one-line JSON each with its newline: exactly the
+ * `--format jsonl` output.
+ */
+export const STATE_PAGE_BYTES = 64 * 1024;
+
 export function treeRows(p: Projection, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number }, asOf: number = Date.now()) {
   const rows: TreeRow[] = [];
   const graphs = [...p.graphs.keys()].sort();
@@ -100,7 +107,16 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
       }
     }
   }
-  const page = rows.slice(o.offset, o.offset + o.limit);
+  // At most `limit` rows and STATE_PAGE_BYTES of them (always at least one row): next_offset
+  // continues where the byte bound stopped the page.
+  const page: TreeRow[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(o.offset, o.offset + o.limit)) {
+    const size = Buffer.byteLength(JSON.stringify(row)) + 1;
+    if (page.length > 0 && bytes + size > STATE_PAGE_BYTES) break;
+    page.push(row);
+    bytes += size;
+  }
   return { total: rows.length, offset: o.offset, limit: o.limit, next_offset: o.offset + page.length < rows.length ? o.offset + page.length : null, rows: page };
 }
 

@@ -49,13 +49,13 @@ Example:
     }));
 
   program.command('state')
-    .description('An ASCII tree of graphs, Work and Claims (metadata only). Paginated: at most 256 rows.')
+    .description('An ASCII tree of graphs, Work and Claims (metadata only). Paginated: at most 256 rows and 64 KiB a page.')
     .option('--graph <id>', 'only this graph')
     .option('--pool <name>', 'only this pool')
     .addOption(new Option('--state <state>', 'only Work in this state').choices(WORK_STATES))
     .option('--search <text>', 'case-insensitive match on ids and metadata')
     .option('--offset <n>', 'rows to skip (0..1000000)', intIn('--offset', 0, 1_000_000), 0)
-    .option('--limit <n>', 'rows to show (1..256)', intIn('--limit', 1, 256), 80)
+    .option('--limit <n>', 'rows to show (1..256; a page also stops at 64 KiB of rows, then next_offset continues)', intIn('--limit', 1, 256), 80)
     .addOption(formatOption())
     .addHelpText('after', `
 --json rows: {"depth", "kind": "graph" | "work" | "claim", "id", "label", ...}; a work row carries the full

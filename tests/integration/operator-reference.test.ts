@@ -7,7 +7,7 @@
  * the `--repo owner/repo` code block in operator-reference-github.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dirCli, fixtureRepo, queueTip } from '../support/fixture-repo.ts';
+import { dirCli, fixtureRepo, inputFiles, queueTip } from '../support/fixture-repo.ts';
 import { operatorQueue, type OperatorQueue } from '../support/operator-queue.ts';
 
 let q: OperatorQueue;
@@ -57,6 +57,29 @@ describe('operator reference: read commands', () => {
       const r = await q.run('state', '--limit', limit, '--json');
       expect([r.code, r.json.error.code], limit).toEqual([2, 'option_invalid']);
     }
+  });
+
+  it('state --offset and --limit: a page is at most 64 KiB too (--format jsonl bytes), and the pages cover every row once', async () => {
+    const repo = fixtureRepo('fairway-opref-64k-');
+    const nodes = Array.from({ length: 250 }, (_, i) => ({ node_key: `node-${String(i).padStart(3, '0')}-${'k'.repeat(200)}`, payload: { i } }));
+    const sub = await dirCli(repo, '--json', 'submit-graph', '--file', inputFiles('fairway-opref-64k-in-')('graph.json', nodes), '--graph-id', 'big');
+    expect(sub.code, sub.out).toBe(0);
+    const seen: string[] = [];
+    for (let offset: number | null = 0, pages = 0; offset !== null; pages++) {
+      expect(pages).toBeLessThan(20);
+      const lines = await dirCli(repo, 'state', '--offset', String(offset), '--limit', '256', '--format', 'jsonl');
+      expect(lines.code).toBe(0);
+      expect(Buffer.byteLength(lines.out)).toBeLessThanOrEqual(64 * 1024);
+      const page = await dirCli(repo, 'state', '--offset', String(offset), '--limit', '256', '--json');
+      expect(page.json.rows).toEqual(lines.out.trim().split('\n').map((l) => JSON.parse(l)));
+      seen.push(...page.json.rows.map((r: { id: string }) => r.id));
+      expect(page.json.next_offset === null ? seen.length : page.json.next_offset).toBe(seen.length);
+      offset = page.json.next_offset;
+    }
+    expect(seen).toHaveLength(251); // the graph row and its 250 Work
+    expect(new Set(seen).size).toBe(251);
+    const human = await dirCli(repo, 'state', '--limit', '256');
+    expect(human.out).toMatch(/\(next: --offset \d+\)\n$/);
   });
 
   it('inspect --work-id ID: full copyable ids, dependency cross-references, ownership and separate delivery and native-run barriers', async () => {
