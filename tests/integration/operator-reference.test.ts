@@ -6,6 +6,8 @@
  * per example, named after it. The write-side examples are in operator-reference-writes.test.ts,
  * the `--repo owner/repo` code block in operator-reference-github.test.ts.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dirCli, fixtureRepo, inputFiles, queueTip } from '../support/fixture-repo.ts';
 import { operatorQueue, type OperatorQueue } from '../support/operator-queue.ts';
@@ -175,5 +177,8 @@ describe('operator reference: read commands', () => {
       expect([r.code, r.json.error.code], args.join(' ')).toEqual([3, 'queue_uninitialized']);
     }
     expect(queueTip(repo)).toBeNull();
+    // The code differs from the reference's name on purpose; README says so.
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    expect(readme).toMatch(/`queue_uninitialized` \(exit 3\), the reference's `queue_missing`/);
   });
 });
