@@ -69,7 +69,7 @@ test('/metrics: OpenMetrics text of the demo queue, matching stats --json on the
   expect(sum('fairway_grants_total')).toBeGreaterThan(0);
   expect(sum('fairway_completions_total')).toBe(ops.filter((o) => o.kind === 'Completion').length);
   // The CLI's exposition of the same ledger has the same series.
-  const cli = samples(fairway(['stats', '--ledger', file, '--format', 'prometheus']));
+  const cli = samples(fairway(['stats', '--ledger', file, '--format', 'openmetrics']));
   for (const name of ['fairway_grants_total', 'fairway_completions_total', 'fairway_claims_open', 'fairway_ledger_bytes', 'fairway_native_reservations']) {
     expect(cli.filter((s) => s.name === name), name).toEqual(one(name));
   }

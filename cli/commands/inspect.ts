@@ -20,19 +20,22 @@ import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
     .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
-    .addOption(formatOption(['prometheus']))
+    .addOption(formatOption(['prometheus', 'openmetrics']))
     .addHelpText('after', `
-Formats: prometheus is OpenMetrics text, the same exposition as the console's /metrics.
+Formats: prometheus is the Prometheus text format (0.0.4), which node_exporter's textfile collector
+and the Pushgateway read; openmetrics is OpenMetrics 1.0 text, the exposition of the console's
+/metrics. Both carry the same metrics and values.
 Example:
   fairway stats --format prometheus > /var/lib/node_exporter/textfile/fairway.prom`)
     .action(ctx.action(async (g, o: { format?: string }) => {
       const format = formatOf(g, o);
       const projection = await readSource(g).load();
       const asOf = Date.now();
-      if (format === 'prometheus') {
-        // prom-client only for this format: it is not on the start-up path of the other formats.
-        const { renderOpenMetrics } = await import('../../lib/metrics/exposition.ts');
-        ctx.io.out(await renderOpenMetrics(queueMetrics(projection, asOf)));
+      if (format === 'prometheus' || format === 'openmetrics') {
+        // prom-client only for these formats: it is not on the start-up path of the other formats.
+        const { renderOpenMetrics, renderPrometheusText } = await import('../../lib/metrics/exposition.ts');
+        const metrics = queueMetrics(projection, asOf);
+        ctx.io.out(await (format === 'prometheus' ? renderPrometheusText(metrics) : renderOpenMetrics(metrics)));
         return;
       }
       const view = statsView(projection, asOf);

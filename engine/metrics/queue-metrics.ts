@@ -1,6 +1,6 @@
 /**
  * Queue metrics (docs/observability.md "Metrics"): a pure function of a validated projection and an evaluation
- * time, so the CLI (`stats --format prometheus`), the console (`/metrics`) and any other
+ * time, so the CLI (`stats --format prometheus|openmetrics`), the console (`/metrics`) and any other
  * process reading the same ledger compute the same values. Counters (grants, completions)
  * count records of the ledger itself (Claims, which a checkpoint keeps), never events seen by
  * one process, so they never depend on who is scraping.

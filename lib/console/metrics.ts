@@ -1,6 +1,6 @@
 /**
  * GET /metrics of the console (docs/observability.md "Metrics"): the queue metrics of the live projection as
- * OpenMetrics text, computed by the same pure function as `fairway stats --format prometheus`.
+ * OpenMetrics text, computed by the same pure function as `fairway stats --format openmetrics`.
  * Behind the same read authorisation as the pages (local mode: the loopback port; hosted
  * mode: a session) and, like every console request, the server's Host guard.
  */

@@ -1,13 +1,22 @@
 /**
- * The OpenMetrics exposition of the queue metrics (engine/metrics/queue-metrics.ts), built
- * with prom-client on a fresh registry per rendering: every value is a function of the
- * ledger and the evaluation time, so nothing accumulates in this process.
- * Shared by `fairway stats --format prometheus` and the console's `/metrics`.
+ * The exposition of the queue metrics (engine/metrics/queue-metrics.ts), built with prom-client
+ * on a fresh registry per rendering: every value is a function of the ledger and the evaluation
+ * time, so nothing accumulates in this process. Two texts of the same registry:
+ *
+ * - OpenMetrics 1.0 (`renderOpenMetrics`): the console's `/metrics` and `fairway stats --format
+ *   openmetrics`. A counter family is named without `_total` (`# TYPE fairway_grants counter`),
+ *   its samples with it, and the text ends with `# EOF`.
+ * - The Prometheus text format 0.0.4 (`renderPrometheusText`): `fairway stats --format prometheus`,
+ *   for the readers of files and pipes (node_exporter's textfile collector, the Pushgateway),
+ *   which parse only this format: there the family is the sample name (`# TYPE
+ *   fairway_grants_total counter`), else their parser reads the samples as an untyped metric
+ *   without help.
  */
-import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import { Counter, Gauge, Registry, type OpenMetricsContentType, type PrometheusContentType } from 'prom-client';
 import type { QueueMetrics } from '../../engine/metrics/queue-metrics.ts';
 
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
+export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
 const CLASS_LABELS = ['pool', 'class', 'key'] as const;
 const POOL_LABELS = ['pool'] as const;
@@ -18,8 +27,8 @@ export const METRIC_HELP = {
   fairway_work_waiting: 'Available Work not eligible now (dependencies, gates, retry backoff, pauses, routes).',
   fairway_work_running: 'Work owned by an open Claim.',
   fairway_work_oldest_eligible_age_seconds: 'Seconds since admission of the oldest ready Work.',
-  fairway_grants: 'Claims granted, counted from the ledger (identical in every process reading it).',
-  fairway_completions: 'Claims completed by their worker, counted from the ledger.',
+  fairway_grants_total: 'Claims granted, counted from the ledger (identical in every process reading it).',
+  fairway_completions_total: 'Claims completed by their worker, counted from the ledger.',
   fairway_claims_open: 'Open Claims.',
   fairway_delivery_barriers_pending: 'Completed Work whose delivery barrier is pending (no Result or DeliveryFailure yet).',
   fairway_logical_reservations: 'Outstanding logical Claim slots of the pool.',
@@ -41,10 +50,16 @@ export const METRIC_HELP = {
 
 type Name = keyof typeof METRIC_HELP;
 
-/** The registry holding `metrics` (OpenMetrics content type). */
-export function metricsRegistry(metrics: QueueMetrics): Registry<OpenMetricsContentType> {
-  const registry = new Registry<OpenMetricsContentType>();
-  registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+type AnyRegistry = Registry<PrometheusContentType> | Registry<OpenMetricsContentType>;
+
+/** The registry holding `metrics`, rendering OpenMetrics or the Prometheus text format. */
+export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsContentType | PrometheusContentType): AnyRegistry {
+  let registry: AnyRegistry;
+  if (contentType === OPENMETRICS_CONTENT_TYPE) {
+    const openMetrics = new Registry<OpenMetricsContentType>();
+    openMetrics.setContentType(OPENMETRICS_CONTENT_TYPE);
+    registry = openMetrics;
+  } else registry = new Registry<PrometheusContentType>();
   const gauge = <L extends string>(name: Name, labelNames: readonly L[]) => new Gauge<L>({ name, help: METRIC_HELP[name], labelNames, registers: [registry] });
   const counter = (name: Name) => new Counter<(typeof CLASS_LABELS)[number]>({ name, help: METRIC_HELP[name], labelNames: CLASS_LABELS, registers: [registry] });
 
@@ -52,8 +67,8 @@ export function metricsRegistry(metrics: QueueMetrics): Registry<OpenMetricsCont
   const waiting = gauge('fairway_work_waiting', CLASS_LABELS);
   const running = gauge('fairway_work_running', CLASS_LABELS);
   const age = gauge('fairway_work_oldest_eligible_age_seconds', CLASS_LABELS);
-  const grants = counter('fairway_grants');
-  const completions = counter('fairway_completions');
+  const grants = counter('fairway_grants_total');
+  const completions = counter('fairway_completions_total');
   const open = gauge('fairway_claims_open', CLASS_LABELS);
   const barriers = gauge('fairway_delivery_barriers_pending', CLASS_LABELS);
   for (const s of metrics.classes) {
@@ -99,5 +114,10 @@ export function metricsRegistry(metrics: QueueMetrics): Registry<OpenMetricsCont
 
 /** The OpenMetrics text of `metrics` (ends with `# EOF`). */
 export function renderOpenMetrics(metrics: QueueMetrics): Promise<string> {
-  return metricsRegistry(metrics).metrics();
+  return metricsRegistry(metrics, OPENMETRICS_CONTENT_TYPE).metrics();
+}
+
+/** The Prometheus text format (0.0.4) of `metrics`: the same families, values and help. */
+export function renderPrometheusText(metrics: QueueMetrics): Promise<string> {
+  return metricsRegistry(metrics, PROMETHEUS_CONTENT_TYPE).metrics();
 }

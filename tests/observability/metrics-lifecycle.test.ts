@@ -1,5 +1,5 @@
 /**
- * `fairway stats --format prometheus` (the real CLI entry point on a real Git repository) across
+ * `fairway stats --format openmetrics` (the real CLI entry point on a real Git repository) across
  * the launch lifecycle: open Claims, running Work, native reservations, an uncertain and an
  * unresolved launch, a pending delivery barrier, grants and completions, each checked against
  * `stats --json` and the ledger's own records (issue 15 §4).
@@ -26,7 +26,7 @@ async function cli(b: Bench, ...args: string[]): Promise<{ code: number; out: st
   return { code, out };
 }
 
-describe('stats --format prometheus', () => {
+describe('stats --format openmetrics', () => {
   it('exposes Claims, reservations, uncertain and unresolved launches and pending barriers, agreeing with stats --json and the ledger', async () => {
     bench = await createBench({ nodes: nodes('a', 'b', 'c', 'd') });
     const [uncertain] = await bench.grant('g1');
@@ -40,7 +40,7 @@ describe('stats --format prometheus', () => {
     const runId = await launchAndActivate(bench, done!);
     expect((await finish(bench, done!, 'h1', 'completed', runId)).status).toBe('committed');
 
-    const text = await cli(bench, 'stats', '--format', 'prometheus');
+    const text = await cli(bench, 'stats', '--format', 'openmetrics');
     expect(text.code).toBe(0);
     const samples = parseOpenMetrics(text.out);
     const json = await cli(bench, 'stats', '--format', 'json');
