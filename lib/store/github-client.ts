@@ -133,7 +133,11 @@ export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE']);
 
-/** One `store http` debug event per request (each retry included): method, status, duration. */
+/**
+ * One `store http` debug event per request (each retry included): method, status, duration.
+ * `status` is the status GitHub answered, 0 when no answer came (Octokit reports a lost
+ * connection or a timeout as status 500 without a response).
+ */
 export function observeRequests(octokit: { hook: { wrap: InstanceType<typeof Octokit>['hook']['wrap'] } }): void {
   octokit.hook.wrap('request', async (request, options) => {
     const started = Date.now();
@@ -145,7 +149,8 @@ export function observeRequests(octokit: { hook: { wrap: InstanceType<typeof Oct
       debugEvent('store', 'http', { method, status: response.status, write, timed_out: false, ms: since(started) });
       return response;
     } catch (e) {
-      const status = typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : 0;
+      const answered = (e as { response?: { status?: unknown } }).response?.status;
+      const status = typeof answered === 'number' ? answered : 0;
       debugEvent('store', 'http', { method, status, write, timed_out: timedOut(e), ms: since(started) });
       throw e;
     }
