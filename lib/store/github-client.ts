@@ -136,14 +136,15 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE']);
 /**
  * One `store http` debug event per request (each retry included): method, status, duration.
  * `status` is the status GitHub answered, 0 when no answer came (Octokit reports a lost
- * connection or a timeout as status 500 without a response).
+ * connection or a timeout as status 500 without a response); `write` is false for reads,
+ * GraphQL queries (`asGraphqlRead`) included.
  */
 export function observeRequests(octokit: { hook: { wrap: InstanceType<typeof Octokit>['hook']['wrap'] } }): void {
   octokit.hook.wrap('request', async (request, options) => {
     const started = Date.now();
     const upper = String(options.method ?? 'GET').toUpperCase();
     const method = (METHODS.has(upper) ? upper : 'other') as 'GET';
-    const write = method !== 'GET' && method !== 'HEAD';
+    const write = method !== 'GET' && method !== 'HEAD' && graphqlRead.getStore() !== true;
     try {
       const response = await request(options);
       debugEvent('store', 'http', { method, status: response.status, write, timed_out: false, ms: since(started) });

@@ -2,13 +2,13 @@
  * The `store http` debug event of the GitHub client (lib/store/github-client.ts) against a local
  * HTTP server: `status` is what the server answered and 0 when nothing answered (Octokit
  * reports a refused connection as status 500 without a response, which must not read as a
- * GitHub 500).
+ * GitHub 500); `write` is false for GraphQL queries, which are reads sent as POST.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { configureDebug, setDebugSink } from '../../lib/debug/log.ts';
-import { createOctokit } from '../../lib/store/github-client.ts';
+import { asGraphqlRead, createOctokit } from '../../lib/store/github-client.ts';
 
 let server: Server;
 let baseUrl: string;
@@ -60,4 +60,13 @@ describe('store http debug events', () => {
     expect(http()).toEqual([expect.stringMatching(/^store http method=GET status=502 write=false /)]);
   });
 
+  it('a GraphQL query is a read (write=false); a GraphQL mutation is a write', async () => {
+    const octokit = createOctokit({ token: 'ghp_debug_http', baseUrl, retries: 0, writeIntervalMs: 1 });
+    await asGraphqlRead(() => octokit.graphql('query { viewer { login } }'));
+    expect(http()).toEqual([expect.stringMatching(/^store http method=POST status=200 write=false /)]);
+
+    lines.length = 0;
+    await octokit.graphql('mutation { noop }');
+    expect(http()).toEqual([expect.stringMatching(/^store http method=POST status=200 write=true /)]);
+  });
 });
