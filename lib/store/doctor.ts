@@ -67,7 +67,16 @@ async function readChecks(store: LedgerStore): Promise<DoctorCheck[]> {
     return [read, { name: 'ledger', status: 'ok', message: `valid: ${projection.commitCount} commits, tip ${projection.tip ?? '(none)'}`, details: { commits: projection.commitCount, bytes: snapshot.bytes.length } }];
   } catch (e) {
     if (!isProtocolError(e)) throw e;
-    return [read, { name: 'ledger', status: 'problem', message: `${e.code}: ${e.message} (the ledger is never rewritten; see fairway verify)`, details: { code: e.code } }];
+    // Where replay refused it, as verify names it: the commit, line, operation and field.
+    const where = { commit: e.commit, line: e.line, operation: e.operation, path: e.path };
+    const located = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== undefined));
+    const suffix = Object.entries(located).filter(([k]) => k !== 'commit' || !e.message.includes(String(e.commit)))
+      .map(([k, v]) => `${k === 'path' ? 'at' : k} ${String(v)}`).join(', ');
+    return [read, {
+      name: 'ledger', status: 'problem',
+      message: `${e.code}: ${e.message}${suffix === '' ? '' : ` (${suffix})`} (the ledger is never rewritten; see fairway verify)`,
+      details: { code: e.code, ...located },
+    }];
   }
 }
 
