@@ -20,8 +20,9 @@ export async function metricsResponse(runtime: () => ConsoleRuntime, canRead: (m
     const r = runtime();
     if (!(await canRead(r.config.mode))) return refusal(401, 'unauthenticated');
     const live = await r.live();
-    const text = await renderOpenMetrics(queueMetrics(live.projection, r.now()));
-    // A stale read (the store is unreachable) still answers the last good values, flagged.
+    // A stale read (the store is unreachable) still answers the last good values, flagged in a
+    // header and, for a scraper that keeps no headers, by fairway_store_stale 1.
+    const text = await renderOpenMetrics(queueMetrics(live.projection, r.now()), { stale: live.stale !== null });
     return new Response(text, { status: 200, headers: { ...HEADERS, 'content-type': OPENMETRICS_CONTENT_TYPE, 'x-fairway-stale': live.stale === null ? '0' : '1' } });
   } catch (e) {
     // The message is not echoed (it may name the store); the code is stable.

@@ -46,14 +46,22 @@ export const METRIC_HELP = {
   fairway_grants_paused: '1 when grants are paused by a Control.',
   fairway_admission_paused: '1 when admission is paused by a Control.',
   fairway_metrics_evaluated_at_seconds: 'Evaluation time of these values (Unix seconds).',
+  fairway_store_stale: '1 when the store could not be read: the values are those of the last good read (console).',
 } as const;
 
 type Name = keyof typeof METRIC_HELP;
 
 type AnyRegistry = Registry<PrometheusContentType> | Registry<OpenMetricsContentType>;
 
+/** How the values were read: `stale` when the store failed and the last good read answers (the console's x-fairway-stale). */
+export interface MetricsRead {
+  stale: boolean;
+}
+
+const FRESH: MetricsRead = { stale: false };
+
 /** The registry holding `metrics`, rendering OpenMetrics or the Prometheus text format. */
-export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsContentType | PrometheusContentType): AnyRegistry {
+export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsContentType | PrometheusContentType, read: MetricsRead = FRESH): AnyRegistry {
   let registry: AnyRegistry;
   if (contentType === OPENMETRICS_CONTENT_TYPE) {
     const openMetrics = new Registry<OpenMetricsContentType>();
@@ -109,12 +117,13 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
   gauge('fairway_grants_paused', []).set(metrics.grantsPaused ? 1 : 0);
   gauge('fairway_admission_paused', []).set(metrics.admissionPaused ? 1 : 0);
   gauge('fairway_metrics_evaluated_at_seconds', []).set(metrics.asOf / 1000);
+  gauge('fairway_store_stale', []).set(read.stale ? 1 : 0);
   return registry;
 }
 
 /** The OpenMetrics text of `metrics` (ends with `# EOF`). */
-export function renderOpenMetrics(metrics: QueueMetrics): Promise<string> {
-  return metricsRegistry(metrics, OPENMETRICS_CONTENT_TYPE).metrics();
+export function renderOpenMetrics(metrics: QueueMetrics, read: MetricsRead = FRESH): Promise<string> {
+  return metricsRegistry(metrics, OPENMETRICS_CONTENT_TYPE, read).metrics();
 }
 
 /** The Prometheus text format (0.0.4) of `metrics`: the same families, values and help. */

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../engine/errors.ts';
 import { seedDemoDay } from '../../lib/demo/day.ts';
 import type { ConsoleConfig } from '../../lib/console/config.ts';
 import { MemoryStore } from '../support/memory-store.ts';
@@ -71,6 +72,25 @@ describe('GET /metrics (console route handler)', () => {
     expect(total(samples, 'fairway_grants_total')).toBe(counts.claims);
     expect(total(samples, 'fairway_completions_total')).toBe(counts.completions);
     expect(total(samples, 'fairway_claims_open')).toBe(s.pools.reduce((n: number, p: any) => n + p.claimed, 0));
+  });
+
+  it('while the store cannot be read, answers the last good values with fairway_store_stale 1 (a scraper keeps no headers)', async () => {
+    const store = new MemoryStore('metrics-stale');
+    await seedDemoDay(new Publisher(store), { now: Date.now() });
+    const runtime = new ConsoleRuntime(config, store);
+    const fresh = parseOpenMetrics(await (await metricsResponse(() => runtime, async () => true)).text());
+    expect(value(fresh, 'fairway_store_stale')).toBe(0);
+
+    store.read = async () => {
+      throw new ProtocolError('store_unreachable', 'the store is down');
+    };
+    runtime.invalidate();
+    const res = await metricsResponse(() => runtime, async () => true);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-fairway-stale')).toBe('1');
+    const stale = parseOpenMetrics(await res.text());
+    expect(value(stale, 'fairway_store_stale')).toBe(1);
+    expect(value(stale, 'fairway_ledger_commits')).toBe(value(fresh, 'fairway_ledger_commits'));
   });
 
   it('refuses without read authorisation (401) and never echoes a store failure', async () => {
