@@ -16,7 +16,7 @@ import type { GitContext } from './git-cli.ts';
 import { deleteRefs, gitDirs, isStaleScratch, listScratchRefs, refLocks, removeStaleLock, SCRATCH_MAX_AGE_MS, shellQuote } from './git-locks.ts';
 import { LocalGitStore } from './local-git.ts';
 import { RemoteGitStore } from './remote-git.ts';
-import type { LedgerStore } from './types.ts';
+import { LEDGER_FILE, type LedgerStore } from './types.ts';
 
 export type CheckStatus = 'ok' | 'problem' | 'fixed';
 
@@ -61,7 +61,8 @@ async function readChecks(store: LedgerStore): Promise<DoctorCheck[]> {
     return [{ name: 'store_read', status: 'problem', message: `${e.code}: ${e.message}`, details: { code: e.code } }];
   }
   const read: DoctorCheck = { name: 'store_read', status: 'ok', message: snapshot.version === null ? 'no queue branch yet (an empty queue)' : `branch at ${snapshot.version}`, details: { version: snapshot.version } };
-  if (snapshot.bytes === null) return [read];
+  // A branch without the ledger file is an empty queue too (spec 7.1), and says so: it is also what a mistyped --branch looks like.
+  if (snapshot.bytes === null) return snapshot.version === null ? [read] : [read, { name: 'ledger', status: 'ok', message: `no ${LEDGER_FILE} on the branch yet (an empty queue: the first submit-work or submit-graph creates it)`, details: { commits: 0, bytes: null } }];
   try {
     const projection = replayLedger(snapshot.bytes);
     return [read, { name: 'ledger', status: 'ok', message: `valid: ${projection.commitCount} commits, tip ${projection.tip ?? '(none)'}`, details: { commits: projection.commitCount, bytes: snapshot.bytes.length } }];

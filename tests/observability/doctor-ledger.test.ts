@@ -30,4 +30,13 @@ describe('fairway doctor: an invalid ledger', () => {
     expect(ledger).toMatchObject({ status: 'problem', details: { code: 'unsupported_protocol', line: 2 } });
     expect(ledger.message).toContain('line 2');
   });
+
+  it('on a branch without the ledger file says so (an empty queue, or a mistyped --branch) instead of only "branch at"', async () => {
+    const repo = fixtureRepo('fairway-doctor-noledger-');
+    const doctor = await dirCli(repo, '--branch', 'main', '--json', 'doctor');
+    expect(doctor.code).toBe(0);
+    expect(doctor.json.checks.map((c: { name: string }) => c.name)).toEqual(['ref_lock', 'store_read', 'ledger']);
+    expect(doctor.json.checks[2]).toMatchObject({ status: 'ok', details: { commits: 0, bytes: null } });
+    expect(doctor.json.checks[2].message).toContain('no work-queue.jsonl on the branch');
+  });
 });
