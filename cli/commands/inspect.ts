@@ -25,8 +25,9 @@ export const registerInspect: CommandModule = (program, ctx) => {
 Formats: prometheus is the Prometheus text format (0.0.4), which node_exporter's textfile collector
 and the Pushgateway read; openmetrics is OpenMetrics 1.0 text, the exposition of the console's
 /metrics. Both carry the same metrics and values.
-Example:
-  fairway stats --format prometheus > /var/lib/node_exporter/textfile/fairway.prom`)
+Example (write beside the file, then rename: a failed read never leaves an empty .prom behind):
+  d=/var/lib/node_exporter/textfile
+  fairway stats --format prometheus > $d/fairway.prom.tmp && mv $d/fairway.prom.tmp $d/fairway.prom`)
     .action(ctx.action(async (g, o: { format?: string }) => {
       const format = formatOf(g, o);
       const projection = await readSource(g).load();
