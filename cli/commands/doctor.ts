@@ -9,7 +9,9 @@ const HELP = `
 Checks, in order:
   ref_lock      a stale refs/heads/<branch>.lock or packed-refs.lock (local Git, or the
                 clone of --repo CLONE --remote NAME). A git killed during update-ref leaves
-                one, and every later publication then fails with store_locked.
+                one, and every later publication then fails with store_locked. With --remote,
+                also refs/fairway/tips/<remote>/<branch>.lock, left by a killed fetch: every
+                later read then fetches twice.
   scratch_refs  refs/fairway/fetch/* left by killed fetches (--remote only); stale ones
                 (older than 15 minutes, or whose process is gone) are also removed
                 automatically by the next read.

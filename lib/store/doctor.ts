@@ -4,7 +4,8 @@
  *
  * - `store_read`: the branch can be read; `ledger`: its bytes replay (a ledger
  *   that fails validation is reported, never rewritten).
- * - `ref_lock` (Git stores): a stale `<branch>.lock` / `packed-refs.lock`.
+ * - `ref_lock` (Git stores): a stale `<branch>.lock` / `packed-refs.lock`, and for a remote
+ *   store the clone's `refs/fairway/tips/<remote>/<branch>.lock`.
  *   Removed with `fix` only when no running git process touches the
  *   repository (/proc); otherwise reported with the holders' pids.
  * - `scratch_refs` (remote Git stores): `refs/fairway/fetch/*` left by killed
@@ -15,7 +16,7 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import type { GitContext } from './git-cli.ts';
 import { deleteRefs, gitDirs, isStaleScratch, listScratchRefs, refLocks, removeStaleLock, SCRATCH_MAX_AGE_MS, shellQuote } from './git-locks.ts';
 import { LocalGitStore } from './local-git.ts';
-import { RemoteGitStore } from './remote-git.ts';
+import { RemoteGitStore, tipsRefOf } from './remote-git.ts';
 import { LEDGER_FILE, type LedgerStore } from './types.ts';
 
 export type CheckStatus = 'ok' | 'problem' | 'fixed';
@@ -45,7 +46,9 @@ export async function doctor(store: LedgerStore, options: DoctorOptions): Promis
   const now = options.now ?? Date.now();
   if (store instanceof LocalGitStore || store instanceof RemoteGitStore) {
     const ctx: GitContext = { cwd: store.repository };
-    checks.push(await refLockCheck(ctx, store.ref, options.fix, now));
+    // A remote store's fetches update the clone's tips ref: a lock left on it sends every later fetch the long way.
+    const refs = store instanceof RemoteGitStore ? [store.ref, tipsRefOf(store.remote, store.branch)] : [store.ref];
+    checks.push(await refLockCheck(ctx, refs, options.fix, now));
     if (store instanceof RemoteGitStore) checks.push(await scratchCheck(ctx, options.fix, options.scratchMaxAgeMs ?? SCRATCH_MAX_AGE_MS, now));
   }
   checks.push(...(await readChecks(store)));
@@ -81,10 +84,10 @@ async function readChecks(store: LedgerStore): Promise<DoctorCheck[]> {
   }
 }
 
-async function refLockCheck(ctx: GitContext, ref: string, fix: boolean, now: number): Promise<DoctorCheck> {
+async function refLockCheck(ctx: GitContext, refs: readonly string[], fix: boolean, now: number): Promise<DoctorCheck> {
   const dirs = await gitDirs(ctx);
-  const locks = refLocks(dirs, ref, now);
-  if (locks.length === 0) return { name: 'ref_lock', status: 'ok', message: `no lock on ${ref}` };
+  const locks = [...new Map(refs.flatMap((ref) => refLocks(dirs, ref, now)).map((l) => [l.path, l])).values()];
+  if (locks.length === 0) return { name: 'ref_lock', status: 'ok', message: `no lock on ${refs.join(', ')}` };
   const left: Array<Record<string, unknown>> = [];
   const removed: string[] = [];
   for (const lock of locks) {

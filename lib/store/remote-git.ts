@@ -44,6 +44,11 @@ const MOVED = /stale info|fetch first|non-fast-forward|already exists/;
 const LOCK_RETRIES = 5;
 /** Where the last fetched tip of each remote branch is kept (the next fetch negotiates from it). */
 export const TIPS_PREFIX = 'refs/fairway/tips/';
+
+/** The clone's last-fetched tip of `branch` of `remote` (a lock left on it makes every later fetch land in a scratch ref). */
+export function tipsRefOf(remote: string, branch: string): string {
+  return `${TIPS_PREFIX}${remote}/${branch}`;
+}
 /** A fetch refused by the clone's own connectivity check: one of its refs names a missing object. */
 const CLONE_REF_BROKEN = /did not send all necessary objects|bad object|missing (?:blob|tree|commit) object/i;
 const FETCH = ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-maintenance', '--no-recurse-submodules'];
@@ -228,7 +233,7 @@ export class RemoteGitStore implements LedgerStore {
    */
   private async fetchBranch(ref: string): Promise<string | null> {
     const { fetch } = await this.endpoints();
-    const tips = `${TIPS_PREFIX}${this.remote}/${ref.replace(/^refs\/heads\//, '')}`;
+    const tips = tipsRefOf(this.remote, ref.replace(/^refs\/heads\//, ''));
     let r = await git(this.ctx, [...FETCH, fetch, `+${ref}:${tips}`]);
     // Our own last-fetched tip naming a missing object (pruned, a broken copy of the clone) stops
     // every fetch: it is only a negotiation hint, so it is dropped and the fetch made again.

@@ -147,3 +147,33 @@ describe('scratch refs of killed fetches (remote Git)', () => {
     expect((await listScratchRefs({ cwd: clone })).map((s) => s.ref)).toEqual([live]);
   });
 });
+
+describe('stale lock on the clone\'s tips ref (remote Git)', () => {
+  it('a fetch killed while updating refs/fairway/tips/<remote>/<branch> leaves its lock: doctor reports it (every later read fetches twice) and --fix removes it', async () => {
+    const origin = initRepo({ bare: true });
+    const clone = initRepo({ dir: join(tempDir('clone'), 'c') });
+    gitSync(clone, ['remote', 'add', 'origin', origin]);
+    const store = new RemoteGitStore({ repo: clone, remote: 'origin' });
+    const v1 = await store.compareAndSwap(null, utf8('one\n'), 'one');
+    expect(v1.status).toBe('committed');
+    expect((await store.read()).version).toBe((v1 as { version: string }).version);
+    const tips = 'refs/fairway/tips/origin/work-queue';
+    const fetched = gitText(clone, 'rev-parse', '--verify', '-q', tips);
+    expect(fetched).toBe((v1 as { version: string }).version);
+
+    // The lock a real git holds while it moves the tips ref, then SIGKILL: the lock file stays.
+    const v2 = await store.compareAndSwap((v1 as { version: string }).version, utf8('one\ntwo\n'), 'two');
+    const held = await gitHoldingLock(clone, tips, gitText(clone, 'rev-parse', '--verify', '-q', tips), (v2 as { version: string }).version);
+    await kill9(held);
+    const lock = join(clone, '.git', `${tips}.lock`);
+    expect(existsSync(lock)).toBe(true);
+
+    const report = await doctor(new RemoteGitStore({ repo: clone, remote: 'origin' }), { fix: false });
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c) => c.name === 'ref_lock')).toMatchObject({ status: 'problem', details: { locks: [expect.objectContaining({ lock })] } });
+
+    const fixed = await doctor(new RemoteGitStore({ repo: clone, remote: 'origin' }), { fix: true });
+    expect(fixed.checks.find((c) => c.name === 'ref_lock')).toMatchObject({ status: 'fixed', details: { removed: [lock] } });
+    expect(existsSync(lock)).toBe(false);
+  });
+});
