@@ -88,6 +88,13 @@ export const PUBLISH_LEDGER = `mutation FairwayPublishLedger($input: CreateCommi
 /** GitHub's answer to a stale `expectedHeadOid`. */
 const STALE_HEAD = /Expected branch to point to/i;
 
+/**
+ * Refusals of the token, decided before anything runs: FORBIDDEN (no permission) and
+ * INSUFFICIENT_SCOPES (a classic token without the `repo` scope; GitHub checks scopes while
+ * validating the document, so the mutation never ran).
+ */
+const DENIED = new Set(['FORBIDDEN', 'INSUFFICIENT_SCOPES']);
+
 export class GitHubGraphqlStore extends GitHubStore {
   private readonly graphqlUrl: string;
 
@@ -229,7 +236,7 @@ export class GitHubGraphqlStore extends GitHubStore {
       if (/Could not resolve to a Repository/i.test(notFound.message)) throw new ProtocolError('github_not_found', `GitHub could not find the repository to publish the ledger (${this.label}): ${messages}`, {}, details);
       return { status: 'conflict', actual: null }; // the branch is absent: nothing to append to
     }
-    if (errors.some((e) => e.type === 'FORBIDDEN') || (errors.some((e) => e.type === 'UNPROCESSABLE') && /repository rule|protected branch/i.test(messages))) {
+    if (errors.some((e) => DENIED.has(e.type ?? '')) || (errors.some((e) => e.type === 'UNPROCESSABLE') && /repository rule|protected branch/i.test(messages))) {
       throw new ProtocolError('store_write_denied', `GitHub refused to publish the ledger (${this.label}): ${messages}`, {}, details);
     }
     if (errors.some((e) => e.type === 'RATE_LIMITED')) throw new ProtocolError('github_rate_limited', `GitHub rate-limited the ledger publication (${this.label}): ${messages}`, {}, details);
@@ -252,7 +259,7 @@ function readFailure(action: string, errors: GraphqlError[], where: string): Pro
   const details = { graphql_errors: errors.map((e) => ({ type: e.type ?? null, message: e.message })) };
   const types = new Set(errors.map((e) => e.type));
   if (types.has('NOT_FOUND')) return new ProtocolError('github_not_found', `GitHub could not find what was needed to ${action} (${where}); the repository may not exist or the token may lack access: ${messages}`, {}, details);
-  if (types.has('FORBIDDEN')) return new ProtocolError('github_forbidden', `GitHub refused to ${action} (${where}): ${messages}`, {}, details);
+  if ([...types].some((t) => DENIED.has(t ?? ''))) return new ProtocolError('github_forbidden', `GitHub refused to ${action} (${where}): ${messages}`, {}, details);
   if (types.has('RATE_LIMITED')) return new ProtocolError('github_rate_limited', `GitHub rate-limited the request to ${action} (${where}): ${messages}`, {}, details);
   return new ProtocolError('github_request_failed', `GitHub's GraphQL API failed to ${action} (${where}): ${messages}`, {}, details);
 }

@@ -215,6 +215,21 @@ describe('GitHubGraphqlStore: compare-and-swap over GraphQL', () => {
     expect(tipOf(repo)).toBe(v1);
   });
 
+  it('maps INSUFFICIENT_SCOPES (a token without the repo scope) to store_write_denied after one mutation, and on a read to github_forbidden', async () => {
+    const repo = newRepo();
+    const store = storeFor(repo);
+    const v1 = await committedVersion(store, null, 'one\n');
+    // GitHub checks scopes while validating the document: HTTP 200, `data: null`, nothing ran.
+    const scopes = (field: string) => ({ data: null, errors: [{ type: 'INSUFFICIENT_SCOPES', locations: [{ line: 2, column: 3 }], message: `Your token has not been granted the required scopes to execute this query. The '${field}' field requires one of the following scopes: ['repo'], but your token has only been granted the: ['read:org'] scopes.` }] });
+    fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: PUBLISH, kind: 'status', status: 200, body: scopes('createCommitOnBranch') });
+    const publish = since();
+    await expect(store.compareAndSwap(v1, utf8('two\n'), 'two')).rejects.toMatchObject({ code: 'store_write_denied' });
+    expect(graphqlOps(publish)).toEqual([PUBLISH]); // refused, not uncertain: no read-back, no second mutation
+    expect(tipOf(repo)).toBe(v1);
+    fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: READ, kind: 'status', status: 200, body: scopes('repository') });
+    await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_forbidden' });
+  });
+
   it('sends the ledger base64-encoded in fileChanges.additions with expectedHeadOid, byte-exact', async () => {
     const repo = newRepo();
     const store = storeFor(repo);
