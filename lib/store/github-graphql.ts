@@ -146,6 +146,8 @@ export class GitHubGraphqlStore extends GitHubStore {
       // retries: 0 — the mutation is not idempotent; decide from the answer, never resend.
       answer = await this.send(PUBLISH_LEDGER, { input }, true);
     } catch (e) {
+      // A 2xx answer that is not GraphQL's JSON (a proxy's page, a body cut off after its headers): it reached GitHub.
+      if (e instanceof ProtocolError && e.code === 'github_response_invalid') return { status: 'uncertain', reason: `createCommitOnBranch: ${e.message}` };
       const limited = rateLimited(e);
       if (limited !== null) throw limited; // refused before it ran
       if (!isRequestError(e)) throw e;

@@ -29,6 +29,8 @@ export interface Fault {
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** For `status`: this exact body text instead of `body` (e.g. a proxy's HTML page); never validated. */
+  raw?: string;
   process?: boolean;
   /** How many matching requests to disturb (default 1). */
   times?: number;
@@ -73,6 +75,11 @@ export interface FakeGitHub {
   close(): Promise<void>;
 }
 
+/** The answer a `status` fault gives instead of the handler's. */
+function faultAnswer(fault: Fault): FakeResponse {
+  return { status: fault.status ?? 502, body: fault.body, ...(fault.raw !== undefined && { raw: fault.raw }), ...(fault.headers && { headers: fault.headers }) };
+}
+
 export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise<FakeGitHub> {
   const routes = [...(options.routes ?? []), ...gitRoutes, ...repoRoutes];
   const validator = options.validate === false ? null : githubOpenApi();
@@ -111,7 +118,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       response = { status: 404, body: errorBody('Not Found') };
       violations.push({ method, path: url.pathname, status: 404, message: 'the fake has no route for this request' });
     } else if (fault?.kind === 'status' && !fault.process) {
-      response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+      response = faultAnswer(fault);
     } else {
       try {
         const body = raw === '' ? undefined : JSON.parse(raw);
@@ -122,7 +129,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       }
       if (fault?.kind === 'drop-after') return void req.socket.destroy();
       if (fault?.kind === 'hang') return;
-      if (fault?.kind === 'status') response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+      if (fault?.kind === 'status') response = faultAnswer(fault);
     }
     record.status = response.status;
     send(res, response, match?.route.path ?? null, method, fault !== undefined);
@@ -144,7 +151,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     if (fault?.kind === 'hang' && !fault.process) return;
     let response: FakeResponse;
     if (fault?.kind === 'status' && !fault.process) {
-      response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+      response = faultAnswer(fault);
     } else {
       try {
         response = handleGraphql(body, state, graphqlOptions, violations);
@@ -154,7 +161,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       }
       if (fault?.kind === 'drop-after') return void req.socket.destroy();
       if (fault?.kind === 'hang') return;
-      if (fault?.kind === 'status') response = { status: fault.status ?? 502, body: fault.body, ...(fault.headers && { headers: fault.headers }) };
+      if (fault?.kind === 'status') response = faultAnswer(fault);
     }
     record.status = response.status;
     send(res, response, null, 'POST', fault !== undefined);
@@ -162,7 +169,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
 
   function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, injected: boolean): void {
     const text = response.raw ?? (response.body === undefined ? '' : JSON.stringify(response.body));
-    if (validator !== null && template !== null) {
+    if (validator !== null && template !== null && !(injected && response.raw !== undefined)) {
       const v = validator.check({ method, path: template, status: response.status, body: text === '' ? undefined : JSON.parse(text) });
       if (v !== null) (injected && /not documented/.test(v.message) ? exempt : violations).push(v);
     }

@@ -182,6 +182,19 @@ describe('GitHubGraphqlStore: compare-and-swap over GraphQL', () => {
     expect(Buffer.from(back.bytes!).toString()).toBe('two\n');
   });
 
+  it('returns uncertain when the mutation ran but its 200 answer is not JSON (a proxy page), and reading back resolves it', async () => {
+    const repo = newRepo();
+    const store = storeFor(repo);
+    const v1 = await committedVersion(store, null, 'one\n');
+    fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: PUBLISH, kind: 'status', status: 200, process: true, headers: { 'content-type': 'text/html; charset=utf-8' }, raw: '<html><body>upstream reset</body></html>' });
+    const from = since();
+    expect(await store.compareAndSwap(v1, utf8('two\n'), 'two')).toMatchObject({ status: 'uncertain' });
+    expect(graphqlOps(from)).toEqual([PUBLISH]);
+    const tip = tipOf(repo)!;
+    expect(repo.objects.commits.get(tip)!.parents).toEqual([v1]); // it had run
+    expect(Buffer.from((await store.read()).bytes!).toString()).toBe('two\n');
+  });
+
   it('returns uncertain on a 5xx answer to the mutation, without resending it', async () => {
     const repo = newRepo();
     const store = storeFor(repo);
