@@ -195,7 +195,7 @@ export class GitHubGraphqlStore extends GitHubStore {
   /** Exact blob bytes: GraphQL's text when it is provably the blob, else the REST blob, checked against the OID. */
   private async blobBytes(blob: GqlBlob, what: string): Promise<Uint8Array> {
     if (typeof blob.byteSize === 'number' && blob.byteSize > LEDGER_MAX_BYTES) {
-      throw new ProtocolError('ledger_too_large', `${what} (blob ${blob.oid}) is ${blob.byteSize} bytes; the parser limit is ${LEDGER_MAX_BYTES}`);
+      throw new ProtocolError('resource_limit', `${what} (blob ${blob.oid}) is ${blob.byteSize} bytes; the parser limit is ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
     }
     if (typeof blob.text === 'string' && blob.isTruncated === false && blob.isBinary !== true) {
       const bytes = decodedBytes(blob.text, 'utf8');

@@ -11,6 +11,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import { bootstrapRequest, submitRequest } from '../../engine/requests/operations.ts';
 import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
+import { LEDGER_MAX_BYTES } from '../../lib/store/checks.ts';
 import { GitHubGraphqlStore, gitBlobId } from '../../lib/store/github-graphql.ts';
 import { GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts';
 import { LazyGitHubStore } from '../../lib/store/github-lazy.ts';
@@ -281,6 +282,14 @@ describe('GitHubGraphqlStore: reads at an immutable head', () => {
     forged[0] = forged[0]! ^ 1;
     fake.inject({ method: 'GET', path: BLOB, kind: 'status', status: 200, body: { sha, node_id: `B_${sha}`, size: forged.length, url: `${fake.url}/x`, content: forged.toString('base64'), encoding: 'base64' } });
     await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_response_invalid' });
+  });
+
+  it('refuses a ledger over the parser limit as resource_limit (ledger_bytes), as every store does, without fetching it', async () => {
+    const repo = newRepo();
+    seedCommit(repo, 'work-queue', { 'work-queue.jsonl': Buffer.alloc(LEDGER_MAX_BYTES + 1, 0x0a) });
+    const from = since();
+    await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'resource_limit', details: { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES } });
+    expect(graphqlOps(from)).toEqual([READ]); // decided from byteSize: no REST blob
   });
 
   it('reports an exhausted GraphQL rate limit as github_rate_limited, without waiting an hour', async () => {
