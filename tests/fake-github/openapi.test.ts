@@ -103,4 +103,17 @@ describe('fake GitHub server validation', () => {
     expect(((await dir.json()) as Array<{ type: string; path: string }>).map((e) => [e.type, e.path])).toEqual([['dir', 'a/b']]);
     expect(fake.violations.slice(before)).toEqual([]);
   });
+
+  it('spells non-ASCII and reserved characters of branch names and paths in its URLs as URIs, as GitHub does', async () => {
+    const repo = fake.state.repo('o', 'r')!;
+    const sha = seedCommit(repo, 'équipe/file-ü', { 'docs/été #1.md': 'e' });
+    const before = fake.violations.length;
+    const created = await fetch(`${fake.url}/repos/o/r/git/refs`, { method: 'POST', body: JSON.stringify({ ref: 'refs/heads/q#1#2', sha }) });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { url: string }).url).toBe(`${fake.url}/repos/o/r/git/refs/heads/q%231%232`);
+    expect((await fetch(`${fake.url}/repos/o/r/git/ref/${encodeURIComponent('heads/équipe/file-ü')}`)).status).toBe(200);
+    const file = await fetch(`${fake.url}/repos/o/r/contents/${encodeURIComponent('docs/été #1.md')}?ref=${encodeURIComponent('équipe/file-ü')}`);
+    expect(file.status).toBe(200);
+    expect(fake.violations.slice(before)).toEqual([]);
+  });
 });

@@ -74,6 +74,11 @@ function matchTemplate(template: string, segments: string[]): Record<string, str
 }
 
 /** GitHub's error body shape (`basic-error`). */
+/** A ref or file path as GitHub spells it inside a URL: each segment percent-encoded, the slashes kept. */
+export function uriPath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
 export function errorBody(message: string, docs = 'https://docs.github.com/rest'): { message: string; documentation_url: string; status?: string } {
   return { message, documentation_url: docs };
 }

@@ -5,7 +5,7 @@
  * repository answers 409.
  */
 import type { ObjectType, TreeChange, TreeEntry } from './objects.ts';
-import { errorBody, notFound, unprocessable, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
+import { errorBody, notFound, unprocessable, uriPath, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
 import { FAKE_USER, isoNow, noteRefCreated, refVisible, type FakeGitHubState, type FakeRepository } from './state.ts';
 
 const DOCS = 'https://docs.github.com/rest/git';
@@ -28,7 +28,7 @@ function refJson(req: FakeRequest, repo: FakeRepository, ref: string): Body {
   return {
     ref,
     node_id: `REF_${Buffer.from(`${repo.id}:${ref}`).toString('base64url')}`,
-    url: `${repoUrl(req, repo)}/git/${ref}`,
+    url: `${repoUrl(req, repo)}/git/${uriPath(ref)}`,
     object: { type: 'commit', sha, url: `${repoUrl(req, repo)}/git/commits/${sha}` },
   };
 }
@@ -102,7 +102,7 @@ export const gitRoutes: FakeRoute[] = [
       if (repo.refs.has(ref)) return unprocessable('Reference already exists', `${DOCS}/refs#create-a-reference`);
       repo.refs.set(ref, sha);
       noteRefCreated(state, repo, ref);
-      return { status: 201, body: refJson(req, repo, ref), headers: { location: `${repoUrl(req, repo)}/git/${ref}` } };
+      return { status: 201, body: refJson(req, repo, ref), headers: { location: `${repoUrl(req, repo)}/git/${uriPath(ref)}` } };
     }),
   },
   {

@@ -7,7 +7,7 @@
  * them through the blobs API).
  */
 import type { TreeEntry } from './objects.ts';
-import { notFound, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
+import { notFound, uriPath, type FakeRequest, type FakeResponse, type FakeRoute } from './router.ts';
 import { FAKE_USER, type FakeGitHubState, type FakeRepository } from './state.ts';
 import { wrappedBase64 } from './routes-git.ts';
 
@@ -61,13 +61,13 @@ function entryJson(req: FakeRequest, repo: FakeRepository, path: string, e: Tree
   const api = `${req.baseUrl}/repos/${repo.owner}/${repo.name}`;
   const type = e.type === 'tree' ? 'dir' : e.type === 'commit' ? 'submodule' : e.mode === '120000' ? 'symlink' : 'file';
   const kind = e.type === 'tree' ? 'tree' : 'blob';
-  const self = `${api}/contents/${path}?ref=${encodeURIComponent(ref)}`;
-  const html = `https://github.com/${repo.owner}/${repo.name}/${kind}/${ref}/${path}`;
+  const self = `${api}/contents/${uriPath(path)}?ref=${encodeURIComponent(ref)}`;
+  const html = `https://github.com/${repo.owner}/${repo.name}/${kind}/${uriPath(ref)}/${uriPath(path)}`;
   const git = e.type === 'commit' ? null : `${api}/git/${kind}s/${e.sha}`;
   return {
     type, name: e.name, path, sha: e.sha, size: e.type === 'blob' ? repo.objects.blobs.get(e.sha)!.length : 0,
     url: self, html_url: html, git_url: git,
-    download_url: type === 'file' ? `https://raw.githubusercontent.com/${repo.owner}/${repo.name}/${ref}/${path}` : null,
+    download_url: type === 'file' ? `https://raw.githubusercontent.com/${repo.owner}/${repo.name}/${uriPath(ref)}/${uriPath(path)}` : null,
     _links: { self, git, html },
   };
 }
