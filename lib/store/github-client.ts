@@ -101,8 +101,13 @@ const RATE_LIMIT_RETRIES = 2;
 const RATE_LIMIT_MAX_WAIT_S = 60;
 
 export function createOctokit(options: GitHubClientOptions): FairwayOctokit {
-  const onLimit = (secondary: boolean) => (retryAfter: number, _request: unknown, _octokit: unknown, retryCount: number) => {
-    const retrying = retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
+  const onLimit = (secondary: boolean) => (retryAfter: number, options: { url: string; request: object }, _octokit: unknown, retryCount: number) => {
+    const request = options as { url: string; request?: { retries?: number } };
+    // For GraphQL the plugin also reports a primary limit for any failed request whose answer says no
+    // points are left, a 5xx included, after which a mutation may have run: a request never sent twice
+    // (retries: 0) is then not resent. (For REST it reports only 403/429 refusals, which did not run.)
+    const resendable = secondary || request.request?.retries !== 0 || !/\/graphql$/.test(request.url);
+    const retrying = resendable && retryCount < RATE_LIMIT_RETRIES && retryAfter <= RATE_LIMIT_MAX_WAIT_S;
     debugEvent('store', 'rate_limit', { secondary, attempt: retryCount + 1, delay_ms: retryAfter * 1000, retrying });
     return retrying;
   };

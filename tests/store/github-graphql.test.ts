@@ -207,6 +207,19 @@ describe('GitHubGraphqlStore: compare-and-swap over GraphQL', () => {
     expect(tipOf(repo)).toBe(v1);
   });
 
+  it('returns uncertain on a 5xx answer that says the rate limit is spent (the mutation took the last point), without resending it', async () => {
+    const repo = newRepo();
+    const store = storeFor(repo);
+    const v1 = await committedVersion(store, null, 'one\n');
+    const spent = { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 1) };
+    fake.inject({ method: 'POST', path: GRAPHQL_PATH, operation: PUBLISH, kind: 'status', status: 502, process: true, headers: spent, body: { message: 'Server Error' } });
+    const from = since();
+    expect(await store.compareAndSwap(v1, utf8('two\n'), 'two')).toMatchObject({ status: 'uncertain' }); // not a conflict with its own resent write
+    expect(graphqlOps(from)).toEqual([PUBLISH]);
+    expect(repo.objects.commits.get(tipOf(repo)!)!.parents).toEqual([v1]);
+    expect(Buffer.from((await store.read()).bytes!).toString()).toBe('two\n');
+  });
+
   it('returns uncertain on "Something went wrong" (a GraphQL timeout), without resending it', async () => {
     const repo = newRepo();
     const store = storeFor(repo);
