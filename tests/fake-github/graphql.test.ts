@@ -58,6 +58,27 @@ describe('fake GitHub GraphQL endpoint', () => {
     fake.violations.length = before;
   });
 
+  it('records an injected answer GitHub could not give (a value of the wrong type, a field not selected), and accepts one it could', async () => {
+    const query = 'query Q { repository(owner: "o", name: "valid") { isEmpty ref(qualifiedName: "refs/heads/work-queue") { target { __typename oid } } } }';
+    const answer = (repository: Record<string, unknown>) => fake.inject({ method: 'POST', path: GRAPHQL_PATH, kind: 'status', status: 200, body: { data: { repository } } });
+    const before = fake.violations.length;
+    answer({ isEmpty: false, ref: { target: { __typename: 'Commit', oid: 'a'.repeat(40) } } });
+    await post({ query });
+    expect(fake.violations.length).toBe(before);
+    answer({ isEmpty: 'no', ref: null });
+    await post({ query });
+    answer({ isEmpty: false, ref: { target: { __typename: 'Commit' } } }); // oid is non-null
+    await post({ query });
+    answer({ isEmpty: false, ref: null, ledgerText: 'one\n' });
+    await post({ query });
+    expect(fake.violations.slice(before)).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/not one GitHub could give: .*Boolean cannot represent/) }),
+      expect.objectContaining({ message: expect.stringMatching(/not one GitHub could give: .*non-nullable field GitObject\.oid|Commit\.oid/) }),
+      expect.objectContaining({ message: expect.stringContaining('fields the query did not select') }),
+    ]);
+    fake.violations.length = before;
+  });
+
   it('answers a stale expectedHeadOid with STALE_DATA and changes nothing', async () => {
     const repo = fake.state.createRepo('o', 'stale');
     const head = seedCommit(repo, 'work-queue', { 'work-queue.jsonl': 'one\n' });

@@ -9,13 +9,15 @@
  * `validate`, and its variables are coerced against the schema's input types.
  * A failure of either is answered as GitHub answers it (HTTP 200, `errors`) AND
  * recorded as a violation, which fails the test. So is any error the schema
- * raises on the fake's own answers (a resolver value the schema refuses).
+ * raises on the fake's own answers (a resolver value the schema refuses), and
+ * on a test's injected answers (`checkInjectedAnswer`).
  */
 import { schema as githubSchemaJson, validate as validateDocument } from '@octokit/graphql-schema';
 import {
   buildClientSchema, execute, getOperationAST, getVariableValues, GraphQLError, parse,
   type DocumentNode, type GraphQLSchema, type IntrospectionQuery,
 } from 'graphql';
+import { isDeepStrictEqual } from 'node:util';
 import type { OpenApiViolation } from './openapi.ts';
 import type { FakeResponse } from './router.ts';
 import type { ObjectType, TreeChange, TreeEntry } from './objects.ts';
@@ -82,6 +84,31 @@ export function handleGraphql(body: unknown, state: FakeGitHubState, options: Fa
   if ('then' in result) return refuse('the fake resolved asynchronously');
   const errors = (result.errors ?? []).map((e) => githubError(e, violations));
   return { status: 200, body: { ...(result.data !== undefined && { data: result.data }), ...(errors.length > 0 && { errors }) } };
+}
+
+/**
+ * A test's injected answer (a `status` fault) must still be one GitHub could give: its `data` is
+ * run through the request's own document against the schema, and a value the schema refuses, a
+ * missing non-null field or a field the document did not select is recorded as a violation.
+ */
+export function checkInjectedAnswer(body: unknown, answer: unknown, violations: OpenApiViolation[]): void {
+  const b = body as { query?: unknown; variables?: unknown; operationName?: unknown } | null;
+  const data = (answer as { data?: unknown } | null)?.data;
+  if (data === undefined || data === null || typeof b?.query !== 'string') return; // errors only: nothing to check
+  const refuse = (message: string, errors?: unknown[]) => violations.push({ method: 'POST', path: GRAPHQL_PATH, status: 200, message: `the injected answer is not one GitHub could give: ${message}`, ...(errors && { errors }) });
+  let result;
+  try {
+    result = execute({
+      schema: githubSchema(), document: parse(b.query), rootValue: data,
+      variableValues: (b.variables ?? {}) as Record<string, unknown>,
+      ...(typeof b.operationName === 'string' && { operationName: b.operationName }),
+    });
+  } catch (e) {
+    return void refuse(String(e));
+  }
+  if ('then' in result) return void refuse('it resolved asynchronously');
+  if (result.errors !== undefined) return void refuse(result.errors.map(String).join('; '), result.errors.map((e) => e.path));
+  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(result.data)), data)) refuse('it holds fields the query did not select');
 }
 
 /** GitHub's error shape; an error the fake did not mean to raise is a violation. */

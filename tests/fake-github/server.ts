@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_BLOB_TEXT_LIMIT, GRAPHQL_PATH, handleGraphql, operationName, type FakeGraphqlOptions } from './graphql.ts';
+import { checkInjectedAnswer, DEFAULT_BLOB_TEXT_LIMIT, GRAPHQL_PATH, handleGraphql, operationName, type FakeGraphqlOptions } from './graphql.ts';
 import { githubOpenApi, type OpenApiViolation } from './openapi.ts';
 import { errorBody, matchRoute, type FakeResponse, type FakeRoute } from './router.ts';
 import { gitRoutes } from './routes-git.ts';
@@ -163,6 +163,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       if (fault?.kind === 'hang') return;
       if (fault?.kind === 'status') response = faultAnswer(fault);
     }
+    if (fault?.kind === 'status' && response.status === 200 && response.raw === undefined) checkInjectedAnswer(body, response.body, violations);
     record.status = response.status;
     send(res, response, null, 'POST', fault !== undefined);
   }
