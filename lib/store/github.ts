@@ -258,6 +258,10 @@ export class GitHubStore implements LedgerStore {
 
   protected async blob(sha: string): Promise<Uint8Array> {
     const { data } = await this.call(`read blob ${sha}`, () => this.octokit.rest.git.getBlob({ ...this.where, file_sha: sha }));
+    // Octokit answers a JSON body it could not read whole (cut off in transfer) as a string.
+    if (typeof (data as unknown) !== 'object' || typeof (data as { content?: unknown }).content !== 'string') {
+      throw new ProtocolError('github_response_invalid', `GitHub's answer to read blob ${sha} (${this.label}) is not a blob: cut off in transfer, or not JSON`);
+    }
     if (data.size !== null && data.size > LEDGER_MAX_BYTES) throw new ProtocolError('resource_limit', `blob ${sha} is ${data.size} bytes; the parser limit is ${LEDGER_MAX_BYTES}`, {}, { limit: 'ledger_bytes', max: LEDGER_MAX_BYTES });
     const bytes = decodedBytes(data.content, data.encoding === 'base64' ? 'base64' : 'utf8');
     return exactBytes(bytes, data.size, sha);

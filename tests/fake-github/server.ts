@@ -23,9 +23,10 @@ export interface Fault {
    * without answering. `drop-before`: close without running it. `status`:
    * answer `status` (and `body`) instead; with `process`, after running it.
    * `hang`: never answer (the connection stays open until the client gives
-   * up); with `process`, after running the handler.
+   * up); with `process`, after running the handler. `cut`: run the handler, send its
+   * status, headers and the first half of its body, then close the connection.
    */
-  kind: 'drop-after' | 'drop-before' | 'status' | 'hang';
+  kind: 'drop-after' | 'drop-before' | 'status' | 'hang' | 'cut';
   status?: number;
   body?: unknown;
   headers?: Record<string, string>;
@@ -132,7 +133,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       if (fault?.kind === 'status') response = faultAnswer(fault);
     }
     record.status = response.status;
-    send(res, response, match?.route.path ?? null, method, fault !== undefined);
+    send(res, response, match?.route.path ?? null, method, fault);
   }
 
   /** `POST /graphql`: validated against GitHub's GraphQL schema instead of the OpenAPI description. */
@@ -165,10 +166,11 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     }
     if (fault?.kind === 'status' && response.status === 200 && response.raw === undefined) checkInjectedAnswer(body, response.body, violations);
     record.status = response.status;
-    send(res, response, null, 'POST', fault !== undefined);
+    send(res, response, null, 'POST', fault);
   }
 
-  function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, injected: boolean): void {
+  function send(res: ServerResponse, response: FakeResponse, template: string | null, method: string, fault: Fault | undefined): void {
+    const injected = fault !== undefined;
     const text = response.raw ?? (response.body === undefined ? '' : JSON.stringify(response.body));
     if (validator !== null && template !== null && !(injected && response.raw !== undefined)) {
       const v = validator.check({ method, path: template, status: response.status, body: text === '' ? undefined : JSON.parse(text) });
@@ -183,8 +185,11 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
       'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
       'x-ratelimit-resource': 'core',
       ...response.headers,
+      ...(fault?.kind === 'cut' && { 'content-length': String(Buffer.byteLength(text)) }),
     });
-    res.end(text);
+    if (fault?.kind !== 'cut') return void res.end(text);
+    const bytes = Buffer.from(text);
+    res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
   }
 
   const server = createServer((req, res) => {

@@ -297,6 +297,13 @@ describe('GitHubGraphqlStore: reads at an immutable head', () => {
     await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_response_invalid' });
   });
 
+  it('reports a REST blob cut off in transfer as github_response_invalid, not an internal TypeError', async () => {
+    const repo = newRepo();
+    await committedVersion(storeFor(repo), null, Buffer.from(bigLedger(TEXT_LIMIT * 2)).toString('utf8'));
+    fake.inject({ method: 'GET', path: BLOB, kind: 'cut' }); // headers and half the body, then the connection closes
+    await expect(storeFor(repo).read()).rejects.toMatchObject({ code: 'github_response_invalid' });
+  });
+
   it('refuses a ledger over the parser limit as resource_limit (ledger_bytes), as every store does, without fetching it', async () => {
     const repo = newRepo();
     seedCommit(repo, 'work-queue', { 'work-queue.jsonl': Buffer.alloc(LEDGER_MAX_BYTES + 1, 0x0a) });
