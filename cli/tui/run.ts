@@ -33,8 +33,12 @@ export interface TuiOptions {
 export interface RunningTui {
   controller: TuiController;
   instance: Instance;
-  done: Promise<void>;
+  /** Settles once the terminal is restored: the signal that ended the browser, else null. */
+  done: Promise<NodeJS.Signals | null>;
 }
+
+/** Signals that end the browser: it restores the terminal (main screen, cursor, cooked mode) first. */
+const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
 
 function App({ controller }: { controller: TuiController }): ReactElement {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
@@ -72,15 +76,25 @@ export function startTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions =
     exitOnCtrlC: true,
     patchConsole: false,
   });
+  // `kill`, `timeout` or a closed terminal: without this the process dies on the alternate screen.
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled ??= signal;
+    instance?.unmount();
+  };
+  for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   controller.start();
   const done = instance.waitUntilExit().then(() => undefined).finally(() => {
     controller.stop();
+    for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
     io.stdout.off('resize', onResize);
     if (alternate) io.stdout.write('\x1b[?1049l');
-  });
+  }).then(() => signalled);
   return { controller, instance, done };
 }
 
 export async function runTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions = {}): Promise<void> {
-  await startTui(g, io, options).done;
+  const signal = await startTui(g, io, options).done;
+  // The terminal is restored: end as the signal asked (exit status 128 + its number).
+  if (signal !== null) process.kill(process.pid, signal);
 }

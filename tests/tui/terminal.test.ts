@@ -1,0 +1,55 @@
+/**
+ * `fairway tui` as a user runs it: the compiled CLI (bin/fairway.js) on a real
+ * pseudo-terminal (util-linux `script`), ended the ways terminals end programs.
+ * The terminal must come back as it was: main screen, cursor shown.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin/fairway.js');
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+
+function demoLedger(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'fairway-tui-term-')), 'demo.jsonl');
+  const r = spawnSync(process.execPath, [BIN, 'demo', '--out', file], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return file;
+}
+
+/** Runs the browser on a 120x30 pseudo-terminal until its first frame, then sends `signal`. */
+async function endWith(signal: NodeJS.Signals, ledger: string): Promise<{ status: number | null; out: string }> {
+  const command = `stty cols 120 rows 30; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} tui --ledger ${JSON.stringify(ledger)}`;
+  // -e: script exits with the child's status (128 + the signal's number when a signal ended it).
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString('latin1')));
+  const end = Date.now() + 30_000;
+  while (!out.includes('q quit') || !out.includes('live, read')) {
+    if (Date.now() > end) throw new Error(`no first frame:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const pid = Number(spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
+  expect(pid).toBeGreaterThan(0);
+  process.kill(pid, signal);
+  const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  child.stdin.end();
+  return { status, out };
+}
+
+describe.skipIf(!hasScript)('fairway tui on a pseudo-terminal', () => {
+  it('restores the main screen when ended by SIGTERM or SIGHUP, and ends with the signal\'s status', async () => {
+    const ledger = demoLedger();
+    for (const [signal, status] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+      const { status: got, out } = await endWith(signal, ledger);
+      const entered = out.lastIndexOf('\x1b[?1049h');
+      expect(entered, signal).toBeGreaterThanOrEqual(0);
+      expect(out.indexOf('\x1b[?1049l', entered), `${signal}: left on the alternate screen`).toBeGreaterThan(entered);
+      expect(out.lastIndexOf('\x1b[?25h'), `${signal}: cursor left hidden`).toBeGreaterThan(out.lastIndexOf('\x1b[?25l'));
+      expect(got, signal).toBe(status);
+    }
+  });
+});
