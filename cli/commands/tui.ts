@@ -12,6 +12,8 @@ export const registerTui: CommandModule = (program, ctx) => {
     .description('Keyboard browser: tree of graphs, Work and Claim attempts beside details; search, multi-select, reviewed cancel/priority actions; refreshes every 10 s while idle. Needs an interactive terminal of at least 45x16.')
     .action(ctx.action(async (g) => {
       if (g.json === true) throw new UsageError('tui is interactive and has no --json output; use state --json or replay --json', 'option_invalid');
+      // The keys arrive on standard input, so the ledger cannot: the read would wait on the keyboard forever.
+      if (g.ledger === '-') throw new UsageError('tui reads its keys from standard input, so it cannot read the ledger there (--ledger -): give --ledger FILE', 'option_invalid');
       if (g.requestId !== undefined) throw new UsageError('tui generates a stable request id for each reviewed action; --request-id is not accepted', 'option_invalid');
       // ink + React only when the TUI runs: the compiled CLI carries them in this command's own
       // lazily loaded chunk (bin/build.js), so an installed CLI needs no other package for it.

@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runFairway } from '../support/cli.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin/fairway.js');
@@ -51,5 +52,14 @@ describe.skipIf(!hasScript)('fairway tui on a pseudo-terminal', () => {
       expect(out.lastIndexOf('\x1b[?25h'), `${signal}: cursor left hidden`).toBeGreaterThan(out.lastIndexOf('\x1b[?25l'));
       expect(got, signal).toBe(status);
     }
+  });
+});
+
+describe('fairway tui refuses what cannot work', () => {
+  it('rejects --ledger - (standard input carries the keys) with option_invalid instead of waiting forever', async () => {
+    let err = '';
+    const code = await runFairway(['--ledger', '-', 'tui'], { out: () => undefined, err: (s) => (err += s) });
+    expect(code).toBe(2);
+    expect(err).toMatch(/^fairway: option_invalid: .*\(--ledger -\)/m);
   });
 });
