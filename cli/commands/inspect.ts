@@ -44,7 +44,9 @@ Example (write beside the file, then rename: a failed read never leaves an empty
       if (format === 'jsonl') return printJsonl(ctx.io, statsRecords(view));
       ctx.io.out(`tip ${view.tip} (${view.commits} commits), epoch ${view.policy_epoch}`);
       const e = view.envelope;
-      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve} of the ${e.recovery_bytes}-byte reserve (${e.reserve_remaining} left for new admission)`);
+      // Admission is bounded by the watermark and by watermark + reserve (docs/operating-envelope.md): the
+      // owed reserve may exceed the reserve itself, so reserve_remaining is not what admission has left.
+      ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve}, ${e.closure_remaining} bytes left under the watermark + ${e.recovery_bytes}-byte reserve bound`);
       if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);
