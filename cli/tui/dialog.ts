@@ -159,13 +159,15 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
     ...workLine(t),
     ...(t.problem === null ? [] : [`  ! ${t.problem}`]),
   ]), width);
-  const ready = wrap([readyFooter(d)], width);
-  const fits = head.length + targets.length + ready.length <= l.overlayLines;
-  const withEffect = fits && head.length + effect.length + targets.length + ready.length <= l.overlayLines ? [...head, ...effect] : head;
-  const blocked = blockers(d, a, fits);
-  const foot = d.phase === 'publishing'
+  const footer = (blocked: readonly string[]): string[] => (d.phase === 'publishing'
     ? wrap([`publishing request ${d.requestId} ...`], width)
-    : blocked.length > 0 ? wrap([`CANNOT PUBLISH: ${blocked[0]}. ${d.action === 'reprioritize' ? '1..5 priority, ' : ''}n/Esc dismiss`], width) : ready;
+    : blocked.length > 0 ? wrap([`CANNOT PUBLISH: ${blocked[0]}. ${d.action === 'reprioritize' ? '1..5 priority, ' : ''}n/Esc dismiss`], width) : wrap([readyFooter(d)], width));
+  // The footer shown counts: a blocked review's reason (and how to dismiss) is longer than `y publish`,
+  // and must not be cut off below targets that were judged to fit. The fit blocker comes last, so
+  // any other blocker is the reason shown whether or not the targets fit.
+  const fits = head.length + targets.length + footer(blockers(d, a, true)).length <= l.overlayLines;
+  const foot = footer(blockers(d, a, fits));
+  const withEffect = fits && head.length + effect.length + targets.length + foot.length <= l.overlayLines ? [...head, ...effect] : head;
   return { head: withEffect, targets, foot, fits };
 }
 

@@ -136,6 +136,16 @@ describe('status and overlays', () => {
     expect(screen(later).join('\n')).toContain('UNCERTAIN tui-cancel_work-sess-1: cancel_work x1 store_write_failed; fairway explain --request-id tui-cancel_work-sess-1');
   });
 
+  it('a blocked confirmation at 45x16 shows its whole reason and how to dismiss, never cut off below the targets', () => {
+    const readOnly = { principal: '1', source: 'file:/tmp/a/longer/path/to/demo.jsonl', writable: false, basis: 'read-only ledger file' };
+    const lines = screen(press(fresh({ columns: 45, rows: 16, authority: readOnly }), 'j', 'c').state);
+    expect(lines).toHaveLength(15);
+    const text = lines.join('\n');
+    expect(text).toContain('CANNOT PUBLISH');
+    expect(text.replace(/\s+/g, ' ')).toContain('is read-only (--ledger); publish through --repo, --remote or --github. n/Esc dismiss');
+    expect(lines.at(-1)).toContain('nothing is published until y');
+  });
+
   it('help lists the keys', () => {
     const text = screen(press(fresh(), '?').state).join('\n');
     expect(text).toContain('>> HELP');
