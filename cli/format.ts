@@ -35,3 +35,13 @@ export function printRecord(io: Io, format: string, value: unknown): void {
   if (format === 'jsonl') io.out(`${JSON.stringify(value)}\n`);
   else io.out(JSON.stringify(value, null, 2));
 }
+
+// JSON.stringify escapes C0 controls (which identities cannot hold anyway) but leaves C1 controls,
+// line/paragraph separators and zero-width or bidirectional formatting characters raw: a terminal
+// may act on them (U+009B is CSI) or reorder the line (U+202E), so human text escapes them too.
+const INVISIBLE = /[\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** `value` as JSON text that is also safe to print on a terminal (a string comes out quoted). */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value).replace(INVISIBLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -5,6 +5,7 @@
 import { fail } from '../engine/errors.ts';
 import type { Projection, WorkRecord } from '../engine/replay/index.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
+import { printableJson as q } from './format.ts';
 import { commitAt, ownerOf, workReadiness } from './work-facts.ts';
 
 export function statsView(p: Projection, asOf: number) {
@@ -84,13 +85,13 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
     const works = p.graphs.get(graphId)!.map((id) => p.work(id)!).filter((w) =>
       (o.pool === undefined || w.pool === o.pool) && (o.state === undefined || w.state === o.state) && (o.search === undefined || matches(w, o.search)));
     if (works.length === 0) continue;
-    rows.push({ depth: 0, kind: 'graph', id: graphId, label: `graph ${JSON.stringify(graphId)} (${works.length} Work)`, graph_id: graphId, works: works.length });
+    rows.push({ depth: 0, kind: 'graph', id: graphId, label: `graph ${q(graphId)} (${works.length} Work)`, graph_id: graphId, works: works.length });
     for (const w of works) {
       const ready = workReadiness(p, w, asOf);
       const owner = ownerOf(p, w);
       rows.push({
         depth: 1, kind: 'work', id: w.workId,
-        label: `${w.state.padEnd(9)} P${w.effectivePriority} ${JSON.stringify(w.nodeKey)} key=${JSON.stringify(w.fairnessKey)} ${ready.readiness}${ready.reason === null || w.state !== 'available' ? '' : `(${ready.reason})`} ${w.workId}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}`,
+        label: `${w.state.padEnd(9)} P${w.effectivePriority} ${q(w.nodeKey)} key=${q(w.fairnessKey)} ${ready.readiness}${ready.reason === null || w.state !== 'available' ? '' : `(${ready.reason})`} ${w.workId}${w.barrier === 'none' ? '' : ` barrier=${w.barrier}`}`,
         work_id: w.workId, graph_id: w.graphId, node_key: w.nodeKey, state: w.state, readiness: ready.readiness, reason: ready.reason,
         pool: w.pool, worker_profile: w.workerProfile, priority: w.priority, effective_priority: w.effectivePriority, fairness_key: w.fairnessKey,
         barrier: w.barrier, owner, attempts: w.attempts, claims: w.claims.length,

@@ -8,7 +8,7 @@ import { Option } from 'commander';
 import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { CommandModule } from '../context.ts';
-import { formatOf, formatOption, printJsonl } from '../format.ts';
+import { formatOf, formatOption, printableJson, printJsonl } from '../format.ts';
 import { resolveId, resolveOptional } from '../ids.ts';
 import { intIn } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
@@ -16,6 +16,8 @@ import { readSource } from '../source.ts';
 import { traceCompacted, traceView } from '../trace.ts';
 import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
+/** `inspect` fields whose text a producer or operator chose (printed quoted and escaped). */
+const SUBMITTED = new Set(['graph_id', 'node_key', 'pool', 'worker_profile', 'fairness_key', 'request_id', 'handle']);
 
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
@@ -93,7 +95,8 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       const view = o.workId !== undefined ? workDetail(projection, resolveId(projection, 'work', o.workId), Date.now()) : claimDetail(projection, resolveId(projection, 'claim', o.claimId!));
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, [{ tip: projection.tip, ...view }]);
-      for (const [k, v] of Object.entries(view)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+      // Submitted metadata is quoted and escaped (an empty fairness key shows as ""); ids and states print as they are.
+      for (const [k, v] of Object.entries(view)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' && !SUBMITTED.has(k) ? v : printableJson(v)}`);
     }));
 
   program.command('trace')

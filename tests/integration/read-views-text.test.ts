@@ -2,11 +2,12 @@
  * The human (table) output of the read commands `stats`, `state` and `inspect` through the CLI
  * entry point: it must say what `--json` says, and never mislead about what the queue accepts.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
+import { fixtureRepo } from '../support/fixture-repo.ts';
 
 async function fairway(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -28,5 +29,33 @@ describe('stats text', () => {
     expect(text.code).toBe(0);
     expect(text.out).not.toMatch(/0 left for new admission/);
     expect(text.out).toContain(`worst-case lifecycle bytes owed ${e.reserve}, ${e.closure_remaining} bytes left under the watermark + ${e.recovery_bytes}-byte reserve bound`);
+  });
+});
+
+describe('state and inspect text escape submitted metadata', () => {
+  it('prints C1 controls and bidirectional overrides in node keys as \\u escapes, quoting metadata; --json keeps the value', async () => {
+    const repo = fixtureRepo('fairway-escape-');
+    const graph = join(mkdtempSync(join(tmpdir(), 'fairway-escape-files-')), 'graph.json');
+    // U+009B is CSI (a terminal may act on it); U+202E reverses the rest of the line on screen.
+    writeFileSync(graph, JSON.stringify([{ node_key: 'csi-\u009b31m-red', payload: {} }, { node_key: 'rtl-\u202eevil', payload: {} }]));
+    const submitted = await fairway('--dir', repo, '--json', 'submit-graph', '--file', graph, '--graph-id', 'g\u2066x');
+    expect(submitted.code).toBe(0);
+    const [csi, rtl] = JSON.parse(submitted.out).work_ids as string[];
+    const raw = /[\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const state = await fairway('--dir', repo, 'state');
+    expect(state.out).not.toMatch(raw);
+    expect(state.out).toContain('graph "g\\u2066x" (2 Work)');
+    expect(state.out).toContain('"csi-\\u009b31m-red" key=""');
+    expect(state.out).toContain('"rtl-\\u202eevil" key=""');
+    for (const [id, key] of [[csi, 'csi-\\u009b31m-red'], [rtl, 'rtl-\\u202eevil']] as const) {
+      const inspect = await fairway('--dir', repo, 'inspect', '--work-id', id!);
+      expect(inspect.code).toBe(0);
+      expect(inspect.out).not.toMatch(raw);
+      expect(inspect.out).toMatch(new RegExp(`^node_key {11}"${key.replace(/\\/g, '\\\\')}"$`, 'm'));
+      expect(inspect.out).toMatch(/^fairness_key {7}""$/m);
+      expect(inspect.out).toMatch(new RegExp(`^work_id {12}${id}$`, 'm'));
+    }
+    const json = JSON.parse((await fairway('--dir', repo, '--json', 'inspect', '--work-id', rtl!)).out);
+    expect(json.node_key).toBe('rtl-\u202eevil');
   });
 });
