@@ -109,6 +109,8 @@ export function clamp(n: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, n));
 }
 
+/** Wall-clock time of day in the terminal's time zone (HH:MM:SS), as the operator's own clock shows it. */
 export function clock(ms: number): string {
-  return new Date(ms).toISOString().slice(11, 19);
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
 }

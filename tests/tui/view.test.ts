@@ -113,6 +113,21 @@ describe('status and overlays', () => {
     expect(screen(none).join('\n')).toMatch(/ERROR: read failed .* \(queue_uninitialized\)/);
   });
 
+  it('read times are the terminal\'s local time of day, not UTC', () => {
+    const tz = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo'; // UTC+9, no daylight saving
+    try {
+      const s = fresh();
+      const at = Date.UTC(2026, 0, 1, 0, 0, 5);
+      const stale = reduce(s, { type: 'load_failed', at, code: 'store_read_failed', message: 'git: fatal' }).state;
+      expect(screen(stale).join('\n')).toContain('STALE: read failed 09:00:05 (store_read_failed)');
+      expect(screen(fresh()).join('\n')).toMatch(/live, read 09:00:05/);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it('search prompt, search, selection and the pause show on the status line', () => {
     const typing = screen(press(fresh(), 'j', ' ', '/', 'lin').state).join('\n');
     expect(typing).toContain('/ lin_   (Enter apply, Esc cancel)');
