@@ -29,21 +29,27 @@ export function reduce(s: TuiState, e: TuiEvent): Reduced {
     case 'tick': {
       const t = { ...s, now: Math.max(s.now, e.now) };
       const due = t.read.lastAttemptAt === null || t.now - t.read.lastAttemptAt >= REFRESH_MS;
-      return due && !t.quit && pausedBy(t) === null ? startLoad(t) : none(t);
+      return due && !t.quit && !t.read.loading && pausedBy(t) === null ? startLoad(t) : none(t);
     }
     case 'loaded':
-      return none(onLoaded(s, e.snapshot));
+      return readAgain(s, onLoaded(s, e.snapshot));
     case 'load_failed':
-      return none({ ...s, now: Math.max(s.now, e.at), read: { loading: false, lastAttemptAt: e.at, error: { code: e.code, message: e.message, at: e.at } } });
+      return readAgain(s, { ...s, now: Math.max(s.now, e.at), read: { loading: false, lastAttemptAt: e.at, error: { code: e.code, message: e.message, at: e.at } } });
     case 'published':
       return onPublished(s, e.at, e.plan, e.result);
   }
 }
 
 function startLoad(s: TuiState): Reduced {
-  if (s.read.loading) return none(s);
+  // A read in flight may have started before what this read must show (a publication): queue one more.
+  if (s.read.loading) return none(s.read.queued === true ? s : { ...s, read: { ...s.read, queued: true } });
   const watch = s.acks.filter((a) => a.result.status === 'uncertain' && a.foundCommit === null).map((a) => a.requestId);
   return { state: { ...s, read: { ...s.read, loading: true } }, effects: [{ type: 'load', watch }] };
+}
+
+/** After a read completed (`next`): the queued read, if `before` had one. */
+function readAgain(before: TuiState, next: TuiState): Reduced {
+  return before.read.queued === true && !next.quit ? startLoad(next) : none(next);
 }
 
 function onLoaded(s: TuiState, snapshot: Snapshot): TuiState {

@@ -58,6 +58,11 @@ export interface ReadStatus {
   lastAttemptAt: number | null;
   /** The failure of the last read (the view then shows the previous snapshot as stale). */
   error: { code: string; message: string; at: number } | null;
+  /**
+   * Another read is due as soon as this one completes: one was asked for (after a publication)
+   * while a read that may predate it was in flight.
+   */
+  queued?: boolean;
 }
 
 export interface TuiState {

@@ -71,6 +71,28 @@ describe('TuiController', () => {
     expect(calls.at(-1)).toEqual(['tui-cancel_work-s-1']);
   });
 
+  it('a publication during a read that may predate it reads once more, so the view shows the committed action', async () => {
+    const clock = { t: T0 };
+    let release: (snap: ReturnType<typeof snapshot>) => void = () => undefined;
+    const slow = () => new Promise<ReturnType<typeof snapshot>>((resolve) => (release = resolve));
+    const { backend, calls } = scripted([() => Promise.resolve(snapshot()), slow]);
+    const { c } = controller(backend, clock);
+    c.start();
+    await c.idle();
+    c.dispatch({ type: 'key', key: { name: 'char', char: 'r' } }); // a read starts (slow remote)...
+    expect(calls).toHaveLength(2);
+    for (const key of keys('j', 'c', 'y')) c.dispatch({ type: 'key', key }); // ...and an action commits meanwhile
+    await new Promise((r) => setTimeout(r, 0));
+    expect(c.getState().acks.map((a) => a.result.status)).toEqual(['committed']);
+    release(snapshot()); // the read that started before the commit completes
+    await c.idle();
+    expect(calls).toHaveLength(3); // read again at once, not 10 s later
+    expect(c.getState().read.loading).toBe(false);
+    c.dispatch({ type: 'tick', now: clock.t });
+    await c.idle();
+    expect(calls).toHaveLength(3); // and only once
+  });
+
   it('q stops the ticks and calls onQuit', async () => {
     let quit = 0;
     const { backend } = scripted([]);
