@@ -101,7 +101,8 @@ export function traceView(p: Projection, sel: TraceSelection, offset: number, li
   const compacted = oldest.checkpoint !== undefined && oldest.commitText(f.anchor) === undefined;
   const what = sel.requestId !== undefined ? `the events of request ${sel.requestId}` : `the events of Claim ${sel.claimId}`;
   if (compacted && events.length === 0) historyCompacted(oldest, f.anchor, what);
-  const page = { total: events.length, offset, limit, events: events.slice(offset, offset + limit) };
+  const shown = events.slice(offset, offset + limit);
+  const page = { total: events.length, offset, limit, next_offset: offset + shown.length < events.length ? offset + shown.length : null, events: shown };
   if (!compacted) return page;
   // The earliest events precede the oldest checkpoint reached and are not read here.
   return { ...page, compacted: { commit: f.anchor, checkpoint: oldest.commits[0]?.id ?? null, prior_git_sha: oldest.checkpoint!.priorGitSha } };

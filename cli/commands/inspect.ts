@@ -125,8 +125,9 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
       for (const e of view.events) ctx.io.out(`#${String(e.ordinal).padStart(6)} ${e.commit_id}  ${e.kind.padEnd(16)} ${e.summary}`);
-      // A page past the last event says so (as `state` does), rather than printing nothing.
+      // Where the page is, as `state` says it: a page past the last event, or one with more after it.
       if (view.events.length === 0) ctx.io.out(view.total === 0 ? 'no events' : `no events at offset ${view.offset} of ${view.total}`);
+      else if (view.offset > 0 || view.next_offset !== null) ctx.io.out(`events ${view.offset + 1}-${view.offset + view.events.length} of ${view.total}${view.next_offset === null ? '' : ` (next: --offset ${view.next_offset})`}`);
       if ('compacted' in view) ctx.io.out(`(events before checkpoint ${view.compacted.checkpoint} are in the ledger at Git commit ${view.compacted.prior_git_sha}, which this clone does not have)`);
     }));
 };

@@ -1,6 +1,7 @@
 /**
- * The human (table) output of the read commands `stats`, `state` and `inspect` through the CLI
- * entry point: it must say what `--json` says, and never mislead about what the queue accepts.
+ * The human (table) output of the read commands `stats`, `state`, `inspect` and `trace` through the CLI
+ * entry point: it must say what `--json` says, and never mislead about what the queue accepts;
+ * and the bound of a `state` page.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,5 +58,48 @@ describe('state and inspect text escape submitted metadata', () => {
     }
     const json = JSON.parse((await fairway('--dir', repo, '--json', 'inspect', '--work-id', rtl!)).out);
     expect(json.node_key).toBe('rtl-\u202eevil');
+  });
+});
+
+describe('state pages', () => {
+  it('hold at most 64 KiB of rows (operator reference: 256 rows/64 KiB), and next_offset walks every row once', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'fairway-state-page-')), 'demo.jsonl');
+    expect((await fairway('demo', '--out', ledger)).code).toBe(0);
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let total = 0;
+    while (offset !== null) {
+      const r = await fairway('--ledger', ledger, 'state', '--limit', '256', '--offset', String(offset), '--format', 'jsonl');
+      expect(r.code).toBe(0);
+      expect(Buffer.byteLength(r.out)).toBeLessThanOrEqual(64 * 1024);
+      const page = JSON.parse((await fairway('--ledger', ledger, '--json', 'state', '--limit', '256', '--offset', String(offset))).out);
+      expect(r.out.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(page.rows.map((row: { id: string }) => row.id));
+      expect(page.rows.length).toBeGreaterThan(0);
+      seen.push(...page.rows.map((row: { kind: string; id: string }) => `${row.kind}:${row.id}`));
+      total = page.total;
+      offset = page.next_offset;
+    }
+    expect(total).toBeGreaterThan(256);
+    expect(seen).toHaveLength(total);
+    const text = await fairway('--ledger', ledger, 'state', '--limit', '256');
+    expect(text.out).toMatch(/^rows 1-(\d+) of \d+ \(next: --offset \1\)$/m);
+  });
+});
+
+describe('trace pages', () => {
+  it('text says when more events follow (next offset), as state does; --json carries next_offset', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'fairway-trace-page-')), 'demo.jsonl');
+    expect((await fairway('demo', '--out', ledger)).code).toBe(0);
+    const all = JSON.parse((await fairway('--ledger', ledger, '--json', '--request-id', 'dispatch-1000', 'trace')).out);
+    expect(all.total).toBeGreaterThan(3);
+    expect(all.next_offset).toBeNull();
+    const first = await fairway('--ledger', ledger, '--request-id', 'dispatch-1000', 'trace', '--limit', '3');
+    expect(first.out.trim().split('\n')).toHaveLength(4);
+    expect(first.out).toMatch(new RegExp(`^events 1-3 of ${all.total} \\(next: --offset 3\\)$`, 'm'));
+    expect(JSON.parse((await fairway('--ledger', ledger, '--json', '--request-id', 'dispatch-1000', 'trace', '--limit', '3')).out).next_offset).toBe(3);
+    const last = await fairway('--ledger', ledger, '--request-id', 'dispatch-1000', 'trace', '--offset', String(all.total - 1));
+    expect(last.out).toMatch(new RegExp(`^events ${all.total}-${all.total} of ${all.total}$`, 'm'));
+    const whole = await fairway('--ledger', ledger, '--request-id', 'dispatch-1000', 'trace');
+    expect(whole.out.trim().split('\n')).toHaveLength(all.total); // one page: no footer
   });
 });
