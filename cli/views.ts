@@ -3,7 +3,7 @@
  * receipts and submitted text are never printed except as escaped ids).
  */
 import { fail } from '../engine/errors.ts';
-import type { Projection, WorkRecord } from '../engine/replay/index.ts';
+import { summarize, type Projection, type WorkRecord } from '../engine/replay/index.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
 import { printableJson as q } from './format.ts';
 import { commitAt, ownerOf, workReadiness } from './work-facts.ts';
@@ -22,12 +22,15 @@ export function statsView(p: Projection, asOf: number) {
   }
   const policyPools = p.policy?.pools ?? {};
   const { reservations } = p;
+  const summary = summarize(p);
   return {
     tip: p.tip,
     commits: p.commitCount,
     policy_epoch: p.policyEpoch,
     as_of: asOf,
     controls: { ...p.controls },
+    works: summary.works.by_state,
+    barriers: summary.barriers,
     envelope: p.envelope(),
     pools: [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({
       pool: name,

@@ -50,9 +50,14 @@ Example (write beside the file, then rename: a failed read never leaves an empty
       // owed reserve may exceed the reserve itself, so reserve_remaining is not what admission has left.
       ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve}, ${e.closure_remaining} bytes left under the watermark + ${e.recovery_bytes}-byte reserve bound`);
       if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
+      const paused = [view.controls.grants_paused && 'grants', view.controls.admission_paused && 'admission'].filter(Boolean);
+      if (paused.length > 0) ctx.io.out(`PAUSED: ${paused.join(' and ')} (fairway control to resume)`);
+      const w = view.works;
+      const b = view.barriers;
+      ctx.io.out(`Work: available ${w.available}, claimed ${w.claimed}, completed ${w.completed}, cancelled ${w.cancelled}; delivery barriers: pending ${b.pending}, verified ${b.verified}, failed ${b.failed}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);
-        for (const b of p.backlog.slice(0, 20)) ctx.io.out(`  P${b.priority} ${JSON.stringify(b.fairness_key).padEnd(14)} available ${b.available}`);
+        for (const k of p.backlog.slice(0, 20)) ctx.io.out(`  P${k.priority} ${JSON.stringify(k.fairness_key).padEnd(14)} available ${k.available}`);
       }
     }));
 

@@ -33,6 +33,29 @@ describe('stats text', () => {
   });
 });
 
+describe('stats counts', () => {
+  it('gives Work counts by every state and the delivery barriers (as replay does), and says when grants or admission are paused', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'fairway-stats-counts-')), 'demo.jsonl');
+    expect((await fairway('demo', '--out', ledger)).code).toBe(0);
+    const summary = JSON.parse((await fairway('--ledger', ledger, '--json', 'replay')).out).summary;
+    const stats = JSON.parse((await fairway('--ledger', ledger, '--json', 'stats')).out);
+    expect(stats.works).toEqual(summary.works.by_state);
+    expect(stats.barriers).toEqual(summary.barriers);
+    const w = summary.works.by_state;
+    const b = summary.barriers;
+    const text = (await fairway('--ledger', ledger, 'stats')).out;
+    expect(text).toContain(`Work: available ${w.available}, claimed ${w.claimed}, completed ${w.completed}, cancelled ${w.cancelled}; delivery barriers: pending ${b.pending}, verified ${b.verified}, failed ${b.failed}`);
+    expect(text).not.toContain('PAUSED');
+
+    const repo = fixtureRepo('fairway-stats-paused-');
+    const work = join(mkdtempSync(join(tmpdir(), 'fairway-stats-paused-files-')), 'w.json');
+    writeFileSync(work, '{}');
+    expect((await fairway('--dir', repo, 'submit-work', '--file', work, '--node-key', 'a')).code).toBe(0);
+    expect((await fairway('--dir', repo, 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident')).code).toBe(0);
+    expect((await fairway('--dir', repo, 'stats')).out).toMatch(/^PAUSED: grants \(fairway control to resume\)$/m);
+  });
+});
+
 describe('state and inspect text escape submitted metadata', () => {
   it('prints C1 controls and bidirectional overrides in node keys as \\u escapes, quoting metadata; --json keeps the value', async () => {
     const repo = fixtureRepo('fairway-escape-');
