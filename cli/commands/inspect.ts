@@ -16,6 +16,9 @@ import { readSource } from '../source.ts';
 import { traceCompacted, traceView } from '../trace.ts';
 import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
+/** Backlog buckets (class, fairness key) the text of `stats` lists per pool. */
+const BACKLOG_SHOWN = 20;
+
 /** `inspect` fields whose text a producer or operator chose (printed quoted and escaped). */
 const SUBMITTED = new Set(['graph_id', 'node_key', 'pool', 'worker_profile', 'fairness_key', 'request_id', 'handle']);
 
@@ -57,7 +60,8 @@ Example (write beside the file, then rename: a failed read never leaves an empty
       ctx.io.out(`Work: available ${w.available}, claimed ${w.claimed}, completed ${w.completed}, cancelled ${w.cancelled}; delivery barriers: pending ${b.pending}, verified ${b.verified}, failed ${b.failed}`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);
-        for (const k of p.backlog.slice(0, 20)) ctx.io.out(`  P${k.priority} ${JSON.stringify(k.fairness_key).padEnd(14)} available ${k.available}`);
+        for (const k of p.backlog.slice(0, BACKLOG_SHOWN)) ctx.io.out(`  P${k.priority} ${printableJson(k.fairness_key).padEnd(14)} available ${k.available}`);
+        if (p.backlog.length > BACKLOG_SHOWN) ctx.io.out(`  ... ${p.backlog.length - BACKLOG_SHOWN} more (class, key) buckets: stats --json lists them all`);
       }
     }));
 

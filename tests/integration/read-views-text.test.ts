@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
-import { fixtureRepo } from '../support/fixture-repo.ts';
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
 async function fairway(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -53,6 +53,24 @@ describe('stats counts', () => {
     expect((await fairway('--dir', repo, 'submit-work', '--file', work, '--node-key', 'a')).code).toBe(0);
     expect((await fairway('--dir', repo, 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident')).code).toBe(0);
     expect((await fairway('--dir', repo, 'stats')).out).toMatch(/^PAUSED: grants \(fairway control to resume\)$/m);
+  });
+});
+
+describe('stats backlog', () => {
+  it('says how many (class, key) buckets the text leaves out past the first 20', async () => {
+    const repo = fixtureRepo('fairway-stats-backlog-');
+    const keys = Array.from({ length: 23 }, (_, i) => `tenant-${String(i).padStart(2, '0')}`);
+    writeFileSync(join(repo, '.github', 'workflows', 'aw.json'), JSON.stringify({ work_queue: { accounting_weights: Object.fromEntries(keys.map((k) => [k, 1])) } }));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'fairness keys');
+    const graph = join(mkdtempSync(join(tmpdir(), 'fairway-stats-backlog-files-')), 'graph.json');
+    writeFileSync(graph, JSON.stringify(Array.from({ length: 23 }, (_, i) => ({ node_key: `n${i}`, payload: {}, fairness_key: keys[i] }))));
+    expect((await fairway('--dir', repo, 'submit-graph', '--file', graph, '--graph-id', 'g')).code).toBe(0);
+    const pool = JSON.parse((await fairway('--dir', repo, '--json', 'stats')).out).pools[0];
+    expect(pool.backlog).toHaveLength(23);
+    const text = (await fairway('--dir', repo, 'stats')).out;
+    expect(text.match(/^ {2}P3 "tenant-/gm)).toHaveLength(20);
+    expect(text).toContain('  ... 3 more (class, key) buckets: stats --json lists them all');
   });
 });
 
