@@ -5,6 +5,7 @@
  */
 import { fail, internalError, isProtocolError } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
+import type { BuiltRequest } from '../../engine/requests/operations.ts';
 import { publishAdmin } from '../../lib/publisher/admin.ts';
 import { actorOf } from '../../lib/publisher/actor.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
@@ -29,14 +30,33 @@ function errorOf(e: unknown): { code: string; message: string } {
   return internalError(e);
 }
 
+/**
+ * The review's precondition, checked on the projection the publication is built on (so under
+ * its compare-and-swap): every Work target still has the state and priority the operator
+ * reviewed. Else a grant or another priority change made the action stale (operator reference
+ * "Keyboard browser and checked actions"): it is refused, never applied to what was not shown.
+ */
+function stillAsReviewed(plan: ActionPlan) {
+  return (projection: Projection, build: () => BuiltRequest): BuiltRequest => {
+    for (const [id, seen] of Object.entries(plan.reviewed ?? {})) {
+      const w = projection.work(id);
+      if (w !== undefined && (w.state !== seen.state || w.effectivePriority !== seen.priority)) {
+        fail('preview_stale', `Work ${id} changed since the review (${seen.state} P${seen.priority}, now ${w.state} P${w.effectivePriority}); nothing was published: review it again`);
+      }
+    }
+    return build();
+  };
+}
+
 /** Publishes the reviewed plan as its administrator action (engine/requests/admin-actions.ts). */
 function publishPlan(publisher: Publisher, plan: ActionPlan, principal: string) {
   const action = ADMIN_ACTION[plan.action];
   const { ids, reason, requestId } = plan;
   const actor = actorOf('administrator', principal);
-  if (action === 'cancel-claim') return publishAdmin(publisher, { requestId, actor, action, body: { claim_ids: ids, reason } });
-  if (action === 'cancel-work') return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, reason } });
-  return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, priority: plan.priority ?? 0, reason } });
+  const review = stillAsReviewed(plan);
+  if (action === 'cancel-claim') return publishAdmin(publisher, { requestId, actor, action, body: { claim_ids: ids, reason }, review });
+  if (action === 'cancel-work') return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, reason }, review });
+  return publishAdmin(publisher, { requestId, actor, action, body: { work_ids: ids, priority: plan.priority ?? 0, reason }, review });
 }
 
 /** Counts compare-and-swap attempts, so a failure can be told apart from an uncertain write. */

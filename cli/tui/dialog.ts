@@ -56,6 +56,8 @@ export interface Target {
   work?: { id: string; nodeKey: string };
   /** Why this target cannot take the action (null: it can). */
   problem: string | null;
+  /** A Work target as reviewed: publication refuses it if the Work has changed since. */
+  seen?: { state: string; priority: number };
 }
 
 export interface Dialog {
@@ -74,6 +76,8 @@ export interface ActionPlan {
   reason: string;
   ids: string[];
   priority: number | null;
+  /** Work id -> the state and effective priority the review showed (the publication's precondition). */
+  reviewed?: Record<string, { state: string; priority: number }>;
 }
 
 function workTarget(s: Snapshot, id: string, action: ActionKind, priority: number | null): Target {
@@ -84,7 +88,7 @@ function workTarget(s: Snapshot, id: string, action: ActionKind, priority: numbe
   let problem: string | null = null;
   if (action === 'reprioritize' && w.state !== 'available') problem = `${w.state}; only available Work can be reprioritized`;
   if (action === 'cancel_work' && (w.state === 'completed' || w.state === 'cancelled')) problem = `already ${w.state}`;
-  return { kind: 'work', id, summary, problem };
+  return { kind: 'work', id, summary, problem, seen: { state: w.state, priority: w.effectivePriority } };
 }
 
 function claimTarget(s: Snapshot, id: string, action: ActionKind): Target {
@@ -189,5 +193,6 @@ export function blockers(d: Dialog, a: Authority, fits: boolean): string[] {
 }
 
 export function planOf(d: Dialog): ActionPlan {
-  return { action: d.action, requestId: d.requestId, reason: d.reason, ids: d.targets.map((t) => t.id), priority: d.priority };
+  const reviewed = Object.fromEntries(d.targets.flatMap((t) => (t.seen === undefined ? [] : [[t.id, t.seen]])));
+  return { action: d.action, requestId: d.requestId, reason: d.reason, ids: d.targets.map((t) => t.id), priority: d.priority, reviewed };
 }

@@ -85,6 +85,19 @@ describe('storeBackend', () => {
     expect(store.writes).toBe(0);
   });
 
+  it('a priority change since the review is refused (preview_stale), never applied over it; nothing is written', async () => {
+    const { backend, store } = setup();
+    const snap = await backend.load([]);
+    const task = [...snap.works.values()].find((w) => w.nodeKey === 'Task-04')!;
+    const reviewed = { [task.id]: { state: 'available', priority: 3 } };
+    expect((await backend.publish(plan({ action: 'reprioritize', requestId: 'tui-other', reason: 'operator_reprioritized', priority: 2, ids: [task.id] }))).status).toBe('committed');
+    const writes = store.writes;
+    const stale = await backend.publish(plan({ action: 'reprioritize', requestId: 'tui-p-1', reason: 'operator_reprioritized', priority: 1, ids: [task.id], reviewed }));
+    expect(stale).toMatchObject({ status: 'rejected', code: 'preview_stale', message: expect.stringContaining('available P3, now available P2') });
+    expect(store.writes).toBe(writes);
+    expect((await backend.load([])).works.get(task.id)!.effectivePriority).toBe(2);
+  });
+
   it('a failed read before any write is rejected; a failed write is uncertain', async () => {
     const { backend, store } = setup();
     const snap = await backend.load([]);

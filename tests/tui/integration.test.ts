@@ -153,6 +153,36 @@ describe('fairway tui on a real Git queue', () => {
   });
 });
 
+describe('fairway tui: an action the queue outran is refused, not applied to what was not reviewed', () => {
+  it('a grant between review and y: cancel-work is rejected with preview_stale and the claimed Work is left running', async () => {
+    const file = join(repo, '..', `${repo.split('/').at(-1)}-w.json`);
+    writeFileSync(file, JSON.stringify({ task: 1 }));
+    const submitted = await cli('--repo', repo, '--json', 'submit-work', '--file', file, '--node-key', 'only');
+    expect(submitted.code).toBe(0);
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout();
+    const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'race' });
+    const state = (): TuiState => tui.controller.getState();
+    await until('the first read', () => state().snapshot !== null);
+    stdin.write('j');
+    await until('the Work row', () => state().cursor === 1);
+    stdin.write('c');
+    await until('the review', () => stdout.screen().includes('>> CONFIRM'));
+    expect(stdout.screen()).toContain('"only" available P3');
+    // Meanwhile the dispatcher grants it: the review (reads paused) still shows it available.
+    expect((await cli('--repo', repo, '--json', 'dispatch-next')).code).toBe(0);
+    stdin.write('y');
+    await until('the outcome', () => state().acks.length === 1 && !state().read.loading);
+    expect(state().acks[0]!.result).toMatchObject({ status: 'rejected', code: 'preview_stale' });
+    await until('the refusal on screen', () => stdout.screen().includes('not published tui-cancel_work-race-1 (preview_stale)'));
+    const replay = JSON.parse((await cli('--repo', repo, '--json', 'replay')).out);
+    expect(replay.summary.works.by_state).toMatchObject({ claimed: 1, cancelled: 0 });
+    await until('the re-read', () => stdout.screen().includes('claimed   P3'));
+    stdin.write('q');
+    await tui.done;
+  });
+});
+
 describe('fairway tui refusals', () => {
   it('rejects --json and --request-id, and a non-interactive terminal', async () => {
     const json = await cli('--repo', repo, '--json', 'tui');

@@ -36,7 +36,8 @@ describe('review of a cancellation', () => {
     expect(text.fits).toBe(true);
 
     const y = press(c.state, 'y');
-    expect(y.effects).toEqual([{ type: 'publish', plan: { action: 'cancel_work', requestId: 'tui-cancel_work-sess-1', reason: 'operator_cancelled', ids: tasks, priority: null } }]);
+    const reviewed = Object.fromEntries(tasks.map((id) => [id, { state: 'available', priority: 3 }])); // what publication checks
+    expect(y.effects).toEqual([{ type: 'publish', plan: { action: 'cancel_work', requestId: 'tui-cancel_work-sess-1', reason: 'operator_cancelled', ids: tasks, priority: null, reviewed } }]);
     expect(y.state.dialog!.phase).toBe('publishing');
     // While publishing, keys do nothing (no second publish, no dismiss, no quit).
     expect(press(y.state, 'y', 'n', 'escape', 'q').effects).toEqual([]);
