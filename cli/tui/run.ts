@@ -12,7 +12,7 @@ import { openBackend, type TuiBackend } from './backend.ts';
 import { TuiController } from './controller.ts';
 import { fromInk } from './keys.ts';
 import { MIN_COLUMNS, MIN_ROWS } from './layout.ts';
-import { initialState } from './state.ts';
+import { initialState, unsettledLines } from './state.ts';
 import { Screen } from './view.ts';
 
 export interface TuiStreams {
@@ -89,6 +89,9 @@ export function startTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions =
     for (const signal of ENDING_SIGNALS) process.off(signal, onSignal);
     io.stdout.off('resize', onResize);
     if (alternate) io.stdout.write('\x1b[?1049l');
+    // Back on the main screen: what is still uncertain stays visible after the browser.
+    const left = unsettledLines(controller.getState());
+    if (left.length > 0) (io.stderr ?? io.stdout).write(`${left.join('\n')}\n`);
   }).then(() => signalled);
   return { controller, instance, done };
 }

@@ -146,3 +146,20 @@ export function hiddenSelected(s: TuiState): number {
 export function uncertainAcks(s: TuiState): Ack[] {
   return s.acks.filter((a) => a.result.status === 'uncertain');
 }
+
+/**
+ * What the operator must still check when the browser closes (the screen goes with it): a
+ * publication still in flight (quit with Ctrl-C, or a signal) and uncertain acknowledgements
+ * not since found committed, each with the command that tells its outcome.
+ */
+export function unsettledLines(s: TuiState): string[] {
+  const check = (id: string) => `check with: fairway explain --request-id ${id}`;
+  const lines: string[] = [];
+  if (s.dialog?.phase === 'publishing') {
+    lines.push(`fairway tui: request ${s.dialog.requestId} (${s.dialog.action}) was still being published when the browser closed; its outcome is unknown: ${check(s.dialog.requestId)}`);
+  }
+  for (const a of uncertainAcks(s)) {
+    if (a.foundCommit === null) lines.push(`fairway tui: UNCERTAIN request ${a.requestId} (${a.action} x${a.targets}): ${check(a.requestId)}`);
+  }
+  return lines;
+}

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { TuiBackend } from '../../cli/tui/backend.ts';
 import { TuiController } from '../../cli/tui/controller.ts';
 import { fromInk } from '../../cli/tui/keys.ts';
-import { initialState, REFRESH_MS } from '../../cli/tui/state.ts';
+import { initialState, REFRESH_MS, unsettledLines } from '../../cli/tui/state.ts';
 import { AUTHORITY, T0, keys, snapshot } from './fixtures.ts';
 
 function scripted(loads: Array<() => Promise<ReturnType<typeof snapshot>>>, publish: TuiBackend['publish'] = async () => ({ status: 'committed', commitId: 'q_x' })) {
@@ -69,6 +69,8 @@ describe('TuiController', () => {
     // A backend that throws (the real one never does) is a bug: internal_error, said to be one.
     expect(c.getState().acks.map((a) => a.result)).toEqual([{ status: 'uncertain', code: 'internal_error', message: expect.stringMatching(/^Error: socket hang up \(this is a bug in Fairway/) }]);
     expect(calls.at(-1)).toEqual(['tui-cancel_work-s-1']);
+    // Still uncertain when the browser closes: said again on the main screen.
+    expect(unsettledLines(c.getState())).toEqual(['fairway tui: UNCERTAIN request tui-cancel_work-s-1 (cancel_work x1): check with: fairway explain --request-id tui-cancel_work-s-1']);
   });
 
   it('a publication during a read that may predate it reads once more, so the view shows the committed action', async () => {

@@ -12,7 +12,9 @@ import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runFairway } from '../support/cli.ts';
+import { storeBackend, type TuiBackend } from '../../cli/tui/backend.ts';
 import { startTui } from '../../cli/tui/run.ts';
+import { storeFor } from '../../cli/source.ts';
 import type { TuiState } from '../../cli/tui/state.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
@@ -180,6 +182,30 @@ describe('fairway tui: an action the queue outran is refused, not applied to wha
     await until('the re-read', () => stdout.screen().includes('claimed   P3'));
     stdin.write('q');
     await tui.done;
+  });
+});
+
+describe('fairway tui: what is still uncertain outlives the screen', () => {
+  it('Ctrl-C while a reviewed action is publishing names its request id and the explain command on stderr', async () => {
+    const file = join(repo, '..', `${repo.split('/').at(-1)}-w.json`);
+    writeFileSync(file, JSON.stringify({ task: 1 }));
+    expect((await cli('--repo', repo, 'submit-work', '--file', file, '--node-key', 'only')).code).toBe(0);
+    const real = storeBackend(storeFor({ dir: repo, branch: 'work-queue' }), { principal: '1', basis: 'test' });
+    const backend: TuiBackend = { ...real, publish: () => new Promise(() => undefined) }; // a write that never answers
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout();
+    const stderr = new FakeStdout();
+    const tui = startTui({ dir: repo }, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never }, { debug: true, session: 'cc', backend });
+    await until('the first read', () => tui.controller.getState().snapshot !== null);
+    stdin.write('j');
+    await until('the Work row', () => tui.controller.getState().cursor === 1);
+    stdin.write('c');
+    await until('the review', () => tui.controller.getState().dialog !== null);
+    stdin.write('y');
+    await until('publishing', () => tui.controller.getState().dialog?.phase === 'publishing');
+    stdin.write('\x03'); // Ctrl-C
+    await tui.done;
+    expect(stderr.frames.join('')).toContain('fairway tui: request tui-cancel_work-cc-1 (cancel_work) was still being published when the browser closed; its outcome is unknown: check with: fairway explain --request-id tui-cancel_work-cc-1');
   });
 });
 
