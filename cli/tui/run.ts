@@ -40,9 +40,10 @@ export interface RunningTui {
 /** Signals that end the browser: it restores the terminal (main screen, cursor, cooked mode) first. */
 const ENDING_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP'];
 
-function App({ controller }: { controller: TuiController }): ReactElement {
+function App({ controller, onInterrupt }: { controller: TuiController; onInterrupt: () => void }): ReactElement {
   const state = useSyncExternalStore(controller.subscribe, controller.getState);
   useInput((input, key) => {
+    if (key.ctrl && input === 'c') return onInterrupt();
     for (const press of fromInk(input, key)) controller.dispatch({ type: 'key', key: press });
   });
   return h(Screen, { state });
@@ -68,20 +69,21 @@ export function startTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions =
   io.stdout.on('resize', onResize);
   const alternate = options.debug !== true;
   if (alternate) io.stdout.write('\x1b[?1049h\x1b[H');
-  instance = render(h(App, { controller }), {
-    stdin: io.stdin,
-    stdout: io.stdout,
-    stderr: io.stderr ?? io.stdout,
-    debug: options.debug ?? false,
-    exitOnCtrlC: true,
-    patchConsole: false,
-  });
   // `kill`, `timeout` or a closed terminal: without this the process dies on the alternate screen.
+  // Ctrl-C (raw mode delivers it as a key) ends the browser as SIGINT would: exit status 130.
   let signalled: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals) => {
     signalled ??= signal;
     instance?.unmount();
   };
+  instance = render(h(App, { controller, onInterrupt: () => onSignal('SIGINT') }), {
+    stdin: io.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr ?? io.stdout,
+    debug: options.debug ?? false,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
   for (const signal of ENDING_SIGNALS) process.on(signal, onSignal);
   controller.start();
   const done = instance.waitUntilExit().then(() => undefined).finally(() => {

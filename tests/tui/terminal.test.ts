@@ -21,8 +21,8 @@ function demoLedger(): string {
   return file;
 }
 
-/** Runs the browser on a 120x30 pseudo-terminal until its first frame, then sends `signal`. */
-async function endWith(signal: NodeJS.Signals, ledger: string): Promise<{ status: number | null; out: string }> {
+/** Runs the browser on a 120x30 pseudo-terminal until its first frame, then sends `signal` (or types Ctrl-C). */
+async function endWith(signal: NodeJS.Signals | 'ctrl-c', ledger: string): Promise<{ status: number | null; out: string }> {
   const command = `stty cols 120 rows 30; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} tui --ledger ${JSON.stringify(ledger)}`;
   // -e: script exits with the child's status (128 + the signal's number when a signal ended it).
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -33,18 +33,21 @@ async function endWith(signal: NodeJS.Signals, ledger: string): Promise<{ status
     if (Date.now() > end) throw new Error(`no first frame:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const pid = Number(spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
-  expect(pid).toBeGreaterThan(0);
-  process.kill(pid, signal);
+  if (signal === 'ctrl-c') child.stdin.write('\x03');
+  else {
+    const pid = Number(spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, signal);
+  }
   const status = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   child.stdin.end();
   return { status, out };
 }
 
 describe.skipIf(!hasScript)('fairway tui on a pseudo-terminal', () => {
-  it('restores the main screen when ended by SIGTERM or SIGHUP, and ends with the signal\'s status', async () => {
+  it('restores the main screen when ended by SIGTERM, SIGHUP or Ctrl-C, and ends with the signal\'s status', async () => {
     const ledger = demoLedger();
-    for (const [signal, status] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+    for (const [signal, status] of [['SIGTERM', 143], ['SIGHUP', 129], ['ctrl-c', 130]] as const) {
       const { status: got, out } = await endWith(signal, ledger);
       const entered = out.lastIndexOf('\x1b[?1049h');
       expect(entered, signal).toBeGreaterThanOrEqual(0);
