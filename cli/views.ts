@@ -146,11 +146,14 @@ export function workDetail(p: Projection, id: string, asOf: number) {
     successors: p.dependents(w.workId),
     attempts: w.attempts,
     retry_not_before: w.retryNotBefore,
-    // Each Claim's native run beside the Work's delivery barrier: its group's reservation is
-    // held until exact termination or nonlaunch evidence releases it, whatever the Work's state.
+    // Current and historical ownership, and each Claim's native run beside the Work's delivery
+    // barrier: its group's reservation is held until exact termination or nonlaunch evidence
+    // releases it, whatever the Work's state.
+    current_claim: w.currentClaim,
     claims: w.claims.map((c) => {
-      const g = p.dispatch(p.claim(c)!.dispatchId)!;
-      return { claim_id: c, state: p.claim(c)!.state, dispatch_id: g.dispatchId, native_run: { dispatch_state: g.state, run: g.run, released: g.released } };
+      const claim = p.claim(c)!;
+      const g = p.dispatch(claim.dispatchId)!;
+      return { claim_id: c, state: claim.state, dispatch_id: g.dispatchId, current: c === w.currentClaim, native_run: { dispatch_state: g.state, run: g.run, released: g.released } };
     }),
     admitted_in: w.admittedCommit,
     completion: w.completionCommit,

@@ -144,3 +144,20 @@ describe('trace pages', () => {
     expect(whole.out.trim().split('\n')).toHaveLength(all.total); // one page: no footer
   });
 });
+
+describe('inspect --work-id ownership', () => {
+  it('names the current Claim among the attempts and each attempt\'s native-run barrier, as state --json and replay do', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'fairway-inspect-owner-')), 'demo.jsonl');
+    expect((await fairway('demo', '--out', ledger)).code).toBe(0);
+    const rows = JSON.parse((await fairway('--ledger', ledger, '--json', 'state', '--state', 'claimed')).out).rows;
+    const work = rows.find((r: { kind: string }) => r.kind === 'work');
+    const groups = JSON.parse((await fairway('--ledger', ledger, '--json', 'replay')).out).dispatch_groups as Array<{ dispatch_id: string; released: boolean }>;
+    const view = JSON.parse((await fairway('--ledger', ledger, '--json', 'inspect', '--work-id', work.work_id)).out);
+    expect(view.current_claim).toBe(work.owner.claim_id);
+    for (const c of view.claims) {
+      expect(c.current).toBe(c.claim_id === work.owner.claim_id);
+      expect(c.native_run.released).toBe(groups.find((g) => g.dispatch_id === c.dispatch_id)!.released);
+    }
+    expect((await fairway('--ledger', ledger, 'inspect', '--work-id', work.work_id)).out).toMatch(new RegExp(`^current_claim {6}${work.owner.claim_id}$`, 'm'));
+  });
+});
