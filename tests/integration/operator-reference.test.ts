@@ -88,7 +88,8 @@ describe('operator reference: read commands', () => {
     const code = await q.run('inspect', '--work-id', q.work.code.slice(0, 12), '--json');
     expect(code.code).toBe(0);
     expect(code.json).toMatchObject({ work_id: q.work.code, state: 'claimed', barrier: 'none', successors: [q.work.docs] });
-    expect(code.json.claims).toEqual([{ claim_id: q.claims[1], state: 'open', dispatch_id: q.dispatches[1], native_run: { dispatch_state: 'reserved', run: null, released: false } }]);
+    expect(code.json.current_claim).toBe(q.claims[1]);
+    expect(code.json.claims).toEqual([{ claim_id: q.claims[1], state: 'open', dispatch_id: q.dispatches[1], current: true, native_run: { dispatch_state: 'reserved', run: null, released: false } }]);
     const docs = await q.run('inspect', '--work-id', q.work.docs, '--json');
     expect(JSON.stringify(docs.json.depends_on)).toContain(q.work.code);
     const unknown = await q.run('inspect', '--work-id', 'f'.repeat(64), '--json');
