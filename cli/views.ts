@@ -127,7 +127,8 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
 export function workDetail(p: Projection, id: string, asOf: number) {
   const w = p.work(id);
   if (w === undefined) fail('unknown_work', `Work ${id} is not in the ledger`);
-  const r = w.state === 'available' ? readinessOf(p, w, asOf) : null;
+  // The same readiness vocabulary as `state` rows and replay --json (docs/projection-json.md).
+  const r = workReadiness(p, w, asOf);
   return {
     work_id: w.workId,
     graph_id: w.graphId,
@@ -139,8 +140,9 @@ export function workDetail(p: Projection, id: string, asOf: number) {
     fairness_key: w.fairnessKey,
     state: w.state,
     barrier: w.barrier,
-    readiness: r === null ? w.state : r.reason,
-    blocking_path: r === null ? [] : r.blockingPath,
+    readiness: r.readiness,
+    reason: r.reason,
+    blocking_path: r.blocking_path,
     position: w.position,
     depends_on: w.dependsOn,
     successors: p.dependents(w.workId),

@@ -120,7 +120,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
       workerProfile: d.worker_profile,
       state: d.state,
       barrier: d.barrier,
-      readiness: d.readiness,
+      readiness: d.reason === null ? d.readiness : `${d.readiness} (${d.reason})`,
       blockingPath: d.blocking_path,
       priority: d.priority,
       effectivePriority: d.effective_priority,

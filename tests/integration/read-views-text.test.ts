@@ -160,4 +160,19 @@ describe('inspect --work-id ownership', () => {
     }
     expect((await fairway('--ledger', ledger, 'inspect', '--work-id', work.work_id)).out).toMatch(new RegExp(`^current_claim {6}${work.owner.claim_id}$`, 'm'));
   });
+
+  it('readiness and reason are state\'s and replay\'s (ready | waiting | running | terminal), never a state or a reason in their place', async () => {
+    const ledger = join(mkdtempSync(join(tmpdir(), 'fairway-inspect-readiness-')), 'demo.jsonl');
+    expect((await fairway('demo', '--out', ledger)).code).toBe(0);
+    const rows = JSON.parse((await fairway('--ledger', ledger, '--json', 'replay')).out).works; // the same vocabulary as state rows
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (seen.has(`${row.readiness}/${row.reason}`)) continue; // one Work of each kind
+      seen.add(`${row.readiness}/${row.reason}`);
+      const view = JSON.parse((await fairway('--ledger', ledger, '--json', 'inspect', '--work-id', row.work_id)).out);
+      expect({ readiness: view.readiness, reason: view.reason, blocking_path: view.blocking_path }, row.node_key)
+        .toEqual({ readiness: row.readiness, reason: row.reason, blocking_path: expect.any(Array) });
+    }
+    expect([...seen].map((k) => k.split('/')[0]).sort()).toEqual(expect.arrayContaining(['ready', 'running', 'terminal', 'waiting']));
+  });
 });
