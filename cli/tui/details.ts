@@ -31,7 +31,7 @@ function dependencyLines(s: Snapshot, w: WorkItem, d: DependencyRef): string[] {
     `- ${what} gate: ${safe(d.repository)}#${safe(d.number)} must be ${d.condition}`,
     `    host ${safe(d.host)} repository_id ${safe(d.repositoryId)} resource_id ${safe(d.resourceId)}`,
     `    latest: ${seen}`,
-    ...(o === null ? [] : [`    observation ${o.id}`]),
+    ...(o === null ? [] : [`    observation ${safe(o.id)}`]),
   ];
 }
 
@@ -72,7 +72,7 @@ export function workLines(s: Snapshot, w: WorkItem): string[] {
   lines.push('', `CLAIM ATTEMPTS (${w.claims.length})`);
   for (const id of w.claims) {
     const c = s.claims.get(id);
-    lines.push(`- ${c?.state ?? '?'} ${c?.handle ?? ''}${id === w.currentClaim ? ' (current)' : ''}`, id);
+    lines.push(`- ${c?.state ?? '?'} ${safe(c?.handle ?? '')}${id === w.currentClaim ? ' (current)' : ''}`, id);
   }
   return lines;
 }
@@ -88,7 +88,7 @@ export function claimLines(s: Snapshot, c: ClaimItem): string[] {
     field('node_key', w === undefined ? null : quoted(w.nodeKey)),
     field('work_state', w?.state ?? null),
     field('current', w?.currentClaim === c.id ? 'yes (owns the Work)' : 'no (historical)'),
-    field('handle', c.handle),
+    field('handle', safe(c.handle)),
     field('request_id', safe(c.requestId)),
     field('granted_in', c.grantedIn),
     field('position', `${c.position.ordinal}.${c.position.operation}`),
@@ -106,7 +106,7 @@ export function claimLines(s: Snapshot, c: ClaimItem): string[] {
     ...g.members.flatMap((m) => [`- ${s.claims.get(m)?.state ?? '?'}${m === c.id ? ' (this Claim)' : ''}`, m]),
     '',
     `GATE OBSERVATIONS (${c.observations.length})`,
-    ...c.observations,
+    ...c.observations.map(safe),
   ];
 }
 

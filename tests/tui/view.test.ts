@@ -99,6 +99,18 @@ describe('details', () => {
     expect(text).toContain('"w\\u00e9ird\\u009b[31m"');
     expect(text).not.toContain('\u009b');
   });
+
+  it('Claim handles and gate observation ids (identities: any text but C0 controls) are escaped in details too', () => {
+    const lint = workByKey(snap, 'lint');
+    const claimId = lint.claims[0]!;
+    const claim = snap.claims.get(claimId)!;
+    const claims = new Map(snap.claims).set(claimId, { ...claim, handle: 'h\u009b31m', observations: ['obs-\u202eevil'] });
+    const odd = { ...snap, claims };
+    const text = [...detailLines(odd, `c:${claimId}`), ...detailLines(odd, `w:${lint.id}`)].join('\n');
+    expect(text).not.toMatch(/[\u0080-\u009f\u202a-\u202e]/);
+    expect(text).toContain('h\\u009b31m');
+    expect(text).toContain('obs-\\u202eevil');
+  });
 });
 
 describe('status and overlays', () => {
