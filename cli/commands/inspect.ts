@@ -52,7 +52,7 @@ Example (write beside the file, then rename: a failed read never leaves an empty
       // Admission is bounded by the watermark and by watermark + reserve (docs/operating-envelope.md): the
       // owed reserve may exceed the reserve itself, so reserve_remaining is not what admission has left.
       ctx.io.out(`ledger ${e.bytes} of ${e.ledger_bytes} bytes (${Math.round(e.used_fraction * 100)}%), admission budget ${e.admission_remaining} bytes; worst-case lifecycle bytes owed ${e.reserve}, ${e.closure_remaining} bytes left under the watermark + ${e.recovery_bytes}-byte reserve bound`);
-      if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its admission watermark: new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark; compact soon'}`);
+      if (e.warning !== null) ctx.io.err(`warning: ledger ${e.warning === 'at_watermark' ? 'is at its envelope limit (admission watermark, or watermark + reserve with the lifecycle bytes owed): new Work and Claims are refused (ledger_limit); compact to reclaim' : 'is past 80% of its admission watermark or of watermark + reserve with the lifecycle bytes owed; compact soon'}`);
       const paused = [view.controls.grants_paused && 'grants', view.controls.admission_paused && 'admission'].filter(Boolean);
       if (paused.length > 0) ctx.io.out(`PAUSED: ${paused.join(' and ')} (fairway control to resume)`);
       const w = view.works;

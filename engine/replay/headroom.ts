@@ -7,8 +7,12 @@
  * - `admission_remaining`: bytes new Work or Claims may still add before the watermark;
  * - `reserve`: worst-case lifecycle bytes still owed to admitted Work and open dispatch groups
  *   (replay/ledger-budget.ts), `reserve_remaining` what new admission may still add to it;
- * - `level`: `ok` below 80 % of the watermark, `near_watermark` from 80 %, `at_watermark` once
- *   nothing more can be admitted; `warning` is the same without `ok` (null).
+ * - `level`: the tighter of replay's two bounds (ledger-budget.ts `checkEnvelope`): the ledger
+ *   against the watermark (new admission), and the ledger plus its owed reserve against
+ *   watermark + reserve (every write). `ok` below 80 % of both, `near_watermark` from 80 % of
+ *   either, `at_watermark` at either bound; `warning` is the same without `ok` (null). A queue
+ *   whose owed reserve fills the second bound first refuses admission (`ledger_limit`) while its
+ *   ledger is still well under the watermark, so the level must not say `ok` there.
  */
 import { ledgerBudget, type BudgetReport } from './ledger-budget.ts';
 import type { ReplayState } from '../state/state.ts';
@@ -31,9 +35,13 @@ export function headroomLevel(bytes: number, watermark: number): HeadroomLevel {
   return bytes >= WARN_FRACTION * watermark ? 'near_watermark' : 'ok';
 }
 
+const SEVERITY: Readonly<Record<HeadroomLevel, number>> = { ok: 0, near_watermark: 1, at_watermark: 2 };
+
 export function envelopeOf(report: BudgetReport): EnvelopeView {
   const used = report.ledger_bytes === 0 ? 1 : report.bytes / report.ledger_bytes;
-  const level = headroomLevel(report.bytes, report.ledger_bytes);
+  const admission = headroomLevel(report.bytes, report.ledger_bytes);
+  const closure = headroomLevel(report.bytes + report.reserve, report.ledger_bytes + report.recovery_bytes);
+  const level = SEVERITY[closure] > SEVERITY[admission] ? closure : admission;
   return { ...report, used_fraction: Math.round(used * 1000) / 1000, level, warning: level === 'ok' ? null : level };
 }
 

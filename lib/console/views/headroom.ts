@@ -30,9 +30,9 @@ export function headroomGauge(report: BudgetReport): HeadroomGauge {
   const envelope = envelopeOf(report);
   const usedPercent = report.ledger_bytes <= 0 ? 100 : Math.min(100, Math.floor((report.bytes / report.ledger_bytes) * 1000) / 10);
   const advice = envelope.level === 'at_watermark'
-    ? 'At the admission watermark: new Work and Claims are refused (ledger_limit); closure still commits inside the reserve. Compact to reclaim.'
+    ? 'At the envelope limit (the admission watermark, or watermark + reserve counting the lifecycle bytes owed): new Work and Claims are refused (ledger_limit); closure still commits inside the reserve. Compact to reclaim.'
     : envelope.level === 'near_watermark'
-      ? 'Past 80% of the admission watermark: compact soon.'
+      ? 'Past 80% of the admission watermark or of watermark + reserve (counting the lifecycle bytes owed): compact soon.'
       : 'Admission open.';
   return { envelope, level: envelope.level, colour: COLOURS[envelope.level], usedPercent, warnPercent: 80, advice };
 }
