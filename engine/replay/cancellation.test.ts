@@ -182,6 +182,19 @@ describe('cancel-claim is an administrator cancel_work with the claim_id fence (
 describe('ClaimCancellation by a non-worker carries trusted retry backoff (spec 7.4, 7.18)', () => {
   const cancelClaim = (workIdValue: string, claimId: string, rnb: number): BuiltRequest =>
     operationsRequest('cancel_claim', [{ kind: 'ClaimCancellation', work_id: workIdValue, claim_id: claimId, reason: 'obsolete', retry_not_before: rnb }]);
+  /** A granted Claim and its group's release on prelaunch evidence checked at `checkedAt`, cancelling the Claim with retry boundary `rnb`. */
+  const prelaunchRelease = (checkedAt: number): { w: LedgerWriter; release: (rnb: number) => BuiltRequest } => {
+    const w = queue(['a'], { logical: 1, native: 2 });
+    const g = grant(w, 'grant-1', 2);
+    const evidence = groupEvidence(w.state, g.dispatchId, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt });
+    return {
+      w,
+      release: (rnb) => operationsRequest('release', [
+        { kind: 'ClaimCancellation', work_id: g.workId, claim_id: g.claimId, reason: 'released', retry_not_before: rnb },
+        { kind: 'Release', dispatch_id: g.dispatchId, evidence },
+      ]),
+    };
+  };
 
   it('rejects a reconciler ClaimCancellation whose retry_not_before equals the commit time (retry_invalid)', () => {
     const w = queue(['a'], { logical: 1, native: 2 });
@@ -213,25 +226,13 @@ describe('ClaimCancellation by a non-worker carries trusted retry backoff (spec 
   });
 
   it('bounds a release request\'s ClaimCancellation by the commit time plus backoff_ms, not by its evidence (retry_invalid past it)', () => {
-    const w = queue(['a'], { logical: 1, native: 2 });
-    const g = grant(w, 'grant-1', 2);
-    const evidence = groupEvidence(w.state, g.dispatchId, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt: 5 });
-    const release = (rnb: number): BuiltRequest => operationsRequest('release', [
-      { kind: 'ClaimCancellation', work_id: g.workId, claim_id: g.claimId, reason: 'released', retry_not_before: rnb },
-      { kind: 'Release', dispatch_id: g.dispatchId, evidence },
-    ]);
+    const { w, release } = prelaunchRelease(5);
     expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(9 + BACKOFF)))).toBe('accepted');
     expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(9 + BACKOFF + 1)))).toBe('retry_invalid');
   });
 
   it('anchors a release request\'s ClaimCancellation at its Release evidence checked_at; earlier than that plus backoff_ms is retry_invalid', () => {
-    const w = queue(['a'], { logical: 1, native: 2 });
-    const g = grant(w, 'grant-1', 2);
-    const evidence = groupEvidence(w.state, g.dispatchId, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt: 5 });
-    const release = (rnb: number): BuiltRequest => operationsRequest('release', [
-      { kind: 'ClaimCancellation', work_id: g.workId, claim_id: g.claimId, reason: 'released', retry_not_before: rnb },
-      { kind: 'Release', dispatch_id: g.dispatchId, evidence },
-    ]);
+    const { w, release } = prelaunchRelease(5);
     expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(5 + BACKOFF)))).toBe('accepted');
     expect(codeOf(withUnchecked(w, 'rel', reconciler, 9, release(5 + BACKOFF - 1)))).toBe('retry_invalid');
   });

@@ -18,26 +18,15 @@ import { apiUrlFor, parseRepoSpec } from '../../cli/globals.ts';
 import { resolvePrefix } from '../../cli/ids.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit } from '../fake-github/state.ts';
-import { runFairway } from '../support/cli.ts';
+import { runCaptured, type CapturedRun } from '../support/cli.ts';
 import { fixtureRepo, git } from '../support/fixture-repo.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'fairway.js');
 const README = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
 
-interface Run { code: number; out: string; err: string; json: any }
-
-async function fairway(...args: string[]): Promise<Run> {
-  let out = '';
-  let err = '';
-  const code = await runFairway(args, { out: (s) => void (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => void (err += s.endsWith('\n') ? s : `${s}\n`) });
-  let json: unknown = null;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    // human output
-  }
-  return { code, out, err, json };
+function fairway(...args: string[]): Promise<CapturedRun> {
+  return runCaptured(args);
 }
 
 const TOKEN_VARS = ['GH_TOKEN', 'GITHUB_TOKEN', 'GH_ENTERPRISE_TOKEN', 'GITHUB_ENTERPRISE_TOKEN', 'GH_HOST', 'FAIRWAY_DISPATCH_TOKEN', 'FAIRWAY_GITHUB_API_URL', 'FAIRWAY_PRINCIPAL', 'FAIRWAY_GITHUB_STORE_API'];

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit } from '../fake-github/state.ts';
-import { runFairway } from '../support/cli.ts';
+import { runCaptured, type CapturedRun } from '../support/cli.ts';
 import { inputFiles } from '../support/fixture-repo.ts';
 import { SDK_GRAPH } from '../support/operator-queue.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
@@ -18,17 +18,8 @@ let saved: Record<string, string | undefined>;
 let slug: string;
 const file = inputFiles('fairway-opref-gh-in-');
 
-async function fairway(...args: string[]): Promise<{ code: number; out: string; err: string; json: any }> {
-  let out = '';
-  let err = '';
-  const code = await runFairway(args, { out: (s) => void (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => void (err += s.endsWith('\n') ? s : `${s}\n`) });
-  let json: unknown = null;
-  try {
-    json = JSON.parse(out);
-  } catch {
-    // human output
-  }
-  return { code, out, err, json };
+function fairway(...args: string[]): Promise<CapturedRun> {
+  return runCaptured(args);
 }
 
 let work: string[];

@@ -32,3 +32,26 @@ export async function runFairway(argv: string[], io: Io, options: RunOptions = {
   }
   return code;
 }
+
+/** One captured in-process run: exit code, stdout, stderr (each line LF-terminated) and stdout as JSON (null for human output). */
+export interface CapturedRun {
+  code: number;
+  out: string;
+  err: string;
+  /** Each test reads its command's own shape. */
+  json: any;
+}
+
+/** `runFairway` with its output captured. */
+export async function runCaptured(argv: string[], options: RunOptions = {}): Promise<CapturedRun> {
+  let out = '';
+  let err = '';
+  const code = await runFairway(argv, { out: (s) => void (out += s.endsWith('\n') ? s : `${s}\n`), err: (s) => void (err += s.endsWith('\n') ? s : `${s}\n`) }, options);
+  let json: unknown = null;
+  try {
+    json = JSON.parse(out);
+  } catch {
+    // human output
+  }
+  return { code, out, err, json };
+}
