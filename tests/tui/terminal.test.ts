@@ -25,7 +25,8 @@ function demoLedger(): string {
 async function endWith(signal: NodeJS.Signals | 'ctrl-c', ledger: string): Promise<{ status: number | null; out: string }> {
   const command = `stty cols 120 rows 30; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} tui --ledger ${JSON.stringify(ledger)}`;
   // -e: script exits with the child's status (128 + the signal's number when a signal ended it).
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // CI=1 as in many shells and containers: ink would then draw only the last frame, at exit.
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, CI: '1' } });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString('latin1')));
   const end = Date.now() + 30_000;
@@ -45,7 +46,7 @@ async function endWith(signal: NodeJS.Signals | 'ctrl-c', ledger: string): Promi
 }
 
 describe.skipIf(!hasScript)('fairway tui on a pseudo-terminal', () => {
-  it('restores the main screen when ended by SIGTERM, SIGHUP or Ctrl-C, and ends with the signal\'s status', async () => {
+  it('draws its first frame with CI=1 set, restores the main screen when ended by SIGTERM, SIGHUP or Ctrl-C, and ends with the signal\'s status', async () => {
     const ledger = demoLedger();
     for (const [signal, status] of [['SIGTERM', 143], ['SIGHUP', 129], ['ctrl-c', 130]] as const) {
       const { status: got, out } = await endWith(signal, ledger);
