@@ -68,6 +68,34 @@ describe('action.yml step script failures', () => {
     expect(r.stdout).toContain('::error::finish of member h1 (c_settle_1) was not committed');
   });
 
+  it('action-settle: a completed member whose Result was refused (here principal_invalid) fails settle after result; unverified receipts only warn', async () => {
+    // A stand-in CLI under GITHUB_ACTION_PATH: finish commits, result answers STUB_RESULT.
+    const cli = mkdtempSync(join(temp, 'cli-'));
+    mkdirSync(join(cli, 'bin'));
+    writeFileSync(join(cli, 'bin', 'fairway.js'), [
+      "const finish = process.argv.includes('finish');",
+      "const code = process.env.STUB_RESULT;",
+      "console.log(JSON.stringify(finish ? { ok: true, status: 'committed' } : { ok: false, error: { code, message: 'refused' } }));",
+      "process.exit(finish ? 0 : code === 'option_invalid' ? 2 : 3);",
+    ].join('\n'));
+    const settle = async (code: string) => {
+      const j = job('settle', { GITHUB_ACTION_PATH: cli, STUB_RESULT: code });
+      writeFileSync(join(j.runnerTemp, 'work-queue-assignment.json'), `${JSON.stringify({ dispatch_id: 'd_settle_1', claims: [{ handle: 'h1', claim_id: 'c_settle_1' }] })}\n`);
+      const outcomes = join(j.runnerTemp, 'outcomes');
+      mkdirSync(outcomes);
+      writeFileSync(join(outcomes, 'c_settle_1.outcome'), 'completed\n');
+      writeFileSync(join(outcomes, 'c_settle_1.json'), '{}\n');
+      return runStep({ ...j.env, IN_OUTCOMES: outcomes }, j.output, j.runnerTemp);
+    };
+    const refused = await settle('principal_invalid');
+    expect(refused.status, refused.stderr + refused.stdout).toBe(1);
+    expect(JSON.parse(refused.outputs.result!)).toEqual([{ finish: { ok: true, status: 'committed' }, result: { ok: false, error: { code: 'principal_invalid', message: 'refused' } } }]);
+    expect(refused.stdout).toContain('::error::Result of member h1 (c_settle_1) was not published');
+    const unverified = await settle('delivery_unverified');
+    expect(unverified.status, unverified.stderr + unverified.stdout).toBe(0);
+    expect(unverified.stdout).toContain('::warning::Result of member h1 (c_settle_1) not published: its receipts do not verify');
+  });
+
   it('action-settle: settle without the verified assignment writes an assignment_missing result and exits 2', async () => {
     const j = job('settle');
     const r = await runStep({ ...j.env, IN_OUTCOMES: join(j.runnerTemp, 'none') }, j.output, j.runnerTemp);
