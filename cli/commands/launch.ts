@@ -98,7 +98,7 @@ export const registerLaunch: CommandModule = (program, ctx) => {
     .option('--out <file>', 'where to write the verified assignment (default: stdout only)')
     .action(ctx.action(async (g, o: { assignment: string; out?: string }) => {
       const run = actionsRunFromEnv(process.env);
-      if (run === null) throw new UsageError('activate runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
+      if (run === null) throw new UsageError('activate runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY)', 'context_missing');
       const raw = await readJsonInput(o.assignment, '--assignment', 'assignment_invalid');
       const { publisher } = writeTarget(g);
       const a = await activateWorker({ publisher, api: launchApi(await githubEnv(g)), run, assignment: raw });

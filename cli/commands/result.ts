@@ -56,7 +56,7 @@ export const registerResult: CommandModule = (program, ctx) => {
     .addOption(new Option('--outcome <outcome>', 'how the member finished').choices(['completed', 'cancelled']).makeOptionMandatory())
     .action(ctx.action(async (g, o: { dispatchId: string; handle: string; outcome: string }) => {
       const run = actionsRunFromEnv(process.env);
-      if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_REPOSITORY)', 'context_missing');
+      if (run === null) throw new UsageError('finish runs inside the worker\'s GitHub Actions job (GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT, GITHUB_REPOSITORY)', 'context_missing');
       const { publisher } = writeTarget(g);
       // A unique prefix of 8+ characters names the group, as every --dispatch-id does (README "Ids").
       const { projection } = await publisher.cache.load();

@@ -27,7 +27,8 @@ export interface ActionsRun {
 /**
  * The job context, parsed strictly. An empty variable is an absent one (GitHub never sets them
  * empty), so `GITHUB_REPOSITORY=""` leaves no run (`context_missing` / `sender_run_missing` at
- * the command). A variable that is present but not what GitHub writes is `context_invalid`
+ * the command), and so does an absent GITHUB_RUN_ATTEMPT: GitHub sets it in every job, and its
+ * absence is no evidence of the original attempt 1 (it used to be read as 1). A variable that is present but not what GitHub writes is `context_invalid`
  * naming it, a usage error (exit 2) like `context_missing`: GITHUB_RUN_ID a decimal id,
  * GITHUB_RUN_ATTEMPT a decimal integer 1..4096 (no `0x1`, no spaces), GITHUB_REPOSITORY
  * `OWNER/NAME`, GITHUB_WORKFLOW_REF `OWNER/NAME/PATH@REF`.
@@ -35,10 +36,10 @@ export interface ActionsRun {
 export function actionsRunFromEnv(env: Env): ActionsRun | null {
   const runId = present(env.GITHUB_RUN_ID);
   const repository = present(env.GITHUB_REPOSITORY);
-  if (runId === undefined || repository === undefined) return null;
+  const attemptText = present(env.GITHUB_RUN_ATTEMPT);
+  if (runId === undefined || repository === undefined || attemptText === undefined) return null;
   if (!isDecimalId(runId)) invalidContext('GITHUB_RUN_ID', 'is not a run id (a positive decimal id)');
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repository)) invalidContext('GITHUB_REPOSITORY', 'is not OWNER/NAME');
-  const attemptText = present(env.GITHUB_RUN_ATTEMPT) ?? '1';
   const attempt = /^[1-9][0-9]{0,3}$/.test(attemptText) ? Number(attemptText) : 0;
   if (attempt < 1 || attempt > 4096) invalidContext('GITHUB_RUN_ATTEMPT', 'is not an attempt number (a decimal integer 1..4096)');
   const ref = present(env.GITHUB_WORKFLOW_REF);
@@ -107,7 +108,7 @@ export function lifecycleActors(principal: string, env: Env): Record<'dispatcher
 export function launchSender(principal: string, repository: string, env: Env): Actor {
   const run = actionsRunFromEnv(env);
   if (run === null || run.workflow === null) {
-    const missing = ['GITHUB_RUN_ID', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF'].filter((k) => env[k] === undefined || env[k] === '');
+    const missing = ['GITHUB_RUN_ID', 'GITHUB_RUN_ATTEMPT', 'GITHUB_REPOSITORY', 'GITHUB_WORKFLOW_REF'].filter((k) => env[k] === undefined || env[k] === '');
     return fail('sender_run_missing', `launch records a start marker that selects one authenticated sender run (spec 7.8), so it runs inside the dispatcher's GitHub Actions job; missing ${missing.join(', ')}`, {}, { usage: true, missing });
   }
   return actorOn(actorOf('dispatcher', principal, run), repository);
