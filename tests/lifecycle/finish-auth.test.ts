@@ -46,7 +46,7 @@ describe('fairway finish authenticates the run it finishes for', () => {
   it('finish-auth: a forged job context naming the public bound run from another repository (no workflow ref) is run_binding_invalid and writes nothing', async () => {
     const { d, run, tip } = await boundWorker();
     clearJob();
-    Object.assign(process.env, { GITHUB_RUN_ID: run, GITHUB_REPOSITORY: 'mallory/elsewhere' });
+    Object.assign(process.env, { GITHUB_RUN_ID: run, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: 'mallory/elsewhere' });
     const forged = await cli(bench, 'finish', '--dispatch-id', d, '--handle', 'h1', '--outcome', 'completed');
     expect(forged, JSON.stringify(forged.json)).toMatchObject({ code: 3, json: { ok: false, error: { code: 'run_binding_invalid' } } });
     expect(forged.json.error.message).toContain('mallory/elsewhere');
@@ -58,9 +58,9 @@ describe('fairway finish authenticates the run it finishes for', () => {
     const { d, run, tip } = await boundWorker();
     const rerun = await fetch(`${bench.fake.url}/repos/${REPOSITORY}/actions/runs/${run}/rerun`, { method: 'POST', headers: { authorization: `token ${TOKEN}` } });
     expect(rerun.status).toBe(201);
-    // GITHUB_RUN_ATTEMPT left out: the context reads as attempt 1, but GitHub shows attempt 2.
+    // The context claims attempt 1, but GitHub shows attempt 2.
     clearJob();
-    Object.assign(process.env, { GITHUB_RUN_ID: run, GITHUB_REPOSITORY: REPOSITORY });
+    Object.assign(process.env, { GITHUB_RUN_ID: run, GITHUB_RUN_ATTEMPT: '1', GITHUB_REPOSITORY: REPOSITORY });
     const forged = await cli(bench, 'finish', '--dispatch-id', d, '--handle', 'h1', '--outcome', 'completed');
     expect(forged, JSON.stringify(forged.json)).toMatchObject({ code: 3, json: { ok: false, error: { code: 'run_binding_invalid', details: { mismatches: ['run_attempt_invalid'] } } } });
     await expectUnchanged(tip);
