@@ -106,8 +106,11 @@ function checkSubmission(admitted: ReadonlyMap<string, unknown>, nodes: readonly
   nodes.forEach((node, i) => {
     const graph = node.graph_id ?? graphId;
     (node.depends_on ?? []).forEach((edge, j) => {
-      if (edge.kind !== 'work') return;
       const path = `nodes.${i}.depends_on.${j}`;
+      if (edge.kind !== 'work') {
+        checkGateEdge(node.node_key, edge, path);
+        return;
+      }
       if (edge.node_key === node.node_key) fail('dependency_self', `${node.node_key} -> ${edge.node_key}: a node cannot depend on itself (graph ${graph})`, { path });
       const target = deriveWorkId(graph, edge.node_key);
       if (!seen.has(target) && !admitted.has(target)) {
@@ -115,6 +118,21 @@ function checkSubmission(admitted: ReadonlyMap<string, unknown>, nodes: readonly
       }
     });
   });
+}
+
+/**
+ * An Issue gate is `completed` or `closed` on an Issue; a pull-request gate is `merged` on a pull
+ * request (spec 7.16: the Issue-versus-PR type is preserved). Any other pairing is a gate no
+ * trusted observation can satisfy (replay refuses such observations), so its Work would wait forever.
+ */
+function checkGateEdge(nodeKey: string, edge: { kind: 'issue' | 'pull_request'; condition: string; resource: JsonObject }, path: string): void {
+  const conditions = edge.kind === 'issue' ? ['completed', 'closed'] : ['merged'];
+  if (!conditions.includes(edge.condition)) {
+    fail('dependency_invalid', `node ${nodeKey}: a ${edge.kind} gate's condition is ${conditions.join(' or ')}, not ${JSON.stringify(edge.condition)}`, { path: `${path}.condition` });
+  }
+  if (edge.resource.kind !== edge.kind) {
+    fail('dependency_invalid', `node ${nodeKey}: a ${edge.kind} gate names a resource of kind ${JSON.stringify(edge.resource.kind)}; its resource.kind must be ${JSON.stringify(edge.kind)}`, { path: `${path}.resource.kind` });
+  }
 }
 
 /** A digest of one Work definition (canonical JSON, SHA-256), for resubmission diagnostics. */

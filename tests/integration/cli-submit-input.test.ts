@@ -1,0 +1,42 @@
+/**
+ * Producer input through the real entry point (`submit-graph`, `simulate`) on real local Git
+ * queues: input no trusted evidence could ever satisfy, or that the parser would quietly
+ * reinterpret, is refused with a stable code naming the offending field, and nothing is written.
+ */
+import { describe, expect, it } from 'vitest';
+import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
+
+/** A queue of octo-org/app (its allowed repository), created by one submit-work. */
+async function appQueue(): Promise<{ repo: string; file: (name: string, value: unknown) => string }> {
+  const repo = fixtureRepo('fairway-input-');
+  git(repo, 'remote', 'add', 'origin', 'https://github.com/octo-org/app.git');
+  const file = inputFiles('fairway-input-files-');
+  expect((await repoCli(repo, 'submit-work', '--file', file('seed.json', { plan: 'seed' }), '--node-key', 'seed')).code).toBe(0);
+  return { repo, file };
+}
+
+const resource = (kind: 'issue' | 'pull_request') => ({
+  kind, host: 'github.com', repository: 'octo-org/app', repository_id: '123456789', resource_id: kind === 'issue' ? '2233445566' : '3344556677', number: kind === 'issue' ? '42' : '43',
+});
+
+describe('submit-graph: Issue and pull-request gates', () => {
+  it('a gate whose resource or condition is of the other kind (never satisfiable) is dependency_invalid naming the field; nothing is written', async () => {
+    const { repo, file } = await appQueue();
+    const at = queueTip(repo);
+    const cases: Array<[unknown, string]> = [
+      [{ kind: 'issue', condition: 'completed', resource: resource('pull_request') }, 'nodes.1.depends_on.0.resource.kind'],
+      [{ kind: 'pull_request', condition: 'merged', resource: resource('issue') }, 'nodes.1.depends_on.0.resource.kind'],
+      [{ kind: 'issue', condition: 'merged', resource: resource('issue') }, 'nodes.1.depends_on.0.condition'],
+      [{ kind: 'pull_request', condition: 'closed', resource: resource('pull_request') }, 'nodes.1.depends_on.0.condition'],
+    ];
+    for (const [edge, path] of cases) {
+      const graph = [{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {}, depends_on: [edge] }];
+      const r = await repoCli(repo, 'submit-graph', '--file', file('graph.json', graph));
+      expect([r.code, r.json.error?.code, r.json.error?.path], JSON.stringify(edge)).toEqual([3, 'dependency_invalid', path]);
+    }
+    expect(queueTip(repo)).toBe(at);
+    // The matching pairs are admitted.
+    const ok = [{ node_key: 'c', payload: {}, depends_on: [{ kind: 'issue', condition: 'closed', resource: resource('issue') }, { kind: 'pull_request', condition: 'merged', resource: resource('pull_request') }] }];
+    expect((await repoCli(repo, 'submit-graph', '--file', file('ok.json', ok))).code).toBe(0);
+  });
+});
