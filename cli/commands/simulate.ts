@@ -5,6 +5,7 @@
  * what-if view is built on the same JSON.
  */
 import { readFile } from 'node:fs/promises';
+import { parse as parseLossless } from 'lossless-json';
 import { ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { simulate, type SimulationResult, type SimulationShare } from '../../engine/scheduler/simulate.ts';
@@ -34,7 +35,9 @@ async function readInput(path: string, what: 'settings' | 'workload'): Promise<U
 function parseWorkloadFile(bytes: Uint8Array): ReturnType<typeof parseWorkload> {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    // Like --settings (lib/config/aw.ts parseSettingsJson): a key given twice is refused, where
+    // JSON.parse would quietly keep the last one (`"count": 5, "count": 0` simulating no Work).
+    value = parseLossless(new TextDecoder('utf-8', { fatal: true }).decode(bytes), null, Number);
   } catch (e) {
     throw new ProtocolError('workload_invalid', `workload: not valid JSON: ${e instanceof Error ? e.message : String(e)}`, { path: 'workload' });
   }

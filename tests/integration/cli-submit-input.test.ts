@@ -4,6 +4,7 @@
  * reinterpret, is refused with a stable code naming the offending field, and nothing is written.
  */
 import { describe, expect, it } from 'vitest';
+import { runCaptured } from '../support/cli.ts';
 import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 
 /** A queue of octo-org/app (its allowed repository), created by one submit-work. */
@@ -38,5 +39,19 @@ describe('submit-graph: Issue and pull-request gates', () => {
     // The matching pairs are admitted.
     const ok = [{ node_key: 'c', payload: {}, depends_on: [{ kind: 'issue', condition: 'closed', resource: resource('issue') }, { kind: 'pull_request', condition: 'merged', resource: resource('pull_request') }] }];
     expect((await repoCli(repo, 'submit-graph', '--file', file('ok.json', ok))).code).toBe(0);
+  });
+});
+
+describe('simulate --workload', () => {
+  it('a key given twice is workload_invalid (as in --settings), not the last value silently kept', async () => {
+    const file = inputFiles('fairway-workload-');
+    const settings = file('settings.json', {});
+    for (const text of ['{"nodes":[{"key":"a","priority":3,"count":5,"count":0}]}', '{"nodes":[{"key":"a","priority":3,"count":2}],"nodes":[]}']) {
+      const r = await runCaptured(['--json', 'simulate', '--settings', settings, '--workload', file('workload.json', text), '--grants', '3']);
+      expect([r.code, r.json.error?.code], text).toEqual([3, 'workload_invalid']);
+      expect(r.json.error.message, text).toMatch(/Duplicate key '(count|nodes)'/);
+    }
+    const ok = await runCaptured(['--json', 'simulate', '--settings', settings, '--workload', file('ok.json', '{"nodes":[{"key":"a","priority":3,"count":2}]}'), '--grants', '3']);
+    expect([ok.code, ok.json.granted]).toEqual([0, 2]);
   });
 });
