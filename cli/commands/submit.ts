@@ -19,9 +19,16 @@ import { identityArg, priorityArg, revisionArg } from '../parse.ts';
 import { printJson, type Io } from '../output.ts';
 import { principalOf, queueRepository, requestIdOf, writeTarget } from '../source.ts';
 
-const EdgeSchema = z.union([
+/**
+ * Discriminated by `kind`, so an error names the field of the edge's own kind (a plain union says
+ * only "Invalid input" at the edge), and the resource is checked as replay checks it. The
+ * condition/resource pairing is the builder's (engine/requests/operations.ts `checkGateEdge`).
+ */
+const CONDITIONS = z.enum(['completed', 'closed', 'merged']);
+const EdgeSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('work'), node_key: z.string().min(1) }),
-  z.strictObject({ kind: z.enum(['issue', 'pull_request']), condition: z.enum(['completed', 'closed', 'merged']), resource: ownRecord(z.string(), z.string()) }),
+  z.strictObject({ kind: z.literal('issue'), condition: CONDITIONS, resource: ResourceSchema }),
+  z.strictObject({ kind: z.literal('pull_request'), condition: CONDITIONS, resource: ResourceSchema }),
 ]);
 
 const NodeSchema = z.strictObject({

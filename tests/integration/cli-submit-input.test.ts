@@ -42,6 +42,27 @@ describe('submit-graph: Issue and pull-request gates', () => {
   });
 });
 
+describe('submit-graph: edge errors name the field', () => {
+  it('a bad dependency edge is input_invalid at the offending field of the file (not "Invalid input" at the edge, nor a refused-commit schema path); nothing is written', async () => {
+    const { repo, file } = await appQueue();
+    const at = queueTip(repo);
+    const { number: _number, ...noNumber } = resource('issue');
+    const cases: Array<[unknown, string]> = [
+      [{ kind: 'issue', condition: 'closed' }, '0.depends_on.0.resource'],
+      [{ kind: 'issue', condition: 'closed', resource: noNumber }, '0.depends_on.0.resource.number'],
+      [{ kind: 'issue', condition: 'closed', resource: { ...resource('issue'), repository_id: 123456789 } }, '0.depends_on.0.resource.repository_id'],
+      [{ kind: 'issue', condition: 'closed', resource: { ...resource('issue'), extra: 'x' } }, '0.depends_on.0.resource'],
+      [{ kind: 'discussion', condition: 'closed', resource: resource('issue') }, '0.depends_on.0.kind'],
+    ];
+    for (const [edge, path] of cases) {
+      const r = await repoCli(repo, 'submit-graph', '--file', file('graph.json', [{ node_key: 'a', payload: {}, depends_on: [edge] }]));
+      expect([r.code, r.json.error?.code, r.json.error?.path], JSON.stringify(edge)).toEqual([3, 'input_invalid', path]);
+      expect(r.json.error.message, JSON.stringify(edge)).not.toMatch(/: Invalid input$/);
+    }
+    expect(queueTip(repo)).toBe(at);
+  });
+});
+
 describe('simulate --workload', () => {
   it('a key given twice is workload_invalid (as in --settings), not the last value silently kept', async () => {
     const file = inputFiles('fairway-workload-');
