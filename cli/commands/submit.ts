@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ownRecord } from '../../engine/schema/record.ts';
+import { IdentitySchema } from '../../engine/schema/common.ts';
 import { ResourceSchema } from '../../engine/schema/graph.ts';
 import { fail } from '../../engine/errors.ts';
 import { REVISION, workId } from '../../engine/identity/index.ts';
@@ -26,20 +27,20 @@ import { principalOf, queueRepository, requestIdOf, writeTarget } from '../sourc
  */
 const CONDITIONS = z.enum(['completed', 'closed', 'merged']);
 const EdgeSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('work'), node_key: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('work'), node_key: IdentitySchema }),
   z.strictObject({ kind: z.literal('issue'), condition: CONDITIONS, resource: ResourceSchema }),
   z.strictObject({ kind: z.literal('pull_request'), condition: CONDITIONS, resource: ResourceSchema }),
 ]);
 
 const NodeSchema = z.strictObject({
-  node_key: z.string().min(1),
+  node_key: IdentitySchema,
   payload: ownRecord(z.string(), z.unknown()),
   depends_on: z.array(EdgeSchema).max(64).optional(),
   priority: z.int().min(1).max(5).optional(),
   fairness_key: z.string().optional(),
-  pool: z.string().min(1).optional(),
-  worker_profile: z.string().min(1).optional(),
-  graph_id: z.string().min(1).optional(),
+  pool: IdentitySchema.optional(),
+  worker_profile: IdentitySchema.optional(),
+  graph_id: IdentitySchema.optional(),
   /** Spec 7.10: pin a registered immutable revision; an explicit logical contract. */
   execution_ref: z.string().regex(REVISION, 'expected a 40- or 64-hex immutable Git revision').optional(),
   admission_contract: z.string().regex(/^[a-f0-9]{64}$/, 'expected a SHA-256 hex digest').optional(),

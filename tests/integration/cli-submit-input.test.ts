@@ -63,6 +63,25 @@ describe('submit-graph: edge errors name the field', () => {
   });
 });
 
+describe('submit-graph: identities', () => {
+  it('a node key, graph id or Work edge node key that is no identity (control character, over 256 bytes) is input_invalid at its field of the file, not a refused commit\'s schema_invalid; nothing is written', async () => {
+    const { repo, file } = await appQueue();
+    const at = queueTip(repo);
+    const cases: Array<[unknown, string]> = [
+      [{ node_key: 'k\u0001', payload: {} }, '0.node_key'],
+      [{ node_key: 'k'.repeat(257), payload: {} }, '0.node_key'],
+      [{ node_key: 'k', payload: {}, graph_id: 'g\u0007' }, '0.graph_id'],
+      [{ node_key: 'k', payload: {}, depends_on: [{ kind: 'work', node_key: '\u001f' }] }, '0.depends_on.0.node_key'],
+    ];
+    for (const [node, path] of cases) {
+      const r = await repoCli(repo, 'submit-graph', '--file', file('graph.json', [node]));
+      expect([r.code, r.json.error?.code, r.json.error?.path], path).toEqual([3, 'input_invalid', path]);
+      expect(r.json.error.message).toContain('1..256 UTF-8 bytes');
+    }
+    expect(queueTip(repo)).toBe(at);
+  });
+});
+
 describe('simulate --workload', () => {
   it('a key given twice is workload_invalid (as in --settings), not the last value silently kept', async () => {
     const file = inputFiles('fairway-workload-');
