@@ -11,6 +11,11 @@ import { fail, isProtocolError } from '../engine/errors.ts';
 
 /** `bytes` parsed as JSON within the wire profile; `named` says what they are in an error. */
 export function parseJsonInput(bytes: Uint8Array, named: string, code = 'input_invalid'): unknown {
+  // A BOM is kept (it would not be in the canonical bytes): named, since the parser's own words
+  // for it are "unexpected character at offset 0" (editors on Windows save one by default).
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    return fail(code, `${named} starts with a UTF-8 byte order mark (BOM); save it as UTF-8 without a BOM`, {}, { reason: 'utf8_bom' });
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);

@@ -82,6 +82,17 @@ describe('submit-graph: identities', () => {
   });
 });
 
+describe('submit-work --file', () => {
+  it('a payload file starting with a UTF-8 BOM is input_invalid saying so (reason utf8_bom), not "unexpected character at offset 0"; nothing is written', async () => {
+    const { repo, file } = await appQueue();
+    const at = queueTip(repo);
+    const r = await repoCli(repo, 'submit-work', '--file', file('bom.json', '\ufeff{"plan": "x"}'), '--node-key', 'bom');
+    expect([r.code, r.json.error?.code, r.json.error?.details?.reason]).toEqual([3, 'input_invalid', 'utf8_bom']);
+    expect(r.json.error.message).toContain('byte order mark');
+    expect(queueTip(repo)).toBe(at);
+  });
+});
+
 describe('simulate --workload', () => {
   it('a key given twice is workload_invalid (as in --settings), not the last value silently kept', async () => {
     const file = inputFiles('fairway-workload-');
