@@ -73,3 +73,20 @@ describe('administrator request bodies', () => {
     expect(await control('{"control":"grants_paused","value":true,"reason":"x","extra":1}')).toMatchObject({ status: 400, json: { error: { code: 'request_invalid' } }, moved: false });
   });
 });
+
+describe('administrator route failures', () => {
+  it('an unexpected exception answers 500 internal_error without echoing its text, on the action and on the preview', async () => {
+    const leak = 'EACCES: open /home/alice/secret/ledger';
+    store.compareAndSwap = () => Promise.reject(new Error(leak));
+    const res = await handleAdminAction('control', post('/api/admin/control', PAUSE), session);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+    expect(text).not.toContain('/home/alice');
+    store.read = () => Promise.reject(new Error(leak));
+    (globalThis as Record<symbol, unknown>)[RUNTIME] = demoRuntime(store);
+    const preview = await handleAdminPreview(post('/api/admin/preview', `{"action":"control","body":${PAUSE}}`), session);
+    expect(preview.status).toBe(500);
+    expect(await preview.text()).not.toContain('/home/alice');
+  });
+});

@@ -4,7 +4,7 @@
  * through the Publisher, and the receipt as the response. Logs carry the
  * action, HTTP status and duration only (lib/debug) — never targets, reasons or payloads.
  */
-import { internalError, isProtocolError } from '../../../engine/errors.ts';
+import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { checkAdministrator, type Viewer } from '../../auth/guard.ts';
 import type { EventMeta } from '../../debug/events.ts';
 import { debugEvent, since } from '../../debug/log.ts';
@@ -59,9 +59,9 @@ export async function handleAdminAction(action: AdminAction, request: Request, s
       logged(action, status, started);
       return error(status, e.code, e.message);
     }
-    const fault = internalError(e);
+    // Never echo the exception's text (it may name paths or hosts): the code and a fixed message, as every console route.
     logged(action, 500, started);
-    return error(500, fault.code, `the action failed; nothing is known to be published: ${fault.message}`);
+    return error(500, INTERNAL_ERROR, `the action failed; nothing is known to be published: ${INTERNAL_ERROR_MESSAGE}`);
   }
 }
 
@@ -88,8 +88,7 @@ export async function handleAdminPreview(request: Request, session: ViewerSource
     return Response.json(await previewLive(consoleRuntime(), action, parsed.data as AdminBody<AdminAction>), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
-    const fault = internalError(e);
     logged(action, 500, Date.now());
-    return error(500, fault.code, fault.message);
+    return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
 }
