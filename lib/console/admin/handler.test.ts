@@ -71,6 +71,10 @@ describe('administrator request bodies', () => {
     // A well-formed body the schema refuses stays request_invalid.
     expect(await control('null')).toMatchObject({ status: 400, json: { error: { code: 'request_invalid' } }, moved: false });
     expect(await control('{"control":"grants_paused","value":true,"reason":"x","extra":1}')).toMatchObject({ status: 400, json: { error: { code: 'request_invalid' } }, moved: false });
+    // The preview's envelope is as strict as the action's body: an unknown field is refused, not ignored.
+    const loose = await handleAdminPreview(post('/api/admin/preview', `{"action":"control","body":${PAUSE},"publish":true}`), session);
+    expect(loose.status).toBe(400);
+    expect(await loose.json()).toMatchObject({ ok: false, error: { code: 'request_invalid' } });
   });
 });
 

@@ -77,10 +77,14 @@ export async function handleAdminPreview(request: Request, session: ViewerSource
   if (!guard.ok) return error(guard.status, guard.code, guard.message);
   const body = await readJsonBody(request);
   if (!body.ok) return error(body.status, body.code, body.message, body.details);
-  const raw = body.value as { action?: unknown; body?: unknown } | null;
-  const action = typeof raw?.action === 'string' && Object.hasOwn(ADMIN_BODIES, raw.action) ? (raw.action as AdminAction) : null;
+  // Exactly `{"action", "body"}`, as strict as the action's own body: an unknown field is refused, never ignored.
+  const raw = body.value;
+  const extra = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? Object.keys(raw).filter((k) => k !== 'action' && k !== 'body') : [];
+  if (extra.length > 0) return error(400, 'request_invalid', `body: unrecognized key(s) ${extra.map((k) => JSON.stringify(k)).join(', ')}; send {"action", "body"}`);
+  const envelope = raw as { action?: unknown; body?: unknown } | null;
+  const action = typeof envelope?.action === 'string' && Object.hasOwn(ADMIN_BODIES, envelope.action) ? (envelope.action as AdminAction) : null;
   if (action === null) return error(400, 'request_invalid', `action: one of ${Object.keys(ADMIN_BODIES).join(', ')}`);
-  const parsed = ADMIN_BODIES[action].safeParse(raw?.body ?? null);
+  const parsed = ADMIN_BODIES[action].safeParse(envelope?.body ?? null);
   if (!parsed.success) {
     return error(400, 'request_invalid', parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   }
