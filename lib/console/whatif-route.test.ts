@@ -49,5 +49,9 @@ describe('POST /api/whatif', () => {
     expect(await bad.json()).toMatchObject({ ok: false, error: { code: 'input_invalid', details: { reason: 'invalid_json' } } });
     expect((await POST(post('', 'application/json'))).status).toBe(400);
     expect((await POST(post('{}', 'text/plain'))).status).toBe(415);
+    // A time-travel commit the ledger does not hold is a 404 with a stable code, as on the pages.
+    const unknown = await POST(post(JSON.stringify({ pool: 'default', grants: 3, settings, at: 'q_nope' })));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ ok: false, error: { code: 'unknown_commit' } });
   });
 });

@@ -19,7 +19,8 @@ export async function POST(request: Request): Promise<Response> {
     const view = await runtime.view(parsed.data.at ?? null);
     return Response.json({ ok: true, result: whatIf(view.projection, view.asOf, parsed.data) });
   } catch (e) {
-    if (isProtocolError(e)) return error(422, e.code, e.message);
+    // An unknown `at` commit is a 404, as on the pages (app/not-found.tsx), never a verdict on the request.
+    if (isProtocolError(e)) return error(e.code === 'unknown_commit' ? 404 : 422, e.code, e.message);
     return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
 }
