@@ -13,7 +13,7 @@ import CredentialsModule from 'next-auth/providers/credentials';
 import GitHubModule from 'next-auth/providers/github';
 import { readConfig } from '../console/config.ts';
 import { isRole, loadRoleFile, roleFor, type Role } from './roles.ts';
-import { redeemLoginRole } from './token.ts';
+import { consoleStartId, redeemLoginRole } from './token.ts';
 
 /** next-auth ships CommonJS: a bundler hands over the function, Node's ESM loader the module object. */
 function interop<F>(m: { default: F } | F): F {
@@ -25,6 +25,8 @@ const GitHub = interop(GitHubModule);
 interface ConsoleUser extends User {
   role: Role;
   principal: string;
+  /** Local mode: the start that signed this session in (consoleStartId); lib/auth/session.ts refuses other starts' sessions. */
+  start?: string | null;
 }
 
 let cached: NextAuthOptions | null = null;
@@ -52,7 +54,7 @@ export function authOptions(): NextAuthOptions {
           const role: Role | null = redeemLoginRole(credentials?.token, config?.admin === true);
           if (role === null) return null;
           const principal = config?.principal ?? '1';
-          return { id: `local-${role}`, name: `local ${role}`, role, principal } as ConsoleUser;
+          return { id: `local-${role}`, name: `local ${role}`, role, principal, start: consoleStartId() } as ConsoleUser;
         },
       })];
   cached = {
@@ -75,12 +77,13 @@ export function authOptions(): NextAuthOptions {
           const u = user as ConsoleUser;
           token.role = u.role;
           token.principal = u.principal;
+          if (typeof u.start === 'string') token.start = u.start;
         }
         return token;
       },
       async session({ session, token }) {
         const role = isRole(token.role) ? token.role : null;
-        return { ...session, user: { name: session.user?.name ?? null, role, principal: typeof token.principal === 'string' ? token.principal : null } };
+        return { ...session, user: { name: session.user?.name ?? null, role, principal: typeof token.principal === 'string' ? token.principal : null, start: typeof token.start === 'string' ? token.start : null } };
       },
     },
   };

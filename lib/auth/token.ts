@@ -88,3 +88,15 @@ export function redeemLoginRole(candidate: unknown, admin: boolean, env: Env = p
 export function resetRedeemedTokens(): void {
   redeemedTokens().clear();
 }
+
+/**
+ * An id of this start of the console (its token hashes and expiry; null before a start). A
+ * local-mode session carries the id of the start that signed it in and is refused by any other
+ * start, so a session never outlives the start whose `--admin` flag decided its role, even when
+ * NEXTAUTH_SECRET is set and stays the same across restarts.
+ */
+export function consoleStartId(env: Env = process.env): string | null {
+  const hashes = env[TOKEN_HASH_ENV];
+  if (hashes === undefined || hashes === '') return null;
+  return createHash('sha256').update(`${hashes}|${env[OBSERVER_TOKEN_HASH_ENV] ?? ''}|${env[TOKEN_EXPIRES_ENV] ?? ''}`, 'utf8').digest('hex');
+}
