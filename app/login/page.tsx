@@ -2,13 +2,10 @@
 import { GitHubSignIn } from '../../components/GitHubSignIn.tsx';
 import { LoginForm } from '../../components/LoginForm.tsx';
 import { readConfig } from '../../lib/console/config.ts';
+import { safeCallback } from '../../lib/console/links.ts';
 import { firstParam } from '../../lib/console/load.ts';
 
 export const dynamic = 'force-dynamic';
-
-function safeCallback(raw: string | null): string {
-  return raw !== null && raw.startsWith('/') && !raw.startsWith('//') ? raw : '/admin';
-}
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const sp = await searchParams;

@@ -18,3 +18,21 @@ export function commitsAgo(index: number, total: number): string {
   const n = Math.max(0, total - 1 - index);
   return n === 0 ? 'the tip' : `${n} commit${n === 1 ? '' : 's'} ago`;
 }
+
+const SAME_ORIGIN = 'http://console.invalid';
+
+/**
+ * Where sign-in returns to (`/login?callbackUrl=`): a path of this console, else `/admin`. The
+ * value is resolved as the browser resolves it, so `/\evil.example` or `/<tab>/evil.example`
+ * (both `//evil.example` to a browser) cannot send a freshly signed-in operator to another site.
+ */
+export function safeCallback(raw: string | null): string {
+  if (raw === null || !raw.startsWith('/')) return '/admin';
+  let url: URL;
+  try {
+    url = new URL(raw, SAME_ORIGIN);
+  } catch {
+    return '/admin';
+  }
+  return url.origin === SAME_ORIGIN ? `${url.pathname}${url.search}${url.hash}` : '/admin';
+}
