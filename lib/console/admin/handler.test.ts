@@ -93,4 +93,15 @@ describe('administrator route failures', () => {
     expect(preview.status).toBe(500);
     expect(await preview.text()).not.toContain('/home/alice');
   });
+
+  it('a preview on a stale view (the last read failed) answers the read\'s code, never its text', async () => {
+    const runtime = (globalThis as Record<symbol, unknown>)[RUNTIME] as ReturnType<typeof demoRuntime>;
+    await runtime.live();
+    store.read = () => Promise.reject(new Error('EACCES: open /home/alice/secret/ledger'));
+    runtime.invalidate();
+    const preview = await handleAdminPreview(post('/api/admin/preview', `{"action":"control","body":${PAUSE}}`), session);
+    const text = await preview.text();
+    expect(JSON.parse(text)).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+    expect(text).not.toContain('/home/alice');
+  });
 });

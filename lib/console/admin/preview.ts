@@ -92,7 +92,8 @@ export async function previewLive(runtime: ConsoleRuntime, action: AdminAction, 
   if (runtime.readOnly) throw new ProtocolError('read_only', 'this console reads a ledger file offline; start it on a repository to act');
   const live = await runtime.live();
   if (live.stale !== null) {
-    throw new ProtocolError(live.stale.code, `the ledger cannot be read now, so nothing can be previewed or published: ${live.stale.message}`);
+    // The read's code, never its message: a store's or an exception's text may name paths, hosts or credentials (as /api/tip).
+    throw new ProtocolError(live.stale.code, `the ledger cannot be read now (${live.stale.code}), so nothing can be previewed or published`);
   }
   return previewAdminAction(action, body, live.projection, runtime.now());
 }
