@@ -4,6 +4,7 @@
  * routes read theirs (lib/console/body.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../engine/errors.ts';
 import { POST } from '../../app/api/whatif/route.ts';
 import { DEMO_CONSOLE_CONFIG, demoStore } from '../../tests/support/demo-console.ts';
 import { ConsoleRuntime } from './runtime.ts';
@@ -53,5 +54,19 @@ describe('POST /api/whatif', () => {
     const unknown = await POST(post(JSON.stringify({ pool: 'default', grants: 3, settings, at: 'q_nope' })));
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ ok: false, error: { code: 'unknown_commit' } });
+  });
+
+  it('a ledger read failure answers 503 with the read\'s code, never the store\'s message', async () => {
+    const runtime = await plant('local');
+    const settings = currentSettings((await runtime.live()).projection);
+    // A fresh runtime (no last good read) on a store that cannot be read.
+    const failing = new ConsoleRuntime({ ...DEMO_CONSOLE_CONFIG, mode: 'local' }, runtime.store);
+    runtime.store.read = () => Promise.reject(new ProtocolError('store_unreachable', 'git fetch https://token@internal.example/queue.git failed'));
+    (globalThis as Record<symbol, unknown>)[RUNTIME] = failing;
+    const res = await POST(post(JSON.stringify({ pool: 'default', grants: 3, settings })));
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ ok: false, error: { code: 'store_unreachable' } });
+    expect(text).not.toContain('internal.example');
   });
 });
