@@ -3,7 +3,7 @@ import { getServerSession } from 'next-auth';
 import { readConfig } from '../console/config.ts';
 import type { Viewer } from './guard.ts';
 import { authOptions } from './options.ts';
-import { isRole } from './roles.ts';
+import { isRole, loadRoleFile, roleFor } from './roles.ts';
 import { consoleStartId } from './token.ts';
 
 export async function currentViewer(): Promise<Viewer | null> {
@@ -11,14 +11,18 @@ export async function currentViewer(): Promise<Viewer | null> {
   const user = session?.user;
   if (user === undefined || !isRole(user.role) || typeof user.principal !== 'string') return null;
   const config = readConfig();
-  if (config?.mode !== 'hosted') {
-    // Local mode: the role is this start's configuration (docs/console.md "Authentication and roles"). A session
-    // another start signed in (a stable NEXTAUTH_SECRET keeps it decodable) is nobody's, and an
-    // administrator session is honoured only while the console runs with --admin.
-    const start = consoleStartId();
-    if (start === null || user.start !== start) return null;
-    if (user.role === 'administrator' && config?.admin !== true) return null;
+  if (config?.mode === 'hosted') {
+    // The role file decides on every request, not the role copied into the session at sign-in:
+    // an administrator demoted or removed there stops acting at once, not when the session expires.
+    const role = roleFor(loadRoleFile(), user.principal);
+    return role === null ? null : { role, name: user.name ?? role, principal: user.principal };
   }
+  // Local mode: the role is this start's configuration (docs/console.md "Authentication and roles"). A session
+  // another start signed in (a stable NEXTAUTH_SECRET keeps it decodable) is nobody's, and an
+  // administrator session is honoured only while the console runs with --admin.
+  const start = consoleStartId();
+  if (start === null || user.start !== start) return null;
+  if (user.role === 'administrator' && config?.admin !== true) return null;
   return { role: user.role, name: user.name ?? user.role, principal: user.principal };
 }
 
