@@ -63,6 +63,12 @@ describe('GET /api/targets', () => {
         { id: work.workId, exists: true, nodeKey: work.nodeKey, state: work.state, priority: work.effectivePriority, owner: work.currentClaim },
         { id: 'nope', exists: false },
       ]);
+      // An over-long id is answered (it names no Work), never left out; more ids than an action takes are refused.
+      const long = 'a'.repeat(300);
+      const answered = await GET(new Request(`http://127.0.0.1:3000/api/targets?work_id=${long}&work_id=nope`));
+      expect(((await answered.json()) as { targets: unknown[] }).targets).toEqual([{ id: long, exists: false }, { id: 'nope', exists: false }]);
+      const many = new URLSearchParams(Array.from({ length: 257 }, (_, i): [string, string] => ['work_id', `w${i}`]));
+      expect((await GET(new Request(`http://127.0.0.1:3000/api/targets?${many.toString()}`))).status).toBe(400);
     } finally {
       resetRuntime();
     }
