@@ -389,6 +389,14 @@ describe('§8.2 "DAG node kinds": Issue/PR gates are deduplicated by resolved id
   it('control: one Issue under two conditions is two gates', () => {
     expect(gated([gate(issue(7)), gate(issue(7), 'closed')])).toBe('accepted');
   });
+
+  it('rejects an Issue gate naming a pull request, written past the builder (dependency_invalid: it could never be satisfied)', () => {
+    const q = queue();
+    const at = q.tick();
+    const op = structuredClone(submitRequest(q.state, [{ node_key: 'gated', payload: {}, depends_on: [gate(issue(7))] }], { graphId: 'g', at }).operations[0]) as unknown as { depends_on: Array<{ resource: JsonObject }> };
+    op.depends_on[0]!.resource.kind = 'pull_request';
+    expect(byteVerdict(forge(q, { id: 'gated', kind: 'submit', actor: producer, at, operations: [op as unknown as JsonObject] }))).toBe('dependency_invalid');
+  });
 });
 
 describe('§8.2 "Typed foreign resources": a Work subject stays inside the pool\'s allowed repositories (spec 7.16)', () => {

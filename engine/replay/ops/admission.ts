@@ -4,7 +4,9 @@
  * permissions"):
  *
  * - one graph stays in one pool (first release): `graph_invalid`;
- * - an Issue/PR gate appears once per Work, deduplicated by its resolved
+ * - an Issue/PR gate names a resource of its own kind (7.16: the Issue-versus-PR type is
+ *   preserved; an Issue gate on a pull request could never be satisfied, since Observations are
+ *   refused for the other kind), and appears once per Work, deduplicated by its resolved
  *   identity and condition, never by edge text: `dependency_invalid`;
  * - a `subject` names a resource of the pool's allowed repositories:
  *   `resource_unauthorized`;
@@ -36,6 +38,9 @@ export function checkGates(ctx: CommitContext, op: WorkOp): void {
   for (let index = 0; index < edges.length; index++) {
     const edge = edges[index]!;
     if (edge.kind === 'work') continue;
+    if (edge.resource.kind !== edge.kind) {
+      fail('dependency_invalid', `node ${op.node_key}: its ${edge.kind} gate names a resource of kind ${edge.resource.kind}, which no ${edge.condition} Observation can satisfy`, { ...where(ctx), path: `depends_on.${index}.resource.kind` });
+    }
     const gate = gateIdentity(edge);
     const earlier = seen?.get(gate);
     if (earlier !== undefined) {
