@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fail, isProtocolError } from '../../engine/errors.ts';
 
@@ -77,7 +77,8 @@ export async function readAgentFile(path: string, what: string, maxBytes: number
 
 /**
  * `dir`/`name` is a directory of its own, or absent: a symbolic link (or a file) there is
- * `output_unwritable`, so the trusted step never writes through a link the agent placed.
+ * `output_unwritable`, so the trusted step never writes through a link the agent placed; so is
+ * a `*.json` entry in it that is not a regular file.
  */
 export async function refuseLinkedDirectory(dir: string, name: string): Promise<void> {
   const path = join(dir, name);
@@ -89,6 +90,14 @@ export async function refuseLinkedDirectory(dir: string, name: string): Promise<
     throw e;
   }
   if (!info.isDirectory()) fail('output_unwritable', `${path} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}: the trusted step writes only into a directory of its own`);
+  // The files the run writes there (`<dispatch id>.json`) have names an agent can predict (request
+  // and dispatch ids are derived): a directory, link or FIFO planted under one such name would make
+  // the write fail after its grant was published. Refused here, before anything is published.
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (entry.name.endsWith('.json') && !entry.isFile()) {
+      fail('output_unwritable', `${join(path, entry.name)} is not a regular file: the trusted step writes only its own files there`);
+    }
+  }
 }
 
 /** Parses JSON text read from `path`; not JSON → `<what>_invalid`. */

@@ -3,12 +3,15 @@
  * like an intent that is a symbolic link, a FIFO or too large is one rejected receipt
  * (`intent_unreadable`) while the valid intents are processed; a link's target is never read (its
  * text never reaches receipts.json or summary.md); an `assignments/` link is refused before
- * anything is published; and receipts planted before the run never survive it.
+ * anything is published, as is anything but a regular file at an assignment file's name; and
+ * receipts planted before the run never survive it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dispatchId } from '../../engine/identity/index.ts';
+import { intentRequestId } from '../../engine/intents/records.ts';
 import { INTENT_FILE_MAX_BYTES } from '../../lib/intents/store.ts';
 import { branchTip, call, cli, makeRepo, memoryClient, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
 
@@ -77,6 +80,26 @@ describe('a hostile intent directory', () => {
     expect(r.json.error.message).toMatch(/assignments is a symbolic link/);
     expect(branchTip(repo)).toBe(tip);
     expect(existsSync(join(elsewhere, 'x'))).toBe(false);
+  });
+
+  it('output_unwritable: a directory planted at the predictable assignments/<dispatch id>.json is refused before the grant is published, not an internal error after it', async () => {
+    const { repo, intents, snap } = await dispatcherQueue(2);
+    // The agent knows its intent id and the snapshot id, so it can derive the grant's dispatch id.
+    const [file] = readdirSync(intents).filter((n) => n.endsWith('.intent.json'));
+    const intentId = /-(i_[0-9a-f]{32})\.intent\.json$/.exec(file!)![1]!;
+    const requestId = intentRequestId(JSON.parse(readFileSync(snap, 'utf8')).snapshot_id, intentId, 'dispatch_next');
+    const planted = join(intents, 'assignments', `${dispatchId(requestId, 1)}.json`);
+    mkdirSync(join(planted, 'x'), { recursive: true });
+    const tip = branchTip(repo);
+    const r = await cli('--repo', repo, 'process-intents', '--snapshot', snap, '--intents', intents);
+    expect([r.code, r.json?.error?.code], JSON.stringify(r.json)).toEqual([3, 'output_unwritable']);
+    expect(r.json.error.message).toContain('is not a regular file');
+    expect(branchTip(repo)).toBe(tip);
+    rmSync(planted, { recursive: true });
+    const report = await processIntents(repo, snap, intents);
+    expect(report.counts.committed).toBe(1);
+    expect(report.files.assignments).toEqual([join('assignments', `${dispatchId(requestId, 1)}.json`)]);
+    expect(JSON.parse(readFileSync(planted, 'utf8')).dispatch_id).toBe(dispatchId(requestId, 1));
   });
 
   it('a snapshot of another queue seeded with the same request id (so the same genesis commit id) is snapshot_foreign, and publishes nothing', async () => {
