@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { ownRecord } from '../schema/record.ts';
 import { fail } from '../errors.ts';
-import { isIdentity } from '../identity/index.ts';
+import { isDecimalId, isIdentity } from '../identity/index.ts';
 import { isWireObject } from '../schema/common.ts';
 
 export const TOOL_NAMES = [
@@ -100,10 +100,37 @@ const WorkEdgeSchema = closed('a Work edge', {
   kind: z.literal('work', { error: invalid }),
   node_key: identity(),
 });
-const ExternalEdgeSchema = closed('an Issue/PR edge', {
+const decimal = () =>
+  z.string({ error: invalid }).refine(isDecimalId, { error: 'intent_invalid: expected a positive canonical decimal string of at most 256 digits' });
+/** Resolved GitHub Issue/PR identity, as the Work record stores it (engine/schema/graph.ts ResourceSchema). */
+const ResourceInputSchema = closed('an Issue/PR resource', {
   kind: z.enum(['issue', 'pull_request'], { error: invalid }),
-  condition: z.enum(['completed', 'closed', 'merged'], { error: invalid }),
-  resource: ownRecord(z.string(), z.string({ error: invalid }), { error: invalid }),
+  host: identity(),
+  repository: identity(),
+  repository_id: decimal(),
+  resource_id: decimal(),
+  number: decimal(),
+});
+const gateInvalid = coded('dependency_invalid');
+/**
+ * Spec 7.16: an Issue gate is `completed` or `closed` on an Issue, a pull-request gate `merged` on
+ * a pull request. Any other pairing is a gate no trusted observation satisfies; the submit builder
+ * and replay refuse it (`dependency_invalid`), so staging refuses it too.
+ */
+const sameKind = (edge: { kind: string; resource: { kind: string } }) => edge.resource.kind === edge.kind;
+const gateKindError = { error: 'dependency_invalid: a gate\'s resource.kind must be its own kind', path: ['resource', 'kind'] };
+const IssueEdgeSchema = closed('an Issue edge', {
+  kind: z.literal('issue', { error: invalid }),
+  condition: z.enum(['completed', 'closed'], { error: gateInvalid }),
+  resource: ResourceInputSchema,
+}).refine(sameKind, gateKindError);
+const PullRequestEdgeSchema = closed('a pull-request edge', {
+  kind: z.literal('pull_request', { error: invalid }),
+  condition: z.literal('merged', { error: gateInvalid }),
+  resource: ResourceInputSchema,
+}).refine(sameKind, gateKindError);
+const EdgeSchema = z.discriminatedUnion('kind', [WorkEdgeSchema, IssueEdgeSchema, PullRequestEdgeSchema], {
+  error: 'intent_invalid: an edge\'s kind is work, issue or pull_request',
 });
 
 const PayloadSchema = ownRecord(z.string(), z.unknown(), { error: coded('payload_invalid') })
@@ -112,7 +139,7 @@ const PayloadSchema = ownRecord(z.string(), z.unknown(), { error: coded('payload
 export const SubmitNodeSchema = closed('a submitted node', {
   node_key: identity().optional().describe('stable deduplication key within the graph (default: derived from the intent)'),
   payload: PayloadSchema.describe('the immutable task description and plan stored on the Work'),
-  depends_on: z.array(z.union([WorkEdgeSchema, ExternalEdgeSchema]), { error: invalid }).max(64, { error: invalid }).optional(),
+  depends_on: z.array(EdgeSchema, { error: invalid }).max(64, { error: invalid }).optional(),
   priority: z.int({ error: invalid }).min(1, { error: invalid }).max(5, { error: invalid }).optional().describe('1 (most urgent) .. 5; default 3, or the parent Claim\'s for a worker'),
   fairness_key: z.string({ error: invalid }).max(128, { error: invalid }).optional().describe('a key registered in the installed Policy'),
   pool: identity().optional(),

@@ -63,6 +63,38 @@ describe('MCP tool errors', () => {
     expect(intentFiles(intents)).toEqual([]);
   });
 
+  it('an Issue/PR gate the spec forbids is refused at staging with the code processing gives it; a valid gate is staged', async () => {
+    const intents = join(dir, 'gate-intents');
+    const client = await memoryClient(dispatcherSnap, intents);
+    const issue = { kind: 'issue', host: 'github.com', repository: 'acme/queue', repository_id: '10', resource_id: '20', number: '3' };
+    const pr = { ...issue, kind: 'pull_request' };
+    const cases: Array<[unknown, string, string]> = [
+      [{ kind: 'issue', condition: 'merged', resource: issue }, 'dependency_invalid', 'condition'],
+      [{ kind: 'pull_request', condition: 'completed', resource: pr }, 'dependency_invalid', 'condition'],
+      [{ kind: 'pull_request', condition: 'merged', resource: issue }, 'dependency_invalid', 'resource.kind'],
+      [{ kind: 'issue', condition: 'closed', resource: { repository: 'acme/queue', number: '3' } }, 'intent_invalid', 'resource.kind'],
+      [{ kind: 'issue', condition: 'closed', resource: { ...issue, number: '03' } }, 'intent_invalid', 'resource.number'],
+      [{ kind: 'issue', condition: 'closed', resource: { ...issue, number: 3 } }, 'intent_invalid', 'resource.number'],
+    ];
+    for (const [edge, code, path] of cases) {
+      const reply = await refused(client, 'work_queue_submit', { node: { payload: { p: 1 }, depends_on: [edge] } });
+      const label = JSON.stringify(edge);
+      expect(reply.isError, label).toBe(true);
+      expect(reply.structured, label).toMatchObject({ ok: false, error: { code, path: `node.depends_on.0.${path}` } });
+    }
+    expect(intentFiles(intents)).toEqual([]);
+    for (const edge of [{ kind: 'issue', condition: 'completed', resource: issue }, { kind: 'pull_request', condition: 'merged', resource: pr }]) {
+      const staged = await client.callTool({ name: 'work_queue_submit', arguments: { node: { payload: { p: 1 }, depends_on: [edge] } } });
+      expect(staged.structuredContent, JSON.stringify(edge)).toMatchObject({ ok: true, status: 'staged' });
+    }
+    // The advertised schema says the same: each gate kind with its own conditions and a complete resource.
+    const { tools } = await client.listTools();
+    const submit = tools.find((t) => t.name === 'work_queue_submit')!;
+    const edges = JSON.stringify((submit.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>).node!.properties.depends_on);
+    expect(edges).toContain('"required":["kind","host","repository","repository_id","resource_id","number"]');
+    expect(edges).toContain('"condition":{"type":"string","const":"merged"}');
+  });
+
   it('an intent tool this role does not list is role_not_allowed, whatever its arguments', async () => {
     const intents = join(dir, 'observer-intents');
     const client = await memoryClient(observerSnap, intents);
