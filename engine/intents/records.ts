@@ -17,7 +17,7 @@ import { fail } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { DecimalSchema, DigestSchema, IdentitySchema, PrincipalSchema, TimestampSchema } from '../schema/common.ts';
 import { SNAPSHOT_ROLES } from './roles.ts';
-import { STAGING_TOOLS } from './schemas.ts';
+import { echoedNames, STAGING_TOOLS } from './schemas.ts';
 
 export const SNAPSHOT_SCHEMA = 'fairway.snapshot/1';
 export const INTENT_SCHEMA = 'fairway.intent/1';
@@ -97,7 +97,9 @@ export function parseIntentRecord(value: unknown): IntentRecord {
   const parsed = IntentRecordSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    fail('intent_invalid', `intent ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+    // A planted file's unknown member names are the agent's text: repeated bounded, as tool errors do.
+    const message = issue.code === 'unrecognized_keys' ? `unknown member(s) ${echoedNames(issue.keys)}` : issue.message;
+    fail('intent_invalid', `intent ${issue.path.map(String).join('.') || '(root)'}: ${message}`);
   }
   let fingerprint: string;
   try {

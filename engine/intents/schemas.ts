@@ -77,13 +77,29 @@ export function forbiddenFieldCode(keys: readonly string[]): string {
   return 'field_not_allowed';
 }
 
+/** Characters of an unknown member's name an error repeats (receipts are bounded, spec 7.13). */
+const NAME_ECHO = 64;
+/** Unknown members an error names; the rest are counted. */
+const NAMES_ECHOED = 3;
+
+/** An agent-chosen member name as an error repeats it: at most NAME_ECHO characters. */
+export function echoedName(name: string): string {
+  return name.length > NAME_ECHO ? `${name.slice(0, NAME_ECHO)}…` : name;
+}
+
+/** The unknown member names an error lists: a few, each bounded, the rest counted. */
+export function echoedNames(keys: readonly string[]): string {
+  const named = keys.slice(0, NAMES_ECHOED).map((k) => JSON.stringify(echoedName(k))).join(', ');
+  return keys.length > NAMES_ECHOED ? `${named} and ${keys.length - NAMES_ECHOED} more` : named;
+}
+
 /** A closed object whose unknown keys get a forbidden-field code. */
 function closed<S extends z.core.$ZodLooseShape>(what: string, shape: S) {
   return z.strictObject(shape, {
     error: (issue) => {
       if (issue.code === 'unrecognized_keys') {
         const keys = issue.keys;
-        return `${forbiddenFieldCode(keys)}: ${what} does not accept ${keys.map((k) => JSON.stringify(k)).join(', ')}`;
+        return `${forbiddenFieldCode(keys)}: ${what} does not accept ${echoedNames(keys)}`;
       }
       return `intent_invalid: ${messageOf(issue)}`;
     },
@@ -200,7 +216,7 @@ export function parseToolInput<T extends ToolName>(tool: T, value: unknown): Too
   const issue = parsed.error.issues[0]!;
   const { code, message } = splitCoded(issue.message);
   // An unknown member's path names it (when it is the only one), as a bad value's names the value.
-  const at = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, issue.keys[0]!] : issue.path;
+  const at = issue.code === 'unrecognized_keys' && issue.keys.length === 1 ? [...issue.path, echoedName(issue.keys[0]!)] : issue.path;
   const path = at.map(String).join('.');
   return fail(code, `${tool}: ${path ? `${path}: ` : ''}${message}`, path ? { path } : {});
 }

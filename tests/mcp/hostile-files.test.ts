@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { dispatchId } from '../../engine/identity/index.ts';
 import { intentRequestId } from '../../engine/intents/records.ts';
 import { INTENT_FILE_MAX_BYTES } from '../../lib/intents/store.ts';
-import { branchTip, call, cli, makeRepo, memoryClient, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
+import { branchTip, call, cli, forgeIntent, makeRepo, memoryClient, processIntents, seedQueue, snapshot, tmp } from './helpers.ts';
 
 async function dispatcherQueue(n: number): Promise<{ repo: string; intents: string; snap: string; dir: string }> {
   const repo = makeRepo();
@@ -100,6 +100,26 @@ describe('a hostile intent directory', () => {
     expect(report.counts.committed).toBe(1);
     expect(report.files.assignments).toEqual([join('assignments', `${dispatchId(requestId, 1)}.json`)]);
     expect(JSON.parse(readFileSync(planted, 'utf8')).dispatch_id).toBe(dispatchId(requestId, 1));
+  });
+
+  it('receipts stay bounded: unknown member names of a planted intent (in its input or its own record) are repeated a few at a time, each cut short', async () => {
+    const { repo, intents, snap } = await dispatcherQueue(2);
+    const input: Record<string, unknown> = { pool: 'default', max_claims: 1, max_dispatches: 1 };
+    for (let i = 0; i < 40; i++) input[`${'k'.repeat(20_000)}${i}`] = 1;
+    forgeIntent(intents, snap, 'work_queue_dispatch_next', input);
+    forgeIntent(intents, snap, 'work_queue_submit', { node: { payload: {}, ['z'.repeat(300_000)]: 1 } });
+    const record = join(intents, intentName(9, 'd'));
+    const snapshotId = JSON.parse(readFileSync(snap, 'utf8')).snapshot_id;
+    writeFileSync(record, JSON.stringify({
+      schema: 'fairway.intent/1', intent_id: `i_${'d'.repeat(32)}`, seq: 9, tool: 'work_queue_dispatch_next', snapshot_id: snapshotId,
+      staged_at: 1, input: { pool: 'default' }, scope: null, fingerprint: '0'.repeat(64), ['y'.repeat(300_000)]: 1,
+    }));
+    const report = await processIntents(repo, snap, intents);
+    expect(report.counts).toMatchObject({ committed: 1, rejected: 3 });
+    const refused = report.receipts.filter((r: { status: string }) => r.status === 'rejected');
+    expect(refused.map((r: { error: { code: string } }) => r.error.code).sort()).toEqual(['field_not_allowed', 'field_not_allowed', 'intent_invalid']);
+    for (const r of refused) expect(r.error.message.length, r.error.message.slice(0, 200)).toBeLessThan(1000);
+    expect(readFileSync(join(intents, 'receipts.json'), 'utf8').length).toBeLessThan(20_000);
   });
 
   it('a snapshot of another queue seeded with the same request id (so the same genesis commit id) is snapshot_foreign, and publishes nothing', async () => {

@@ -63,6 +63,20 @@ describe('MCP tool errors', () => {
     expect(intentFiles(intents)).toEqual([]);
   });
 
+  it('an unknown member\'s name is repeated bounded: a few names, each cut short, the rest counted; its path too', async () => {
+    const client = await memoryClient(dispatcherSnap, join(dir, 'long-names'));
+    const args: Record<string, unknown> = { pool: 'default' };
+    for (let i = 0; i < 50; i++) args[`${'k'.repeat(10_000)}${i}`] = 1;
+    const many = await refused(client, 'work_queue_dispatch_next', args);
+    expect(many.structured.error.code).toBe('field_not_allowed');
+    expect(many.text.length).toBeLessThan(1000);
+    expect(many.text).toContain('and 47 more');
+    const one = await refused(client, 'work_queue_submit', { node: { payload: {}, ['z'.repeat(300_000)]: 1 } });
+    expect(one.structured.error.code).toBe('field_not_allowed');
+    expect(one.text.length).toBeLessThan(1000);
+    expect(one.structured.error.path).toBe(`node.${'z'.repeat(64)}…`);
+  });
+
   it('an Issue/PR gate the spec forbids is refused at staging with the code processing gives it; a valid gate is staged', async () => {
     const intents = join(dir, 'gate-intents');
     const client = await memoryClient(dispatcherSnap, intents);
