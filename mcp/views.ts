@@ -177,6 +177,8 @@ export function explainView(loaded: LoadedSnapshot, input: ExplainInput) {
   if (input.work_id !== undefined) {
     const work = projection.work(input.work_id);
     if (work === undefined) fail('unknown_work', `Work ${input.work_id} is not in the snapshot`);
+    // The pool the agent names is looked up as on every other path of this tool (unknown_pool).
+    if (input.pool !== undefined) configuredPool(projection.policy, input.pool);
     const pool = input.pool ?? work.pool;
     const verdict = eligibility(projection, work, asOf, pool);
     const next = planNext(projection, pool, asOf).explanation;

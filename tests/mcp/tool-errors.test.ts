@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { workId } from '../../engine/identity/index.ts';
 import { intentFiles, makeRepo, memoryClient, seedQueue, snapshot, tmp } from './helpers.ts';
 
 let dir: string;
@@ -107,6 +108,20 @@ describe('MCP tool errors', () => {
     const edges = JSON.stringify((submit.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>).node!.properties.depends_on);
     expect(edges).toContain('"required":["kind","host","repository","repository_id","resource_id","number"]');
     expect(edges).toContain('"condition":{"type":"string","const":"merged"}');
+  });
+
+  it('a pool the Policy does not configure is unknown_pool on every read and explain path, a Work\'s included', async () => {
+    const client = await memoryClient(observerSnap, join(dir, 'pool-intents'));
+    const work = workId('seed', 'a');
+    for (const [tool, args] of [
+      ['work_queue_read', { pool: 'nope' }],
+      ['work_queue_explain', { pool: 'nope' }],
+      ['work_queue_explain', { pool: 'nope', work_id: work }],
+    ] as const) {
+      const reply = await refused(client, tool, args);
+      expect(reply.structured, `${tool} ${JSON.stringify(args)}`).toMatchObject({ ok: false, error: { code: 'unknown_pool' } });
+    }
+    expect((await client.callTool({ name: 'work_queue_explain', arguments: { pool: 'default', work_id: work } })).isError).not.toBe(true);
   });
 
   it('an intent tool this role does not list is role_not_allowed, whatever its arguments', async () => {
