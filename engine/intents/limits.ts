@@ -110,13 +110,17 @@ export function resolveSubmit(input: SubmitInput, ctx: SubmitContext): { graphId
     if (ctx.policy !== null) checkAgainstPolicy(ctx.policy, resolved, where);
     return resolved;
   });
+  // A node key is unique within its graph (spec 7.15): nodes of two pools without a graph id are in
+  // two default graphs, so the same key may name one node in each (as the submit builder keys them).
   const first = new Map<string, number>();
   nodes.forEach((n, i) => {
-    const earlier = first.get(n.node_key);
+    const graph = n.graph_id ?? graphId;
+    const key = JSON.stringify([graph, n.node_key]);
+    const earlier = first.get(key);
     if (earlier !== undefined) {
-      fail('duplicate_node_key', `duplicate node key ${n.node_key} in graph ${graphId}: nodes.${earlier} and nodes.${i}`, { path: `nodes.${i}.node_key` });
+      fail('duplicate_node_key', `duplicate node key ${n.node_key} in graph ${graph}: nodes.${earlier} and nodes.${i}`, { path: `nodes.${i}.node_key` });
     }
-    first.set(n.node_key, i);
+    first.set(key, i);
   });
   return { graphId, nodes };
 }

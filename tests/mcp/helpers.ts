@@ -68,12 +68,15 @@ export function publisherFor(repo: string): Publisher {
 
 const producer: Actor = { role: 'producer', principal: PRINCIPAL, repository: REPOSITORY };
 
-/** Creates the queue with a default Policy whose profile allows `maxClaims` per dispatch, and admits `nodes`. */
-export async function seedQueue(repo: string, nodes: SubmitNode[], o: { maxClaims?: number; keys?: Record<string, number>; limits?: Record<string, number> } = {}): Promise<void> {
+/** Creates the queue with a default Policy whose profile allows `maxClaims` per dispatch (and more `pools` like `default`), and admits `nodes`. */
+export async function seedQueue(repo: string, nodes: SubmitNode[], o: { maxClaims?: number; keys?: Record<string, number>; limits?: Record<string, number>; pools?: string[] } = {}): Promise<void> {
   const settings = defaultWorkQueueSettings();
   if (o.keys !== undefined) settings.accounting_weights = { '': 1, ...o.keys };
   const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref: git(repo, 'rev-parse', 'main'), max_claims: o.maxClaims ?? 1 } });
   if (o.limits !== undefined) Object.assign(policy.limits as JsonObject, o.limits);
+  // More pools configured like `default` (its profile and limits).
+  const pools = policy.pools as Record<string, JsonObject>;
+  for (const pool of o.pools ?? []) pools[pool] = structuredClone(pools.default!);
   await publisherFor(repo).publish({
     requestId: 'seed',
     actor: producer,

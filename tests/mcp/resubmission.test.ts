@@ -66,4 +66,17 @@ describe('MCP submit: exact resubmission', () => {
     expect(reply).toMatchObject({ ok: false, code: 'duplicate_node_key' });
     expect(JSON.stringify(reply)).toContain('duplicate node key x in graph seed: nodes.0 and nodes.1');
   });
+
+  it('the same node key in two pools\' default graphs is two nodes, staged and admitted as two Works; twice in one graph is duplicate_node_key', async () => {
+    const repo = makeRepo();
+    await seedQueue(repo, nodes('alpha'), { pools: ['other'] });
+    const receipt = await stageAndProcess(repo, { nodes: [{ node_key: 'x', payload: { p: 1 } }, { node_key: 'x', pool: 'other', payload: { p: 2 } }] });
+    expect(receipt).toMatchObject({ status: 'committed', work_ids: [workId('default', 'x'), workId('other', 'x')] });
+    const dir = tmp('fairway-mcp-resubmit-');
+    const client = await memoryClient(await snapshot(repo, 'producer', dir), join(dir, 'intents'));
+    const reply = await call(client, 'work_queue_submit', { nodes: [{ node_key: 'y', pool: 'other', payload: {} }, { node_key: 'z', payload: {} }, { node_key: 'y', pool: 'other', payload: { b: 1 } }] });
+    await client.close();
+    expect(reply).toMatchObject({ ok: false, code: 'duplicate_node_key' });
+    expect(JSON.stringify(reply)).toContain('duplicate node key y in graph other: nodes.0 and nodes.2');
+  });
 });
