@@ -96,13 +96,12 @@ const STALE_HEAD = /Expected branch to point to/i;
 const DENIED = new Set(['FORBIDDEN', 'INSUFFICIENT_SCOPES']);
 
 export class GitHubGraphqlStore extends GitHubStore {
-  private readonly graphqlUrl: string;
+  /** The root GraphQL's `/graphql` path hangs off (see `graphqlRoot`). */
+  private readonly graphqlBase: string;
 
   constructor(options: GitHubStoreOptions) {
     super(options);
-    // GitHub Enterprise Server serves REST under /api/v3 and GraphQL at /api/graphql.
-    const base = (options.baseUrl ?? 'https://api.github.com').replace(/\/+$/, '');
-    this.graphqlUrl = `${base.replace(/\/api\/v3$/, '/api')}/graphql`;
+    this.graphqlBase = graphqlRoot(options.baseUrl);
   }
 
   override read(): Promise<LedgerSnapshot> {
@@ -221,7 +220,9 @@ export class GitHubGraphqlStore extends GitHubStore {
   }
 
   private async send<T>(query: string, variables: Record<string, unknown>, write: boolean): Promise<{ data: T | null; errors: GraphqlError[] }> {
-    const request = () => this.octokit.request({ method: 'POST', url: this.graphqlUrl, query, variables, ...(write && { request: { retries: 0 } }) });
+    // `url` is the path `/graphql` on its own root: the throttling plugin recognises a GraphQL request
+    // (its RATE_LIMITED answers, its limit) only by that path, never GHES's absolute `…/api/graphql`.
+    const request = () => this.octokit.request({ method: 'POST', baseUrl: this.graphqlBase, url: '/graphql', query, variables, ...(write && { request: { retries: 0 } }) });
     const response = write ? await request() : await asGraphqlRead(request);
     const body = response.data as { data?: T | null; errors?: unknown } | null;
     if (body === null || typeof body !== 'object') throw new ProtocolError('github_response_invalid', `GitHub's GraphQL endpoint answered a ${typeof body}, not a JSON object`);
@@ -248,6 +249,16 @@ export class GitHubGraphqlStore extends GitHubStore {
     // No classification that proves the mutation did not run (timeouts, "Something went wrong", no commit returned).
     return { status: 'uncertain', reason: `createCommitOnBranch: ${messages || 'no commit in the answer'}` };
   }
+}
+
+/**
+ * The root of the GraphQL endpoint for a REST API root: api.github.com serves `/graphql` beside
+ * REST, GitHub Enterprise Server serves REST under `https://HOST/api/v3` and GraphQL at
+ * `https://HOST/api/graphql` (root `https://HOST/api`).
+ */
+export function graphqlRoot(restBaseUrl: string | undefined): string {
+  const base = (restBaseUrl ?? 'https://api.github.com').replace(/\/+$/, '');
+  return base.replace(/\/api\/v3$/, '/api');
 }
 
 /** The Git object id of a blob (SHA-1, or SHA-256 when `like` is a 64-digit id). */

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { checkInjectedAnswer, DEFAULT_BLOB_TEXT_LIMIT, GRAPHQL_PATH, handleGraphql, operationName, type FakeGraphqlOptions } from './graphql.ts';
 import { githubOpenApi, type OpenApiViolation } from './openapi.ts';
 import { errorBody, matchRoute, type FakeResponse, type FakeRoute } from './router.ts';
@@ -59,6 +60,11 @@ export interface FakeGitHubOptions {
   validate?: boolean;
   /** The GraphQL endpoint's knobs (`POST /graphql`, always validated against GitHub's schema). */
   graphql?: Partial<FakeGraphqlOptions>;
+  /**
+   * Serve the paths of GitHub Enterprise Server: REST under `/api/v3` (`url` ends with it) and
+   * GraphQL at `/api/graphql`; the paths of api.github.com then answer 404 (a violation).
+   */
+  ghes?: boolean;
 }
 
 export interface FakeGitHub {
@@ -73,6 +79,8 @@ export interface FakeGitHub {
   inject(fault: Fault): void;
   /** A lagging replica: every ref created from now on reads as absent for its first `reads` reads (0: off). */
   lagRefReads(reads: number): void;
+  /** A slow link: request bodies are taken in at most this many bytes a second from now on (0: off). */
+  slowUploads(bytesPerSecond: number): void;
   close(): Promise<void>;
 }
 
@@ -91,6 +99,10 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
   const requests: RequestRecord[] = [];
   const graphqlOptions: FakeGraphqlOptions = { blobTextLimit: DEFAULT_BLOB_TEXT_LIMIT, ...options.graphql };
   let baseUrl = '';
+  let uploadRate = 0;
+  /** The REST and GraphQL paths of the served API (api.github.com's, or GHES's). */
+  const restPrefix = options.ghes === true ? '/api/v3' : '';
+  const graphqlPath = options.ghes === true ? '/api/graphql' : GRAPHQL_PATH;
 
   function takeFault(method: string, template: string | null, operation?: string): Fault | undefined {
     const i = faults.findIndex((f) => f.method === method && f.path === template && (f.operation === undefined || f.operation === operation));
@@ -102,12 +114,17 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    for await (const chunk of req) {
+      chunks.push(chunk as Buffer);
+      // Not reading on keeps the client's upload waiting (TCP backpressure), as a slow link would.
+      if (uploadRate > 0) await sleep(((chunk as Buffer).length / uploadRate) * 1000);
+    }
     const raw = Buffer.concat(chunks).toString('utf8');
     const method = req.method ?? 'GET';
     const url = new URL(req.url ?? '/', baseUrl);
-    if (method === 'POST' && url.pathname === GRAPHQL_PATH) return handleGraphqlRequest(req, res, raw);
-    const match = matchRoute(routes, method, url.pathname);
+    if (method === 'POST' && url.pathname === graphqlPath) return handleGraphqlRequest(req, res, raw);
+    const inApi = url.pathname.startsWith(`${restPrefix}/`);
+    const match = inApi ? matchRoute(routes, method, url.pathname.slice(restPrefix.length)) : null;
     const record: RequestRecord = { method, path: url.pathname, query: url.searchParams, template: match?.route.path ?? null, status: 0, authorization: req.headers.authorization };
     requests.push(record);
     const fault = takeFault(method, record.template);
@@ -199,7 +216,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}${restPrefix}`;
 
   return {
     url: baseUrl,
@@ -209,6 +226,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     requests,
     inject: (fault) => void faults.push({ ...fault, left: fault.times ?? 1 }),
     lagRefReads: (reads) => void (state.refReadLag = reads),
+    slowUploads: (bytesPerSecond) => void (uploadRate = bytesPerSecond),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
