@@ -70,12 +70,16 @@ function token(env: Env, ...names: string[]): string {
 
 /** Reads (runs, repositories) with the launch credential. */
 export function launchApi(env: Env, extra: Partial<GitHubApiOptions> = {}): GitHubApi {
-  return new GitHubApi({ token: token(env, 'FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra });
+  return new GitHubApi({ token: token(env, 'FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), host: serverHostOf(env), ...extra });
 }
 
-/** Foreign Issue/PR reads with their own (read-only) credential when configured. */
+/**
+ * Foreign Issue/PR reads with their own (read-only) credential when configured. The client's
+ * `host` is the server its API root serves (`serverHostOf`): a gate naming another host is
+ * `host_mismatch` (unknown), never read from this server.
+ */
 export function observeApi(env: Env, extra: Partial<GitHubApiOptions> = {}): GitHubApi {
-  return new GitHubApi({ token: token(env, 'FAIRWAY_OBSERVE_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra });
+  return new GitHubApi({ token: token(env, 'FAIRWAY_OBSERVE_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), host: serverHostOf(env), ...extra });
 }
 
 export function dispatchPostOptions(env: Env, extra: Partial<DispatchPostOptions> = {}): DispatchPostOptions {
@@ -83,8 +87,36 @@ export function dispatchPostOptions(env: Env, extra: Partial<DispatchPostOptions
 }
 
 function baseUrl(env: Env): { baseUrl?: string } {
+  const url = apiRoot(env);
+  return url === undefined ? {} : { baseUrl: url };
+}
+
+function apiRoot(env: Env): string | undefined {
   const url = env.FAIRWAY_GITHUB_API_URL ?? env.GITHUB_API_URL;
-  return url === undefined || url === '' ? {} : { baseUrl: url };
+  return url === undefined || url === '' ? undefined : url;
+}
+
+/**
+ * The host whose Issues and pull requests the API root of `env` serves (the `host` of their
+ * resource identities, spec 7.16): a GitHub Enterprise Server root `https://HOST/api/v3` serves
+ * HOST's, api.github.com (the default root) github.com's. Any other root (a proxy, a test
+ * server) serves the host GITHUB_SERVER_URL names inside Actions, else github.com.
+ */
+export function serverHostOf(env: Env): string {
+  const api = parsedUrl(apiRoot(env) ?? 'https://api.github.com');
+  if (api !== null && /^\/api\/v3\/*$/.test(api.pathname)) return api.host.toLowerCase();
+  if (api !== null && api.hostname.toLowerCase() === 'api.github.com') return 'github.com';
+  const server = parsedUrl(env.GITHUB_SERVER_URL);
+  return server !== null && server.host !== '' ? server.host.toLowerCase() : 'github.com';
+}
+
+function parsedUrl(value: string | undefined): URL | null {
+  if (value === undefined || value === '') return null;
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
 }
 
 /** The trusted actors of one lifecycle step, bound to this step's own run inside Actions (the publisher names the queue repository). */
