@@ -7,7 +7,7 @@ import { Octokit } from '@octokit/rest';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestTimeouts } from './github-timeouts.ts';
+import { writeTimeoutFor, type RequestTimeouts } from './github-timeouts.ts';
 import { debugEvent, since } from '../debug/log.ts';
 
 export const FairwayOctokit = Octokit.plugin(throttling, retry);
@@ -31,7 +31,8 @@ export interface GitHubClientOptions {
    * Per-attempt request timeouts. Unset: none (the caller's own choice); the
    * ledger stores always set them (`storeTimeouts`). A read that times out is
    * retried like any transport failure; a write that times out is never retried
-   * and its outcome is `uncertain` (resolved by reading back).
+   * and its outcome is `uncertain` (resolved by reading back). A write's timeout
+   * grows with its body (`writeTimeoutFor`): a large ledger's upload is not cut short.
    */
   timeouts?: RequestTimeouts;
 }
@@ -52,7 +53,7 @@ const TIMEOUT_CODE = 'FAIRWAY_REQUEST_TIMEOUT';
  */
 function timedFetch(timeouts: RequestTimeouts): typeof fetch {
   return async (input, init) => {
-    const ms = isWriteRequest(init) ? timeouts.writeMs : timeouts.readMs;
+    const ms = isWriteRequest(init) ? writeTimeoutFor(timeouts.writeMs, bodyBytes(init?.body)) : timeouts.readMs;
     const controller = new AbortController();
     const outer = init?.signal ?? undefined;
     const onOuter = () => controller.abort(outer?.reason);
@@ -78,6 +79,13 @@ function timedFetch(timeouts: RequestTimeouts): typeof fetch {
       outer?.removeEventListener('abort', onOuter);
     }
   };
+}
+
+/** The size of a request body Octokit sends (a JSON string, or bytes); 0 when it cannot be told. */
+function bodyBytes(body: RequestInit['body'] | undefined): number {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  return 0;
 }
 
 /** GET/HEAD and GraphQL queries are reads; everything else (including GraphQL mutations) is a write. */

@@ -12,12 +12,14 @@ import { bootstrapRequest } from '../../engine/requests/operations.ts';
 import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import { DEFAULT_READ_TIMEOUT_MS, DEFAULT_WRITE_TIMEOUT_MS, storeTimeouts } from '../../lib/store/github-client.ts';
+import { WRITE_UPLOAD_FLOOR_BYTES_PER_S, writeTimeoutFor } from '../../lib/store/github-timeouts.ts';
 import { GitHubGraphqlStore } from '../../lib/store/github-graphql.ts';
 import { GitHubStore, type GitHubStoreOptions } from '../../lib/store/github.ts';
 import { GRAPHQL_PATH } from '../fake-github/graphql.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
+import { bigLedger } from './contract.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const TOKEN = 'ghp_fake_token_for_tests';
@@ -36,6 +38,7 @@ beforeAll(async () => {
 afterEach(() => {
   expect(fake.violations).toEqual([]);
   fake.lagRefReads(0);
+  fake.slowUploads(0);
 });
 
 afterAll(async () => {
@@ -197,5 +200,31 @@ describe('client timeouts', () => {
     const outcome = await new Publisher(storeFor('graphql', repo, { timeouts: { writeMs: HUNG_WRITE_MS } })).publish(submit);
     expect(outcome.status).toBe('committed');
     expect(fake.requests.filter((r) => r.template === '/repos/{owner}/{repo}/git/refs' && r.path.includes(repo.name))).toHaveLength(1);
+  });
+});
+
+describe('large publications on a slow link', () => {
+  it('a write timeout grows with the body beyond 64 KiB, at the upload floor', () => {
+    expect(writeTimeoutFor(500, 300)).toBe(500);
+    expect(writeTimeoutFor(500, 64 * 1024)).toBe(500);
+    expect(writeTimeoutFor(30_000, 64 * 1024 + 40 * 1024 * 1024)).toBe(30_000 + Math.ceil((40 * 1024 * 1024 * 1000) / WRITE_UPLOAD_FLOOR_BYTES_PER_S));
+  });
+
+  // About 930 kB of base64 taken in at twice the floor: some 1.8 s to send, far past the 500 ms write timeout.
+  it.each<Kind>(['rest', 'graphql'])('publishes a large ledger whose upload outlasts the write timeout, sent once, never cut short (%s)', async (kind) => {
+    const repo = newRepo();
+    const v1 = (await storeFor(kind, repo).compareAndSwap(null, utf8('one\n'), 'one')) as { version: string };
+    const ledger = bigLedger(700 * 1024);
+    fake.slowUploads(2 * WRITE_UPLOAD_FLOOR_BYTES_PER_S);
+    const from = fake.requests.length;
+    const started = Date.now();
+    const outcome = await storeFor(kind, repo, { timeouts: { writeMs: HUNG_WRITE_MS } }).compareAndSwap(v1.version, ledger, 'big');
+    expect(Date.now() - started).toBeGreaterThan(HUNG_WRITE_MS); // the upload did outlast the plain timeout
+    expect(outcome).toMatchObject({ status: 'committed', version: tipOf(repo) });
+    const sent = fake.requests.slice(from).filter((r) => r.operation === 'FairwayPublishLedger' || r.template === '/repos/{owner}/{repo}/git/blobs');
+    expect(sent).toHaveLength(1);
+    fake.slowUploads(0);
+    const back = await storeFor(kind, repo).read();
+    expect(Buffer.from(back.bytes!).equals(Buffer.from(ledger))).toBe(true);
   });
 });
