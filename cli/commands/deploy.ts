@@ -2,7 +2,8 @@
  * `fairway deploy --from-config [--pool P] [--worker-profile NAME]`: record Deployment
  * transitions (spec 7.10) for approved worker profiles from the repository's verified
  * default revision: the profile's workflow must exist there and declare the
- * `work_queue_assignment` input to be available. Only the
+ * `work_queue_assignment` input, and `.github/work-queue-workers.json` (when present) must still
+ * declare the profile with that workflow, to be available. Only the
  * revision and availability move (a compare-and-set on the installed ref); no draining,
  * no fairness-debt reset, existing Dispatch records keep their frozen profile. Host facts
  * come from the store's own repository (`--repo`: the local repository, `--remote`: the
@@ -62,7 +63,7 @@ export const registerDeploy: CommandModule = (program, ctx) => {
         if (o.pool !== undefined && pool !== o.pool) continue;
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
-          const revision = await deploymentRevision(source, profile);
+          const revision = await deploymentRevision(source, profile, name);
           reports.push(await deployWorker(publisher, admin, { requestId: deploymentRequestId(base, pool, name), pool, workerProfile: name, revision, expected: observed.get(`${pool}\u0000${name}`)! }));
         }
       }

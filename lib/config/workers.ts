@@ -199,6 +199,23 @@ export async function verifyWorkerWorkflow(source: RevisionSource, workflow: str
   return declaresAssignment(bytes) ? 'available' : 'workflow_not_a_worker';
 }
 
+/**
+ * Whether the revision's worker source declaration still declares worker `name` with `workflow`
+ * (operator reference "Worker evolution": "Availability comes from that revision's worker source
+ * declaration, compiled assignment input and literal contract stamp"). With WORKERS_FILE present
+ * it replaces discovery, so only a declaration of `name` naming that same workflow counts: a
+ * removed declaration, or one moved to another workflow (an authority change no Deployment can
+ * make), is `worker_undeclared`. Without the file, discovery declares every workflow that declares
+ * the input (`verifyWorkerWorkflow` decides). An invalid file is `workers_invalid`, as for
+ * bootstrap and `policy --from-config`; I/O errors propagate.
+ */
+export async function declarationOf(source: RevisionSource, name: string, workflow: string): Promise<'declared' | 'worker_undeclared'> {
+  const file = await source.readFile(WORKERS_FILE);
+  if (file === null) return 'declared';
+  const { workers } = parseWorkersFile(file);
+  return Object.hasOwn(workers, name) && workers[name]!.workflow === workflow ? 'declared' : 'worker_undeclared';
+}
+
 export interface RouteContext {
   /** Queue repository `owner/name`: default effect scope. */
   repository: string;

@@ -4,12 +4,13 @@
  * ledger (local repository, remote, or GitHub API) — and whether the profile's workflow is
  * a worker there. Permission, rate-limit and transport errors propagate (they must not
  * publish "unavailable"); only a workflow that is missing or does not declare the
- * `work_queue_assignment` input (lib/config/workers.ts) makes the revision unavailable.
+ * `work_queue_assignment` input, or a worker the revision's `.github/work-queue-workers.json`
+ * no longer declares with that workflow (lib/config/workers.ts), makes the revision unavailable.
  */
 import { fail, ProtocolError } from '../../engine/errors.ts';
 import { interfaceContract } from '../../engine/lifecycle/deploy.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { verifyWorkerWorkflow, workerInputs } from '../config/workers.ts';
+import { declarationOf, verifyWorkerWorkflow, workerInputs } from '../config/workers.ts';
 import type { RepositoryRevision } from '../store/types.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
 import { coordsOf } from './runs.ts';
@@ -21,6 +22,8 @@ export interface WorkerRevision {
   branch: string;
   /** The workflow is a verified worker at `ref`. */
   available: boolean;
+  /** Why it is not (the Deployment's sanitized reason); absent when available. */
+  reason?: 'workflow_missing' | 'workflow_not_a_worker' | 'worker_undeclared';
   /** The revision's logical contract (default: the installed profile's, i.e. compatible). */
   contract?: string;
 }
@@ -53,9 +56,16 @@ export async function dispatchRef(api: GitHubApi, repository: string, ref: strin
   return fail('ref_not_found', `--ref ${JSON.stringify(ref)} names no branch or tag of ${repository}: nothing was granted or launched`, {}, { usage: true, ref });
 }
 
-/** Revision facts of one profile: available iff its workflow is a verified worker at the revision. */
-export async function revisionOf(source: RepositoryRevision, workflow: string): Promise<WorkerRevision> {
-  return { ref: source.ref, branch: source.branch, available: (await verifyWorkerWorkflow(source, workflow)) === 'available' };
+/**
+ * Revision facts of one profile: available iff its workflow is a verified worker at the revision
+ * and, given the profile's `name`, the revision's worker source declaration still declares it
+ * with that workflow (`declarationOf`).
+ */
+export async function revisionOf(source: RepositoryRevision, workflow: string, name?: string): Promise<WorkerRevision> {
+  const at = { ref: source.ref, branch: source.branch };
+  if (name !== undefined && (await declarationOf(source, name, workflow)) === 'worker_undeclared') return { ...at, available: false, reason: 'worker_undeclared' };
+  const status = await verifyWorkerWorkflow(source, workflow);
+  return status === 'available' ? { ...at, available: true } : { ...at, available: false, reason: status };
 }
 
 /**
@@ -65,9 +75,9 @@ export async function revisionOf(source: RepositoryRevision, workflow: string): 
  * from its declared inputs compared with those of the revision the Policy installed
  * (`interfaceContract`: the same inputs keep the installed contract; others make a new one).
  */
-export async function deploymentRevision(source: RepositoryRevision, installed: JsonObject): Promise<WorkerRevision> {
+export async function deploymentRevision(source: RepositoryRevision, installed: JsonObject, name: string): Promise<WorkerRevision> {
   const workflow = String(installed.workflow);
-  const facts = await revisionOf(source, workflow);
+  const facts = await revisionOf(source, workflow, name);
   if (!facts.available) return facts;
   const inputs = (await workerInputs(source, workflow)) ?? [];
   const installedRef = String(installed.ref);

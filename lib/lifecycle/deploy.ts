@@ -46,7 +46,7 @@ export async function deployWorker(
   now?: () => number,
 ): Promise<DeployReport> {
   const { projection } = await publisher.cache.load();
-  const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing'), ...(input.revision.contract === undefined ? {} : { contract: input.revision.contract }) };
+  const facts = { pool: input.pool, workerProfile: input.workerProfile, ref: input.revision.ref, available: input.revision.available, reason: input.reason ?? input.revision.reason ?? (input.revision.available ? 'worker_deployed' : 'workflow_missing'), ...(input.revision.contract === undefined ? {} : { contract: input.revision.contract }) };
   const contract = revisionContract(projection!, facts);
   const compatible = contract === contractDigest(installedProfile(projection!, input.pool, input.workerProfile));
   const base = { pool: input.pool, worker_profile: input.workerProfile, request_id: input.requestId, to: input.revision.ref, available: input.revision.available, contract, compatible };
