@@ -5,6 +5,7 @@
  * changes nothing on the ledger.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ProtocolError } from '../../../engine/errors.ts';
 import type { Viewer } from '../../auth/guard.ts';
 import { demoRuntime, demoStore } from '../../../tests/support/demo-console.ts';
 import type { MemoryStore } from '../../../tests/support/memory-store.ts';
@@ -30,7 +31,7 @@ function post(path: string, body: string | Uint8Array<ArrayBuffer>, type = 'appl
 }
 
 /** Status and error of the control action on `body`, and whether the ledger moved. */
-type Answer = { ok: boolean; status?: string; error?: { code: string; details?: { reason: string } } };
+type Answer = { ok: boolean; status?: string; error?: { code: string; message?: string; details?: { reason: string } } };
 
 async function control(body: string | Uint8Array<ArrayBuffer>, type?: string): Promise<{ status: number; json: Answer; moved: boolean }> {
   const before = store.text();
@@ -92,6 +93,33 @@ describe('administrator route failures', () => {
     const preview = await handleAdminPreview(post('/api/admin/preview', `{"action":"control","body":${PAUSE}}`), session);
     expect(preview.status).toBe(500);
     expect(await preview.text()).not.toContain('/home/alice');
+  });
+
+  it('a store failure answers 503 with the store\'s code and a fixed message, never its text (a remote URL, a token), on the action and on the preview', async () => {
+    const leak = 'git push https://x-access-token:ghs_SECRET@git.internal.example/acme/queue.git work-queue: rejected';
+    store.compareAndSwap = () => Promise.reject(new ProtocolError('store_git_failed', leak));
+    const before = store.text();
+    const res = await handleAdminAction('control', post('/api/admin/control', PAUSE), session);
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(JSON.parse(text)).toMatchObject({ ok: false, error: { code: 'store_git_failed', message: expect.stringContaining('reload the queue') } });
+    expect(text).not.toMatch(/internal\.example|ghs_SECRET|https:/);
+    expect(store.text()).toBe(before);
+    // A fresh console whose reads fail: the preview answers the same way.
+    store.read = () => Promise.reject(new ProtocolError('store_unreachable', 'cannot reach the GitHub API to read the queue branch (https://ghe.internal.example/api/v3): fetch failed'));
+    (globalThis as Record<symbol, unknown>)[RUNTIME] = demoRuntime(store);
+    const preview = await handleAdminPreview(post('/api/admin/preview', `{"action":"control","body":${PAUSE}}`), session);
+    expect(preview.status).toBe(503);
+    const previewText = await preview.text();
+    expect(JSON.parse(previewText)).toMatchObject({ ok: false, error: { code: 'store_unreachable' } });
+    expect(previewText).not.toContain('internal.example');
+  });
+
+  it('a verdict on the request keeps its code and message (409/422)', async () => {
+    expect(await control(PAUSE)).toMatchObject({ status: 200, moved: true });
+    const again = await control(PAUSE);
+    expect(again).toMatchObject({ status: 409, json: { ok: false, error: { code: 'no_change' } }, moved: false });
+    expect((again.json.error as { message?: string }).message).toContain('grants_paused is already true');
   });
 
   it('a preview on a stale view (the last read failed) answers the read\'s code, never its text', async () => {
