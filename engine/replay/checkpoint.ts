@@ -249,6 +249,29 @@ function snapshotOf(state: ReplayState, history: readonly QueueCommit[], ledgerB
   return snapshot;
 }
 
+/**
+ * Spec 7.10: a checkpoint "replaces a validated prefix with deterministic state", and its
+ * prior Git commit and history digest point at that prefix. `prior` is the ledger read at the
+ * root's `prior_git_sha`, replayed: it must be the history the root names (tip `prior_tip`,
+ * canonical text hashing to `history_sha256`; else `checkpoint_history_mismatch`), and the
+ * root's state must be that history's deterministic state (`state_sha256`; else
+ * `checkpoint_state_mismatch`): replay alone cannot tell a resealed, self-consistent but forged
+ * state from the real one, the history it claims to replace can.
+ */
+export function checkReplacedHistory(root: QueueCommit, prior: CheckpointSource | Projection): void {
+  const op = root.operations[0];
+  if (root.request.kind !== 'checkpoint' || op?.kind !== 'Checkpoint') return fail('checkpoint_invalid', `commit ${root.id} is not a checkpoint root`);
+  const { state, history } = 'history' in prior ? prior : checkpointSource(prior);
+  const where = { commit: root.id, operation: 0 };
+  const details = { prior_git_sha: op.prior_git_sha, checkpoint: root.id };
+  if (state.tip !== op.prior_tip || historyDigest(history) !== op.history_sha256) {
+    fail('checkpoint_history_mismatch', `the ledger at Git commit ${op.prior_git_sha} is not the history checkpoint ${root.id} replaced`, where, details);
+  }
+  if (stateDigest(checkpointState(state, history)) !== op.state_sha256) {
+    fail('checkpoint_state_mismatch', `checkpoint ${root.id}'s state is not the replay state of the history it replaced (Git commit ${op.prior_git_sha})`, where, details);
+  }
+}
+
 const REVISION = /^(?:[a-f0-9]{40}|[a-f0-9]{64})$/;
 
 /**

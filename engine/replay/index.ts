@@ -8,6 +8,6 @@ export { summarize } from './summary.ts';
 export type { ProjectionSummary } from './summary.ts';
 export { orderChain, CausalChain, type ReleasedCommits } from './chain.ts';
 export type * from '../state/state.ts';
-export { buildCheckpointCommit, checkpointSource, checkpointState, historyDigest } from './checkpoint.ts';
+export { buildCheckpointCommit, checkpointSource, checkpointState, checkReplacedHistory, historyDigest } from './checkpoint.ts';
 export { envelopeOf, envelopeView, headroomLevel, WARN_FRACTION } from './headroom.ts';
 export type { EnvelopeView, HeadroomLevel } from './headroom.ts';

@@ -5,14 +5,16 @@
  * commit whose ledger it replaced; that ledger may itself start with an earlier checkpoint, so
  * the walk follows `prior_git_sha` until a ledger retains the wanted commit.
  *
- * Each earlier ledger is replayed (validated) and must be exactly what the checkpoint replaced:
- * its tip is `prior_tip` and its canonical serialization hashes to `history_sha256`; otherwise
- * `checkpoint_history_mismatch`. A Git commit that is not (or no longer) reachable gives null:
- * callers then say that the evidence was compacted away.
+ * Each earlier ledger is replayed (validated) and must be exactly what the checkpoint replaced
+ * (replay/checkpoint.ts `checkReplacedHistory`): its tip is `prior_tip` and its canonical
+ * serialization hashes to `history_sha256`, otherwise `checkpoint_history_mismatch`; and the
+ * checkpoint's state is that history's replay state, otherwise `checkpoint_state_mismatch` (a
+ * forged state is never explained from honest history). A Git commit that is not (or no longer)
+ * reachable gives null: callers then say that the evidence was compacted away.
  */
-import { fail } from '../../engine/errors.ts';
 import { grantPlan } from '../../engine/receipts/dispatch.ts';
-import { checkpointSource, historyDigest, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { checkReplacedHistory, replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { parseQueueCommit, type QueueCommit } from '../../engine/schema/index.ts';
 import type { PackResult } from '../../engine/scheduler/pack.ts';
 import type { LedgerStore } from '../store/types.ts';
 
@@ -21,10 +23,8 @@ const MAX_DEPTH = 32;
 
 export type HistoryReader = (projection: Projection, commitId: string) => Promise<Projection | null>;
 
-function rootDigest(projection: Projection): string {
-  const root = projection.commits[0]!;
-  const op = (JSON.parse(projection.commitText(root.id)!) as { operations: Array<{ history_sha256?: string }> }).operations[0]!;
-  return String(op.history_sha256);
+function rootOf(projection: Projection): QueueCommit {
+  return parseQueueCommit(JSON.parse(projection.commitText(projection.commits[0]!.id)!));
 }
 
 /** The validated ledger that retains commit `commitId`: `projection` itself or one reached through prior_git_sha; null if unreachable. */
@@ -37,9 +37,7 @@ export async function ledgerHolding(store: LedgerStore, projection: Projection, 
     const bytes = await store.readAt(base.priorGitSha);
     if (bytes === null || bytes.length === 0) return null;
     const prior = replayLedger(bytes);
-    if (prior.tip !== base.priorTip || historyDigest(checkpointSource(prior).history) !== rootDigest(current)) {
-      fail('checkpoint_history_mismatch', `the ledger at Git commit ${base.priorGitSha} is not the history checkpoint ${current.commits[0]!.id} replaced`, {}, { prior_git_sha: base.priorGitSha });
-    }
+    checkReplacedHistory(rootOf(current), prior);
     current = prior;
   }
   return null;
