@@ -9,11 +9,18 @@ import type { Projection } from '../replay/index.ts';
 import type { WorkRecord } from '../state/state.ts';
 import type { IssueStatus } from './labels.ts';
 
-/** The Result operation of a verified Work (null when it has none or it was compacted away). */
+/**
+ * The Result operation of a verified Work (null when it has none). A Result that a checkpoint
+ * replaced is the operation the checkpoint keeps (`terminal_barriers`, carried through every
+ * later checkpoint): compaction keeps the delivery outcome, PR-ness included (spec 7.10).
+ */
 export function resultOperation(projection: Projection, work: WorkRecord): JsonObject | null {
   if (work.resultCommit === null) return null;
   const text = projection.commitText(work.resultCommit);
-  if (text === undefined) return null;
+  if (text === undefined) {
+    const kept = projection.checkpoint?.terminalBarriers[work.workId] as JsonObject | undefined;
+    return kept?.kind === 'Result' ? kept : null;
+  }
   const commit = JSON.parse(text) as { operations?: JsonObject[] };
   return commit.operations?.find((op) => op.kind === 'Result' && op.work_id === work.workId) ?? null;
 }
@@ -31,9 +38,10 @@ export function isPullRequestDelivery(types: readonly string[]): boolean {
 }
 
 /**
- * Whether the status is fully known from this projection. A verified Result whose commit text
- * is gone (compacted into a checkpoint) cannot say whether it delivered a pull request: the
- * planner then keeps an already projected `needs-review` or `done` (plan.ts).
+ * Whether the status is fully known from this projection. A verified Result whose operation
+ * is neither retained nor kept by a checkpoint (a projection without its records) cannot say
+ * whether it delivered a pull request: the planner then keeps an already projected
+ * `needs-review` or `done` (plan.ts).
  */
 export function statusKnown(projection: Projection, work: WorkRecord): boolean {
   return work.barrier !== 'verified' || resultOperation(projection, work) !== null;

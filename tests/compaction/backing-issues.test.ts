@@ -7,16 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalize } from '../../engine/codec/index.ts';
 import { closesOnResult, issueTarget } from '../../engine/issues/authority.ts';
+import { desiredIssue } from '../../engine/issues/desired.ts';
+import { issueStatus } from '../../engine/issues/status.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { buildCheckpointCommit, Projection, replayLedger } from '../../engine/replay/index.ts';
 import { operationsRequest, submitRequest } from '../../engine/requests/operations.ts';
 import { release, result } from '../../engine/requests/lifecycle.ts';
 import { policyRequest } from '../../engine/requests/admin.ts';
 import { parseQueueCommit } from '../../engine/schema/index.ts';
-import { admin, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { admin, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import { byteVerdict, completedClaim } from '../conformance/forbidden.ts';
 import { issueIn, OTHER, policyWith, projectorActor, rule, RULE_REF } from '../issues/rules.ts';
+import { issueTemplates } from '../../lib/issues/templates.ts';
 import { replayBytes } from '../support/bytes.ts';
 import { checkpointOf } from '../support/checkpoints.ts';
 
@@ -85,5 +88,28 @@ describe('compaction keeps the admission-time completion policy of every Policy 
 
   it('a later epoch\'s close-on-result rule does not close Work admitted under a keep-open rule, before or after compaction', () => {
     expect(closureAcrossEpochs('keep-open', 'close-on-result')).toEqual([false, false, false]);
+  });
+});
+
+describe('compaction keeps the delivery outcome a backing Issue projects', () => {
+  /**
+   * A verified pull-request delivery projects `needs-review`, other verified delivery `done`
+   * (operator reference "Backing Issues"). The checkpoint keeps the Result operation
+   * (`terminal_barriers`), so the desired Issue (status, summary and per-Claim comment texts) is
+   * the same on the live ledger, after one checkpoint and after a checkpoint of that checkpoint:
+   * compaction alone never relabels an Issue or rewrites its comments.
+   */
+  it.each([['create_pull_request', 'needs-review'], ['create_issue', 'done']] as const)('a verified %s Result projects %s before and after one and two compactions', (type, status) => {
+    const q = new TestQueue(policyOf(), [{ node_key: 'n', payload: {} }]);
+    const { workId } = completedClaim(q, '301');
+    q.w.publish('result', reconciler, q.tick(), result(q.state, workId, { outputs: [{ type }] as unknown as JsonObject[] }, q.t, 'r1'));
+    const once = compacted(q);
+    const ledgers = [q.text(), once, checkpointOf(once, 'e'.repeat(40))].map((text) => replayBytes(text));
+    const ctx = { prefix: 'work', host: 'github.com', runUrl: null, ledgerVersion: null, templates: issueTemplates() };
+    const desired = ledgers.map((p) => desiredIssue(p, p.work(workId)!, ctx));
+    expect(ledgers.map((p) => issueStatus(p, p.work(workId)!))).toEqual([status, status, status]);
+    expect(desired.map((d) => d.statusKnown)).toEqual([true, true, true]);
+    expect(desired[1]).toEqual(desired[0]);
+    expect(desired[2]).toEqual(desired[0]);
   });
 });
