@@ -27,20 +27,51 @@ function rootOf(projection: Projection): QueueCommit {
   return parseQueueCommit(JSON.parse(projection.commitText(projection.commits[0]!.id)!));
 }
 
+/** The validated ledger a checkpoint-rooted `current` replaced, held to its root; null if unreachable. */
+async function priorLedger(store: LedgerStore, current: Projection): Promise<Projection | null> {
+  const base = current.checkpoint;
+  if (base === undefined || store.readAt === undefined) return null;
+  const bytes = await store.readAt(base.priorGitSha);
+  if (bytes === null || bytes.length === 0) return null;
+  const prior = replayLedger(bytes);
+  checkReplacedHistory(rootOf(current), prior);
+  return prior;
+}
+
 /** The validated ledger that retains commit `commitId`: `projection` itself or one reached through prior_git_sha; null if unreachable. */
 export async function ledgerHolding(store: LedgerStore, projection: Projection, commitId: string): Promise<Projection | null> {
-  let current = projection;
-  for (let depth = 0; depth <= MAX_DEPTH; depth++) {
+  let current: Projection | null = projection;
+  for (let depth = 0; depth <= MAX_DEPTH && current !== null; depth++) {
     if (current.commitText(commitId) !== undefined) return current;
-    const base = current.checkpoint;
-    if (base === undefined || store.readAt === undefined) return null;
-    const bytes = await store.readAt(base.priorGitSha);
-    if (bytes === null || bytes.length === 0) return null;
-    const prior = replayLedger(bytes);
-    checkReplacedHistory(rootOf(current), prior);
-    current = prior;
+    current = await priorLedger(store, current);
   }
   return null;
+}
+
+/** What `verify --history` checked: the prior Git commits whose ledgers matched, and where the walk stopped. */
+export interface HistoryCheck {
+  /** prior_git_sha of each checkpoint root held to its history, newest first. */
+  checked: string[];
+  /** The prior_git_sha that could not be read (retention, a moved branch), or null. */
+  unreachable: string | null;
+}
+
+/**
+ * Holds every checkpoint root of the chain to the ledger at its prior_git_sha, as far as Git
+ * history reaches (at most MAX_DEPTH): `checkpoint_history_mismatch` or
+ * `checkpoint_state_mismatch` for a root that is not what it claims to replace.
+ */
+export async function checkHistory(store: LedgerStore, projection: Projection): Promise<HistoryCheck> {
+  const checked: string[] = [];
+  let current = projection;
+  for (let depth = 0; depth <= MAX_DEPTH && current.checkpoint !== undefined; depth++) {
+    const sha = current.checkpoint.priorGitSha;
+    const prior = await priorLedger(store, current);
+    if (prior === null) return { checked, unreachable: sha };
+    checked.push(sha);
+    current = prior;
+  }
+  return { checked, unreachable: null };
 }
 
 /** A history reader over `store` (null: the source has no Git history, e.g. a ledger file). */

@@ -58,14 +58,18 @@ describe('a forged checkpoint is refused where its history is read', () => {
     const prior = tip(repo);
     expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
     expect((await cli('--repo', repo, '--request-id', 'grant-1', 'explain')).json).toEqual(honest);
+    expect((await cli('--repo', repo, 'verify', '--history')).json.history).toEqual({ checked: [prior], unreachable: null });
 
     rewrite(repo, editCheckpoint(ledger(repo), (state) => {
       const works = Object.values(state.works as Record<string, JsonObject>);
       const available = works.find((w) => w.state === 'available')!;
       available.effective_priority = 1;
     }));
-    // Replay alone accepts the resealed state: it is self-consistent.
+    // Replay alone accepts the resealed state: it is self-consistent; verify --history does not.
     expect((await cli('--repo', repo, 'verify')).code).toBe(0);
+    const verified = await cli('--repo', repo, 'verify', '--history');
+    expect(verified.code, JSON.stringify(verified.json)).toBe(3);
+    expect(verified.json.error).toMatchObject({ code: 'checkpoint_state_mismatch', details: { prior_git_sha: prior } });
     const forged = tip(repo);
     for (const query of [['--request-id', 'grant-1', 'explain'], ['--request-id', 'graph-1', 'explain']]) {
       const r = await cli('--repo', repo, ...query);
@@ -85,8 +89,37 @@ describe('a forged checkpoint is refused where its history is read', () => {
     root.request.fingerprint = requestFingerprint(root.actor, root.request.kind, root.request.parameters);
     rewrite(repo, canonicalize(root as JsonValue));
     expect((await cli('--repo', repo, 'verify')).code).toBe(0);
+    expect((await cli('--repo', repo, 'verify', '--history')).json.error.code).toBe('checkpoint_history_mismatch');
     const r = await cli('--repo', repo, '--request-id', 'grant-1', 'explain');
     expect(r.code, JSON.stringify(r.json)).toBe(3);
     expect(r.json.error.code).toBe('checkpoint_history_mismatch');
+  });
+});
+
+describe('verify --history', () => {
+  it('holds every checkpoint of a twice-compacted ledger to its prior Git commit, says where Git history ends, and is refused with --ledger', async () => {
+    const first = tip(repo);
+    expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
+    expect((await cli('--repo', repo, '--request-id', 'grant-2', 'dispatch-next', '--max-claims', '1')).code).toBe(0);
+    const second = tip(repo);
+    expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
+    const r = await cli('--repo', repo, 'verify', '--history');
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(r.json.history).toEqual({ checked: [second, first], unreachable: null });
+    expect((await cli('--repo', repo, 'verify')).json.history).toBeUndefined();
+
+    // The compacted ledger alone, in a repository without its earlier commits: the walk stops there.
+    const moved = fixtureRepo('fairway-compact-forged-moved-');
+    git(moved, 'checkout', '-q', '--orphan', 'work-queue');
+    writeFileSync(join(moved, 'work-queue.jsonl'), `${ledger(repo)}\n`);
+    git(moved, 'add', 'work-queue.jsonl');
+    git(moved, 'commit', '-q', '-m', 'compacted ledger only');
+    expect((await cli('--repo', moved, 'verify', '--history')).json.history).toEqual({ checked: [], unreachable: second });
+
+    const file = join(files, 'compacted.jsonl');
+    writeFileSync(file, `${ledger(repo)}\n`);
+    const refused = await cli('--ledger', file, 'verify', '--history');
+    expect(refused.code).toBe(2);
+    expect(refused.json.error.code).toBe('option_invalid');
   });
 });
