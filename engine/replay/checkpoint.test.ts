@@ -10,7 +10,7 @@ import { bootstrapRequest, submitRequest } from '../requests/operations.ts';
 import { GENERATED_WORKER_REF, LedgerWriter, defaultPolicy } from '../requests/writer.ts';
 import { parseQueueCommit, type Actor, type QueueCommit } from '../schema/index.ts';
 import { planNext } from '../scheduler/plan.ts';
-import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, historyDigest, stateDigest } from './checkpoint.ts';
+import { buildCheckpointCommit, canonicalLedger, checkpointSource, checkpointState, checkReplacedHistory, historyDigest, stateDigest } from './checkpoint.ts';
 import { REPOSITORY, T0, comparableSummary, nextSelection, projectionOf, semantic, step } from '../../tests/support/checkpoint-ledgers.ts';
 import { replayLedger, summarize } from './index.ts';
 import { installedContract } from './ops/deployment.ts';
@@ -125,6 +125,21 @@ describe.skipIf(referenceSkip(haveFixture))('checkpoint.json (reference fixture)
     const unsigned = JSON.parse(canonicalize(fixture.checkpoint[0]));
     unsigned.actor = { ...unsigned.actor, role: 'producer' };
     expect(codeOf(() => replayBytes(lineOf(refingerprint(unsigned))))).toBe('role_not_allowed');
+  });
+
+  it('the reference checkpoint is the state of the history it replaced; a self-consistent resealed state is checkpoint_state_mismatch, another history checkpoint_history_mismatch', () => {
+    const prior = replayBytes(ledgerOf(fixture.history));
+    const root = parseQueueCommit(fixture.checkpoint[0]);
+    expect(codeOf(() => checkReplacedHistory(root, prior))).toBe('accepted');
+    // Grants paused in the checkpoint but not in the history: replay accepts it (nothing contradicts it).
+    const forged = JSON.parse(canonicalize(fixture.checkpoint[0]));
+    const op = forged.operations[0];
+    op.state.grants_paused = !op.state.grants_paused;
+    op.state_sha256 = stateDigest(op.state);
+    forged.request.parameters.state_sha256 = op.state_sha256;
+    expect(codeOf(() => replayBytes(lineOf(refingerprint(forged))))).toBe('accepted');
+    expect(codeOf(() => checkReplacedHistory(parseQueueCommit(forged), prior))).toBe('checkpoint_state_mismatch');
+    expect(codeOf(() => checkReplacedHistory(root, replayBytes(ledgerOf(fixture.history.slice(0, 2)))))).toBe('checkpoint_history_mismatch');
   });
 
   it('rejects a checkpoint whose dispatch members are not the assignment of their Work (checkpoint_invalid): launch rebuilds assignments from them', () => {
