@@ -103,10 +103,11 @@ export function barrierPlan(source: QueueSource, input: BarrierInput): BarrierPl
 /** The settling Result/DeliveryFailure operation of a Work, if any (for "already settled" reports). */
 export function settlingOperation(projection: Projection, workId: string): JsonObject | null {
   const work = projection.work(workId);
-  const commitId = work?.resultCommit ?? work?.deliveryFailureCommit ?? null;
-  if (work === undefined || commitId === null) return null;
-  const text = projection.commitText(commitId);
-  // A settling commit that a checkpoint replaced: the checkpoint keeps its operation (`terminal_barriers`).
+  if (work === undefined || (work.barrier !== 'verified' && work.barrier !== 'failed')) return null;
+  const commitId = work.resultCommit ?? work.deliveryFailureCommit;
+  const text = commitId === null ? undefined : projection.commitText(commitId);
+  // A settling commit that a checkpoint replaced: the checkpoint keeps its operation (`terminal_barriers`),
+  // not a DeliveryFailure's commit id (restore leaves `deliveryFailureCommit` null).
   if (text === undefined) return (projection.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
   const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
   return ops.find((op) => (op.kind === 'Result' || op.kind === 'DeliveryFailure') && op.work_id === workId) ?? null;

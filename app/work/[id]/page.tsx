@@ -209,7 +209,7 @@ export default async function WorkPage({ params, searchParams }: {
               </details>
             )}
             {d.deliveryFailure !== null && (
-              <p data-testid="delivery-failure"><strong className="text-red-700">DeliveryFailure</strong> {formatTime(d.deliveryFailure.at)} · <code>{d.deliveryFailure.reason}</code> · effects <code>{d.deliveryFailure.disposition}</code> · <IdLink id={d.deliveryFailure.commitId} href={commit(d.deliveryFailure.commitId)} /></p>
+              <p data-testid="delivery-failure"><strong className="text-red-700">DeliveryFailure</strong> {formatTime(d.deliveryFailure.at)} · <code>{d.deliveryFailure.reason}</code> · effects <code>{d.deliveryFailure.disposition}</code> · {d.deliveryFailure.commitId === null ? <span className="muted">compacted into the checkpoint</span> : <IdLink id={d.deliveryFailure.commitId} href={commit(d.deliveryFailure.commitId)} />}</p>
             )}
             {d.cancellation !== null && (
               <p><strong>WorkCancellation</strong> {formatTime(d.cancellation.at)} · <code>{d.cancellation.reason}</code> · <IdLink id={d.cancellation.commitId} href={commit(d.cancellation.commitId)} /></p>

@@ -5,6 +5,7 @@
  * DeliveryFailure, and every commit that touched it.
  */
 import type { JsonObject } from '../../../engine/json.ts';
+import { settlingOperation } from '../../../engine/lifecycle/barrier.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/state/state.ts';
 import { runUrl } from './admin-targets.ts';
@@ -49,7 +50,8 @@ export interface WorkDetail {
   successors: Array<{ workId: string; nodeKey: string; state: string }>;
   claims: ClaimView[];
   result: { commitId: string; at: number | null; descriptorJson: string } | null;
-  deliveryFailure: { commitId: string; at: number | null; reason: string; disposition: string } | null;
+  /** commitId null: compacted into the checkpoint root, which keeps the operation but not its commit. */
+  deliveryFailure: { commitId: string | null; at: number | null; reason: string; disposition: string } | null;
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
@@ -61,13 +63,6 @@ export interface WorkDetail {
 
 function commitAt(projection: Projection, id: string | null): number | null {
   return id === null ? null : projection.commitInfo(id)?.at ?? null;
-}
-
-function findOperation(projection: Projection, commitId: string, kind: string, workId: string): JsonObject | null {
-  const text = projection.commitText(commitId);
-  if (text === undefined) return null;
-  const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
-  return ops.find((op) => op.kind === kind && op.work_id === workId) ?? null;
 }
 
 export function workDetail(projection: Projection, workId: string, asOf: number): WorkDetail | null {
@@ -105,7 +100,8 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
   });
 
   const resultInput = projection.resultInput(workId);
-  const failureOp = work.deliveryFailureCommit === null ? null : findOperation(projection, work.deliveryFailureCommit, 'DeliveryFailure', workId);
+  // A compacted DeliveryFailure keeps its operation in the checkpoint, not its commit id.
+  const failureOp = work.barrier === 'failed' ? settlingOperation(projection, workId) : null;
   const replacedBy: WorkDetail['replacedBy'] = [];
   for (const other of projection.works()) {
     if (other.replacementOf === workId) replacedBy.push({ workId: other.workId, nodeKey: other.nodeKey });
@@ -132,7 +128,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       commitId: work.resultCommit, at: commitAt(projection, work.resultCommit),
       descriptorJson: JSON.stringify(resultInput?.descriptor ?? {}, null, 2),
     },
-    deliveryFailure: work.deliveryFailureCommit === null ? null : {
+    deliveryFailure: work.barrier !== 'failed' ? null : {
       commitId: work.deliveryFailureCommit, at: commitAt(projection, work.deliveryFailureCommit),
       reason: String(failureOp?.reason ?? 'unknown'), disposition: String(failureOp?.disposition ?? 'unknown'),
     },
