@@ -2,7 +2,9 @@
  * `fairway reconcile --dispatch-id ID | --work-id ID | --all`: trusted, bounded
  * reconciliation (spec 7.8, 7.18). Binds lost launches, releases once with exact terminal
  * or nonlaunch evidence, keeps every possibly running reservation, and ends an exhausted
- * budget in `launch_unresolved`. `--receipts DIR` then settles completed members' delivery
+ * budget in `launch_unresolved`. A reserved group (no start marker) is prelaunch-cancelled
+ * once the dispatcher run attempt that granted it is terminal (or on `--cancel-reserved`),
+ * and kept while that run may still start it. `--receipts DIR` then settles completed members' delivery
  * barriers from `DIR/<claim_id>.json` (Result, or a guarded DeliveryFailure) without
  * rerunning effects. A recorded run binding conflict is released once every candidate run is
  * reported completed; `--resolve-conflict RUN_ID` is the administrator's explicit
@@ -45,8 +47,9 @@ function targets(p: Projection, o: ReconcileOptions): string[] {
     if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
     return [...new Set(work.claims.map((c) => p.claim(c)!.dispatchId))];
   }
-  // --all: every group that may still hold a reservation or a pending barrier, except unstarted ones.
-  return [...p.dispatches()].filter((d) => (!d.released && d.state !== 'reserved') || d.claimIds.some((c) => {
+  // --all: every group that still holds a reservation (an unstarted one too: a dispatcher that
+  // died mid-launch leaves its later groups reserved, spec 7.8) or a pending delivery barrier.
+  return [...p.dispatches()].filter((d) => !d.released || d.claimIds.some((c) => {
     const claim = p.claim(c)!;
     return claim.state === 'completed' && p.work(claim.workId)?.barrier === 'pending';
   })).map((d) => d.dispatchId);
@@ -70,14 +73,20 @@ export const registerReconcile: CommandModule = (program, ctx) => {
     .description('Reconcile launches and releases with exact evidence; keeps capacity otherwise. Never force-releases.')
     .option('--dispatch-id <id>', 'one dispatch group')
     .option('--work-id <id>', 'every group this Work was granted in')
-    .option('--all', 'every started, unreleased group and every pending delivery barrier')
-    .option('--cancel-reserved', 'release a group with no start marker (prelaunch cancellation, CAS-raced against a start)')
+    .option('--all', 'every unreleased group (reserved ones too) and every pending delivery barrier')
+    .option('--cancel-reserved', 'release a group with no start marker even while its granting dispatcher run may still start it (prelaunch cancellation, CAS-raced against a start)')
     .option('--cancel-running', 'ask GitHub to cancel a bound running worker (a request; the slot is kept until it is terminal)')
     .option('--max-polls <n>', 'discovery polls at most, 1..4096 (default: the pool\'s reconciliation.max_attempts)', intIn('--max-polls', 1, 4096))
     .option('--interval-ms <n>', 'pause between polls', intIn('--interval-ms', 0, 3_600_000), 5000)
     .option('--receipts <dir>', 'settle delivery barriers from <dir>/<claim_id>.json (and optional .descriptor.json)')
     .option('--resolve-conflict <run_id>', 'administrator: bind one candidate of the recorded run binding conflict of --dispatch-id (the group then follows that run and is released only on its exact terminal evidence)')
     .addHelpText('after', `
+A reserved group (granted, no start marker) is released by prelaunch cancellation once GitHub
+reports terminal the dispatcher run attempt that granted it (a launch that died or failed
+before starting it), its still-open Claims cancelled with the pool's retry backoff; while that
+run may still start it, or when its grant names no run, it is kept (--cancel-reserved releases
+it anyway). A start marker that wins the race is reconciled as a started launch.
+
 A run binding conflict (several runs carry one dispatch id; none gets authority) keeps its
 capacity reserved. Plain reconcile releases it once GitHub reports every candidate run
 completed (exact terminal evidence of each). An administrator may instead bind the one
@@ -117,7 +126,8 @@ The run must be a candidate the conflict recorded and still match the approved l
       if (g.json) return printJson(ctx.io, { ok: true, ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries });
       if (resolution !== null) ctx.io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
       for (const r of reports) {
-        ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${r.last_error ? ` last error ${r.last_error}` : ''}`);
+        const granter = r.dispatcher_run === null ? '' : ` dispatcher run ${r.dispatcher_run.run_id} attempt ${r.dispatcher_run.run_attempt} ${r.dispatcher_run.status ?? 'unknown'}`;
+        ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}`);
         if (r.next_action !== null) ctx.io.out(`  next: ${r.next_action}`);
       }
       for (const d of deliveries) ctx.io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);

@@ -26,6 +26,8 @@ export { launchState, launchView } from './launch-state.ts';
 export type { LaunchState, LaunchView, MemberView } from './launch-state.ts';
 export { candidateGates, gateState, isRedundant, observationOperation, refreshBudget } from './observations.ts';
 export type { GateFacts, GateTarget, ReadStatus } from './observations.ts';
+export { decideReserved, grantingRun, grantingRunView, RESERVED_NEXT_ACTION } from './prelaunch.ts';
+export type { GrantingRun, GrantingRunView, ReservedDecision } from './prelaunch.ts';
 export { budgetExhausted, decideUnbound, possibleLaunches, UNRESOLVED_NEXT_ACTION } from './reconcile.ts';
 export type { Budget, Candidate, UnboundDecision } from './reconcile.ts';
 export { cancelClaims, checkPrelaunch, exhaustionRequest, releaseRequest } from './release.ts';

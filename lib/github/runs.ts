@@ -45,7 +45,12 @@ function read(facts: NativeRunFacts): NativeRunFacts {
 
 /** The original attempt 1 of a run: its identity and its own terminal state. */
 export async function getFirstAttempt(api: GitHubApi, where: RepoCoords, runId: string): Promise<NativeRunFacts> {
-  const run = await api.get('/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', { ...where, run_id: runId, attempt_number: 1 }, WorkflowRunSchema, `read run ${runId} attempt 1`);
+  return getAttempt(api, where, runId, 1);
+}
+
+/** One exact attempt of a run, with that attempt's own status. */
+export async function getAttempt(api: GitHubApi, where: RepoCoords, runId: string, attempt: number): Promise<NativeRunFacts> {
+  const run = await api.get('/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', { ...where, run_id: runId, attempt_number: attempt }, WorkflowRunSchema, `read run ${runId} attempt ${attempt}`);
   return read(runFacts(run));
 }
 

@@ -10,15 +10,18 @@
  * released only once every candidate run is reported completed (conflict-exits.ts) or follows
  * the one candidate an administrator bound. Terminal evidence of a run that was never
  * bound (a mismatching run, the dispatcher's own run) never releases a group. A reserved
- * group is released only by an explicit prelaunch cancellation that wins the CAS race
- * against a start marker. There is no force-release path.
+ * group (no start marker) is released only by a prelaunch cancellation that wins the CAS race
+ * against a start marker: on request (`cancelReserved`), or once the dispatcher run attempt
+ * that granted it is terminal (prelaunch.ts; it can no longer start it); one that loses the
+ * race is reconciled as the started group it now is. There is no force-release path.
  */
-import { fail } from '../../engine/errors.ts';
+import { fail, isProtocolError } from '../../engine/errors.ts';
 import { boundTransition, conflictRecorded, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { dispatchHistory } from '../../engine/lifecycle/history.ts';
 import { bindRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import type { GrantingRunView } from '../../engine/lifecycle/prelaunch.ts';
 import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
@@ -29,6 +32,7 @@ import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
+import { reservedRecovery } from './prelaunch.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from '../github/runs.ts';
 import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
@@ -44,7 +48,10 @@ export interface ReconcileDeps {
   intervalMs?: number;
   /** Polls at most (default: the pool's reconciliation.max_attempts). */
   maxPolls?: number;
-  /** Release a group that has no start marker (prelaunch cancellation). */
+  /**
+   * Release a group that has no start marker (prelaunch cancellation) whoever granted it;
+   * without it, only one whose granting dispatcher run attempt is terminal is cancelled.
+   */
   cancelReserved?: boolean;
   /** Ask GitHub to cancel a bound, still running worker (a request, not evidence). */
   cancelRunning?: boolean;
@@ -67,6 +74,8 @@ export interface ReconcileReport {
   pending_barriers: string[];
   next_action: string | null;
   commits: string[];
+  /** A group reserved at this pass: the dispatcher run attempt that granted it, as GitHub reports it. */
+  dispatcher_run: GrantingRunView | null;
 }
 
 const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
@@ -76,7 +85,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   const opts = deps.now === undefined ? {} : { now: deps.now };
   const report: ReconcileReport = {
     dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
-    cancel_requested: false, pending_barriers: [], next_action: null, commits: [],
+    cancel_requested: false, pending_barriers: [], next_action: null, commits: [], dispatcher_run: null,
   };
   const load = async (): Promise<{ projection: Projection; group: DispatchRecord }> => {
     const { projection } = await deps.publisher.cache.load();
@@ -106,8 +115,19 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   const where = coordsOf(projection.repository ?? '');
   if (group.released) return close({ kind: 'nonlaunch', source: 'github_api' }, 'exhausted');
   if (group.state === 'reserved') {
-    if (deps.cancelReserved !== true) return done('reserved', 'launch it (fairway launch) or cancel it before any start marker (fairway reconcile --cancel-reserved)');
-    return close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
+    const recovery = await reservedRecovery(deps.api, projection, dispatchId, deps.cancelReserved === true);
+    report.dispatcher_run = recovery.dispatcherRun;
+    report.last_error = recovery.readError;
+    if (recovery.decision.action === 'keep') return done('reserved', recovery.decision.next);
+    try {
+      return await close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
+    } catch (e) {
+      // An explicit cancellation that lost the CAS race is refused; a recovery pass goes on to
+      // reconcile the start marker that won (spec 7.8: it may have sent its one POST).
+      if (deps.cancelReserved === true || !isProtocolError(e) || e.code !== 'launch_already_started') throw e;
+      ({ group } = await load());
+      if (group.released) return done('already_released');
+    }
   }
   if (group.state === 'rejected') return close({ kind: 'nonlaunch', source: 'github_api' }, 'launch_rejected');
   if (conflictRecorded(group)) {

@@ -7,10 +7,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
-import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
-import { countOps, createBench, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+import { benchCli as cli, dispatcherEnv, dispatcherRun, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
+import { countOps, createBench, nodes, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
 let bench: Bench;
 isolateBenchEnvironment(() => bench);
@@ -71,6 +72,27 @@ describe('fairway lifecycle commands', () => {
     const p = await bench.replayValid();
     expect(countOps(p, 'Result')).toBe(1);
     expect(countOps(p, 'Deployment')).toBe(1);
+  });
+
+  it('reconcile --all includes reserved groups: reports the one still held and cancels the one whose dispatcher ended', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c') });
+    const live = dispatcherRun(bench);
+    const dead = dispatcherRun(bench);
+    const [launched, stranded] = await bench.grant('g1', 2, 2, dead.actor);
+    const [waiting] = await bench.grant('g2', 1, 1, live.actor);
+    await launchGroup(bench.launchDeps(), launched!);
+    setRunStatus(bench.fake.state, dead.runId, 'completed', 'failure');
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const all = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(all.code, JSON.stringify(all.json)).toBe(0);
+    const byId = new Map((all.json.reconciled as Array<{ dispatch_id: string }>).map((r) => [r.dispatch_id, r]));
+    expect([...byId.keys()].sort()).toEqual([launched, stranded, waiting].sort());
+    expect(byId.get(launched!)).toMatchObject({ outcome: 'running' });
+    expect(byId.get(stranded!)).toMatchObject({ outcome: 'released', dispatcher_run: { run_id: dead.runId, status: 'completed', conclusion: 'failure' } });
+    expect(byId.get(waiting!)).toMatchObject({ outcome: 'reserved', dispatcher_run: { run_id: live.runId, status: 'in_progress' } });
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Release')).toBe(1);
+    expect(p.state.outstandingNative.get('default')).toBe(2);
   });
 
   it('usage and protocol failures keep the documented shapes', async () => {

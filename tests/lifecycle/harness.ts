@@ -59,8 +59,8 @@ export interface Bench {
   reconcileDeps(extra?: Partial<ReconcileDeps>): ReconcileDeps;
   /** Admits more Work (producer). */
   submit(requestId: string, nodes: SubmitNode[]): Promise<string[]>;
-  /** One dispatch_next through the publisher; returns the granted dispatch ids. */
-  grant(requestId: string, maxClaims?: number, maxDispatches?: number): Promise<string[]>;
+  /** One dispatch_next through the publisher (by `actor`, default `dispatcher`); returns the granted dispatch ids. */
+  grant(requestId: string, maxClaims?: number, maxDispatches?: number, actor?: Actor): Promise<string[]>;
   projection(): Promise<Projection>;
   /** Cold replay of the branch's bytes: the ledger must stay valid after every scenario. */
   replayValid(): Promise<Projection>;
@@ -134,9 +134,9 @@ export async function createBench(options: BenchOptions = {}): Promise<Bench> {
       const outcome = await publisher.publish({ requestId, actor: actor('producer'), prepare: (p, ids) => submitRequest(p.state, more, { graphId: 'g', at: ids.at }), now });
       return outcome.projection.request(requestId)!.workIds;
     },
-    async grant(requestId, maxClaims = 1, maxDispatches = 1) {
+    async grant(requestId, maxClaims = 1, maxDispatches = 1, by = dispatcher) {
       const input = { pool: 'default', max_claims: maxClaims, max_dispatches: maxDispatches, max_bytes: 49152 };
-      const outcome = await publisher.publish({ requestId, actor: dispatcher, prepare: (p, ids) => dispatchNextRequest(p.state, input, ids, ids.at), now });
+      const outcome = await publisher.publish({ requestId, actor: by, prepare: (p, ids) => dispatchNextRequest(p.state, input, ids, ids.at), now });
       const claims = outcome.projection.request(requestId)!.claimIds;
       return [...new Set(claims.map((c) => outcome.projection.claim(c)!.dispatchId))];
     },

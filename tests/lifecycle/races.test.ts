@@ -11,6 +11,8 @@ import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
+import { setRunStatus } from '../fake-github/routes-actions.ts';
+import { dispatcherRun } from '../support/lifecycle-bench.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
 
 let bench: Bench;
@@ -67,6 +69,25 @@ describe('a prelaunch cancellation never wins after a start marker', () => {
     const claimId = p.dispatch(d!)!.claimIds[0]!;
     expect(p.claim(claimId)!.state).toBe('open');
     expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(dispatchPosts(bench.fake)).toBe(1);
+  });
+
+  it('the recovery of a group whose granting dispatcher ended, losing the same race, reconciles the start marker that won instead: bound, nothing cancelled or released', async () => {
+    bench = await createBench({ retry: { max_attempts: 1, backoff_seconds: 1 } });
+    const granter = dispatcherRun(bench, 'completed');
+    const [d] = await bench.grant('g1', 1, 1, granter.actor);
+    // Another dispatcher (say, an operator's `fairway launch --dispatch-id`) starts it first.
+    const store = racingStore(bench.store, async () => void await launchGroup(bench.launchDeps(), d!));
+    const r = await reconcileDispatch({ ...bench.reconcileDeps(), publisher: new Publisher(store) }, d!);
+    expect(r).toMatchObject({ outcome: 'running', state: 'bound', commits: [] });
+    let p = await bench.replayValid();
+    expect(countOps(p, 'ClaimCancellation') + countOps(p, 'WorkCancellation') + countOps(p, 'Release')).toBe(0);
+    expect(p.claim(p.dispatch(d!)!.claimIds[0]!)!.state).toBe('open');
+    // Its worker's exact terminal evidence then releases it once.
+    setRunStatus(bench.fake.state, r.run_id!, 'completed', 'success');
+    expect(await reconcileDispatch(bench.reconcileDeps(), d!)).toMatchObject({ outcome: 'released' });
+    p = await bench.replayValid();
+    expect(countOps(p, 'Release', d)).toBe(1);
     expect(dispatchPosts(bench.fake)).toBe(1);
   });
 

@@ -11,8 +11,8 @@ import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { addRun, findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { DEFAULT_USER } from '../fake-github/routes-issues.ts';
-import { countOps, createBench, dispatchPosts, PRINCIPAL, type Bench } from './harness.ts';
-import { lastRun } from '../support/lifecycle-bench.ts';
+import { countOps, createBench, dispatchPosts, nodes, PRINCIPAL, type Bench } from './harness.ts';
+import { dispatcherRun, lastRun } from '../support/lifecycle-bench.ts';
 import { runFairway } from '../support/cli.ts';
 import { launchView } from '../../engine/lifecycle/launch-state.ts';
 
@@ -226,7 +226,7 @@ describe('nothing but exact evidence releases', () => {
 
   it('prelaunch cancellation releases a reserved group and loses the CAS race to a start marker', async () => {
     bench = await createBench({ nodes: [{ node_key: 'a', payload: {} }, { node_key: 'b', payload: {} }] });
-    const [d1] = await bench.grant('g1');
+    const [d1] = await bench.grant('g1', 1, 1, dispatcherRun(bench).actor); // its dispatcher is still running
     const kept = await reconcileDispatch(bench.reconcileDeps(), d1!);
     expect(kept).toMatchObject({ outcome: 'reserved', state: 'reserved' });
     const cancelled = await reconcileDispatch(bench.reconcileDeps({ cancelReserved: true }), d1!);
@@ -237,6 +237,63 @@ describe('nothing but exact evidence releases', () => {
     const p = await bench.replayValid();
     expect(countOps(p, 'Release', d1)).toBe(1);
     expect(countOps(p, 'Release', d2)).toBe(0);
+  });
+});
+
+describe('a reserved group its dispatcher never started (spec 7.8 "Reserved, no start marker", 7.18)', () => {
+  it('kept while the granting dispatcher run may still start it; once that run attempt is terminal, prelaunch-cancelled: open Claim cancelled with the pool\'s backoff, released once, no POST', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b'), retry: { max_attempts: 3, backoff_seconds: 60 } });
+    const granter = dispatcherRun(bench);
+    const [d1, d2] = await bench.grant('g1', 2, 2, granter.actor);
+    await launchGroup(bench.launchDeps(), d1!); // the dispatcher died before starting d2
+    const kept = await reconcileDispatch(bench.reconcileDeps(), d2!);
+    expect(kept).toMatchObject({ outcome: 'reserved', state: 'reserved', commits: [], dispatcher_run: { run_id: granter.runId, run_attempt: 1, status: 'in_progress' } });
+    expect(kept.next_action).toMatch(/may still start it/);
+    setRunStatus(bench.fake.state, granter.runId, 'completed', 'cancelled');
+    bench.clock.t += 1000;
+    const r = await reconcileDispatch(bench.reconcileDeps(), d2!);
+    expect(r).toMatchObject({ outcome: 'released', state: 'released', dispatcher_run: { status: 'completed', conclusion: 'cancelled' } });
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Release', d2)).toBe(1);
+    expect(countOps(p, 'Release', d1)).toBe(0);
+    expect(p.dispatch(d1!)!.state).toBe('bound');
+    const claim = p.claim(p.dispatch(d2!)!.claimIds[0]!)!;
+    expect(claim.state).toBe('cancelled');
+    expect(p.work(claim.workId)).toMatchObject({ state: 'available', attempts: 1, retryNotBefore: bench.clock.t + 60_000 });
+    expect(p.state.outstandingNative.get('default')).toBe(1);
+    expect(dispatchPosts(bench.fake)).toBe(1);
+    expect(await reconcileDispatch(bench.reconcileDeps(), d2!)).toMatchObject({ outcome: 'already_released', commits: [] });
+  });
+
+  it('the last attempt: prelaunch cancellation after a terminal dispatcher cancels the Work (attempts_exhausted), never a blind retry', async () => {
+    bench = await createBench({ retry: { max_attempts: 1, backoff_seconds: 1 } });
+    const granter = dispatcherRun(bench, 'completed');
+    const [d] = await bench.grant('g1', 1, 1, granter.actor);
+    expect(await reconcileDispatch(bench.reconcileDeps(), d!)).toMatchObject({ outcome: 'released' });
+    const p = await bench.replayValid();
+    expect(p.work(p.claim(p.dispatch(d!)!.claimIds[0]!)!.workId)!.state).toBe('cancelled');
+    expect(countOps(p, 'WorkCancellation')).toBe(1);
+  });
+
+  it('kept when the grant names no dispatcher run, when the granting run (even a completed one) cannot be read, or when that run id is another workflow\'s', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c') });
+    const { dispatcher } = bench;
+    const [unnamed] = await bench.grant('g1', 1, 1, { role: 'dispatcher', principal: dispatcher.principal, repository: dispatcher.repository });
+    const r1 = await reconcileDispatch(bench.reconcileDeps(), unnamed!);
+    expect(r1).toMatchObject({ outcome: 'reserved', dispatcher_run: null, last_error: null });
+    expect(bench.fake.requests).toHaveLength(0); // nothing to ask GitHub
+    const [unread] = await bench.grant('g2', 1, 1, dispatcherRun(bench, 'completed').actor);
+    bench.fake.inject({ method: 'GET', path: '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', kind: 'status', status: 503, body: { message: 'Service Unavailable', documentation_url: 'x' } });
+    expect(await reconcileDispatch(bench.reconcileDeps(), unread!)).toMatchObject({ outcome: 'reserved', dispatcher_run: null, last_error: 'unavailable' });
+    const worker = addRun(bench.fake.state, { repo: bench.repo, workflow: bench.workflow, headBranch: 'main', headSha: bench.ref, event: 'workflow_dispatch', actor: DEFAULT_USER, displayTitle: 'x', inputs: {} });
+    setRunStatus(bench.fake.state, worker.id, 'completed', 'success');
+    const [other] = await bench.grant('g3', 1, 1, { ...dispatcher, run_id: worker.id });
+    const r3 = await reconcileDispatch(bench.reconcileDeps(), other!);
+    expect(r3).toMatchObject({ outcome: 'reserved', dispatcher_run: { status: 'completed' } });
+    expect(r3.next_action).toMatch(/not of the granting/);
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Release')).toBe(0);
+    expect(p.state.outstandingNative.get('default')).toBe(3);
   });
 });
 

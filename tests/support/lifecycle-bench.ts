@@ -7,7 +7,9 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { activateWorker } from '../../lib/lifecycle/activation.ts';
 import { launchGroup } from '../../lib/lifecycle/launcher.ts';
-import { actions, addRun, findRun, type FakeRun } from '../fake-github/routes-actions.ts';
+import type { Actor } from '../../engine/schema/index.ts';
+import { actions, addRun, findRun, setRunStatus, type FakeAttempt, type FakeRun, type FakeWorkflow } from '../fake-github/routes-actions.ts';
+import { DEFAULT_USER } from '../fake-github/routes-issues.ts';
 import { PRINCIPAL, REPOSITORY, type Bench } from '../lifecycle/harness.ts';
 import { runFairway } from './cli.ts';
 
@@ -53,6 +55,19 @@ export function dispatcherEnv(runId = '4001'): void {
 /** A worker run's job context. */
 export function workerEnv(runId: string, attempt = 1): void {
   jobEnv(runId, '.github/workflows/worker.lock.yml', attempt);
+}
+
+export const DISPATCHER_WORKFLOW = '.github/workflows/dispatcher.yml';
+
+/**
+ * A run of the dispatcher workflow in the stand-in (the Actions job a grant or launch step runs
+ * in), with `status`, and the dispatcher actor naming it (what its grant commits record).
+ */
+export function dispatcherRun(b: Bench, status: FakeAttempt['status'] = 'in_progress'): { runId: string; actor: Actor } {
+  const workflow: FakeWorkflow = { ...b.workflow, id: 1, path: DISPATCHER_WORKFLOW, name: 'dispatcher' };
+  const run = addRun(b.fake.state, { repo: b.repo, workflow, headBranch: 'main', headSha: b.ref, event: 'schedule', actor: DEFAULT_USER, displayTitle: 'dispatcher', inputs: {} });
+  setRunStatus(b.fake.state, run.id, status);
+  return { runId: run.id, actor: { ...b.dispatcher, workflow: DISPATCHER_WORKFLOW, run_id: run.id, run_attempt: 1 } };
 }
 
 /** The newest run of the stand-in. */
