@@ -9,12 +9,17 @@
  * rerunning effects. A recorded run binding conflict is released once every candidate run is
  * reported completed; `--resolve-conflict RUN_ID` is the administrator's explicit
  * reconciliation binding one candidate (never a release). There is no force-release option.
+ * A pass that leaves a group's launch unresolved (`launch_unresolved`, a run binding conflict,
+ * a mismatching run) or its evidence unreadable is not a success: after the per-group report
+ * it fails with exit 3 and the stable code `launch_unresolved` (or `evidence_unavailable`),
+ * the reports in `error.details` under --json.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fail } from '../../engine/errors.ts';
+import { fail, ProtocolError } from '../../engine/errors.ts';
 import { isDecimalId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
+import { unresolvedCode } from '../../engine/lifecycle/reconcile.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
@@ -25,7 +30,7 @@ import type { CommandModule } from '../context.ts';
 import { githubEnv, lazy } from '../globals.ts';
 import { resolveId } from '../ids.ts';
 import { intIn } from '../parse.ts';
-import { printJson, UsageError } from '../output.ts';
+import { printJson, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
 interface ReconcileOptions {
@@ -93,7 +98,12 @@ completed (exact terminal evidence of each). An administrator may instead bind t
 candidate that is the real launch:
   fairway reconcile --dispatch-id D --resolve-conflict RUN_ID
 The run must be a candidate the conflict recorded and still match the approved launch
-(repository, workflow, ref, event, principal, attempt 1). Nothing is force-released.`)
+(repository, workflow, ref, event, principal, attempt 1). Nothing is force-released.
+
+A pass that leaves some group's launch unresolved (launch_unresolved, run_binding_conflict,
+run_identity_invalid) exits 3 with the code launch_unresolved; one that could only not read
+some group's evidence exits 3 with evidence_unavailable. Every group's report is printed first
+(under --json: error.details.reconciled, and error.details.unresolved lists those groups).`)
     .action(ctx.action(async (g, o: ReconcileOptions) => {
       const chosen = [o.dispatchId, o.workId, o.all].filter((v) => v !== undefined && v !== false).length;
       if (chosen !== 1) throw new UsageError('give exactly one of --dispatch-id, --work-id or --all', 'option_invalid');
@@ -123,13 +133,24 @@ The run must be a candidate the conflict recorded and still match the approved l
         }
       }
       debugEvent('reconciler', 'pass', { groups: reports.length, released: reports.filter((r) => r.outcome === 'released').length });
-      if (g.json) return printJson(ctx.io, { ok: true, ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries });
-      if (resolution !== null) ctx.io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
-      for (const r of reports) {
-        const granter = r.dispatcher_run === null ? '' : ` dispatcher run ${r.dispatcher_run.run_id} attempt ${r.dispatcher_run.run_attempt} ${r.dispatcher_run.status ?? 'unknown'}`;
-        ctx.io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}`);
-        if (r.next_action !== null) ctx.io.out(`  next: ${r.next_action}`);
+      const code = unresolvedCode(reports.map((r) => r.outcome));
+      const answer = { ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries };
+      if (g.json && code === null) return printJson(ctx.io, { ok: true, ...answer });
+      if (!g.json) printReports(ctx.io, reports, deliveries, resolution);
+      if (code !== null) {
+        // Spec 7.18: an unresolved launch or unavailable evidence is reported, never success.
+        const unresolved = reports.filter((r) => unresolvedCode([r.outcome]) !== null).map((r) => ({ dispatch_id: r.dispatch_id, outcome: r.outcome, last_error: r.last_error, next_action: r.next_action }));
+        throw new ProtocolError(code, `${unresolved.length} dispatch group(s) left unresolved, their reservations kept: ${unresolved.map((u) => `${u.dispatch_id} ${u.outcome}`).join(', ')}`, {}, { unresolved, ...answer });
       }
-      for (const d of deliveries) ctx.io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
     }));
 };
+
+function printReports(io: Io, reports: readonly ReconcileReport[], deliveries: readonly DeliveryReport[], resolution: Awaited<ReturnType<typeof resolveConflict>> | null): void {
+  if (resolution !== null) io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
+  for (const r of reports) {
+    const granter = r.dispatcher_run === null ? '' : ` dispatcher run ${r.dispatcher_run.run_id} attempt ${r.dispatcher_run.run_attempt} ${r.dispatcher_run.status ?? 'unknown'}`;
+    io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}`);
+    if (r.next_action !== null) io.out(`  next: ${r.next_action}`);
+  }
+  for (const d of deliveries) io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);
+}

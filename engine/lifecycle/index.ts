@@ -28,7 +28,7 @@ export { candidateGates, gateState, isRedundant, observationOperation, refreshBu
 export type { GateFacts, GateTarget, ReadStatus } from './observations.ts';
 export { decideReserved, grantingRun, grantingRunView, RESERVED_NEXT_ACTION } from './prelaunch.ts';
 export type { GrantingRun, GrantingRunView, ReservedDecision } from './prelaunch.ts';
-export { budgetExhausted, decideUnbound, possibleLaunches, UNRESOLVED_NEXT_ACTION } from './reconcile.ts';
+export { budgetExhausted, decideUnbound, possibleLaunches, UNRESOLVED_NEXT_ACTION, unresolvedCode } from './reconcile.ts';
 export type { Budget, Candidate, UnboundDecision } from './reconcile.ts';
 export { cancelClaims, checkPrelaunch, exhaustionRequest, releaseRequest } from './release.ts';
 export { replacementRequest } from './replacement.ts';

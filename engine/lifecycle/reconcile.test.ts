@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetExhausted, decideUnbound, type Candidate } from './reconcile.ts';
+import { budgetExhausted, decideUnbound, unresolvedCode, type Candidate } from './reconcile.ts';
 import { titleNames, titleToken, workflowFile, type NativeRunFacts } from './run-identity.ts';
 
 function run(id: string, status: string | null = 'in_progress'): NativeRunFacts {
@@ -55,5 +55,14 @@ describe('run title correlation', () => {
   it('normalizes reported workflow paths', () => {
     expect(workflowFile('.github/workflows/w.yml', 'a/b')).toBe('.github/workflows/w.yml');
     expect(workflowFile('a/b/.github/workflows/w.yml@refs/heads/main', 'a/b')).toBe('.github/workflows/w.yml');
+  });
+});
+
+describe('unresolvedCode (spec 7.18: launch_unresolved or unavailable evidence, not success)', () => {
+  it('an unresolved launch wins over unavailable evidence; settled, running and reserved groups are no failure', () => {
+    expect(unresolvedCode(['released', 'already_released', 'running', 'reserved'])).toBeNull();
+    expect(unresolvedCode([])).toBeNull();
+    for (const o of ['launch_unresolved', 'run_binding_conflict', 'run_identity_invalid']) expect(unresolvedCode(['running', o, 'evidence_unavailable'])).toBe('launch_unresolved');
+    expect(unresolvedCode(['released', 'evidence_unavailable'])).toBe('evidence_unavailable');
   });
 });

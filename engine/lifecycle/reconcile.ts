@@ -61,3 +61,20 @@ export function budgetExhausted(b: Budget): boolean {
 export const UNRESOLVED_NEXT_ACTION =
   'capacity is retained: restore GitHub API access or credentials, let the worker bind itself (fairway activate), '
   + 'or obtain exact terminal or nonlaunch evidence, then run fairway reconcile again';
+
+/** Group outcomes whose launch stays unresolved: its reservation is kept and someone must act. */
+const LAUNCH_UNRESOLVED: ReadonlySet<string> = new Set(['launch_unresolved', 'run_binding_conflict', 'run_identity_invalid']);
+
+/**
+ * The stable code of a reconciliation pass that leaves work unresolved (spec 7.18: "Exhausting a
+ * bounded observation budget reports launch_unresolved or unavailable evidence, not success"):
+ * `launch_unresolved` when some group's launch stays unresolved (an exhausted budget, a run
+ * binding conflict, a possible launch whose identity does not match), else
+ * `evidence_unavailable` when GitHub could not be read for some group's evidence; null when every
+ * group is released, running, or reserved (waiting on its own dispatcher is not a failure).
+ */
+export function unresolvedCode(outcomes: readonly string[]): 'launch_unresolved' | 'evidence_unavailable' | null {
+  if (outcomes.some((o) => LAUNCH_UNRESOLVED.has(o))) return 'launch_unresolved';
+  if (outcomes.includes('evidence_unavailable')) return 'evidence_unavailable';
+  return null;
+}

@@ -11,7 +11,12 @@ import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 import { benchCli as cli, dispatcherEnv, dispatcherRun, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
-import { countOps, createBench, nodes, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+import { runFairway } from '../support/cli.ts';
+import { countOps, createBench, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+
+const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
+const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs';
+const ATTEMPT = '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}';
 
 let bench: Bench;
 isolateBenchEnvironment(() => bench);
@@ -93,6 +98,44 @@ describe('fairway lifecycle commands', () => {
     const p = await bench.replayValid();
     expect(countOps(p, 'Release')).toBe(1);
     expect(p.state.outstandingNative.get('default')).toBe(2);
+  });
+
+  it('reconcile that leaves a launch unresolved exits 3 (launch_unresolved), its reports in error.details; unreadable evidence is evidence_unavailable; a pass that resolves exits 0', async () => {
+    bench = await createBench();
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const [d] = await bench.grant('g1');
+    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'drop-after' }); // the run exists, its answer is lost
+    expect(await launchGroup(bench.launchDeps(), d!)).toMatchObject({ outcome: 'uncertain' });
+    bench.fake.inject({ method: 'GET', path: WORKFLOW_RUNS, kind: 'status', status: 401, body: { message: 'Bad credentials', documentation_url: 'x' }, times: 2 });
+    const json = await cli(bench, 'reconcile', '--all', '--max-polls', '1', '--interval-ms', '0');
+    expect(json.code).toBe(3);
+    expect(json.json).toMatchObject({
+      ok: false,
+      error: {
+        code: 'launch_unresolved',
+        details: {
+          unresolved: [{ dispatch_id: d, outcome: 'launch_unresolved', last_error: 'unauthorized', next_action: expect.stringMatching(/capacity is retained/) }],
+          reconciled: [expect.objectContaining({ dispatch_id: d, outcome: 'launch_unresolved', state: 'unresolved' })],
+          deliveries: [],
+        },
+      },
+    });
+    let out = '';
+    let err = '';
+    const human = await runFairway(['--dir', bench.dir, '--principal', PRINCIPAL, 'reconcile', '--dispatch-id', d!, '--max-polls', '1', '--interval-ms', '0'], { out: (t) => (out += t), err: (t) => (err += t) });
+    expect(human).toBe(3);
+    expect(out).toContain(`${d}: launch_unresolved (unresolved) last error unauthorized`);
+    expect(err).toMatch(/^fairway: launch_unresolved: 1 dispatch group\(s\) left unresolved/);
+    expect((await bench.replayValid()).state.outstandingNative.get('default')).toBe(1);
+    // Runs readable again: the run binds and is running, a resolved pass.
+    const bound = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(bound).toMatchObject({ code: 0, json: { ok: true, reconciled: [{ dispatch_id: d, outcome: 'running', state: 'bound' }] } });
+    // Its terminal state cannot be read: not a success either.
+    bench.fake.inject({ method: 'GET', path: ATTEMPT, kind: 'status', status: 401, body: { message: 'Bad credentials', documentation_url: 'x' } });
+    const blind = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(blind).toMatchObject({ code: 3, json: { ok: false, error: { code: 'evidence_unavailable', details: { unresolved: [{ dispatch_id: d, outcome: 'evidence_unavailable' }] } } } });
+    setRunStatus(bench.fake.state, bound.json.reconciled[0].run_id, 'completed', 'success');
+    expect(await cli(bench, 'reconcile', '--all', '--interval-ms', '0')).toMatchObject({ code: 0, json: { ok: true, reconciled: [{ outcome: 'released' }] } });
   });
 
   it('usage and protocol failures keep the documented shapes', async () => {
