@@ -36,6 +36,8 @@ export interface Fault {
   process?: boolean;
   /** How many matching requests to disturb (default 1). */
   times?: number;
+  /** How many matching requests to let through undisturbed first (default 0): e.g. hang the second dispatch POST. */
+  after?: number;
   /** For `POST /graphql`: only requests running this operation (its name, e.g. `FairwayPublishLedger`). */
   operation?: string;
 }
@@ -93,7 +95,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
   const routes = [...(options.routes ?? []), ...gitRoutes, ...repoRoutes];
   const validator = options.validate === false ? null : githubOpenApi();
   const state = new FakeGitHubState();
-  const faults: Array<Fault & { left: number }> = [];
+  const faults: Array<Fault & { left: number; pass: number }> = [];
   const violations: OpenApiViolation[] = [];
   const exempt: OpenApiViolation[] = [];
   const requests: RequestRecord[] = [];
@@ -108,6 +110,10 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     const i = faults.findIndex((f) => f.method === method && f.path === template && (f.operation === undefined || f.operation === operation));
     if (i < 0) return undefined;
     const fault = faults[i]!;
+    if (fault.pass > 0) {
+      fault.pass -= 1;
+      return undefined;
+    }
     if (--fault.left <= 0) faults.splice(i, 1);
     return fault;
   }
@@ -224,7 +230,7 @@ export async function createFakeGitHub(options: FakeGitHubOptions = {}): Promise
     violations,
     exempt,
     requests,
-    inject: (fault) => void faults.push({ ...fault, left: fault.times ?? 1 }),
+    inject: (fault) => void faults.push({ ...fault, left: fault.times ?? 1, pass: fault.after ?? 0 }),
     lagRefReads: (reads) => void (state.refReadLag = reads),
     slowUploads: (bytesPerSecond) => void (uploadRate = bytesPerSecond),
     close: () =>
