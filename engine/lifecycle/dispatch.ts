@@ -12,6 +12,7 @@ import type { DispatchRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Actor } from '../schema/index.ts';
 import { conflictReceipt, isConflicted, RUN_BINDING_CONFLICT } from '../replay/ops/conflict.ts';
+import { exhaustedMember } from '../replay/ops/dispatch.ts';
 import { runBinding } from './run-identity.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
 
@@ -45,6 +46,8 @@ export function startMarker(source: QueueSource, dispatchId: string, sender: Act
   if (sender.workflow === undefined || sender.run_id === undefined || sender.run_attempt === undefined) {
     fail('sender_run_missing', 'a start marker selects one authenticated sender run (spec 7.8): the sender must name its workflow, run_id and run_attempt');
   }
+  const exhausted = exhaustedMember(state, group);
+  if (exhausted !== null) fail('group_closing', `dispatch ${dispatchId}'s Claim ${exhausted} was cancelled for attempt exhaustion: its closing began; reconcile releases it`);
   return op(dispatchId, { state: 'started', sender: sender as unknown as JsonObject });
 }
 

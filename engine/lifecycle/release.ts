@@ -3,15 +3,18 @@
  * definitive nonlaunch/prelaunch evidence, cancel only the still-open Claims (completed
  * members keep their facts) and release the shared native reservation once. A Claim whose
  * Work used its last attempt is cancelled together with its Work (spec 7.4: no
- * immediately retryable poison head), in a `cancel_work` request before the release: its
- * WorkCancellation, fenced with the Claim id, closes the Claim, so the Release that follows
- * does not cancel it again.
+ * immediately retryable poison head). All of it is one `release` request (spec 7.8: "commit
+ * definitive prelaunch cancellation and cancel still-open Claims/release atomically"): the
+ * exhausted member's WorkCancellation, fenced with its Claim id, closes that Claim, the
+ * other open members get a ClaimCancellation with trusted backoff, and the Release follows.
+ * No start marker can land between the steps of one commit.
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import { dispatchGroup } from './dispatch.ts';
+import { ATTEMPTS_EXHAUSTED } from '../replay/ops/dispatch.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
@@ -45,31 +48,40 @@ function cancellation(m: Member, why: string, at: number, backoffMs: number): Js
 }
 
 /**
- * `cancel_work` for members whose Work has no attempt left: an open effective Claim's Work is
- * cancelled with the Claim as its ownership fence (which closes the Claim); a Work already
- * returned to available by an earlier cancellation of this group's Claim is cancelled
- * terminally. Null when none applies.
+ * The attempt-exhaustion WorkCancellation of member `m`, or null: an open effective Claim's Work
+ * with no attempt left is cancelled with the Claim as its ownership fence (which closes the Claim
+ * and its logical slot, spec 7.14); a Work already returned to available by an earlier
+ * cancellation of this group's Claim, with no attempt left, is cancelled terminally.
+ */
+function exhaustion(m: Member, maxAttempts: number): JsonObject | null {
+  if (m.work.attempts < maxAttempts) return null;
+  if (effective(m)) return { kind: 'WorkCancellation', work_id: m.work.workId, reason: ATTEMPTS_EXHAUSTED, claim_id: m.claim.claimId };
+  if (m.claim.state === 'cancelled' && m.work.state === 'available' && m.work.claims.at(-1) === m.claim.claimId) {
+    return { kind: 'WorkCancellation', work_id: m.work.workId, reason: ATTEMPTS_EXHAUSTED };
+  }
+  return null;
+}
+
+/**
+ * `cancel_work` finishing the exhaustion step of a group released without it (a ledger whose
+ * close was interrupted between its former two commits): the terminal WorkCancellation of every
+ * member Work left available with no attempt. Only for a released group, whose Claims are all
+ * closed: an unreleased group's exhaustion rides in its `release` (`releaseRequest`). Null when
+ * none applies.
  */
 export function exhaustionRequest(source: QueueSource, dispatchId: string): BuiltRequest | null {
   const state = stateOf(source);
   const group = state.dispatches.get(dispatchId);
   if (group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
+  if (!group.released) fail('release_pending', `dispatch ${dispatchId} is not released: its attempt exhaustion rides in its release`);
   const retry = retryPolicy(state, group.pool);
-  const ops: JsonObject[] = [];
-  for (const m of members(state, group.claimIds)) {
-    if (m.work.attempts < retry.max_attempts) continue;
-    if (effective(m)) {
-      // The fenced WorkCancellation closes the Claim and its logical slot too (spec 7.14).
-      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted', claim_id: m.claim.claimId });
-    } else if (m.claim.state === 'cancelled' && m.work.state === 'available' && m.work.claims.at(-1) === m.claim.claimId) {
-      ops.push({ kind: 'WorkCancellation', work_id: m.work.workId, reason: 'attempts_exhausted' });
-    }
-  }
+  const ops = members(state, group.claimIds).map((m) => exhaustion(m, retry.max_attempts)).filter((op) => op !== null);
   return ops.length === 0 ? null : operationsRequest('cancel_work', ops);
 }
 
 /**
- * `release`: ClaimCancellation of every still-open member, then the one Release with
+ * `release`, one commit: per member, the attempt-exhaustion WorkCancellation when its Work has no
+ * attempt left, else a ClaimCancellation of a still-open Claim; then the one Release with
  * `evidence`. Fails when the group was already released (`already_released`).
  */
 export function releaseRequest(source: QueueSource, dispatchId: string, evidence: JsonObject, why: string, at: number): BuiltRequest {
@@ -80,8 +92,10 @@ export function releaseRequest(source: QueueSource, dispatchId: string, evidence
   const retry = retryPolicy(state, group.pool);
   const ops: JsonObject[] = [];
   for (const m of members(state, group.claimIds)) {
+    const exhausted = exhaustion(m, retry.max_attempts);
+    if (exhausted !== null) ops.push(exhausted);
     // A Claim closed by its Work's cancellation (spec 7.14) is not cancelled again.
-    if (m.claim.state === 'open') ops.push(cancellation(m, why, at, retry.backoff_ms));
+    else if (m.claim.state === 'open') ops.push(cancellation(m, why, at, retry.backoff_ms));
   }
   ops.push({ kind: 'Release', dispatch_id: dispatchId, evidence });
   return operationsRequest('release', ops);

@@ -1,8 +1,12 @@
 /**
- * Closing a group with definitive evidence (spec 7.8 recovery table): the attempt-exhaustion
- * cancellations first, then the one Release that also cancels every other still-open
- * Claim. Both requests have stable ids and are safe to repeat: a released group reports
- * `already_released`, and a later call still finishes an interrupted exhaustion step.
+ * Closing a group with definitive evidence (spec 7.8 recovery table): one `release` request
+ * carries the attempt-exhaustion cancellations, the cancellation of every other still-open
+ * Claim and the one Release (engine/lifecycle/release.ts), so no start marker can land between
+ * them ("commit definitive prelaunch cancellation and cancel still-open Claims/release
+ * atomically"). It has a stable id and is safe to repeat: a released group reports
+ * `already_released`. A group released by an earlier close that left a member Work available
+ * with no attempt (an interrupted close of the former two-commit form) gets that Work's
+ * terminal cancellation afterwards.
  */
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
@@ -14,6 +18,7 @@ import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import { publishTransition, type TransitionOutcome } from '../publisher/requests.ts';
 
 export interface CloseResult {
+  /** The separate exhaustion step finishing an earlier close, or null (the release carried it). */
   exhaustion: TransitionOutcome | null;
   release: TransitionOutcome;
 }
@@ -30,23 +35,16 @@ export async function closeGroup(
 ): Promise<CloseResult> {
   const opts = { tolerate: ['nothing_to_cancel', 'already_released'], ...(now === undefined ? {} : { now }) };
   // The precheck runs inside every CAS-validated rebuild: a prelaunch cancellation that lost
-  // the race to a start marker is refused before its exhaustion step commits anything.
-  const exhaust = async () => publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (p) => {
-    if (!p.dispatch(dispatchId)?.released) precheck?.(p);
-    const built = exhaustionRequest(p, dispatchId);
-    if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} has exhausted its attempts`);
-    return built;
-  }, opts);
-  const { projection } = await publisher.cache.load();
-  const released = projection?.dispatch(dispatchId)?.released === true;
-  if (!released && projection !== null) precheck?.(projection);
-  const exhaustion = released ? null : await exhaust();
+  // the race to a start marker is refused before anything commits.
   const release = await publishTransition(publisher, releaseRequestId(dispatchId), actor, (p, at) => {
-    precheck?.(p);
+    if (!p.dispatch(dispatchId)?.released) precheck?.(p);
     const facts = groupEvidence(p, dispatchId, { ...evidence, checkedAt: at }) as JsonObject;
     return releaseRequest(p, dispatchId, facts, reason, at);
   }, { ...opts, state: 'released' });
-  // An interrupted earlier close may have released without its exhaustion step: finish it.
-  const sweep = released ? await exhaust() : null;
-  return { exhaustion: exhaustion ?? sweep, release };
+  const exhaustion = release.status === 'committed' ? null : await publishTransition(publisher, exhaustionRequestId(dispatchId), actor, (p) => {
+    const built = exhaustionRequest(p, dispatchId);
+    if (built === null) fail('nothing_to_cancel', `no member of ${dispatchId} is left with its attempts exhausted`);
+    return built;
+  }, opts);
+  return { exhaustion, release };
 }

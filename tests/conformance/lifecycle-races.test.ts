@@ -5,11 +5,12 @@
  * path; each has an honest control on the same prefix.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateTerminalRequest, conflictTransition, rejectedTransition, resolutionRequest, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { candidateTerminalRequest, conflictTransition, rejectedTransition, resolutionRequest, startMarker, uncertainTransition, unresolvedTransition } from '../../engine/lifecycle/dispatch.ts';
 import { cancelClaims, releaseRequest } from '../../engine/lifecycle/release.ts';
 import { dispatchBound } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
-import { admin, nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { admin, dispatcher, nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { byteVerdict, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
 
 function queue(): TestQueue {
@@ -214,5 +215,45 @@ describe('spec 7.8: once a start marker is committed, prelaunch cancellation is 
     const s = started();
     const later = s.q.tick();
     expect(byteVerdict(forgeBuilt(s.q, 'cancel-claim', reconciler, later, cancelClaims(s.q.state, [s.claimId], 'operator_cancelled', later)))).toBe('accepted');
+  });
+});
+
+describe('spec 7.8: a reserved group is started or closed, never both; attempt exhaustion is a step of its closing', () => {
+  /** One granted Claim on the Work's last attempt (max_attempts 1). */
+  function lastAttempt(): { q: TestQueue; dispatchId: string; claimId: string; workId: string } {
+    const q = new TestQueue(policyOf({ accounting_weights: { a: 1 }, retry: { max_attempts: 1, backoff_seconds: 1 } }), nodes('p', 1, 'a'));
+    return { q, ...grantOne(q) };
+  }
+  const prelaunch = (q: TestQueue, dispatchId: string, at: number) => evidence(q, dispatchId, { kind: 'prelaunch', source: 'trusted_publisher' }, at);
+  const marker = (dispatchId: string) => operationsRequest('dispatch', [{ kind: 'Dispatch', dispatch_id: dispatchId, state: 'started', sender: dispatcher as unknown as JsonObject }]);
+
+  it('rejects a start marker after a member Claim was cancelled for attempt exhaustion in its own commit (group_closing); the builder refuses it too', () => {
+    const { q, dispatchId, claimId, workId } = lastAttempt();
+    q.w.publish('exhaust', reconciler, q.tick(), operationsRequest('cancel_work', [{ kind: 'WorkCancellation', work_id: workId, reason: 'attempts_exhausted', claim_id: claimId }]));
+    expect(byteVerdict(forgeBuilt(q, 'start', dispatcher, q.tick(), marker(dispatchId)))).toBe('group_closing');
+    expect(() => startMarker(q.state, dispatchId, dispatcher)).toThrow(expect.objectContaining({ code: 'group_closing' }));
+    // The closing it began still finishes: the prelaunch Release of the reserved group replays.
+    const at = q.tick();
+    expect(byteVerdict(forgeBuilt(q, 'release', reconciler, at, releaseRequest(q.state, dispatchId, prelaunch(q, dispatchId, at), 'prelaunch_cancelled', at)))).toBe('accepted');
+  });
+
+  it('control: an operator\'s cancellation of the Work (another reason) does not close the group; its start marker replays, as it does without any cancellation', () => {
+    const a = lastAttempt();
+    a.q.w.publish('operator', admin, a.q.tick(), operationsRequest('cancel_work', [{ kind: 'WorkCancellation', work_id: a.workId, reason: 'operator_cancelled', claim_id: a.claimId }]));
+    expect(byteVerdict(forgeBuilt(a.q, 'start', dispatcher, a.q.tick(), marker(a.dispatchId)))).toBe('accepted');
+    const b = lastAttempt();
+    expect(byteVerdict(forgeBuilt(b.q, 'start', dispatcher, b.q.tick(), marker(b.dispatchId)))).toBe('accepted');
+  });
+
+  it('the trusted prelaunch cancellation on the last attempt is one release commit (fenced WorkCancellation, Release): accepted while reserved, refused whole after a start marker (launch_already_started)', () => {
+    const { q, dispatchId, claimId, workId } = lastAttempt();
+    let at = q.tick();
+    const built = releaseRequest(q.state, dispatchId, prelaunch(q, dispatchId, at), 'prelaunch_cancelled', at);
+    expect(built.operations.map((o) => o.kind)).toEqual(['WorkCancellation', 'Release']);
+    expect(built.operations[0]).toMatchObject({ work_id: workId, claim_id: claimId, reason: 'attempts_exhausted' });
+    expect(byteVerdict(forgeBuilt(q, 'cancel-reserved', reconciler, at, built))).toBe('accepted');
+    start(q, dispatchId);
+    at = q.tick();
+    expect(byteVerdict(forgeBuilt(q, 'cancel-reserved', reconciler, at, releaseRequest(q.state, dispatchId, prelaunch(q, dispatchId, at), 'prelaunch_cancelled', at)))).toBe('launch_already_started');
   });
 });

@@ -18,14 +18,15 @@ import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
 let bench: Bench;
 afterEach(async () => bench?.close());
 
-/** The same ledger store, but `beforeFirstSwap` runs (to completion) just before the first compare-and-swap. */
-function racingStore(store: LedgerStore, beforeFirstSwap: () => Promise<void>): LedgerStore {
-  let raced = false;
+/**
+ * The same ledger store, but `beforeSwap` runs (to completion) just before its `nth` (1-based,
+ * default first) compare-and-swap.
+ */
+function racingStore(store: LedgerStore, beforeSwap: () => Promise<void>, nth = 1): LedgerStore {
+  let swaps = 0;
   const race = async () => {
-    if (!raced) {
-      raced = true;
-      await beforeFirstSwap();
-    }
+    swaps += 1;
+    if (swaps === nth) await beforeSwap();
   };
   return new Proxy(store, {
     get(target, key) {
@@ -100,5 +101,36 @@ describe('a prelaunch cancellation never wins after a start marker', () => {
     expect(p.dispatch(d!)!.released).toBe(true);
     expect(countOps(p, 'Release')).toBe(1);
     expect(dispatchPosts(bench.fake)).toBe(0);
+  });
+});
+
+describe('spec 7.8: a prelaunch cancellation with attempt exhaustion commits once, so no start marker lands between its steps', () => {
+  it('a start marker racing right after the first commit of reconcile --cancel-reserved on the last attempt finds the group released: nothing launched, the Work cancelled once', async () => {
+    bench = await createBench({ retry: { max_attempts: 1, backoff_seconds: 1 } });
+    const [d] = await bench.grant('g1');
+    let launched: Awaited<ReturnType<typeof launchGroup>> | null = null;
+    const launch = async () => {
+      launched = await launchGroup(bench.launchDeps(), d!);
+    };
+    // The dispatcher's start marker lands just before the cancellation's second compare-and-swap
+    // (if it has one), i.e. right after its first commit; otherwise right after it returns.
+    const store = racingStore(bench.store, launch, 2);
+    const r = await reconcileDispatch({ ...bench.reconcileDeps(), publisher: new Publisher(store), cancelReserved: true }, d!);
+    if (launched === null) await launch();
+    expect(r.outcome).toBe('released');
+    expect(r.commits).toHaveLength(1);
+    expect(launched).toMatchObject({ outcome: 'marker_exists', posted: false });
+    const p = await bench.replayValid();
+    expect(p.dispatch(d!)).toMatchObject({ state: 'reserved', released: true });
+    expect(countOps(p, 'Dispatch', d)).toBe(0);
+    expect(dispatchPosts(bench.fake)).toBe(0);
+    const claimId = p.dispatch(d!)!.claimIds[0]!;
+    expect(p.claim(claimId)!.state).toBe('cancelled');
+    expect(p.work(p.claim(claimId)!.workId)).toMatchObject({ state: 'cancelled', cancellationReason: 'attempts_exhausted' });
+    // The exhaustion, the Claim's closing and the Release are one commit (one request).
+    const release = p.dispatch(d!)!.releaseCommit!;
+    expect(p.work(p.claim(claimId)!.workId)!.cancellationCommit).toBe(release);
+    expect(countOps(p, 'WorkCancellation')).toBe(1);
+    expect(p.state.outstandingNative.get('default') ?? 0).toBe(0);
   });
 });

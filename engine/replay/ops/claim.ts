@@ -140,7 +140,7 @@ export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'Clai
   checkWorkerScope(ctx, claim);
   const rnb = op.retry_not_before;
   const group = ctx.state.dispatches.get(claim.dispatchId)!;
-  checkPrelaunchCancellation(ctx, op, group);
+  checkPrelaunchCancellation(ctx, op.reason, `Claim ${op.claim_id}`, group);
   checkTrustedBackoff(ctx, op, group.dispatchId, group.pool);
   claim.state = 'cancelled';
   claim.terminalCommitId = ctx.commit.id;
@@ -161,18 +161,20 @@ const PRELAUNCH_CANCELLED = 'prelaunch_cancelled';
 
 /**
  * Spec 7.8: "once a start marker is committed, prelaunch cancellation is no longer definitive
- * nonlaunch evidence". A ClaimCancellation that is part of a prelaunch cancellation (its reason
- * is `prelaunch_cancelled`, or its `release` request releases the group on prelaunch evidence)
- * is valid only while the group has no start marker: after one it is `launch_already_started`
- * (the loser of the CAS race against the start marker must be rebuilt and refused).
+ * nonlaunch evidence". A ClaimCancellation or fenced WorkCancellation that is part of a
+ * prelaunch cancellation (its reason is `prelaunch_cancelled`, or its `release` request releases
+ * the group on prelaunch evidence, as the trusted publisher's one-commit close does with an
+ * exhausted member's WorkCancellation) is valid only while the group has no start marker: after
+ * one it is `launch_already_started` (the loser of the CAS race against the start marker must be
+ * rebuilt and refused).
  */
-function checkPrelaunchCancellation(ctx: CommitContext, op: OperationOf<'ClaimCancellation'>, group: { dispatchId: string; state: string }): void {
+export function checkPrelaunchCancellation(ctx: CommitContext, reason: string, subject: string, group: { dispatchId: string; state: string }): void {
   if (group.state === 'reserved') return;
   const { commit } = ctx;
   const prelaunchRelease = commit.request.kind === 'release'
     && commit.operations.some((o) => o.kind === 'Release' && o.dispatch_id === group.dispatchId && o.evidence.kind === 'prelaunch');
-  if (op.reason === PRELAUNCH_CANCELLED || prelaunchRelease) {
-    fail('launch_already_started', `dispatch ${group.dispatchId} is ${group.state}: its start marker rules out a prelaunch cancellation of Claim ${op.claim_id}`, where(ctx));
+  if (reason === PRELAUNCH_CANCELLED || prelaunchRelease) {
+    fail('launch_already_started', `dispatch ${group.dispatchId} is ${group.state}: its start marker rules out a prelaunch cancellation of ${subject}`, where(ctx));
   }
 }
 

@@ -9,7 +9,7 @@ import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { bump } from '../../state/mutate.ts';
-import type { DispatchRecord, DispatchState } from '../../state/state.ts';
+import type { DispatchRecord, DispatchState, ReplayState } from '../../state/state.ts';
 
 import { checkConflictRelease, checkResolution, isCandidateTerminal, isConflicted, isResolution, recordCandidateTerminal, recordConflict, RUN_BINDING_CONFLICT } from './conflict.ts';
 import { checkBindingEvidence, checkRejectionEvidence, checkReleaseEvidence } from './evidence.ts';
@@ -77,6 +77,10 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
       fail('sender_mismatch', 'the start marker sender must be the publishing actor', at);
     }
     checkSenderRun(op.sender, at);
+    const exhausted = exhaustedMember(ctx.state, g);
+    if (exhausted !== null) {
+      fail('group_closing', `dispatch ${g.dispatchId}'s Claim ${exhausted} was cancelled for attempt exhaustion: its closing began, so only its Release may follow, not a start marker`, at, { claim_id: exhausted });
+    }
     g.sender = op.sender as unknown as JsonObject;
   }
   if (op.state === 'bound') {
@@ -105,6 +109,27 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   g.reason = op.reason ?? (resolution ? null : g.reason);
   g.lifecycleWrites += 1;
 }
+
+/**
+ * Spec 7.8: a reserved group is either started ("CAS-commit a start marker and send once") or
+ * closed ("commit definitive prelaunch cancellation and cancel still-open Claims/release
+ * atomically"), never both. Attempt exhaustion is a step of closing ("cancel still-open Claims
+ * with backoff/attempt exhaustion handling, and release once"), and the trusted publisher
+ * commits it inside the group's `release`; a member Claim already cancelled for attempt
+ * exhaustion (`attempts_exhausted`) means the group's closing began, so a start marker after it
+ * is `group_closing`: it would launch a group whose last-attempt Work is already cancelled.
+ * Returns that Claim's id, or null.
+ */
+export function exhaustedMember(state: ReplayState, g: DispatchRecord): string | null {
+  for (const id of g.claimIds) {
+    const claim = state.claims.get(id);
+    if (claim?.state === 'cancelled' && claim.cancelReason === ATTEMPTS_EXHAUSTED) return id;
+  }
+  return null;
+}
+
+/** The reason of a WorkCancellation of a Work with no attempt left (spec 7.4). */
+export const ATTEMPTS_EXHAUSTED = 'attempts_exhausted';
 
 /**
  * Spec 7.8: "Recording Dispatch(started) atomically selects one trusted sender run/attempt for

@@ -16,6 +16,7 @@ import { checkLimit, limitOf, type CheckedLimit } from './limits.ts';
 import { payloadSize } from './payload-size.ts';
 import { checkBackingIssue, noteBackingIssue } from './backing-issue.ts';
 import { repeatsWorkCancellation } from './repeat.ts';
+import { checkPrelaunchCancellation } from './claim.ts';
 import { currentPolicy, poolPolicy } from './policy.ts';
 import { producerEntitlements } from './producer-rules.ts';
 import { ownGet } from '../../schema/record.ts';
@@ -260,9 +261,7 @@ export function applyWorkCancellation(ctx: CommitContext, op: OperationOf<'WorkC
     }
     // Spec 7.8: after a start marker, a prelaunch cancellation is no definitive nonlaunch evidence.
     const group = state.dispatches.get(fenced.dispatchId);
-    if (op.reason === 'prelaunch_cancelled' && group !== undefined && group.state !== 'reserved') {
-      fail('launch_already_started', `dispatch ${group.dispatchId} is ${group.state}: its start marker rules out a prelaunch cancellation of Work ${op.work_id}`, at);
-    }
+    if (group !== undefined) checkPrelaunchCancellation(ctx, op.reason, `Work ${op.work_id}`, group);
     work.cancellationClaim = op.claim_id;
   }
   checkProducerCancellation(ctx, work);
