@@ -32,6 +32,18 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A failure that still carries the command's report: `failure` decides the code, the message
+ * and the exit code as if thrown alone (a protocol error exits 3, anything else is
+ * `internal_error`, 70); `report` is added to `error.details` under --json (a command prints
+ * its own text report before throwing).
+ */
+export class ReportedFailure extends Error {
+  constructor(readonly failure: unknown, readonly report: Record<string, unknown>) {
+    super(failure instanceof Error ? failure.message : String(failure));
+  }
+}
+
 export function printJson(io: Io, value: unknown): void {
   io.out(JSON.stringify(value, null, 2));
 }
@@ -41,6 +53,13 @@ export function printJson(io: Io, value: unknown): void {
  * help of the command that was run (`command`), or at `fairway --help` when none was.
  */
 export function reportFailure(io: Io, e: unknown, json: boolean, command?: string): number {
+  if (e instanceof ReportedFailure) {
+    const cause = e.failure;
+    if (!json || (isProtocolError(cause) && cause.details?.usage === true)) return reportFailure(io, cause, json, command);
+    const error: Record<string, unknown> = isProtocolError(cause) ? cause.toJSON() : internalError(cause);
+    printJson(io, { ok: false, error: { ...error, details: { ...(error.details as Record<string, unknown> | undefined), ...e.report } } });
+    return isProtocolError(cause) ? EXIT_PROTOCOL : EXIT_INTERNAL;
+  }
   const help = `(see fairway ${command === undefined ? '' : `${command} `}--help)`;
   if (e instanceof UsageError) {
     if (json) printJson(io, { ok: false, error: { code: e.code, message: e.message } });

@@ -6,18 +6,26 @@
  *   Actions job: the marker selects that run as the group's one sender (spec 7.8), and outside
  *   Actions the command refuses with `sender_run_missing` before writing anything. `--next` first commits a fair
  *   dispatch_next (refreshing Issue/PR gates into the same commit) and launches every
- *   group it reserved; a replayed request launches only still-reserved groups.
+ *   group it reserved; a replayed request launches only still-reserved groups. Each group is
+ *   launched on its own: one whose launch is refused (nothing written) is reported `failed`
+ *   with its error and the next is launched; an error that leaves the queue in doubt (a
+ *   failed or uncertain publication, an unreadable ledger, an internal error) stops the
+ *   batch, the rest reported `not_attempted` (lib/lifecycle/launch-batch.ts). Any failure
+ *   exits non-zero after every group's report: `launch_failed` (exit 3) when every group was
+ *   attempted, otherwise the stopping error's own code (exit 3, or 70 for internal_error);
+ *   under --json the grant and every group's report are in `error.details`.
  * - `fairway activate --assignment FILE`: the worker's trusted first step: authenticate
  *   this run (GITHUB_RUN_ID/ATTEMPT/REPOSITORY and the run API), check the assignment
  *   against the ledger, bind the group if the dispatcher's response was lost, and write
  *   the verified immutable assignment. Fails closed otherwise.
  */
-import { fail } from '../../engine/errors.ts';
+import { fail, ProtocolError } from '../../engine/errors.ts';
 import { dispatchReceipt } from '../../engine/receipts/dispatch.ts';
 import { activateWorker } from '../../lib/lifecycle/activation.ts';
 import { actionsRunFromEnv, dispatchPostOptions, launchApi, launchSender, lifecycleActors, observeApi } from '../../lib/github/context.ts';
 import { observeAndGrant } from '../../lib/lifecycle/grant.ts';
-import { launchGroup, type LaunchReport } from '../../lib/lifecycle/launcher.ts';
+import { launchGroups } from '../../lib/lifecycle/launch-batch.ts';
+import type { LaunchReport } from '../../lib/lifecycle/launcher.ts';
 import { defaultBranch, dispatchRef } from '../../lib/github/revision.ts';
 import { grantOf } from '../../lib/publisher/requests.ts';
 import type { CommandModule } from '../context.ts';
@@ -25,7 +33,7 @@ import { intIn } from '../parse.ts';
 import { githubEnv } from '../globals.ts';
 import { resolveId } from '../ids.ts';
 import { readJsonInput } from '../input.ts';
-import { printJson, UsageError } from '../output.ts';
+import { printJson, ReportedFailure, UsageError, type Io } from '../output.ts';
 import { writeOutputFile } from '../output-file.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
 
@@ -54,6 +62,14 @@ export const registerLaunch: CommandModule = (program, ctx) => {
     .option('--refresh <n>', 'Issue/PR gate refreshes before granting (0..255, contract default 128)', intIn('--refresh', 0, 255), 128)
     .option('--ref <branch>', 'branch or tag to dispatch the worker on, checked before granting (default: the repository default branch)')
     .option('--timeout-ms <n>', 'dispatch POST timeout; a timeout is an uncertain launch', intIn('--timeout-ms', 1, 600_000), 30_000)
+    .addHelpText('after', `
+Each group is launched on its own. A group whose launch is refused (nothing written) is
+reported failed, with its error, and the next group is launched; the command then exits 3
+with launch_failed. An error that leaves the queue in doubt (the queue cannot be written, a
+publication may have landed, the ledger cannot be read) stops the launches: the remaining
+groups are reported not_attempted and stay reserved for reconcile, and the command exits with
+that error's code. Every group's report is printed first (under --json: error.details.launches,
+with the grant).`)
     .action(ctx.action(async (g, o: LaunchOptions) => {
       if ((o.dispatchId === undefined) === (o.next !== true)) throw new UsageError('give exactly one of --dispatch-id or --next', 'option_invalid');
       const { publisher } = writeTarget(g);
@@ -85,11 +101,14 @@ export const registerLaunch: CommandModule = (program, ctx) => {
           ids = receipt.dispatches.filter((d) => d.status === 'reserved').map((d) => d.dispatch_id);
         }
       } else ids = [resolveId(projection, 'dispatch', o.dispatchId!)];
-      const launches: LaunchReport[] = [];
-      for (const id of ids) launches.push(await launchGroup(deps, id));
-      if (g.json) return printJson(ctx.io, { ok: true, grant, launches });
-      for (const l of launches) ctx.io.out(`${l.dispatch_id}: ${l.outcome} (${l.state})${l.run_id ? ` run ${l.run_id}` : ''}${l.reason ? ` ${l.reason}` : ''}`);
-      if (launches.length === 0) ctx.io.out('nothing to launch');
+      const { launches, failed, stopped } = await launchGroups(deps, ids);
+      if (g.json && failed.length === 0) return printJson(ctx.io, { ok: true, grant, launches });
+      if (!g.json) printLaunches(ctx.io, launches);
+      const report = { grant, launches, failed, not_attempted: launches.filter((l) => l.outcome === 'not_attempted').map((l) => l.dispatch_id) };
+      if (stopped !== null) throw new ReportedFailure(stopped, report);
+      if (failed.length > 0) {
+        throw new ProtocolError('launch_failed', `${failed.length} of ${launches.length} dispatch group(s) failed to launch: ${launches.filter((l) => l.outcome === 'failed').map((l) => `${l.dispatch_id} ${String(l.error?.code)}`).join(', ')}; the others were launched`, {}, report);
+      }
     }));
 
   program.command('activate')
@@ -108,3 +127,11 @@ export const registerLaunch: CommandModule = (program, ctx) => {
       ctx.io.out(`run ${a.run_id} holds ${a.assignment.dispatch_id} (${a.binding}): ${result.handles.join(', ')}`);
     }));
 };
+
+function printLaunches(io: Io, launches: readonly LaunchReport[]): void {
+  for (const l of launches) {
+    const error = l.error === undefined ? '' : ` ${String(l.error.code)}: ${String(l.error.message)}`;
+    io.out(`${l.dispatch_id}: ${l.outcome} (${l.state})${l.run_id ? ` run ${l.run_id}` : ''}${l.reason ? ` ${l.reason}` : ''}${l.posted && l.outcome === 'failed' ? ' (its POST was sent)' : ''}${error}`);
+  }
+  if (launches.length === 0) io.out('nothing to launch');
+}

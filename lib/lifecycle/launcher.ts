@@ -44,7 +44,13 @@ export interface LaunchDeps {
   now?: () => number;
 }
 
-export type LaunchOutcome = 'bound' | 'uncertain' | 'rejected' | 'marker_exists' | 'grants_paused' | 'run_binding_conflict';
+/**
+ * `failed`: this group's launch stopped at an error (its `error`); `not_attempted`: a batch
+ * stopped before this group (launch-batch.ts). Both only in a batch's report.
+ */
+export type LaunchOutcome = LaunchEnd | 'failed' | 'not_attempted';
+/** How a launch that did not throw ended. */
+export type LaunchEnd = 'bound' | 'uncertain' | 'rejected' | 'marker_exists' | 'grants_paused' | 'run_binding_conflict';
 
 export interface LaunchReport {
   dispatch_id: string;
@@ -56,6 +62,13 @@ export interface LaunchReport {
   http_status: number | null;
   mismatches: string[];
   commits: string[];
+  /** Only with outcome `failed`: the error's code and message (and its details). */
+  error?: Record<string, unknown>;
+}
+
+/** A group's report before anything was done. */
+export function launchReport(dispatchId: string): LaunchReport {
+  return { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
 }
 
 async function current(publisher: Publisher): Promise<Projection> {
@@ -69,10 +82,14 @@ export function groupAssignment(projection: Projection, dispatchId: string): Jso
   return dispatchAssignment(projection, dispatchId);
 }
 
-export async function launchGroup(deps: LaunchDeps, dispatchId: string): Promise<LaunchReport> {
+/**
+ * Launches one group. `report` (default a fresh one) is filled in as the launch goes, so a
+ * caller that passes its own still knows, when this throws, what was committed and whether the
+ * POST was sent.
+ */
+export async function launchGroup(deps: LaunchDeps, dispatchId: string, report: LaunchReport = launchReport(dispatchId)): Promise<LaunchReport> {
   const opts = deps.now === undefined ? {} : { now: deps.now };
-  const report: LaunchReport = { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
-  const finish = async (outcome: LaunchOutcome): Promise<LaunchReport> => {
+  const finish = async (outcome: LaunchEnd): Promise<LaunchReport> => {
     report.outcome = outcome;
     debugEvent('native', 'launch', { outcome, status: report.http_status ?? 0, commits: report.commits.length });
     report.state = launchState((await current(deps.publisher)).dispatch(dispatchId)!);

@@ -143,6 +143,15 @@ describe('fault campaign: the dispatcher dies mid-launch', () => {
     let p = await bench.replayValid();
     const [g1, g2, g3] = [...p.dispatches()].map((d) => d.dispatchId) as [string, string, string];
     expect([g1, g2, g3].map((d) => p.dispatch(d)!.state)).toEqual(['bound', 'started', 'reserved']);
+    // The queue could not be written: the batch stopped there (no further start marker or POST),
+    // and still reported every group: the launched one, the one whose POST may have launched,
+    // and the one never attempted (with the grant, for the Issue projection and for reconcile).
+    expect(failed.json.error.details).toMatchObject({ grant: { granted_claims: 3 }, failed: [g2], not_attempted: [g3] });
+    expect(failed.json.error.details.launches).toEqual([
+      expect.objectContaining({ dispatch_id: g1, outcome: 'bound', state: 'bound', posted: true }),
+      expect.objectContaining({ dispatch_id: g2, outcome: 'failed', state: 'started', posted: true, error: expect.objectContaining({ code: 'store_locked' }) }),
+      expect.objectContaining({ dispatch_id: g3, outcome: 'not_attempted', state: 'reserved', posted: false }),
+    ]);
     const r = await fairway(bench, '5001', 'reconcile', '--all', '--max-polls', '2', '--interval-ms', '0');
     expect(r.code, r.stderr).toBe(3);
     expect(r.json.error).toMatchObject({ code: 'launch_unresolved', details: { unresolved: [{ dispatch_id: g2, outcome: 'launch_unresolved' }] } });

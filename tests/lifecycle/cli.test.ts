@@ -7,12 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { operationsRequest } from '../../engine/requests/operations.ts';
 import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
 import { writeWorkerWorkflow } from '../support/worker-workflow.ts';
 import { benchCli as cli, dispatcherEnv, dispatcherRun, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
 import { runFairway } from '../support/cli.ts';
-import { countOps, createBench, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
+import { countOps, createBench, dispatchPosts, nodes, PRINCIPAL, REPOSITORY, TOKEN, type Bench } from './harness.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs';
@@ -77,6 +78,41 @@ describe('fairway lifecycle commands', () => {
     const p = await bench.replayValid();
     expect(countOps(p, 'Result')).toBe(1);
     expect(countOps(p, 'Deployment')).toBe(1);
+  });
+
+  it('launch --next launches every group on its own: one refused group is reported failed (its error), the others still launch; exit 3 launch_failed with every group\'s report in error.details', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c'), retry: { max_attempts: 1, backoff_seconds: 1 } });
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    dispatcherEnv();
+    // The grant of this dispatcher run committed (three groups, each on its last attempt); before
+    // its launches, the middle group's closing began: its member was cancelled for exhaustion.
+    const [g1, g2, g3] = await bench.grant('cli-d3', 3, 3);
+    let p = await bench.projection();
+    const claim = p.claim(p.dispatch(g2!)!.claimIds[0]!)!;
+    await bench.publisher.publish({
+      requestId: 'exhaust-g2', actor: bench.reconciler, now: bench.now,
+      prepare: () => operationsRequest('cancel_work', [{ kind: 'WorkCancellation', work_id: claim.workId, reason: 'attempts_exhausted', claim_id: claim.claimId }]),
+    });
+    // The dispatcher step retried (same request id): the replayed grant's reserved groups launch.
+    const launched = await cli(bench, '--request-id', 'cli-d3', 'launch', '--next', '--max-claims', '3', '--max-dispatches', '3');
+    expect(launched.code, JSON.stringify(launched.json)).toBe(3);
+    expect(launched.json).toMatchObject({ ok: false, error: { code: 'launch_failed', details: { grant: { replayed: true }, failed: [g2], not_attempted: [] } } });
+    expect(launched.json.error.details.launches).toEqual([
+      expect.objectContaining({ dispatch_id: g1, outcome: 'bound', state: 'bound', posted: true }),
+      expect.objectContaining({ dispatch_id: g2, outcome: 'failed', state: 'reserved', posted: false, commits: [], error: expect.objectContaining({ code: 'group_closing' }) }),
+      expect.objectContaining({ dispatch_id: g3, outcome: 'bound', state: 'bound', posted: true }),
+    ]);
+    expect(dispatchPosts(bench.fake)).toBe(2);
+    p = await bench.replayValid();
+    expect([g1, g2, g3].map((d) => p.dispatch(d!)!.state)).toEqual(['bound', 'reserved', 'bound']);
+    // Without --json: every group's line first, then the failure.
+    let out = '';
+    let err = '';
+    const human = await runFairway(['--dir', bench.dir, '--principal', PRINCIPAL, '--request-id', 'cli-d3', 'launch', '--next', '--max-claims', '3', '--max-dispatches', '3'], { out: (t) => (out += t), err: (t) => (err += t) });
+    expect(human).toBe(3);
+    expect(out).toContain(`${g2}: failed (reserved) group_closing: `);
+    expect(err).toMatch(/^fairway: launch_failed: 1 of 1 dispatch group\(s\) failed to launch/);
+    expect(dispatchPosts(bench.fake)).toBe(2);
   });
 
   it('reconcile --all includes reserved groups: reports the one still held and cancels the one whose dispatcher ended', async () => {
