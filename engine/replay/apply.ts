@@ -165,6 +165,11 @@ function checkEnvelope(state: ReplayState, commit: QueueCommit, ordinal: number,
     if (!bootstrap && !policyGenesis && !checkpoint) {
       fail('genesis_invalid', 'the genesis record must be a Policy, a bootstrap submit carrying Policy first and then its Work, or a Checkpoint', at);
     }
+    // Spec 7.6, 7.7: "Only the first compiler-approved producer/dispatcher submit may install
+    // Policy as part of genesis"; an administrator installs Policy with a policy request.
+    if (bootstrap && actor.role !== 'producer' && actor.role !== 'dispatcher') {
+      fail('policy_not_authorized', `a ${actor.role}'s submit cannot install Policy: only a producer's or dispatcher's first submit carries the genesis Policy`, { ...at, operation: 0 });
+    }
   } else {
     if (state.policy === null) fail('policy_missing', 'no Policy is installed', at);
     if (ops[0]!.kind !== 'Policy' && commit.policy_epoch !== state.policy.epoch) {

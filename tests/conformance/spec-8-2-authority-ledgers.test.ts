@@ -12,9 +12,11 @@ import { candidateCommitId, claimId, dispatchId, requestFingerprint } from '../.
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { cancelWorkRequest, policyRequest } from '../../engine/requests/admin.ts';
 import { dispatchBound, observation } from '../../engine/requests/lifecycle.ts';
-import { submitRequest } from '../../engine/requests/operations.ts';
+import { buildCommit } from '../../engine/requests/build.ts';
+import { bootstrapRequest, submitRequest, type BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, TestQueue } from '../acceptance/queue.ts';
+import { createState } from '../../engine/state/state.ts';
+import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, T0, TestQueue } from '../acceptance/queue.ts';
 import { bind, byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
 
 const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
@@ -42,6 +44,12 @@ function raw(q: TestQueue, r: { id: string; kind: string; actor: Actor; operatio
   return new TextEncoder().encode(`${q.text()}${canonicalize(commit)}\n`);
 }
 
+/** A one-record ledger: `built` as the genesis by `actor`, id and fingerprint computed as a writer computes them. */
+function genesisOf(actor: Actor, built: BuiltRequest): Uint8Array {
+  const commit = buildCommit(createState(), { id: 'genesis', kind: built.kind, parameters: built.parameters, actor, at: T0, operations: built.operations });
+  return new TextEncoder().encode(`${canonicalize(commit as unknown as JsonValue)}\n`);
+}
+
 /** One Claim of `nodeKey`'s Work, spelled as the packer spells the first Claim of request `id`. */
 const claimOf = (q: TestQueue, id: string, nodeKey: string): JsonObject => ({
   kind: 'Claim', work_id: q.workId(nodeKey), claim_id: claimId(id, 1), dispatch_id: dispatchId(id, 1), handle: 'h1', observations: [],
@@ -61,6 +69,13 @@ describe('§8.2 "Trust": an agent cannot alter the policy (forbidden ledger)', (
     const q = new TestQueue(policyOf(), nodes('p', 1, ''));
     const { worker } = completedClaim(q, '7001');
     expect(byteVerdict(forgeBuilt(q, 'policy', worker, q.tick(), policyRequest('epoch-2', installed(q))))).toBe('role_not_allowed');
+  });
+
+  it('spec 7.7 "Only the first compiler-approved producer/dispatcher submit may install Policy as part of genesis": an administrator\'s or a worker\'s bootstrap submit is policy_not_authorized; the producer\'s and the dispatcher\'s replay, as does the administrator\'s Policy-only genesis', () => {
+    const bootstrap = () => bootstrapRequest(policyOf(), 'epoch-1', nodes('p', 1, ''), { graphId: 'g', at: T0 });
+    for (const actor of [admin, workerOf('d_none', '7001')]) expect(byteVerdict(genesisOf(actor, bootstrap()))).toBe('policy_not_authorized');
+    for (const actor of [producer, dispatcher]) expect(byteVerdict(genesisOf(actor, bootstrap()))).toBe('accepted');
+    expect(byteVerdict(genesisOf(admin, policyRequest('epoch-1', policyOf())))).toBe('accepted');
   });
 
   it('a Policy riding in a submit after the genesis is policy_not_authorized, whoever submits; the same Work alone replays', () => {
