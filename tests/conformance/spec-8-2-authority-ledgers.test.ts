@@ -11,13 +11,14 @@ import { canonicalize } from '../../engine/codec/index.ts';
 import { candidateCommitId, claimId, dispatchId, requestFingerprint } from '../../engine/identity/index.ts';
 import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { cancelWorkRequest, policyRequest } from '../../engine/requests/admin.ts';
-import { dispatchBound, observation } from '../../engine/requests/lifecycle.ts';
+import { rejectedTransition, uncertainTransition } from '../../engine/lifecycle/dispatch.ts';
+import { dispatchBound, dispatchStarted, observation } from '../../engine/requests/lifecycle.ts';
 import { buildCommit } from '../../engine/requests/build.ts';
 import { bootstrapRequest, submitRequest, type BuiltRequest } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import { createState } from '../../engine/state/state.ts';
 import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, T0, TestQueue } from '../acceptance/queue.ts';
-import { bind, byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
+import { bind, byteVerdict, completedClaim, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
 
 const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
 
@@ -194,6 +195,27 @@ describe('§8.2 "Launch fencing/binding": no binding without a start marker, no 
     expect(d).toBe(m.dispatchId);
     expect(byteVerdict(forge(q, { id: 'bind', kind: 'dispatch', actor: reconciler, at: q.tick(), operations: bound.operations as unknown as JsonObject[] }))).toBe('dispatch_transition_invalid');
     expect(byteVerdict(forgeBuilt(marked, 'bind', reconciler, marked.tick(), bound))).toBe('accepted');
+  });
+
+  it('spec 7.8 "Record Dispatch(started) once for that group before the single API call": a start marker and the send\'s outcome (bound, uncertain, rejected) in one commit are dispatch_transition_invalid; each after the durable marker replays', () => {
+    const q = new TestQueue(policyOf(), nodes('p', 1, ''));
+    const { dispatchId: d } = grantOne(q);
+    const marker = dispatchStarted(d, dispatcher as unknown as JsonObject).operations as unknown as JsonObject[];
+    // The same group, started in an honest sibling ledger: the builders spell each outcome there.
+    const marked = new TestQueue(policyOf(), nodes('p', 1, ''));
+    expect(grantOne(marked).dispatchId).toBe(d);
+    start(marked, d);
+    const at = q.tick();
+    const outcomes: Record<string, BuiltRequest> = {
+      bound: dispatchBound(marked.state, d, '7001', at),
+      uncertain: uncertainTransition(marked.state, d, 'dispatch_timeout'),
+      rejected: rejectedTransition(marked.state, d, 'dispatch_refused', evidence(marked, d, { kind: 'nonlaunch', source: 'github_api' }, at)),
+    };
+    for (const [state, outcome] of Object.entries(outcomes)) {
+      const both = [...marker, ...(outcome.operations as unknown as JsonObject[])];
+      expect(byteVerdict(forge(q, { id: `send-${state}`, kind: 'dispatch', actor: dispatcher, at, operations: both })), state).toBe('dispatch_transition_invalid');
+      expect(byteVerdict(forgeBuilt(marked, `send-${state}`, dispatcher, at, outcome)), state).toBe('accepted');
+    }
   });
 
   it('a worker Completion from a started but unbound group is run_binding_missing; after the binding it replays', () => {

@@ -61,6 +61,12 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   if (!FROM[op.state].includes(g.state) && !(newConflict && g.state === 'unresolved')) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from ${g.state} to ${op.state}`, at);
   }
+  // Spec 7.8: "Record Dispatch(started) once for that group before the single API call". A
+  // binding, uncertainty or rejection is what that call caused: it cannot share the commit that
+  // makes the marker durable (the call would have been sent before the marker won its CAS).
+  if (g.state === 'started' && ctx.startMarkers?.has(g.dispatchId) === true) {
+    fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from started to ${op.state} in the commit that records its start marker: the single send follows a durable marker`, at);
+  }
   // Spec 7.8: "record Dispatch(uncertain) with a sanitized reason code"; "report launch_unresolved
   // with the last evidence and next operator action".
   if ((op.state === 'uncertain' || op.state === 'unresolved') && op.reason === undefined) {
@@ -82,6 +88,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
       fail('group_closing', `dispatch ${g.dispatchId}'s Claim ${exhausted} was cancelled for attempt exhaustion: its closing began, so only its Release may follow, not a start marker`, at, { claim_id: exhausted });
     }
     g.sender = op.sender as unknown as JsonObject;
+    (ctx.startMarkers ??= new Set()).add(g.dispatchId);
   }
   if (op.state === 'bound') {
     if (op.run === undefined) fail('run_required', 'a bound Dispatch carries its run binding', at);
