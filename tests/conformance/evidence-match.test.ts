@@ -132,5 +132,13 @@ describe('issue 18 §3: evidence of a bound group names exactly its bound run (s
         expect(bindWith(FOREIGN[what]!)).toBe('evidence_invalid');
       });
     }
+    it('spec 7.8 "fetch that exact run ... before appending Dispatch(bound)": binding evidence that reads no run (the publisher\'s own word, a delivery receipt verifier) is evidence_invalid; the run API\'s and the trusted activation\'s replay', () => {
+      expect(bindWith((ev) => { ev.source = 'trusted_publisher'; })).toBe('evidence_invalid');
+      expect(bindWith((ev) => { ev.source = 'verified_receipts'; })).toBe('evidence_invalid');
+      expect(bindWith((ev) => { ev.kind = 'delivery'; ev.source = 'verified_receipts'; ev.receipt = 'receipt-1'; })).toBe('evidence_invalid');
+      expect(bindWith((ev) => { ev.kind = 'delivery'; })).toBe('evidence_invalid');
+      expect(bindWith((ev) => { ev.source = 'trusted_activation'; })).toBe('accepted');
+      expect(bindWith((ev) => { ev.kind = 'terminal_run'; ev.status = 'completed'; ev.conclusion = 'success'; })).toBe('accepted');
+    });
   });
 });

@@ -74,13 +74,23 @@ export function checkBoundRunEvidence(ctx: CommitContext, group: DispatchRecord,
 
 /**
  * Dispatch(bound) evidence is the proof of the run it binds (7.8 "Validate the response, then
- * fetch that exact run ... before appending Dispatch(bound)"): present, not evidence that no
- * launch happened (prelaunch, nonlaunch), naming exactly that run, checked by the decision.
+ * fetch that exact run ... before appending Dispatch(bound)"): present, a read of the run (not
+ * evidence that no launch happened, prelaunch or nonlaunch, nor a delivery receipt) from the
+ * GitHub API or the trusted activation, naming exactly that run, checked by the decision.
  */
 export function checkBindingEvidence(ctx: CommitContext, run: BoundRun, evidence: Evidence | undefined): void {
   if (evidence === undefined) fail('evidence_invalid', `a Dispatch(bound) carries the evidence of run ${run.run_id} it read before binding it; this one has none`, where(ctx), { field: 'evidence' });
   if (evidence.kind === 'prelaunch' || evidence.kind === 'nonlaunch') {
     fail('evidence_invalid', `binding evidence of kind ${evidence.kind} says no run launched; it cannot bind run ${run.run_id}`, where(ctx), { field: 'kind' });
+  }
+  // Spec 7.8: "fetch that exact run ... before appending Dispatch(bound)"; activation
+  // "authenticate[s] its native run through the run API and trusted job context". A delivery
+  // receipt or the publisher's own word reads no run.
+  if (evidence.kind === 'delivery') {
+    fail('evidence_invalid', `binding evidence of kind delivery verifies receipts, not run ${run.run_id}`, where(ctx), { field: 'kind' });
+  }
+  if (evidence.source !== 'github_api' && evidence.source !== 'trusted_activation') {
+    fail('evidence_invalid', `binding evidence comes from ${evidence.source}, not the run API or the trusted activation that read run ${run.run_id}`, where(ctx), { field: 'source' });
   }
   const problem = boundRunMismatch(run, evidence);
   if (problem !== null) fail('evidence_invalid', `binding evidence does not prove run ${run.run_id}: ${problem}`, where(ctx), { field: problem.split(' ')[1]! });
