@@ -73,6 +73,24 @@ export function gateIdentity(edge: ExternalEdge): string {
   return gate;
 }
 
+/** The read status of a successful read: any other is a failed or unvalidated read (spec 7.16). */
+export const READ_OK = 'ok';
+
+/**
+ * Spec 7.16 "Explicit condition semantics": whether an Observation's recorded facts prove its
+ * condition. Issue/completed: closed with state_reason completed; Issue/closed: closed; PR/merged:
+ * `merged: true` with its merge provenance (`merge_commit`). A missing fact is unknown, never a
+ * success. Replay refuses a ready Observation whose facts do not (ops/observation.ts).
+ */
+export function conditionHolds(condition: string, facts: { readonly [field: string]: unknown }): boolean {
+  switch (condition) {
+    case 'completed': return facts.resource_state === 'closed' && facts.state_reason === 'completed';
+    case 'closed': return facts.resource_state === 'closed';
+    case 'merged': return facts.merged === true && typeof facts.merge_commit === 'string' && facts.merge_commit.length > 0;
+    default: return false;
+  }
+}
+
 type GateResult = { ok: true; observationId: string } | { ok: false; reason: EligibilityReason; observationId: string | null };
 
 /** Fresh trusted satisfying observation of one Issue/PR gate (spec 7.16 condition table). */
@@ -90,13 +108,7 @@ function checkGate(state: ReplayState, edge: ExternalEdge, asOf: number, pool: P
   ) {
     return { ok: false, reason: 'observation_stale', observationId: oid };
   }
-  const op = observation.operation;
-  let satisfied = observation.state === 'ready' && observation.readStatus === 'ok';
-  if (satisfied && edge.kind === 'issue') {
-    satisfied = op.resource_state === 'closed' && (edge.condition === 'closed' || op.state_reason === 'completed');
-  } else if (satisfied) {
-    satisfied = op.merged === true && typeof op.merge_commit === 'string' && op.merge_commit.length > 0;
-  }
+  const satisfied = observation.state === 'ready' && observation.readStatus === READ_OK && conditionHolds(edge.condition, observation.operation);
   return satisfied ? { ok: true, observationId: oid } : { ok: false, reason: 'external_wait', observationId: oid };
 }
 

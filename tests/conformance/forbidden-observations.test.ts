@@ -12,7 +12,7 @@ import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
 import { currentObservations } from '../../engine/lifecycle/observations.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { operationsRequest } from '../../engine/requests/operations.ts';
-import { dispatcher, issue, issueObservation, nodes, policyOf, TestQueue } from '../acceptance/queue.ts';
+import { dispatcher, issue, issueObservation, nodes, policyOf, reconciler, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
 import { byteVerdict, forgeBuilt } from './forbidden.ts';
 
 /** `later` waits on Issue #8 (completed); #8 was read closed at t-500, then reopened at t. */
@@ -57,5 +57,50 @@ describe('forbidden observations: an older read after a newer one', () => {
     const withFresh = dispatchNextWithObservations(projection, input, { requestId: id, commitId: candidateCommitId(q.state.tip, id) }, at, [stale, fresh]);
     expect(withFresh.operations.map((op) => op.kind)).toEqual(['Observation', 'Claim']);
     expect(byteVerdict(forgeBuilt(q, id, dispatcher, at, withFresh))).toBe('accepted');
+  });
+});
+
+/** A typed pull request resource identity (the Issue helper's shape). */
+function pullRequest(number: number) {
+  return { host: 'github.com', kind: 'pull_request', number: String(number), repository: REPOSITORY, repository_id: '1', resource_id: String(200000 + number) };
+}
+
+describe('forbidden observations: a ready gate needs a successful read whose facts prove its condition (spec 7.16)', () => {
+  // `later` waits on PR #3 (merged) and Issue #8 (completed).
+  function gated() {
+    const q = new TestQueue(policyOf(), nodes('first', 1, ''));
+    q.submit([{ node_key: 'later', payload: {}, fairness_key: '', depends_on: [
+      { kind: 'pull_request', condition: 'merged', resource: pullRequest(3) },
+      { kind: 'issue', condition: 'completed', resource: issue(8) },
+    ] }]);
+    return q;
+  }
+  const merged = (observedAt: number) => ({
+    kind: 'Observation', observation_id: 'o-pr', resource: pullRequest(3), condition: 'merged', state: 'ready', observed_at: observedAt,
+    credential_generation: 'initial', read_status: 'ok', resource_state: 'closed', merged: true, merge_commit: 'a'.repeat(40),
+  });
+  const observe = (q: TestQueue, op: object) => byteVerdict(forgeBuilt(q, 'observe-gate', reconciler, q.t + 1, operationsRequest('observe', [op as never])));
+
+  it('control: a merged PR read with its merge commit and a completed Issue read ok replay as ready', () => {
+    const q = gated();
+    expect(observe(q, merged(q.t))).toBe('accepted');
+    expect(observe(q, issueObservation('o-issue', 8, true, q.t))).toBe('accepted');
+  });
+
+  it('"PR / merged: merged: true with merge provenance": a ready merged read without merge_commit is observation_invalid', () => {
+    const q = gated();
+    const { merge_commit: _omitted, ...withoutProvenance } = merged(q.t);
+    expect(observe(q, withoutProvenance)).toBe('observation_invalid');
+  });
+
+  it('"401/403/404, rate limits, network failures ... never imply closed or merged": a ready read that did not succeed is observation_invalid', () => {
+    const q = gated();
+    for (const status of ['http_404', 'rate_limited', 'identity_mismatch']) {
+      expect(observe(q, { ...issueObservation('o-issue', 8, true, q.t), read_status: status })).toBe('observation_invalid');
+      expect(observe(q, { ...merged(q.t), read_status: status })).toBe('observation_invalid');
+    }
+    // The same failed read recorded as what it is, unknown, replays.
+    const { resource_state: _r, state_reason: _s, ...unread } = issueObservation('o-issue', 8, false, q.t);
+    expect(observe(q, { ...unread, state: 'unknown', read_status: 'http_404' })).toBe('accepted');
   });
 });

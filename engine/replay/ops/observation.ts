@@ -6,6 +6,7 @@ import { gateIdentity } from '../../identity/index.ts';
 import { fail } from '../../errors.ts';
 import type { JsonObject } from '../../json.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
+import { conditionHolds, READ_OK } from '../../scheduler/eligibility.ts';
 import { currentPolicy } from './policy.ts';
 import { repeatsObservation } from './repeat.ts';
 
@@ -21,11 +22,8 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
   if (op.credential_generation !== state.controls.credential_generation) {
     fail('observation_invalid', `observation ${op.observation_id} was read under credential generation ${JSON.stringify(op.credential_generation)}; the current one is ${JSON.stringify(state.controls.credential_generation)}`, at);
   }
-  const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
-  if (op.resource.kind !== conditionKind) fail('observation_invalid', `condition ${op.condition} does not apply to a ${op.resource.kind}`, at);
-  if (op.state === 'ready' && !satisfies(op)) {
-    fail('observation_invalid', `a ready ${op.condition} observation must carry the facts that satisfy it`, at);
-  }
+  const problem = observationIncoherence(op);
+  if (problem !== null) fail('observation_invalid', `observation ${op.observation_id}: ${problem}`, at);
   const gate = gateIdentity(op.resource, op.condition);
   // Spec 7.16: "New trusted observations supersede earlier gate readiness"; an older read recorded
   // after a newer one would undo a known invalidation (a reopened Issue read as closed again).
@@ -51,13 +49,25 @@ export function applyObservation(ctx: CommitContext, op: OperationOf<'Observatio
   state.latestObservation.set(gate, op.observation_id);
 }
 
-/** Spec 7.16 "Explicit condition semantics": the recorded facts must prove the predicate. */
-function satisfies(op: OperationOf<'Observation'>): boolean {
-  switch (op.condition) {
-    case 'completed': return op.resource_state === 'closed' && op.state_reason === 'completed';
-    case 'closed': return op.resource_state === 'closed';
-    case 'merged': return op.merged === true;
+/**
+ * What makes an Observation's own fields contradict each other (null: coherent); also checked on a
+ * checkpoint's restored Observations. Spec 7.16: the resolver "MUST validate resource type" (a
+ * condition of the other kind); a ready gate needs a successful read ("Unknown/deleted/inaccessible
+ * resources, 401/403/404, rate limits, network failures, and host identity errors never imply
+ * closed or merged") whose recorded facts prove the predicate ("Explicit condition semantics": a
+ * merged PR "reports merged: true with merge provenance"; "Missing/null fields needed for the
+ * chosen predicate are unknown, not successful compatibility defaults"). The same predicate
+ * decides eligibility (scheduler/eligibility.ts `conditionHolds`).
+ */
+export function observationIncoherence(op: OperationOf<'Observation'>): string | null {
+  const conditionKind = op.condition === 'merged' ? 'pull_request' : 'issue';
+  if (op.resource.kind !== conditionKind) return `condition ${op.condition} does not apply to a ${op.resource.kind}`;
+  if (op.state !== 'ready') return null;
+  if (op.read_status !== READ_OK) return `a ready ${op.condition} observation comes from a successful read, not read_status ${JSON.stringify(op.read_status)}`;
+  if (!conditionHolds(op.condition, op as unknown as JsonObject)) {
+    return `a ready ${op.condition} observation must carry the facts that satisfy it${op.condition === 'merged' ? ' (merged: true and its merge_commit)' : ''}`;
   }
+  return null;
 }
 
 /**
