@@ -11,6 +11,7 @@ import { createFairnessState, type FairnessState, type SiblingClock } from '../s
 import { restoreDeployments } from './checkpoint-deployments.ts';
 import { restoreIssueExtensions } from './checkpoint-issues.ts';
 import type { StateReader } from './checkpoint-reader.ts';
+import { observationIncoherence } from './ops/observation.ts';
 import { gateIdentity } from '../identity/index.ts';
 import type { ReplayState, ResourceIdentity } from '../state/state.ts';
 
@@ -74,6 +75,9 @@ export function restoreObservations(r: StateReader, state: ReplayState, snapshot
     const parsed = ObservationOperationSchema.safeParse(value);
     if (!parsed.success || parsed.data.observation_id !== id) r.bad(`observation_ids.${id} is not a valid Observation ${id}`);
     const op = parsed.data;
+    // What replay refuses in an Observation operation (ops/observation.ts), a restored one cannot hold.
+    const problem = observationIncoherence(op);
+    if (problem !== null) r.bad(`observation_ids.${id} is no Observation replay accepts: ${problem}`);
     state.observations.set(id, {
       observationId: id, commitId: '', gate: gateIdentity(op.resource as ResourceIdentity, op.condition), condition: op.condition,
       state: op.state, observedAt: op.observed_at, credentialGeneration: op.credential_generation, readStatus: op.read_status,

@@ -16,7 +16,7 @@ import type { JsonObject, JsonValue } from '../../engine/json.ts';
 import { WORK_STATE_KEYS } from '../../engine/replay/checkpoint-read.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { finishRequest, submitRequest } from '../../engine/requests/operations.ts';
-import { nodes, policyOf, producer, TestQueue } from '../acceptance/queue.ts';
+import { issue, issueObservation, nodes, policyOf, producer, TestQueue } from '../acceptance/queue.ts';
 import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
 import { bind, completedClaim, grantOne, start, workerOf } from './forbidden.ts';
 
@@ -176,5 +176,44 @@ describe('forbidden checkpoints: a retry boundary is the bounded one a cancellat
     });
     expect(v.code, v.message).toBe('checkpoint_invalid');
     expect(v.message).toMatch(/is not a cancelled Claim's retry boundary within backoff_ms/);
+  });
+});
+
+describe('forbidden checkpoints: a restored Observation is one replay could have accepted (spec 7.16)', () => {
+  // `later` waits on Issue #8 (completed); #8 was read open (waiting) and recorded.
+  const q = new TestQueue(policyOf(), nodes('first', 1, ''));
+  q.submit([{ node_key: 'later', payload: {}, fairness_key: '', depends_on: [{ kind: 'issue', condition: 'completed', resource: issue(8) }] }]);
+  q.observe(issueObservation('o-open', 8, false, q.t));
+  const ledger = checkpointOf(q.text());
+  /** Applies `change` to the recorded Observation everywhere the checkpoint holds it (by id, and as its gate's latest). */
+  const edited = (change: (o: JsonObject) => void): { code: string; message: string } => {
+    const text = editCheckpoint(ledger, (s) => {
+      change((s.observation_ids as Record<string, JsonObject>)['o-open']!);
+      for (const latest of Object.values(s.observations as Record<string, JsonObject>)) change(latest);
+    });
+    try {
+      replayLedger(new TextEncoder().encode(`${text.replace(/\n?$/, '')}\n`));
+      return { code: 'accepted', message: '' };
+    } catch (e) {
+      if (!isProtocolError(e)) throw e;
+      return { code: e.code, message: e.message };
+    }
+  };
+
+  it('control: the honest checkpoint, and the read turned into a proven closed-as-completed one, replay', () => {
+    expect(edited(() => undefined).code).toBe('accepted');
+    expect(edited((o) => Object.assign(o, { state: 'ready', resource_state: 'closed', state_reason: 'completed' })).code).toBe('accepted');
+  });
+
+  it('the open Issue relabelled ready (its facts still say open) is checkpoint_invalid', () => {
+    const v = edited((o) => { o.state = 'ready'; });
+    expect(v.code, v.message).toBe('checkpoint_invalid');
+    expect(v.message).toMatch(/must carry the facts that satisfy it/);
+  });
+
+  it('a ready read that did not succeed (read_status http_404) is checkpoint_invalid', () => {
+    const v = edited((o) => Object.assign(o, { state: 'ready', resource_state: 'closed', state_reason: 'completed', read_status: 'http_404' }));
+    expect(v.code, v.message).toBe('checkpoint_invalid');
+    expect(v.message).toMatch(/comes from a successful read/);
   });
 });
