@@ -10,6 +10,7 @@ import type { ClockTransition } from '../scheduler/clocks.ts';
 import { claimMismatch, packGrant } from '../scheduler/pack.ts';
 import type { CommitContext, OperationOf } from './context.ts';
 import { applyClaim } from './ops/claim.ts';
+import { checkEvidenceBytes } from './ops/limits.ts';
 import { applyObservation } from './ops/observation.ts';
 import { currentPolicy } from './ops/policy.ts';
 
@@ -37,7 +38,13 @@ export function applyGrant(ctx: CommitContext): void {
 
   for (let i = 0; i < firstClaim; i++) {
     ctx.index = i;
-    withLocation(ctx, () => applyObservation(ctx, ops[i] as OperationOf<'Observation'>));
+    const op = ops[i] as OperationOf<'Observation'>;
+    // A grant's refreshed Observations are held to `evidence_bytes` like any other (apply.ts
+    // `applyOperation`, which a grant's operations do not pass through).
+    withLocation(ctx, () => {
+      checkEvidenceBytes(ctx, op);
+      applyObservation(ctx, op);
+    });
   }
 
   const claims = ops.slice(firstClaim) as OperationOf<'Claim'>[];

@@ -31,11 +31,14 @@ import { checkpointOf, editCheckpoint } from '../support/checkpoints.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import { cancelWork, control, dispatchBound, observation, result } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
-import { admin, issue, nodes, policyOf, producer, reconciler, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
-import { byteVerdict, completedClaim, forge, grantOne, start } from './forbidden.ts';
+import { admin, dispatcher, issue, nodes, policyOf, producer, reconciler, REPOSITORY, TestQueue } from '../acceptance/queue.ts';
+import { candidateCommitId } from '../../engine/identity/index.ts';
+import { dispatchNextWithObservations } from '../../engine/lifecycle/grant.ts';
+import { byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start } from './forbidden.ts';
 import { replayBothWays } from '../support/verified-replay.ts';
 
 const WEIGHTS = { accounting_weights: { a: 1 } };
+const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
 
 function queue(settings: JsonObject = {}, limits: Record<string, number> = {}, n = 1): TestQueue {
   const policy = policyOf({ ...WEIGHTS, ...settings });
@@ -140,6 +143,20 @@ describe('issue 10 leftover 2: limits.evidence_bytes bounds lifecycle evidence, 
       const op = observation({ id: 'o', resource: issue(7), condition: 'completed', satisfied: false, observedAt: q.tick(), generation: 'initial' });
       padTo(op, 'observation_id', size, () => utf8(op));
       return forge(q, { id: 'observe', kind: 'observe', actor: reconciler, at: q.t, operations: [op] });
+    })).toEqual(['accepted', 'resource_limit:evidence_bytes']);
+  });
+
+  it('an Observation riding in a dispatch_next (the grant\'s refreshed read) of exactly evidence_bytes replays; one byte more is resource_limit', () => {
+    expect(atLimit((q, size) => {
+      q.grant(); // p-1: the gated node below is then the fair winner
+      q.submit([{ node_key: 'gated', payload: {}, fairness_key: 'a', depends_on: [{ kind: 'issue', condition: 'completed', resource: issue(7) }] }]);
+      const at = q.tick();
+      const op = observation({ id: 'o', resource: issue(7), condition: 'completed', satisfied: true, observedAt: at, generation: 'initial' });
+      padTo(op, 'observation_id', size, () => utf8(op));
+      const id = 'grant-with-read';
+      const built = dispatchNextWithObservations(replayLedger(new TextEncoder().encode(q.text())), GRANT, { requestId: id, commitId: candidateCommitId(q.state.tip, id) }, at, [op]);
+      expect(built.operations.map((o) => o.kind)).toEqual(['Observation', 'Claim']);
+      return forgeBuilt(q, id, dispatcher, at, built);
     })).toEqual(['accepted', 'resource_limit:evidence_bytes']);
   });
 
