@@ -17,8 +17,9 @@
  *   (`claim_effects_unauthorized`); children stay in the parent's pool and
  *   fairness key, never gain a better priority than the parent's admitted
  *   one and pin no revision but the parent's (`child_entitlement`); a worker's dispatch_next stays in the parent's
- *   pool (`claim_scope_invalid`); a worker's observations read only the
- *   parent pool's allowed repositories (`resource_unauthorized`).
+ *   pool (`claim_scope_invalid`); a worker's observations, in an observe or
+ *   riding in its dispatch_next, read only the parent pool's allowed
+ *   repositories (`resource_unauthorized`).
  */
 import { fail } from '../../errors.ts';
 import type { CommitContext } from '../context.ts';
@@ -122,8 +123,9 @@ function checkControl(ctx: CommitContext, parent: WorkRecord): void {
   if (commit.request.kind === 'dispatch_next') {
     const pool = (commit.request.parameters as { pool: string }).pool;
     if (pool !== parent.pool) fail('claim_scope_invalid', `a worker's dispatch_next stays in its parent's pool ${parent.pool}, not ${pool}`, at(ctx));
-    return;
   }
+  // Every operation of the control, a dispatch_next's refreshed Observations included: the
+  // worker's reads stay inside its parent pool wherever they ride.
   commit.operations.forEach((op, operation) => {
     const where = { ...at(ctx), operation };
     if (op.kind === 'Work') {
