@@ -12,17 +12,22 @@ export function WorkIdActions() {
   const [text, setText] = useState('');
   const [pending, setPending] = useState<AdminActionName | null>(null);
   const [targets, setTargets] = useState<Target[] | null>(null);
+  const [stale, setStale] = useState<{ code: string; since: number } | null>(null);
   const ids = [...new Set(text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== ''))];
   const key = ids.join('\n');
   useEffect(() => {
     setTargets(null);
+    setStale(null);
     if (key === '') return;
     const controller = new AbortController();
     const timer = setTimeout(() => {
       const qs = new URLSearchParams(key.split('\n').map((id) => ['work_id', id]));
       fetch(`/api/targets?${qs.toString()}`, { signal: controller.signal })
-        .then((r) => r.json() as Promise<{ ok: boolean; targets?: Target[] }>)
-        .then((out) => setTargets(out.ok && out.targets !== undefined ? out.targets : null))
+        .then((r) => r.json() as Promise<{ ok: boolean; targets?: Target[]; stale?: { code: string; since: number } | null }>)
+        .then((out) => {
+          setTargets(out.ok && out.targets !== undefined ? out.targets : null);
+          setStale(out.ok ? out.stale ?? null : null);
+        })
         .catch(() => undefined);
     }, 250);
     return () => {
@@ -45,6 +50,11 @@ export function WorkIdActions() {
             <li key={t.id} className={t.exists ? '' : 'text-red-700'}><code className="break-all">{t.id}</code> — {label(t)}</li>
           ))}
         </ul>
+      )}
+      {targets !== null && stale !== null && (
+        <p role="status" className="text-xs text-amber-700" data-testid="work-id-targets-stale">
+          Resolved against the last ledger read ({stale.code} since {new Date(stale.since).toISOString()}); the action itself is checked against the live ledger when you confirm.
+        </p>
       )}
       {missing > 0 && <p role="alert" className="text-xs text-red-700">{missing} id(s) name no Work in the ledger; fix them first.</p>}
       <div className="flex gap-2">

@@ -6,6 +6,7 @@ import { runAdminAction } from './admin/actions.ts';
 import { previewLive } from './admin/preview.ts';
 import { overviewView } from './views/overview.ts';
 import { GET as tipRoute } from '../../app/api/tip/route.ts';
+import { GET as targetsRoute } from '../../app/api/targets/route.ts';
 import { ConsoleRuntime } from './runtime.ts';
 import { MemoryStore } from '../../tests/support/memory-store.ts';
 import { DEMO_CONSOLE_CONFIG, demoStore } from '../../tests/support/demo-console.ts';
@@ -123,6 +124,12 @@ describe('console runtime', () => {
       const res = await tipRoute();
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ ok: true, tip, commits, stale: { code: verdict } });
+      // GET /api/targets resolves ids against that same last good view, and says so (the id dialog warns).
+      const work = [...good.projection.works()][0]!;
+      runtime.invalidate();
+      const targets = await targetsRoute(new Request(`http://127.0.0.1:3000/api/targets?work_id=${encodeURIComponent(work.workId)}`));
+      expect(targets.status).toBe(200);
+      expect(await targets.json()).toMatchObject({ ok: true, tip, stale: { code: verdict }, targets: [{ id: work.workId, exists: true }] });
     } finally {
       delete (globalThis as Record<symbol, unknown>)[RUNTIME];
     }

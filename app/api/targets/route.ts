@@ -1,4 +1,7 @@
-/** GET /api/targets?work_id=…(repeated): each Work id resolved against the live ledger (name, state, priority, owner). */
+/**
+ * GET /api/targets?work_id=…(repeated): each Work id resolved against the live ledger (name, state,
+ * priority, owner), with `stale` when that is the last good view of a ledger that could not be read again.
+ */
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { MAX_ADMIN_TARGETS } from '../../../engine/schema/defaults.ts';
 import { canRead } from '../../../lib/auth/session.ts';
@@ -20,7 +23,15 @@ export async function GET(request: Request): Promise<Response> {
     const runtime = consoleRuntime();
     if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
     const live = await runtime.live();
-    return Response.json({ ok: true, tip: live.projection.tip, targets: workTargets(live.projection, ids) }, { headers: { 'cache-control': 'no-store' } });
+    // `stale`: the ledger could not be read again, so the ids were resolved against the last good
+    // view (as /api/tip says); the dialog warns, and the action itself is checked at the live tip.
+    return Response.json({
+      ok: true,
+      tip: live.projection.tip,
+      stale: live.stale === null ? null : { code: live.stale.code, since: live.stale.since },
+      read_at: live.readAt,
+      targets: workTargets(live.projection, ids),
+    }, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: 'the ledger could not be read' } }, { status: 503 });
     return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });
