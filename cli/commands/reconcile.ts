@@ -12,7 +12,13 @@
  * A pass that leaves a group's launch unresolved (`launch_unresolved`, a run binding conflict,
  * a mismatching run) or its evidence unreadable is not a success: after the per-group report
  * it fails with exit 3 and the stable code `launch_unresolved` (or `evidence_unavailable`),
- * the reports in `error.details` under --json.
+ * the reports in `error.details` under --json. Each group is reconciled on its own
+ * (lib/lifecycle/reconcile-batch.ts, the policy of `launch --next`): one whose own request is
+ * refused with nothing written (or whose receipts cannot be read) is reported `failed` and the
+ * next is reconciled, the pass then exiting 3 with `reconcile_failed`; an error that leaves the
+ * queue in doubt (it cannot be written, a publication may have landed, the ledger cannot be
+ * read, an internal error) stops the pass, the rest reported `not_attempted`, and the command
+ * exits with that error's own code (3, or 70 for internal_error).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,14 +29,15 @@ import { unresolvedCode } from '../../engine/lifecycle/reconcile.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
-import { settleDelivery, type DeliveryReport } from '../../lib/lifecycle/delivery.ts';
+import type { DeliveryReport } from '../../lib/lifecycle/delivery.ts';
 import { resolveConflict } from '../../lib/lifecycle/conflict-exits.ts';
-import { reconcileDispatch, type ReconcileReport } from '../../lib/lifecycle/reconciler.ts';
+import { reconcileGroups } from '../../lib/lifecycle/reconcile-batch.ts';
+import type { ReconcileReport } from '../../lib/lifecycle/reconciler.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv, lazy } from '../globals.ts';
 import { resolveId } from '../ids.ts';
 import { intIn } from '../parse.ts';
-import { printJson, UsageError, type Io } from '../output.ts';
+import { printJson, ReportedFailure, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
 
 interface ReconcileOptions {
@@ -103,7 +110,15 @@ The run must be a candidate the conflict recorded and still match the approved l
 A pass that leaves some group's launch unresolved (launch_unresolved, run_binding_conflict,
 run_identity_invalid) exits 3 with the code launch_unresolved; one that could only not read
 some group's evidence exits 3 with evidence_unavailable. Every group's report is printed first
-(under --json: error.details.reconciled, and error.details.unresolved lists those groups).`)
+(under --json: error.details.reconciled, and error.details.unresolved lists those groups).
+
+Each group is reconciled on its own. A group whose own request is refused (nothing written),
+or whose receipts cannot be read, is reported failed, with its error, and the next group is
+reconciled; the pass then exits 3 with reconcile_failed (before launch_unresolved and
+evidence_unavailable). An error that leaves the queue in doubt (the queue cannot be written, a
+publication may have landed, the ledger cannot be read) stops the pass: the remaining groups
+are reported not_attempted and keep their reservations, and the command exits with that
+error's code. Under --json error.details also lists failed and not_attempted.`)
     .action(ctx.action(async (g, o: ReconcileOptions) => {
       const chosen = [o.dispatchId, o.workId, o.all].filter((v) => v !== undefined && v !== false).length;
       if (chosen !== 1) throw new UsageError('give exactly one of --dispatch-id, --work-id or --all', 'option_invalid');
@@ -118,29 +133,24 @@ some group's evidence exits 3 with evidence_unavailable. Every group's report is
       // Built on first use: cancelling an unstarted group (--cancel-reserved) makes no GitHub call.
       const api = lazy(() => launchApi(env));
       const resolution = o.resolveConflict === undefined ? null : await resolveConflict(publisher, api, actors.administrator, resolveId(projection, 'dispatch', o.dispatchId!), o.resolveConflict);
-      const reports: ReconcileReport[] = [];
-      const deliveries: DeliveryReport[] = [];
-      for (const id of targets(projection, o)) {
-        const r = await reconcileDispatch({
-          publisher, api, reconciler: actors.reconciler, intervalMs: o.intervalMs, cancelReserved: o.cancelReserved === true, cancelRunning: o.cancelRunning === true,
-          ...(o.maxPolls === undefined ? {} : { maxPolls: o.maxPolls }),
-        }, id);
-        reports.push(r);
-        if (o.receipts === undefined) continue;
-        for (const claimId of r.pending_barriers) {
-          const files = await readReceipts(o.receipts, claimId);
-          deliveries.push(await settleDelivery({ publisher, api, reconciler: actors.reconciler }, { claimId, ...files, attempts: Math.max(1, r.polls) }));
-        }
-      }
+      const { reconciled: reports, deliveries, failed, stopped } = await reconcileGroups({
+        publisher, api, reconciler: actors.reconciler, intervalMs: o.intervalMs, cancelReserved: o.cancelReserved === true, cancelRunning: o.cancelRunning === true,
+        ...(o.maxPolls === undefined ? {} : { maxPolls: o.maxPolls }),
+      }, targets(projection, o), o.receipts === undefined ? undefined : (claimId) => readReceipts(o.receipts!, claimId));
       debugEvent('reconciler', 'pass', { groups: reports.length, released: reports.filter((r) => r.outcome === 'released').length });
       const code = unresolvedCode(reports.map((r) => r.outcome));
       const answer = { ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries };
-      if (g.json && code === null) return printJson(ctx.io, { ok: true, ...answer });
+      if (g.json && code === null && failed.length === 0) return printJson(ctx.io, { ok: true, ...answer });
       if (!g.json) printReports(ctx.io, reports, deliveries, resolution);
+      // Spec 7.18: an unresolved launch or unavailable evidence is reported, never success.
+      const unresolved = reports.filter((r) => unresolvedCode([r.outcome]) !== null).map((r) => ({ dispatch_id: r.dispatch_id, outcome: r.outcome, last_error: r.last_error, next_action: r.next_action }));
+      const report = { unresolved, ...answer, failed, not_attempted: reports.filter((r) => r.outcome === 'not_attempted').map((r) => r.dispatch_id) };
+      if (stopped !== null) throw new ReportedFailure(stopped, report);
+      if (failed.length > 0) {
+        throw new ProtocolError('reconcile_failed', `${failed.length} of ${reports.length} dispatch group(s) failed to reconcile: ${reports.filter((r) => r.outcome === 'failed').map((r) => `${r.dispatch_id} ${String(r.error?.code)}`).join(', ')}; the others were reconciled`, {}, report);
+      }
       if (code !== null) {
-        // Spec 7.18: an unresolved launch or unavailable evidence is reported, never success.
-        const unresolved = reports.filter((r) => unresolvedCode([r.outcome]) !== null).map((r) => ({ dispatch_id: r.dispatch_id, outcome: r.outcome, last_error: r.last_error, next_action: r.next_action }));
-        throw new ProtocolError(code, `${unresolved.length} dispatch group(s) left unresolved, their reservations kept: ${unresolved.map((u) => `${u.dispatch_id} ${u.outcome}`).join(', ')}`, {}, { unresolved, ...answer });
+        throw new ProtocolError(code, `${unresolved.length} dispatch group(s) left unresolved, their reservations kept: ${unresolved.map((u) => `${u.dispatch_id} ${u.outcome}`).join(', ')}`, {}, report);
       }
     }));
 };
@@ -149,7 +159,8 @@ function printReports(io: Io, reports: readonly ReconcileReport[], deliveries: r
   if (resolution !== null) io.out(`${resolution.dispatch_id}: conflict ${resolution.status}, bound to run ${resolution.run_id} (commit ${resolution.commit_id})`);
   for (const r of reports) {
     const granter = r.dispatcher_run === null ? '' : ` dispatcher run ${r.dispatcher_run.run_id} attempt ${r.dispatcher_run.run_attempt} ${r.dispatcher_run.status ?? 'unknown'}`;
-    io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}`);
+    const error = r.error === undefined ? '' : ` ${String(r.error.code)}: ${String(r.error.message)}`;
+    io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}${error}`);
     if (r.next_action !== null) io.out(`  next: ${r.next_action}`);
   }
   for (const d of deliveries) io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);

@@ -58,6 +58,11 @@ export interface ReconcileDeps {
 }
 
 export type ReconcileOutcome =
+  | ReconcileEnd
+  /** `failed`: this group's pass stopped at an error (its `error`); `not_attempted`: a batch stopped before it (reconcile-batch.ts). */
+  | 'failed' | 'not_attempted';
+/** How a group's reconciliation that did not throw ended. */
+export type ReconcileEnd =
   | 'released' | 'already_released' | 'running' | 'reserved' | 'launch_unresolved' | 'run_binding_conflict' | 'run_identity_invalid' | 'evidence_unavailable';
 
 export interface ReconcileReport {
@@ -76,24 +81,34 @@ export interface ReconcileReport {
   commits: string[];
   /** A group reserved at this pass: the dispatcher run attempt that granted it, as GitHub reports it. */
   dispatcher_run: GrantingRunView | null;
+  /** Only with outcome `failed`: the error's code and message (and its details). */
+  error?: Record<string, unknown>;
+}
+
+/** A group's report before anything was done. */
+export function reconcileReport(dispatchId: string): ReconcileReport {
+  return {
+    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
+    cancel_requested: false, pending_barriers: [], next_action: null, commits: [], dispatcher_run: null,
+  };
 }
 
 const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
 
-export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string): Promise<ReconcileReport> {
+/**
+ * Reconciles one group. `report` (default a fresh one) is filled in as the pass goes, so a
+ * caller that passes its own still knows, when this throws, what was committed.
+ */
+export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string, report: ReconcileReport = reconcileReport(dispatchId)): Promise<ReconcileReport> {
   const now = deps.now ?? Date.now;
   const opts = deps.now === undefined ? {} : { now: deps.now };
-  const report: ReconcileReport = {
-    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
-    cancel_requested: false, pending_barriers: [], next_action: null, commits: [], dispatcher_run: null,
-  };
   const load = async (): Promise<{ projection: Projection; group: DispatchRecord }> => {
     const { projection } = await deps.publisher.cache.load();
     const group = projection?.dispatch(dispatchId);
     if (projection === null || group === undefined) fail('unknown_dispatch', `dispatch ${dispatchId} does not exist`);
     return { projection, group };
   };
-  const done = async (outcome: ReconcileOutcome, next: string | null = null): Promise<ReconcileReport> => {
+  const done = async (outcome: ReconcileEnd, next: string | null = null): Promise<ReconcileReport> => {
     const { projection, group } = await load();
     report.outcome = outcome;
     report.state = launchState(group);
@@ -169,7 +184,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string)
   return done('running', 'the worker run is queued or running: its slot is kept until GitHub reports it terminal');
 }
 
-type UnboundResult = { final: ReconcileOutcome } | { bound: string };
+type UnboundResult = { final: ReconcileEnd } | { bound: string };
 
 /** A final outcome or the new binding. */
 async function reconcileUnbound(

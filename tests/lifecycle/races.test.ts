@@ -10,44 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { Publisher } from '../../lib/publisher/publisher.ts';
-import type { LedgerStore } from '../../lib/store/types.ts';
 import { setRunStatus } from '../fake-github/routes-actions.ts';
 import { dispatcherRun } from '../support/lifecycle-bench.ts';
+import { racingStore } from '../support/racing-store.ts';
 import { countOps, createBench, dispatchPosts, type Bench } from './harness.ts';
 
 let bench: Bench;
 afterEach(async () => bench?.close());
-
-/**
- * The same ledger store, but `beforeSwap` runs (to completion) just before its `nth` (1-based,
- * default first) compare-and-swap.
- */
-function racingStore(store: LedgerStore, beforeSwap: () => Promise<void>, nth = 1): LedgerStore {
-  let swaps = 0;
-  const race = async () => {
-    swaps += 1;
-    if (swaps === nth) await beforeSwap();
-  };
-  return new Proxy(store, {
-    get(target, key) {
-      // Both ways a publication can compare-and-swap (the pieces form is what Git stores take).
-      if (key === 'compareAndSwap') {
-        return async (...args: Parameters<LedgerStore['compareAndSwap']>) => {
-          await race();
-          return target.compareAndSwap(...args);
-        };
-      }
-      if (key === 'compareAndSwapParts' && target.compareAndSwapParts !== undefined) {
-        return async (...args: Parameters<NonNullable<LedgerStore['compareAndSwapParts']>>) => {
-          await race();
-          return target.compareAndSwapParts!(...args);
-        };
-      }
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
 
 describe('a prelaunch cancellation never wins after a start marker', () => {
   it('reconcile --cancel-reserved that loses the CAS race to launch on the last attempt is rebuilt from the new tip and refused (launch_already_started); nothing is cancelled or released', async () => {

@@ -1,0 +1,85 @@
+/**
+ * Reconciling several groups (`reconcile --all`, `--work-id`), each on its own, with the same
+ * policy as `launch --next` (launch-batch.ts). A group whose own request is refused with nothing
+ * written (its builder on the CAS-validated prefix, its refused candidate commit, its request id
+ * taken by another meaning, or its receipts that cannot be read) is reported `failed`, with its
+ * error, and the next group is reconciled. An error that leaves the queue itself in doubt stops
+ * the pass: a publication that failed or may have landed (the store, its lock, its
+ * compare-and-swap), an unreadable or invalid ledger, or an internal error. Spec 7.8:
+ * "reconcile uncertain writes before attempting another mutation"; the groups after it are
+ * reported `not_attempted` and keep their reservations for the next pass.
+ */
+import { internalError, isProtocolError } from '../../engine/errors.ts';
+import type { JsonObject } from '../../engine/json.ts';
+import { launchState } from '../../engine/lifecycle/launch-state.ts';
+import { settleDelivery, type DeliveryReport } from './delivery.ts';
+import { groupRefusal } from './launch-batch.ts';
+import { reconcileDispatch, reconcileReport, type ReconcileDeps, type ReconcileReport } from './reconciler.ts';
+
+/** One completed Claim's receipts (and optional descriptor) for its delivery barrier. */
+export type ReceiptsReader = (claimId: string) => Promise<{ receipts: unknown; descriptor?: JsonObject }>;
+
+export interface ReconcileBatch {
+  /** One report per group, in order: every group given appears once. */
+  reconciled: ReconcileReport[];
+  /** The delivery barriers settled from receipts (only with a receipts reader). */
+  deliveries: DeliveryReport[];
+  /** The groups whose pass stopped at an error (outcome `failed`). */
+  failed: string[];
+  /** The error that stopped the batch (its group is `failed`, the later ones `not_attempted`), or null. */
+  stopped: unknown;
+}
+
+/** Errors thrown reading a group's own receipts: nothing of its delivery was published. */
+const unreadable = new WeakSet<object>();
+
+async function readOwn(read: ReceiptsReader, claimId: string): ReturnType<ReceiptsReader> {
+  try {
+    return await read(claimId);
+  } catch (e) {
+    if (isProtocolError(e)) unreadable.add(e);
+    throw e;
+  }
+}
+
+export async function reconcileGroups(deps: ReconcileDeps, dispatchIds: readonly string[], receipts?: ReceiptsReader): Promise<ReconcileBatch> {
+  const batch: ReconcileBatch = { reconciled: [], deliveries: [], failed: [], stopped: null };
+  for (const id of dispatchIds) {
+    const report = reconcileReport(id);
+    batch.reconciled.push(report);
+    if (batch.stopped !== null) {
+      report.outcome = 'not_attempted';
+      continue;
+    }
+    try {
+      await reconcileDispatch(deps, id, report);
+      if (receipts === undefined) continue;
+      for (const claimId of report.pending_barriers) {
+        const files = await readOwn(receipts, claimId);
+        const settleDeps = { publisher: deps.publisher, api: deps.api, reconciler: deps.reconciler, ...(deps.now === undefined ? {} : { now: deps.now }) };
+        batch.deliveries.push(await settleDelivery(settleDeps, { claimId, ...files, attempts: Math.max(1, report.polls) }));
+      }
+    } catch (e) {
+      report.outcome = 'failed';
+      report.error = isProtocolError(e) ? e.toJSON() : internalError(e);
+      batch.failed.push(id);
+      if (!groupRefusal(e) && !unreadable.has(e as object)) batch.stopped = e;
+    }
+  }
+  await refreshStates(deps, batch);
+  return batch;
+}
+
+/** The failed and not attempted groups' launch state as the ledger now says, when it can be read. */
+async function refreshStates(deps: ReconcileDeps, batch: ReconcileBatch): Promise<void> {
+  if (batch.failed.length === 0) return;
+  try {
+    const { projection } = await deps.publisher.cache.load();
+    for (const r of batch.reconciled) {
+      const group = projection?.dispatch(r.dispatch_id);
+      if ((r.outcome === 'failed' || r.outcome === 'not_attempted') && group !== undefined) r.state = launchState(group);
+    }
+  } catch {
+    // Unreadable (the error that stopped the batch may be why): the states stay as last known.
+  }
+}
