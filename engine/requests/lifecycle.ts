@@ -5,6 +5,8 @@
  */
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
+import type { OperationOf } from '../replay/context.ts';
+import { observationIncoherence } from '../replay/ops/observation.ts';
 import type { DispatchRecord, ReplayState } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
@@ -76,16 +78,29 @@ export function deliveryFailure(source: QueueSource, workId: string, checkedAt: 
   return operationsRequest('delivery_failure', [{ kind: 'DeliveryFailure', work_id: workId, claim_id: claim.claimId, completion_id: work.completionCommit, disposition: 'unknown', evidence, reason }]);
 }
 
-export function observation(input: { id: string; resource: JsonObject; condition: 'completed' | 'closed' | 'merged'; satisfied: boolean; observedAt: number; generation: string }): JsonObject {
+/**
+ * One trusted Issue/PR Observation (spec 7.16). `mergeCommit` is the merged PR's merge provenance
+ * and `readStatus` the read's outcome (default `ok`). The builder refuses, with the code replay
+ * answers (`observation_invalid`, replay/ops/observation.ts `observationIncoherence`, the one
+ * predicate), an Observation replay would refuse: a ready merged PR without its merge_commit, a
+ * ready gate from a failed read, a condition of the other resource kind. Nothing is published.
+ */
+export function observation(input: {
+  id: string; resource: JsonObject; condition: 'completed' | 'closed' | 'merged'; satisfied: boolean; observedAt: number; generation: string;
+  mergeCommit?: string; readStatus?: OperationOf<'Observation'>['read_status'];
+}): JsonObject {
   const isPr = input.condition === 'merged';
-  return {
+  const op: JsonObject = {
     kind: 'Observation', observation_id: input.id, resource: input.resource, condition: input.condition,
-    state: input.satisfied ? 'ready' : 'waiting', observed_at: input.observedAt, credential_generation: input.generation, read_status: 'ok',
+    state: input.satisfied ? 'ready' : 'waiting', observed_at: input.observedAt, credential_generation: input.generation, read_status: input.readStatus ?? 'ok',
     ...(isPr
-      ? { merged: input.satisfied, resource_state: input.satisfied ? 'closed' : 'open' }
+      ? { merged: input.satisfied, resource_state: input.satisfied ? 'closed' : 'open', ...(input.mergeCommit === undefined ? {} : { merge_commit: input.mergeCommit }) }
       // `completed` needs closed + state_reason completed; `closed` needs only closed (spec 7.16).
       : { resource_state: input.satisfied ? 'closed' : 'open', ...(input.satisfied && input.condition === 'completed' ? { state_reason: 'completed' } : {}) }),
   };
+  const problem = observationIncoherence(op as unknown as OperationOf<'Observation'>);
+  if (problem !== null) fail('observation_invalid', `observation ${input.id}: ${problem}`);
+  return op;
 }
 
 export type ControlName = 'admission_paused' | 'grants_paused' | 'credential_generation';
