@@ -4,13 +4,15 @@
  * one atomic commit"; contract `packing`: preceding Observations count against the
  * operation budget). The Observations are applied to the pre-state exactly as replay
  * applies them (`ops/observation.ts`), then the one packer runs at the commit's decision
- * time. The dispatcher building a grant and a receipt re-deriving one both call this;
+ * time; each Observation is first held to `evidence_bytes` (`ops/limits.ts`), as replay holds it.
+ * The dispatcher building a grant and a receipt re-deriving one both call this;
  * replay's own check (`grant.ts`) folds the same Observations into the live state.
  */
 import type { JsonObject } from '../json.ts';
 import { pack, type DispatchNextRequest, type PackResult } from '../scheduler/pack.ts';
 import type { QueueCommit } from '../schema/index.ts';
 import type { CommitContext, OperationOf } from './context.ts';
+import { checkEvidenceBytes } from './ops/limits.ts';
 import { applyObservation } from './ops/observation.ts';
 import type { ReplayState } from '../state/state.ts';
 
@@ -28,6 +30,9 @@ export function packAfterObservations(scratch: ReplayState, commit: GrantCommit,
   const ctx: CommitContext = { state: scratch, commit: commit as QueueCommit, ordinal, index: 0 };
   observations.forEach((op, i) => {
     ctx.index = i;
+    // As replay (grant.ts): each preceding Observation is held to `evidence_bytes`, so a grant
+    // carrying an oversized read is resource_limit before it is published, not at replay.
+    checkEvidenceBytes(ctx, op as unknown as OperationOf<'Observation'>);
     applyObservation(ctx, op as unknown as OperationOf<'Observation'>);
   });
   return pack(scratch, { ...request, precedingOperations: observations.length }, commit.at);

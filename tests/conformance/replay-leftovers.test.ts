@@ -152,12 +152,31 @@ describe('issue 10 leftover 2: limits.evidence_bytes bounds lifecycle evidence, 
       q.submit([{ node_key: 'gated', payload: {}, fairness_key: 'a', depends_on: [{ kind: 'issue', condition: 'completed', resource: issue(7) }] }]);
       const at = q.tick();
       const op = observation({ id: 'o', resource: issue(7), condition: 'completed', satisfied: true, observedAt: at, generation: 'initial' });
-      padTo(op, 'observation_id', size, () => utf8(op));
       const id = 'grant-with-read';
       const built = dispatchNextWithObservations(replayLedger(new TextEncoder().encode(q.text())), GRANT, { requestId: id, commitId: candidateCommitId(q.state.tip, id) }, at, [op]);
       expect(built.operations.map((o) => o.kind)).toEqual(['Observation', 'Claim']);
+      // The builder refuses an oversized read (below): a hand-written grant pads it afterwards,
+      // the Claim binding the padded id.
+      const [read, claim] = built.operations as unknown as [JsonObject, JsonObject];
+      padTo(read, 'observation_id', size, () => utf8(read));
+      claim.observations = [read.observation_id!];
       return forgeBuilt(q, id, dispatcher, at, built);
     })).toEqual(['accepted', 'resource_limit:evidence_bytes']);
+  });
+
+  it('dispatchNextWithObservations refuses a refreshed read over evidence_bytes before anything is published (resource_limit, details.limit evidence_bytes); one of exactly evidence_bytes is built', () => {
+    const build = (size: number) => {
+      const q = queue({}, { evidence_bytes: LIMIT });
+      q.grant();
+      q.submit([{ node_key: 'gated', payload: {}, fairness_key: 'a', depends_on: [{ kind: 'issue', condition: 'completed', resource: issue(7) }] }]);
+      const at = q.tick();
+      const op = observation({ id: 'o', resource: issue(7), condition: 'completed', satisfied: true, observedAt: at, generation: 'initial' });
+      padTo(op, 'observation_id', size, () => utf8(op));
+      const id = 'grant-with-read';
+      return () => dispatchNextWithObservations(replayLedger(new TextEncoder().encode(q.text())), GRANT, { requestId: id, commitId: candidateCommitId(q.state.tip, id) }, at, [op]);
+    };
+    expect(build(LIMIT)().operations.map((o) => o.kind)).toEqual(['Observation', 'Claim']);
+    expect(build(LIMIT + 1)).toThrow(expect.objectContaining({ code: 'resource_limit', details: expect.objectContaining({ limit: 'evidence_bytes', max: LIMIT }) }));
   });
 
   it('a Control of exactly evidence_bytes replays; one byte more is resource_limit', () => {
