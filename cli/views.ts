@@ -155,13 +155,14 @@ export function workDetail(p: Projection, id: string, asOf: number) {
     claims: w.claims.map((c) => {
       const claim = p.claim(c)!;
       const g = p.dispatch(claim.dispatchId)!;
-      return { claim_id: c, state: claim.state, dispatch_id: g.dispatchId, current: c === w.currentClaim, native_run: { dispatch_state: g.state, run: g.run, released: g.released } };
+      return { claim_id: c, state: claim.state, cancel_reason: claim.cancelReason, dispatch_id: g.dispatchId, current: c === w.currentClaim, native_run: { dispatch_state: g.state, run: g.run, released: g.released } };
     }),
     admitted_in: w.admittedCommit,
     completion: w.completionCommit,
     result: w.resultCommit,
     delivery_failure: w.deliveryFailureCommit,
     cancellation: w.cancellationCommit,
+    cancellation_reason: w.cancellationReason,
     touched_by: w.touchedBy,
   };
 }
@@ -181,6 +182,7 @@ export function claimDetail(p: Projection, id: string) {
     charged: { priority: c.priority, fairness_key: c.fairnessKey },
     observations: c.observations,
     terminal_commit: c.terminalCommitId,
+    cancel_reason: c.cancelReason,
     retry_not_before: c.retryNotBefore,
     dispatch: { dispatch_id: g.dispatchId, members: g.claimIds, state: g.state, run: g.run, released: g.released, release_commit: g.releaseCommit, profile: g.workerProfile },
   };

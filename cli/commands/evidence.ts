@@ -38,8 +38,11 @@ export const registerEvidence: CommandModule = (program, ctx) => {
         if (v.conflict_open) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);
         else if (v.conflict_run_ids.length > 0) ctx.io.out(`  run binding conflict of runs ${v.conflict_run_ids.join(', ')}: ${v.state === 'released' ? 'released on exact terminal evidence' : `resolved by an administrator, bound to run ${v.run_id}`}`);
         if (v.conflict_terminal_run_ids.length > 0) ctx.io.out(`  exact terminal evidence recorded for runs ${v.conflict_terminal_run_ids.join(', ')}`);
-        for (const e of v.events) ctx.io.out(`  ${new Date(e.at).toISOString()} ${e.role.padEnd(10)} ${e.state}${e.run_id ? ` run ${e.run_id}` : ''}${e.reason ? ` ${e.reason}` : ''}`);
-        for (const c of v.claims) ctx.io.out(`  ${c.handle} ${c.claim_id}  claim ${c.claim}  work ${c.work}  barrier ${c.barrier}`);
+        for (const e of v.events) ctx.io.out(`  ${new Date(e.at).toISOString()} ${e.role.padEnd(10)} ${e.state}${e.run_id ? ` run ${e.run_id}` : ''}${e.reason ? ` ${e.reason}` : ''}${e.conclusion ? ` (native conclusion ${e.conclusion})` : ''}`);
+        // Spec 7.18: the native run's conclusion and each Claim's durable outcome are shown separately.
+        const native = [...v.events].reverse().find((e) => e.conclusion !== null)?.conclusion;
+        if (native !== undefined) ctx.io.out(`  native run conclusion: ${native} (not a Claim outcome)`);
+        for (const c of v.claims) ctx.io.out(`  ${c.handle} ${c.claim_id}  claim ${c.claim}${c.cancel_reason ? ` (${c.cancel_reason})` : ''}  work ${c.work}  barrier ${c.barrier}`);
       }
     }));
 };

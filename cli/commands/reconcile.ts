@@ -160,7 +160,7 @@ function printReports(io: Io, reports: readonly ReconcileReport[], deliveries: r
   for (const r of reports) {
     const granter = r.dispatcher_run === null ? '' : ` dispatcher run ${r.dispatcher_run.run_id} attempt ${r.dispatcher_run.run_attempt} ${r.dispatcher_run.status ?? 'unknown'}`;
     const error = r.error === undefined ? '' : ` ${String(r.error.code)}: ${String(r.error.message)}`;
-    io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}${error}`);
+    io.out(`${r.dispatch_id}: ${r.outcome} (${r.state})${r.run_id ? ` run ${r.run_id}` : ''}${r.conclusion ? ` native conclusion ${r.conclusion}` : ''}${granter}${r.last_error ? ` last error ${r.last_error}` : ''}${error}`);
     if (r.next_action !== null) io.out(`  next: ${r.next_action}`);
   }
   for (const d of deliveries) io.out(`  ${d.claim_id}: ${d.outcome}${d.reason ? ` (${d.reason})` : ''}`);

@@ -21,6 +21,8 @@ export interface MemberView {
   handle: string;
   work_id: string;
   claim: string;
+  /** Why a cancelled Claim closed (worker_cancelled, run_terminal, prelaunch_cancelled, ...); null otherwise. */
+  cancel_reason: string | null;
   work: string;
   barrier: string;
 }
@@ -51,7 +53,17 @@ export interface LaunchView {
   reason: string | null;
   release_commit: string | null;
   claims: MemberView[];
-  events: Array<{ commit_id: string; at: number; role: string; state: string; reason: string | null; run_id: string | null }>;
+  /**
+   * `conclusion`: the worker run's native conclusion that a Release's exact terminal evidence
+   * recorded (spec 7.18: shown apart from each Claim's durable outcome); null otherwise. Like every
+   * event, it stays with the commits a checkpoint replaced (the prior Git commit keeps them).
+   */
+  events: Array<{ commit_id: string; at: number; role: string; state: string; reason: string | null; run_id: string | null; conclusion: string | null }>;
+}
+
+/** The native conclusion a Release event's exact terminal evidence names. */
+function conclusionOf(evidence: { kind?: unknown; conclusion?: unknown } | null): string | null {
+  return evidence?.kind === 'terminal_run' && typeof evidence.conclusion === 'string' ? evidence.conclusion : null;
 }
 
 export function launchView(projection: Projection, dispatchId: string): LaunchView {
@@ -84,8 +96,8 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
       const claim = projection.claim(id)!;
       const work = projection.work(claim.workId)!;
       const owns = work.currentClaim === claim.claimId;
-      return { claim_id: id, handle: claim.handle, work_id: claim.workId, claim: claim.state, work: work.state, barrier: owns ? work.barrier : 'none' };
+      return { claim_id: id, handle: claim.handle, work_id: claim.workId, claim: claim.state, cancel_reason: claim.cancelReason, work: work.state, barrier: owns ? work.barrier : 'none' };
     }),
-    events: history.events.map((e) => ({ commit_id: e.commitId, at: e.at, role: e.role, state: e.state, reason: e.reason, run_id: e.runId })),
+    events: history.events.map((e) => ({ commit_id: e.commitId, at: e.at, role: e.role, state: e.state, reason: e.reason, run_id: e.runId, conclusion: conclusionOf(e.evidence) })),
   };
 }

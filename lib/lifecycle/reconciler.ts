@@ -75,6 +75,8 @@ export interface ReconcileReport {
   /** Candidates of a recorded conflict without exact terminal evidence yet. */
   open_candidates: string[];
   last_error: string | null;
+  /** The bound worker run's native conclusion once GitHub reports its original attempt completed (not a Claim outcome). */
+  conclusion: string | null;
   cancel_requested: boolean;
   pending_barriers: string[];
   next_action: string | null;
@@ -88,7 +90,7 @@ export interface ReconcileReport {
 /** A group's report before anything was done. */
 export function reconcileReport(dispatchId: string): ReconcileReport {
   return {
-    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null,
+    dispatch_id: dispatchId, outcome: 'reserved', state: 'reserved', polls: 0, run_id: null, candidates: [], open_candidates: [], last_error: null, conclusion: null,
     cancel_requested: false, pending_barriers: [], next_action: null, commits: [], dispatcher_run: null,
   };
 }
@@ -178,6 +180,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string,
     return done('evidence_unavailable', 'restore GitHub API access; the reservation is kept');
   }
   if (attempt1.status === 'completed') {
+    report.conclusion = attempt1.conclusion ?? 'unknown';
     return close({ kind: 'terminal_run', source: 'github_api', runId, conclusion: attempt1.conclusion ?? 'unknown', completed: true }, 'run_terminal');
   }
   if (deps.cancelRunning === true) report.cancel_requested = (await requestCancel(deps.api, where, runId)) === 'requested';

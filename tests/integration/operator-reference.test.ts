@@ -89,7 +89,7 @@ describe('operator reference: read commands', () => {
     expect(code.code).toBe(0);
     expect(code.json).toMatchObject({ work_id: q.work.code, state: 'claimed', barrier: 'none', successors: [q.work.docs] });
     expect(code.json.current_claim).toBe(q.claims[1]);
-    expect(code.json.claims).toEqual([{ claim_id: q.claims[1], state: 'open', dispatch_id: q.dispatches[1], current: true, native_run: { dispatch_state: 'reserved', run: null, released: false } }]);
+    expect(code.json.claims).toEqual([{ claim_id: q.claims[1], state: 'open', cancel_reason: null, dispatch_id: q.dispatches[1], current: true, native_run: { dispatch_state: 'reserved', run: null, released: false } }]);
     const docs = await q.run('inspect', '--work-id', q.work.docs, '--json');
     expect(JSON.stringify(docs.json.depends_on)).toContain(q.work.code);
     const unknown = await q.run('inspect', '--work-id', 'f'.repeat(64), '--json');
