@@ -194,7 +194,14 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
     return finishCounts(report, deps);
   }
 
-  // 3a. durable intents (and ledger links) before any creation is sent.
+  // 3a. the repository ids of Issue receipts, read before any intent: a failed read then strands no intent.
+  const repositoryIds = new Map<string, string>();
+  for (const [i, plan] of plans.entries()) {
+    const repo = targets[i]!.target.repository;
+    if (plan.issue.action === 'create' && !repositoryIds.has(repo)) repositoryIds.set(repo, await client.repositoryId(repo));
+  }
+
+  // Then the durable intents (and ledger links), before any creation is sent.
   const owned = new Set<string>();
   const first = await deps.journal.append((state) => {
     const linked = foldApplicable(state, links);
@@ -204,7 +211,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   await options.afterIntents?.();
 
   // 3b. send: Issue creations, label changes, comments and closures of bound Issues.
-  const s: SendState = { client, owner: deps.owner, owned, records: [], outcomes: new Map(), repositoryIds: new Map() };
+  const s: SendState = { client, owner: deps.owner, owned, records: [], outcomes: new Map(), repositoryIds };
   for (const [i, plan] of plans.entries()) {
     await sendIssue(s, plan, targets[i]!.target.repository);
     await sendComments(s, plan);

@@ -5,6 +5,7 @@
  * anything else (timeout, 5xx, unreadable answer) leaves it pending. A bound Issue or comment
  * answered 404/410 is marked `missing`; nothing is ever recreated.
  */
+import { fail } from '../../engine/errors.ts';
 import { issueKey, type JournalRecord } from '../../engine/issues/journal.ts';
 import type { WorkPlan } from '../../engine/issues/plan.ts';
 import type { ResourceIdentity } from '../../engine/state/state.ts';
@@ -19,7 +20,7 @@ export interface SendState {
   records: JournalRecord[];
   /** Outcome by journal key (reports). */
   outcomes: Map<string, string>;
-  /** Repository id by repository (Issue receipts), read once. */
+  /** Repository id by repository (Issue receipts), read once before any intent. */
   repositoryIds: Map<string, string>;
 }
 
@@ -53,8 +54,8 @@ export async function sendIssue(s: SendState, plan: WorkPlan, repository: string
       s.outcomes.set(a.key, 'another_projector_holds_intent');
       return;
     }
-    let repositoryId = s.repositoryIds.get(repository);
-    if (repositoryId === undefined) s.repositoryIds.set(repository, (repositoryId = await s.client.repositoryId(repository)));
+    // Read before the intents (projector.ts): a read failing after them would strand every intent.
+    const repositoryId = s.repositoryIds.get(repository) ?? fail('internal_error', `the id of ${repository} was not read before its Issue creation intents`);
     const out = await s.client.createIssue(repository, { title: a.title, body: a.body, labels: a.labels });
     if (out.ok) {
       const resource: ResourceIdentity = { kind: 'issue', host: s.client.host, repository, repository_id: repositoryId, resource_id: out.value.id, number: String(out.value.number) };

@@ -116,6 +116,18 @@ describe('backing Issues: crash windows', () => {
     expect([...replayed.state.issueLinks.values()].flat().filter((r) => r.kind === 'IssueLink')).toHaveLength(1);
   });
 
+  it('a failed read of the repository before the first creation strands no intent: nothing pending, the next sync creates each Issue once', async () => {
+    bench = await issueBench([...nodes, { node_key: 'n2', payload: {} }]);
+    bench.fake.inject({ method: 'GET', path: '/repos/{owner}/{repo}', kind: 'status', status: 500, body: { message: 'Server Error' } });
+    await expect(bench.projector().sync()).rejects.toMatchObject({ code: 'github_request_failed' });
+    expect(creations(bench)).toBe(0);
+    const journal = readJournal((await bench.projector().journal.load()).bytes);
+    expect([...journal.entries.values()].filter((e) => e.phase === 'pending')).toEqual([]);
+    const next = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(next.targets.map((t) => [t.issue.outcome, t.pending])).toEqual([['created', []], ['created', []]]);
+    expect(issuesOf(bench)).toHaveLength(2);
+  });
+
   it('operator resolution: adopting the Issue a lost answer created binds it (checked), with no duplicate', async () => {
     bench = await issueBench([...nodes, { node_key: 'n2', payload: {} }]);
     bench.fake.inject({ ...CREATE, kind: 'drop-after' });
