@@ -83,7 +83,8 @@ interface Target {
 
 function scope(projection: Projection, workIds: readonly string[] | undefined): WorkRecord[] {
   if (workIds === undefined || workIds.length === 0) return [...projection.works()].sort((a, b) => a.fifo - b.fifo);
-  return workIds.map((id) => projection.work(id) ?? fail('unknown_work', `Work ${id} is not admitted in this queue`, {}, { usage: true }));
+  // A Work named twice is one target: two would each plan (and intend) the same creation.
+  return [...new Set(workIds)].map((id) => projection.work(id) ?? fail('unknown_work', `Work ${id} is not admitted in this queue`, {}, { usage: true }));
 }
 
 function targetsOf(projection: Projection, batch: WorkRecord[], deps: ProjectorDeps, ledgerVersion: string | null): Target[] {

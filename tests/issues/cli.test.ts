@@ -94,6 +94,19 @@ describe('fairway issues sync', () => {
     expect((await cli(repo, 'replay')).code).toBe(0);
   });
 
+  it('a Work named twice (--work-id X --work-id X, or X,X) is one target: one Issue, no journal_invalid', async () => {
+    const repo = repoWith(true);
+    const workId = await submit(repo, 'twice', { title: 'Named twice' });
+    const before = repoIssues(fake.state, fakeRepo).length;
+    const r = await cli(repo, 'issues', 'sync', '--work-id', workId, '--work-id', `${workId},${workId}`);
+    expect(r.json.error).toBeUndefined();
+    expect(r.code).toBe(0);
+    expect(r.json.targets.map((t: { work_id: string; issue: { outcome: string } }) => [t.work_id, t.issue.outcome])).toEqual([[workId, 'created']]);
+    expect(r.json.deferred).toEqual([]);
+    expect(repoIssues(fake.state, fakeRepo).filter((i) => i.title === 'Named twice')).toHaveLength(1);
+    expect(repoIssues(fake.state, fakeRepo)).toHaveLength(before + 1);
+  });
+
   it('an unknown --work-id is a usage error that writes nothing; issues off is a no-op', async () => {
     const repo = repoWith(true);
     await submit(repo, 'a', {});
