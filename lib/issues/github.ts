@@ -36,7 +36,7 @@ const FeedIssue = z.object({
   updated_at: z.string(),
   pull_request: z.object({}).passthrough().optional(),
 });
-export type FeedIssue = { id: string; number: number; state: 'open' | 'closed'; labels: string[]; repositoryUrl: string };
+export type FeedIssue = { id: string; number: number; state: 'open' | 'closed'; labels: string[]; repositoryUrl: string; updatedAt: string };
 const Repository = z.object({ id: GitHubId, full_name: z.string() });
 const Comment = z.object({ id: GitHubId });
 
@@ -169,7 +169,7 @@ export class IssuesClient {
     for (let page = 1; page <= maxPages; page++) {
       const { value, headers } = await this.read('/repos/{owner}/{repo}/issues', { ...split(repository), state: 'all', since, sort: 'updated', direction: 'asc', per_page: 100, page }, z.array(FeedIssue), `list changed issues of ${repository}`);
       if (page === 1) serverTime = typeof headers.date === 'string' ? headers.date : null;
-      issues.push(...value.map((i) => ({ id: i.id, number: i.number, state: i.state, repositoryUrl: i.repository_url, labels: i.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) })));
+      issues.push(...value.map((i) => ({ id: i.id, number: i.number, state: i.state, repositoryUrl: i.repository_url, updatedAt: i.updated_at, labels: i.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) })));
       if (value.length < 100) return { issues, complete: true, serverTime };
     }
     return { issues, complete: false, serverTime };
@@ -181,7 +181,7 @@ export class IssuesClient {
       const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(resource.repository), issue_number: Number(resource.number) }, FeedIssue, `read issue ${resource.repository}#${resource.number}`);
       // Not this resource, or a pull request (the Issues endpoint answers for both): not this binding.
       if (value.id !== resource.resource_id || value.pull_request !== undefined) return null;
-      return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
+      return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, updatedAt: value.updated_at, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
       const status = (e as ProtocolError).details?.status;
@@ -194,7 +194,7 @@ export class IssuesClient {
   async issueByNumber(repository: string, number: number): Promise<(FeedIssue & { pull: boolean }) | null> {
     try {
       const { value } = await this.read('/repos/{owner}/{repo}/issues/{issue_number}', { ...split(repository), issue_number: number }, FeedIssue, `read issue ${repository}#${number}`);
-      return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, pull: value.pull_request !== undefined, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
+      return { id: value.id, number: value.number, state: value.state, repositoryUrl: value.repository_url, updatedAt: value.updated_at, pull: value.pull_request !== undefined, labels: value.labels.flatMap((l) => (typeof l === 'string' ? [l] : l.name === undefined ? [] : [l.name])) };
     } catch (e) {
       if (e instanceof ProtocolError && e.code === 'github_not_found') return null;
       throw e;

@@ -5,12 +5,13 @@
  * - with a journal watermark, one change feed (`GET /issues?since=`, at most three pages):
  *   an Issue it does not list is as the projector last left it (`unchanged`), or as the
  *   journal's `seen` snapshot recorded it when it changed outside an earlier run's batch;
- * - without one (first run in the repository) or when the feed has more than three pages,
- *   each bound target is read directly (one request each);
+ * - without one (first run in the repository) each bound target is read directly (one
+ *   request each); when the feed has more than three pages, each bound target it did not list;
  * - a target whose state the plan needs and the feed did not give (a ledger-bound Issue never
  *   projected, one marked missing, one due for closure) is read directly.
  *
- * The watermark (GitHub's own `Date` less a margin) may move after a complete feed: a change it
+ * The watermark (GitHub's own `Date` less a margin) may move after a complete feed, and after a
+ * feed cut short to the last change it listed (the feed is oldest first): a change it
  * listed that disturbed the projector's labels of a bound Issue outside this run's batch is
  * kept as a `seen` snapshot in the same journal write (which makes that Work due for the next
  * run), so a scoped hook never hides a human edit from the run that later projects that Issue. Without a feed it moves only when the run read every Issue the journal binds in
@@ -51,6 +52,21 @@ export function isoMinus(httpDate: string | null, ms = WATERMARK_MARGIN_MS): str
   return new Date(Math.floor((t - ms) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
+/**
+ * The watermark after a feed cut short: it lists changes oldest first, so every change up to
+ * its last entry's time has been read (less a second, whichever way GitHub compares `since`),
+ * capped by GitHub's clock less the margin; null when that is no progress. Without it a repository
+ * busier than three pages between two runs would never move its watermark again.
+ */
+function partialWatermark(feed: { issues: FeedIssue[]; serverTime: string | null }, since: string): string | null {
+  const last = feed.issues.at(-1);
+  const listed = last === undefined ? null : isoMinus(last.updatedAt, 1000);
+  const cap = isoMinus(feed.serverTime);
+  if (listed === null || cap === null) return null;
+  const at = listed < cap ? listed : cap;
+  return at > since ? at : null;
+}
+
 export function observedIssue(issue: FeedIssue, resource: ResourceIdentity): IssueObservation {
   // A transferred Issue answers from another repository: it is not this binding any more.
   if (!issue.repositoryUrl.toLowerCase().endsWith(`/repos/${resource.repository}`.toLowerCase())) return 'missing';
@@ -86,18 +102,21 @@ export async function observeRepository(
   const feed = since === undefined ? null : await client.feed(repository, since);
   let watermark: string | null;
   let advance = since === undefined;
-  if (feed !== null && feed.complete) {
+  if (feed !== null) {
     const byId = new Map(feed.issues.map((i) => [i.id, i]));
     for (const t of bound) {
       const listed = byId.get(t.resource.resource_id);
       const snapshot = journal.entries.get(issueKey(t.workId))?.seen;
-      observations.set(t.workId, listed !== undefined ? observedIssue(listed, t.resource) : snapshot !== undefined ? { labels: snapshot.labels, state: snapshot.state } : 'unchanged');
+      if (listed !== undefined) observations.set(t.workId, observedIssue(listed, t.resource));
+      // A feed cut short says nothing of changes after its last entry: read the target itself.
+      else if (!feed.complete) observations.set(t.workId, await direct(client, journal, t, records));
+      else observations.set(t.workId, snapshot !== undefined ? { labels: snapshot.labels, state: snapshot.state } : 'unchanged');
     }
     for (const o of others) {
       const listed = byId.get(o.resourceId);
       if (listed !== undefined && !labelsAsWritten(prefix, o.status, listed.labels)) records.push({ v: 1, kind: 'seen', key: o.key, labels: listed.labels, state: listed.state });
     }
-    watermark = isoMinus(feed.serverTime);
+    watermark = feed.complete ? isoMinus(feed.serverTime) : partialWatermark(feed, since!);
     if (feed.issues.length >= FEED_ADVANCE) advance = true;
   } else {
     for (const t of bound) observations.set(t.workId, await direct(client, journal, t, records));

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJournal } from '../../engine/issues/journal.ts';
+import { seedIssue } from '../fake-github/routes-issues.ts';
 import { issueBench, issuesOf, type IssueBench } from './bench.ts';
 
 let bench: IssueBench | null = null;
@@ -108,4 +109,30 @@ describe('backing Issues: more Work than one batch', () => {
     const direct = bench.fake.requests.slice(before).filter((r) => r.method === 'GET' && r.template === '/repos/{owner}/{repo}/issues/{issue_number}');
     expect(direct).toEqual([]);
   });
+
+  it('a repository busier than the three-page feed between two runs: the watermark still moves, a human edit outside the batch is repaired, and reads return to two', async () => {
+    bench = await issueBench(Array.from({ length: 27 }, (_, i) => ({ node_key: `n${i + 1}`, payload: {} })));
+    await bench.projector().sync();
+    await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(issuesOf(bench)).toHaveLength(27);
+    const watermark = readJournal((await bench.projector().journal.load()).bytes).watermarks.get('owner/repo')!;
+    const at = (s: number) => new Date(Date.parse(watermark) + s * 1000).toISOString().replace('.000Z', 'Z');
+    // 310 unrelated Issues change after the watermark (more than the feed's three pages of 100) ...
+    for (let k = 0; k < 310; k++) seedIssue(bench.fake.state, bench.repo, { number: 1000 + k, id: String(900000 + k), updatedAt: at(1 + Math.min(2, Math.floor(k / 100))) });
+    // ... and, after them, a human removes the status label of the 27th Work's Issue (outside a full run's first 25).
+    const last = issuesOf(bench).find((i) => i.number === 27)!;
+    last.labels = last.labels.filter((l) => l !== 'work:queued');
+    last.updatedAt = at(4);
+    // Those changes are older than GitHub's clock less the watermark's margin.
+    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(at(6)) + 60_000 - Date.now())));
+    const marks: string[] = [];
+    for (let run = 3; run <= 6 && [...last.labels].sort().join() !== 'work,work:queued'; run++) {
+      await bench.projector({ owner: `run-${run}-1` }).sync();
+      marks.push(readJournal((await bench.projector().journal.load()).bytes).watermarks.get('owner/repo')!);
+    }
+    expect([...last.labels].sort()).toEqual(['work', 'work:queued']);
+    expect(marks[0]! > watermark).toBe(true);
+    const settled = await bench.projector({ owner: 'run-9-1' }).sync();
+    expect(settled.requests).toEqual({ github_reads: 2, github_writes: 0, journal_writes: 0, ledger_publications: 0 });
+  }, 30_000);
 });
