@@ -155,6 +155,17 @@ export class IssuesClient {
     return { names, complete: false, serverTime };
   }
 
+  /** Whether the repository has label `name` (GitHub matches names case-insensitively). */
+  async hasLabel(repository: string, name: string): Promise<boolean> {
+    try {
+      await this.read('/repos/{owner}/{repo}/labels/{name}', { ...split(repository), name }, Label, `read label ${name} of ${repository}`);
+      return true;
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === 'github_not_found') return false;
+      throw e;
+    }
+  }
+
   createLabel(repository: string, name: string, color: string, description: string): Promise<WriteOutcome<null>> {
     return this.write('POST', '/repos/{owner}/{repo}/labels', { ...split(repository), name, color, description }, null, `create label ${name}`);
   }

@@ -171,7 +171,7 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   const seenBy = new Map<string, RepositoryObservation>();
   for (const [repo, list] of byRepository) {
     const labels = await client.labels(repo);
-    await ensureLabels(deps, report, repo, labels.names, dryRun);
+    await ensureLabels(deps, report, repo, labels, dryRun);
     const bound = list.flatMap((t) => {
       const entry = journal.entries.get(issueKey(t.work.workId));
       if (entry?.phase !== 'bound') return [];
@@ -265,10 +265,12 @@ export async function syncIssues(deps: ProjectorDeps, options: SyncOptions = {})
   return finishCounts(report, deps);
 }
 
-async function ensureLabels(deps: ProjectorDeps, report: SyncReport, repository: string, names: string[], dryRun: boolean): Promise<void> {
-  const have = new Set(names.map((n) => n.toLowerCase()));
+async function ensureLabels(deps: ProjectorDeps, report: SyncReport, repository: string, labels: { names: string[]; complete: boolean }, dryRun: boolean): Promise<void> {
+  const have = new Set(labels.names.map((n) => n.toLowerCase()));
   for (const name of projectorLabels(deps.prefix)) {
     if (have.has(name.toLowerCase())) continue;
+    // A list cut short (more than 300 labels) proves no absence: ask for the label itself.
+    if (!labels.complete && await deps.client.hasLabel(repository, name)) continue;
     if (dryRun) {
       report.would.push({ method: 'POST', what: `create label ${name}${repository === report.repository ? '' : ` in ${repository}`}` });
       continue;

@@ -92,6 +92,15 @@ export const labelRoutes: FakeRoute[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/labels/{name}',
+    handle(req, state) {
+      const repo = repoOf(req, state);
+      const label = repo === undefined ? undefined : findLabel(state, repo, req.params.name!);
+      return repo === undefined || label === undefined ? notFound() : { status: 200, body: labelJson(req, state, repo, label.name) };
+    },
+  },
+  {
     method: 'DELETE',
     path: '/repos/{owner}/{repo}/labels/{name}',
     handle(req, state) {

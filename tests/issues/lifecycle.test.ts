@@ -99,6 +99,23 @@ describe('backing Issues: lifecycle', () => {
     expect(labelsOf(bench, issue!.number)).toEqual(['work', 'work:queued']);
   });
 
+  it('a repository with more than 300 labels (beyond the listed pages): existing projector labels are not re-sent, a second sync writes nothing', async () => {
+    bench = await issueBench(nodes);
+    for (let i = 0; i < 310; i++) putLabel(bench.fake.state, bench.repo, `area-${String(i).padStart(3, '0')}`);
+    const first = await bench.projector().sync();
+    expect(first.labels_created).toHaveLength(8);
+    const before = bench.fake.requests.length;
+    const again = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(again.labels_created).toEqual([]);
+    expect(again.requests.github_writes).toBe(0);
+    expect(bench.fake.requests.slice(before).filter((r) => r.method !== 'GET')).toEqual([]);
+    // A projector label deleted from such a repository is still re-created.
+    await fetch(`${bench.fake.url}/repos/owner/repo/labels/${encodeURIComponent('work:done')}`, { method: 'DELETE', headers: { authorization: 'token t' } });
+    const third = await bench.projector({ owner: 'run-3-1' }).sync();
+    expect(third.labels_created).toEqual(['work:done']);
+    expect(findLabel(bench.fake.state, bench.repo, 'work:done')!.color).toBe('7057FF');
+  });
+
   it('unrelated labels, title, body and state are preserved; only own status labels are replaced', async () => {
     bench = await issueBench(nodes);
     await bench.projector().sync();
