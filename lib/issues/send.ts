@@ -65,19 +65,19 @@ export async function sendIssue(s: SendState, plan: WorkPlan, repository: string
     return;
   }
   if (a.action === 'labels') {
-    let ok = true;
-    let last: WriteOutcome<null> = { ok: true, value: null };
+    // The first failure names the outcome: a later success does not make the change complete.
+    let failed: WriteOutcome<null> | null = null;
     for (const name of a.remove) {
-      last = await s.client.removeLabel(a.resource, name);
-      ok &&= last.ok;
+      const out = await s.client.removeLabel(a.resource, name);
+      if (!out.ok) failed ??= out;
     }
     if (a.add.length > 0) {
-      last = await s.client.addLabels(a.resource, a.add);
-      ok &&= last.ok;
+      const out = await s.client.addLabels(a.resource, a.add);
+      if (!out.ok) failed ??= out;
     }
-    if (ok) s.records.push({ v: 1, kind: 'written', key: a.key, status: a.status });
-    else if (gone(last)) s.records.push({ v: 1, kind: 'missing', key: a.key, http_status: (last as { status: number }).status });
-    s.outcomes.set(a.key, ok ? 'labels_updated' : gone(last) ? 'issue_missing' : outcomeName(last));
+    if (failed === null) s.records.push({ v: 1, kind: 'written', key: a.key, status: a.status });
+    else if (gone(failed)) s.records.push({ v: 1, kind: 'missing', key: a.key, http_status: (failed as { status: number }).status });
+    s.outcomes.set(a.key, failed === null ? 'labels_updated' : gone(failed) ? 'issue_missing' : outcomeName(failed));
   }
 }
 

@@ -116,6 +116,20 @@ describe('backing Issues: lifecycle', () => {
     expect(findLabel(bench.fake.state, bench.repo, 'work:done')!.color).toBe('7057FF');
   });
 
+  it('a status change whose label removal fails (500) while the addition succeeds reports that failure, not ok; the next sync completes it', async () => {
+    bench = await issueBench(nodes);
+    await bench.projector().sync();
+    const [issue] = issuesOf(bench);
+    await bench.grant();
+    bench.fake.inject({ method: 'DELETE', path: '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', kind: 'status', status: 500, body: { message: 'Server Error' } });
+    const failed = await bench.projector({ owner: 'run-2-1' }).sync();
+    expect(labelsOf(bench, issue!.number)).toEqual(['work', 'work:queued', 'work:running']);
+    expect(failed.targets[0]!.issue.outcome).toBe('uncertain_http_500');
+    const next = await bench.projector({ owner: 'run-3-1' }).sync();
+    expect(next.targets[0]!.issue.outcome).toBe('labels_updated');
+    expect(labelsOf(bench, issue!.number)).toEqual(['work', 'work:running']);
+  });
+
   it('unrelated labels, title, body and state are preserved; only own status labels are replaced', async () => {
     bench = await issueBench(nodes);
     await bench.projector().sync();
