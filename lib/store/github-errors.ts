@@ -31,11 +31,17 @@ export function githubMessage(e: OctokitRequestError): string {
   return typeof data?.message === 'string' ? data.message : e.message;
 }
 
+/** `text` without the credentials of any URL in it (`https://user:token@host` → `https://***@host`). */
+function withoutCredentials(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1***@');
+}
+
 /** A stable error for a failed request; `write` marks a mutation (403 → write denied). */
 export function githubFailure(action: string, e: unknown, where: string, write = false): ProtocolError {
-  if (!isRequestError(e)) return new ProtocolError('github_request_failed', `${action} on ${where} failed: ${String(e)}`);
+  if (!isRequestError(e)) return new ProtocolError('github_request_failed', `${action} on ${where} failed: ${withoutCredentials(String(e))}`);
   if (e.response === undefined) {
-    return new ProtocolError('store_unreachable', `cannot reach the GitHub API to ${action} (${where}): ${e.message}`, {}, { network: true });
+    // A transport error names the request URL, which may carry credentials (an API root with user:token@).
+    return new ProtocolError('store_unreachable', `cannot reach the GitHub API to ${action} (${where}): ${withoutCredentials(e.message)}`, {}, { network: true });
   }
   const message = githubMessage(e);
   const details = { status: e.status, github_message: message };

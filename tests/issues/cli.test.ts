@@ -107,6 +107,23 @@ describe('fairway issues sync', () => {
     expect(repoIssues(fake.state, fakeRepo)).toHaveLength(before + 1);
   });
 
+  it('an API root carrying credentials (https://user:TOKEN@host) never shows the token in the error', async () => {
+    const repo = repoWith(true);
+    await submit(repo, 'creds', {});
+    const url = process.env.FAIRWAY_GITHUB_API_URL!;
+    process.env.FAIRWAY_GITHUB_API_URL = url.replace('://', '://x-access-token:ghp_LEAKME0123456789@');
+    try {
+      let out = '';
+      let err = '';
+      const code = await runFairway(['--dir', repo, '--json', 'issues', 'sync'], { out: (s) => (out += s), err: (s) => (err += s) });
+      expect(code).toBe(3);
+      expect(JSON.parse(out).error.code).toBe('store_unreachable');
+      expect(`${out}${err}`).not.toContain('ghp_LEAKME0123456789');
+    } finally {
+      process.env.FAIRWAY_GITHUB_API_URL = url;
+    }
+  });
+
   it('an unknown --work-id is a usage error that writes nothing; issues off is a no-op', async () => {
     const repo = repoWith(true);
     await submit(repo, 'a', {});
