@@ -12,6 +12,7 @@ import { GRAPHQL_PATH } from '../fake-github/graphql.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { contractSuite, type StoreFixture } from './contract.ts';
+import { fakeRepositoryFixture, tipOf } from './fake-github-fixture.ts';
 
 const TOKEN = 'ghp_fake_token_for_tests';
 const READ = 'FairwayReadLedger';
@@ -45,24 +46,11 @@ function storeFor(kind: Kind, repo: FakeRepository, extra: Partial<GitHubStoreOp
   return kind === 'graphql' ? new GitHubGraphqlStore(options) : new GitHubStore(options);
 }
 
-const tipOf = (repo: FakeRepository) => repo.refs.get('refs/heads/work-queue') ?? null;
 
 for (const kind of ['rest', 'graphql'] as const) {
   contractSuite(`GitHub Enterprise Server ${kind} API (fake, /api/v3 and /api/graphql)`, async (): Promise<StoreFixture> => {
     const repo = newRepo();
-    return {
-      queueBranch: 'work-queue',
-      makeStore: () => storeFor(kind, repo),
-      tip: async () => tipOf(repo),
-      seed: async (branch, files) => seedCommit(repo, branch, files),
-      files: async (commit) => {
-        const out = new Map<string, { mode: string; bytes: Buffer }>();
-        for (const [path, e] of repo.objects.flatten(repo.objects.commits.get(commit)!.tree)) out.set(path, { mode: e.mode, bytes: repo.objects.blobs.get(e.sha)! });
-        return out;
-      },
-      parents: async (commit) => repo.objects.commits.get(commit)!.parents,
-      setDefaultBranch: async (branch) => void (repo.defaultBranch = branch),
-    };
+    return fakeRepositoryFixture(repo, () => storeFor(kind, repo));
   });
 }
 

@@ -20,6 +20,7 @@ import { GRAPHQL_PATH } from '../fake-github/graphql.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { FAKE_USER, seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { bigLedger, contractSuite, type StoreFixture } from './contract.ts';
+import { fakeRepositoryFixture, tipOf } from './fake-github-fixture.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const TOKEN = 'ghp_fake_token_for_tests';
@@ -55,7 +56,6 @@ function storeFor(repo: FakeRepository, extra: Partial<GitHubStoreOptions> = {})
   return new GitHubGraphqlStore({ owner: repo.owner, repo: repo.name, token: TOKEN, baseUrl: fake.url, writeIntervalMs: 0, retryBaseMs: 5, lag: { baseMs: 5 }, ...extra });
 }
 
-const tipOf = (repo: FakeRepository) => repo.refs.get('refs/heads/work-queue') ?? null;
 const since = () => fake.requests.length;
 const seen = (from: number) => fake.requests.slice(from);
 const graphqlOps = (from: number) => seen(from).filter((r) => r.template === GRAPHQL_PATH).map((r) => r.operation);
@@ -68,19 +68,7 @@ async function committedVersion(store: GitHubGraphqlStore, expected: string | nu
 
 contractSuite('GitHub GraphQL API (fake, schema-validated)', async (): Promise<StoreFixture> => {
   const repo = newRepo();
-  return {
-    queueBranch: 'work-queue',
-    makeStore: () => storeFor(repo),
-    tip: async () => tipOf(repo),
-    seed: async (branch, files) => seedCommit(repo, branch, files),
-    files: async (commit) => {
-      const out = new Map<string, { mode: string; bytes: Buffer }>();
-      for (const [path, e] of repo.objects.flatten(repo.objects.commits.get(commit)!.tree)) out.set(path, { mode: e.mode, bytes: repo.objects.blobs.get(e.sha)! });
-      return out;
-    },
-    parents: async (commit) => repo.objects.commits.get(commit)!.parents,
-    setDefaultBranch: async (branch) => void (repo.defaultBranch = branch),
-  };
+  return fakeRepositoryFixture(repo, () => storeFor(repo));
 });
 
 describe('GitHubGraphqlStore: two requests', () => {

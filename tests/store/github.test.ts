@@ -12,6 +12,7 @@ import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
 import { seedCommit, type FakeRepository } from '../fake-github/state.ts';
 import { freePort } from './git-daemon.ts';
 import { bigLedger, contractSuite, type StoreFixture } from './contract.ts';
+import { fakeRepositoryFixture, tipOf } from './fake-github-fixture.ts';
 import { duplicateReadSuite } from './duplicates.ts';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -51,23 +52,10 @@ function count(method: string, template: string, since = 0): number {
   return fake.requests.slice(since).filter((r) => r.method === method && r.template === template).length;
 }
 
-const tipOf = (repo: FakeRepository) => repo.refs.get('refs/heads/work-queue') ?? null;
 
 async function githubFixture(): Promise<StoreFixture> {
   const repo = newRepo();
-  return {
-    queueBranch: 'work-queue',
-    makeStore: () => storeFor(repo),
-    tip: async () => tipOf(repo),
-    seed: async (branch, files) => seedCommit(repo, branch, files),
-    files: async (commit) => {
-      const out = new Map<string, { mode: string; bytes: Buffer }>();
-      for (const [path, e] of repo.objects.flatten(repo.objects.commits.get(commit)!.tree)) out.set(path, { mode: e.mode, bytes: repo.objects.blobs.get(e.sha)! });
-      return out;
-    },
-    parents: async (commit) => repo.objects.commits.get(commit)!.parents,
-    setDefaultBranch: async (branch) => void (repo.defaultBranch = branch),
-  };
+  return fakeRepositoryFixture(repo, () => storeFor(repo));
 }
 
 contractSuite('GitHub API (fake, OpenAPI-validated)', githubFixture);
