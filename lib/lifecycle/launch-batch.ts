@@ -9,7 +9,8 @@
  * reserved for `reconcile --all` (or a later launch) and are reported `not_attempted`.
  */
 import { internalError, isProtocolError, isRefusedCandidate } from '../../engine/errors.ts';
-import { launchState } from '../../engine/lifecycle/launch-state.ts';
+import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
+import type { Publisher } from '../publisher/publisher.ts';
 import { thrownWhilePreparing } from '../publisher/requests.ts';
 import { launchGroup, launchReport, type LaunchDeps, type LaunchReport } from './launcher.ts';
 
@@ -51,16 +52,18 @@ export async function launchGroups(deps: LaunchDeps, dispatchIds: readonly strin
       if (!groupRefusal(e)) batch.stopped = e;
     }
   }
-  await refreshStates(deps, batch);
+  if (batch.failed.length > 0) await refreshGroupStates(deps.publisher, batch.launches);
   return batch;
 }
 
-/** The failed and not attempted groups' launch state as the ledger now says, when it can be read. */
-async function refreshStates(deps: LaunchDeps, batch: LaunchBatch): Promise<void> {
-  if (batch.failed.length === 0) return;
+/**
+ * The failed and not attempted groups' launch state as the ledger now says, when it can be read
+ * (a batch's reports: `launch --next` here, `reconcile --all` in reconcile-batch.ts).
+ */
+export async function refreshGroupStates(publisher: Publisher, reports: readonly { dispatch_id: string; outcome: string; state: LaunchState }[]): Promise<void> {
   try {
-    const { projection } = await deps.publisher.cache.load();
-    for (const r of batch.launches) {
+    const { projection } = await publisher.cache.load();
+    for (const r of reports) {
       const group = projection?.dispatch(r.dispatch_id);
       if ((r.outcome === 'failed' || r.outcome === 'not_attempted') && group !== undefined) r.state = launchState(group);
     }

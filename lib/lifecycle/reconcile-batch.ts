@@ -11,9 +11,8 @@
  */
 import { internalError, isProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { launchState } from '../../engine/lifecycle/launch-state.ts';
 import { settleDelivery, type DeliveryReport } from './delivery.ts';
-import { groupRefusal } from './launch-batch.ts';
+import { groupRefusal, refreshGroupStates } from './launch-batch.ts';
 import { reconcileDispatch, reconcileReport, type ReconcileDeps, type ReconcileReport } from './reconciler.ts';
 
 /** One completed Claim's receipts (and optional descriptor) for its delivery barrier. */
@@ -66,20 +65,7 @@ export async function reconcileGroups(deps: ReconcileDeps, dispatchIds: readonly
       if (!groupRefusal(e) && !unreadable.has(e as object)) batch.stopped = e;
     }
   }
-  await refreshStates(deps, batch);
+  if (batch.failed.length > 0) await refreshGroupStates(deps.publisher, batch.reconciled);
   return batch;
 }
 
-/** The failed and not attempted groups' launch state as the ledger now says, when it can be read. */
-async function refreshStates(deps: ReconcileDeps, batch: ReconcileBatch): Promise<void> {
-  if (batch.failed.length === 0) return;
-  try {
-    const { projection } = await deps.publisher.cache.load();
-    for (const r of batch.reconciled) {
-      const group = projection?.dispatch(r.dispatch_id);
-      if ((r.outcome === 'failed' || r.outcome === 'not_attempted') && group !== undefined) r.state = launchState(group);
-    }
-  } catch {
-    // Unreadable (the error that stopped the batch may be why): the states stay as last known.
-  }
-}
