@@ -148,17 +148,21 @@ function cancelledOnce() {
   return { ledger: checkpointOf(q.text()), ...g };
 }
 
+/** A ledger text's replay verdict from its bytes: its code and message, or `accepted`. */
+function verdictOf(text: string): { code: string; message: string } {
+  try {
+    replayLedger(new TextEncoder().encode(`${text.replace(/\n?$/, '')}\n`));
+    return { code: 'accepted', message: '' };
+  } catch (e) {
+    if (!isProtocolError(e)) throw e;
+    return { code: e.code, message: e.message };
+  }
+}
+
 describe('forbidden checkpoints: a retry boundary is the bounded one a cancellation set (spec 7.18)', () => {
   const C = cancelledOnce();
   const replayEdited = (edit: (s: State) => void): { code: string; message: string } => {
-    const text = editCheckpoint(C.ledger, edit as (s: JsonObject) => void);
-    try {
-      replayLedger(new TextEncoder().encode(`${text.replace(/\n?$/, '')}\n`));
-      return { code: 'accepted', message: '' };
-    } catch (e) {
-      if (!isProtocolError(e)) throw e;
-      return { code: e.code, message: e.message };
-    }
+    return verdictOf(editCheckpoint(C.ledger, edit as (s: JsonObject) => void));
   };
 
   it('control: the checkpoint of a Work waiting out its backoff replays, boundary kept', () => {
@@ -187,17 +191,10 @@ describe('forbidden checkpoints: a restored Observation is one replay could have
   const ledger = checkpointOf(q.text());
   /** Applies `change` to the recorded Observation everywhere the checkpoint holds it (by id, and as its gate's latest). */
   const edited = (change: (o: JsonObject) => void): { code: string; message: string } => {
-    const text = editCheckpoint(ledger, (s) => {
+    return verdictOf(editCheckpoint(ledger, (s) => {
       change((s.observation_ids as Record<string, JsonObject>)['o-open']!);
       for (const latest of Object.values(s.observations as Record<string, JsonObject>)) change(latest);
-    });
-    try {
-      replayLedger(new TextEncoder().encode(`${text.replace(/\n?$/, '')}\n`));
-      return { code: 'accepted', message: '' };
-    } catch (e) {
-      if (!isProtocolError(e)) throw e;
-      return { code: e.code, message: e.message };
-    }
+    }));
   };
 
   it('control: the honest checkpoint, and the read turned into a proven closed-as-completed one, replay', () => {
