@@ -8,35 +8,15 @@
  * file publishes nothing (`workers_invalid`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
+import { commitOnMain, git, repoCli } from '../support/fixture-repo.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const WORKERS = '.github/work-queue-workers.json';
 const OTHER = '.github/workflows/other.yml';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
-
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
-
-function commitOnMain(repo: string, files: Record<string, string>): string {
-  for (const [path, body] of Object.entries(files)) {
-    mkdirSync(join(repo, path, '..'), { recursive: true });
-    writeFileSync(join(repo, path), body);
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'change');
-  return git(repo, 'rev-parse', 'main');
-}
 
 const declare = (workers: Record<string, string>) => JSON.stringify({ workers: Object.fromEntries(Object.entries(workers).map(([name, workflow]) => [name, { workflow }])) });
 
@@ -55,41 +35,41 @@ beforeEach(async () => {
   git(repo, 'init', '-q', '-b', 'main');
   commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('worker v0'), [OTHER]: workerWorkflowYaml('other v0'), [WORKERS]: declare({ default: WORKER_WORKFLOW }) });
   writeFileSync(join(files, 'p.json'), JSON.stringify({ task: 'x' }));
-  expect((await cli(repo, '--request-id', 'seed', 'submit-work', '--file', join(files, 'p.json'), '--node-key', 'seed')).code).toBe(0);
+  expect((await repoCli(repo, '--request-id', 'seed', 'submit-work', '--file', join(files, 'p.json'), '--node-key', 'seed')).code).toBe(0);
 });
 
 describe('deploy --from-config and the workers declaration', () => {
   it('a worker the declaration no longer names is unavailable (worker_undeclared); declared again, available', async () => {
     const v1 = commitOnMain(repo, { [WORKERS]: declare({ renamed: WORKER_WORKFLOW }), [WORKER_WORKFLOW]: workerWorkflowYaml('worker v1') });
-    const d1 = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
+    const d1 = await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
     expect(d1.code).toBe(0);
     expect(d1.json.deployments).toEqual([expect.objectContaining({ worker_profile: 'default', status: 'deployed', to: v1, available: false })]);
     expect(lastDeploymentReason(repo)).toBe('worker_undeclared');
-    const paused = await cli(repo, '--request-id', 'grant-paused', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
+    const paused = await repoCli(repo, '--request-id', 'grant-paused', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(paused.json.commit_id).toBeNull();
 
     const v2 = commitOnMain(repo, { [WORKERS]: declare({ default: WORKER_WORKFLOW }) });
-    expect((await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v1, to: v2, available: true });
-    expect((await cli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1')).json.granted_claims).toBe(1);
+    expect((await repoCli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v1, to: v2, available: true });
+    expect((await repoCli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1')).json.granted_claims).toBe(1);
   });
 
   it('a declaration that moves the worker to another workflow makes the installed route unavailable (its authority is frozen)', async () => {
     const v1 = commitOnMain(repo, { [WORKERS]: declare({ default: OTHER }) });
-    expect((await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1, available: false });
+    expect((await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1, available: false });
     expect(lastDeploymentReason(repo)).toBe('worker_undeclared');
   });
 
   it('the workflow\'s own state still decides a declared worker: a missing workflow is workflow_missing', async () => {
     git(repo, 'rm', '-q', WORKER_WORKFLOW);
     git(repo, 'commit', '-q', '-m', 'drop the worker');
-    expect((await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', available: false });
+    expect((await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', available: false });
     expect(lastDeploymentReason(repo)).toBe('workflow_missing');
   });
 
   it('an invalid declaration file publishes nothing: workers_invalid', async () => {
     commitOnMain(repo, { [WORKERS]: '{"workers": {"default": {"workflow": ".github/workflows/worker.yml", "extra": 1}}}' });
     const tip = git(repo, 'rev-parse', 'work-queue');
-    const r = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
+    const r = await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
     expect(r.json).toMatchObject({ ok: false, error: { code: 'workers_invalid' } });
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tip);
   });

@@ -6,11 +6,12 @@
  * run the deployed revision while earlier groups keep their frozen profile.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
+import { commitOnMain, git, repoCli } from '../support/fixture-repo.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { installedContract } from '../../engine/replay/ops/deployment.ts';
@@ -21,29 +22,6 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
 
 const WORKFLOW = WORKER_WORKFLOW;
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
-
-async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
-  let out = '';
-  const code = await main(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
-  return { code, json: JSON.parse(out) };
-}
-
-function commitOnMain(repo: string, files: Record<string, string | null>): string {
-  for (const [path, body] of Object.entries(files)) {
-    if (body === null) rmSync(join(repo, path));
-    else {
-      mkdirSync(join(repo, path, '..'), { recursive: true });
-      writeFileSync(join(repo, path), body);
-    }
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'worker change');
-  return git(repo, 'rev-parse', 'main');
-}
 
 function ledgerRef(repo: string): string {
   return (ledger(repo).state.policy!.policy.pools as any).default.profiles.default.ref;
@@ -72,39 +50,39 @@ describe('fairway deploy on a local Git repository', () => {
   it('publishes Deployments replay accepts across successive revisions; future grants run the deployed revision, earlier groups keep theirs', async () => {
     const nodes = Array.from({ length: 3 }, (_, i) => ({ node_key: `n${i}`, payload: { i } }));
     writeFileSync(join(files, 'g.json'), JSON.stringify(nodes));
-    expect((await cli(repo, '--request-id', 'graph', 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
-    const first = await cli(repo, '--request-id', 'grant-1', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
+    expect((await repoCli(repo, '--request-id', 'graph', 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
+    const first = await repoCli(repo, '--request-id', 'grant-1', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(first.json.granted_claims).toBe(1);
     const installedRef = ledger(repo).state.dispatches.values().next().value!.profile.ref as string;
 
     // A new worker revision lands on the default branch: a compatible Deployment, nothing drained.
     const v1 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v1') });
-    const d1 = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
+    const d1 = await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
     expect(d1.code).toBe(0);
     expect(d1.json.deployments).toEqual([expect.objectContaining({ pool: 'default', worker_profile: 'default', status: 'deployed', from: installedRef, to: v1, available: true })]);
-    expect((await cli(repo, '--request-id', 'deploy-1b', 'deploy', '--from-config')).json.deployments[0].status).toBe('unchanged');
+    expect((await repoCli(repo, '--request-id', 'deploy-1b', 'deploy', '--from-config')).json.deployments[0].status).toBe('unchanged');
 
     // A second revision: the CAS names the deployed route (v1), not the installed Policy's ref.
     const v2 = commitOnMain(repo, { 'src/worker.ts': 'v2\n' });
-    const d2 = await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config', '--pool', 'default', '--worker-profile', 'default');
+    const d2 = await repoCli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config', '--pool', 'default', '--worker-profile', 'default');
     expect(d2.json.deployments[0]).toMatchObject({ status: 'deployed', from: v1, to: v2, available: true });
     // deploy-1's id again now that the default branch is at v2: another request, not a replay of v1's Deployment.
     const tip = git(repo, 'rev-parse', 'work-queue');
-    const reused = await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
+    const reused = await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config');
     expect(JSON.stringify(reused.json)).toContain('request_id_conflict');
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tip);
 
     // The workflow disappears: the new revision is recorded unavailable and pauses only its Work.
     const v3 = commitOnMain(repo, { [WORKFLOW]: null });
-    expect((await cli(repo, '--request-id', 'deploy-3', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v2, to: v3, available: false });
-    const paused = await cli(repo, '--request-id', 'grant-paused', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
+    expect((await repoCli(repo, '--request-id', 'deploy-3', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v2, to: v3, available: false });
+    const paused = await repoCli(repo, '--request-id', 'grant-paused', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(paused.json.commit_id).toBeNull();
     const pending = [...ledger(repo).state.works.values()].find((w) => w.state === 'available')!;
-    const explained = await cli(repo, 'explain', '--pool', 'default', '--work-id', pending.workId);
+    const explained = await repoCli(repo, 'explain', '--pool', 'default', '--work-id', pending.workId);
     expect(JSON.stringify(explained.json)).toContain('deployment_unavailable');
     const v4 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v4') });
-    expect((await cli(repo, '--request-id', 'deploy-4', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v3, to: v4, available: true });
-    const second = await cli(repo, '--request-id', 'grant-2', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
+    expect((await repoCli(repo, '--request-id', 'deploy-4', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: v3, to: v4, available: true });
+    const second = await repoCli(repo, '--request-id', 'grant-2', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(second.json.granted_claims).toBe(1);
 
     const { lines, state } = ledger(repo);
@@ -121,43 +99,43 @@ describe('fairway deploy on a local Git repository', () => {
   it('submit-work --execution-ref pins a registered revision across deployments; unpinned Work follows the route and pauses when it is unavailable', async () => {
     writeFileSync(join(files, 'p.json'), JSON.stringify({ task: 'x' }));
     const payload = join(files, 'p.json');
-    expect((await cli(repo, '--request-id', 'seed', 'submit-work', '--file', payload, '--node-key', 'seed')).code).toBe(0);
+    expect((await repoCli(repo, '--request-id', 'seed', 'submit-work', '--file', payload, '--node-key', 'seed')).code).toBe(0);
     const v1 = commitOnMain(repo, { [WORKFLOW]: workerWorkflowYaml('worker v1') });
-    expect((await cli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1 });
+    expect((await repoCli(repo, '--request-id', 'deploy-1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v1 });
 
     const tipBefore = git(repo, 'rev-parse', 'work-queue');
-    const unregistered = await cli(repo, '--request-id', 'pin-x', 'submit-work', '--file', payload, '--node-key', 'pin-x', '--execution-ref', 'd'.repeat(40));
+    const unregistered = await repoCli(repo, '--request-id', 'pin-x', 'submit-work', '--file', payload, '--node-key', 'pin-x', '--execution-ref', 'd'.repeat(40));
     expect(unregistered).toMatchObject({ code: 3, json: { ok: false, error: { code: 'execution_ref_unregistered' } } });
     // Not a full commit SHA: a usage error of the flag (exit 2), found before anything is read.
-    expect(await cli(repo, '--request-id', 'pin-bad', 'submit-work', '--file', payload, '--execution-ref', 'main')).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
+    expect(await repoCli(repo, '--request-id', 'pin-bad', 'submit-work', '--file', payload, '--execution-ref', 'main')).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipBefore);
 
-    const pinned = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1);
+    const pinned = await repoCli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1);
     expect(pinned.code).toBe(0);
-    expect((await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
+    expect((await repoCli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
     // A different (registered) pin for the admitted Work: rejected, as a new request and as a reused request id.
     const tipPinned = git(repo, 'rev-parse', 'work-queue');
-    const changed = await cli(repo, '--request-id', 'pin-2', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
+    const changed = await repoCli(repo, '--request-id', 'pin-2', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
     expect(changed).toMatchObject({ code: 3, json: { error: { code: 'inconsistent_resubmission' } } });
-    const reused = await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
+    const reused = await repoCli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', ledgerRef(repo));
     expect(reused.code).toBe(3);
     expect(git(repo, 'rev-parse', 'work-queue')).toBe(tipPinned);
     writeFileSync(join(files, 'g.json'), JSON.stringify([{ node_key: 'graph-pinned', payload: { g: 1 }, execution_ref: v1 }, { node_key: 'graph-free', payload: { g: 2 } }]));
-    expect((await cli(repo, '--request-id', 'graph', 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
+    expect((await repoCli(repo, '--request-id', 'graph', 'submit-graph', '--file', join(files, 'g.json'))).code).toBe(0);
 
     // The workflow disappears from the default branch: the new revision is unavailable.
     const v2 = commitOnMain(repo, { [WORKFLOW]: null });
-    expect((await cli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v2, available: false });
+    expect((await repoCli(repo, '--request-id', 'deploy-2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', to: v2, available: false });
     // A retry of the pinned submission after the deployment is the same accepted request: the pin and contract stay.
-    expect((await cli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
-    const grant = await cli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '8', '--max-dispatches', '8');
+    expect((await repoCli(repo, '--request-id', 'pin-1', 'submit-work', '--file', payload, '--node-key', 'pinned', '--execution-ref', v1)).json.status).toBe('request_replayed');
+    const grant = await repoCli(repo, '--request-id', 'grant', 'dispatch-next', '--max-claims', '8', '--max-dispatches', '8');
     expect(grant.json.granted_claims).toBe(2);
     const { state } = ledger(repo);
     const byKey = new Map([...state.works.values()].map((w) => [w.nodeKey, w]));
     const refOf = (key: string) => state.dispatches.get(state.claims.get(byKey.get(key)!.currentClaim!)!.dispatchId)!.profile.ref;
     expect([refOf('pinned'), refOf('graph-pinned')]).toEqual([v1, v1]);
     expect([byKey.get('seed')!.state, byKey.get('graph-free')!.state, byKey.get('graph-free')!.attempts]).toEqual(['available', 'available', 0]);
-    const explained = await cli(repo, 'explain', '--pool', 'default', '--work-id', byKey.get('graph-free')!.workId);
+    const explained = await repoCli(repo, 'explain', '--pool', 'default', '--work-id', byKey.get('graph-free')!.workId);
     expect(JSON.stringify(explained.json)).toContain('deployment_unavailable');
   });
 
@@ -187,7 +165,7 @@ describe('fairway deploy on a local Git repository', () => {
   });
 
   it('deploy on an uninitialized repository writes nothing (queue_uninitialized)', async () => {
-    const r = await cli(repo, 'deploy', '--from-config');
+    const r = await repoCli(repo, 'deploy', '--from-config');
     expect(r.code).toBe(3);
     expect(r.json.error.code).toBe('queue_uninitialized');
   });

@@ -4,7 +4,7 @@
  * on such a repository, its queue branch's tip, and a folder of input files.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runFairway } from './cli.ts';
@@ -67,4 +67,18 @@ export async function dirCli(repo: string, ...args: string[]): Promise<{ code: n
 export function queueLedger(repo: string): { tip: string | null; text: string | null } {
   const tip = queueTip(repo);
   return { tip, text: tip === null ? null : git(repo, 'show', `${tip}:work-queue.jsonl`) };
+}
+
+/** Writes (a string) or deletes (null) files on the repository's main branch and commits them; returns the commit. */
+export function commitOnMain(repo: string, files: Record<string, string | null>, message = 'change'): string {
+  for (const [path, body] of Object.entries(files)) {
+    if (body === null) rmSync(join(repo, path));
+    else {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), body);
+    }
+  }
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', message);
+  return git(repo, 'rev-parse', 'main');
 }
