@@ -5,7 +5,7 @@
  * `work_queue_assignment` input, its commit SHA as `ref` — never a placeholder.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -16,29 +16,12 @@ import { workerRoute } from '../../engine/replay/ops/deployment.ts';
 import { WORKERS_FILE } from '../../lib/config/workers.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
-import { queueTip } from '../support/fixture-repo.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+import { commitOnMain, git, queueTip } from '../support/fixture-repo.ts';
 
 async function cli(repo: string, ...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
   const code = await main(['--repo', repo, '--json', '--principal', '4242', ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: JSON.parse(out) };
-}
-
-function commit(repo: string, files: Record<string, string | null>): string {
-  for (const [path, body] of Object.entries(files)) {
-    if (body === null) rmSync(join(repo, path));
-    else {
-      mkdirSync(join(repo, path, '..'), { recursive: true });
-      writeFileSync(join(repo, path), body);
-    }
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '--allow-empty', '-m', 'change');
-  return git(repo, 'rev-parse', 'main');
 }
 
 function state(repo: string) {
@@ -55,12 +38,12 @@ beforeEach(() => {
   payload = join(mkdtempSync(join(tmpdir(), 'fairway-routes-files-')), 'p.json');
   writeFileSync(payload, JSON.stringify({ task: 'x' }));
   git(repo, 'init', '-q', '-b', 'main');
-  commit(repo, { 'README.md': 'project\n' });
+  commitOnMain(repo, { 'README.md': 'project\n' });
 });
 
 describe('bootstrap verifies the worker route at the default revision', () => {
   it('installs the worker workflow declaring work_queue_assignment with its commit SHA as ref (no placeholder)', async () => {
-    const head = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml(), '.github/workflows/ci.yml': 'on: push\n' });
+    const head = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml(), '.github/workflows/ci.yml': 'on: push\n' });
     // The blob the route names is exactly the one at HEAD's commit.
     const source = (await new LocalGitStore({ repo }).defaultRevision())!;
     expect(source.ref).toBe(head);
@@ -71,18 +54,18 @@ describe('bootstrap verifies the worker route at the default revision', () => {
   });
 
   it('fails without queue publication when no workflow declares the work_queue_assignment input (worker_route_unavailable)', async () => {
-    commit(repo, { '.github/workflows/worker.yml': 'on:\n  workflow_dispatch:\n    inputs:\n      task:\n        type: string\n' });
+    commitOnMain(repo, { '.github/workflows/worker.yml': 'on:\n  workflow_dispatch:\n    inputs:\n      task:\n        type: string\n' });
     const r = await cli(repo, '--request-id', 's1', 'submit-work', '--file', payload);
     expect(r).toMatchObject({ code: 3, json: { ok: false, error: { code: 'worker_route_unavailable' } } });
     expect(queueTip(repo)).toBeNull();
     // After the worker lands, the same request publishes Policy and Work atomically.
-    const head = commit(repo, { '.github/workflows/worker.yml': workerWorkflowYaml() });
+    const head = commitOnMain(repo, { '.github/workflows/worker.yml': workerWorkflowYaml() });
     expect((await cli(repo, '--request-id', 's1', 'submit-work', '--file', payload)).code).toBe(0);
     expect(profiles(repo).default.ref).toBe(head);
   });
 
   it('an unrelated unavailable declared worker does not block bootstrap; Work naming it fails without publication', async () => {
-    const head = commit(repo, {
+    const head = commitOnMain(repo, {
       [WORKERS_FILE]: JSON.stringify({ workers: { main: { workflow: '.github/workflows/main.yml', principal: '9001', max_claims: 2 }, gpu: { workflow: '.github/workflows/gpu.yml' } } }),
       '.github/workflows/main.yml': workerWorkflowYaml('main'),
     });
@@ -96,7 +79,7 @@ describe('bootstrap verifies the worker route at the default revision', () => {
   });
 
   it('an invalid workers file writes nothing and names the property (workers_invalid)', async () => {
-    commit(repo, { [WORKERS_FILE]: JSON.stringify({ workers: { main: { workflow: '.github/workflows/main.yml', scopes: ['repo'] } } }), '.github/workflows/main.yml': workerWorkflowYaml() });
+    commitOnMain(repo, { [WORKERS_FILE]: JSON.stringify({ workers: { main: { workflow: '.github/workflows/main.yml', scopes: ['repo'] } } }), '.github/workflows/main.yml': workerWorkflowYaml() });
     const r = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
     expect(r).toMatchObject({ code: 3, json: { error: { code: 'workers_invalid' } } });
     expect(r.json.error.message).toContain('workers.main');
@@ -106,14 +89,14 @@ describe('bootstrap verifies the worker route at the default revision', () => {
 
 describe('policy --from-config and deploy --from-config', () => {
   it('policy --from-config keeps the deployed ref and only a configuration change of authority moves it', async () => {
-    const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    const c0 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
     const seeded = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
     expect(seeded.code).toBe(0);
     // A Policy epoch needs a drained queue.
     expect((await cli(repo, '--request-id', 'c', 'cancel-work', '--work-id', seeded.json.work_ids[0], '--reason', 'operator_cancelled')).code).toBe(0);
-    const c1 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
+    const c1 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
     expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ from: c0, to: c1, available: true });
-    commit(repo, { 'src/other.ts': 'x\n' });
+    commitOnMain(repo, { 'src/other.ts': 'x\n' });
     const contractBefore = currentRevision(workerRoute(state(repo), 'default', 'default')!).contract;
     const p1 = await cli(repo, '--request-id', 'p1', 'policy', '--from-config', '--epoch', 'epoch-2');
     expect(p1.code).toBe(0);
@@ -122,34 +105,34 @@ describe('policy --from-config and deploy --from-config', () => {
     const after = workerRoute(state(repo), 'default', 'default')!;
     expect([after.currentRef, currentRevision(after).contract]).toEqual([c1, contractBefore]);
     // The worker disappears from the default branch: the profile keeps its deployed route.
-    commit(repo, { [WORKER_WORKFLOW]: null });
+    commitOnMain(repo, { [WORKER_WORKFLOW]: null });
     expect((await cli(repo, '--request-id', 'p2', 'policy', '--from-config', '--epoch', 'epoch-3')).code).toBe(0);
     expect(profiles(repo).default.ref).toBe(c1);
     // Configuration changes the approved principal: the profile moves to the verified revision.
-    const c4 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v4'), [WORKERS_FILE]: JSON.stringify({ workers: { default: { workflow: WORKER_WORKFLOW, principal: '5150' } } }) });
+    const c4 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v4'), [WORKERS_FILE]: JSON.stringify({ workers: { default: { workflow: WORKER_WORKFLOW, principal: '5150' } } }) });
     expect((await cli(repo, '--request-id', 'p3', 'policy', '--from-config', '--epoch', 'epoch-4')).code).toBe(0);
     expect(profiles(repo).default).toMatchObject({ ref: c4, principal: '5150' });
   });
 
   it('policy --from-config refuses to install a revision deploy recorded unavailable as an available route (worker_route_unavailable)', async () => {
-    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
     const seeded = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
     expect((await cli(repo, '--request-id', 'c', 'cancel-work', '--work-id', seeded.json.work_ids[0], '--reason', 'operator_cancelled')).code).toBe(0);
-    const c1 = commit(repo, { [WORKER_WORKFLOW]: null });
+    const c1 = commitOnMain(repo, { [WORKER_WORKFLOW]: null });
     expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ to: c1, available: false });
     const tip = queueTip(repo);
     const refused = await cli(repo, '--request-id', 'p1', 'policy', '--from-config', '--epoch', 'epoch-2');
     expect(refused).toMatchObject({ code: 3, json: { error: { code: 'worker_route_unavailable', details: { pool: 'default', worker_profile: 'default', ref: c1 } } } });
     expect(queueTip(repo)).toBe(tip);
     // The worker is back and deployed: the epoch installs its available revision.
-    const c2 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v2') });
+    const c2 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v2') });
     expect((await cli(repo, '--request-id', 'd2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ to: c2, available: true });
     expect((await cli(repo, '--request-id', 'p2', 'policy', '--from-config', '--epoch', 'epoch-2')).code).toBe(0);
     expect(profiles(repo).default.ref).toBe(c2);
   });
 
   it('policy --file refuses a profile workflow outside .github/workflows (policy_invalid naming it) and writes nothing', async () => {
-    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
     const seeded = await cli(repo, '--request-id', 's', 'submit-work', '--file', payload);
     expect((await cli(repo, '--request-id', 'c', 'cancel-work', '--work-id', seeded.json.work_ids[0], '--reason', 'operator_cancelled')).code).toBe(0);
     const policy = state(repo).policy!.policy as unknown as { pools: { default: { profiles: { default: { workflow: string } } } } };
@@ -165,9 +148,9 @@ describe('policy --from-config and deploy --from-config', () => {
   });
 
   it('deploy --from-config records a revision whose workflow no longer declares work_queue_assignment as unavailable', async () => {
-    const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml() });
+    const c0 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml() });
     expect((await cli(repo, '--request-id', 's', 'submit-work', '--file', payload)).code).toBe(0);
-    const c1 = commit(repo, { [WORKER_WORKFLOW]: 'name: worker\non: workflow_dispatch\n' });
+    const c1 = commitOnMain(repo, { [WORKER_WORKFLOW]: 'name: worker\non: workflow_dispatch\n' });
     expect((await cli(repo, '--request-id', 'd', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: c0, to: c1, available: false });
     const grant = await cli(repo, '--request-id', 'g', 'dispatch-next', '--max-claims', '1', '--max-dispatches', '1');
     expect(grant.json.commit_id).toBeNull();
@@ -176,7 +159,7 @@ describe('policy --from-config and deploy --from-config', () => {
 
 describe('walkthrough: verified bootstrap, compatible and unavailable deployments, an authority change refused while running', () => {
   it('pinned and unpinned Work run the right revisions; an unavailable revision pauses only unpinned Work; a principal change is refused until drained (policy_not_quiescent)', async () => {
-    const c0 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
+    const c0 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v0') });
     const submit = async (id: string, key: string, pin?: string) => {
       const r = await cli(repo, '--request-id', id, 'submit-work', '--file', payload, '--node-key', key, ...(pin === undefined ? [] : ['--execution-ref', pin]));
       expect(r.code).toBe(0);
@@ -186,7 +169,7 @@ describe('walkthrough: verified bootstrap, compatible and unavailable deployment
     expect(profiles(repo).default.ref).toBe(c0);
 
     // A compatible revision: no drain; pinned Work keeps c0, unpinned Work follows the route.
-    const c1 = commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
+    const c1 = commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v1') });
     expect((await cli(repo, '--request-id', 'd1', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ status: 'deployed', from: c0, to: c1 });
     await submit('s-p0', 'pinned-c0', c0);
     await submit('s-u', 'unpinned');
@@ -208,7 +191,7 @@ describe('walkthrough: verified bootstrap, compatible and unavailable deployment
     expect([refOf('a'), refOf('pinned-c0'), refOf('unpinned')]).toEqual([c1, c0, c1]);
 
     // The next revision is not a worker: unpinned Work waits (deployment_unavailable), pinned Work still runs.
-    const c2 = commit(repo, { [WORKER_WORKFLOW]: 'name: worker\non: workflow_dispatch\n' });
+    const c2 = commitOnMain(repo, { [WORKER_WORKFLOW]: 'name: worker\non: workflow_dispatch\n' });
     expect((await cli(repo, '--request-id', 'd2', 'deploy', '--from-config')).json.deployments[0]).toMatchObject({ from: c1, to: c2, available: false });
     const waiting = await submit('s-w', 'waiting');
     await submit('s-p1', 'pinned-c1', c1);
@@ -220,7 +203,7 @@ describe('walkthrough: verified bootstrap, compatible and unavailable deployment
 
     // Changing authority (the approved principal) needs a drained Policy epoch: with groups running it is refused and
     // writes nothing (the drained epoch itself: 'policy --from-config keeps the deployed ref …' above).
-    commit(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v3'), [WORKERS_FILE]: JSON.stringify({ workers: { default: { workflow: WORKER_WORKFLOW, principal: '5150' } } }) });
+    commitOnMain(repo, { [WORKER_WORKFLOW]: workerWorkflowYaml('v3'), [WORKERS_FILE]: JSON.stringify({ workers: { default: { workflow: WORKER_WORKFLOW, principal: '5150' } } }) });
     const tip = queueTip(repo);
     const epoch = await cli(repo, '--request-id', 'p', 'policy', '--from-config', '--epoch', 'epoch-2');
     expect(epoch).toMatchObject({ code: 3, json: { error: { code: 'policy_not_quiescent' } } });

@@ -69,7 +69,7 @@ export function queueLedger(repo: string): { tip: string | null; text: string | 
   return { tip, text: tip === null ? null : git(repo, 'show', `${tip}:work-queue.jsonl`) };
 }
 
-/** Writes (a string) or deletes (null) files on the repository's main branch and commits them; returns the commit. */
+/** Writes (a string) or deletes (null) files on the repository's main branch and commits them (an empty commit when nothing changed); returns the commit. */
 export function commitOnMain(repo: string, files: Record<string, string | null>, message = 'change'): string {
   for (const [path, body] of Object.entries(files)) {
     if (body === null) rmSync(join(repo, path));
@@ -79,6 +79,6 @@ export function commitOnMain(repo: string, files: Record<string, string | null>,
     }
   }
   git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', message);
+  git(repo, 'commit', '-q', '--allow-empty', '-m', message);
   return git(repo, 'rev-parse', 'main');
 }
