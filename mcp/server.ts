@@ -15,13 +15,15 @@
  * it and can correct its call) whose text starts with a stable `code: ` and whose structured
  * content is `{"ok": false, "error": {"code", "message", "path"?}}`. The SDK's own argument
  * check would answer a bare `-32602` text with no code, so calls are answered here: the
- * handler parses the arguments with the same closed schemas the tool list advertises.
+ * handler parses the arguments with the same closed schemas the tool list advertises. Only a
+ * worker's list advertises `claim_handle` (engine/intents/roles.ts advertisedInput): another
+ * role holds no Claim, and the handler still parses one it sends to refuse it by its code.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { internalError, isProtocolError } from '../engine/errors.ts';
-import { checkRoleAllows, toolsFor } from '../engine/intents/roles.ts';
-import { TOOL_INPUTS, TOOL_NAMES, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
+import { advertisedInput, checkRoleAllows, toolsFor } from '../engine/intents/roles.ts';
+import { TOOL_NAMES, parseToolInput, type StagingTool, type ToolName } from '../engine/intents/schemas.ts';
 import type { LoadedSnapshot } from '../lib/intents/snapshot.ts';
 import type { IntentStore } from '../lib/intents/store.ts';
 import { stageIntent } from './stage.ts';
@@ -50,7 +52,7 @@ const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
   },
   work_queue_submit: {
     title: 'Stage Work',
-    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. A plan that would take the ledger past its admission watermark is refused now with ledger_limit (see envelope.admission_remaining in work_queue_read). Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.',
+    description: 'Stage one node ({"node": {...}}) or a bounded graph ({"nodes": [...]}) with an immutable payload/plan. Trusted processing admits it later. A plan that would take the ledger past its admission watermark is refused now with ledger_limit (see envelope.admission_remaining in work_queue_read).',
   },
   work_queue_dispatch_next: {
     title: 'Stage a dispatch request',
@@ -61,6 +63,15 @@ const DESCRIPTIONS: Record<ToolName, { title: string; description: string }> = {
     description: 'Stage {claim_handle?, outcome: "completed" | "cancelled"} for one Claim of your assignment. Only a one-Claim assignment may omit claim_handle. Staging is not durable completion.',
   },
 };
+
+/** What a worker's submit description adds (only its schema carries claim_handle). */
+const WORKER_SUBMIT_NOTE = ' Workers inherit their Claim\'s pool, priority and fairness key and must name claim_handle when they hold several Claims.';
+
+/** A tool's title and description as `role`'s list shows them. */
+function describedFor(role: string, tool: ToolName): { title: string; description: string } {
+  const d = DESCRIPTIONS[tool];
+  return role === 'worker' && tool === 'work_queue_submit' ? { ...d, description: d.description + WORKER_SUBMIT_NOTE } : d;
+}
 
 function ok(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
@@ -110,8 +121,8 @@ export function createIntentServer(o: IntentServerOptions): McpServer {
     server.registerTool(
       tool,
       {
-        ...DESCRIPTIONS[tool],
-        inputSchema: TOOL_INPUTS[tool],
+        ...describedFor(role, tool),
+        inputSchema: advertisedInput(role, tool),
         annotations: { readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly, openWorldHint: false },
       },
       handle(tool),

@@ -4,7 +4,7 @@
  * is the trusted snapshot step's, never something the agent asserts.
  */
 import { fail } from '../errors.ts';
-import type { ToolName } from './schemas.ts';
+import { TOOL_INPUTS, UNSCOPED_TOOL_INPUTS, type ToolName } from './schemas.ts';
 
 export const SNAPSHOT_ROLES = ['observer', 'producer', 'dispatcher', 'worker'] as const;
 export type SnapshotRole = (typeof SNAPSHOT_ROLES)[number];
@@ -28,12 +28,26 @@ export function checkRoleAllows(role: SnapshotRole, tool: ToolName): void {
   }
 }
 
+/** Only a worker activation holds an assignment, so only it can scope a message to a Claim. */
+function holdsAssignment(role: SnapshotRole): boolean {
+  return role === 'worker';
+}
+
+/**
+ * The input schema `role`'s tool list advertises for `tool`: a worker's carries `claim_handle`,
+ * an unassigned role's does not (sending it could only fail, see checkUnscoped). Calls and staged
+ * files are still parsed with TOOL_INPUTS whatever the role, so the refusal keeps its code.
+ */
+export function advertisedInput(role: SnapshotRole, tool: ToolName) {
+  return holdsAssignment(role) ? TOOL_INPUTS[tool] : UNSCOPED_TOOL_INPUTS[tool];
+}
+
 /**
  * Unassigned roles have no Claim to scope a message to: a selector from them is
  * not an omission to be filled in, it is an invalid scope.
  */
 export function checkUnscoped(role: SnapshotRole, input: Readonly<Record<string, unknown>>): void {
-  if (role !== 'worker' && Object.hasOwn(input, 'claim_handle')) {
+  if (!holdsAssignment(role) && Object.hasOwn(input, 'claim_handle')) {
     fail('claim_scope_invalid', `a ${role} activation holds no assignment; claim_handle cannot be used`);
   }
 }

@@ -163,37 +163,65 @@ export const SubmitNodeSchema = closed('a submitted node', {
 });
 export type SubmitNodeInput = z.infer<typeof SubmitNodeSchema>;
 
+const ReadInputSchema = closed('work_queue_read', {
+  pool: identity().optional(),
+  state: z.enum(['available', 'claimed', 'completed', 'cancelled'], { error: invalid }).optional(),
+  graph_id: identity().optional(),
+  sort: z.enum(['fifo', 'priority', 'recent'], { error: invalid }).optional().describe('display order only; never changes the prediction'),
+  offset: z.int({ error: invalid }).min(0, { error: invalid }).max(1_000_000, { error: invalid }).optional(),
+  limit: count(MAX_READ_LIMIT).optional(),
+  line_limit: count(MAX_READ_LIMIT).optional().describe('entries of each pool\'s predicted line (default 10)'),
+});
+const ExplainInputSchema = closed('work_queue_explain', {
+  pool: identity().optional(),
+  work_id: identity().optional().describe('explain why this Work is (not) next'),
+  claim_id: identity().optional().describe('reconstruct the grant of this Claim'),
+});
+
+const oneOfNodeOrNodes = (v: { node?: unknown; nodes?: unknown }) => (v.node === undefined) !== (v.nodes === undefined);
+
+/**
+ * The staging tools' schemas, built from one shape each plus a Claim scope: `{claim_handle}` for
+ * the schemas that parse every call and staged file (a worker's), `{}` for the schemas an
+ * unassigned role's tool list advertises (it holds no Claim, so the field could only fail). The
+ * refinement is added after the scope, so both variants carry it.
+ */
+function stagingInputs<S extends z.core.$ZodLooseShape>(scope: S) {
+  return {
+    work_queue_submit: closed('work_queue_submit', {
+      node: SubmitNodeSchema.optional().describe('one node (or use nodes)'),
+      nodes: z.array(SubmitNodeSchema, { error: invalid }).min(1, { error: invalid }).max(MAX_SUBMIT_NODES, { error: invalid }).optional(),
+      graph_id: identity().optional(),
+      ...scope,
+    }).refine(oneOfNodeOrNodes, { error: 'intent_invalid: give exactly one of node or nodes' }),
+    work_queue_dispatch_next: closed('work_queue_dispatch_next', {
+      pool: identity().describe('the scheduling pool; the scheduler selects the Work'),
+      max_claims: count(MAX_REQUEST_CLAIMS).default(1),
+      max_dispatches: count(MAX_REQUEST_DISPATCHES).default(1),
+      ...scope,
+    }),
+    work_queue_claim_finish: closed('work_queue_claim_finish', {
+      ...scope,
+      outcome: z.enum(['completed', 'cancelled'], { error: invalid }),
+    }),
+  };
+}
+
+/**
+ * The schemas every tool call and staged file is parsed with, whatever the role: a `claim_handle`
+ * from an unassigned role parses, so the role check answers its specific `claim_scope_invalid`.
+ */
 export const TOOL_INPUTS = {
-  work_queue_read: closed('work_queue_read', {
-    pool: identity().optional(),
-    state: z.enum(['available', 'claimed', 'completed', 'cancelled'], { error: invalid }).optional(),
-    graph_id: identity().optional(),
-    sort: z.enum(['fifo', 'priority', 'recent'], { error: invalid }).optional().describe('display order only; never changes the prediction'),
-    offset: z.int({ error: invalid }).min(0, { error: invalid }).max(1_000_000, { error: invalid }).optional(),
-    limit: count(MAX_READ_LIMIT).optional(),
-    line_limit: count(MAX_READ_LIMIT).optional().describe('entries of each pool\'s predicted line (default 10)'),
-  }),
-  work_queue_explain: closed('work_queue_explain', {
-    pool: identity().optional(),
-    work_id: identity().optional().describe('explain why this Work is (not) next'),
-    claim_id: identity().optional().describe('reconstruct the grant of this Claim'),
-  }),
-  work_queue_submit: closed('work_queue_submit', {
-    node: SubmitNodeSchema.optional().describe('one node (or use nodes)'),
-    nodes: z.array(SubmitNodeSchema, { error: invalid }).min(1, { error: invalid }).max(MAX_SUBMIT_NODES, { error: invalid }).optional(),
-    graph_id: identity().optional(),
-    claim_handle: claimHandle(),
-  }).refine((v) => (v.node === undefined) !== (v.nodes === undefined), { error: 'intent_invalid: give exactly one of node or nodes' }),
-  work_queue_dispatch_next: closed('work_queue_dispatch_next', {
-    pool: identity().describe('the scheduling pool; the scheduler selects the Work'),
-    max_claims: count(MAX_REQUEST_CLAIMS).default(1),
-    max_dispatches: count(MAX_REQUEST_DISPATCHES).default(1),
-    claim_handle: claimHandle(),
-  }),
-  work_queue_claim_finish: closed('work_queue_claim_finish', {
-    claim_handle: claimHandle(),
-    outcome: z.enum(['completed', 'cancelled'], { error: invalid }),
-  }),
+  work_queue_read: ReadInputSchema,
+  work_queue_explain: ExplainInputSchema,
+  ...stagingInputs({ claim_handle: claimHandle() }),
+} as const;
+
+/** The schemas an unassigned role's tool list advertises: TOOL_INPUTS without `claim_handle`. */
+export const UNSCOPED_TOOL_INPUTS = {
+  work_queue_read: ReadInputSchema,
+  work_queue_explain: ExplainInputSchema,
+  ...stagingInputs({}),
 } as const;
 
 export type ToolInput<T extends ToolName> = z.infer<(typeof TOOL_INPUTS)[T]>;

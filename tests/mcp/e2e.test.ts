@@ -50,7 +50,8 @@ describe('MCP intent server over stdio, end to end', () => {
     // A dispatcher's activation lists its tools only: it finishes no Claim.
     expect(tools.tools.map((t) => t.name).sort()).toEqual(['work_queue_dispatch_next', 'work_queue_explain', 'work_queue_read', 'work_queue_submit']);
     const dispatchTool = tools.tools.find((t) => t.name === 'work_queue_dispatch_next')!;
-    expect(Object.keys(dispatchTool.inputSchema.properties ?? {}).sort()).toEqual(['claim_handle', 'max_claims', 'max_dispatches', 'pool']);
+    // A dispatcher holds no Claim: its schemas do not offer claim_handle (only a worker's do, tests/mcp/advertised-schemas.test.ts).
+    expect(Object.keys(dispatchTool.inputSchema.properties ?? {}).sort()).toEqual(['max_claims', 'max_dispatches', 'pool']);
     expect((dispatchTool.inputSchema as { additionalProperties?: unknown }).additionalProperties).toBe(false);
 
     const read = await call(dispatcher, 'work_queue_read');
