@@ -12,8 +12,8 @@
  */
 import { z } from 'zod';
 import { ownRecord } from '../schema/record.ts';
-import { canonicalize, sha256Hex } from '../codec/index.ts';
-import { fail } from '../errors.ts';
+import { canonicalize, JSON_ERROR_CODES, sha256Hex } from '../codec/index.ts';
+import { fail, isProtocolError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import { DecimalSchema, DigestSchema, IdentitySchema, PrincipalSchema, TimestampSchema } from '../schema/common.ts';
 import { SNAPSHOT_ROLES } from './roles.ts';
@@ -104,8 +104,11 @@ export function parseIntentRecord(value: unknown): IntentRecord {
   let fingerprint: string;
   try {
     fingerprint = intentFingerprint(parsed.data);
-  } catch {
-    return fail('intent_invalid', 'the intent input is not a version-3 JSON value');
+  } catch (e) {
+    // The codec's refusals (a fraction, an unpaired surrogate, too deep...) are a verdict on the
+    // file; anything else is a bug and stays one (internal_error), never intent_invalid.
+    if (!isProtocolError(e) || !(JSON_ERROR_CODES as readonly string[]).includes(e.code)) throw e;
+    return fail('intent_invalid', `the intent input is not a version-3 JSON value (${e.code}: ${e.message})`);
   }
   if (fingerprint !== parsed.data.fingerprint) fail('intent_invalid', `intent ${parsed.data.intent_id} does not match its fingerprint`);
   return parsed.data;
