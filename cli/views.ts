@@ -8,6 +8,9 @@ import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
 import { printableJson as q } from './format.ts';
 import { commitAt, ownerOf, workReadiness } from './work-facts.ts';
 
+/** Launch states whose reservation waits on reconciliation (the `fairway_unresolved_launches` and uncertain gauges). */
+const UNRESOLVED_LAUNCH: ReadonlySet<string> = new Set(['uncertain', 'unresolved']);
+
 export function statsView(p: Projection, asOf: number) {
   const pools = new Map<string, { available: number; eligible: number; claimed: number; backlog: Map<string, number> }>();
   for (const w of p.works()) {
@@ -23,6 +26,10 @@ export function statsView(p: Projection, asOf: number) {
   const policyPools = p.policy?.pools ?? {};
   const { reservations } = p;
   const summary = summarize(p);
+  // Spec 7.18: unresolved launch ids apart from the other retained reservations (native_outstanding).
+  const unresolved = [...p.dispatches()].filter((d) => !d.released && UNRESOLVED_LAUNCH.has(d.state))
+    .map((d) => ({ dispatch_id: d.dispatchId, pool: d.pool, state: d.state, reason: d.reason }))
+    .sort((a, b) => (a.dispatch_id < b.dispatch_id ? -1 : 1));
   return {
     tip: p.tip,
     commits: p.commitCount,
@@ -32,6 +39,7 @@ export function statsView(p: Projection, asOf: number) {
     works: summary.works.by_state,
     barriers: summary.barriers,
     envelope: p.envelope(),
+    unresolved_launches: unresolved,
     pools: [...pools].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, v]) => ({
       pool: name,
       available: v.available,
@@ -49,10 +57,11 @@ export function statsView(p: Projection, asOf: number) {
   };
 }
 
-/** `stats --format jsonl`: the queue header, then one record per pool and per pool backlog bucket. */
+/** `stats --format jsonl`: the queue header, one record per unresolved launch, then one per pool and per pool backlog bucket. */
 export function* statsRecords(view: ReturnType<typeof statsView>): Generator<Record<string, unknown>> {
-  const { pools, ...header } = view;
+  const { pools, unresolved_launches: unresolved, ...header } = view;
   yield { type: 'queue', ...header };
+  for (const u of unresolved) yield { type: 'unresolved_launch', ...u };
   for (const { backlog, ...pool } of pools) {
     yield { type: 'pool', ...pool };
     for (const b of backlog) yield { type: 'backlog', pool: pool.pool, ...b };

@@ -43,7 +43,7 @@ export const COMMANDS: CommandEntry[] = [
   {
     load: async () => (await import('./inspect.ts')).registerInspect,
     commands: [
-      { name: 'stats', aliases: [], term: 'stats [options]', description: 'Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.' },
+      { name: 'stats', aliases: [], term: 'stats [options]', description: 'Counts by state, pool, priority class and fairness key; outstanding reservations, the ids of unresolved launches, and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.' },
       { name: 'state', aliases: [], term: 'state [options]', description: 'An ASCII tree of graphs, Work and Claims (metadata only). Paginated: at most 256 rows and 64 KiB a page.' },
       { name: 'inspect', aliases: [], term: 'inspect [options]', description: 'One Work (definition metadata, readiness, dependencies, Claims, barriers) or one Claim (group, lifecycle).' },
       { name: 'trace', aliases: [], term: 'trace [options]', description: 'The causal events of a request (global --request-id) or a Claim (no payloads), paginated.' },

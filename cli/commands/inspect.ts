@@ -24,9 +24,16 @@ const SUBMITTED = new Set(['graph_id', 'node_key', 'pool', 'worker_profile', 'fa
 
 export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
-    .description('Counts by state, pool, priority class and fairness key; outstanding reservations and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
+    .description('Counts by state, pool, priority class and fairness key; outstanding reservations, the ids of unresolved launches, and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
     .addOption(formatOption(['prometheus', 'openmetrics']))
     .addHelpText('after', `
+Backlog, retained reservations, unresolved launches and pending delivery barriers are shown apart
+(spec 7.18): works.available and each pool's backlog are Work waiting for a grant; a pool's
+native_outstanding counts every unreleased dispatch group (reservations retained until exact
+terminal or nonlaunch evidence); unresolved_launches lists those groups whose launch is uncertain
+or unresolved (dispatch_id, pool, state, reason; --format jsonl: type "unresolved_launch"
+records), for fairway reconcile --dispatch-id ID; barriers.pending counts completed Work awaiting
+its Result or DeliveryFailure.
 Formats: prometheus is the Prometheus text format (0.0.4), which node_exporter's textfile collector
 and the Pushgateway read; openmetrics is OpenMetrics 1.0 text, the exposition of the console's
 /metrics. Both carry the same metrics and values.
@@ -58,6 +65,9 @@ Example (write beside the file, then rename: a failed read never leaves an empty
       const w = view.works;
       const b = view.barriers;
       ctx.io.out(`Work: available ${w.available}, claimed ${w.claimed}, completed ${w.completed}, cancelled ${w.cancelled}; delivery barriers: pending ${b.pending}, verified ${b.verified}, failed ${b.failed}`);
+      const u = view.unresolved_launches;
+      if (u.length > 0) ctx.io.out(`unresolved launches: ${u.length} (reservations kept; fairway reconcile --dispatch-id ID)`);
+      for (const d of u) ctx.io.out(`  ${d.dispatch_id} ${d.state}${d.reason === null ? '' : ` ${d.reason}`} (pool ${printableJson(d.pool)})`);
       for (const p of view.pools) {
         ctx.io.out(`pool ${p.pool}: available ${p.available} (eligible ${p.eligible}), claimed ${p.claimed}, logical ${p.logical_outstanding}/${p.logical_limit}, native ${p.native_outstanding}/${p.native_limit}`);
         for (const k of p.backlog.slice(0, BACKLOG_SHOWN)) ctx.io.out(`  P${k.priority} ${printableJson(k.fairness_key).padEnd(14)} available ${k.available}`);

@@ -1,0 +1,54 @@
+/**
+ * Spec §7.18 "Operator-visible outcome: backlog, retained reservations, unresolved launch IDs,
+ * and pending delivery barriers remain distinguishable", through the real `fairway` CLI on a real
+ * local Git queue and the GitHub stand-in: what `stats` shows of each.
+ */
+import { describe, expect, it } from 'vitest';
+import { dispatcherEnv, isolateBenchEnvironment } from '../support/lifecycle-bench.ts';
+import { activateRun, finishMember, fw, human, launchNext, noJob } from '../support/recovery-cli.ts';
+import { createBench, nodes, type Bench } from './harness.ts';
+
+const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
+const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs';
+
+let bench: Bench;
+isolateBenchEnvironment(() => bench);
+
+describe('stats: backlog, retained reservations, unresolved launch ids and pending barriers', () => {
+  it('lists the unresolved launch ids apart from the other retained reservations, the backlog and the pending barriers (json, jsonl and text)', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c', 'd') });
+    // d1: its POST answer is a 502 (a run is queued): uncertain. d2: bound, its worker completes its member.
+    bench.fake.inject({ method: 'POST', path: DISPATCHES, kind: 'status', status: 502, process: true, body: { message: 'Server Error', documentation_url: 'x' } });
+    const l = await launchNext(bench, 'dispatch-run-1', 2, 2);
+    expect(l.json.launches.map((x: { outcome: string }) => x.outcome)).toEqual(['uncertain', 'bound']);
+    const [d1, d2] = l.json.launches.map((x: { dispatch_id: string }) => x.dispatch_id) as [string, string];
+    const run2 = l.json.launches[1].run_id as string;
+    expect((await activateRun(bench, run2)).code).toBe(0);
+    expect((await finishMember(bench, run2, d2, 'h1', 'completed')).code).toBe(0);
+    // d3: granted, never launched (a plain retained reservation).
+    dispatcherEnv();
+    const granted = await fw(bench, '--request-id', 'grant-2', 'dispatch-next');
+    const d3 = granted.json.dispatches[0].dispatch_id as string;
+    // The runs API cannot be read: d1's bounded observation budget ends unresolved.
+    noJob();
+    bench.fake.inject({ method: 'GET', path: WORKFLOW_RUNS, kind: 'status', status: 401, times: 4, body: { message: 'Bad credentials', documentation_url: 'x' } });
+    expect((await fw(bench, 'reconcile', '--dispatch-id', d1, '--max-polls', '2', '--interval-ms', '0')).json.error.code).toBe('launch_unresolved');
+
+    const p = await bench.replayValid();
+    expect(p.dispatch(d1)).toMatchObject({ state: 'unresolved', released: false });
+    const stats = await fw(bench, 'stats');
+    expect(stats.code, stats.err).toBe(0);
+    // What stats already showed stays as it was: backlog, reservations per pool, barrier counts.
+    expect(stats.json).toMatchObject({ works: { available: 1, claimed: 2, completed: 1 }, barriers: { pending: 1 }, pools: [{ available: 1, native_outstanding: 3 }] });
+    // The unresolved launch ids, only those: d2 (bound) and d3 (reserved) keep their reservations too but are not unresolved.
+    expect(stats.json.unresolved_launches).toEqual([{ dispatch_id: d1, pool: 'default', state: 'unresolved', reason: p.dispatch(d1)!.reason }]);
+    const records = (await human(bench, 'stats', '--format', 'jsonl')).out.trim().split('\n').map((x) => JSON.parse(x) as { type: string });
+    expect(records.filter((r) => r.type === 'unresolved_launch')).toEqual([{ type: 'unresolved_launch', dispatch_id: d1, pool: 'default', state: 'unresolved', reason: p.dispatch(d1)!.reason }]);
+    const text = (await human(bench, 'stats')).out;
+    expect(text).toMatch(/^unresolved launches: 1 \(reservations kept; fairway reconcile --dispatch-id ID\)$/m);
+    expect(text).toContain(`  ${d1} unresolved`);
+    expect(text).not.toContain(d2);
+    expect(text).not.toContain(d3);
+    expect(text).toContain('delivery barriers: pending 1');
+  });
+});
