@@ -69,7 +69,14 @@ with launch_failed. An error that leaves the queue in doubt (the queue cannot be
 publication may have landed, the ledger cannot be read) stops the launches: the remaining
 groups are reported not_attempted and stay reserved for reconcile, and the command exits with
 that error's code. Every group's report is printed first (under --json: error.details.launches,
-with the grant).`)
+with the grant).
+
+A group held by a grant pause (grants_paused) is reported with its next action and the command
+exits 0: nothing was written or sent and the group stays reserved, as dispatch-next's no-grant
+evaluation under a pause exits 0 and reconcile's kept reservation does. Its next_action (under
+--json, and "next:" in the text) is to resume grants (fairway control --name grants_paused
+--paused false) and launch it again, or to cancel it before any start marker (fairway reconcile
+--dispatch-id ID --cancel-reserved).`)
     .action(ctx.action(async (g, o: LaunchOptions) => {
       if ((o.dispatchId === undefined) === (o.next !== true)) throw new UsageError('give exactly one of --dispatch-id or --next', 'option_invalid');
       const { publisher } = writeTarget(g);
@@ -132,6 +139,7 @@ function printLaunches(io: Io, launches: readonly LaunchReport[]): void {
   for (const l of launches) {
     const error = l.error === undefined ? '' : ` ${String(l.error.code)}: ${String(l.error.message)}`;
     io.out(`${l.dispatch_id}: ${l.outcome} (${l.state})${l.run_id ? ` run ${l.run_id}` : ''}${l.reason ? ` ${l.reason}` : ''}${l.posted && l.outcome === 'failed' ? ' (its POST was sent)' : ''}${error}`);
+    if (l.next_action !== null) io.out(`  next: ${l.next_action}`);
   }
   if (launches.length === 0) io.out('nothing to launch');
 }

@@ -62,13 +62,22 @@ export interface LaunchReport {
   http_status: number | null;
   mismatches: string[];
   commits: string[];
+  /** What the operator does next when the launch is held (outcome `grants_paused`); null otherwise. */
+  next_action: string | null;
   /** Only with outcome `failed`: the error's code and message (and its details). */
   error?: Record<string, unknown>;
 }
 
+/** A launch held by a grant pause wrote nothing: the group stays reserved (spec 7.18 "obey grant pauses"). */
+export function grantsPausedNextAction(dispatchId: string): string {
+  return 'grants are paused, nothing was started and the group stays reserved: once an administrator resumes grants '
+    + `(fairway control --name grants_paused --paused false --reason CODE), launch it again (fairway launch --dispatch-id ${dispatchId}), `
+    + `or cancel it before any start marker (fairway reconcile --dispatch-id ${dispatchId} --cancel-reserved)`;
+}
+
 /** A group's report before anything was done. */
 export function launchReport(dispatchId: string): LaunchReport {
-  return { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [] };
+  return { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [], next_action: null };
 }
 
 async function current(publisher: Publisher): Promise<Projection> {
@@ -106,7 +115,10 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string, report: 
   try {
     marker = await publishTransition(deps.publisher, startRequestId(dispatchId), deps.sender, (s) => startMarker(s, dispatchId, deps.sender), { state: 'started', tolerate: ['launch_already_started', 'dispatch_released'], ...opts });
   } catch (e) {
-    if (isProtocolError(e) && e.code === 'grants_paused') return finish('grants_paused');
+    if (isProtocolError(e) && e.code === 'grants_paused') {
+      report.next_action = grantsPausedNextAction(dispatchId);
+      return finish('grants_paused');
+    }
     if (isProtocolError(e) && e.code === 'request_id_conflict') return finish('marker_exists');
     throw e;
   }

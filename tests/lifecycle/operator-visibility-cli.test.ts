@@ -1,12 +1,13 @@
 /**
  * Spec §7.18 "Operator-visible outcome: backlog, retained reservations, unresolved launch IDs,
  * and pending delivery barriers remain distinguishable", through the real `fairway` CLI on a real
- * local Git queue and the GitHub stand-in: what `stats` shows of each.
+ * local Git queue and the GitHub stand-in: what `stats` shows of each, and the next action of a
+ * launch held by a grant pause.
  */
 import { describe, expect, it } from 'vitest';
 import { dispatcherEnv, isolateBenchEnvironment } from '../support/lifecycle-bench.ts';
 import { activateRun, finishMember, fw, human, launchNext, noJob } from '../support/recovery-cli.ts';
-import { createBench, nodes, type Bench } from './harness.ts';
+import { createBench, dispatchPosts, nodes, type Bench } from './harness.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const WORKFLOW_RUNS = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs';
@@ -50,5 +51,31 @@ describe('stats: backlog, retained reservations, unresolved launch ids and pendi
     expect(text).not.toContain(d2);
     expect(text).not.toContain(d3);
     expect(text).toContain('delivery barriers: pending 1');
+  });
+});
+
+describe('launch held by a grant pause', () => {
+  it('reports grants_paused with its next action (resume grants, or cancel prelaunch) in --json and text, exits 0 and writes nothing; --help says so', async () => {
+    bench = await createBench({ nodes: nodes('a') });
+    dispatcherEnv();
+    const granted = await fw(bench, '--request-id', 'grant-1', 'dispatch-next');
+    const d = granted.json.dispatches[0].dispatch_id as string;
+    noJob();
+    await fw(bench, '--request-id', 'pause', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
+    const before = (await bench.replayValid()).tip;
+    dispatcherEnv();
+    const held = await fw(bench, 'launch', '--dispatch-id', d);
+    expect(held.code, held.err).toBe(0);
+    const next = held.json.launches[0].next_action as string;
+    expect(held.json.launches[0]).toMatchObject({ dispatch_id: d, outcome: 'grants_paused', state: 'reserved', posted: false });
+    expect(next).toContain('fairway control --name grants_paused --paused false');
+    expect(next).toContain(`fairway reconcile --dispatch-id ${d} --cancel-reserved`);
+    const text = await human(bench, 'launch', '--dispatch-id', d);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(`${d}: grants_paused (reserved)\n  next: ${next}\n`);
+    expect(dispatchPosts(bench.fake)).toBe(0);
+    expect((await bench.replayValid()).tip).toBe(before);
+    const help = await human(bench, 'launch', '--help');
+    expect(help.out.replace(/\s+/g, ' ')).toContain('A group held by a grant pause (grants_paused) is reported with its next action and the command exits 0');
   });
 });
