@@ -24,7 +24,7 @@ export const EXAMPLES: Readonly<Record<string, string>> = {
   evidence: 'fairway --ledger work-queue.jsonl evidence --work-id 3f9c2a1b',
   finish: 'fairway finish --dispatch-id "$DISPATCH_ID" --handle h1 --outcome completed   # worker step',
   result: 'fairway -R octo-org/app result --claim-id c_5d0e9b12 --evidence receipts.json',
-  'delivery-failure': 'fairway -R octo-org/app delivery-failure --claim-id c_5d0e9b12 --evidence receipts.json --attempts 3',
+  'delivery-failure': 'fairway -R octo-org/app delivery-failure --claim-id c_5d0e9b12 --evidence receipts.json --attempts 5',
   deploy: 'fairway -R octo-org/app deploy --from-config --pool default',
   control: 'fairway -R octo-org/app control --name grants_paused --paused true --reason incident_1234',
   'cancel-work': 'fairway -R octo-org/app cancel-work --work-id 3f9c2a1b,88d1e0c4 --reason operator_cancelled --request-id incident-cancel',

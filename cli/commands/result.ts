@@ -14,6 +14,7 @@
 import { Option } from 'commander';
 import { fail } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
+import { DEFAULT_RECONCILIATION } from '../../engine/schema/defaults.ts';
 import { actionsRunFromEnv, launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import { settleDelivery, type DeliveryReport } from '../../lib/lifecycle/delivery.ts';
 import { finishClaim } from '../../lib/lifecycle/finish.ts';
@@ -84,7 +85,13 @@ export const registerResult: CommandModule = (program, ctx) => {
     .description('Publish the guarded DeliveryFailure of a completed Claim (exact terminal evidence and exhausted budget required).')
     .requiredOption('--claim-id <id>', 'the completed Claim')
     .option('--evidence <file>', 'the Claim\'s effect receipts, if any (absent: effects unknown)')
-    .option('--attempts <n>', 'verification attempts made (evidence.attempts)', attempts, 1)
+    .option('--attempts <n>', 'verification attempts made (evidence.attempts); must reach the pool\'s reconciliation.max_attempts', attempts, 1)
+    .addHelpText('after', `
+--attempts must reach the pool's reconciliation budget (reconciliation.max_attempts, default
+${DEFAULT_RECONCILIATION.max_attempts}) unless the pool's reconciliation.deadline_ms (default ${DEFAULT_RECONCILIATION.deadline_ms} ms) has passed since the
+Completion; before that the DeliveryFailure is refused with reconciliation_pending (exit 3) and
+nothing is written. It also needs exact terminal evidence of the bound run's original attempt
+(its Release, or GitHub's run API).`)
     .action(ctx.action(async (g, o: { claimId: string; evidence?: string; attempts: number }) => {
       const receipts = o.evidence === undefined ? null : await json(o.evidence, 'evidence');
       await settle(ctx.io, g, { claimId: o.claimId, receipts, attempts: o.attempts }, 'delivery_failure');

@@ -2,9 +2,12 @@
  * Spec §7.18 "Operator-visible outcome: backlog, retained reservations, unresolved launch IDs,
  * and pending delivery barriers remain distinguishable", through the real `fairway` CLI on a real
  * local Git queue and the GitHub stand-in: what `stats` shows of each, and the next action of a
- * launch held by a grant pause.
+ * launch held by a grant pause; and what delivery-failure needs of the reconciliation budget.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_RECONCILIATION } from '../../engine/schema/defaults.ts';
+import { setRunStatus } from '../fake-github/routes-actions.ts';
 import { dispatcherEnv, isolateBenchEnvironment } from '../support/lifecycle-bench.ts';
 import { activateRun, finishMember, fw, human, launchNext, noJob } from '../support/recovery-cli.ts';
 import { createBench, dispatchPosts, nodes, type Bench } from './harness.ts';
@@ -77,5 +80,31 @@ describe('launch held by a grant pause', () => {
     expect((await bench.replayValid()).tip).toBe(before);
     const help = await human(bench, 'launch', '--help');
     expect(help.out.replace(/\s+/g, ' ')).toContain('A group held by a grant pause (grants_paused) is reported with its next action and the command exits 0');
+  });
+});
+
+describe('delivery-failure and the reconciliation budget', () => {
+  it('--help says --attempts must reach reconciliation.max_attempts (default from the Policy defaults) or it refuses with reconciliation_pending, and it does', async () => {
+    bench = await createBench({ nodes: nodes('a') });
+    const help = (await human(bench, 'delivery-failure', '--help')).out.replace(/\s+/g, ' ');
+    const budget = DEFAULT_RECONCILIATION.max_attempts;
+    expect(help).toContain(`--attempts must reach the pool's reconciliation budget (reconciliation.max_attempts, default ${budget})`);
+    expect(help).toContain('refused with reconciliation_pending (exit 3)');
+    // The README's command section says the same.
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(readme).toContain(`\`--attempts\` must reach the pool's reconciliation budget (\`reconciliation.max_attempts\`, default ${budget})`);
+    expect(readme).toContain('refused with `reconciliation_pending` (exit 3)');
+    // What the help says holds: a completed Claim whose run is terminal, receipts absent.
+    const l = await launchNext(bench, 'dispatch-run-1');
+    const { dispatch_id: d, run_id: run } = l.json.launches[0];
+    const claim = (await activateRun(bench, run)).json.assignment.claims[0].claim_id as string;
+    await finishMember(bench, run, d, 'h1', 'completed');
+    setRunStatus(bench.fake.state, run, 'completed', 'failure');
+    noJob();
+    expect((await fw(bench, 'reconcile', '--all', '--interval-ms', '0')).code).toBe(0);
+    const early = await fw(bench, 'delivery-failure', '--claim-id', claim, '--attempts', String(budget - 1));
+    expect(early).toMatchObject({ code: 3, json: { ok: false, error: { code: 'reconciliation_pending' } } });
+    const exhausted = await fw(bench, 'delivery-failure', '--claim-id', claim, '--attempts', String(budget));
+    expect(exhausted).toMatchObject({ code: 0, json: { ok: true, outcome: 'delivery_failure' } });
   });
 });
