@@ -75,6 +75,21 @@ export function grantsPausedNextAction(dispatchId: string): string {
     + `or cancel it before any start marker (fairway reconcile --dispatch-id ${dispatchId} --cancel-reserved)`;
 }
 
+/**
+ * What an operator does after a launch whose outcome is not known (spec 7.8: "report
+ * launch_unresolved with the last evidence and next operator action"): the POST may have started
+ * a run, so nothing is resent; reconciliation finds and binds that run, or records it unresolved.
+ */
+export function uncertainNextAction(dispatchId: string): string {
+  return 'the launch may have started a run: nothing is resent and the reservation is kept; '
+    + `run fairway reconcile --dispatch-id ${dispatchId} (it binds the run it finds, or records the launch unresolved), and see fairway evidence --dispatch-id ${dispatchId}`;
+}
+
+/** What an operator does when several runs carry one dispatch id (none gets authority). */
+export function conflictNextAction(dispatchId: string): string {
+  return `several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed (fairway reconcile --dispatch-id ${dispatchId}; fairway evidence --dispatch-id ${dispatchId} names them)`;
+}
+
 /** A group's report before anything was done. */
 export function launchReport(dispatchId: string): LaunchReport {
   return { dispatch_id: dispatchId, outcome: 'marker_exists', state: 'reserved', posted: false, run_id: null, reason: null, http_status: null, mismatches: [], commits: [], next_action: null };
@@ -100,6 +115,8 @@ export async function launchGroup(deps: LaunchDeps, dispatchId: string, report: 
   const opts = deps.now === undefined ? {} : { now: deps.now };
   const finish = async (outcome: LaunchEnd): Promise<LaunchReport> => {
     report.outcome = outcome;
+    if (outcome === 'uncertain') report.next_action ??= uncertainNextAction(dispatchId);
+    if (outcome === 'run_binding_conflict') report.next_action ??= conflictNextAction(dispatchId);
     debugEvent('native', 'launch', { outcome, status: report.http_status ?? 0, commits: report.commits.length });
     report.state = launchState((await current(deps.publisher)).dispatch(dispatchId)!);
     return report;

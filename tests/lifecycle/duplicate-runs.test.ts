@@ -104,6 +104,7 @@ describe('duplicate runs never get authority on the activation and launch paths'
     const api = apiWithHook(bench.api, '/repos/{owner}/{repo}/actions/runs/{run_id}', () => { duplicateOf(bench, lastRun(bench)); });
     const launch = await launchGroup(bench.launchDeps({ api }), d!);
     expect(launch).toMatchObject({ outcome: 'run_binding_conflict', state: 'unresolved', reason: 'run_binding_conflict' });
+    expect(launch.next_action).toContain(`fairway evidence --dispatch-id ${d!}`);
     const runs = actions(bench.fake.state).runs.map((r) => r.id);
     const p = await bench.replayValid();
     expect(p.dispatch(d!)).toMatchObject({ state: 'unresolved', reason: 'run_binding_conflict', run: null });

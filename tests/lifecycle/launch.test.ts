@@ -62,6 +62,8 @@ describe('launch', () => {
     bench.fake.inject({ method: 'POST', path: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', kind: 'status', status: 204, process: true });
     const report = await launchGroup(bench.launchDeps(), d!);
     expect(report).toMatchObject({ outcome: 'uncertain', reason: 'dispatch_response_unsupported', state: 'uncertain' });
+    // Spec 7.8: the report names the next operator action (reconcile this group; nothing is resent).
+    expect(report.next_action).toContain(`fairway reconcile --dispatch-id ${d!}`);
     const p = await bench.replayValid();
     expect(p.state.outstandingNative.get('default')).toBe(1);
     expect(countOps(p, 'Release')).toBe(0);
