@@ -19,11 +19,6 @@ export interface CommitContext {
   measures?: RecordMeasures | null;
   /** Where this commit's Work definitions are read back from once folded (state/definitions.ts); kept as values when absent. */
   definitions?: DefinitionSource;
-  /**
-   * Dispatch groups whose start marker this commit records (ops/dispatch.ts): the marker is
-   * durable only once the commit is, so nothing the single send caused can follow it here.
-   */
-  startMarkers?: Set<string>;
 }
 
 export type OperationOf<K extends QueueOperation['kind']> = Extract<QueueOperation, { kind: K }>;

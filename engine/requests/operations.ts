@@ -14,6 +14,7 @@ import type { ReplayState } from '../state/state.ts';
 import { pack, type PackResult } from '../scheduler/pack.ts';
 import { producerEntitlements } from '../replay/ops/producer-rules.ts';
 import { roleMayRequest } from '../replay/rules.ts';
+import { ATTEMPTS_EXHAUSTED } from '../replay/ops/dispatch.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
 import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
@@ -282,7 +283,7 @@ export function finishRequest(source: QueueSource, input: { dispatch_id: string;
   const ops: JsonObject[] = [{ kind: 'ClaimCancellation', work_id: claim.workId, claim_id: claim.claimId, reason: 'worker_cancelled', retry_not_before: at + retry.backoff_ms }];
   const work = state.works.get(claim.workId)!;
   if (work.attempts >= retry.max_attempts && work.currentClaim === claim.claimId && work.state === 'claimed') {
-    ops.push({ kind: 'WorkCancellation', work_id: claim.workId, reason: 'attempts_exhausted' });
+    ops.push({ kind: 'WorkCancellation', work_id: claim.workId, reason: ATTEMPTS_EXHAUSTED });
   }
   return { kind: 'finish', parameters, operations: ops as unknown as QueueOperation[] };
 }

@@ -64,7 +64,7 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   // Spec 7.8: "Record Dispatch(started) once for that group before the single API call". A
   // binding, uncertainty or rejection is what that call caused: it cannot share the commit that
   // makes the marker durable (the call would have been sent before the marker won its CAS).
-  if (g.state === 'started' && ctx.startMarkers?.has(g.dispatchId) === true) {
+  if (g.state === 'started' && startedEarlierInCommit(ctx, g.dispatchId)) {
     fail('dispatch_transition_invalid', `dispatch ${g.dispatchId} cannot go from started to ${op.state} in the commit that records its start marker: the single send follows a durable marker`, at);
   }
   // Spec 7.8: "record Dispatch(uncertain) with a sanitized reason code"; "report launch_unresolved
@@ -88,7 +88,6 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
       fail('group_closing', `dispatch ${g.dispatchId}'s Claim ${exhausted} was cancelled for attempt exhaustion: its closing began, so only its Release may follow, not a start marker`, at, { claim_id: exhausted });
     }
     g.sender = op.sender as unknown as JsonObject;
-    (ctx.startMarkers ??= new Set()).add(g.dispatchId);
   }
   if (op.state === 'bound') {
     if (op.run === undefined) fail('run_required', 'a bound Dispatch carries its run binding', at);
@@ -115,6 +114,16 @@ export function applyDispatch(ctx: CommitContext, op: OperationOf<'Dispatch'>): 
   // A resolution's binding ends the conflict state (its candidate list stays for the record).
   g.reason = op.reason ?? (resolution ? null : g.reason);
   g.lifecycleWrites += 1;
+}
+
+/** Whether an operation before the current one in this commit records `dispatchId`'s start marker. */
+function startedEarlierInCommit(ctx: CommitContext, dispatchId: string): boolean {
+  const ops = ctx.commit.operations;
+  for (let i = 0; i < ctx.index; i++) {
+    const o = ops[i]!;
+    if (o.kind === 'Dispatch' && o.dispatch_id === dispatchId && o.state === 'started') return true;
+  }
+  return false;
 }
 
 /**
