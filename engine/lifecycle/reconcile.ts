@@ -62,6 +62,9 @@ export const UNRESOLVED_NEXT_ACTION =
   'capacity is retained: restore GitHub API access or credentials, let the worker bind itself (fairway activate), '
   + 'or obtain exact terminal or nonlaunch evidence, then run fairway reconcile again';
 
+/** Several runs carry one dispatch id (spec 7.8): none gets authority until every candidate is reported completed. */
+export const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
+
 /** Group outcomes whose launch stays unresolved: its reservation is kept and someone must act. */
 const LAUNCH_UNRESOLVED: ReadonlySet<string> = new Set(['launch_unresolved', 'run_binding_conflict', 'run_identity_invalid']);
 

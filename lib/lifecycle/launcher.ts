@@ -15,7 +15,7 @@ import { boundTransition, rejectedTransition, startMarker, uncertainTransition }
 import { groupEvidence } from '../../engine/lifecycle/evidence.ts';
 import { bindRequestId, rejectedRequestId, startRequestId, uncertainRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
-import { decideUnbound } from '../../engine/lifecycle/reconcile.ts';
+import { CONFLICT_NEXT_ACTION, decideUnbound } from '../../engine/lifecycle/reconcile.ts';
 import { runMismatches } from '../../engine/lifecycle/run-identity.ts';
 import { dispatchAssignment } from '../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../engine/replay/index.ts';
@@ -87,7 +87,7 @@ export function uncertainNextAction(dispatchId: string): string {
 
 /** What an operator does when several runs carry one dispatch id (none gets authority). */
 export function conflictNextAction(dispatchId: string): string {
-  return `several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed (fairway reconcile --dispatch-id ${dispatchId}; fairway evidence --dispatch-id ${dispatchId} names them)`;
+  return `${CONFLICT_NEXT_ACTION} (fairway reconcile --dispatch-id ${dispatchId}; fairway evidence --dispatch-id ${dispatchId} names them)`;
 }
 
 /** A group's report before anything was done. */

@@ -22,7 +22,7 @@ import { dispatchHistory } from '../../engine/lifecycle/history.ts';
 import { bindRequestId, unresolvedRequestId } from '../../engine/lifecycle/ids.ts';
 import { launchState, type LaunchState } from '../../engine/lifecycle/launch-state.ts';
 import type { GrantingRunView } from '../../engine/lifecycle/prelaunch.ts';
-import { budgetExhausted, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
+import { budgetExhausted, CONFLICT_NEXT_ACTION, decideUnbound, UNRESOLVED_NEXT_ACTION, type Candidate } from '../../engine/lifecycle/reconcile.ts';
 import { checkPrelaunch } from '../../engine/lifecycle/release.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { DispatchRecord } from '../../engine/state/state.ts';
@@ -94,8 +94,6 @@ export function reconcileReport(dispatchId: string): ReconcileReport {
     cancel_requested: false, pending_barriers: [], next_action: null, commits: [], dispatcher_run: null,
   };
 }
-
-const CONFLICT_NEXT_ACTION = 'several runs carry this dispatch id and none gets authority: the reservation is kept until GitHub reports every candidate run completed';
 
 /**
  * Reconciles one group. `report` (default a fresh one) is filled in as the pass goes, so a
