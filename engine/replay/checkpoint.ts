@@ -264,10 +264,12 @@ export function checkReplacedHistory(root: QueueCommit, prior: CheckpointSource 
   const { state, history } = 'history' in prior ? prior : checkpointSource(prior);
   const where = { commit: root.id, operation: 0 };
   const details = { prior_git_sha: op.prior_git_sha, checkpoint: root.id };
-  if (state.tip !== op.prior_tip || historyDigest(history) !== op.history_sha256) {
+  // The history's canonical text once, for its digest and its size (as buildCheckpointCommit does).
+  const ledger = canonicalLedger(history);
+  if (state.tip !== op.prior_tip || sha256Hex(ledger) !== op.history_sha256) {
     fail('checkpoint_history_mismatch', `the ledger at Git commit ${op.prior_git_sha} is not the history checkpoint ${root.id} replaced`, where, details);
   }
-  if (stateDigest(checkpointState(state, history)) !== op.state_sha256) {
+  if (stateDigest(snapshotOf(state, history, utf8ByteLength(ledger))) !== op.state_sha256) {
     fail('checkpoint_state_mismatch', `checkpoint ${root.id}'s state is not the replay state of the history it replaced (Git commit ${op.prior_git_sha})`, where, details);
   }
 }
