@@ -4,6 +4,7 @@
  * Each id is resolved against the live ledger first (name, state, owner); an unknown id disables Confirm.
  */
 import { useEffect, useState } from 'react';
+import { formatTime } from '../../lib/console/views/format.ts';
 import { ActionDialog, type AdminActionName } from '../ActionDialog.tsx';
 
 type Target = { id: string; exists: false } | { id: string; exists: true; nodeKey: string; state: string; priority: number; owner: string | null };
@@ -53,7 +54,7 @@ export function WorkIdActions() {
       )}
       {targets !== null && stale !== null && (
         <p role="status" className="text-xs text-amber-700" data-testid="work-id-targets-stale">
-          Resolved against the last ledger read ({stale.code} since {new Date(stale.since).toISOString()}); the action itself is checked against the live ledger when you confirm.
+          Resolved against the last ledger read ({stale.code} since {formatTime(stale.since)}); the action itself is checked against the live ledger when you confirm.
         </p>
       )}
       {missing > 0 && <p role="alert" className="text-xs text-red-700">{missing} id(s) name no Work in the ledger; fix them first.</p>}

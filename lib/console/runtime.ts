@@ -17,9 +17,9 @@ import { Publisher } from '../publisher/publisher.ts';
 import type { LedgerStore } from '../store/types.ts';
 import type { ConsoleConfig } from './config.ts';
 
+/** A failed read: its code only (the store's message can name a URL with credentials; no surface shows it). */
 export interface StaleRead {
   code: string;
-  message: string;
   /** When reads started failing (ms). */
   since: number;
 }
@@ -89,10 +89,10 @@ export class ConsoleRuntime {
       return this.lastGood;
     } catch (e) {
       // Stores report I/O failures as ProtocolErrors (store_unreachable, github_*); anything else is a bug.
-      const { code, message } = describeError(e);
+      const { code } = describeError(e);
       this.failingSince ??= Date.now();
       if (this.lastGood === null || code === 'queue_uninitialized') throw e;
-      return { ...this.lastGood, stale: { code, message, since: this.failingSince } };
+      return { ...this.lastGood, stale: { code, since: this.failingSince } };
     }
   }
 

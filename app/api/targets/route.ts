@@ -11,14 +11,11 @@ import { workTargets } from '../../../lib/console/views/admin-targets.ts';
 
 export const dynamic = 'force-dynamic';
 
-/** As many as one administrator action takes (its body schema's bound). */
-const MAX_TARGETS = MAX_ADMIN_TARGETS;
-
 export async function GET(request: Request): Promise<Response> {
   // Every id is answered, an over-long one as exists:false (it names no Work): an id left out of
   // the answer would read as "nothing missing" to the dialog. More than one action takes is refused.
   const ids = [...new Set(new URL(request.url).searchParams.getAll('work_id'))].filter((id) => id.length > 0);
-  if (ids.length > MAX_TARGETS) return error(400, 'request_invalid', `work_id: at most ${MAX_TARGETS} ids`);
+  if (ids.length > MAX_ADMIN_TARGETS) return error(400, 'request_invalid', `work_id: at most ${MAX_ADMIN_TARGETS} ids`);
   try {
     const runtime = consoleRuntime();
     if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
