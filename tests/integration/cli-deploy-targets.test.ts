@@ -6,7 +6,7 @@
  * A deploy whose revision was read before a concurrent deploy moved the route loses the CAS
  * (spec 7.10: "A mismatch fails CAS; it cannot retarget a concurrent winner").
  */
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../cli/context.ts';
@@ -17,7 +17,7 @@ import { replayLedger } from '../../engine/replay/index.ts';
 import { workerRoute } from '../../engine/replay/ops/deployment.ts';
 import { deployWorker } from '../../lib/lifecycle/deploy.ts';
 import { actorOf } from '../../lib/publisher/actor.ts';
-import { fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
+import { commitOnMain, fixtureRepo, git, inputFiles, queueTip, repoCli } from '../support/fixture-repo.ts';
 import { WORKER_WORKFLOW } from '../support/worker-workflow.ts';
 
 let repo: string;
@@ -27,21 +27,11 @@ function queueState() {
   return replayLedger(new Uint8Array(Buffer.from(`${git(repo, 'show', 'work-queue:work-queue.jsonl')}\n`))).state;
 }
 
-function commitOnMain(files: Record<string, string>): string {
-  for (const [path, body] of Object.entries(files)) {
-    mkdirSync(join(repo, path, '..'), { recursive: true });
-    writeFileSync(join(repo, path), body);
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'change');
-  return git(repo, 'rev-parse', 'main');
-}
-
 beforeEach(async () => {
   repo = fixtureRepo('fairway-deploy-targets-');
   file = inputFiles('fairway-deploy-targets-files-');
   copyFileSync(join(repo, WORKER_WORKFLOW), join(repo, '.github/workflows/second.lock.yml'));
-  commitOnMain({
+  commitOnMain(repo, {
     '.github/work-queue-workers.json': JSON.stringify({ workers: { c: { workflow: WORKER_WORKFLOW }, 'b-c': { workflow: '.github/workflows/second.lock.yml' } }, default: 'c' }),
     '.github/workflows/aw.json': JSON.stringify({ work_queue: { pools: { a: {}, 'a-b': {} } } }),
   });
@@ -50,7 +40,7 @@ beforeEach(async () => {
 
 describe('fairway deploy across pools and profiles', () => {
   it('gives every (pool, profile) its own request id, even when joining the names with - would collide', async () => {
-    const v1 = commitOnMain({ 'src/worker.ts': 'v1\n' });
+    const v1 = commitOnMain(repo, { 'src/worker.ts': 'v1\n' });
     const r = await repoCli(repo, '--request-id', 'dep', 'deploy', '--from-config');
     expect(r.code, JSON.stringify(r.json)).toBe(0);
     const reports = r.json.deployments as Array<{ pool: string; worker_profile: string; status: string; to: string; request_id: string }>;
@@ -68,7 +58,7 @@ describe('fairway deploy across pools and profiles', () => {
   });
 
   it('refuses a --request-id too long to derive the per-profile ids (option_invalid, exit 2), writing nothing', async () => {
-    commitOnMain({ 'src/worker.ts': 'v1\n' });
+    commitOnMain(repo, { 'src/worker.ts': 'v1\n' });
     const tip = queueTip(repo);
     const r = await repoCli(repo, '--request-id', 'x'.repeat(250), 'deploy', '--from-config');
     expect(r).toMatchObject({ code: 2, json: { ok: false, error: { code: 'option_invalid' } } });
@@ -79,12 +69,12 @@ describe('fairway deploy across pools and profiles', () => {
 
 describe('a deploy that read its revision before a concurrent deploy moved the route', () => {
   it('is deployment_conflict and leaves the winner current, instead of rolling the route back to its older revision', async () => {
-    const v1 = commitOnMain({ 'src/worker.ts': 'v1\n' });
+    const v1 = commitOnMain(repo, { 'src/worker.ts': 'v1\n' });
     // The slow deployer reads the route (still installed), then the default branch (v1) ...
     const { publisher } = writeTarget({ dir: repo, json: true } as GlobalOptions);
     const observed = routeExpectation((await publisher.cache.load()).projection!, 'a', 'c');
     // ... meanwhile a faster deploy of v2 wins.
-    const v2 = commitOnMain({ 'src/worker.ts': 'v2\n' });
+    const v2 = commitOnMain(repo, { 'src/worker.ts': 'v2\n' });
     const won = await repoCli(repo, '--request-id', 'fast', 'deploy', '--from-config', '--pool', 'a', '--worker-profile', 'c');
     expect(won.json.deployments[0]).toMatchObject({ status: 'deployed', from: observed.ref, to: v2 });
     const tip = queueTip(repo);
