@@ -29,21 +29,12 @@ export interface ReconcileBatch {
   stopped: unknown;
 }
 
-/** Errors thrown reading a group's own receipts: nothing of its delivery was published. */
-const unreadable = new WeakSet<object>();
-
-async function readOwn(read: ReceiptsReader, claimId: string): ReturnType<ReceiptsReader> {
-  try {
-    return await read(claimId);
-  } catch (e) {
-    if (isProtocolError(e)) unreadable.add(e);
-    throw e;
-  }
-}
-
 export async function reconcileGroups(deps: ReconcileDeps, dispatchIds: readonly string[], receipts?: ReceiptsReader): Promise<ReconcileBatch> {
   const batch: ReconcileBatch = { reconciled: [], deliveries: [], failed: [], stopped: null };
+  const settleDeps = { publisher: deps.publisher, api: deps.api, reconciler: deps.reconciler, ...(deps.now === undefined ? {} : { now: deps.now }) };
   for (const id of dispatchIds) {
+    // Set when reading this group's own receipts failed: nothing of its delivery was published.
+    let receiptsUnreadable = false;
     const report = reconcileReport(id);
     batch.reconciled.push(report);
     if (batch.stopped !== null) {
@@ -54,15 +45,17 @@ export async function reconcileGroups(deps: ReconcileDeps, dispatchIds: readonly
       await reconcileDispatch(deps, id, report);
       if (receipts === undefined) continue;
       for (const claimId of report.pending_barriers) {
-        const files = await readOwn(receipts, claimId);
-        const settleDeps = { publisher: deps.publisher, api: deps.api, reconciler: deps.reconciler, ...(deps.now === undefined ? {} : { now: deps.now }) };
+        const files = await receipts(claimId).catch((e: unknown) => {
+          receiptsUnreadable = isProtocolError(e);
+          throw e;
+        });
         batch.deliveries.push(await settleDelivery(settleDeps, { claimId, ...files, attempts: Math.max(1, report.polls) }));
       }
     } catch (e) {
       report.outcome = 'failed';
       report.error = isProtocolError(e) ? e.toJSON() : internalError(e);
       batch.failed.push(id);
-      if (!groupRefusal(e) && !unreadable.has(e as object)) batch.stopped = e;
+      if (!groupRefusal(e) && !receiptsUnreadable) batch.stopped = e;
     }
   }
   if (batch.failed.length > 0) await refreshGroupStates(deps.publisher, batch.reconciled);
