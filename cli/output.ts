@@ -5,7 +5,7 @@
  * error (a bug in Fairway: EX_SOFTWARE, never a verdict on the ledger). Every error is
  * printed once, with its stable code.
  */
-import { internalError, isProtocolError, isRefusedCandidate, type ProtocolError } from '../engine/errors.ts';
+import { internalError, isProtocolError, whereSuffix } from '../engine/errors.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_USAGE = 2;
@@ -91,20 +91,3 @@ function withoutUsageMark(error: Record<string, unknown>): Record<string, unknow
   return Object.keys(rest).length === 0 ? bare : { ...bare, details: rest };
 }
 
-/**
- * The location suffix of a protocol error's line. An error of the existing ledger names its
- * commit and line (`(commit q_…, line 7, operation 0, at operations.0.priority)`); a commit the
- * message already names is not repeated. A refused candidate (engine/errors.ts
- * `refusedCandidate`) was never written, so it names no commit or line, only where in the
- * refused request: `(operation 0 of the refused request, at operations.0.fairness_key)`.
- */
-function whereSuffix(e: ProtocolError): string {
-  const path = e.path && `at ${e.path}`;
-  if (isRefusedCandidate(e)) {
-    const where = [e.operation !== undefined ? `operation ${e.operation} of the refused request` : path && 'in the refused request', path].filter(Boolean).join(', ');
-    return where ? ` (${where})` : '';
-  }
-  const commit = e.commit !== undefined && !e.message.includes(e.commit) && `commit ${e.commit}`;
-  const where = [commit, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`, path].filter(Boolean).join(', ');
-  return where ? ` (${where})` : '';
-}

@@ -123,3 +123,21 @@ export const INTERNAL_ERROR_MESSAGE = 'an internal error occurred: this is a bug
 export function describeError(e: unknown): { code: string; message: string } {
   return isProtocolError(e) ? { code: e.code, message: e.message } : internalError(e);
 }
+
+/**
+ * The location suffix of a protocol error's line. An error of the existing ledger names its
+ * commit and line (`(commit q_…, line 7, operation 0, at operations.0.priority)`); a commit the
+ * message already names is not repeated. A refused candidate (engine/errors.ts
+ * `refusedCandidate`) was never written, so it names no commit or line, only where in the
+ * refused request: `(operation 0 of the refused request, at operations.0.fairness_key)`.
+ */
+export function whereSuffix(e: ProtocolError): string {
+  const path = e.path && `at ${e.path}`;
+  if (isRefusedCandidate(e)) {
+    const where = [e.operation !== undefined ? `operation ${e.operation} of the refused request` : path && 'in the refused request', path].filter(Boolean).join(', ');
+    return where ? ` (${where})` : '';
+  }
+  const commit = e.commit !== undefined && !e.message.includes(e.commit) && `commit ${e.commit}`;
+  const where = [commit, e.line && `line ${e.line}`, e.operation !== undefined && `operation ${e.operation}`, path].filter(Boolean).join(', ');
+  return where ? ` (${where})` : '';
+}

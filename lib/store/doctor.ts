@@ -11,7 +11,7 @@
  * - `scratch_refs` (remote Git stores): `refs/fairway/fetch/*` left by killed
  *   fetches; removed with `fix` when stale (old, or their process is gone).
  */
-import { isProtocolError } from '../../engine/errors.ts';
+import { isProtocolError, whereSuffix } from '../../engine/errors.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
 import type { GitContext } from './git-cli.ts';
 import { deleteRefs, gitDirs, isStaleScratch, listScratchRefs, refLocks, removeStaleLock, SCRATCH_MAX_AGE_MS, shellQuote } from './git-locks.ts';
@@ -74,11 +74,9 @@ async function readChecks(store: LedgerStore): Promise<DoctorCheck[]> {
     // Where replay refused it, as verify names it: the commit, line, operation and field.
     const where = { commit: e.commit, line: e.line, operation: e.operation, path: e.path };
     const located = Object.fromEntries(Object.entries(where).filter(([, v]) => v !== undefined));
-    const suffix = Object.entries(located).filter(([k]) => k !== 'commit' || !e.message.includes(String(e.commit)))
-      .map(([k, v]) => `${k === 'path' ? 'at' : k} ${String(v)}`).join(', ');
     return [read, {
       name: 'ledger', status: 'problem',
-      message: `${e.code}: ${e.message}${suffix === '' ? '' : ` (${suffix})`} (the ledger is never rewritten; see fairway verify)`,
+      message: `${e.code}: ${e.message}${whereSuffix(e)} (the ledger is never rewritten; see fairway verify)`,
       details: { code: e.code, ...located },
     }];
   }
