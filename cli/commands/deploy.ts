@@ -11,6 +11,7 @@
  */
 import { canonicalize, sha256Hex, utf8ByteLength } from '../../engine/codec/index.ts';
 import { fail } from '../../engine/errors.ts';
+import { IDENTITY_MAX_UTF8_BYTES } from '../../engine/identity/index.ts';
 import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
@@ -41,8 +42,8 @@ export const registerDeploy: CommandModule = (program, ctx) => {
     .option('--worker-profile <name>', 'only this worker profile')
     .action(ctx.action(async (g, o: { pool?: string; workerProfile?: string }) => {
       const base = requestIdOf(g, 'deploy');
-      if (utf8ByteLength(base) > 256 - SUFFIX_BYTES) {
-        throw new UsageError(`--request-id must be at most ${256 - SUFFIX_BYTES} UTF-8 bytes for deploy (each profile's request id appends ${SUFFIX_BYTES})`, 'option_invalid');
+      if (utf8ByteLength(base) > IDENTITY_MAX_UTF8_BYTES - SUFFIX_BYTES) {
+        throw new UsageError(`--request-id must be at most ${IDENTITY_MAX_UTF8_BYTES - SUFFIX_BYTES} UTF-8 bytes for deploy (each profile's request id appends ${SUFFIX_BYTES})`, 'option_invalid');
       }
       const { store, publisher } = writeTarget(g);
       const { projection } = await publisher.cache.load();
