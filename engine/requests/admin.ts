@@ -6,6 +6,7 @@
 import { fail } from '../errors.ts';
 import type { JsonObject } from '../json.ts';
 import { MAX_ADMIN_TARGETS } from '../schema/defaults.ts';
+import { refuseProfileWorkflows } from '../replay/ops/profile-workflows.ts';
 import { operationsRequest, type BuiltRequest } from './operations.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
 
@@ -65,5 +66,6 @@ export function cancelWorkRequest(source: QueueSource, workIds: readonly string[
 }
 
 export function policyRequest(epoch: string, policy: JsonObject): BuiltRequest {
+  refuseProfileWorkflows(policy);
   return operationsRequest('policy', [{ kind: 'Policy', epoch, policy }]);
 }

@@ -15,6 +15,7 @@ import { pack, type PackResult } from '../scheduler/pack.ts';
 import { producerEntitlements } from '../replay/ops/producer-rules.ts';
 import { roleMayRequest } from '../replay/rules.ts';
 import { ATTEMPTS_EXHAUSTED } from '../replay/ops/dispatch.ts';
+import { refuseProfileWorkflows } from '../replay/ops/profile-workflows.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
 import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
@@ -228,6 +229,7 @@ export function submitOrExisting(source: QueueSource, nodes: readonly SubmitNode
 
 /** The bootstrap genesis: Policy first, then the submitted Work; parameters bind only the Work (spec 7.1). */
 export function bootstrapRequest(policy: JsonObject, epoch: string, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): BuiltRequest {
+  refuseProfileWorkflows(policy);
   checkSubmission(new Map(), nodes, defaults.graphId);
   const works = workOperations(policy, nodes, defaults);
   return {

@@ -8,6 +8,7 @@ import { configuredPool } from '../../scheduler/policy-view.ts';
 import type { PoolPolicy, QueuePolicy } from '../../schema/policy.ts';
 import { where, type CommitContext, type OperationOf } from '../context.ts';
 import { ceilingViolation } from '../ledger-budget.ts';
+import { policyWorkflowProblem } from './profile-workflows.ts';
 import { projectorIncoherence } from './projector-rules.ts';
 import { QUIESCENCE_NOUNS, quiescenceBlockers } from '../quiescence.ts';
 
@@ -76,6 +77,8 @@ export function policyIncoherence(policy: QueuePolicy): string | null {
       return `pool ${name}'s default_profile ${String(pool.default_profile)} is not one of its profiles`;
     }
   }
+  const workflow = policyWorkflowProblem(policy);
+  if (workflow !== null) return workflow.message;
   return policy.projectors === undefined ? null : projectorIncoherence(policy);
 }
 
