@@ -12,7 +12,6 @@ import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import { publishAdmin } from '../../lib/publisher/admin.ts';
 import { actorOf } from '../../lib/publisher/actor.ts';
 import { policyFromConfig } from '../../lib/config/worker-routes.ts';
-import { WORKFLOW_PATH, WORKFLOW_PATH_RULE } from '../../lib/config/workers.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { readJsonInput } from '../input.ts';
 import { resolveId } from '../ids.ts';
@@ -104,14 +103,8 @@ export const registerAdmin: CommandModule = (program, ctx) => {
           const issue = parsed.error.issues[0]!;
           fail('policy_invalid', `${o.file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`, { path: issue.path.join('.') });
         }
+        // A profile workflow outside .github/workflows is refused by the Policy builder (and replay), as on every surface.
         policy = parsed.data as unknown as JsonObject;
-        // What deploy verifies and launch dispatches is this file; anything else would split them.
-        for (const [pool, entry] of Object.entries(parsed.data.pools)) {
-          for (const [name, profile] of Object.entries(entry.profiles)) {
-            const path = `pools.${pool}.profiles.${name}.workflow`;
-            if (!WORKFLOW_PATH.test(profile.workflow)) fail('policy_invalid', `${o.file}: ${path}: ${WORKFLOW_PATH_RULE}`, { path });
-          }
-        }
       } else {
         const { store, publisher } = writeTarget(g);
         const { projection } = await publisher.cache.load();

@@ -39,10 +39,12 @@ export interface WorkerRoutes {
   unavailable: Record<string, 'workflow_missing' | 'workflow_not_a_worker'>;
 }
 
-/** A worker's workflow: a file directly under .github/workflows (the workflow_dispatch POST names its file name). */
-export const WORKFLOW_PATH = /^\.github\/workflows\/[A-Za-z0-9._-]+\.ya?ml$/;
-export const WORKFLOW_PATH_RULE = 'expected a file directly under .github/workflows ending in .yml or .yaml';
-const WorkflowPath = z.string().regex(WORKFLOW_PATH, WORKFLOW_PATH_RULE);
+/**
+ * A declared worker's workflow: a file directly under .github/workflows (the workflow_dispatch POST
+ * names its file name). The workers file's own syntax; a Policy profile's workflow is checked by
+ * engine/replay/ops/profile-workflows.ts on every path that installs one.
+ */
+const WorkflowPath = z.string().regex(/^\.github\/workflows\/[A-Za-z0-9._-]+\.ya?ml$/, 'expected a file directly under .github/workflows ending in .yml or .yaml');
 const Decimal = z.string().regex(/^[1-9][0-9]{0,19}$/, 'expected a positive decimal GitHub actor id');
 const Name = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'expected 1-64 letters, digits, . _ -');
 const Identity = z.string().refine(isIdentity, 'expected 1-256 UTF-8 bytes without control characters');
