@@ -111,17 +111,24 @@ export function checkPrelaunch(source: QueueSource, dispatchId: string): void {
 /**
  * Reconciler `cancel_claim`: close exact open Claims (with trusted retry backoff) without
  * touching the group's native reservation, which only a Release with exact evidence frees.
- * (A Work cancellation already closes its Claim: such a Claim is not open any more.)
+ * (A Work cancellation already closes its Claim: such a Claim is not open any more.) A Claim
+ * whose Work used its last attempt is followed by that Work's WorkCancellation in the same
+ * commit (spec 7.4, replay's `retry_exhausted`), as a worker's own cancelled finish is.
  */
 export function cancelClaims(source: QueueSource, claimIds: readonly string[], why: string, at: number): BuiltRequest {
   const state = stateOf(source);
   if (claimIds.length === 0) fail('targets_missing', 'name at least one Claim');
-  const ops = claimIds.map((id) => {
+  const ops = claimIds.flatMap((id) => {
     const claim = state.claims.get(id);
     if (claim === undefined) fail('unknown_claim', `Claim ${id} does not exist`);
     if (claim.state !== 'open') fail('claim_terminal', `Claim ${id} is already ${claim.state}`);
     const group = state.dispatches.get(claim.dispatchId)!;
-    return cancellation({ claim, work: state.works.get(claim.workId)! }, why, at, retryPolicy(state, group.pool).backoff_ms);
+    const m = { claim, work: state.works.get(claim.workId)! };
+    const retry = retryPolicy(state, group.pool);
+    const cancelled = cancellation(m, why, at, retry.backoff_ms);
+    return effective(m) && m.work.attempts >= retry.max_attempts
+      ? [cancelled, { kind: 'WorkCancellation', work_id: m.work.workId, reason: ATTEMPTS_EXHAUSTED }]
+      : [cancelled];
   });
   return operationsRequest('cancel_claim', ops);
 }

@@ -64,23 +64,29 @@ describe('lifecycle request generation is validated by replay', () => {
     expect(p.state.outstandingNative.get('default') ?? 0).toBe(0);
   });
 
-  it('rejection, exhaustion and reconciler cancel_claim: the release carries the attempt exhaustion of every member', () => {
+  it('rejection, exhaustion and reconciler cancel_claim: the cancel_claim and the release each carry the attempt exhaustion of their members', () => {
     const w = queue(['a', 'b'], 1);
     const grant = w.dispatchNext('r1', actor('dispatcher'), 2, { pool: 'default', max_claims: 2, max_dispatches: 1, max_bytes: 49152 });
     const d = grant.built.plan.groups[0]!.dispatch_id;
     const [c1, c2] = grant.built.plan.claims;
-    w.publish('cc', actor('reconciler'), 3, cancelClaims(w.state, [c1!.claim_id], 'obsolete', 3));
+    // The last attempt of a's Work: the cancel_claim cancels the Work in the same commit (spec 7.4).
+    const cc = cancelClaims(w.state, [c1!.claim_id], 'obsolete', 3);
+    expect(cc.operations).toMatchObject([
+      { kind: 'ClaimCancellation', work_id: workId('g', 'a'), claim_id: c1!.claim_id, reason: 'obsolete' },
+      { kind: 'WorkCancellation', work_id: workId('g', 'a'), reason: 'attempts_exhausted' },
+    ]);
+    w.publish('cc', actor('reconciler'), 3, cc);
+    expect(w.state.works.get(workId('g', 'a'))!.state).toBe('cancelled');
     w.publish('s', actor('dispatcher'), 4, startMarker(w.state, d, actor('dispatcher')));
     w.publish('rj', actor('dispatcher'), 5, rejectedTransition(w.state, d, 'dispatch_rejected_422', groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 5 })));
     // An unreleased group's exhaustion is no separate request: it rides in the release.
     expect(code(() => exhaustionRequest(w.state, d))).toBe('release_pending');
     const release = releaseRequest(w.state, d, groupEvidence(w.state, d, { kind: 'nonlaunch', source: 'github_api', checkedAt: 7 }), 'launch_rejected', 7);
     expect(release.operations).toMatchObject([
-      { kind: 'WorkCancellation', work_id: workId('g', 'a'), reason: 'attempts_exhausted' },
       { kind: 'WorkCancellation', work_id: workId('g', 'b'), reason: 'attempts_exhausted', claim_id: c2!.claim_id },
       { kind: 'Release', dispatch_id: d },
     ]);
-    expect(release.operations[0]).not.toHaveProperty('claim_id');
+    expect(release.operations).toHaveLength(2);
     w.publish('rel', actor('reconciler'), 7, release);
     const p = replayBytes(w.text());
     expect(p.work(workId('g', 'a'))!.state).toBe('cancelled');
@@ -88,21 +94,21 @@ describe('lifecycle request generation is validated by replay', () => {
     expect(exhaustionRequest(w.state, d)).toBeNull();
   });
 
-  it('a group released without its exhaustion step (an interrupted close of the former two-commit form) gets it afterwards as cancel_work', () => {
-    const w = queue(['a'], 1);
-    const grant = w.dispatchNext('r1', actor('dispatcher'), 2, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 });
-    const d = grant.built.plan.groups[0]!.dispatch_id;
-    const [c1] = grant.built.plan.claims;
-    // A hand-written Release whose ClaimCancellation returned the last-attempt Work to available.
-    const evidence = groupEvidence(w.state, d, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt: 3 });
-    w.publish('rel', actor('reconciler'), 3, operationsRequest('release', [
-      { kind: 'ClaimCancellation', work_id: workId('g', 'a'), claim_id: c1!.claim_id, reason: 'prelaunch_cancelled', retry_not_before: 3 + 30_000 },
-      { kind: 'Release', dispatch_id: d, evidence },
-    ]));
-    expect(w.state.works.get(workId('g', 'a'))!.state).toBe('available');
-    const sweep = exhaustionRequest(w.state, d)!;
-    expect(sweep).toMatchObject({ kind: 'cancel_work', operations: [{ kind: 'WorkCancellation', work_id: workId('g', 'a'), reason: 'attempts_exhausted' }] });
-    w.publish('ex', actor('reconciler'), 4, sweep);
+  it('a release leaving a last-attempt Work available (a hand-written close without its exhaustion step) is refused: retry_exhausted', () => {
+    const lastAttempt = () => {
+      const w = queue(['a'], 1);
+      const grant = w.dispatchNext('r1', actor('dispatcher'), 2, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 });
+      const d = grant.built.plan.groups[0]!.dispatch_id;
+      return { w, d, c1: grant.built.plan.claims[0]!, evidence: groupEvidence(w.state, d, { kind: 'prelaunch', source: 'trusted_publisher', checkedAt: 3 }) };
+    };
+    const bare = lastAttempt();
+    expect(code(() => bare.w.publish('rel', actor('reconciler'), 3, operationsRequest('release', [
+      { kind: 'ClaimCancellation', work_id: workId('g', 'a'), claim_id: bare.c1.claim_id, reason: 'prelaunch_cancelled', retry_not_before: 3 + 30_000 },
+      { kind: 'Release', dispatch_id: bare.d, evidence: bare.evidence },
+    ])))).toBe('retry_exhausted');
+    // The trusted close carries it: nothing is left for a separate exhaustion step.
+    const { w, d, evidence } = lastAttempt();
+    w.publish('rel', actor('reconciler'), 3, releaseRequest(w.state, d, evidence, 'prelaunch_cancelled', 3));
     expect(replayBytes(w.text()).work(workId('g', 'a'))!.state).toBe('cancelled');
     expect(exhaustionRequest(w.state, d)).toBeNull();
   });

@@ -14,7 +14,7 @@ import { checkAssignmentFit } from './assignment-fit.ts';
 import { verifyFinish } from './finish.ts';
 import { chargeCommit } from './ledger-budget.ts';
 import { applyGrant } from './grant.ts';
-import { applyClaimCancellation, applyCompletion } from './ops/claim.ts';
+import { applyClaimCancellation, applyCompletion, checkAttemptExhaustion } from './ops/claim.ts';
 import { applyDispatch, applyRelease } from './ops/dispatch.ts';
 import { applyDeliveryFailure, applyResult } from './ops/barrier.ts';
 import { checkEvidenceBytes } from './ops/limits.ts';
@@ -91,6 +91,7 @@ export function applyCommit(state: ReplayState, commit: QueueCommit, options: Ap
         throw isProtocolError(e) ? e.at({ ...base, operation: index }) : e;
       }
     }
+    checkAttemptExhaustion(ctx);
   }
 
   chargeCommit(state, commit, options.bytes ?? utf8ByteLength(canonicalize(commit as unknown as JsonValue)) + 1, base);

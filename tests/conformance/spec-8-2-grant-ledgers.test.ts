@@ -11,7 +11,8 @@ import type { JsonObject } from '../../engine/json.ts';
 import { result } from '../../engine/requests/lifecycle.ts';
 import { finishRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { dispatcher, nodes, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
-import { bind, byteVerdict, completedClaim, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
+import { cancelClaims } from '../../engine/lifecycle/release.ts';
+import { bind, byteVerdict, completedClaim, evidence, forge, forgeBuilt, grantOne, start, workerOf } from './forbidden.ts';
 
 const GRANT = { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 };
 
@@ -155,6 +156,42 @@ describe('§8.2 "Agent fault classification": transient failures retry within a 
     const bare = { ...built, operations: built.operations.slice(0, 1) };
     expect(byteVerdict(forgeBuilt(q, 'finish-bare', worker, at, bare))).toBe('retry_exhausted');
     expect(byteVerdict(forgeBuilt(q, 'finish-full', worker, at, built))).toBe('accepted');
+  });
+
+  // Spec 7.4: "At exhaustion, publish WorkCancellation rather than leave an immediately retryable
+  // poison head"; 7.15: "Permanent attempt exhaustion must use an explicit trusted WorkCancellation".
+  // The reference replayer refuses the commit without it ("exhausted Claim must be followed by
+  // explicit WorkCancellation", retry_exhausted), whichever request carries the ClaimCancellation.
+  it('a reconciler cancel_claim or release spending the last attempt without WorkCancellation in the same commit is retry_exhausted; with it, it replays', () => {
+    const { q } = openClaim(1);
+    const claim = [...q.state.claims.values()][0]!;
+    const at = q.tick();
+    const cancel = { kind: 'ClaimCancellation', work_id: claim.workId, claim_id: claim.claimId, reason: 'obsolete', retry_not_before: at + 10_000 };
+    const exhaust = { kind: 'WorkCancellation', work_id: claim.workId, reason: 'attempts_exhausted' };
+    expect(byteVerdict(forge(q, { id: 'cc-bare', kind: 'cancel_claim', actor: reconciler, at, operations: [cancel] }))).toBe('retry_exhausted');
+    expect(byteVerdict(forge(q, { id: 'cc-full', kind: 'cancel_claim', actor: reconciler, at, operations: [cancel, exhaust] }))).toBe('accepted');
+    const release = { kind: 'Release', dispatch_id: claim.dispatchId, evidence: evidence(q, claim.dispatchId, { kind: 'terminal_run', source: 'github_api', runId: '7001', conclusion: 'failure', completed: true }, at) };
+    expect(byteVerdict(forge(q, { id: 'rel-bare', kind: 'release', actor: reconciler, at, operations: [cancel, release] }))).toBe('retry_exhausted');
+    expect(byteVerdict(forge(q, { id: 'rel-full', kind: 'release', actor: reconciler, at, operations: [cancel, exhaust, release] }))).toBe('accepted');
+  });
+
+  it('control: a cancel_claim with attempts left needs no WorkCancellation (the Work waits out its backoff)', () => {
+    const { q } = openClaim(2);
+    const claim = [...q.state.claims.values()][0]!;
+    const at = q.tick();
+    const cancel = { kind: 'ClaimCancellation', work_id: claim.workId, claim_id: claim.claimId, reason: 'obsolete', retry_not_before: at + 10_000 };
+    expect(byteVerdict(forge(q, { id: 'cc', kind: 'cancel_claim', actor: reconciler, at, operations: [cancel] }))).toBe('accepted');
+  });
+
+  it('the reconciler\'s cancel_claim builder writes the WorkCancellation on the last attempt, and only then', () => {
+    for (const maxAttempts of [1, 2]) {
+      const { q } = openClaim(maxAttempts);
+      const claim = [...q.state.claims.values()][0]!;
+      const at = q.tick();
+      const built = cancelClaims(q.state, [claim.claimId], 'obsolete', at);
+      expect(built.operations.map((op) => op.kind), `max_attempts ${maxAttempts}`).toEqual(maxAttempts === 1 ? ['ClaimCancellation', 'WorkCancellation'] : ['ClaimCancellation']);
+      expect(byteVerdict(forgeBuilt(q, 'cc', reconciler, at, built)), `max_attempts ${maxAttempts}`).toBe('accepted');
+    }
   });
 
   it('after the last attempt no further grant: claim_not_fair; with one attempt left the retry grant replays after the backoff', () => {

@@ -156,6 +156,31 @@ export function applyClaimCancellation(ctx: CommitContext, op: OperationOf<'Clai
   touch(work, ctx.commit.id);
 }
 
+/**
+ * Attempt exhaustion (spec 7.4: "At exhaustion, publish WorkCancellation rather than leave an
+ * immediately retryable poison head"; 7.15: "Permanent attempt exhaustion must use an explicit
+ * trusted WorkCancellation"). Checked once a commit's operations are applied: a ClaimCancellation
+ * that returned a Work with no attempt left (`attempts >= retry.max_attempts`) to available,
+ * without a WorkCancellation of it in the same commit, is `retry_exhausted`, whichever request
+ * carries it (finish, cancel_claim, release), as the reference replayer answers ("exhausted Claim
+ * must be followed by explicit WorkCancellation").
+ */
+export function checkAttemptExhaustion(ctx: CommitContext): void {
+  const ops = ctx.commit.operations;
+  for (let index = 0; index < ops.length; index++) {
+    const op = ops[index]!;
+    if (op.kind !== 'ClaimCancellation') continue;
+    const work = ctx.state.works.get(op.work_id);
+    if (work === undefined || work.state !== 'available') continue;
+    const max = poolPolicy(ctx, work.pool).retry.max_attempts;
+    if (work.attempts < max) continue;
+    ctx.index = index;
+    fail('retry_exhausted', `Work ${work.workId} used its ${max} attempts: the commit cancelling Claim ${op.claim_id} must also cancel the Work (WorkCancellation)`, where(ctx), {
+      work_id: work.workId, attempts: work.attempts, max_attempts: max,
+    });
+  }
+}
+
 /** The reason the trusted publisher's prelaunch cancellation gives its ClaimCancellations. */
 const PRELAUNCH_CANCELLED = 'prelaunch_cancelled';
 
