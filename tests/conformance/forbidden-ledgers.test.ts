@@ -293,13 +293,17 @@ describe('§8.2 "Trust" / "Worker safety": a worker\'s submit and dispatch_next 
     expect(byteVerdict(forgeBuilt(q, 'child', worker, q.tick(), child(q, { priority: 4 })))).toBe('accepted');
   });
 
-  it('rejects a worker submit whose actor names no existing dispatch, a foreign handle or no handle (claim_scope_invalid)', () => {
+  it('rejects a worker submit whose actor names no existing dispatch or a foreign handle (claim_scope_invalid)', () => {
     const { q, worker } = afterCompletion();
     const built = child(q);
     expect(byteVerdict(forgeBuilt(q, 'child', { ...worker, dispatch_id: 'd_nope_1' }, q.tick(), built))).toBe('claim_scope_invalid');
     expect(byteVerdict(forgeBuilt(q, 'child', { ...worker, claim_handle: 'h9' }, q.tick(), built))).toBe('claim_scope_invalid');
+  });
+
+  it('rejects a worker submit naming no handle of its one-Claim dispatch (claim_scope_required): a record carries the normalized handle, replay attaches none (the reference answers alike)', () => {
+    const { q, worker } = afterCompletion();
     const { claim_handle: _omitted, ...unscoped } = worker;
-    expect(byteVerdict(forgeBuilt(q, 'child', unscoped, q.tick(), built))).toBe('claim_scope_invalid');
+    expect(byteVerdict(forgeBuilt(q, 'child', unscoped, q.tick(), child(q)))).toBe('claim_scope_required');
   });
 
   it('rejects a worker submit from a run other than the dispatch\'s bound run (run_binding_conflict)', () => {

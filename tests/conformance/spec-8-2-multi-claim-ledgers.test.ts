@@ -96,16 +96,26 @@ describe('§8.2 "Effect isolation": c2 effects cannot use c1\'s Completion autho
 });
 
 describe('§8.2 "Multi-Claim attribution": missing/foreign selectors fail; settling all but one member never enables automatic attribution (forbidden ledger)', () => {
-  it('with h1 settled, h2\'s finish from an actor naming no handle, h1\'s handle or an unknown one is claim_scope_invalid; h2\'s own replays', () => {
+  it('with h1 settled, h2\'s finish from an actor naming no handle is claim_scope_required (spec 7.14 "Several Claims, selector omitted", even with one Claim left open); h1\'s handle or an unknown one is claim_scope_invalid; h2\'s own replays', () => {
     const { q, dispatchId, h1, h2 } = sharedRun();
     finish(q, dispatchId, h1, 'completed');
     const at = q.tick();
     const built = finishRequest(q.state, { dispatch_id: dispatchId, claim_handle: 'h2', outcome: 'completed' }, at);
     const { claim_handle: _sole, ...unscoped } = h2.worker;
-    for (const actor of [unscoped, h1.worker, { ...h2.worker, claim_handle: 'h9' }]) {
+    expect(byteVerdict(forgeBuilt(q, 'finish-h2', unscoped, at, built))).toBe('claim_scope_required');
+    for (const actor of [h1.worker, { ...h2.worker, claim_handle: 'h9' }]) {
       expect(byteVerdict(forgeBuilt(q, 'finish-h2', actor, at, built))).toBe('claim_scope_invalid');
     }
     expect(byteVerdict(forgeBuilt(q, 'finish-h2', h2.worker, at, built))).toBe('accepted');
+  });
+
+  it('a worker control (submit) naming no handle of the several-Claim dispatch is claim_scope_required as well, even from the completed member\'s run', () => {
+    const { q, dispatchId, h1 } = sharedRun();
+    finish(q, dispatchId, h1, 'completed');
+    const child = submitRequest(q.state, [{ node_key: 'child', payload: {} }], { graphId: 'g', at: q.t });
+    const { claim_handle: _omitted, ...unscoped } = h1.worker;
+    expect(byteVerdict(forgeBuilt(q, 'child', unscoped, q.tick(), child))).toBe('claim_scope_required');
+    expect(byteVerdict(forgeBuilt(q, 'child', h1.worker, q.tick(), child))).toBe('accepted');
   });
 });
 

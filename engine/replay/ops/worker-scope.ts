@@ -6,7 +6,10 @@
  *
  * - the actor names an existing dispatch, original attempt 1, and (except for
  *   an activation binding) a handle of that dispatch's original assignment:
- *   `claim_scope_invalid`;
+ *   `claim_scope_invalid`; a record naming no handle at all is
+ *   `claim_scope_required` (the spec's "selector omitted" rows: a durable record
+ *   carries its normalized handle, so an omission is never attached later, with
+ *   one Claim or several, and settling siblings never makes it unambiguous);
  * - an activation `dispatch` binds only the actor's own dispatch to the
  *   actor's own run, or records that dispatch's run binding conflict naming
  *   the actor's own run among the candidates: `run_binding_conflict`;
@@ -61,7 +64,12 @@ function workerScope(ctx: CommitContext): Scope {
   if (group === undefined) fail('claim_scope_invalid', `worker scope names dispatch ${actor.dispatch_id}, which was never granted`, where);
   if (actor.claim_handle === undefined) {
     if (request.kind === 'dispatch') return { group, claim: null };
-    fail('claim_scope_invalid', `a worker's ${request.kind} names no claim_handle of dispatch ${group.dispatchId}`, where);
+    // Spec 7.14 "Several Claims, selector omitted: Reject claim_scope_required, even if only one
+    // Claim remains open" (the original assignment decides, not the open Claims); "After
+    // normalization, persist the handle": a record without it was never attributed, and replay
+    // cannot attach one, so the sole member of a one-Claim group is not filled in either (the
+    // reference's worker controls answer claim_scope_required whatever the group's size).
+    fail('claim_scope_required', `a worker's ${request.kind} names no claim_handle of dispatch ${group.dispatchId} (its original assignment has ${group.claimIds.length} Claim${group.claimIds.length === 1 ? '' : 's'}): a worker record carries its normalized handle`, where);
   }
   const claim = memberByHandle(ctx.state, group, actor.claim_handle);
   if (claim === undefined) fail('claim_scope_invalid', `dispatch ${group.dispatchId} has no member ${actor.claim_handle}`, where);
