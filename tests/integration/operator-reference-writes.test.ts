@@ -5,6 +5,7 @@
  * `--json` and its documented errors. One test per example, named after it (the read-side
  * examples: operator-reference.test.ts).
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,15 @@ import { operatorQueue, SDK_GRAPH } from '../support/operator-queue.ts';
 const file = inputFiles('fairway-opref-w-in-');
 const payload = file('work.json', { plan: 'p' });
 const lines = (repo: string) => queueLedger(repo).text!.split('\n').map((l) => JSON.parse(l));
+
+/** A direct Git write outside the protocol: the queue branch's next commit (or first, without `parent`) holding `text` as the ledger. */
+function commitLedger(repo: string, text: string, parent: string | null): string {
+  const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: text, encoding: 'utf8' }).trim();
+  const tree = execFileSync('git', ['-C', repo, 'mktree'], { input: `100644 blob ${blob}\twork-queue.jsonl\n`, encoding: 'utf8' }).trim();
+  const commit = git(repo, 'commit-tree', tree, ...(parent === null ? [] : ['-p', parent]), '-m', 'direct write');
+  git(repo, 'update-ref', 'refs/heads/work-queue', commit);
+  return commit;
+}
 
 /** A queue with one Work, cancelled: quiescent, so a Policy update may install. */
 async function drainedQueue(prefix: string): Promise<string> {
@@ -94,8 +104,10 @@ describe('operator reference: write commands', () => {
     expect([pause.code, pause.json.kind]).toEqual([0, 'control']);
     const none = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1');
     expect([none.json.status, none.json.limiting_reason]).toEqual(['no_grant', 'grants_paused']);
+    const charges = (await q.run('replay', '--json')).json.fairness;
     const cancel = await q.run('--json', 'cancel-work', '--work-id', `${q.work.first},${q.work.x}`, '--reason', 'operator_cancelled');
     expect([cancel.code, cancel.json.kind]).toEqual([0, 'cancel_work']);
+    expect((await q.run('replay', '--json')).json.fairness).toEqual(charges); // accounted service is not refunded
     const stats = await q.run('stats', '--json');
     expect(stats.json.pools[0]).toMatchObject({ native_outstanding: 2 }); // the reservation of first's group stays
     const again = await q.run('--json', 'cancel-work', '--work-id', q.work.x, '--reason', 'operator_cancelled');
@@ -106,8 +118,14 @@ describe('operator reference: write commands', () => {
 
   it('cancel-claim --claim-id ID[,ID...] --reason CODE: revokes exactly those Claims, cancels their Work, keeps reservations', async () => {
     const q = await operatorQueue('fairway-opref-cancel-claim-');
-    const cancel = await q.run('--json', 'cancel-claim', '--claim-id', q.claims.join(','), '--reason', 'operator_cancelled');
+    const tip = queueTip(q.repo);
+    const unknown = await q.run('--json', 'cancel-claim', '--claim-id', `${q.claims[0]},c_${'0'.repeat(64)}_1`, '--reason', 'operator_cancelled');
+    expect([unknown.code, unknown.json.error.code, queueTip(q.repo)]).toEqual([3, 'unknown_claim', tip]); // all or nothing
+    const charges = (await q.run('replay', '--json')).json.fairness;
+    // Repeated selector flags, as well as comma-separated ids (operator-reference-github.test.ts).
+    const cancel = await q.run('--json', 'cancel-claim', '--claim-id', q.claims[0]!, '--claim-id', q.claims[1]!, '--reason', 'operator_cancelled');
     expect([cancel.code, cancel.json.kind]).toEqual([0, 'cancel_work']);
+    expect((await q.run('replay', '--json')).json.fairness).toEqual(charges);
     const replay = (await q.run('replay', '--json')).json;
     expect(replay.claims.map((c: { state: string }) => c.state)).toEqual(['cancelled', 'cancelled']);
     expect(replay.works.filter((w: { state: string }) => w.state === 'cancelled').map((w: { work_id: string }) => w.work_id).sort()).toEqual([q.work.first, q.work.code].sort());
@@ -120,8 +138,15 @@ describe('operator reference: write commands', () => {
 
   it('reprioritize --work-id ID[,ID...] --priority 1..5 --reason CODE: a CAS override for future grants of available Work', async () => {
     const q = await operatorQueue('fairway-opref-priority-');
-    const up = await q.run('--json', 'reprioritize', '--work-id', `${q.work.y},${q.work.docs}`, '--priority', '1', '--reason', 'urgent');
+    const tip = queueTip(q.repo);
+    const mixed = await q.run('--json', 'reprioritize', '--work-id', q.work.y, '--work-id', q.work.code, '--priority', '1', '--reason', 'urgent');
+    expect([mixed.code, mixed.json.error.code, queueTip(q.repo)]).toEqual([3, 'work_not_available', tip]); // all or nothing: y is not changed either
+    const before = (await q.run('replay', '--json')).json;
+    const up = await q.run('--json', 'reprioritize', '--work-id', q.work.y, '--work-id', q.work.docs, '--priority', '1', '--reason', 'urgent');
     expect(up.code, up.out).toBe(0);
+    const after = (await q.run('replay', '--json')).json;
+    const positions = (p: { works: { work_id: string; enqueued: number }[] }) => p.works.map((w) => [w.work_id, w.enqueued]);
+    expect([positions(after), after.fairness]).toEqual([positions(before), before.fairness]); // FIFO positions and charges stay
     const rows = (await q.run('state', '--json')).json.rows.filter((r: { kind: string }) => r.kind === 'work');
     const y = rows.find((r: { work_id: string }) => r.work_id === q.work.y);
     expect([y.priority, y.effective_priority]).toEqual([3, 1]); // the admitted definition is kept
@@ -148,6 +173,13 @@ describe('operator reference: write commands', () => {
     const busy = await operatorQueue('fairway-opref-policy-busy-');
     const refused = await busy.run('--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
     expect([refused.code, refused.json.error.code]).toEqual([3, 'policy_not_quiescent']);
+    // Every Work terminal, but the two granted groups' native reservations are still held: not quiescent.
+    const all = Object.values(busy.work).join(',');
+    expect((await busy.run('--json', 'cancel-work', '--work-id', all, '--reason', 'drained')).code).toBe(0);
+    const tip = queueTip(busy.repo);
+    const reserved = await busy.run('--json', 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([reserved.code, reserved.json.error.code, queueTip(busy.repo)]).toEqual([3, 'policy_not_quiescent', tip]);
+    expect(reserved.json.error.message).toMatch(/unreleased native reservations/);
   });
 
   it('policy --from-config --epoch EPOCH: resolves aw.json and worker routes; mutually exclusive with --file', async () => {
@@ -181,19 +213,79 @@ describe('operator reference: write commands', () => {
     expect([bare.code, bare.json.error.code]).toEqual([2, 'option_missing']);
   });
 
-  it('compact: one version-3 checkpoint keeping ownership, reservations and request identities, also when repeated', async () => {
+  it('compact: one version-3 checkpoint keeping fairness accounting, ownership, reservations, bootstrap Work positions and request identities, also when repeated', async () => {
     const q = await operatorQueue('fairway-opref-compact-');
-    const before = (await q.run('replay', '--json')).json;
+    /** What a checkpoint must carry over: everything but the log's own shape (tip, commits, which commits touched a Work). */
+    const kept = async () => {
+      const { claims, reservations, fairness, works, dispatch_groups: groups, requests } = (await q.run('replay', '--json')).json;
+      return {
+        claims, reservations, fairness, groups,
+        positions: works.map((w: { work_id: string; enqueued: number; state: string; effective_priority: number }) => [w.work_id, w.enqueued, w.state, w.effective_priority]),
+        requests: requests.filter((r: { kind: string }) => r.kind !== 'checkpoint').map((r: { request_id: string; fingerprint: string; commit_id: string }) => [r.request_id, r.fingerprint, r.commit_id]),
+      };
+    };
+    const before = await kept();
     const compact = await q.run('--json', 'compact');
     expect(compact.json).toMatchObject({ ok: true, status: 'committed', replaced_commits: 3 });
     expect(lines(q.repo)).toHaveLength(1);
-    const after = (await q.run('replay', '--json')).json;
-    expect(after.claims).toEqual(before.claims);
-    expect(after.reservations).toEqual(before.reservations);
+    expect(await kept()).toEqual(before);
+    expect(before.positions[0]).toEqual([q.work.first, expect.any(Number), 'claimed', 3]); // the bootstrap Work keeps its place
     expect((await q.run('--json', 'compact')).json.status).toBe('already_compact');
-    const retry = await q.run('--json', '--request-id', q.submitRequest, 'submit-graph', '--file', file('retry.json', SDK_GRAPH), '--graph-id', 'sdk');
-    expect([retry.code, retry.json.status]).toEqual([0, 'request_replayed']); // the accepted request identity survives compaction
+    // More service after the checkpoint, then a second compaction of the checkpoint and what follows it.
+    expect((await q.run('--json', '--request-id', 'ref-dispatch-2', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1')).json.granted_claims).toBe(1);
+    const served = await kept();
+    expect(served.fairness).not.toEqual(before.fairness);
+    expect((await q.run('--json', 'compact')).json).toMatchObject({ status: 'committed', replaced_commits: 2 });
+    expect(lines(q.repo)).toHaveLength(1);
+    expect(await kept()).toEqual(served);
+    for (const [id, args] of [[q.submitRequest, ['submit-graph', '--file', file('retry.json', SDK_GRAPH), '--graph-id', 'sdk']], ['ref-dispatch-2', ['dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1']]] as const) {
+      const retry = await q.run('--json', '--request-id', id, ...args);
+      // The accepted request identity survives both compactions (a grant's answer says replayed).
+      expect([retry.code, retry.json.status === 'request_replayed' || retry.json.replayed === true], id).toEqual([0, true]);
+    }
     expect((await q.run('verify', '--json')).code).toBe(0);
+  });
+
+  it('access failures, malformed logs and unsupported versions are explicit errors; no command initializes Policy over an invalid log', async () => {
+    const repo = fixtureRepo('fairway-opref-invalid-');
+    expect((await dirCli(repo, '--json', 'submit-work', '--file', payload, '--node-key', 'only')).code).toBe(0);
+    const policyFile = file('valid-policy.json', (await dirCli(repo, 'replay', '--json')).json.policy.policy);
+    const commands = [
+      ['replay'], ['state'], ['submit-work', '--file', payload, '--node-key', 'again'], ['submit-graph', '--file', file('g.json', SDK_GRAPH)],
+      ['dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1'], ['cancel-work', '--work-id', 'abcdef01', '--reason', 'x'],
+      ['policy', '--from-config', '--epoch', 'epoch-2'], ['policy', '--file', policyFile, '--epoch', 'epoch-2'], ['deploy', '--from-config'], ['compact'],
+    ];
+    const refusedAll = async (repo: string, code: string) => {
+      const tip = queueTip(repo);
+      for (const args of commands) {
+        const r = await dirCli(repo, '--json', ...args);
+        expect([r.code, r.json.error.code], args.join(' ')).toEqual([3, code]);
+      }
+      expect(queueTip(repo)).toBe(tip);
+    };
+    // An unsupported version on an existing queue.
+    const older = `${queueLedger(repo).text!.replace('"version":3', '"version":2')}\n`;
+    commitLedger(repo, older, queueTip(repo));
+    await refusedAll(repo, 'unsupported_protocol');
+    // A queue branch whose only log is malformed: it is not an absent queue to seed.
+    const garbage = fixtureRepo('fairway-opref-garbage-');
+    commitLedger(garbage, 'not json\n', null);
+    await refusedAll(garbage, 'invalid_json');
+    // A location that is not a Git repository.
+    const nowhere = await dirCli(join(repo, 'no-such-dir'), '--json', 'submit-work', '--file', payload);
+    expect([nowhere.code, nowhere.json.error.code]).toEqual([3, 'not_a_git_repository']);
+  });
+
+  it('direct claim --work-id is unsupported, and worker finish is no operator command: an operator cannot impersonate a worker; nothing is written', async () => {
+    const q = await operatorQueue('fairway-opref-no-claim-');
+    const tip = queueTip(q.repo);
+    const claim = await q.run('--json', 'claim', '--work-id', q.work.x);
+    expect([claim.code, claim.json.error.code]).toEqual([2, 'usage_error']);
+    const groups = (await q.run('replay', '--json')).json.dispatch_groups;
+    const finish = await q.run('--json', 'finish', '--dispatch-id', groups[0].dispatch_id, '--handle', 'h1', '--outcome', 'completed');
+    expect([finish.code, finish.json.error.code]).toEqual([2, 'context_missing']); // only from a worker run's own job context
+    expect(queueTip(q.repo)).toBe(tip);
+    expect((await q.run('inspect', '--claim-id', q.claims[0]!, '--json')).json.state).toBe('open');
   });
 
   it('--branch NAME: a separate authoritative queue; the default queue is untouched', async () => {
