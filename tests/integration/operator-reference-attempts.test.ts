@@ -3,16 +3,20 @@
  * (../shared/spec/work-queues-operator-reference.md, "Keyboard browser and checked actions"):
  * "Completed ownership cannot be cancelled, and historical Claims cannot cancel a new attempt",
  * "one checked, all-or-nothing transaction", and "Priority overrides apply only to available
- * Work, including Work waiting for a retry" without moving its retry boundary. The states
+ * Work, including Work waiting for a retry" without moving its retry boundary; and from
+ * "Operator commands", a Policy update's quiescence: no "unresolved delivery barriers for
+ * completed Work". The states
  * need a real attempt history (a Completion, a failed run, a retry), so each step is the real
  * `fairway` CLI (`--json --dir`) on the lifecycle bench's real local Git queue with the GitHub
  * stand-in (tests/lifecycle/harness.ts); the read-side and plain write-side examples are in
  * operator-reference.test.ts and operator-reference-writes.test.ts.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setRunStatus } from '../fake-github/routes-actions.ts';
 import { isolateBenchEnvironment } from '../support/lifecycle-bench.ts';
-import { activateRun, finishMember, fw, launchNext, noJob } from '../support/recovery-cli.ts';
+import { activateRun, finishMember, fw, launchNext, noJob, writeReceipts } from '../support/recovery-cli.ts';
 import { createBench, nodes, type Bench } from '../lifecycle/harness.ts';
 
 let bench: Bench;
@@ -31,7 +35,7 @@ async function pastBackoff(b: Bench): Promise<void> {
  * One group of two Claims: A finishes completed, the run then fails, so reconcile cancels B's
  * Claim (run_terminal) and B waits for its retry.
  */
-async function completedAndRetrying(): Promise<{ ca: string; cb: string; wa: string; wb: string }> {
+async function completedAndRetrying(): Promise<{ d: string; run: string; ca: string; cb: string; wa: string; wb: string }> {
   bench = await createBench({ maxClaims: 2, nodes: nodes('A', 'B'), retry: { max_attempts: 3, backoff_seconds: 1 } });
   const l = await launchNext(bench, 'dispatch-run-1', 2);
   expect(l.code, l.err).toBe(0);
@@ -44,7 +48,7 @@ async function completedAndRetrying(): Promise<{ ca: string; cb: string; wa: str
   noJob();
   const r = await fw(bench, 'reconcile', '--dispatch-id', d, '--interval-ms', '0');
   expect(r.json.reconciled).toEqual([expect.objectContaining({ outcome: 'released' })]);
-  return { ca, cb, wa, wb };
+  return { d, run, ca, cb, wa, wb };
 }
 
 describe('operator reference: checked actions on Claim attempts', () => {
@@ -90,5 +94,24 @@ describe('operator reference: checked actions on Claim attempts', () => {
     const after = (await fw(bench, 'inspect', '--work-id', wb)).json;
     expect(after).toMatchObject({ state: 'available', reason: 'retry_delayed', attempts: 1, retry_not_before: waiting.retry_not_before, priority: 3, effective_priority: 1 });
     expect((await fw(bench, 'replay')).json.fairness).toEqual(fairness);
+  });
+
+  it('policy --file policy.json --epoch EPOCH: an unresolved delivery barrier of completed Work keeps the queue from being quiescent; its verified Result resolves it', async () => {
+    const { d, run, ca, wb } = await completedAndRetrying();
+    expect((await fw(bench, 'cancel-work', '--work-id', wb, '--reason', 'drained')).code).toBe(0);
+    const p = (await fw(bench, 'replay')).json;
+    expect([p.summary.works.by_state, p.reservations.native]).toEqual([{ available: 0, claimed: 0, completed: 1, cancelled: 1 }, {}]);
+    const dir = mkdtempSync(join(bench.dir, 'policy-'));
+    const policyFile = join(dir, 'policy.json');
+    writeFileSync(policyFile, JSON.stringify({ ...p.policy.policy, class_weights: [9, 4, 2, 1, 1] }));
+    const tip = await tipOf(bench);
+    const pending = await fw(bench, 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([pending.code, pending.json.error.code, await tipOf(bench)]).toEqual([3, 'policy_not_quiescent', tip]);
+    expect(pending.json.error.message).toMatch(/1 nonterminal or delivery-pending Work/);
+    const result = await fw(bench, 'result', '--claim-id', ca, '--evidence', writeReceipts(dir, d, ca, run));
+    expect(result.json).toMatchObject({ outcome: 'result', verified: true });
+    const installed = await fw(bench, 'policy', '--file', policyFile, '--epoch', 'epoch-2');
+    expect([installed.code, installed.json.kind]).toEqual([0, 'policy']);
+    expect((await fw(bench, 'replay')).json.policy).toMatchObject({ epoch: 'epoch-2', policy: { class_weights: [9, 4, 2, 1, 1] } });
   });
 });
