@@ -55,6 +55,14 @@ describe('operator reference: keyboard browser and checked actions, with --repo 
     expect([json.code, json.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
+  it('dispatch-next with --repo owner/repo: commits the assignments and their reservations but sends no workflow-dispatch POST (not proof of launch)', async () => {
+    expect(fake.requests.length).toBeGreaterThan(0); // the submission and the grant went through this fake
+    expect(fake.requests.filter((r) => r.method === 'POST' && /\/actions\/workflows\/[^/]+\/dispatches$/.test(r.path))).toEqual([]);
+    expect(fake.requests.filter((r) => r.path.includes('/actions/'))).toEqual([]); // nor any Actions call at all
+    const claim = await fairway('--repo', slug, '--json', 'inspect', '--claim-id', claims[0]!);
+    expect(claim.json.dispatch).toMatchObject({ state: 'reserved', run: null, released: false });
+  });
+
   it('gh aw work-queue --repo owner/repo state --json --limit 80', async () => {
     const page = await fairway('--repo', slug, 'state', '--json', '--limit', '80');
     expect(page.code, page.out).toBe(0);
