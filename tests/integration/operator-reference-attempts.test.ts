@@ -52,7 +52,7 @@ async function completedAndRetrying(): Promise<{ d: string; run: string; ca: str
 }
 
 describe('operator reference: checked actions on Claim attempts', () => {
-  it('cancel-claim: completed ownership cannot be cancelled, and a historical Claim cannot cancel the new attempt (claim_terminal, nothing written)', async () => {
+  it('cancel-claim: completed ownership cannot be cancelled, and a historical Claim cannot cancel the new attempt (claim_terminal, nothing written); inspect shows historical and current ownership', async () => {
     const { ca, cb, wa, wb } = await completedAndRetrying();
     expect((await fw(bench, 'inspect', '--claim-id', ca)).json.state).toBe('completed');
     const before = await tipOf(bench);
@@ -68,6 +68,10 @@ describe('operator reference: checked actions on Claim attempts', () => {
     const b = (await fw(bench, 'inspect', '--work-id', wb)).json;
     const cb2 = b.current_claim as string;
     expect([b.state, cb2 === cb]).toEqual(['claimed', false]);
+    // inspect --work-id: current and historical ownership; inspect --claim-id: the original assignment membership.
+    expect(b.claims.map((c: { claim_id: string; state: string; cancel_reason: string | null; current: boolean; native_run: { released: boolean } }) => [c.claim_id, c.state, c.cancel_reason, c.current, c.native_run.released]))
+      .toEqual([[cb, 'cancelled', 'run_terminal', false, true], [cb2, 'open', null, true, false]]);
+    expect((await fw(bench, 'inspect', '--claim-id', cb)).json.dispatch.members).toEqual([ca, cb]);
     const at = await tipOf(bench);
     const historical = await fw(bench, 'cancel-claim', '--claim-id', cb, '--reason', 'operator_cancelled');
     expect([historical.code, historical.json.error.code]).toEqual([3, 'claim_terminal']);
