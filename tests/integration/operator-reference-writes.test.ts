@@ -98,6 +98,19 @@ describe('operator reference: write commands', () => {
     expect([zero.code, zero.json.error.code]).toEqual([2, 'option_invalid']);
   });
 
+  it('control: pause admission and record a credential cutover; a paused admission refuses new Work and writes nothing', async () => {
+    const q = await operatorQueue('fairway-opref-control-admission-');
+    expect((await q.run('--json', 'control', '--name', 'admission_paused', '--paused', 'true', '--reason', 'incident')).code).toBe(0);
+    const tip = queueTip(q.repo);
+    const refused = await q.run('--json', 'submit-work', '--file', payload, '--node-key', 'late');
+    expect([refused.code, refused.json.error.code, queueTip(q.repo)]).toEqual([3, 'admission_paused', tip]);
+    const cutover = await q.run('--json', 'control', '--name', 'credential_generation', '--generation', 'gen-2', '--reason', 'rotation');
+    expect([cutover.code, cutover.json.kind]).toEqual([0, 'control']);
+    expect((await q.run('replay', '--json')).json.controls).toEqual({ admission_paused: true, grants_paused: false, credential_generation: 'gen-2' });
+    const mixed = await q.run('--json', 'control', '--name', 'credential_generation', '--paused', 'true', '--reason', 'rotation');
+    expect([mixed.code, mixed.json.error.code]).toEqual([2, 'option_invalid']);
+  });
+
   it('control, cancel-work: pause grants and cancel Work without refunding charges or releasing a reservation', async () => {
     const q = await operatorQueue('fairway-opref-control-');
     const pause = await q.run('--json', 'control', '--name', 'grants_paused', '--paused', 'true', '--reason', 'incident');
