@@ -117,7 +117,8 @@ export async function submitNodes(io: Io, g: GlobalOptions, given: SubmitNode[],
 
 /** submit-graph's node format, shown by `fairway submit-graph --help` (README has the same example). */
 export const GRAPH_FORMAT_HELP = `
-Node format (graph.json is a JSON array of 1-256 nodes; every field but node_key and payload is optional):
+Node format (graph.json is a JSON array of 1-256 nodes, 1-255 when it creates the queue: that first
+commit holds the Policy too; every field but node_key and payload is optional):
   node_key        stable key of the node within its graph (Work id = hash of graph_id and node_key)
   payload         the immutable Work payload: a JSON object, handed to the worker
   depends_on      up to 64 edges; the Work becomes ready when every edge is satisfied:

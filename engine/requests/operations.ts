@@ -18,7 +18,7 @@ import { ATTEMPTS_EXHAUSTED } from '../replay/ops/dispatch.ts';
 import { refuseProfileWorkflows } from '../replay/ops/profile-workflows.ts';
 import type { Actor, QueueOperation } from '../schema/index.ts';
 import { ownGet } from '../schema/record.ts';
-import { DEFAULT_PRIORITY } from '../schema/defaults.ts';
+import { CONTRACT_LIMITS, DEFAULT_PRIORITY } from '../schema/defaults.ts';
 import type { QueuePolicy } from '../schema/policy.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
@@ -230,6 +230,14 @@ export function submitOrExisting(source: QueueSource, nodes: readonly SubmitNode
 /** The bootstrap genesis: Policy first, then the submitted Work; parameters bind only the Work (spec 7.1). */
 export function bootstrapRequest(policy: JsonObject, epoch: string, nodes: readonly SubmitNode[], defaults: { graphId: string; at: number }): BuiltRequest {
   refuseProfileWorkflows(policy);
+  // Spec 7.17: at most `limits.operations` a commit, and the genesis holds the Policy beside every
+  // Work, so one node fewer fits than in a later submission (replay refuses the commit anyway).
+  const limits = ownGet(policy, 'limits');
+  const configured = typeof limits === 'object' && limits !== null && !Array.isArray(limits) ? ownGet(limits, 'operations') : undefined;
+  const limit = typeof configured === 'number' ? configured : CONTRACT_LIMITS.operations;
+  if (nodes.length + 1 > limit) {
+    fail('resource_limit', `the first submission's commit holds the Policy and every Work: at most ${limit - 1} nodes (${limit} operations a commit), not ${nodes.length}; submit the rest once the queue exists`, {}, { limit: 'operations', max: limit, value: nodes.length + 1 });
+  }
   checkSubmission(new Map(), nodes, defaults.graphId);
   const works = workOperations(policy, nodes, defaults);
   return {

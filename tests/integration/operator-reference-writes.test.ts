@@ -85,6 +85,23 @@ describe('operator reference: write commands', () => {
     expect(rows.map((r: { readiness: string }) => r.readiness)).toEqual(['waiting', 'waiting']);
   });
 
+  it('submit-graph: within size limits (256 operations a commit, so 255 nodes beside the genesis Policy and 256 after it; the payload_bytes limit); a graph over them writes nothing', async () => {
+    const repo = fixtureRepo('fairway-opref-graph-limits-');
+    const graph = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ node_key: `${prefix}${i}`, payload: {} }));
+    const many = await dirCli(repo, '--json', 'submit-graph', '--file', file('many.json', graph(257, 'n')));
+    expect([many.code, many.json.error.code, queueTip(repo)]).toEqual([3, 'input_invalid', null]);
+    const big = await dirCli(repo, '--json', 'submit-graph', '--file', file('big.json', [{ node_key: 'big', payload: { text: 'x'.repeat(20_000) } }]));
+    expect([big.code, big.json.error.code, big.json.error.details.limit, queueTip(repo)]).toEqual([3, 'resource_limit', 'payload_bytes', null]);
+    // The bootstrap commit holds the Policy and every Work: 256 nodes are one operation too many, said so before anything is built.
+    const genesis = await dirCli(repo, '--json', 'submit-graph', '--file', file('genesis.json', graph(256, 'n')));
+    expect([genesis.code, genesis.json.error.code, genesis.json.error.details, queueTip(repo)]).toEqual([3, 'resource_limit', { limit: 'operations', max: 256, value: 257 }, null]);
+    expect(genesis.json.error.message).toMatch(/at most 255 nodes/);
+    const first = await dirCli(repo, '--json', 'submit-graph', '--file', file('first.json', graph(255, 'n')));
+    expect([first.code, first.json.bootstrap, first.json.work_ids?.length]).toEqual([0, true, 255]);
+    const more = await dirCli(repo, '--json', 'submit-graph', '--file', file('more.json', graph(256, 'm')));
+    expect([more.code, more.json.work_ids?.length]).toEqual([0, 256]);
+  });
+
   it('dispatch-next --pool POOL --max-claims N --max-dispatches N: commits fair assignments and reservations, no launch', async () => {
     const q = await operatorQueue('fairway-opref-dispatch-');
     const grant = await q.run('--json', 'dispatch-next', '--pool', 'default', '--max-claims', '1', '--max-dispatches', '1');
