@@ -328,4 +328,13 @@ describe('operator reference: write commands', () => {
     expect(queueTip(q.repo)).toBe(tip);
     expect((await q.run('--json', '--branch', 'other-queue', 'state')).json.total).toBe(2);
   });
+
+  it('--branch NAME must differ from the default branch: a queue is never created on it (nothing written there)', async () => {
+    const repo = fixtureRepo('fairway-opref-branch-main-');
+    const main = git(repo, 'rev-parse', 'main');
+    const sub = await dirCli(repo, '--json', '--branch', 'main', 'submit-work', '--file', payload);
+    expect([sub.code, sub.json.error.code]).toEqual([3, 'worker_route_unavailable']);
+    expect(sub.json.error.message).toMatch(/distinct from the queue branch/);
+    expect([git(repo, 'rev-parse', 'main'), git(repo, 'ls-tree', '--name-only', 'main').split('\n')]).toEqual([main, ['.github', 'README.md']]);
+  });
 });
