@@ -40,6 +40,24 @@ async function publishAction<A extends AdminAction>(io: Io, g: GlobalOptions, ac
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
+/**
+ * `reprioritize`'s body on each attempt's projection, holding the priorities its first attempt
+ * read: a retry after a lost race is refused (`priority_conflict`, nothing written) when another
+ * change moved one of them since, rather than overwriting it (operator reference: "If another
+ * grant or priority change makes an action stale, the action is rejected").
+ */
+export function reprioritizeAsRead(workIdArgs: readonly string[], priority: number, why: string): (projection: Projection) => AdminActionBody<'reprioritize'> {
+  let read: Record<string, number> | undefined;
+  return (projection) => {
+    const workIds = ids([...workIdArgs]).map((id) => resolveId(projection, 'work', id));
+    read ??= Object.fromEntries(workIds.flatMap((id) => {
+      const work = projection.work(id);
+      return work === undefined ? [] : [[id, work.effectivePriority] as const];
+    }));
+    return { work_ids: workIds, priority, reason: why, expected_priorities: read };
+  };
+}
+
 export const registerAdmin: CommandModule = (program, ctx) => {
   program.command('control')
     .description('Pause or resume admission or grants, or record a credential generation. Never resets fairness or releases capacity.')
@@ -84,8 +102,7 @@ export const registerAdmin: CommandModule = (program, ctx) => {
     .requiredOption('--priority <1..5>', 'new priority class', priorityArg)
     .requiredOption('--reason <code>', 'sanitized reason code')
     .action(ctx.action(async (g, o: { workId: string[]; priority: number; reason: string }) => {
-      const why = reason(o.reason);
-      await publishAction(ctx.io, g, 'reprioritize', (s) => ({ work_ids: ids(o.workId).map((id) => resolveId(s, 'work', id)), priority: o.priority, reason: why }), `priority ${o.priority}`);
+      await publishAction(ctx.io, g, 'reprioritize', reprioritizeAsRead(o.workId, o.priority, reason(o.reason)), `priority ${o.priority}`);
     }));
 
   program.command('policy')

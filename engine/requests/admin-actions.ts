@@ -18,7 +18,8 @@ export interface AdminActionBodies {
   'cancel-work': { work_ids: readonly string[]; reason: string };
   /** Revokes the exact current Claims and cancels their Work (one ownership-fenced `cancel_work`). */
   'cancel-claim': { claim_ids: readonly string[]; reason: string };
-  reprioritize: { work_ids: readonly string[]; priority: number; reason: string };
+  /** `expected_priorities`: each Work's priority as the caller read it (a change since is `priority_conflict`). */
+  reprioritize: { work_ids: readonly string[]; priority: number; reason: string; expected_priorities?: Readonly<Record<string, number>> };
   policy: { epoch: string; policy: JsonObject };
   /** A new node from a cancelled Work, or a replacement of a delivery-failed one. */
   'run-again': RunAgainBody;
@@ -38,7 +39,7 @@ export const ADMIN_ACTIONS: { readonly [A in AdminAction]: AdminActionEntry<A> }
   control: { kind: 'control', build: (_state, b) => control(b.control, b.value, b.reason) },
   'cancel-work': { kind: 'cancel_work', build: (state, b) => cancelWorkRequest(state, b.work_ids, b.reason) },
   'cancel-claim': { kind: 'cancel_work', build: (state, b) => cancelClaimsRequest(state, b.claim_ids, b.reason) },
-  reprioritize: { kind: 'control', build: (state, b) => reprioritizeRequest(state, b.work_ids, b.priority, b.reason) },
+  reprioritize: { kind: 'control', build: (state, b) => reprioritizeRequest(state, b.work_ids, b.priority, b.reason, b.expected_priorities) },
   policy: { kind: 'policy', build: (_state, b) => policyRequest(b.epoch, b.policy) },
   'run-again': { kind: 'submit', build: (state, b, at) => runAgainRequest(state, b, at) },
 };

@@ -18,14 +18,24 @@ function unique(ids: readonly string[], what: string): string[] {
   return [...set];
 }
 
-/** WorkPriority overrides for available Work, with the current priority as the CAS expectation. */
-export function reprioritizeRequest(source: QueueSource, workIds: readonly string[], priority: number, reason: string): BuiltRequest {
+/**
+ * WorkPriority overrides for available Work, with the current priority as the CAS expectation.
+ * `expected`: the priorities the caller read when it decided (a CLI's first attempt, a reviewed
+ * preview). A retry after a lost race rebuilds on the new state; a Work whose priority another
+ * change moved since is `priority_conflict` (operator reference: "If another grant or priority
+ * change makes an action stale, the action is rejected"), not overwritten.
+ */
+export function reprioritizeRequest(source: QueueSource, workIds: readonly string[], priority: number, reason: string, expected?: Readonly<Record<string, number>>): BuiltRequest {
   const state = stateOf(source);
   if (!Number.isInteger(priority) || priority < 1 || priority > 5) fail('priority_invalid', 'priority must be an integer 1..5');
   const ops: JsonObject[] = unique(workIds, 'Work id').map((id) => {
     const work = state.works.get(id);
     if (work === undefined) fail('unknown_work', `Work ${id} is not admitted`);
     if (work.state !== 'available') fail('work_not_available', `Work ${id} is ${work.state}; only available Work can be reprioritized`);
+    const read = expected === undefined || !Object.hasOwn(expected, id) ? undefined : expected[id];
+    if (read !== undefined && read !== work.effectivePriority) {
+      fail('priority_conflict', `Work ${id}'s priority changed from ${read} to ${work.effectivePriority} since it was read: nothing was written; read it again before reprioritizing`, {}, { work_id: id, expected_priority: read, priority: work.effectivePriority });
+    }
     return { kind: 'WorkPriority', work_id: id, priority, expected_priority: work.effectivePriority, reason };
   });
   return operationsRequest('control', ops);

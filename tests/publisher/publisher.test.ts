@@ -12,7 +12,9 @@ import { bootstrapRequest } from '../../engine/requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../../engine/requests/writer.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
+import { reprioritizeAsRead } from '../../cli/commands/admin.ts';
 import { actorOf } from '../../lib/publisher/actor.ts';
+import { publishAdmin } from '../../lib/publisher/admin.ts';
 import { Publisher, type PublishingActor } from '../../lib/publisher/publisher.ts';
 import { publishRequest, thrownWhilePreparing } from '../../lib/publisher/requests.ts';
 import type { CasOutcome, LedgerSnapshot, LedgerStore } from '../../lib/store/types.ts';
@@ -301,5 +303,34 @@ describe('publishRequest: refused while preparing', () => {
     const broken = new ScriptedStore(base.text(), [() => { throw new Error('socket closed'); }]);
     const failed = await publishRequest(new Publisher(broken), { requestId: 'x', actor: admin, prepare: () => control('grants_paused', true, 'x') }).catch((e: unknown) => e);
     expect(thrownWhilePreparing(failed)).toBe(false);
+  });
+});
+
+describe('reprioritize after a lost race (operator reference: "If another grant or priority change makes an action stale, the action is rejected")', () => {
+  it('the CLI\'s body refuses when a rival moved the priority it read (priority_conflict, the rival\'s ledger kept); a rival\'s unrelated change is retried and committed', async () => {
+    const base = queue();
+    const rival = copy(base);
+    rival.publish('rival', admin, T0 + 1, reprioritizeRequest(rival.state, [WORK], 2, 'operator.expedite'));
+    const store = new ScriptedStore(base.text(), [rivalFirst(rival)]);
+    const refused = await publishAdmin(new Publisher(store), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'priority_conflict', details: { work_id: WORK, expected_priority: 3, priority: 2 } });
+    expect(thrownWhilePreparing(refused)).toBe(true);
+    expect(store.attempts).toHaveLength(1);
+    expect(store.text()).toBe(rival.text());
+
+    const other = copy(base);
+    other.publish('rival', admin, T0 + 1, control('admission_paused', true, 'operator.pause'));
+    const calm = new ScriptedStore(base.text(), [rivalFirst(other)]);
+    const outcome = await publishAdmin(new Publisher(calm), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') });
+    expect(outcome.status).toBe('committed');
+    expect(calm.attempts).toHaveLength(2);
+    expect(replayLedger(calm.text()).work(WORK)?.effectivePriority).toBe(1);
+
+    // Its own write landing with the answer lost is recognised as its own commit, not as a rival's change.
+    const lost = new ScriptedStore(base.text(), [uncertainLanded]);
+    const recovered = await publishAdmin(new Publisher(lost), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') });
+    expect(recovered).toMatchObject({ status: 'committed', replayed: false });
+    expect(lost.attempts).toHaveLength(1);
+    expect(replayLedger(lost.text()).work(WORK)?.effectivePriority).toBe(1);
   });
 });
