@@ -7,12 +7,14 @@
  * the pass: a publication that failed or may have landed (the store, its lock, its
  * compare-and-swap), an unreadable or invalid ledger, or an internal error. Spec 7.8:
  * "reconcile uncertain writes before attempting another mutation"; the groups after it are
- * reported `not_attempted` and keep their reservations for the next pass.
+ * reported `not_attempted` and keep their reservations for the next pass. A dispatcher run
+ * attempt that granted several of the groups is read from GitHub once in the pass (prelaunch.ts).
  */
 import { internalError, isProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { settleDelivery, type DeliveryReport } from './delivery.ts';
 import { groupRefusal, refreshGroupStates } from './launch-batch.ts';
+import { grantingRunReads } from './prelaunch.ts';
 import { reconcileDispatch, reconcileReport, type ReconcileDeps, type ReconcileReport } from './reconciler.ts';
 
 /** One completed Claim's receipts (and optional descriptor) for its delivery barrier. */
@@ -29,7 +31,8 @@ export interface ReconcileBatch {
   stopped: unknown;
 }
 
-export async function reconcileGroups(deps: ReconcileDeps, dispatchIds: readonly string[], receipts?: ReceiptsReader): Promise<ReconcileBatch> {
+export async function reconcileGroups(given: ReconcileDeps, dispatchIds: readonly string[], receipts?: ReceiptsReader): Promise<ReconcileBatch> {
+  const deps: ReconcileDeps = { ...given, grantingRuns: grantingRunReads() };
   const batch: ReconcileBatch = { reconciled: [], deliveries: [], failed: [], stopped: null };
   const settleDeps = { publisher: deps.publisher, api: deps.api, reconciler: deps.reconciler, ...(deps.now === undefined ? {} : { now: deps.now }) };
   for (const id of dispatchIds) {

@@ -32,7 +32,7 @@ import { launchCandidates } from '../github/candidates.ts';
 import { closeGroup } from './closing.ts';
 import { settleConflict } from './conflict-exits.ts';
 import { markUncertain, recordConflict } from './conflict.ts';
-import { reservedRecovery } from './prelaunch.ts';
+import { reservedRecovery, type GrantingRunReads } from './prelaunch.ts';
 import { coordsOf, getFirstAttempt, requestCancel, type RepoCoords } from '../github/runs.ts';
 import { publishTransition } from '../publisher/requests.ts';
 import { debugEvent } from '../debug/log.ts';
@@ -55,6 +55,8 @@ export interface ReconcileDeps {
   cancelReserved?: boolean;
   /** Ask GitHub to cancel a bound, still running worker (a request, not evidence). */
   cancelRunning?: boolean;
+  /** The pass's reads of granting dispatcher runs, each read once a pass (reconcile-batch.ts); without it each group reads its own. */
+  grantingRuns?: GrantingRunReads;
 }
 
 export type ReconcileOutcome =
@@ -130,7 +132,7 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string,
   const where = coordsOf(projection.repository ?? '');
   if (group.released) return close({ kind: 'nonlaunch', source: 'github_api' }, 'exhausted');
   if (group.state === 'reserved') {
-    const recovery = await reservedRecovery(deps.api, projection, dispatchId, deps.cancelReserved === true);
+    const recovery = await reservedRecovery(deps.api, projection, dispatchId, deps.cancelReserved === true, deps.grantingRuns);
     report.dispatcher_run = recovery.dispatcherRun;
     report.last_error = recovery.readError;
     if (recovery.decision.action === 'keep') return done('reserved', recovery.decision.next);

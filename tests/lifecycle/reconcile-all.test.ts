@@ -3,7 +3,9 @@
  * policy of `launch --next`): a group whose own request is refused with nothing written is
  * reported `failed` and the others are still reconciled; an error that leaves the queue in
  * doubt (here: the queue cannot be written) stops the pass, the rest reported `not_attempted`.
- * Either way every group's report is printed (under --json: error.details).
+ * Either way every group's report is printed (under --json: error.details). The dispatcher run
+ * attempt that granted several reserved groups is read from GitHub once a pass, not once a group
+ * (`launch --next` can reserve up to 256 groups): a failed read too, as a failure, never a success.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,10 @@ import { claimOf, countOps, createBench, dispatchPosts, finish, launchAndActivat
 
 let bench: Bench;
 isolateBenchEnvironment(() => bench);
+
+const ATTEMPT = '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}';
+/** GitHub reads of run `runId`'s attempts so far. */
+const runReads = (runId: string): number => bench.fake.requests.filter((q) => q.template === ATTEMPT && q.path.includes(`/actions/runs/${runId}/attempts/`)).length;
 
 describe('reconcile --all: one group at a time', () => {
   it('a group whose receipts cannot be read is reported failed (input_invalid) and the later groups are still reconciled and settled; exit 3 reconcile_failed with every report in error.details', async () => {
@@ -109,5 +115,44 @@ describe('reconcile --all: one group at a time', () => {
     expect([g1, g2, g3].map((d) => p.dispatch(d)!.released)).toEqual([true, false, true]);
     expect(p.dispatch(g2)!.state).toBe('bound');
     expect(dispatchPosts(bench.fake)).toBe(1);
+  });
+});
+
+describe('reconcile --all: the granting dispatcher run is read once a pass', () => {
+  it('three groups reserved by one dispatcher run: one read of that run attempt per pass, while it runs (all kept) and once it is terminal (all prelaunch-cancelled)', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c') });
+    const granter = dispatcherRun(bench);
+    const groups = await bench.grant('g1', 3, 3, granter.actor);
+    expect(groups).toHaveLength(3);
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const kept = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(kept.code, JSON.stringify(kept.json)).toBe(0);
+    expect(kept.json.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'reserved', dispatcher_run: expect.objectContaining({ run_id: granter.runId, status: 'in_progress' }) })));
+    expect(runReads(granter.runId)).toBe(1);
+    expect(bench.fake.requests).toHaveLength(1); // nothing else was asked of GitHub
+    setRunStatus(bench.fake.state, granter.runId, 'completed', 'failure');
+    const released = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(released.code, JSON.stringify(released.json)).toBe(0);
+    expect(released.json.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'released', dispatcher_run: expect.objectContaining({ status: 'completed' }) })));
+    expect(runReads(granter.runId)).toBe(2); // the next pass reads it anew, once
+    const p = await bench.replayValid();
+    expect(groups.map((d) => p.dispatch(d)!.released)).toEqual([true, true, true]);
+    expect(bench.fake.violations).toEqual([]);
+  });
+
+  it('a failed read of the granting run keeps every group it granted for that pass (last_error, nothing released) after one request, and is not kept beyond the pass', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b', 'c') });
+    const granter = dispatcherRun(bench, 'completed');
+    const groups = await bench.grant('g1', 3, 3, granter.actor);
+    bench.fake.inject({ method: 'GET', path: ATTEMPT, kind: 'status', status: 503, body: { message: 'Service Unavailable', documentation_url: 'x' } });
+    const failed = await reconcileGroups(bench.reconcileDeps(), groups);
+    expect(failed.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'reserved', dispatcher_run: null, last_error: 'unavailable' })));
+    expect(runReads(granter.runId)).toBe(1);
+    expect(countOps(await bench.replayValid(), 'Release')).toBe(0);
+    // The next pass asks GitHub again: the run is terminal, so every group it granted is cancelled.
+    const again = await reconcileGroups(bench.reconcileDeps(), groups);
+    expect(again.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'released', last_error: null })));
+    expect(runReads(granter.runId)).toBe(2);
+    expect(countOps(await bench.replayValid(), 'Release')).toBe(3);
   });
 });
