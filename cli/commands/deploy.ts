@@ -16,7 +16,7 @@ import { storeRevision } from '../../lib/config/worker-routes.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { deployWorker, type DeployReport } from '../../lib/lifecycle/deploy.ts';
 import { routeExpectation, type RouteExpectation } from '../../engine/lifecycle/deploy.ts';
-import { deploymentRevision } from '../../lib/github/revision.ts';
+import { deploymentRevision, WorkerSources } from '../../lib/github/revision.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
 import { principalOf, requestIdOf, writeTarget } from '../source.ts';
@@ -56,15 +56,16 @@ export const registerDeploy: CommandModule = (program, ctx) => {
       for (const [pool, p] of Object.entries(pools)) {
         for (const name of Object.keys(p.profiles)) observed.set(`${pool}\u0000${name}`, routeExpectation(projection, pool, name));
       }
-      // One revision for every profile of this run: all deployments name the same immutable commit.
-      const source = await storeRevision(store);
+      // One revision for every profile of this run: all deployments name the same immutable commit,
+      // and each worker source there is read once, however many profiles name it.
+      const sources = new WorkerSources(await storeRevision(store));
       const admin = lifecycleActors(principalOf(g), process.env).administrator;
       const reports: DeployReport[] = [];
       for (const [pool, p] of Object.entries(pools).sort(([a], [b]) => (a < b ? -1 : 1))) {
         if (o.pool !== undefined && pool !== o.pool) continue;
         for (const [name, profile] of Object.entries(p.profiles).sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (o.workerProfile !== undefined && name !== o.workerProfile) continue;
-          const revision = await deploymentRevision(source, profile, name);
+          const revision = await deploymentRevision(sources, profile, name);
           reports.push(await deployWorker(publisher, admin, { requestId: deploymentRequestId(base, pool, name), pool, workerProfile: name, revision, expected: observed.get(`${pool}\u0000${name}`)! }));
         }
       }

@@ -155,67 +155,62 @@ export function workflowDispatchInputs(text: string): string[] {
   return children(inputs).map((j) => entries[j]!.key);
 }
 
-function declaresAssignment(bytes: Uint8Array | null): boolean {
-  if (bytes === null) return false;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return false;
-  }
-  return workflowDispatchInputs(text).includes(ASSIGNMENT_INPUT);
-}
-
 /**
- * The `workflow_dispatch` input names `workflow` declares at the source's revision (the worker's
- * verifiable interface, engine/lifecycle/deploy.ts `interfaceContract`); null when the file is
- * absent, not a file or not UTF-8. I/O errors propagate.
+ * A workflow file at one revision, read and parsed once: whether it is a worker (present and
+ * declaring the input) and the `workflow_dispatch` input names it declares, the worker's
+ * verifiable interface (engine/lifecycle/deploy.ts `interfaceContract`): null when it is absent,
+ * not a file or not UTF-8. I/O errors propagate.
  */
-export async function workerInputs(source: RevisionSource, workflow: string): Promise<string[] | null> {
-  let bytes: Uint8Array | null;
-  try {
-    bytes = await source.readFile(workflow);
-  } catch (e) {
-    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return null;
-    throw e;
-  }
-  if (bytes === null) return null;
-  try {
-    return workflowDispatchInputs(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return null;
-  }
+export interface WorkflowSource {
+  status: 'available' | 'workflow_missing' | 'workflow_not_a_worker';
+  inputs: string[] | null;
 }
 
-/** Is `workflow` at the source's revision a worker (present and declaring the input)? */
-export async function verifyWorkerWorkflow(source: RevisionSource, workflow: string): Promise<'available' | 'workflow_missing' | 'workflow_not_a_worker'> {
+export async function readWorkflow(source: RevisionSource, workflow: string): Promise<WorkflowSource> {
   let bytes: Uint8Array | null;
   try {
     bytes = await source.readFile(workflow);
   } catch (e) {
     // A directory or submodule where the workflow should be is a missing worker source, not an I/O failure.
-    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return 'workflow_missing';
+    if (e instanceof ProtocolError && e.code === 'store_path_not_a_file') return { status: 'workflow_missing', inputs: null };
     throw e;
   }
-  if (bytes === null) return 'workflow_missing';
-  return declaresAssignment(bytes) ? 'available' : 'workflow_not_a_worker';
+  if (bytes === null) return { status: 'workflow_missing', inputs: null };
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return { status: 'workflow_not_a_worker', inputs: null };
+  }
+  const inputs = workflowDispatchInputs(text);
+  return { status: inputs.includes(ASSIGNMENT_INPUT) ? 'available' : 'workflow_not_a_worker', inputs };
+}
+
+/** Is `workflow` at the source's revision a worker (present and declaring the input)? */
+export async function verifyWorkerWorkflow(source: RevisionSource, workflow: string): Promise<WorkflowSource['status']> {
+  return (await readWorkflow(source, workflow)).status;
+}
+
+export type WorkersFile = ReturnType<typeof parseWorkersFile>;
+
+/** The revision's worker source declaration (WORKERS_FILE), parsed; null when it is absent. An invalid file is `workers_invalid`. */
+export async function readWorkersFile(source: RevisionSource): Promise<WorkersFile | null> {
+  const file = await source.readFile(WORKERS_FILE);
+  return file === null ? null : parseWorkersFile(file);
 }
 
 /**
- * Whether the revision's worker source declaration still declares worker `name` with `workflow`
- * (operator reference "Worker evolution": "Availability comes from that revision's worker source
- * declaration, compiled assignment input and literal contract stamp"). With WORKERS_FILE present
- * it replaces discovery, so only a declaration of `name` naming that same workflow counts: a
- * removed declaration, or one moved to another workflow (an authority change no Deployment can
- * make), is `worker_undeclared`. Without the file, discovery declares every workflow that declares
- * the input (`verifyWorkerWorkflow` decides). An invalid file is `workers_invalid`, as for
- * bootstrap and `policy --from-config`; I/O errors propagate.
+ * Whether the revision's worker source declaration `file` still declares worker `name` with
+ * `workflow` (operator reference "Worker evolution": "Availability comes from that revision's
+ * worker source declaration, compiled assignment input and literal contract stamp"). With
+ * WORKERS_FILE present it replaces discovery, so only a declaration of `name` naming that same
+ * workflow counts: a removed declaration, or one moved to another workflow (an authority change
+ * no Deployment can make), is `worker_undeclared`. Without the file (null), discovery declares
+ * every workflow that declares the input (`readWorkflow` decides).
  */
-export async function declarationOf(source: RevisionSource, name: string, workflow: string): Promise<'declared' | 'worker_undeclared'> {
-  const file = await source.readFile(WORKERS_FILE);
+export function declares(file: WorkersFile | null, name: string, workflow: string): 'declared' | 'worker_undeclared' {
   if (file === null) return 'declared';
-  const { workers } = parseWorkersFile(file);
-  return Object.hasOwn(workers, name) && workers[name]!.workflow === workflow ? 'declared' : 'worker_undeclared';
+  return Object.hasOwn(file.workers, name) && file.workers[name]!.workflow === workflow ? 'declared' : 'worker_undeclared';
 }
 
 export interface RouteContext {
@@ -246,9 +241,8 @@ function workflowName(file: string): string {
 /** Declared workers at the source's revision, each verified there. */
 export async function workerRoutes(source: RevisionSource, ctx: RouteContext): Promise<WorkerRoutes> {
   const routes: WorkerRoutes = { ref: source.ref, profiles: {}, defaultProfile: undefined, unavailable: {} };
-  const file = await source.readFile(WORKERS_FILE);
-  if (file !== null) {
-    const declared = parseWorkersFile(file);
+  const declared = await readWorkersFile(source);
+  if (declared !== null) {
     for (const [name, d] of Object.entries(declared.workers)) {
       const status = await verifyWorkerWorkflow(source, d.workflow);
       if (status === 'available') routes.profiles[name] = profileOf(d, source.ref, ctx);

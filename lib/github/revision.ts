@@ -10,7 +10,7 @@
 import { fail, ProtocolError } from '../../engine/errors.ts';
 import { interfaceContract } from '../../engine/lifecycle/deploy.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { declarationOf, verifyWorkerWorkflow, workerInputs } from '../config/workers.ts';
+import { declares, readWorkersFile, readWorkflow, WORKERS_FILE, type WorkersFile, type WorkflowSource } from '../config/workers.ts';
 import type { RepositoryRevision } from '../store/types.ts';
 import { readStatusOf, type GitHubApi } from './api.ts';
 import { coordsOf } from './runs.ts';
@@ -57,30 +57,65 @@ export async function dispatchRef(api: GitHubApi, repository: string, ref: strin
 }
 
 /**
+ * One deploy's worker sources: each file (the worker source declaration, a workflow) read and
+ * parsed once per (path, commit), however many profiles name it — every profile is derived from
+ * the same revision, and on the GitHub store each read is an API request. Commits are immutable,
+ * so a kept answer cannot go stale; a failed read is not kept (it propagates, and ends the deploy).
+ */
+export class WorkerSources {
+  private readonly memo = new Map<string, Promise<unknown>>();
+
+  constructor(readonly revision: RepositoryRevision) {}
+
+  /** The revision's worker source declaration, parsed (null when absent). */
+  declaration(): Promise<WorkersFile | null> {
+    return this.once(this.revision.ref, WORKERS_FILE, (at) => readWorkersFile(at));
+  }
+
+  /** `workflow` at `commit` (default: the revision's). */
+  workflow(workflow: string, commit = this.revision.ref): Promise<WorkflowSource> {
+    return this.once(commit, workflow, (at) => readWorkflow(at, workflow));
+  }
+
+  private once<T>(commit: string, path: string, read: (at: RepositoryRevision) => Promise<T>): Promise<T> {
+    const key = `${commit}\u0000${path}`;
+    let kept = this.memo.get(key) as Promise<T> | undefined;
+    if (kept === undefined) {
+      kept = read(commit === this.revision.ref ? this.revision : this.revision.at(commit));
+      this.memo.set(key, kept);
+      kept.catch(() => this.memo.delete(key));
+    }
+    return kept;
+  }
+}
+
+/**
  * Revision facts of one profile: available iff its workflow is a verified worker at the revision
  * and, given the profile's `name`, the revision's worker source declaration still declares it
- * with that workflow (`declarationOf`).
+ * with that workflow (`declares`).
  */
-export async function revisionOf(source: RepositoryRevision, workflow: string, name?: string): Promise<WorkerRevision> {
-  const at = { ref: source.ref, branch: source.branch };
-  if (name !== undefined && (await declarationOf(source, name, workflow)) === 'worker_undeclared') return { ...at, available: false, reason: 'worker_undeclared' };
-  const status = await verifyWorkerWorkflow(source, workflow);
+export async function revisionOf(source: RepositoryRevision | WorkerSources, workflow: string, name?: string): Promise<WorkerRevision> {
+  const sources = source instanceof WorkerSources ? source : new WorkerSources(source);
+  const at = { ref: sources.revision.ref, branch: sources.revision.branch };
+  if (name !== undefined && declares(await sources.declaration(), name, workflow) === 'worker_undeclared') return { ...at, available: false, reason: 'worker_undeclared' };
+  const { status } = await sources.workflow(workflow);
   return status === 'available' ? { ...at, available: true } : { ...at, available: false, reason: status };
 }
 
 /**
- * The Deployment facts of an installed profile at the verified revision `source` (spec 7.10:
- * "derive active worker code and its contract from the repository's verified immutable default
- * revision"): available iff its workflow is a worker there, and the revision's logical contract
- * from its declared inputs compared with those of the revision the Policy installed
- * (`interfaceContract`: the same inputs keep the installed contract; others make a new one).
+ * The Deployment facts of an installed profile at the verified revision `sources.revision` (spec
+ * 7.10: "derive active worker code and its contract from the repository's verified immutable
+ * default revision"): available iff its workflow is a worker there (`revisionOf`), and the
+ * revision's logical contract from its declared inputs compared with those of the revision the
+ * Policy installed (`interfaceContract`: the same inputs keep the installed contract; others make
+ * a new one). Every file comes through `sources`, so profiles sharing one are read once.
  */
-export async function deploymentRevision(source: RepositoryRevision, installed: JsonObject, name: string): Promise<WorkerRevision> {
+export async function deploymentRevision(sources: WorkerSources, installed: JsonObject, name: string): Promise<WorkerRevision> {
   const workflow = String(installed.workflow);
-  const facts = await revisionOf(source, workflow, name);
+  const facts = await revisionOf(sources, workflow, name);
   if (!facts.available) return facts;
-  const inputs = (await workerInputs(source, workflow)) ?? [];
+  const inputs = (await sources.workflow(workflow)).inputs ?? [];
   const installedRef = String(installed.ref);
-  const base = installedRef === source.ref ? inputs : await workerInputs(source.at(installedRef), workflow);
+  const base = installedRef === sources.revision.ref ? inputs : (await sources.workflow(workflow, installedRef)).inputs;
   return { ...facts, contract: interfaceContract(installed, base, inputs) };
 }

@@ -2,7 +2,8 @@
  * Worker routes come from the store's own repository (issue 16 §3), not from whatever clone
  * the CLI runs in: with `--repo CLONE --remote NAME` they are read from the remote's HEAD
  * branch as just fetched (a stale or diverged local branch is ignored), and with `--github`
- * from the GitHub API (commits + contents at the default branch's SHA) of the fake GitHub.
+ * from the GitHub API (commits + contents at the default branch's SHA) of the fake GitHub;
+ * one deploy reads each of those files once per commit, however many profiles use it.
  * Transport, permission and rate-limit errors propagate and publish nothing.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -123,6 +124,28 @@ describe('--github reads worker routes through the GitHub API', () => {
     const profiles = (replayLedger(new Uint8Array(ledger)).state.policy!.policy.pools as any).default.profiles;
     expect(profiles.default).toMatchObject({ ref: head, workflow: WORKER_WORKFLOW, principal: '4242' });
     expect(fake.requests.some((q) => q.template === '/repos/{owner}/{repo}/commits/{ref}')).toBe(true);
+  });
+
+  it('deploy --from-config reads each worker source once per (path, commit), not once per profile: one worker in two pools, three contents reads', async () => {
+    const r = fake.state.createRepo('fairway-org', `stores-${++n}`);
+    const v1 = seedCommit(r, 'main', {
+      'README.md': 'x\n', [WORKER_WORKFLOW]: workerWorkflowYaml(),
+      [WORKERS_FILE]: JSON.stringify({ workers: { c: { workflow: WORKER_WORKFLOW } } }),
+      '.github/workflows/aw.json': JSON.stringify({ work_queue: { pools: { a: {} } } }),
+    });
+    const github = ['--github', `${r.owner}/${r.name}`];
+    expect((await withGitHub('graphql', () => cli([...github, '--request-id', 's', 'submit-work', '--file', payload]))).code).toBe(0);
+    const v2 = seedCommit(r, 'main', { 'src/worker.ts': 'v2\n' });
+    const from = fake.requests.length;
+    const d = await withGitHub('graphql', () => cli([...github, '--request-id', 'd', 'deploy', '--from-config']));
+    expect(d.code, JSON.stringify(d.json)).toBe(0);
+    expect(d.json.deployments.map((x: any) => [x.pool, x.worker_profile, x.status, x.from, x.to, x.available, x.compatible])).toEqual([
+      ['a', 'c', 'deployed', v1, v2, true, true], ['default', 'c', 'deployed', v1, v2, true, true],
+    ]);
+    const reads = fake.requests.slice(from).filter((q) => q.template === '/repos/{owner}/{repo}/contents/{path}')
+      .map((q) => `${decodeURIComponent(q.path.slice(`/repos/${r.owner}/${r.name}/contents/`.length))}@${q.query?.get('ref') ?? ''}`);
+    // The declaration and the workflow at the new revision, and the workflow at the installed one (its interface).
+    expect(reads.sort()).toEqual([`${WORKERS_FILE}@${v2}`, `${WORKER_WORKFLOW}@${v1}`, `${WORKER_WORKFLOW}@${v2}`].sort());
   });
 
   it.each([
