@@ -1,12 +1,17 @@
 /**
  * `fairway issues sync [--work-id ID...] [--dry-run]`: project Work into backing Issues
- * (operator reference "Backing Issues", "Synchronization and recovery").
+ * (operator reference "Backing Issues", "Synchronization and recovery"). A run that leaves a
+ * target pending (uncertain creation, missing Issue or comment, no target authority) or a write
+ * not done (uncertain, refused, not sent) is not a success: after its report it fails with exit 3
+ * and the stable code `issues_sync_incomplete`, the report in `error.details` under --json (as
+ * `reconcile` does with `launch_unresolved`). A dry run attempts nothing and exits 0.
  */
 import type { Command } from 'commander';
-import { fail } from '../../engine/errors.ts';
+import { fail, ProtocolError } from '../../engine/errors.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { issueSettings, issuesClient, journalFor, projectorDeps } from '../../lib/issues/hook.ts';
-import { syncIssues, type SyncReport } from '../../lib/issues/projector.ts';
+import { syncIssues } from '../../lib/issues/projector.ts';
+import { incompleteTargets, type SyncReport } from '../../lib/issues/report.ts';
 import { resolvePending } from '../../lib/issues/resolve.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
@@ -38,13 +43,20 @@ timed out or was a 5xx stays "pending" and is never created again automatically;
 docs/backing-issues.md for how an operator resolves it. Unrelated labels, titles, bodies
 and Issue state are never changed.
 
+A run that leaves any target pending (targets[].pending: an uncertain creation, a missing
+Issue or comment, no target authority) or any write not done (an outcome uncertain_*,
+rejected_* or not_sent_*) is not a success: after the report it exits 3 with the code
+issues_sync_incomplete; under --json the report is in error.details, with
+error.details.incomplete listing those targets (pending reasons, journal keys, failed writes).
+--dry-run attempts nothing and exits 0.
+
 Credentials: FAIRWAY_ISSUES_TOKEN, else GH_TOKEN / GITHUB_TOKEN (issues: write).
 API root: FAIRWAY_GITHUB_API_URL. Writes are paced (1 s, Issues/comments 3 s;
 FAIRWAY_ISSUES_WRITE_INTERVAL_MS overrides) and stop at an exhausted rate limit.
 
 Examples:
   fairway --github acme/queue issues sync --dry-run     what would change, nothing written
-  fairway --github acme/queue issues sync --json        receipts and request counts
+  fairway --github acme/queue issues sync --json        receipts and request counts (exit 3 if incomplete)
   fairway --dir . issues sync --work-id ID --work-id ID2
 `;
 
@@ -75,8 +87,14 @@ export const registerIssues: CommandModule = (program: Command, ctx) => {
       const journal = journalFor(storeOptionsFor(g));
       const deps = projectorDeps({ publisher, journal, client: issuesClient(env), actor, prefix: settings.label, env, ledgerVersion: snapshot.version });
       const report = await syncIssues(deps, { workIds: o.workId, dryRun: o.dryRun === true });
-      if (g.json) return printJson(ctx.io, { ok: true, enabled: true, label: settings.label, ...report });
-      printReport(ctx.io.out, report);
+      const incomplete = report.dry_run ? [] : incompleteTargets(report);
+      const answer = { enabled: true, label: settings.label, ...report };
+      if (g.json && incomplete.length === 0) return printJson(ctx.io, { ok: true, ...answer });
+      if (!g.json) printReport(ctx.io.out, report);
+      if (incomplete.length > 0) {
+        const what = incomplete.map((t) => `${t.work_id} ${[...t.pending, ...t.failed.map((f) => `${f.key} ${f.outcome}`)].join(', ')}`).join('; ');
+        throw new ProtocolError('issues_sync_incomplete', `${incomplete.length} of ${report.targets.length} Work left pending or not written: ${what}; pending targets wait for fairway issues resolve (docs/backing-issues.md), the others for the next sync`, {}, { incomplete, ...answer });
+      }
     }));
   issues.command('resolve')
     .description('Operator: resolve a pending Issue/comment creation after checking GitHub (adopt what exists, or attest nothing was created).')
@@ -110,7 +128,8 @@ Look in GitHub first, then record what you found (one checked journal write):
   --not-created    nothing was created (or you deleted the duplicate): release the intent;
                    the next sync creates the target anew
 
-Pending targets are listed by 'issues sync --json' in targets[].pending_targets, e.g.
+Pending targets are listed by 'issues sync --json' (which then exits 3,
+issues_sync_incomplete) in error.details.incomplete[].pending_targets, e.g.
   fairway --github acme/queue issues resolve --target issue:WORK_ID --issue 42
   fairway --github acme/queue issues resolve --target summary:WORK_ID --not-created
 `;

@@ -1,7 +1,8 @@
 /**
  * The receipts of a projector run (`fairway issues sync --json`): per Work what was planned
  * and what GitHub answered, what stays pending and why (with the journal keys an operator
- * resolves), what a dry run would send, and the requests it cost.
+ * resolves), what a dry run would send, and the requests it cost; and which targets a run left
+ * incomplete (`incompleteTargets`), which makes `issues sync` fail (`issues_sync_incomplete`).
  */
 import { issueKey, type JournalState } from '../../engine/issues/journal.ts';
 import type { CommentAction, WorkPlan } from '../../engine/issues/plan.ts';
@@ -86,4 +87,36 @@ export function targetReport(plan: WorkPlan, journal: JournalState, repository: 
     pending,
     pending_targets: pendingTargets,
   };
+}
+
+/** A target a sync run left out of sync: what stays pending, and which of this run's writes were not done. */
+export interface IncompleteTarget {
+  work_id: string;
+  /** The target's pending reasons and journal keys (as in its TargetReport). */
+  pending: string[];
+  pending_targets: string[];
+  /** Writes of this run that were not done: the journal key (`close:<work_id>` for a closure) and the outcome. */
+  failed: Array<{ key: string; outcome: string }>;
+}
+
+/** Outcomes (send.ts `outcomeName`) of a write that was not done: uncertain, refused, or not sent (rate limit exhausted). */
+const NOT_DONE = /^(uncertain_|rejected_|not_sent_)/;
+
+/**
+ * The targets a (non-dry) run left incomplete: one still pending (an uncertain creation, a missing
+ * Issue or comment, no target authority: each waits for the operator or a later run), or one of
+ * whose writes this run was uncertain, refused or not sent. Empty when every target is in sync.
+ */
+export function incompleteTargets(report: SyncReport): IncompleteTarget[] {
+  const out: IncompleteTarget[] = [];
+  for (const t of report.targets) {
+    const writes: Array<{ key: string; outcome: string }> = [
+      { key: issueKey(t.work_id), outcome: t.issue.outcome },
+      ...t.comments.map((c) => ({ key: c.key, outcome: c.outcome })),
+      ...(t.closure === null ? [] : [{ key: `close:${t.work_id}`, outcome: t.closure }]),
+    ];
+    const failed = writes.filter((w) => NOT_DONE.test(w.outcome));
+    if (t.pending.length > 0 || failed.length > 0) out.push({ work_id: t.work_id, pending: t.pending, pending_targets: t.pending_targets, failed });
+  }
+  return out;
 }

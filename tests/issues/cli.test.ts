@@ -1,6 +1,8 @@
 /**
  * `fairway issues sync` through the real entry point, on a real Git repository whose
  * aw.json enables backing Issues, against the fake GitHub (Issues, labels, comments routes).
+ * A sync that leaves a target pending or a write not done is not a success: exit 3
+ * `issues_sync_incomplete`, the report in error.details.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +53,14 @@ async function cli(repo: string, ...args: string[]): Promise<{ code: number; jso
   let out = '';
   const code = await runFairway(['--repo', repo, '--json', ...args], { out: (s) => (out += s), err: () => undefined });
   return { code, json: JSON.parse(out) };
+}
+
+/** The same without --json: exit code, stdout, stderr. */
+async function human(repo: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runFairway(['--dir', repo, ...args], { out: (s) => (out += s), err: (s) => (err += s) });
+  return { code, out, err };
 }
 
 async function submit(repo: string, key: string, payload: unknown): Promise<string> {
@@ -167,5 +177,55 @@ describe('fairway issues sync', () => {
     expect(ok.code).toBe(0);
     const shown = await cli(repo, 'replay');
     expect(shown.json.summary.policy.epoch).toBe('epoch-2');
+  });
+
+  it('a sync that leaves a target pending (its Issue creation answered 502) exits 3 with issues_sync_incomplete and the full report in error.details; --dry-run still exits 0; once resolved, sync exits 0', async () => {
+    const repo = repoWith(true);
+    const workId = await submit(repo, 'lost', { title: 'Lost answer' });
+    fake.inject({ method: 'POST', path: '/repos/{owner}/{repo}/issues', kind: 'status', status: 502, process: true, body: { message: 'Bad Gateway' } });
+    const r = await cli(repo, 'issues', 'sync', '--work-id', workId);
+    expect(r.code).toBe(3);
+    expect(r.json).toMatchObject({
+      ok: false,
+      error: {
+        code: 'issues_sync_incomplete',
+        message: expect.stringContaining(workId),
+        details: {
+          enabled: true,
+          incomplete: [{ work_id: workId, pending: ['issue_creation_uncertain'], pending_targets: [`issue:${workId}`], failed: [{ key: `issue:${workId}`, outcome: 'uncertain_http_502' }] }],
+          targets: [expect.objectContaining({ work_id: workId, issue: expect.objectContaining({ outcome: 'uncertain_http_502' }), pending: ['issue_creation_uncertain'] })],
+          requests: expect.objectContaining({ github_writes: expect.any(Number) }),
+        },
+      },
+    });
+    // Still pending on the next run, which sends nothing: not a success either. Human output: the report, then the error.
+    const text = await human(repo, 'issues', 'sync', '--work-id', workId);
+    expect(text.code).toBe(3);
+    expect(text.out).toContain('PENDING: issue_creation_uncertain');
+    expect(text.err).toMatch(/^fairway: issues_sync_incomplete: 1 of 1 Work left pending or not written/);
+    // A dry run reports and attempts nothing: it exits 0, the pending target in its report.
+    const dry = await cli(repo, 'issues', 'sync', '--work-id', workId, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.json).toMatchObject({ ok: true, targets: [{ work_id: workId, pending: ['issue_creation_uncertain'] }] });
+    // The operator adopts the Issue the lost answer created; the next sync completes the target.
+    const created = repoIssues(fake.state, fakeRepo).find((i) => i.title === 'Lost answer')!;
+    expect((await cli(repo, 'issues', 'resolve', '--target', `issue:${workId}`, '--issue', String(created.number))).code).toBe(0);
+    const done = await cli(repo, 'issues', 'sync', '--work-id', workId);
+    expect(done.code, JSON.stringify(done.json)).toBe(0);
+    expect(done.json).toMatchObject({ ok: true, targets: [{ work_id: workId, pending: [] }] });
+  });
+
+  it('a sync whose label change is uncertain (500) exits 3 with that write in error.details.incomplete, though nothing is pending in the journal; the next sync completes it and exits 0', async () => {
+    const repo = repoWith(true);
+    const workId = await submit(repo, 'relabel', { title: 'Relabel me' });
+    expect((await cli(repo, 'issues', 'sync', '--work-id', workId)).code).toBe(0);
+    expect((await cli(repo, 'cancel-work', '--work-id', workId, '--reason', 'drain')).code).toBe(0);
+    fake.inject({ method: 'DELETE', path: '/repos/{owner}/{repo}/issues/{issue_number}/labels/{name}', kind: 'status', status: 500, body: { message: 'Server Error' } });
+    const r = await cli(repo, 'issues', 'sync', '--work-id', workId);
+    expect(r.code).toBe(3);
+    expect(r.json.error).toMatchObject({ code: 'issues_sync_incomplete', details: { incomplete: [{ work_id: workId, pending: [], failed: [{ key: `issue:${workId}`, outcome: 'uncertain_http_500' }] }] } });
+    const next = await cli(repo, 'issues', 'sync', '--work-id', workId);
+    expect(next.code, JSON.stringify(next.json)).toBe(0);
+    expect(next.json.targets[0]).toMatchObject({ status: 'cancelled', issue: { outcome: 'labels_updated' }, pending: [] });
   });
 });
