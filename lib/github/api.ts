@@ -93,8 +93,13 @@ export function classify(e: unknown, what: string): ProtocolError {
   return withStatus(failure, read);
 }
 
-/** The normalized read status of any failure (unknown errors are `unavailable`). */
+/**
+ * The normalized read status of a failed read: the status `classify` gave it, else `unavailable`
+ * (a protocol refusal of our own while reading). Anything else is a bug, not a read status: it is
+ * rethrown as it is, so it surfaces as `internal_error` rather than "restore GitHub API access".
+ */
 export function readStatusOf(e: unknown): ReadStatus {
-  const status = isProtocolError(e) ? e.details?.read_status : undefined;
+  if (!isProtocolError(e)) throw e;
+  const status = e.details?.read_status;
   return typeof status === 'string' ? (status as ReadStatus) : 'unavailable';
 }
