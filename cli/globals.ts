@@ -14,6 +14,7 @@ import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDecimalId } from '../engine/identity/validate.ts';
+import { cliApiRoot, cliHost, DOTCOM_HOST, isDotCom, type CliHost } from '../lib/github/host.ts';
 import { UsageError, type Io } from './output.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -44,6 +45,8 @@ export interface GlobalOptions {
   github?: string;
   /** The GitHub host of `github` (github.com unless `-R HOST/...` or GH_HOST names another). */
   host?: string;
+  /** Where `host` came from (lib/github/host.ts `cliHost`). */
+  hostFrom?: CliHost['from'];
   branch?: string;
   requestId?: string;
   principal?: string;
@@ -51,7 +54,7 @@ export interface GlobalOptions {
   token?: string;
 }
 
-export const DEFAULT_HOST = 'github.com';
+export const DEFAULT_HOST = DOTCOM_HOST;
 
 /** `[HOST/]OWNER/REPO` or `https://HOST/OWNER/REPO[.git]`, or null when `value` is neither. */
 export function parseRepoSpec(value: string): { host?: string; owner: string; name: string } | null {
@@ -115,11 +118,12 @@ export function normalizeGlobals(raw: RawGlobals, io: Io, env: Env = process.env
     if (g.dir !== undefined) throw new UsageError('--dir names a local repository and --repo a GitHub one; give only one', 'store_options_invalid');
     if (g.remote !== undefined) throw new UsageError('--remote works with a local clone (--dir CLONE), not with a GitHub repository', 'store_options_invalid');
     g.github = `${parsed.owner}/${parsed.name}`;
-    const fromEnv = parsed.host === undefined && env.GH_HOST !== undefined && env.GH_HOST !== '';
-    g.host = parsed.host ?? (fromEnv ? env.GH_HOST!.toLowerCase() : DEFAULT_HOST);
+    const host = cliHost(parsed.host, env);
+    g.host = host.host;
+    g.hostFrom = host.from;
     // A host name (and port): a bad GH_HOST is named as such, not as the API URL built from it.
     if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/i.test(g.host)) {
-      throw new UsageError(`${fromEnv ? 'GH_HOST' : 'the host of --repo'} must be a host name like github.example.com, not ${JSON.stringify(g.host)}`, 'store_options_invalid');
+      throw new UsageError(`${host.from === 'GH_HOST' ? 'GH_HOST' : 'the host of --repo'} must be a host name like github.example.com, not ${JSON.stringify(g.host)}`, 'store_options_invalid');
     }
   }
   return g;
@@ -131,16 +135,14 @@ export function checkedPrincipal(principal: string, from = '--principal'): strin
   return principal;
 }
 
-/** True for github.com (and its API host); anything else is GitHub Enterprise Server. */
-export function isDotCom(host: string): boolean {
-  return host === DEFAULT_HOST || host === 'api.github.com';
+/** The GitHub host the global options select (lib/github/host.ts `cliHost`): `-R HOST/...`, else GH_HOST, else github.com. */
+export function hostOf(g: GlobalOptions, env: Env = process.env): CliHost {
+  return g.host !== undefined ? { host: g.host, from: g.hostFrom ?? 'repo' } : cliHost(undefined, env);
 }
 
-/** The REST API root for `host`: FAIRWAY_GITHUB_API_URL when set, else GHES's `/api/v3`. */
-export function apiUrlFor(host: string, env: Env = process.env): string | undefined {
-  const set = env.FAIRWAY_GITHUB_API_URL;
-  if (set !== undefined && set !== '') return set;
-  return isDotCom(host) ? undefined : `https://${host}/api/v3`;
+/** The REST API root of the global options' host (lib/github/host.ts `cliApiRoot`; undefined: api.github.com). */
+export function apiUrlFor(g: GlobalOptions, env: Env = process.env): string | undefined {
+  return cliApiRoot(hostOf(g, env), env);
 }
 
 /** The environment variables that hold a token for `host`, in the order `gh` reads them. */
@@ -192,14 +194,14 @@ export function githubEnv(g: GlobalOptions, env: Env = process.env): Promise<Env
   let cached = envCache.get(g);
   if (cached === undefined) {
     cached = (async () => {
-      const host = g.host ?? (env.GH_HOST !== undefined && env.GH_HOST !== '' ? env.GH_HOST.toLowerCase() : DEFAULT_HOST);
+      const { host } = hostOf(g, env);
       const overlay: Record<string, string | undefined> = { ...env };
       const explicit = ['FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'].some((n) => env[n] !== undefined && env[n] !== '');
       if (!explicit || !isDotCom(host)) {
         const found = g.token !== undefined ? { token: g.token } : await resolveToken(host, env);
         if (found !== undefined) overlay.GH_TOKEN = found.token;
       }
-      const api = apiUrlFor(host, env);
+      const api = apiUrlFor(g, env);
       if (api !== undefined) overlay.FAIRWAY_GITHUB_API_URL = api;
       return overlay;
     })();

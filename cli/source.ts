@@ -46,7 +46,7 @@ export function storeOptionsFor(g: GlobalOptions): OpenStoreOptions {
   if (g.github !== undefined && (g.token === undefined || g.token === '')) {
     throw new ProtocolError('github_token_missing', missingTokenMessage(g.host ?? DEFAULT_HOST), {}, { usage: true });
   }
-  const githubBaseUrl = g.github !== undefined ? apiUrlFor(g.host ?? DEFAULT_HOST) : undefined;
+  const githubBaseUrl = g.github !== undefined ? apiUrlFor(g) : undefined;
   return {
     repo: g.dir,
     remote: g.remote,

@@ -7,6 +7,7 @@ import type { LedgerStore } from '../store/types.ts';
 import { openStore } from '../store/open.ts';
 import type { ConsoleSource } from './config.ts';
 import { FileStore } from '../store/file.ts';
+import { explicitApiRoot } from '../github/host.ts';
 
 export function openConsoleStore(source: ConsoleSource, env: Readonly<Record<string, string | undefined>> = process.env): LedgerStore {
   switch (source.kind) {
@@ -16,13 +17,15 @@ export function openConsoleStore(source: ConsoleSource, env: Readonly<Record<str
       return openStore({ repo: source.repo, branch: source.branch, cwd: process.cwd() });
     case 'remote':
       return openStore({ repo: source.repo, remote: source.remote, branch: source.branch, cwd: process.cwd() });
-    case 'github':
+    case 'github': {
+      const root = explicitApiRoot(env);
       return openStore({
         github: source.github,
         branch: source.branch,
         token: env.GH_TOKEN ?? env.GITHUB_TOKEN,
-        ...(env.FAIRWAY_GITHUB_API_URL !== undefined && { githubBaseUrl: env.FAIRWAY_GITHUB_API_URL }),
+        ...(root !== undefined && { githubBaseUrl: root }),
         cwd: process.cwd(),
       });
+    }
   }
 }

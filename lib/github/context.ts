@@ -12,6 +12,7 @@ import { actorOf } from '../publisher/actor.ts';
 import { actorOn, type PublishingActor } from '../publisher/publisher.ts';
 import { GitHubApi, type GitHubApiOptions } from './api.ts';
 import type { DispatchPostOptions } from './dispatch-post.ts';
+import { servedHost } from './host.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -96,27 +97,9 @@ function apiRoot(env: Env): string | undefined {
   return url === undefined || url === '' ? undefined : url;
 }
 
-/**
- * The host whose Issues and pull requests the API root of `env` serves (the `host` of their
- * resource identities, spec 7.16): a GitHub Enterprise Server root `https://HOST/api/v3` serves
- * HOST's, api.github.com (the default root) github.com's. Any other root (a proxy, a test
- * server) serves the host GITHUB_SERVER_URL names inside Actions, else github.com.
- */
-export function serverHostOf(env: Env): string {
-  const api = parsedUrl(apiRoot(env) ?? 'https://api.github.com');
-  if (api !== null && /^\/api\/v3\/*$/.test(api.pathname)) return api.host.toLowerCase();
-  if (api !== null && api.hostname.toLowerCase() === 'api.github.com') return 'github.com';
-  const server = parsedUrl(env.GITHUB_SERVER_URL);
-  return server !== null && server.host !== '' ? server.host.toLowerCase() : 'github.com';
-}
-
-function parsedUrl(value: string | undefined): URL | null {
-  if (value === undefined || value === '') return null;
-  try {
-    return new URL(value);
-  } catch {
-    return null;
-  }
+/** The host the API root of `env` serves (lib/github/host.ts `servedHost`): the `host` of the clients below. */
+function serverHostOf(env: Env): string {
+  return servedHost(apiRoot(env), env);
 }
 
 /** The trusted actors of one lifecycle step, bound to this step's own run inside Actions (the publisher names the queue repository). */

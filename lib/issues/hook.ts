@@ -7,7 +7,8 @@
 import { fail } from '../../engine/errors.ts';
 import { safeRepository } from '../../engine/issues/escape.ts';
 import { readAwJsonSettings, type IssueSettings } from '../config/aw.ts';
-import { actionsRunFromEnv, serverHostOf } from '../github/context.ts';
+import { actionsRunFromEnv } from '../github/context.ts';
+import { envApiRoot, serverHostOf } from '../github/host.ts';
 import type { Publisher, PublishingActor } from '../publisher/publisher.ts';
 import { openStore, type OpenStoreOptions } from '../store/open.ts';
 import { DEFAULT_BRANCH } from '../store/types.ts';
@@ -40,10 +41,10 @@ function positive(env: Env, name: string): number | undefined {
 export function issuesClient(env: Env): IssuesClient {
   const token = env.FAIRWAY_ISSUES_TOKEN || env.GH_TOKEN || env.GITHUB_TOKEN || '';
   if (token === '') fail('github_token_missing', 'backing-Issue projection needs a token with issues: write in FAIRWAY_ISSUES_TOKEN, GH_TOKEN or GITHUB_TOKEN', {}, { usage: true });
-  const baseUrl = env.FAIRWAY_GITHUB_API_URL || env.GITHUB_API_URL || undefined;
+  const baseUrl = envApiRoot(env);
   const writeIntervalMs = positive(env, 'FAIRWAY_ISSUES_WRITE_INTERVAL_MS');
   // The server the API root serves (GHES's HOST for https://HOST/api/v3), as the gate observer reads it.
-  const host = serverHostOf({ FAIRWAY_GITHUB_API_URL: baseUrl, GITHUB_SERVER_URL: env.GITHUB_SERVER_URL });
+  const host = serverHostOf(env);
   return new IssuesClient({
     token, ...(baseUrl !== undefined && { baseUrl }), ...(writeIntervalMs !== undefined && { writeIntervalMs }), host,
   });

@@ -24,6 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ProtocolError } from '../../engine/errors.ts';
+import { graphqlRoot } from '../github/host.ts';
 import { LEDGER_FILE, type CasOutcome, type LedgerSnapshot } from './types.ts';
 import { checkRepoPath, checkVersion, LEDGER_MAX_BYTES, SYMLINK_MODE } from './checks.ts';
 import { decodedBytes, GitHubStore, type GitHubStoreOptions } from './github.ts';
@@ -96,7 +97,7 @@ const STALE_HEAD = /Expected branch to point to/i;
 const DENIED = new Set(['FORBIDDEN', 'INSUFFICIENT_SCOPES']);
 
 export class GitHubGraphqlStore extends GitHubStore {
-  /** The root GraphQL's `/graphql` path hangs off (see `graphqlRoot`). */
+  /** The root GraphQL's `/graphql` path hangs off (lib/github/host.ts `graphqlRoot`). */
   private readonly graphqlBase: string;
 
   constructor(options: GitHubStoreOptions) {
@@ -249,16 +250,6 @@ export class GitHubGraphqlStore extends GitHubStore {
     // No classification that proves the mutation did not run (timeouts, "Something went wrong", no commit returned).
     return { status: 'uncertain', reason: `createCommitOnBranch: ${messages || 'no commit in the answer'}` };
   }
-}
-
-/**
- * The root of the GraphQL endpoint for a REST API root: api.github.com serves `/graphql` beside
- * REST, GitHub Enterprise Server serves REST under `https://HOST/api/v3` and GraphQL at
- * `https://HOST/api/graphql` (root `https://HOST/api`).
- */
-export function graphqlRoot(restBaseUrl: string | undefined): string {
-  const base = (restBaseUrl ?? 'https://api.github.com').replace(/\/+$/, '');
-  return base.replace(/\/api\/v3$/, '/api');
 }
 
 /** The Git object id of a blob (SHA-1, or SHA-256 when `like` is a 64-digit id). */

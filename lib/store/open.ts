@@ -9,6 +9,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ProtocolError } from '../../engine/errors.ts';
+import { isDotComApiRoot } from '../github/host.ts';
 import { FileStore } from './file.ts';
 import { LazyGitHubStore, type GitHubApiKind } from './github-lazy.ts';
 import { storeTimeouts } from './github-timeouts.ts';
@@ -56,12 +57,7 @@ export function githubApiFor(baseUrl: string | undefined, env: Readonly<Record<s
     if (chosen !== 'graphql' && chosen !== 'rest') usage('store_options_invalid', `FAIRWAY_GITHUB_STORE_API must be graphql or rest, not ${JSON.stringify(chosen)}`);
     return chosen;
   }
-  if (baseUrl === undefined) return 'graphql';
-  try {
-    return new URL(baseUrl).hostname.toLowerCase() === 'api.github.com' ? 'graphql' : 'rest';
-  } catch {
-    return 'rest';
-  }
+  return isDotComApiRoot(baseUrl) ? 'graphql' : 'rest';
 }
 
 export function openStore(options: OpenStoreOptions): LedgerStore {

@@ -83,8 +83,8 @@ describe('store selection: -R/--repo OWNER/REPO is GitHub, --dir is local', () =
     expect(parseRepoSpec('https://github.com/octo-org/app.git')).toEqual({ host: 'github.com', owner: 'octo-org', name: 'app' });
     expect(parseRepoSpec('a b')).toBeNull();
     expect(parseRepoSpec('a/b/c/d')).toBeNull();
-    expect(apiUrlFor('github.com', {})).toBeUndefined();
-    expect(apiUrlFor('ghe.example.com', {})).toBe('https://ghe.example.com/api/v3');
+    expect(apiUrlFor({ host: 'github.com' }, {})).toBeUndefined();
+    expect(apiUrlFor({ host: 'ghe.example.com' }, {})).toBe('https://ghe.example.com/api/v3');
     const bad = await fairway('-R', 'not a repo', '--json', 'state');
     expect(bad.code).toBe(2);
     expect(bad.json.error.code).toBe('repo_invalid');

@@ -6,7 +6,8 @@
  * repository and Issue ids are another numbering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeApi, serverHostOf } from '../../lib/github/context.ts';
+import { observeApi } from '../../lib/github/context.ts';
+import { serverHostOf } from '../../lib/github/host.ts';
 import { readResource } from '../../lib/github/resources.ts';
 import { issuesClient } from '../../lib/issues/hook.ts';
 import type { ResourceIdentity } from '../../engine/state/state.ts';
