@@ -12,7 +12,7 @@ import { actorOf } from '../publisher/actor.ts';
 import { actorOn, type PublishingActor } from '../publisher/publisher.ts';
 import { GitHubApi, type GitHubApiOptions } from './api.ts';
 import type { DispatchPostOptions } from './dispatch-post.ts';
-import { servedHost } from './host.ts';
+import { envApiRoot, serverHostOf } from './host.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -87,19 +87,10 @@ export function dispatchPostOptions(env: Env, extra: Partial<DispatchPostOptions
   return { token: token(env, 'FAIRWAY_DISPATCH_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'), ...baseUrl(env), ...extra };
 }
 
+/** The API root of `env` (lib/github/host.ts `envApiRoot`: an empty FAIRWAY_GITHUB_API_URL is an absent one). */
 function baseUrl(env: Env): { baseUrl?: string } {
-  const url = apiRoot(env);
+  const url = envApiRoot(env);
   return url === undefined ? {} : { baseUrl: url };
-}
-
-function apiRoot(env: Env): string | undefined {
-  const url = env.FAIRWAY_GITHUB_API_URL ?? env.GITHUB_API_URL;
-  return url === undefined || url === '' ? undefined : url;
-}
-
-/** The host the API root of `env` serves (lib/github/host.ts `servedHost`): the `host` of the clients below. */
-function serverHostOf(env: Env): string {
-  return servedHost(apiRoot(env), env);
 }
 
 /** The trusted actors of one lifecycle step, bound to this step's own run inside Actions (the publisher names the queue repository). */

@@ -6,8 +6,8 @@
  * repository and Issue ids are another numbering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observeApi } from '../../lib/github/context.ts';
-import { serverHostOf } from '../../lib/github/host.ts';
+import { dispatchPostOptions, launchApi, observeApi } from '../../lib/github/context.ts';
+import { envApiRoot, serverHostOf } from '../../lib/github/host.ts';
 import { readResource } from '../../lib/github/resources.ts';
 import { issuesClient } from '../../lib/issues/hook.ts';
 import type { ResourceIdentity } from '../../engine/state/state.ts';
@@ -57,11 +57,30 @@ describe('gates on GitHub Enterprise Server', () => {
       [{ GITHUB_API_URL: 'https://ghe.example.com:8443/api/v3/', GITHUB_SERVER_URL: 'https://ghe.example.com:8443' }, 'ghe.example.com:8443'],
       // Any other root (a proxy) serves the Actions server's host.
       [{ GITHUB_API_URL: 'https://proxy.internal/github', GITHUB_SERVER_URL: 'https://ghe.example.com' }, 'ghe.example.com'],
+      // An empty FAIRWAY_GITHUB_API_URL (the Action's `api-url: ''`) is an absent one: GITHUB_API_URL, the runner's server.
+      [{ FAIRWAY_GITHUB_API_URL: '', GITHUB_API_URL: 'https://ghe.example.com/api/v3', GITHUB_SERVER_URL: 'https://ghe.example.com' }, 'ghe.example.com'],
     ];
     for (const [env, host] of cases) {
       expect(serverHostOf(env), JSON.stringify(env)).toBe(host);
       expect(observeApi({ ...env, GH_TOKEN: 't' }).host, JSON.stringify(env)).toBe(host);
+      expect(launchApi({ ...env, GH_TOKEN: 't' }).host, JSON.stringify(env)).toBe(host);
       expect(issuesClient({ ...env, GH_TOKEN: 't' }).host, JSON.stringify(env)).toBe(host);
+    }
+  });
+
+  it('sends the launch, observe and dispatch requests to the root the Issues projector uses (FAIRWAY_GITHUB_API_URL, else GITHUB_API_URL; empty is absent)', () => {
+    const envs: Array<Record<string, string>> = [
+      {},
+      { GITHUB_API_URL: 'https://ghe.example.com/api/v3' },
+      { FAIRWAY_GITHUB_API_URL: 'http://127.0.0.1:9', GITHUB_API_URL: 'https://ghe.example.com/api/v3' },
+      { FAIRWAY_GITHUB_API_URL: '', GITHUB_API_URL: 'https://ghe.example.com/api/v3' },
+    ];
+    for (const env of envs) {
+      const root = envApiRoot(env);
+      expect(root, JSON.stringify(env)).toBe(env.FAIRWAY_GITHUB_API_URL || env.GITHUB_API_URL || undefined);
+      expect(launchApi({ ...env, GH_TOKEN: 't' }).options.baseUrl, JSON.stringify(env)).toBe(root);
+      expect(observeApi({ ...env, GH_TOKEN: 't' }).options.baseUrl, JSON.stringify(env)).toBe(root);
+      expect(dispatchPostOptions({ ...env, GH_TOKEN: 't' }).baseUrl, JSON.stringify(env)).toBe(root);
     }
   });
 });
