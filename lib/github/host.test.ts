@@ -69,10 +69,11 @@ describe('lib/github/host.ts over every input combination', () => {
     }
   });
 
-  it('cliApiRoot: FAIRWAY_GITHUB_API_URL, else none for github.com, else https://HOST/api/v3', () => {
+  it('cliApiRoot: FAIRWAY_GITHUB_API_URL, else inside Actions with no host named GITHUB_API_URL, else none for github.com, else https://HOST/api/v3', () => {
     for (const { env, repoHost } of ALL) {
       const host = cliHost(repoHost, env);
       const expected = set(env.FAIRWAY_GITHUB_API_URL) ? env.FAIRWAY_GITHUB_API_URL
+        : env.GITHUB_ACTIONS === 'true' && repoHost === undefined && !set(env.GH_HOST) && set(env.GITHUB_API_URL) ? env.GITHUB_API_URL
         : host.host === 'github.com' ? undefined
           : `https://${host.host}/api/v3`;
       expect(cliApiRoot(host, env), JSON.stringify({ env, repoHost })).toBe(expected);
@@ -90,12 +91,29 @@ describe('named scenarios', () => {
     expect(cliApiRoot(cliHost(undefined, { GH_HOST: 'GHE.example.com' }), { GH_HOST: 'GHE.example.com' })).toBe('https://ghe.example.com/api/v3');
     expect(cliApiRoot(cliHost('ghe.example.com:8443', {}), {})).toBe('https://ghe.example.com:8443/api/v3');
     expect(serverHostOf({})).toBe('github.com');
+    // GITHUB_API_URL outside Actions is not the CLI's (gh ignores it too).
+    const stray = { GITHUB_API_URL: 'https://ghe.example.com/api/v3' };
+    expect(cliApiRoot(cliHost(undefined, stray), stray)).toBeUndefined();
   });
 
   it('a github.com runner: api.github.com, github.com', () => {
     const env = { GITHUB_ACTIONS: 'true', GITHUB_API_URL: 'https://api.github.com', GITHUB_SERVER_URL: 'https://github.com' };
     expect(envApiRoot(env)).toBe('https://api.github.com');
+    expect(cliApiRoot(cliHost(undefined, env), env)).toBe('https://api.github.com');
     expect(serverHostOf(env)).toBe('github.com');
+  });
+
+  it('a GitHub Enterprise Server runner, no GH_HOST, no FAIRWAY_GITHUB_API_URL (or the Action\'s api-url: \'\'): the CLI uses the runner\'s server', () => {
+    const runner = { GITHUB_ACTIONS: 'true', GITHUB_API_URL: 'https://ghe.example.com/api/v3', GITHUB_SERVER_URL: 'https://ghe.example.com' };
+    for (const env of [runner, { ...runner, FAIRWAY_GITHUB_API_URL: '' }]) {
+      expect(cliHost(undefined, env), JSON.stringify(env)).toEqual({ host: 'github.com', from: 'default' });
+      expect(cliApiRoot(cliHost(undefined, env), env), JSON.stringify(env)).toBe('https://ghe.example.com/api/v3');
+      expect(envApiRoot(env), JSON.stringify(env)).toBe('https://ghe.example.com/api/v3');
+      expect(serverHostOf(env), JSON.stringify(env)).toBe('ghe.example.com');
+    }
+    // A host the operator names still wins: -R github.com/OWNER/REPO on that runner is github.com.
+    expect(cliApiRoot(cliHost('github.com', runner), runner)).toBeUndefined();
+    expect(cliApiRoot(cliHost(undefined, { ...runner, GH_HOST: 'other.example' }), { ...runner, GH_HOST: 'other.example' })).toBe('https://other.example/api/v3');
   });
 
   it('the Action on a GitHub Enterprise Server runner (api-url: github.api_url): the runner\'s server everywhere', () => {

@@ -95,12 +95,20 @@ export function cliHost(repoHost: string | undefined, env: Env): CliHost {
 }
 
 /**
- * The CLI's REST API root for its host (undefined: api.github.com): FAIRWAY_GITHUB_API_URL when
- * set, else none for github.com and `https://HOST/api/v3` (GitHub Enterprise Server) for another host.
+ * The CLI's REST API root for its host (undefined: api.github.com), in this order:
+ * 1. FAIRWAY_GITHUB_API_URL;
+ * 2. inside GitHub Actions (GITHUB_ACTIONS=true), when neither `-R HOST/...` nor GH_HOST named
+ *    a host, GITHUB_API_URL: the run's own server, which on a GitHub Enterprise Server runner
+ *    is not api.github.com (GitHub sets GITHUB_API_URL there, not GH_HOST);
+ * 3. none for github.com, `https://HOST/api/v3` (GitHub Enterprise Server) for another host.
+ * Outside Actions GITHUB_API_URL is not read: like gh, GH_HOST names an Enterprise host. The
+ * host (and so the token variables) stays github.com's in case 2: the Action passes its token as GH_TOKEN.
  */
 export function cliApiRoot(host: CliHost, env: Env): string | undefined {
   const set = variable(env, 'FAIRWAY_GITHUB_API_URL');
   if (set !== undefined) return set;
+  const runner = host.from === 'default' && env.GITHUB_ACTIONS === 'true' ? variable(env, 'GITHUB_API_URL') : undefined;
+  if (runner !== undefined) return runner;
   return isDotCom(host.host) ? undefined : `https://${host.host}/api/v3`;
 }
 
