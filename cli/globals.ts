@@ -14,7 +14,7 @@ import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDecimalId } from '../engine/identity/validate.ts';
-import { cliApiRoot, cliHost, DOTCOM_HOST, isDotCom, type CliHost } from '../lib/github/host.ts';
+import { cliApiRoot, cliHost, DOTCOM_API_ROOT, DOTCOM_HOST, isDotCom, type CliHost } from '../lib/github/host.ts';
 import { UsageError, type Io } from './output.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -187,7 +187,8 @@ const envCache = new WeakMap<GlobalOptions, Promise<Env>>();
 /**
  * The environment the GitHub API clients (launch, observe, reconcile, deploy) read: the
  * process environment, plus GH_TOKEN from `gh auth token` when no variable holds a token,
- * plus the API root of a GitHub Enterprise host. Resolved once per run and only when a
+ * plus FAIRWAY_GITHUB_API_URL set to the store's API root (`apiUrlFor`), so that every client
+ * of a run talks to the server its queue store does. Resolved once per run and only when a
  * command is about to build a GitHub client; it never fails by itself.
  */
 export function githubEnv(g: GlobalOptions, env: Env = process.env): Promise<Env> {
@@ -201,8 +202,8 @@ export function githubEnv(g: GlobalOptions, env: Env = process.env): Promise<Env
         const found = g.token !== undefined ? { token: g.token } : await resolveToken(host, env);
         if (found !== undefined) overlay.GH_TOKEN = found.token;
       }
-      const api = apiUrlFor(g, env);
-      if (api !== undefined) overlay.FAIRWAY_GITHUB_API_URL = api;
+      // The store's root, always: the clients would otherwise fall back to GITHUB_API_URL, which the CLI reads only as cliApiRoot says.
+      overlay.FAIRWAY_GITHUB_API_URL = apiUrlFor(g, env) ?? DOTCOM_API_ROOT;
       return overlay;
     })();
     envCache.set(g, cached);
