@@ -80,8 +80,8 @@ describe('lib/github/host.ts over every input combination', () => {
     }
   });
 
-  it('explicitApiRoot (the console\'s store): FAIRWAY_GITHUB_API_URL only', () => {
-    for (const { env } of ALL) expect(explicitApiRoot(env), JSON.stringify(env)).toBe(env.FAIRWAY_GITHUB_API_URL);
+  it('explicitApiRoot (the console\'s store): FAIRWAY_GITHUB_API_URL only, empty is absent', () => {
+    for (const { env } of ALL) expect(explicitApiRoot(env), JSON.stringify(env)).toBe(set(env.FAIRWAY_GITHUB_API_URL) ? env.FAIRWAY_GITHUB_API_URL : undefined);
   });
 });
 

@@ -112,7 +112,10 @@ export function cliApiRoot(host: CliHost, env: Env): string | undefined {
   return isDotCom(host.host) ? undefined : `https://${host.host}/api/v3`;
 }
 
-/** The API root an explicitly configured process (the console's store) uses: FAIRWAY_GITHUB_API_URL only. */
+/**
+ * The API root of the console's store: FAIRWAY_GITHUB_API_URL only (`fairway console` sets it to
+ * the CLI's `cliApiRoot`); empty is absent, as everywhere else.
+ */
 export function explicitApiRoot(env: Env): string | undefined {
-  return env.FAIRWAY_GITHUB_API_URL;
+  return variable(env, 'FAIRWAY_GITHUB_API_URL');
 }

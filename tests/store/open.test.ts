@@ -111,4 +111,17 @@ describe('openStore', () => {
     }
     expect(await openConsoleStore({ kind: 'ledger', ledger: join(dir, 'absent.jsonl') }).read()).toEqual({ version: null, bytes: null });
   });
+
+  it('the console\'s GitHub store reads an empty FAIRWAY_GITHUB_API_URL as absent (api.github.com), as the CLI\'s does', () => {
+    const source = { kind: 'github', github: 'o/r', branch: 'work-queue' } as const;
+    for (const [env, api] of [
+      [{ GH_TOKEN: 't', FAIRWAY_GITHUB_API_URL: '' }, 'graphql'],
+      [{ GH_TOKEN: 't' }, 'graphql'],
+      [{ GH_TOKEN: 't', FAIRWAY_GITHUB_API_URL: 'https://ghe.example.com/api/v3' }, 'rest'],
+    ] as const) {
+      const store = openConsoleStore(source, env);
+      expect(store, JSON.stringify(env)).toBeInstanceOf(LazyGitHubStore);
+      expect((store as LazyGitHubStore).api, JSON.stringify(env)).toBe(api);
+    }
+  });
 });
