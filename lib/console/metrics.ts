@@ -8,6 +8,7 @@ import { INTERNAL_ERROR, isProtocolError } from '../../engine/errors.ts';
 import { queueMetrics } from '../../engine/metrics/queue-metrics.ts';
 import { OPENMETRICS_CONTENT_TYPE, renderOpenMetrics } from '../metrics/exposition.ts';
 import type { ConsoleRuntime } from './runtime.ts';
+import { storeFailureResponse } from './store-failure.ts';
 
 const HEADERS = { 'cache-control': 'no-store' };
 
@@ -26,7 +27,7 @@ export async function metricsResponse(runtime: () => ConsoleRuntime, canRead: (m
     return new Response(text, { status: 200, headers: { ...HEADERS, 'content-type': OPENMETRICS_CONTENT_TYPE, 'x-fairway-stale': live.stale === null ? '0' : '1' } });
   } catch (e) {
     // The message is not echoed (it may name the store); the code is stable.
-    if (isProtocolError(e)) return refusal(503, e.code);
+    if (isProtocolError(e)) return storeFailureResponse(e.code, { text: true });
     return refusal(500, INTERNAL_ERROR);
   }
 }

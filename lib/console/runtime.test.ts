@@ -52,6 +52,21 @@ async function appendRefused(store: MemoryStore): Promise<string> {
 const RUNTIME = Symbol.for('fairway.console.runtime');
 
 describe('console runtime', () => {
+  it('/api/tip and /api/targets answer a store that cannot be read with 503, its code and a fixed message, never the store\'s text', async () => {
+    const flaky = new FlakyStore(await seeded());
+    flaky.failing = true;
+    (globalThis as Record<symbol, unknown>)[RUNTIME] = new ConsoleRuntime(config, flaky);
+    try {
+      for (const res of [await tipRoute(), await targetsRoute(new Request('http://127.0.0.1:3000/api/targets?work_id=w'))]) {
+        expect(res.status).toBe(503);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+        expect(await res.json()).toEqual({ ok: false, error: { code: 'store_unreachable', message: 'the ledger could not be read' } });
+      }
+    } finally {
+      delete (globalThis as Record<symbol, unknown>)[RUNTIME];
+    }
+  });
+
   it('keeps serving the last good projection, flagged stale, when reads fail', async () => {
     const flaky = new FlakyStore(await seeded());
     const runtime = new ConsoleRuntime(config, flaky);

@@ -7,6 +7,7 @@ import { MAX_ADMIN_TARGETS } from '../../../engine/schema/defaults.ts';
 import { canRead } from '../../../lib/auth/session.ts';
 import { errorResponse as error } from '../../../lib/console/body.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
+import { storeFailureResponse } from '../../../lib/console/store-failure.ts';
 import { workTargets } from '../../../lib/console/views/admin-targets.ts';
 
 export const dynamic = 'force-dynamic';
@@ -30,7 +31,7 @@ export async function GET(request: Request): Promise<Response> {
       targets: workTargets(live.projection, ids),
     }, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
-    if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: 'the ledger could not be read' } }, { status: 503 });
+    if (isProtocolError(e)) return storeFailureResponse(e.code);
     return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });
   }
 }

@@ -2,6 +2,7 @@
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
+import { storeFailureResponse } from '../../../lib/console/store-failure.ts';
 
 export const dynamic = 'force-dynamic';
 
@@ -24,7 +25,7 @@ export async function GET(): Promise<Response> {
     );
   } catch (e) {
     // A read failure is a ProtocolError (the message is not echoed); anything else is a bug.
-    if (isProtocolError(e)) return Response.json({ ok: false, error: { code: e.code, message: 'the ledger could not be read' } }, { status: 503, headers: { 'cache-control': 'no-store' } });
+    if (isProtocolError(e)) return storeFailureResponse(e.code);
     return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500, headers: { 'cache-control': 'no-store' } });
   }
 }

@@ -3,6 +3,7 @@ import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../.
 import { canRead } from '../../../lib/auth/session.ts';
 import { errorResponse as error, readJsonBody } from '../../../lib/console/body.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
+import { storeFailureResponse } from '../../../lib/console/store-failure.ts';
 import type { ViewState } from '../../../lib/console/runtime.ts';
 import { whatIf, WhatIfRequestSchema } from '../../../lib/console/views/whatif.ts';
 
@@ -25,7 +26,7 @@ export async function POST(request: Request): Promise<Response> {
       // An unknown `at` commit is a 404, as on the pages (app/not-found.tsx), never a verdict on the request.
       if (e.code === 'unknown_commit') return error(404, e.code, e.message);
       // A read failure, as /api/tip answers it: the code, never the store's message (it may name paths or hosts).
-      return error(503, e.code, 'the ledger could not be read');
+      return storeFailureResponse(e.code);
     }
     return Response.json({ ok: true, result: whatIf(view.projection, view.asOf, parsed.data) });
   } catch (e) {

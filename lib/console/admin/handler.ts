@@ -11,6 +11,7 @@ import { debugEvent, since } from '../../debug/log.ts';
 import { currentViewer } from '../../auth/session.ts';
 import { errorResponse as error, readJsonBody } from '../body.ts';
 import { consoleRuntime } from '../context.ts';
+import { isStoreFailure, storeFailureResponse } from '../store-failure.ts';
 import { runAdminAction } from './actions.ts';
 import { previewLive } from './preview.ts';
 import { ADMIN_BODIES, type AdminAction, type AdminBody } from './schemas.ts';
@@ -18,25 +19,6 @@ import { ADMIN_BODIES, type AdminAction, type AdminBody } from './schemas.ts';
 
 /** Protocol refusals that mean "the queue is not in a state that allows this". */
 const CONFLICTS = new Set(['preview_stale', 'no_change', 'work_not_rerunnable', 'duplicate_node_key', 'inconsistent_resubmission', 'policy_not_quiescent', 'work_not_available', 'priority_conflict', 'claim_terminal', 'claim_not_effective', 'work_terminal', 'read_only', 'grants_paused', 'admission_paused', 'request_id_conflict']);
-
-/**
- * Failures of the ledger store while reading or publishing (lib/store: `store_*`, `github_*`,
- * `git_*` and the local repository's), not verdicts on the request. Their messages may carry a
- * remote URL (with its credentials), an API host, a path or Git's output, so the response gives
- * the code and a fixed message, as /api/tip and /api/whatif answer a read failure.
- */
-const STORE_FAILURES: ReadonlySet<string> = new Set(['not_a_git_repository', 'ledger_unreadable']);
-
-function storeFailure(code: string): boolean {
-  return /^(?:store|github|git)_/.test(code) || STORE_FAILURES.has(code);
-}
-
-/** 503 with the store's code and a fixed message (`published`: whether the action may have been published). */
-function storeFailureResponse(code: string, published: boolean): Response {
-  return error(503, code, published
-    ? 'the queue store failed while publishing: reload the queue to see whether the action was published before trying again'
-    : 'the queue store could not be read');
-}
 
 /** One `console admin` debug event: the action, the HTTP status answered and the duration. */
 const LOGGED_ACTIONS: ReadonlySet<string> = new Set(['control', 'cancel-claim', 'cancel-work', 'reprioritize', 'policy']);
@@ -74,9 +56,10 @@ export async function handleAdminAction(action: AdminAction, request: Request, s
     return Response.json(outcome, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) {
-      const status = storeFailure(e.code) ? 503 : CONFLICTS.has(e.code) ? 409 : 422;
+      // A store failure (lib/console/store-failure.ts): the code and a fixed message, never the store's text.
+      const status = isStoreFailure(e.code) ? 503 : CONFLICTS.has(e.code) ? 409 : 422;
       logged(action, status, started);
-      return status === 503 ? storeFailureResponse(e.code, true) : error(status, e.code, e.message);
+      return status === 503 ? storeFailureResponse(e.code, { when: 'publish' }) : error(status, e.code, e.message);
     }
     // Never echo the exception's text (it may name paths or hosts): the code and a fixed message, as every console route.
     logged(action, 500, started);
@@ -110,7 +93,7 @@ export async function handleAdminPreview(request: Request, session: ViewerSource
   try {
     return Response.json(await previewLive(consoleRuntime(), action, parsed.data as AdminBody<AdminAction>), { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
-    if (isProtocolError(e)) return storeFailure(e.code) ? storeFailureResponse(e.code, false) : error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
+    if (isProtocolError(e)) return isStoreFailure(e.code) ? storeFailureResponse(e.code) : error(CONFLICTS.has(e.code) ? 409 : 422, e.code, e.message);
     logged(action, 500, Date.now());
     return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
