@@ -135,7 +135,9 @@ export async function reconcileDispatch(deps: ReconcileDeps, dispatchId: string,
     const recovery = await reservedRecovery(deps.api, projection, dispatchId, deps.cancelReserved === true, deps.grantingRuns);
     report.dispatcher_run = recovery.dispatcherRun;
     report.last_error = recovery.readError;
-    if (recovery.decision.action === 'keep') return done('reserved', recovery.decision.next);
+    // A granting run that could not be read is evidence unavailable (exit 3), not a quiet keep:
+    // with credentials that stay broken, a stranded group would otherwise pass every run as fine.
+    if (recovery.decision.action === 'keep') return done(recovery.readError === null ? 'reserved' : 'evidence_unavailable', recovery.decision.next);
     try {
       return await close({ kind: 'prelaunch', source: 'trusted_publisher' }, 'prelaunch_cancelled', (s) => checkPrelaunch(s, dispatchId));
     } catch (e) {

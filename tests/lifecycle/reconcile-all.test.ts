@@ -146,7 +146,7 @@ describe('reconcile --all: the granting dispatcher run is read once a pass', () 
     const groups = await bench.grant('g1', 3, 3, granter.actor);
     bench.fake.inject({ method: 'GET', path: ATTEMPT, kind: 'status', status: 503, body: { message: 'Service Unavailable', documentation_url: 'x' } });
     const failed = await reconcileGroups(bench.reconcileDeps(), groups);
-    expect(failed.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'reserved', dispatcher_run: null, last_error: 'unavailable' })));
+    expect(failed.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'evidence_unavailable', state: 'reserved', dispatcher_run: null, last_error: 'unavailable' })));
     expect(runReads(granter.runId)).toBe(1);
     expect(countOps(await bench.replayValid(), 'Release')).toBe(0);
     // The next pass asks GitHub again: the run is terminal, so every group it granted is cancelled.
@@ -154,5 +154,18 @@ describe('reconcile --all: the granting dispatcher run is read once a pass', () 
     expect(again.reconciled).toEqual(groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'released', last_error: null })));
     expect(runReads(granter.runId)).toBe(2);
     expect(countOps(await bench.replayValid(), 'Release')).toBe(3);
+  });
+
+  it('the CLI exits 3 with evidence_unavailable while the granting run cannot be read: a stranded group is not reported as fine', async () => {
+    bench = await createBench({ nodes: nodes('a', 'b') });
+    const granter = dispatcherRun(bench, 'completed');
+    const groups = await bench.grant('g1', 2, 2, granter.actor);
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    // Credentials that stay broken (a 401 is not retried).
+    bench.fake.inject({ method: 'GET', path: ATTEMPT, kind: 'status', status: 401, body: { message: 'Bad credentials', documentation_url: 'x' }, times: 100 });
+    const unread = await cli(bench, 'reconcile', '--all', '--interval-ms', '0');
+    expect(unread.code, JSON.stringify(unread.json)).toBe(3);
+    expect(unread.json).toMatchObject({ ok: false, error: { code: 'evidence_unavailable', details: { unresolved: groups.map((d) => expect.objectContaining({ dispatch_id: d, outcome: 'evidence_unavailable', last_error: 'unauthorized', next_action: expect.stringMatching(/could not be read \(unauthorized\): restore GitHub API access/) })) } } });
+    expect(countOps(await bench.replayValid(), 'Release')).toBe(0);
   });
 });

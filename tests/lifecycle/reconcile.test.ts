@@ -284,7 +284,7 @@ describe('a reserved group its dispatcher never started (spec 7.8 "Reserved, no 
     expect(bench.fake.requests).toHaveLength(0); // nothing to ask GitHub
     const [unread] = await bench.grant('g2', 1, 1, dispatcherRun(bench, 'completed').actor);
     bench.fake.inject({ method: 'GET', path: '/repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}', kind: 'status', status: 503, body: { message: 'Service Unavailable', documentation_url: 'x' } });
-    expect(await reconcileDispatch(bench.reconcileDeps(), unread!)).toMatchObject({ outcome: 'reserved', dispatcher_run: null, last_error: 'unavailable' });
+    expect(await reconcileDispatch(bench.reconcileDeps(), unread!)).toMatchObject({ outcome: 'evidence_unavailable', state: 'reserved', dispatcher_run: null, last_error: 'unavailable' });
     const worker = addRun(bench.fake.state, { repo: bench.repo, workflow: bench.workflow, headBranch: 'main', headSha: bench.ref, event: 'workflow_dispatch', actor: DEFAULT_USER, displayTitle: 'x', inputs: {} });
     setRunStatus(bench.fake.state, worker.id, 'completed', 'success');
     const [other] = await bench.grant('g3', 1, 1, { ...dispatcher, run_id: worker.id });
