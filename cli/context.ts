@@ -24,7 +24,7 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
     globals,
     action: (fn) => async (...args) => {
       // Errors are JSON under --json and under a read command's --format json|jsonl.
-      const command = args.at(-1) as { opts?: () => Record<string, unknown>; name?: () => string } | undefined;
+      const command = args.at(-1) as (CommandLike & { opts?: () => Record<string, unknown> }) | undefined;
       const format = typeof command?.opts === 'function' ? command.opts().format : undefined;
       const json = program.opts<RawGlobals>().json === true || format === 'json' || format === 'jsonl';
       try {
@@ -36,10 +36,25 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
         }
         await fn(g, ...args);
       } catch (e) {
-        setExit(reportFailure(io, e, json, typeof command?.name === 'function' ? command.name() : undefined));
+        setExit(reportFailure(io, e, json, typeof command?.name === 'function' ? commandPath(command) : undefined));
       }
     },
   };
 }
 
 export type CommandModule = (program: Command, ctx: CliContext) => void;
+
+interface CommandLike {
+  name: () => string;
+  parent: CommandLike | null;
+}
+
+/**
+ * The words after `fairway` that run `command`: `issues resolve` for a subcommand, so a usage
+ * error points at `fairway issues resolve --help`, not at a `fairway resolve` that does not exist.
+ */
+export function commandPath(command: CommandLike): string {
+  const names: string[] = [];
+  for (let c: CommandLike | null = command; c !== null && c.parent !== null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}

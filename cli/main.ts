@@ -8,7 +8,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS, commandEntry } from './commands/index.ts';
-import { createContext } from './context.ts';
+import { commandPath, createContext } from './context.ts';
 import { addExample } from './examples.ts';
 import { EXIT_CODES_HELP, EXIT_OK, UsageError, printJson, processIo, reportFailure, type Io } from './output.ts';
 import { requestIdArg } from './parse.ts';
@@ -61,10 +61,18 @@ Examples:
   if (entry === undefined && named !== undefined && helpAt >= 0 && argv[helpAt + 1] === named && commandName(argv.slice(0, helpAt + 1)) === 'help') {
     return reportFailure(io, new UsageError(`unknown command '${named}'; fairway --help lists them`, 'usage_error'), json);
   }
+  // The deepest command commander dispatched to: its usage errors point at its own help
+  // (`fairway issues resolve --help`), not at the top-level command's.
+  let running: Command | undefined;
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
     for (const c of program.commands) addExample(c);
     checkOneValueOptions(program);
+    const track = (c: Command): void => {
+      if (c.commands.length > 0) c.hook('preSubcommand', (_parent, sub) => void (running = sub));
+      c.commands.forEach(track);
+    };
+    track(program);
   } else {
     // Help, --version or an unknown command: every command by its summary, no module loaded.
     const terms = new Map<Command, string>();
@@ -75,14 +83,15 @@ Examples:
     program.configureHelp({ showGlobalOptions: true, subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
   }
 
+  const helpPath = () => (running !== undefined ? commandPath(running) : entry === undefined ? undefined : named);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
-      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json, entry === undefined ? undefined : named);
+      return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json, helpPath());
     }
-    return reportFailure(io, e, json, entry === undefined ? undefined : named);
+    return reportFailure(io, e, json, helpPath());
   }
   return exit;
 }

