@@ -32,7 +32,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .configureHelp({ showGlobalOptions: true })
     .configureOutput({
       writeOut: (s) => io.out(s),
-      writeErr: (s) => io.err(s),
+      // Commander writes here only the help it shows in place of a missing subcommand; under
+      // --json that run answers `command_missing` instead (below), so the help is not printed.
+      writeErr: (s) => void (json || io.err(s)),
       // Commander's own error line is not printed: reportFailure prints every error once, with its code.
       outputError: () => {},
     })
@@ -57,8 +59,8 @@ Examples:
   }
   const entry = named === undefined ? undefined : commandEntry(named);
   // `fairway help X` for a command that does not exist: a usage error, as `fairway X` is.
-  const helpAt = argv.indexOf('help');
-  if (entry === undefined && named !== undefined && helpAt >= 0 && argv[helpAt + 1] === named && commandName(argv.slice(0, helpAt + 1)) === 'help') {
+  const words = positionals(argv);
+  if (entry === undefined && words[0] === 'help' && words[1] !== undefined) {
     return reportFailure(io, new UsageError(`unknown command '${named}'; fairway --help lists them`, 'usage_error'), json);
   }
   // The deepest command commander dispatched to: its usage errors point at its own help
@@ -88,6 +90,11 @@ Examples:
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
+      // `fairway issues --json` without its subcommand: one JSON usage error, as `fairway --json` alone.
+      if (e.code === 'commander.help' && e.exitCode !== 0 && json) {
+        const path = helpPath();
+        return reportFailure(io, new UsageError(`no subcommand given; fairway ${path} --help lists them`, 'command_missing'), json, path);
+      }
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return EXIT_OK;
       return reportFailure(io, new UsageError(e.message.replace(/^error: /, ''), commanderCode(e.code)), json, helpPath());
     }
@@ -144,16 +151,23 @@ const VALUE_OPTIONS = new Set(['--ledger', '-R', '--repo', '--dir', '--remote', 
 
 /** The command `argv` runs (`help X` asks for X), or undefined when it names none. */
 export function commandName(argv: readonly string[]): string | undefined {
+  const [first, second] = positionals(argv);
+  return first === 'help' && second !== undefined ? second : first;
+}
+
+/** The words of `argv` that are not options or global options' values (`help --json` is `help`). */
+function positionals(argv: readonly string[]): string[] {
+  const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--') return argv[i + 1];
+    if (a === '--') return [...words, ...argv.slice(i + 1)];
     if (a.startsWith('-')) {
       if (VALUE_OPTIONS.has(a)) i++;
       continue;
     }
-    return a === 'help' && i + 1 < argv.length ? argv[i + 1] : a;
+    words.push(a);
   }
-  return undefined;
+  return words;
 }
 
 /** Stable codes for the usage errors commander finds (all exit 2). */

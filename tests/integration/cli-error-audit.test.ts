@@ -35,3 +35,22 @@ describe('usage errors of a subcommand point at its own help', () => {
     expect(r.stderr).toMatch(new RegExp(`^fairway: ${code}: .*\\n\\(see fairway ${path} --help\\)\\n$`));
   });
 });
+
+describe('--json with no command to run', () => {
+  it('fairway issues --json (no subcommand): one JSON usage error, command_missing (exit 2), as fairway --json alone; no help text', () => {
+    const r = fairway(repo, 'issues', '--json');
+    expect(r.status).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({ ok: false, error: { code: 'command_missing', message: 'no subcommand given; fairway issues --help lists them' } });
+    expect(r.stderr).toBe('');
+    // Without --json it stays what bare `fairway` does: the command's help.
+    const human = fairway(repo, 'issues');
+    expect(human.stderr).toContain('Usage: fairway issues [options] [command]');
+  });
+
+  it('fairway help --json is the help fairway --json help prints, not an unknown command named --json', () => {
+    const r = fairway(repo, 'help', '--json');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(fairway(repo, '--json', 'help').stdout);
+    expect(r.stdout).toMatch(/^Usage: fairway \[options\] \[command\]/);
+  });
+});
