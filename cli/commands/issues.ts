@@ -15,7 +15,7 @@ import { incompleteTargets, type SyncReport } from '../../lib/issues/report.ts';
 import { resolvePending } from '../../lib/issues/resolve.ts';
 import type { CommandModule } from '../context.ts';
 import { printJson, UsageError } from '../output.ts';
-import { githubEnv } from '../globals.ts';
+import { githubEnv, lazy } from '../globals.ts';
 import { principalOf, storeOptionsFor, writeTarget } from '../source.ts';
 
 const SYNC_HELP = `
@@ -111,7 +111,11 @@ export const registerIssues: CommandModule = (program: Command, ctx) => {
       if (g.ledger !== undefined) throw new UsageError('issues resolve needs a queue store (--dir, --remote or -R OWNER/REPO), not --ledger', 'ledger_read_only');
       const journal = journalFor(storeOptionsFor(g));
       const resolution = o.notCreated === true ? { kind: 'not_created' as const } : o.issue !== undefined ? { kind: 'adopt_issue' as const, number: Number(o.issue) } : { kind: 'adopt_comment' as const, commentId: o.commentId! };
-      const report = await resolvePending({ journal, client: issuesClient(await githubEnv(g)), principal: principalOf(g) }, o.target, resolution);
+      // Built on first use: --not-created is a journal write alone (no GitHub call, no token), and
+      // a target the journal does not hold is named as such before any token is asked for.
+      const env = await githubEnv(g);
+      const client = lazy(() => issuesClient(env));
+      const report = await resolvePending({ journal, client, principal: principalOf(g) }, o.target, resolution);
       if (g.json) return printJson(ctx.io, { ok: true, ...report });
       ctx.io.out(`${report.key}: ${report.resolution}${report.resource ? ` #${report.resource.number}` : ''}${report.comment_id ? ` comment ${report.comment_id}` : ''}; the next issues sync continues from here`);
     }));

@@ -5,15 +5,21 @@
  * leaves the queue branch as it was.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { issueBench } from '../issues/bench.ts';
 import { fixtureRepo } from '../support/fixture-repo.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
+/** An empty gh configuration: `gh auth token` finds no login either. */
+const GH_CONFIG_DIR = mkdtempSync(join(tmpdir(), 'fairway-error-audit-gh-'));
+
 /** `fairway ARGS` as users run it, in `cwd`, with no GitHub token in the environment. */
 function fairway(cwd: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const env = { ...process.env, GH_TOKEN: '', GITHUB_TOKEN: '', FAIRWAY_ISSUES_TOKEN: '' };
+  const env = { ...process.env, GH_TOKEN: '', GITHUB_TOKEN: '', FAIRWAY_ISSUES_TOKEN: '', GH_CONFIG_DIR };
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/fairway.js'), ...args], { cwd, encoding: 'utf8', env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -52,5 +58,28 @@ describe('--json with no command to run', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toBe(fairway(repo, '--json', 'help').stdout);
     expect(r.stdout).toMatch(/^Usage: fairway \[options\] \[command\]/);
+  });
+});
+
+describe('issues resolve asks for a GitHub token only when it reads GitHub', () => {
+  it('--not-created (a journal write alone) releases a pending intent with no token; an unknown target is named before any token', async () => {
+    const bench = await issueBench([{ node_key: 'n1', payload: { title: 'One task' } }]);
+    try {
+      // A crash after the intent, before sending: the Issue creation is pending.
+      await expect(bench.projector().sync({ afterIntents: () => { throw new Error('crash'); } })).rejects.toThrow('crash');
+      const workId = (await bench.projection()).works().next().value!.workId;
+      const journal = bench.projector().journal;
+      expect((await journal.load()).state.entries.get(`issue:${workId}`)?.phase).toBe('pending');
+
+      const unknown = fairway(bench.dir, 'issues', 'resolve', '--target', 'issue:nope', '--not-created', '--json');
+      expect([unknown.status, JSON.parse(unknown.stdout).error.code]).toEqual([2, 'issues_target_unknown']);
+
+      const r = fairway(bench.dir, 'issues', 'resolve', '--target', `issue:${workId}`, '--not-created', '--json');
+      expect(r.status, r.stdout).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ ok: true, key: `issue:${workId}`, resolution: 'not_created' });
+      expect((await journal.load()).state.entries.get(`issue:${workId}`)?.phase).not.toBe('pending');
+    } finally {
+      await bench.close();
+    }
   });
 });
