@@ -28,6 +28,7 @@ import type { JsonObject } from '../../engine/json.ts';
 import { unresolvedCode } from '../../engine/lifecycle/reconcile.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { debugEvent } from '../../lib/debug/log.ts';
+import { parseJsonInput } from '../../lib/json-input.ts';
 import { launchApi, lifecycleActors } from '../../lib/github/context.ts';
 import type { DeliveryReport } from '../../lib/lifecycle/delivery.ts';
 import { resolveConflict } from '../../lib/lifecycle/conflict-exits.ts';
@@ -67,14 +68,21 @@ function targets(p: Projection, o: ReconcileOptions): string[] {
   })).map((d) => d.dispatchId);
 }
 
+/**
+ * A Claim's receipts and optional descriptor from `dir`, parsed within the wire profile as
+ * `result --evidence/--descriptor` are (lib/json-input.ts): the descriptor is published in the
+ * Result as read, so a duplicated key or `1e3` is refused (`input_invalid`), not quietly changed.
+ */
 async function readReceipts(dir: string, claimId: string): Promise<{ receipts: unknown; descriptor?: JsonObject }> {
   const read = async (name: string): Promise<unknown> => {
+    let bytes: Uint8Array;
     try {
-      return JSON.parse(await readFile(join(dir, name), 'utf8'));
+      bytes = await readFile(join(dir, name));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      fail('input_invalid', `cannot read ${name}: ${(e as Error).message}`);
+      return fail('input_invalid', `cannot read ${name}: ${(e as Error).message}`);
     }
+    return parseJsonInput(bytes, `--receipts file ${name}`);
   };
   const descriptor = await read(`${claimId}.descriptor.json`);
   return { receipts: await read(`${claimId}.json`), ...(descriptor === null ? {} : { descriptor: descriptor as JsonObject }) };

@@ -67,8 +67,30 @@ describe('reconcile --all: one group at a time', () => {
     const human = await runFairway(['--dir', bench.dir, '--principal', PRINCIPAL, 'reconcile', '--all', '--receipts', dir, '--interval-ms', '0'], { out: (t) => (out += t), err: (t) => (err += t) });
     expect(human).toBe(3);
     expect(out).toContain(`${g2}: failed (released)`);
-    expect(out).toContain('input_invalid: cannot read');
+    expect(out).toContain('input_invalid: --receipts file');
     expect(err).toMatch(/^fairway: reconcile_failed: 1 of 1 dispatch group\(s\) failed to reconcile/);
+  });
+
+  it('a receipts descriptor that JSON.parse would quietly change (a duplicated key) is refused like result --descriptor: failed with input_invalid, no Result published', async () => {
+    bench = await createBench({ nodes: nodes('a') });
+    const [d] = await bench.grant('g1', 1, 1) as [string];
+    const run = await launchAndActivate(bench, d);
+    await finish(bench, d, 'h1', 'completed', run);
+    setRunStatus(bench.fake.state, run, 'completed', 'success');
+    const claim = claimOf(await bench.projection(), d, 'h1');
+    const dir = mkdtempSync(join(tmpdir(), 'fairway-receipts-'));
+    writeFileSync(join(dir, `${claim}.json`), JSON.stringify(receipts(d, claim, run)));
+    writeFileSync(join(dir, `${claim}.descriptor.json`), '{"summary":"reviewed","summary":"shipped"}');
+    Object.assign(process.env, { GH_TOKEN: TOKEN, FAIRWAY_GITHUB_API_URL: bench.fake.url });
+    const r = await cli(bench, 'reconcile', '--dispatch-id', d, '--receipts', dir, '--interval-ms', '0');
+    expect(r.code, JSON.stringify(r.json)).toBe(3);
+    expect(r.json).toMatchObject({ ok: false, error: { code: 'reconcile_failed', details: { failed: [d] } } });
+    expect(r.json.error.details.reconciled).toEqual([
+      expect.objectContaining({ dispatch_id: d, outcome: 'failed', error: expect.objectContaining({ code: 'input_invalid', details: { reason: 'duplicate_key' } }) }),
+    ]);
+    const p = await bench.replayValid();
+    expect(countOps(p, 'Result')).toBe(0);
+    expect(p.work(p.claim(claim)!.workId)!.barrier).toBe('pending');
   });
 
   it('a queue that cannot be written stops the pass: the group reconciled before it keeps its report, the failing one carries store_locked, the rest are not_attempted and keep their reservations (exit 3 store_locked)', async () => {
