@@ -26,7 +26,7 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
       // Errors are JSON under --json and under a read command's --format json|jsonl.
       const command = args.at(-1) as (CommandLike & { opts?: () => Record<string, unknown> }) | undefined;
       const format = typeof command?.opts === 'function' ? command.opts().format : undefined;
-      const json = program.opts<RawGlobals>().json === true || format === 'json' || format === 'jsonl';
+      const json = program.opts<RawGlobals>().json === true || format === 'json' || (format === 'jsonl' ? 'jsonl' : false);
       try {
         const g = globals();
         // The GitHub store needs its token up front (GH_TOKEN, GITHUB_TOKEN, then `gh auth token`).

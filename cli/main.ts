@@ -10,11 +10,11 @@ import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS, commandEntry } from './commands/index.ts';
 import { commandPath, createContext } from './context.ts';
 import { addExample } from './examples.ts';
-import { EXIT_CODES_HELP, EXIT_OK, UsageError, printJson, processIo, reportFailure, type Io } from './output.ts';
+import { EXIT_CODES_HELP, EXIT_OK, UsageError, printJson, processIo, reportFailure, type FailureForm, type Io } from './output.ts';
 import { requestIdArg } from './parse.ts';
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
-  const json = argv.includes('--json') || wantsJsonFormat(argv);
+  const json = argv.includes('--json') || jsonFormat(argv);
   let exit = EXIT_OK;
   const program = new Command('fairway')
     .description('Fair, verifiable work queue on a Git-hosted ledger (version-3 work-queue protocol).')
@@ -183,7 +183,12 @@ function commanderCode(code: string): string {
   }
 }
 
-/** `--format json|jsonl` asks for JSON errors too (the format of a read command). */
-function wantsJsonFormat(argv: readonly string[]): boolean {
-  return argv.some((a, i) => /^--format=jsonl?$/.test(a) || (a === '--format' && /^jsonl?$/.test(argv[i + 1] ?? '')));
+/** `--format json|jsonl` asks for JSON errors too (the format of a read command): `jsonl` one record on one line. */
+function jsonFormat(argv: readonly string[]): FailureForm {
+  for (const [i, a] of argv.entries()) {
+    const format = a.startsWith('--format=') ? a.slice('--format='.length) : a === '--format' ? argv[i + 1] : undefined;
+    if (format === 'json') return true;
+    if (format === 'jsonl') return 'jsonl';
+  }
+  return false;
 }

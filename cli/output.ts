@@ -49,37 +49,49 @@ export function printJson(io: Io, value: unknown): void {
 }
 
 /**
+ * How a failure is printed: `false` a `fairway: CODE: message` line on stderr; `true` (--json,
+ * --format json) one JSON object on stdout; `'jsonl'` (--format jsonl) that object on one line,
+ * a record like every other line of the format.
+ */
+export type FailureForm = boolean | 'jsonl';
+
+/**
  * Prints a failure in the requested form and returns the exit code. A usage error points at the
  * help of the command that was run (`command`), or at `fairway --help` when none was.
  */
-export function reportFailure(io: Io, e: unknown, json: boolean, command?: string): number {
+export function reportFailure(io: Io, e: unknown, json: FailureForm, command?: string): number {
+  const print = (error: Record<string, unknown>) => {
+    const value = { ok: false, error };
+    if (json === 'jsonl') io.out(`${JSON.stringify(value)}\n`);
+    else printJson(io, value);
+  };
   if (e instanceof ReportedFailure) {
     const cause = e.failure;
-    if (!json || (isProtocolError(cause) && cause.details?.usage === true)) return reportFailure(io, cause, json, command);
+    if (json === false || (isProtocolError(cause) && cause.details?.usage === true)) return reportFailure(io, cause, json, command);
     const error: Record<string, unknown> = isProtocolError(cause) ? cause.toJSON() : internalError(cause);
-    printJson(io, { ok: false, error: { ...error, details: { ...(error.details as Record<string, unknown> | undefined), ...e.report } } });
+    print({ ...error, details: { ...(error.details as Record<string, unknown> | undefined), ...e.report } });
     return isProtocolError(cause) ? EXIT_PROTOCOL : EXIT_INTERNAL;
   }
   const help = `(see fairway ${command === undefined ? '' : `${command} `}--help)`;
   if (e instanceof UsageError) {
-    if (json) printJson(io, { ok: false, error: { code: e.code, message: e.message } });
+    if (json !== false) print({ code: e.code, message: e.message });
     else io.err(`fairway: ${e.code}: ${e.message}\n${help}`);
     return EXIT_USAGE;
   }
   if (isProtocolError(e) && e.details?.usage === true) {
     // Flag problems found below the CLI (lib/ cannot raise UsageError): still usage errors. The
     // `usage` mark is how they are told apart here, not part of the error: it is not printed.
-    if (json) printJson(io, { ok: false, error: withoutUsageMark(e.toJSON()) });
+    if (json !== false) print(withoutUsageMark(e.toJSON()));
     else io.err(`fairway: ${e.code}: ${e.message}\n${help}`);
     return EXIT_USAGE;
   }
   if (isProtocolError(e)) {
-    if (json) printJson(io, { ok: false, error: e.toJSON() });
+    if (json !== false) print(e.toJSON());
     else io.err(`fairway: ${e.code}: ${e.message}${whereSuffix(e)}`);
     return EXIT_PROTOCOL;
   }
   const error = internalError(e);
-  if (json) printJson(io, { ok: false, error });
+  if (json !== false) print(error);
   else io.err(`fairway: internal error: ${error.message}${e instanceof Error && e.stack ? `\n${e.stack}` : ''}`);
   return EXIT_INTERNAL;
 }

@@ -83,3 +83,19 @@ describe('issues resolve asks for a GitHub token only when it reads GitHub', () 
     }
   });
 });
+
+describe('--format jsonl: an error is one record on one line, as every line of the format is', () => {
+  it.each([
+    ['a protocol error (no queue on the branch)', ['--branch', 'no-such-queue', 'state', '--format', 'jsonl'], 3, 'queue_uninitialized'],
+    ['a bad option value', ['stats', '--format', 'jsonl', '--bogus'], 2, 'unknown_option'],
+    ['a usage error found by the action', ['inspect', '--format=jsonl'], 2, 'option_invalid'],
+  ])('%s', (_what, args, status, code) => {
+    const r = fairway(repo, ...args);
+    expect(r.status).toBe(status);
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    const lines = r.stdout.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ ok: false, error: { code } });
+    expect(r.stderr).toBe('');
+  });
+});
