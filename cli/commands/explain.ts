@@ -250,7 +250,8 @@ export const registerExplain: CommandModule = (program, ctx) => {
     .addOption(formatOption())
     .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
     .addHelpText('after', `
-Reads --ledger FILE or the queue branch (--repo/--remote/--github). Nothing is charged or written.
+Reads the queue branch (of the repository in the current directory, --dir PATH, --remote NAME or
+-R OWNER/REPO) or a --ledger FILE. Nothing is charged or written.
 Historical: --request-id R shows what any committed request did (submit, controls, cancellations,
 priority changes, policy, observe, lifecycle, finish, TUI actions): its commit, decision time, actor and
 each operation in words. For a dispatch_next, and with --claim-id C or --before-claim C, it also replays the

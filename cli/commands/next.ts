@@ -151,7 +151,8 @@ export const registerNext: CommandModule = (program, ctx) => {
     .option('--work-id <id>', 'where this Work stands: position, grants ahead (in the pool and its class), the Work before it, an estimate in time')
     .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now)')
     .addHelpText('after', `
-Reads --ledger FILE or the queue branch (--repo/--remote/--github). Nothing is charged or written.
+Reads the queue branch (of the repository in the current directory, --dir PATH, --remote NAME or
+-R OWNER/REPO) or a --ledger FILE. Nothing is charged or written.
 
 How it is computed: the scheduler is deterministic, so the order in which today's ready backlog
 would be granted is the real selector (the PrefixPlanner dispatch-next uses) run forward from the live
@@ -175,8 +176,8 @@ Errors: unknown_pool, unknown_work, pool_mismatch (the Work is in another pool),
   option_invalid (--limit), invalid_as_of.
 
 Examples:
-  fairway next --repo . --pool default
-  fairway next --repo . --pool default --work-id 3f2a... --json`)
+  fairway next --pool default
+  fairway next --pool default --work-id 3f2a... --json`)
     .action(ctx.action(async (g, opts: { pool: string; limit?: string; workId?: string; asOf?: string }) => {
       const limit = parseLimit(opts.limit);
       const asOf = parseAsOf(opts.asOf, Date.now());

@@ -9,7 +9,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../cli/commands/index.ts';
 import { issueBench } from '../issues/bench.ts';
+import { runCaptured } from '../support/cli.ts';
 import { fixtureRepo } from '../support/fixture-repo.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -97,5 +99,16 @@ describe('--format jsonl: an error is one record on one line, as every line of t
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ ok: false, error: { code } });
     expect(r.stderr).toBe('');
+  });
+});
+
+describe('help text teaches the current options', () => {
+  const commands = [...COMMANDS.flatMap((e) => e.commands.map((c) => c.name)), 'issues sync', 'issues resolve'];
+
+  it.each(commands)('fairway %s --help shows no --repo PATH (deprecated: a local repository is --dir PATH)', async (command) => {
+    const r = await runCaptured([...command.split(' '), '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Usage: fairway ${command}`);
+    expect(r.out.split('\n').filter((line) => /(?:--repo|-R) (?:\.{1,2}(?:\/|\s|$)|\/|~)/.test(line))).toEqual([]);
   });
 });
