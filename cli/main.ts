@@ -5,7 +5,7 @@
  * Start-up loads only the module of the command being run: `--help` lists
  * every command from the registry's summaries without loading any of them.
  */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, Help, Option } from 'commander';
 import pkg from '../package.json' with { type: 'json' };
 import { COMMANDS, commandEntry } from './commands/index.ts';
 import { commandPath, createContext } from './context.ts';
@@ -29,7 +29,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .option('--json', 'print exactly one JSON object (errors: {"ok":false,"error":{...}})')
     .version(pkg.version, '-V, --version', 'print the Fairway version')
     .exitOverride()
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp(HELP)
     .configureOutput({
       writeOut: (s) => io.out(s),
       // Commander writes here only the help it shows in place of a missing subcommand; under
@@ -82,7 +82,7 @@ Examples:
       for (const c of e.commands) terms.set(program.command(c.name).aliases(c.aliases).description(c.description), c.term);
     }
     const help = program.createHelp();
-    program.configureHelp({ showGlobalOptions: true, subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
+    program.configureHelp({ ...HELP, subcommandTerm: (cmd) => terms.get(cmd) ?? help.subcommandTerm(cmd) });
   }
 
   const helpPath = () => (running !== undefined ? commandPath(running) : entry === undefined ? undefined : named);
@@ -102,6 +102,18 @@ Examples:
   }
   return exit;
 }
+
+/**
+ * Every `--help`: the global options too, and a mandatory option says so (`--reason <code>
+ * sanitized reason code (required)`), so the help names what a run cannot do without.
+ */
+const HELP: Partial<Help> = {
+  showGlobalOptions: true,
+  optionDescription(this: Help, option: Option): string {
+    const description = Help.prototype.optionDescription.call(this, option);
+    return option.mandatory ? `${description} (required)` : description;
+  },
+};
 
 /**
  * Options whose empty value means something (the Policy's default fairness key is `""`, an empty

@@ -8,8 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands/index.ts';
+import { createContext } from '../../cli/context.ts';
 import { issueBench } from '../issues/bench.ts';
 import { runCaptured } from '../support/cli.ts';
 import { fixtureRepo } from '../support/fixture-repo.ts';
@@ -110,5 +112,46 @@ describe('help text teaches the current options', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Usage: fairway ${command}`);
     expect(r.out.split('\n').filter((line) => /(?:--repo|-R) (?:\.{1,2}(?:\/|\s|$)|\/|~)/.test(line))).toEqual([]);
+  });
+});
+
+/** The help's option entries (flags and description, continuation lines joined), by their flags. */
+function optionEntries(help: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  let current: [string, string] | null = null;
+  for (const line of help.split('\n')) {
+    const start = /^ {2}(-\S.*?)(?: {2,}(.*))?$/.exec(line);
+    if (start !== null) {
+      current = [start[1]!.trim(), start[2] ?? ''];
+      entries.set(current[0], current[1]);
+    } else if (current !== null && /^ {10,}\S/.test(line)) {
+      current[1] = `${current[1]} ${line.trim()}`;
+      entries.set(current[0], current[1]);
+    } else current = null;
+  }
+  return entries;
+}
+
+describe('--help names the options a run cannot do without', () => {
+  it('every mandatory option of every command is marked (required) in its --help; an optional one is not', async () => {
+    const program = new Command('fairway');
+    const ctx = createContext({ out: () => undefined, err: () => undefined }, program, () => undefined);
+    for (const entry of COMMANDS) (await entry.load())(program, ctx);
+    const all = program.commands.flatMap((c) => [c, ...c.commands]);
+    const path = (c: Command) => (c.parent === program ? c.name() : `${c.parent!.name()} ${c.name()}`);
+    const unmarked: string[] = [];
+    let mandatory = 0;
+    for (const command of all) {
+      const r = await runCaptured([...path(command).split(' '), '--help']);
+      const entries = optionEntries(r.out);
+      for (const option of command.options) {
+        const description = entries.get(option.flags);
+        expect(description, `${path(command)} ${option.flags}`).toBeDefined();
+        if (option.mandatory) mandatory++;
+        if (option.mandatory !== description!.endsWith('(required)')) unmarked.push(`${path(command)} ${option.flags}: ${description}`);
+      }
+    }
+    expect(mandatory).toBeGreaterThan(10);
+    expect(unmarked).toEqual([]);
   });
 });
