@@ -68,7 +68,11 @@ Examples:
   let running: Command | undefined;
   if (entry !== undefined) {
     (await entry.load())(program, ctx);
-    for (const c of program.commands) addExample(c);
+    for (const c of program.commands) {
+      addExample(c);
+      // A subcommand's help (`issues sync --help`) ends with the exit codes too; its examples are its own.
+      for (const sub of c.commands) sub.addHelpText('after', EXIT_CODES_HELP);
+    }
     checkOneValueOptions(program);
     const track = (c: Command): void => {
       if (c.commands.length > 0) c.hook('preSubcommand', (_parent, sub) => void (running = sub));

@@ -12,6 +12,7 @@ import { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../cli/commands/index.ts';
 import { createContext } from '../../cli/context.ts';
+import { EXIT_CODES_HELP } from '../../cli/output.ts';
 import { issueBench } from '../issues/bench.ts';
 import { runCaptured } from '../support/cli.ts';
 import { fixtureRepo } from '../support/fixture-repo.ts';
@@ -107,10 +108,11 @@ describe('--format jsonl: an error is one record on one line, as every line of t
 describe('help text teaches the current options', () => {
   const commands = [...COMMANDS.flatMap((e) => e.commands.map((c) => c.name)), 'issues sync', 'issues resolve'];
 
-  it.each(commands)('fairway %s --help shows no --repo PATH (deprecated: a local repository is --dir PATH)', async (command) => {
+  it.each(commands)('fairway %s --help ends with the exit codes and shows no --repo PATH (deprecated: a local repository is --dir PATH)', async (command) => {
     const r = await runCaptured([...command.split(' '), '--help']);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Usage: fairway ${command}`);
+    expect(r.out.trimEnd().endsWith(EXIT_CODES_HELP)).toBe(true);
     expect(r.out.split('\n').filter((line) => /(?:--repo|-R) (?:\.{1,2}(?:\/|\s|$)|\/|~)/.test(line))).toEqual([]);
   });
 });
