@@ -33,6 +33,8 @@ export const registerEvidence: CommandModule = (program, ctx) => {
       const groups: LaunchView[] = ids.map((id) => launchView(projection, id));
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
       if (format === 'jsonl') return printJsonl(ctx.io, groups);
+      // A Work never granted has no group: said, not an empty screen.
+      if (groups.length === 0) return ctx.io.out(`Work ${o.workId} has no dispatch group: it was never granted`);
       for (const v of groups) {
         ctx.io.out(`${v.dispatch_id}: ${v.state}${v.run_id ? ` run ${v.run_id}` : ''}${v.reason ? ` (${v.reason})` : ''}  profile ${v.pool}/${v.worker_profile} @ ${v.ref.slice(0, 12)}`);
         if (v.conflict_open) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);

@@ -149,7 +149,11 @@ error's code. Under --json error.details also lists failed and not_attempted.`)
       const code = unresolvedCode(reports.map((r) => r.outcome));
       const answer = { ...(resolution === null ? {} : { resolution }), reconciled: reports, deliveries };
       if (g.json && code === null && failed.length === 0) return printJson(ctx.io, { ok: true, ...answer });
-      if (!g.json) printReports(ctx.io, reports, deliveries, resolution);
+      if (!g.json) {
+        // Nothing in scope is said, not an empty screen (--json: "reconciled": []).
+        if (reports.length === 0) ctx.io.out(o.all === true ? 'nothing to reconcile: no unreleased dispatch group and no pending delivery barrier' : `Work ${o.workId} has no dispatch group: it was never granted`);
+        printReports(ctx.io, reports, deliveries, resolution);
+      }
       // Spec 7.18: an unresolved launch or unavailable evidence is reported, never success.
       const unresolved = reports.filter((r) => unresolvedCode([r.outcome]) !== null).map((r) => ({ dispatch_id: r.dispatch_id, outcome: r.outcome, last_error: r.last_error, next_action: r.next_action }));
       const report = { unresolved, ...answer, failed, not_attempted: reports.filter((r) => r.outcome === 'not_attempted').map((r) => r.dispatch_id) };

@@ -5,7 +5,7 @@
  * leaves the queue branch as it was.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -155,5 +155,26 @@ describe('--help names the options a run cannot do without', () => {
     }
     expect(mandatory).toBeGreaterThan(10);
     expect(unmarked).toEqual([]);
+  });
+});
+
+describe('a read with nothing in scope says so (not an empty screen)', () => {
+  it('evidence --work-id and reconcile --work-id of a Work never granted, reconcile --all of a queue with nothing to reconcile', () => {
+    const queue = fixtureRepo('fairway-error-audit-queue-');
+    const payload = join(mkdtempSync(join(tmpdir(), 'fairway-error-audit-files-')), 'p.json');
+    writeFileSync(payload, '{"task":"hello"}');
+    const submitted = fairway(queue, 'submit-work', '--file', payload, '--json');
+    expect(submitted.status, submitted.stdout).toBe(0);
+    const workId = JSON.parse(submitted.stdout).work_ids[0] as string;
+
+    const evidence = fairway(queue, 'evidence', '--work-id', workId);
+    expect([evidence.status, evidence.stdout, evidence.stderr]).toEqual([0, `Work ${workId} has no dispatch group: it was never granted\n`, '']);
+    expect(JSON.parse(fairway(queue, 'evidence', '--work-id', workId, '--json').stdout).groups).toEqual([]);
+
+    const one = fairway(queue, 'reconcile', '--work-id', workId);
+    expect([one.status, one.stdout, one.stderr]).toEqual([0, `Work ${workId} has no dispatch group: it was never granted\n`, '']);
+    const all = fairway(queue, 'reconcile', '--all');
+    expect([all.status, all.stdout, all.stderr]).toEqual([0, 'nothing to reconcile: no unreleased dispatch group and no pending delivery barrier\n', '']);
+    expect(JSON.parse(fairway(queue, 'reconcile', '--all', '--json').stdout)).toEqual({ ok: true, reconciled: [], deliveries: [] });
   });
 });
