@@ -20,7 +20,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     .description('Fair, verifiable work queue on a Git-hosted ledger (version-3 work-queue protocol).')
     .addOption(new Option('-R, --repo <[HOST/]OWNER/REPO>', 'the GitHub repository holding the queue branch, like gh (GH_HOST names the host; token: GH_TOKEN, GITHUB_TOKEN or `gh auth token`)'))
     .addOption(new Option('--dir <path>', 'local Git repository holding the queue branch (default: the current directory)'))
-    .addOption(new Option('--remote <name>', 'with a local clone: the remote branch is the authority'))
+    .addOption(new Option('--remote <name>', 'with a local clone (--dir, default: the current directory): the remote branch is the authority'))
     .addOption(new Option('--github <[HOST/]OWNER/REPO>', 'alias of --repo OWNER/REPO'))
     .addOption(new Option('--ledger <file>', 'read a work-queue.jsonl ledger file offline (read-only commands; - reads stdin)'))
     .addOption(new Option('--branch <name>', 'queue branch').default('work-queue'))

@@ -86,7 +86,6 @@ export function openStore(options: OpenStoreOptions): LedgerStore {
     // The GitHub client loads on the store's first request (github-lazy.ts).
     return new LazyGitHubStore(api, storeOptions);
   }
-  if (options.remote !== undefined && options.repo === undefined) usage('store_options_invalid', '--remote NAME needs --dir CLONE (the local clone that holds the objects)');
   if (options.repo === '') usage('store_options_invalid', '--dir needs a path');
   const repo = resolve(options.cwd, options.repo ?? '.');
   let isDirectory = false;

@@ -59,6 +59,19 @@ function ledgerOf(bare: string): Buffer {
   return gitSync(bare, ['cat-file', 'blob', 'work-queue:work-queue.jsonl']);
 }
 
+describe('--remote without --dir', () => {
+  it('uses the clone in the current directory, as --dir defaults to it: the submit lands on the remote and a read there sees it', async () => {
+    bareQueue('cwd');
+    const clone = cloneOf('cwd');
+    const payload = join(tempDir('files'), 'p.json');
+    writeFileSync(payload, JSON.stringify({ cwd: true }));
+    const submitted = await run(process.execPath, [BIN, '--remote', 'origin', '--json', '--request-id', 'cwd-1', 'submit-work', '--file', payload, '--node-key', 'n'], { cwd: clone });
+    expect(JSON.parse(submitted.stdout)).toMatchObject({ ok: true });
+    expect(replayLedger(new Uint8Array(ledgerOf(join(base, 'cwd.git')))).workCount).toBe(1);
+    expect((await fairway(clone, 'stats')).json).toMatchObject({ ok: true });
+  });
+});
+
 describe('concurrent publishers over git daemon', () => {
   it('4 concurrent first submissions: one genesis wins, every Work is admitted exactly once', async () => {
     bareQueue('boot');

@@ -51,9 +51,15 @@ describe('openStore', () => {
     expect(openStore({ cwd: '/', github: 'o/r', token: 't', branch: 'q', env: {} }).label).toBe('github:o/r#q');
   });
 
+  it('--remote NAME without --dir uses the clone in the current directory, as --dir defaults to it', () => {
+    const repo = initRepo();
+    const store = openStore({ cwd: repo, remote: 'origin' });
+    expect(store).toBeInstanceOf(RemoteGitStore);
+    expect(store.label).toBe(openStore({ cwd: '/', repo, remote: 'origin' }).label);
+  });
+
   it('rejects contradictory or malformed flags with store_options_invalid', () => {
     const repo = initRepo();
-    rejects({ cwd: repo, remote: 'origin' }, 'store_options_invalid');
     rejects({ cwd: repo, github: 'o/r', repo, token: 't' }, 'store_options_invalid');
     rejects({ cwd: repo, github: 'o/r', remote: 'origin', token: 't' }, 'store_options_invalid');
     for (const github of ['o', 'o/r/x', '/r', 'o/', 'o r/x', 'bad owner/r', 'o/..']) rejects({ cwd: repo, github, token: 't' }, 'store_options_invalid');
@@ -61,7 +67,7 @@ describe('openStore', () => {
     rejects({ cwd: repo, branch: 'bad..branch' }, 'store_options_invalid');
     rejects({ cwd: repo, repo: '' }, 'store_options_invalid');
     try {
-      openStore({ cwd: repo, remote: 'origin' });
+      openStore({ cwd: repo, github: 'o/r', remote: 'origin', token: 't' });
     } catch (e) {
       expect((e as { details?: unknown }).details).toEqual({ usage: true });
     }
