@@ -3,10 +3,10 @@
  * policy. Each is one checked, all-or-nothing transaction through the publisher.
  */
 import { Option } from 'commander';
-import { fail } from '../../engine/errors.ts';
+import { fail, isProtocolError, ProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
 import { isReasonCode } from '../../engine/identity/index.ts';
-import { ADMIN_ACTIONS, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
+import { ADMIN_ACTIONS, adminNoChange, type AdminAction, type AdminActionBody } from '../../engine/requests/admin-actions.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import { QueuePolicySchema } from '../../engine/schema/index.ts';
 import { publishAdmin } from '../../lib/publisher/admin.ts';
@@ -29,11 +29,31 @@ function reason(code: string): string {
 }
 
 /** Publishes `action` with the body `bodyOf` gives on the current state (ids resolved there). */
-async function publishAction<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, bodyOf: (projection: Projection) => AdminActionBody<A>, describe: string): Promise<void> {
+async function publishAction<A extends AdminAction>(io: Io, g: GlobalOptions, action: A, source: ((projection: Projection) => AdminActionBody<A>) | AdminBodySource<A>, describe: string): Promise<void> {
+  const { body: bodyOf, decide } = typeof source === 'function' ? { body: source, decide: undefined } : source;
   const { kind } = ADMIN_ACTIONS[action];
   const { publisher } = writeTarget(g);
   const requestId = requestIdOf(g, kind);
-  const outcome = await publishAdmin(publisher, { requestId, actor: actorOf('administrator', principalOf(g)), action, body: bodyOf });
+  let unchanged: string | null = null;
+  const outcome = await publishAdmin(publisher, {
+    requestId, actor: actorOf('administrator', principalOf(g)), action, body: bodyOf,
+    // A control set to its current value, or Work given the priority it has, writes nothing (as
+    // the console refuses it): `unchanged`, exit 0, so repeating a command is safe and cheap.
+    review: (projection, build) => {
+      decide?.(projection);
+      unchanged = adminNoChange(action, bodyOf(projection), projection);
+      if (unchanged !== null) throw new ProtocolError('no_change', unchanged);
+      return build();
+    },
+  }).catch((e: unknown) => {
+    if (unchanged !== null && isProtocolError(e) && e.code === 'no_change') return null;
+    throw e;
+  });
+  if (outcome === null) {
+    if (g.json) printJson(io, { ok: true, status: 'unchanged', request_id: requestId, commit_id: null, kind, reason: unchanged });
+    else io.out(`unchanged: ${String(unchanged)} (nothing written)`);
+    return;
+  }
   if (g.json) printJson(io, { ok: true, status: outcome.status, request_id: requestId, commit_id: outcome.commitId, kind });
   else io.out(`${outcome.replayed ? 'already committed' : describe}: commit ${outcome.commitId} (request ${requestId})`);
 }
@@ -41,20 +61,33 @@ async function publishAction<A extends AdminAction>(io: Io, g: GlobalOptions, ac
 const collect = (v: string, acc: string[]) => [...acc, v];
 
 /**
- * `reprioritize`'s body on each attempt's projection, holding the priorities its first attempt
- * read: a retry after a lost race is refused (`priority_conflict`, nothing written) when another
- * change moved one of them since, rather than overwriting it (operator reference: "If another
- * grant or priority change makes an action stale, the action is rejected").
+ * An action's body on each attempt's projection, and `decide`: what the surface's review of a new
+ * request (never the rebuild of a committed one, lib/publisher/admin.ts) reads when it decides.
  */
-export function reprioritizeAsRead(workIdArgs: readonly string[], priority: number, why: string): (projection: Projection) => AdminActionBody<'reprioritize'> {
+export interface AdminBodySource<A extends AdminAction> {
+  body: (projection: Projection) => AdminActionBody<A>;
+  decide: (projection: Projection) => void;
+}
+
+/**
+ * `reprioritize`, holding the priorities its first decision read: a retry after a lost race is
+ * refused (`priority_conflict`, nothing written) when another change moved one of them since,
+ * rather than overwriting it (operator reference: "If another grant or priority change makes an
+ * action stale, the action is rejected"). Read at the first review, not at the first build: a
+ * retried request id is rebuilt on the current state first (request-meaning.ts), where its own
+ * commit already set the priorities.
+ */
+export function reprioritizeAsRead(workIdArgs: readonly string[], priority: number, why: string): AdminBodySource<'reprioritize'> {
   let read: Record<string, number> | undefined;
-  return (projection) => {
-    const workIds = ids([...workIdArgs]).map((id) => resolveId(projection, 'work', id));
-    read ??= Object.fromEntries(workIds.flatMap((id) => {
-      const work = projection.work(id);
-      return work === undefined ? [] : [[id, work.effectivePriority] as const];
-    }));
-    return { work_ids: workIds, priority, reason: why, expected_priorities: read };
+  const targets = (projection: Projection): string[] => ids([...workIdArgs]).map((id) => resolveId(projection, 'work', id));
+  return {
+    body: (projection) => ({ work_ids: targets(projection), priority, reason: why, ...(read === undefined ? {} : { expected_priorities: read }) }),
+    decide: (projection) => {
+      read ??= Object.fromEntries(targets(projection).flatMap((id) => {
+        const work = projection.work(id);
+        return work === undefined ? [] : [[id, work.effectivePriority] as const];
+      }));
+    },
   };
 }
 

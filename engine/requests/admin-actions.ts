@@ -6,7 +6,7 @@
  * body and publishes `adminRequest(action, body, state, at)`; none keeps its own switch.
  */
 import type { JsonObject } from '../json.ts';
-import type { QueueSource } from '../state/source.ts';
+import { stateOf, type QueueSource } from '../state/source.ts';
 import { cancelClaimsRequest, cancelWorkRequest, policyRequest, reprioritizeRequest } from './admin.ts';
 import { control, type ControlName } from './lifecycle.ts';
 import type { BuiltRequest } from './operations.ts';
@@ -47,4 +47,24 @@ export const ADMIN_ACTIONS: { readonly [A in AdminAction]: AdminActionEntry<A> }
 /** The request `action` publishes with `body` on `source` at `at`. */
 export function adminRequest<A extends AdminAction>(action: A, body: AdminActionBodies[A], source: QueueSource, at: number): BuiltRequest {
   return (ADMIN_ACTIONS[action] as AdminActionEntry<A>).build(source, body, at);
+}
+
+/**
+ * Why publishing `body` would change nothing, or null: setting a control to its current value, or
+ * every target of a reprioritization to the priority it already has, would write a commit that
+ * changes nothing. Surfaces answer it without writing: the console refuses it (`no_change`), the
+ * CLI reports it `unchanged`.
+ */
+export function adminNoChange<A extends AdminAction>(action: A, body: AdminActionBodies[A], source: QueueSource): string | null {
+  const state = stateOf(source);
+  if (action === 'control') {
+    const b = body as AdminActionBodies['control'];
+    return state.controls[b.control] === b.value ? `${b.control} is already ${String(b.value)}; nothing to publish` : null;
+  }
+  if (action === 'reprioritize') {
+    const b = body as AdminActionBodies['reprioritize'];
+    const works = b.work_ids.map((id) => state.works.get(id));
+    return works.length > 0 && works.every((w) => w !== undefined && w.effectivePriority === b.priority) ? `every target already has priority ${b.priority}; nothing to publish` : null;
+  }
+  return null;
 }

@@ -338,3 +338,22 @@ describe('operator reference: write commands', () => {
     expect([git(repo, 'rev-parse', 'main'), git(repo, 'ls-tree', '--name-only', 'main').split('\n')]).toEqual([main, ['.github', 'README.md']]);
   });
 });
+
+describe('administrator commands that would change nothing write nothing', () => {
+  it('control to its current value and reprioritize to the priority every target has: unchanged, exit 0, no commit (as the console refuses them); a real change still commits', async () => {
+    const q = await operatorQueue('fairway-opref-nochange-');
+    const before = queueTip(q.repo);
+    const already = await q.run('--json', 'control', '--name', 'grants_paused', '--paused', 'false', '--reason', 'incident');
+    expect(already.code, already.out).toBe(0);
+    expect(already.json).toMatchObject({ ok: true, status: 'unchanged', commit_id: null, kind: 'control', reason: 'grants_paused is already false; nothing to publish' });
+    const same = await q.run('reprioritize', '--work-id', q.work.x, '--work-id', q.work.y, '--priority', '3', '--reason', 'triage');
+    expect(same.code, same.out).toBe(0);
+    expect(same.out).toContain('unchanged: every target already has priority 3; nothing to publish (nothing written)');
+    expect(queueTip(q.repo)).toBe(before);
+    // One target that differs is a change: it commits, and the target already there is rewritten to the same value.
+    await q.run('--json', 'reprioritize', '--work-id', q.work.x, '--priority', '1', '--reason', 'triage');
+    const mixed = await q.run('--json', 'reprioritize', '--work-id', q.work.x, '--work-id', q.work.y, '--priority', '1', '--reason', 'triage');
+    expect(mixed.json).toMatchObject({ ok: true, status: 'committed' });
+    expect(queueTip(q.repo)).not.toBe(before);
+  });
+});

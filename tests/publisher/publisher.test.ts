@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import { reprioritizeRequest } from '../../engine/requests/admin.ts';
 import { control } from '../../engine/requests/lifecycle.ts';
-import { bootstrapRequest } from '../../engine/requests/operations.ts';
+import { bootstrapRequest, type BuiltRequest } from '../../engine/requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../../engine/requests/writer.ts';
 import { workId } from '../../engine/identity/index.ts';
 import type { Actor } from '../../engine/schema/index.ts';
@@ -307,12 +307,18 @@ describe('publishRequest: refused while preparing', () => {
 });
 
 describe('reprioritize after a lost race (operator reference: "If another grant or priority change makes an action stale, the action is rejected")', () => {
+  /** The CLI's body and review (cli/commands/admin.ts publishAction): the review decides on what it reads. */
+  const asTheCliDoes = () => {
+    const source = reprioritizeAsRead([WORK], 1, 'operator.expedite');
+    return { body: source.body, review: (projection: Projection, build: () => BuiltRequest) => (source.decide(projection), build()) };
+  };
+
   it('the CLI\'s body refuses when a rival moved the priority it read (priority_conflict, the rival\'s ledger kept); a rival\'s unrelated change is retried and committed', async () => {
     const base = queue();
     const rival = copy(base);
     rival.publish('rival', admin, T0 + 1, reprioritizeRequest(rival.state, [WORK], 2, 'operator.expedite'));
     const store = new ScriptedStore(base.text(), [rivalFirst(rival)]);
-    const refused = await publishAdmin(new Publisher(store), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') }).catch((e: unknown) => e);
+    const refused = await publishAdmin(new Publisher(store), { requestId: 'mine', actor: admin, action: 'reprioritize', ...asTheCliDoes() }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'priority_conflict', details: { work_id: WORK, expected_priority: 3, priority: 2 } });
     expect(thrownWhilePreparing(refused)).toBe(true);
     expect(store.attempts).toHaveLength(1);
@@ -321,14 +327,14 @@ describe('reprioritize after a lost race (operator reference: "If another grant 
     const other = copy(base);
     other.publish('rival', admin, T0 + 1, control('admission_paused', true, 'operator.pause'));
     const calm = new ScriptedStore(base.text(), [rivalFirst(other)]);
-    const outcome = await publishAdmin(new Publisher(calm), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') });
+    const outcome = await publishAdmin(new Publisher(calm), { requestId: 'mine', actor: admin, action: 'reprioritize', ...asTheCliDoes() });
     expect(outcome.status).toBe('committed');
     expect(calm.attempts).toHaveLength(2);
     expect(replayLedger(calm.text()).work(WORK)?.effectivePriority).toBe(1);
 
     // Its own write landing with the answer lost is recognised as its own commit, not as a rival's change.
     const lost = new ScriptedStore(base.text(), [uncertainLanded]);
-    const recovered = await publishAdmin(new Publisher(lost), { requestId: 'mine', actor: admin, action: 'reprioritize', body: reprioritizeAsRead([WORK], 1, 'operator.expedite') });
+    const recovered = await publishAdmin(new Publisher(lost), { requestId: 'mine', actor: admin, action: 'reprioritize', ...asTheCliDoes() });
     expect(recovered).toMatchObject({ status: 'committed', replayed: false });
     expect(lost.attempts).toHaveLength(1);
     expect(replayLedger(lost.text()).work(WORK)?.effectivePriority).toBe(1);

@@ -6,8 +6,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { ProtocolError } from '../../../engine/errors.ts';
-import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
-import { adminRequest } from '../../../engine/requests/admin-actions.ts';
+import type { QueueSource } from '../../../engine/replay/index.ts';
+import { adminNoChange, adminRequest, type AdminActionBody } from '../../../engine/requests/admin-actions.ts';
 import type { BuiltRequest } from '../../../engine/requests/operations.ts';
 import type { QueueOperation } from '../../../engine/schema/index.ts';
 import { publishAdmin } from '../../publisher/admin.ts';
@@ -29,22 +29,11 @@ export interface AdminOutcome {
 /**
  * No-op actions are refused before publishing (docs/console.md "Previews"): reprioritising
  * every target to the priority it already has, or setting a control to its
- * current value, would write a commit that changes nothing.
+ * current value, would write a commit that changes nothing (engine/requests/admin-actions.ts `adminNoChange`).
  */
 export function refuseNoOp(action: AdminAction, body: AdminBody<AdminAction>, source: QueueSource): void {
-  const projection = projectionOf(source);
-  if (action === 'control') {
-    const b = body as AdminBody<'control'>;
-    if (projection.controls[b.control] === b.value) {
-      throw new ProtocolError('no_change', `${b.control} is already ${String(b.value)}; nothing to publish`);
-    }
-  } else if (action === 'reprioritize') {
-    const b = body as AdminBody<'reprioritize'>;
-    const works = b.work_ids.map((id) => projection.work(id));
-    if (works.length > 0 && works.every((w) => w !== undefined && w.effectivePriority === b.priority)) {
-      throw new ProtocolError('no_change', `every target already has priority ${b.priority}; nothing to publish`);
-    }
-  }
+  const why = adminNoChange(action, body as AdminActionBody<AdminAction>, source);
+  if (why !== null) throw new ProtocolError('no_change', why);
 }
 
 /**
