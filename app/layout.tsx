@@ -5,6 +5,7 @@ import { Nav } from '../components/Nav.tsx';
 import { Providers } from '../components/Providers.tsx';
 import { currentViewer } from '../lib/auth/session.ts';
 import { readConfig, sourceLabel } from '../lib/console/config.ts';
+import { consoleGitHubHost } from '../lib/console/store.ts';
 import './globals.css';
 
 export const metadata: Metadata = { title: 'Fairway console', description: 'Fair, verifiable work queue on a Git-hosted ledger' };
@@ -17,7 +18,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     <html lang="en">
       <body>
         <Providers>
-          <Nav viewer={viewer} source={config === null ? 'not configured' : `${config.demo ? 'demo · ' : ''}${sourceLabel(config.source)}`} demo={config?.demo ?? false} pollMs={config?.pollMs ?? 5000} />
+          <Nav viewer={viewer} source={config === null ? 'not configured' : `${config.demo ? 'demo · ' : ''}${sourceLabel(config.source, consoleGitHubHost(config.source))}`} demo={config?.demo ?? false} pollMs={config?.pollMs ?? 5000} />
           <main className="mx-auto max-w-[1400px] px-4 py-5">{children}</main>
         </Providers>
       </body>

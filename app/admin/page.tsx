@@ -28,7 +28,7 @@ export default async function AdminPage() {
       </Frame>
     );
   }
-  const openClaims: OpenClaimRow[] = openClaimTargets(view.projection).map((c) => ({ ...c, granted: formatTime(c.grantedAt) }));
+  const openClaims: OpenClaimRow[] = openClaimTargets(view.projection, runtime.githubHost).map((c) => ({ ...c, granted: formatTime(c.grantedAt) }));
   const blockers = view.projection.quiescence().map((b) => b.text);
   return (
     <Frame view={view} config={config} title="Admin" path="/admin" actions={<span className="text-sm muted">Signed in as {viewer.name} · publishing as principal {viewer.principal}</span>}>

@@ -43,12 +43,15 @@ export function readConfig(env: Readonly<Record<string, string | undefined>> = p
   return ConsoleConfigSchema.parse(JSON.parse(raw));
 }
 
-/** A short human label of the source (never a token). */
-export function sourceLabel(source: ConsoleSource): string {
+/**
+ * A short human label of the source (never a token). `githubHost`: the server a GitHub-backed
+ * store talks to (lib/console/store.ts `consoleGitHubHost`); the other sources do not name one.
+ */
+export function sourceLabel(source: ConsoleSource, githubHost: string): string {
   switch (source.kind) {
     case 'repo': return `${source.repo} @ ${source.branch}`;
     case 'remote': return `${source.repo} → ${source.remote}/${source.branch}`;
-    case 'github': return `github.com/${source.github} @ ${source.branch}`;
+    case 'github': return `${githubHost}/${source.github} @ ${source.branch}`;
     case 'ledger': return `${source.ledger} (read-only file)`;
   }
 }

@@ -16,6 +16,7 @@ import { ProjectionCache } from '../publisher/cache.ts';
 import { Publisher } from '../publisher/publisher.ts';
 import type { LedgerStore } from '../store/types.ts';
 import type { ConsoleConfig } from './config.ts';
+import { consoleGitHubHost } from './store.ts';
 
 /** A failed read: its code only (the store's message can name a URL with credentials; no surface shows it). */
 export interface StaleRead {
@@ -53,7 +54,11 @@ export class ConsoleRuntime {
   private lastGood: LiveLoad | null = null;
   private failingSince: number | null = null;
 
-  constructor(readonly config: ConsoleConfig, readonly store: LedgerStore) {
+  /**
+   * `githubHost`: the host the console links runs on (store.ts `consoleGitHubHost`: for a
+   * GitHub-backed store the host its API root serves, from the process environment by default).
+   */
+  constructor(readonly config: ConsoleConfig, readonly store: LedgerStore, readonly githubHost: string = consoleGitHubHost(config.source)) {
     this.publisher = new Publisher(store);
     this.cache = new ProjectionCache(store);
     this.readOnly = store.readOnly === true;

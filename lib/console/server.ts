@@ -16,6 +16,7 @@ import { buildConsole, buildNeed } from './build.ts';
 import { CONFIG_ENV, encodeConfig, sourceLabel, type ConsoleConfig, type ConsoleSource } from './config.ts';
 import { resetRuntime } from './context.ts';
 import { guardHost, type HostPolicy } from './host.ts';
+import { consoleGitHubHost } from './store.ts';
 import { loadNextServer, locateConsole, type ConsoleInstall } from './locate.ts';
 
 export const CONSOLE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -147,7 +148,7 @@ export async function startConsole(options: StartOptions = {}): Promise<RunningC
     for (const path of ['/api/tip', '/']) await fetch(`${url}${path}`).then((r) => r.arrayBuffer()).catch(() => undefined);
   }
 
-  log(`Fairway console on ${sourceLabel(source)}${config.demo ? ' (DEMO QUEUE)' : ''}`);
+  log(`Fairway console on ${sourceLabel(source, consoleGitHubHost(source))}${config.demo ? ' (DEMO QUEUE)' : ''}`);
   return {
     url,
     loginUrl: `${url}/login?token=${encodeURIComponent(token)}`,

@@ -14,6 +14,7 @@ import { parseQueueCommit } from '../../engine/schema/index.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
 import { admin, policyOf, reconciler, TestQueue } from '../acceptance/queue.ts';
 import { completedClaim } from '../conformance/forbidden.ts';
+import { DOTCOM_HOST } from '../../lib/github/host.ts';
 
 function failedAndCompacted(): { live: Projection; restored: Projection; workId: string; at: number } {
   const q = new TestQueue(policyOf(), [{ node_key: 'a', payload: { plan: 'a' } }]);
@@ -36,10 +37,10 @@ describe('compaction keeps a DeliveryFailure readable', () => {
 
   it('the console\'s Work detail still shows the failure, its reason and effects, with no commit link', () => {
     const { live, restored, workId, at } = failedAndCompacted();
-    const liveFailure = workDetail(live, workId, at)!.deliveryFailure!;
+    const liveFailure = workDetail(live, workId, at, DOTCOM_HOST)!.deliveryFailure!;
     expect(liveFailure).toMatchObject({ reason: 'artifact_missing', disposition: 'unknown' });
     expect(liveFailure.commitId).toEqual(expect.stringMatching(/^q_/));
-    expect(workDetail(restored, workId, at)!.deliveryFailure).toEqual({ commitId: null, at: null, reason: 'artifact_missing', disposition: 'unknown' });
+    expect(workDetail(restored, workId, at, DOTCOM_HOST)!.deliveryFailure).toEqual({ commitId: null, at: null, reason: 'artifact_missing', disposition: 'unknown' });
   });
 
   it('a Work whose delivery is pending has no settling operation, before and after compaction', () => {
@@ -50,6 +51,6 @@ describe('compaction keeps a DeliveryFailure readable', () => {
     const restored = replayLedger(`${canonicalize(root as unknown as JsonValue)}\n`);
     expect(settlingOperation(new Projection(q.state), workId)).toBeNull();
     expect(settlingOperation(restored, workId)).toBeNull();
-    expect(workDetail(restored, workId, q.t)!.deliveryFailure).toBeNull();
+    expect(workDetail(restored, workId, q.t, DOTCOM_HOST)!.deliveryFailure).toBeNull();
   });
 });

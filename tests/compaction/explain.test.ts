@@ -17,6 +17,7 @@ import { receiptView } from '../../lib/console/views/receipt.ts';
 import { ledgerHolding } from '../../lib/publisher/history.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import { fixtureRepo, git } from '../support/fixture-repo.ts';
+import { DOTCOM_HOST } from '../../lib/github/host.ts';
 
 async function cli(...args: string[]): Promise<{ code: number; json: any }> {
   let out = '';
@@ -104,21 +105,21 @@ describe('historical explain after compaction', () => {
     await setUp();
     const store = new LocalGitStore({ repo });
     const prior = (await store.read()).version!;
-    const original = receiptView(replayLedger((await store.read()).bytes!), 'grant-1')!;
+    const original = receiptView(replayLedger((await store.read()).bytes!), 'grant-1', DOTCOM_HOST)!;
     expect(original.explanations).toHaveLength(3);
     expect((await cli('--repo', repo, 'compact')).json.status).toBe('committed');
     const compacted = replayLedger((await store.read()).bytes!);
     const history = await ledgerHolding(store, compacted, original.commitId);
     expect(history).not.toBeNull();
-    const { dispatch: _d, ...restored } = receiptView(compacted, 'grant-1', history)!;
+    const { dispatch: _d, ...restored } = receiptView(compacted, 'grant-1', DOTCOM_HOST, history)!;
     const { dispatch: _o, ...expected } = original;
     expect(restored).toEqual(expected);
-    expect(receiptView(compacted, 'grant-1', history)!.dispatch).toEqual({ ...original.dispatch, observed_tip: compacted.tip });
+    expect(receiptView(compacted, 'grant-1', DOTCOM_HOST, history)!.dispatch).toEqual({ ...original.dispatch, observed_tip: compacted.tip });
 
-    const bare = receiptView(compacted, 'grant-1')!;
+    const bare = receiptView(compacted, 'grant-1', DOTCOM_HOST)!;
     expect(bare.compacted).toEqual({ code: 'history_compacted', checkpoint: compacted.tip, priorGitSha: prior });
     expect(bare).toMatchObject({ requestId: 'grant-1', commitId: original.commitId, sourceCommit: original.sourceCommit, at: original.at, policyEpoch: original.policyEpoch, explanations: [] });
     expect(bare.dispatch).toMatchObject({ claims: original.dispatch!.claims, limiting_reason: 'history_compacted' });
-    expect(receiptView(compacted, 'graph-1')).toMatchObject({ kind: 'submit', compacted: { code: 'history_compacted' } });
+    expect(receiptView(compacted, 'graph-1', DOTCOM_HOST)).toMatchObject({ kind: 'submit', compacted: { code: 'history_compacted' } });
   });
 });

@@ -7,6 +7,7 @@ import { explorerView, parseExplorerQuery } from '../../lib/console/views/explor
 import { overviewView } from '../../lib/console/views/overview.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
 import { issueBench, issuesOf, type IssueBench } from './bench.ts';
+import { DOTCOM_HOST } from '../../lib/github/host.ts';
 
 let bench: IssueBench | null = null;
 afterEach(async () => {
@@ -21,7 +22,7 @@ describe('console: backing Issue links', () => {
     await bench.projector().sync({ workIds: [a] });
     const p = await bench.projection();
     const [issue] = issuesOf(bench);
-    const detail = workDetail(p, a, bench.clock.t)!;
+    const detail = workDetail(p, a, bench.clock.t, DOTCOM_HOST)!;
     expect(detail.backingIssue).toEqual({ repository: 'owner/repo', number: String(issue!.number), url: `https://github.com/owner/repo/issues/${issue!.number}`, comments: 1 });
     const rows = explorerView(p, bench.clock.t, parseExplorerQuery({})).rows;
     expect(rows.find((r) => r.workId === a)!.issue).toEqual({ number: String(issue!.number), url: `https://github.com/owner/repo/issues/${issue!.number}` });

@@ -22,6 +22,7 @@ import { receiptView } from '../../lib/console/views/receipt.ts';
 import { actions, addRun, setRunStatus, type FakeRun } from '../fake-github/routes-actions.ts';
 import { createBench, PRINCIPAL, type Bench } from './harness.ts';
 import { activate, duplicateOf, isolateBenchEnvironment, lostLaunch } from '../support/lifecycle-bench.ts';
+import { DOTCOM_HOST } from '../../lib/github/host.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
 const runLink = (id: string) => `https://github.com/acme/queue/actions/runs/${id}`;
@@ -39,7 +40,7 @@ async function compact(b: Bench): Promise<void> {
 /** A granted group whose lost launch response left two runs with its dispatch id; the first activation records the conflict. */
 async function conflicted(b: Bench): Promise<{ d: string; original: FakeRun; duplicate: FakeRun }> {
   const { d, original } = await lostLaunch(b);
-  expect(dispatchConflict(await b.replayValid(), d)).toBeNull(); // no conflict recorded yet
+  expect(dispatchConflict(await b.replayValid(), d, DOTCOM_HOST)).toBeNull(); // no conflict recorded yet
   const duplicate = duplicateOf(b, original);
   await expect(activate(b, original.id)).rejects.toMatchObject({ code: 'run_binding_conflict' });
   return { d, original, duplicate };
@@ -54,7 +55,9 @@ describe('the console shows a recorded run binding conflict', () => {
     // The candidates in their recorded order (the conflict's receipt order).
     const runs = [...p.dispatch(d)!.conflict!.runs];
     expect([...runs].sort()).toEqual([original.id, duplicate.id].sort());
-    let v = receiptView(p, 'g1')!;
+    let v = receiptView(p, 'g1', DOTCOM_HOST)!;
+    // On a GitHub Enterprise Server console the candidates link to that server's runs.
+    expect(receiptView(p, 'g1', 'ghe.example.com')!.conflicts[0]!.candidates.map((c) => c.runUrl)).toEqual(runs.map((id) => `https://ghe.example.com/acme/queue/actions/runs/${id}`));
     expect(v.compacted).toBeNull();
     expect(v.conflicts).toHaveLength(1);
     expect(v.conflicts[0]).toEqual({
@@ -74,7 +77,7 @@ describe('the console shows a recorded run binding conflict', () => {
     })]), { now: bench.now });
     expect(recorded.status).toBe('committed');
     p = await bench.replayValid();
-    v = receiptView(p, 'g1')!;
+    v = receiptView(p, 'g1', DOTCOM_HOST)!;
     expect(v.conflicts[0]!.status).toBe('open');
     expect(v.conflicts[0]!.candidates.map((c) => [c.runId, c.terminal])).toEqual(runs.map((id) => [id, id === original.id]));
     expect(v.conflicts[0]!.wayOut[1]).toContain(`(still without terminal evidence: ${duplicate.id})`);
@@ -83,7 +86,7 @@ describe('the console shows a recorded run binding conflict', () => {
     await compact(bench);
     p = await bench.replayValid();
     expect(p.state.commits[0]!.kind).toBe('checkpoint');
-    v = receiptView(p, 'g1')!;
+    v = receiptView(p, 'g1', DOTCOM_HOST)!;
     expect(v.compacted).toMatchObject({ code: 'history_compacted' });
     expect(v.conflicts).toHaveLength(1);
     expect(v.conflicts[0]).toMatchObject({ dispatchId: d, code: 'run_binding_conflict', status: 'open', unnamed: 0 });
@@ -94,7 +97,7 @@ describe('the console shows a recorded run binding conflict', () => {
     // Every candidate completed: reconcile releases once; the view shows the settled conflict, with no way out left to take.
     setRunStatus(bench.fake.state, duplicate.id, 'completed', 'success');
     expect(await reconcileDispatch(bench.reconcileDeps(), d)).toMatchObject({ outcome: 'released' });
-    v = receiptView(await bench.replayValid(), 'g1')!;
+    v = receiptView(await bench.replayValid(), 'g1', DOTCOM_HOST)!;
     expect(v.conflicts[0]).toMatchObject({ status: 'released', boundRunId: null, wayOut: [] });
     expect(v.conflicts[0]!.candidates.every((c) => c.terminal)).toBe(true);
   });
@@ -105,7 +108,7 @@ describe('the console shows a recorded run binding conflict', () => {
     expect((await resolveConflict(bench.publisher, bench.api, bench.admin, d, duplicate.id, bench.now)).status).toBe('resolved');
     for (const round of ['before', 'after']) {
       if (round === 'after') await compact(bench);
-      const c = dispatchConflict(await bench.replayValid(), d)!;
+      const c = dispatchConflict(await bench.replayValid(), d, DOTCOM_HOST)!;
       expect(c).toMatchObject({ status: 'resolved', boundRunId: duplicate.id, wayOut: [] });
       expect(c.candidates.map((k) => k.runId).sort()).toEqual([original.id, duplicate.id].sort());
     }
@@ -124,7 +127,7 @@ describe('the console shows a recorded run binding conflict', () => {
     const p = await bench.replayValid();
     const recorded = p.dispatch(d!)!.conflict!;
     expect(recorded.unnamed).toBeGreaterThan(0);
-    const c = dispatchConflict(p, d!)!;
+    const c = dispatchConflict(p, d!, DOTCOM_HOST)!;
     expect(c).toMatchObject({ status: 'open', unnamed: recorded.unnamed });
     expect(c.candidates.map((k) => k.runId)).toEqual(recorded.runs);
     expect(c.candidates.length + c.unnamed).toBe(20);

@@ -19,6 +19,7 @@ import { receiptView } from '../../lib/console/views/receipt.ts';
 import { workStatus } from '../../lib/console/views/status.ts';
 import { currentSettings, readyBacklog, whatIf } from '../../lib/console/views/whatif.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
+import { DOTCOM_HOST } from '../../lib/github/host.ts';
 
 export function poolsOf(p: Projection): string[] {
   const names = new Set<string>(Object.keys((p.state.policy?.policy.pools ?? {}) as Record<string, unknown>));
@@ -59,7 +60,7 @@ export function exerciseViews(p: Projection, at: number, sample = 6, options: { 
   for (const w of works) {
     answer(() => explainWork(p, w.pool, w.workId, at));
     answer(() => cliWorkDetail(p, w.workId, at));
-    answer(() => workDetail(p, w.workId, at));
+    answer(() => workDetail(p, w.workId, at, DOTCOM_HOST));
     answer(() => blockingDiagram(p.state, w, at, workStatus(p.state, w, at)));
   }
   for (const c of claims) {
@@ -68,7 +69,7 @@ export function exerciseViews(p: Projection, at: number, sample = 6, options: { 
     answer(() => historicalExplanation(p, { claimId: c }));
   }
   for (const r of requests) {
-    answer(() => receiptView(p, r));
+    answer(() => receiptView(p, r, DOTCOM_HOST));
     answer(() => traceView(p, { requestId: r }, 0, 64));
     answer(() => historicalExplanation(p, { requestId: r }));
   }

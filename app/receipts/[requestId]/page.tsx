@@ -101,7 +101,7 @@ export default async function ReceiptPage({ params, searchParams }: {
   const history = committed === undefined || view.projection.commitText(committed.commitId) !== undefined
     ? null
     : await ledgerHolding(runtime.store, view.projection, committed.commitId).catch(() => null);
-  const r = receiptView(view.projection, requestId, history);
+  const r = receiptView(view.projection, requestId, runtime.githubHost, history);
   if (r === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const workHref = (id: string) => withAt(`/work/${encodeURIComponent(id)}`, at);
   const d = r.dispatch;

@@ -27,7 +27,7 @@ export default async function WorkPage({ params, searchParams }: {
   const loaded = await loadView(at);
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
-  const d = workDetail(view.projection, id, view.asOf);
+  const d = workDetail(view.projection, id, view.asOf, loaded.runtime.githubHost);
   if (d === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
   const w = d.work;
   const viewer = await currentViewer().catch(() => null);

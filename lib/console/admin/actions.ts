@@ -87,6 +87,6 @@ export async function runAdminAction<A extends AdminAction>(runtime: ConsoleRunt
     request_id: requestId,
     commit_id: outcome.commitId,
     receipt_url: `/receipts/${encodeURIComponent(requestId)}`,
-    receipt: receiptView(outcome.projection, requestId),
+    receipt: receiptView(outcome.projection, requestId, runtime.githubHost),
   };
 }

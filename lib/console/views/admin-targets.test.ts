@@ -4,6 +4,8 @@ import { seedDemoDay } from '../../demo/day.ts';
 import { Publisher } from '../../publisher/publisher.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
+import { DOTCOM_HOST } from '../../github/host.ts';
+import { consoleGitHubHost } from '../store.ts';
 import { openClaimTargets, runUrl, workTargets } from './admin-targets.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
@@ -18,7 +20,7 @@ beforeAll(async () => {
 
 describe('admin targets (issue 14 §4)', () => {
   it('lists every open Claim with its full id, Work name, receipt link and GitHub run link when bound', () => {
-    const rows = openClaimTargets(projection.state);
+    const rows = openClaimTargets(projection.state, DOTCOM_HOST);
     const open = [...projection.state.claims.values()].filter((c) => c.state === 'open');
     expect(rows.map((r) => r.claimId).sort()).toEqual(open.map((c) => c.claimId).sort());
     expect(new Set(rows.map((r) => r.claimId)).size).toBe(rows.length);
@@ -31,11 +33,27 @@ describe('admin targets (issue 14 §4)', () => {
   });
 
   it('builds run links only from well-formed repository names and run ids', () => {
-    expect(runUrl('acme/fairway-demo', '7001')).toBe('https://github.com/acme/fairway-demo/actions/runs/7001');
-    expect(runUrl('acme/fairway-demo', '0')).toBeNull();
-    expect(runUrl('javascript:alert(1)//x', '1')).toBeNull();
-    expect(runUrl('acme/x/../y', '1')).toBeNull();
-    expect(runUrl(null, '1')).toBeNull();
+    expect(runUrl(DOTCOM_HOST, 'acme/fairway-demo', '7001')).toBe('https://github.com/acme/fairway-demo/actions/runs/7001');
+    expect(runUrl(DOTCOM_HOST, 'acme/fairway-demo', '0')).toBeNull();
+    expect(runUrl(DOTCOM_HOST, 'javascript:alert(1)//x', '1')).toBeNull();
+    expect(runUrl(DOTCOM_HOST, 'acme/x/../y', '1')).toBeNull();
+    expect(runUrl(DOTCOM_HOST, null, '1')).toBeNull();
+  });
+
+  it('links runs on the GitHub Enterprise Server the console\'s store talks to, never on github.com', () => {
+    const ghes = consoleGitHubHost({ kind: 'github', github: 'acme/fairway-demo', branch: 'work-queue' }, { FAIRWAY_GITHUB_API_URL: 'https://ghe.example.com/api/v3' });
+    expect(ghes).toBe('ghe.example.com');
+    expect(runUrl(ghes, 'acme/fairway-demo', '7001')).toBe('https://ghe.example.com/acme/fairway-demo/actions/runs/7001');
+    expect(runUrl('ghe.example.com:8443', 'acme/fairway-demo', '7001')).toBe('https://ghe.example.com:8443/acme/fairway-demo/actions/runs/7001');
+    const rows = openClaimTargets(projection.state, ghes);
+    expect(rows.some((r) => r.runUrl !== null)).toBe(true);
+    for (const r of rows) if (r.runId !== null) expect(r.runUrl).toMatch(/^https:\/\/ghe\.example\.com\/[^/]+\/[^/]+\/actions\/runs\/[1-9][0-9]*$/);
+  });
+
+  it('builds no run link on a host that could end the authority or change the scheme', () => {
+    for (const host of ['', 'evil.example/x', 'user@evil.example', 'evil.example#', 'evil.example?', '//evil.example', 'javascript:alert(1)', '-x', 'a b', 'ghe.example.com:', 'ghe.example.com:123456', '[::1]']) {
+      expect(runUrl(host, 'acme/fairway-demo', '7001'), host).toBeNull();
+    }
   });
 
   it('resolves by-id targets to name, state and owner, and flags ids that do not exist', () => {

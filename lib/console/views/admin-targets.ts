@@ -17,21 +17,27 @@ export interface OpenClaimTarget {
   workHref: string;
   receiptHref: string;
   runId: string | null;
-  /** The run on GitHub when the run's repository is an `owner/repo` name; else null. */
+  /** The run on the console's GitHub host when the run's repository is an `owner/repo` name; else null. */
   runUrl: string | null;
 }
 
 const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 const RUN_ID = /^[1-9][0-9]*$/;
+/** A host name with an optional port (`ghe.example.com:8443`): nothing that could end the authority. */
+const HOST = /^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})(?::[0-9]{1,5})?$/;
 
-/** `https://github.com/OWNER/REPO/actions/runs/ID`, or null when either part is not well formed. */
-export function runUrl(repository: string | null | undefined, runId: string | null | undefined): string | null {
-  if (typeof repository !== 'string' || typeof runId !== 'string' || !REPOSITORY.test(repository) || !RUN_ID.test(runId)) return null;
+/**
+ * `https://HOST/OWNER/REPO/actions/runs/ID` on the console's GitHub host (ConsoleRuntime
+ * `githubHost`: github.com, or a GitHub Enterprise Server's host), or null when any part is not well formed.
+ */
+export function runUrl(host: string, repository: string | null | undefined, runId: string | null | undefined): string | null {
+  if (!HOST.test(host) || typeof repository !== 'string' || typeof runId !== 'string' || !REPOSITORY.test(repository) || !RUN_ID.test(runId)) return null;
   const [owner, repo] = repository.split('/') as [string, string];
-  return `https://github.com/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/actions/runs/${runId}`;
+  return `https://${host}/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/actions/runs/${runId}`;
 }
 
-export function openClaimTargets(source: QueueSource): OpenClaimTarget[] {
+/** Every open Claim as an admin target; `host` is the console's GitHub host (run links). */
+export function openClaimTargets(source: QueueSource, host: string): OpenClaimTarget[] {
   const projection = projectionOf(source);
   const rows: OpenClaimTarget[] = [];
   for (const c of projection.claims()) {
@@ -50,7 +56,7 @@ export function openClaimTargets(source: QueueSource): OpenClaimTarget[] {
       workHref: `/work/${encodeURIComponent(c.workId)}`,
       receiptHref: `/receipts/${encodeURIComponent(c.requestId)}`,
       runId,
-      runUrl: runUrl(typeof run?.repository === 'string' ? run.repository : projection.repository, runId),
+      runUrl: runUrl(host, typeof run?.repository === 'string' ? run.repository : projection.repository, runId),
     });
   }
   return rows;

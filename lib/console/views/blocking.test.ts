@@ -6,6 +6,7 @@ import { Publisher } from '../../publisher/publisher.ts';
 import { MemoryStore } from '../../../tests/support/memory-store.ts';
 import { ConsoleRuntime } from '../runtime.ts';
 import { workDetail } from './work.ts';
+import { DOTCOM_HOST } from '../../github/host.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
 let projection: Projection;
@@ -24,7 +25,7 @@ function byKey(key: string) {
 describe('blocking paths are complete (issue 14 §3)', () => {
   it('review-proposals lists and draws both blockers: the unmerged PR and propose-docs-changes, each with its own reason', () => {
     const work = byKey('review-proposals');
-    const d = workDetail(projection, work.workId, NOW)!;
+    const d = workDetail(projection, work.workId, NOW, DOTCOM_HOST)!;
     const branches = d.blocking!.branches;
     const heads = branches.map((b) => ({ kind: b[0]!.kind, text: b[0]!.text, reason: b[0]!.reason }));
     expect(heads).toContainEqual({ kind: 'pull_request', text: expect.stringContaining('acme/upstream-sdk'), reason: 'external_wait' });
@@ -43,9 +44,9 @@ describe('blocking paths are complete (issue 14 §3)', () => {
   });
 
   it('lists no branch for a Work whose dependencies are all satisfied', () => {
-    const ready = [...projection.state.works.values()].find((w) => w.state === 'available' && w.dependsOn.length > 0 && workDetail(projection, w.workId, NOW)!.status.readiness === 'ready');
-    if (ready !== undefined) expect(workDetail(projection, ready.workId, NOW)!.blocking!.branches).toEqual([]);
+    const ready = [...projection.state.works.values()].find((w) => w.state === 'available' && w.dependsOn.length > 0 && workDetail(projection, w.workId, NOW, DOTCOM_HOST)!.status.readiness === 'ready');
+    if (ready !== undefined) expect(workDetail(projection, ready.workId, NOW, DOTCOM_HOST)!.blocking!.branches).toEqual([]);
     const done = [...projection.state.works.values()].find((w) => w.state === 'completed' && w.dependsOn.length > 0)!;
-    expect(workDetail(projection, done.workId, NOW)!.blocking!.branches).toEqual([]);
+    expect(workDetail(projection, done.workId, NOW, DOTCOM_HOST)!.blocking!.branches).toEqual([]);
   });
 });

@@ -108,15 +108,16 @@ export interface ConflictView {
 
 /**
  * The recorded run binding conflict of group `dispatchId` (DispatchRecord.conflict, kept by
- * checkpoints), or null when none was recorded. Read through the Projection.
+ * checkpoints), or null when none was recorded. Read through the Projection; `host` is the
+ * console's GitHub host (run links).
  */
-export function dispatchConflict(projection: Projection, dispatchId: string): ConflictView | null {
+export function dispatchConflict(projection: Projection, dispatchId: string, host: string): ConflictView | null {
   const group = projection.dispatch(dispatchId);
   if (group === undefined || group.conflict === null) return null;
   const { runs, unnamed, terminal } = group.conflict;
   const done = new Set(terminal);
   const repository = projection.repository;
-  const candidates = runs.map((runId) => ({ runId, runUrl: runUrl(repository, runId), terminal: done.has(runId) }));
+  const candidates = runs.map((runId) => ({ runId, runUrl: runUrl(host, repository, runId), terminal: done.has(runId) }));
   const status = group.released ? 'released' : conflictRecorded(group) ? 'open' : 'resolved';
   const wayOut: string[] = [];
   if (status === 'open') {
@@ -138,6 +139,6 @@ export function dispatchConflict(projection: Projection, dispatchId: string): Co
 }
 
 /** The recorded conflicts of the given groups, in order (groups without one are skipped). */
-export function dispatchConflicts(projection: Projection, dispatchIds: readonly string[]): ConflictView[] {
-  return dispatchIds.flatMap((id) => dispatchConflict(projection, id) ?? []);
+export function dispatchConflicts(projection: Projection, dispatchIds: readonly string[], host: string): ConflictView[] {
+  return dispatchIds.flatMap((id) => dispatchConflict(projection, id, host) ?? []);
 }

@@ -42,11 +42,15 @@ export interface ReceiptView {
   compacted: { code: 'history_compacted'; checkpoint: string; priorGitSha: string } | null;
 }
 
-export function receiptView(projection: Projection, requestId: string, history: Projection | null = null): ReceiptView | null {
+/**
+ * The receipt of `requestId`; `host` is the console's GitHub host (run links), `history` the
+ * pre-compaction ledger when the request's commit was compacted.
+ */
+export function receiptView(projection: Projection, requestId: string, host: string, history: Projection | null = null): ReceiptView | null {
   const request = projection.request(requestId);
   if (request === undefined) return null;
   const text = projection.commitText(request.commitId);
-  if (text === undefined) return compactedView(projection, requestId, history);
+  if (text === undefined) return compactedView(projection, requestId, host, history);
   const commit = JSON.parse(text) as { id: string; previous: string | null; policy_epoch: string; at: number; actor: JsonObject; operations: JsonObject[] };
   const view: ReceiptView = {
     requestId,
@@ -74,19 +78,19 @@ export function receiptView(projection: Projection, requestId: string, history: 
   // The decision after the last granted Claim, if any: a no-grant, or a winner that did not fit.
   view.stop = { reason: plan.stopReason, explanation: plan.explanations[granted] ?? null };
   view.lifecycle = lifecycleEvents(projection, request.commitId, request.claimIds);
-  view.conflicts = conflictsOf(projection, view.dispatch);
+  view.conflicts = conflictsOf(projection, view.dispatch, host);
   view.sequence = lifecycleSequence(view.dispatch, view.lifecycle, commit.at);
   return view;
 }
 
-function compactedView(projection: Projection, requestId: string, history: Projection | null): ReceiptView {
+function compactedView(projection: Projection, requestId: string, host: string, history: Projection | null): ReceiptView {
   const request = committedRequest(projection, requestId)!;
   if (history !== null && history.commitText(request.commitId) !== undefined) {
-    const past = receiptView(history, requestId)!;
+    const past = receiptView(history, requestId, host)!;
     if (past.dispatch === null) return past;
     // The grant's own evidence is the pre-compaction ledger's; its launch state is the queue's now.
     const dispatch = dispatchReceipt(projection, requestId, grantPlan(history, requestId));
-    return { ...past, dispatch, conflicts: conflictsOf(projection, dispatch), sequence: lifecycleSequence(dispatch, past.lifecycle, past.at) };
+    return { ...past, dispatch, conflicts: conflictsOf(projection, dispatch, host), sequence: lifecycleSequence(dispatch, past.lifecycle, past.at) };
   }
   const dispatch = request.kind === 'dispatch_next' ? dispatchReceipt(projection, requestId) : null;
   return {
@@ -102,12 +106,12 @@ function compactedView(projection: Projection, requestId: string, history: Proje
     explanations: [],
     stop: null,
     lifecycle: [],
-    conflicts: conflictsOf(projection, dispatch),
+    conflicts: conflictsOf(projection, dispatch, host),
     sequence: null,
     compacted: { code: 'history_compacted', checkpoint: projection.commits[0]!.id, priorGitSha: projection.checkpoint!.priorGitSha },
   };
 }
 
-function conflictsOf(projection: Projection, dispatch: DispatchReceipt | null): ConflictView[] {
-  return dispatch === null ? [] : dispatchConflicts(projection, dispatch.dispatches.map((g) => g.dispatch_id));
+function conflictsOf(projection: Projection, dispatch: DispatchReceipt | null, host: string): ConflictView[] {
+  return dispatch === null ? [] : dispatchConflicts(projection, dispatch.dispatches.map((g) => g.dispatch_id), host);
 }

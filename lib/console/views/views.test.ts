@@ -14,6 +14,7 @@ import { overviewView } from './overview.ts';
 import { receiptView } from './receipt.ts';
 import { currentSettings, whatIf } from './whatif.ts';
 import { workDetail } from './work.ts';
+import { DOTCOM_HOST } from '../../github/host.ts';
 
 const NOW = Date.UTC(2026, 4, 12, 15, 0, 0);
 let projection: Projection;
@@ -64,15 +65,25 @@ describe('explorer', () => {
 
 describe('work detail', () => {
   it('shows the PR-gated review as external_wait with its blocking path', () => {
-    const d = workDetail(projection, workId('sdk-migration', 'review-proposals'), NOW)!;
+    const d = workDetail(projection, workId('sdk-migration', 'review-proposals'), NOW, DOTCOM_HOST)!;
     expect(d.status.reason).toBe('external_wait');
     expect(d.status.blockingPath.map((s) => s.kind)).toEqual(['work', 'pull_request']);
     expect(d.blocking!.mermaid).toContain('==>');
     expect(d.blocking!.mermaid).toContain('[/');
   });
 
+  it('links each Claim\'s bound run on the console\'s GitHub host (github.com or a GitHub Enterprise Server)', () => {
+    const bound = [...projection.state.claims.values()].find((c) => (projection.dispatch(c.dispatchId)?.run as { run_id?: string } | null)?.run_id !== undefined)!;
+    const runId = (projection.dispatch(bound.dispatchId)!.run as { run_id: string }).run_id;
+    const repository = projection.repository;
+    for (const host of [DOTCOM_HOST, 'ghe.example.com']) {
+      const claim = workDetail(projection, bound.workId, NOW, host)!.claims.find((c) => c.claimId === bound.claimId)!;
+      expect(claim.runUrl).toBe(`https://${host}/${repository}/actions/runs/${runId}`);
+    }
+  });
+
   it('escapes the probe in Mermaid labels', () => {
-    const d = workDetail(projection, workId('xss-probe', PROBE_TEXT), NOW)!;
+    const d = workDetail(projection, workId('xss-probe', PROBE_TEXT), NOW, DOTCOM_HOST)!;
     expect(d.payloadJson).toContain(PROBE_TEXT);
     expect(d.blocking?.mermaid ?? '').not.toContain('<img');
     expect(mermaidText(PROBE_TEXT)).toBe('#60;img src=x onerror=alert(1)#62;');
@@ -122,23 +133,23 @@ describe('fairness', () => {
 
 describe('receipts', () => {
   it('derives a dispatch receipt with explanations, reproducibly', () => {
-    const a = receiptView(projection, 'dispatch-0935-sdk-shared')!;
+    const a = receiptView(projection, 'dispatch-0935-sdk-shared', DOTCOM_HOST)!;
     expect(a.dispatch!.granted_claims).toBe(3);
     expect(a.explanations).toHaveLength(3);
     expect(a.lifecycle.map((e) => e.kind)).toContain('Release');
     expect(a.sequence).toContain('sequenceDiagram');
-    const b = receiptView(projection, 'dispatch-0935-sdk-shared');
+    const b = receiptView(projection, 'dispatch-0935-sdk-shared', DOTCOM_HOST);
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
   });
 
   it('reproduces identically from the ledger alone (a restart replays cold)', async () => {
-    const before = JSON.stringify(receiptView(projection, 'dispatch-1200'));
+    const before = JSON.stringify(receiptView(projection, 'dispatch-1200', DOTCOM_HOST));
     const restarted = replayLedger(await storeText());
-    expect(JSON.stringify(receiptView(restarted, 'dispatch-1200'))).toBe(before);
+    expect(JSON.stringify(receiptView(restarted, 'dispatch-1200', DOTCOM_HOST))).toBe(before);
   });
 
   it('describes any request kind', () => {
-    const r = receiptView(projection, 'outage-pause-grants')!;
+    const r = receiptView(projection, 'outage-pause-grants', DOTCOM_HOST)!;
     expect(r.operations[0]).toMatchObject({ kind: 'Control' });
   });
 });

@@ -29,7 +29,7 @@ export interface ClaimView {
   state: string;
   dispatchState: string;
   runId: string | null;
-  /** The run on GitHub (https://github.com/OWNER/REPO/actions/runs/ID), when known. */
+  /** The run on the console's GitHub host (https://HOST/OWNER/REPO/actions/runs/ID), when known. */
   runUrl: string | null;
   terminalCommitId: string | null;
   terminalAt: number | null;
@@ -65,7 +65,8 @@ function commitAt(projection: Projection, id: string | null): number | null {
   return id === null ? null : projection.commitInfo(id)?.at ?? null;
 }
 
-export function workDetail(projection: Projection, workId: string, asOf: number): WorkDetail | null {
+/** One Work's page at decision time `asOf`; `host` is the console's GitHub host (run links). */
+export function workDetail(projection: Projection, workId: string, asOf: number, host: string): WorkDetail | null {
   const work = projection.work(workId);
   if (work === undefined) return null;
   const status = workStatus(projection, work, asOf);
@@ -93,7 +94,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number)
       dispatchId: c.dispatchId, handle: c.handle, state: c.state,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
       runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
-      runUrl: runUrl(((d?.run as { repository?: string } | null)?.repository) ?? projection.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
+      runUrl: runUrl(host, ((d?.run as { repository?: string } | null)?.repository) ?? projection.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
       terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
       cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
     };
