@@ -92,7 +92,10 @@ export async function readJsonBody(request: Request, limit: number = BODY_LIMIT)
   }
 }
 
-/** A refusal as the console's routes answer it: `{ok: false, error}`, never cached. */
+/**
+ * A refusal as the console's routes answer it: `{ok: false, error}`, never cached. Every non-200
+ * answer of an /api route is built here (store failures through store-failure.ts, which uses it).
+ */
 export function errorResponse(status: number, code: string, message: string, details?: { reason: string }): Response {
   return Response.json({ ok: false, error: { code, message, ...(details === undefined ? {} : { details }) } }, { status, headers: { 'cache-control': 'no-store' } });
 }

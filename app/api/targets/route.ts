@@ -19,7 +19,7 @@ export async function GET(request: Request): Promise<Response> {
   if (ids.length > MAX_ADMIN_TARGETS) return error(400, 'request_invalid', `work_id: at most ${MAX_ADMIN_TARGETS} ids`);
   try {
     const runtime = consoleRuntime();
-    if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
+    if (!(await canRead(runtime.config.mode))) return error(401, 'unauthenticated', 'sign in first');
     const live = await runtime.live();
     // `stale`: the ledger could not be read again, so the ids were resolved against the last good
     // view (as /api/tip says); the dialog warns, and the action itself is checked at the live tip.
@@ -32,6 +32,6 @@ export async function GET(request: Request): Promise<Response> {
     }, { headers: { 'cache-control': 'no-store' } });
   } catch (e) {
     if (isProtocolError(e)) return storeFailureResponse(e.code);
-    return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500 });
+    return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
 }

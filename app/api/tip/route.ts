@@ -1,6 +1,7 @@
 /** GET /api/tip: the live ledger tip for polling (no payloads, no identifiers beyond the tip). */
 import { INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE, isProtocolError } from '../../../engine/errors.ts';
 import { canRead } from '../../../lib/auth/session.ts';
+import { errorResponse as error } from '../../../lib/console/body.ts';
 import { consoleRuntime } from '../../../lib/console/context.ts';
 import { storeFailureResponse } from '../../../lib/console/store-failure.ts';
 
@@ -9,7 +10,7 @@ export const dynamic = 'force-dynamic';
 export async function GET(): Promise<Response> {
   try {
     const runtime = consoleRuntime();
-    if (!(await canRead(runtime.config.mode))) return Response.json({ ok: false, error: { code: 'unauthenticated', message: 'sign in first' } }, { status: 401 });
+    if (!(await canRead(runtime.config.mode))) return error(401, 'unauthenticated', 'sign in first');
     const live = await runtime.live();
     return Response.json(
       {
@@ -26,6 +27,6 @@ export async function GET(): Promise<Response> {
   } catch (e) {
     // A read failure is a ProtocolError (the message is not echoed); anything else is a bug.
     if (isProtocolError(e)) return storeFailureResponse(e.code);
-    return Response.json({ ok: false, error: { code: INTERNAL_ERROR, message: INTERNAL_ERROR_MESSAGE } }, { status: 500, headers: { 'cache-control': 'no-store' } });
+    return error(500, INTERNAL_ERROR, INTERNAL_ERROR_MESSAGE);
   }
 }
