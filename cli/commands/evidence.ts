@@ -4,10 +4,13 @@
  * launch state (reserved / started / bound / uncertain / unresolved / rejected /
  * released), start marker and sender, every Dispatch transition with its reason and the
  * run ids its evidence named, the Release, and each member's finish and delivery barrier.
+ * A group granted before a checkpoint is read across the ledger at the checkpoint's prior Git
+ * commit as well (as `trace` does); a ledger file alone says where its earlier events are.
  */
 import { fail } from '../../engine/errors.ts';
-import { launchView, type LaunchView } from '../../engine/lifecycle/launch-state.ts';
+import { launchViewAcross } from '../../engine/lifecycle/launch-state.ts';
 import type { CommandModule } from '../context.ts';
+import { ledgersBackTo, memoizedHistory } from '../history.ts';
 import { resolveId } from '../ids.ts';
 import { formatOf, formatOption, printJsonl } from '../format.ts';
 import { printJson, UsageError } from '../output.ts';
@@ -22,7 +25,8 @@ export const registerEvidence: CommandModule = (program, ctx) => {
     .action(ctx.action(async (g, o: { dispatchId?: string; workId?: string; format?: string }) => {
       const format = formatOf(g, o);
       if ((o.dispatchId === undefined) === (o.workId === undefined)) throw new UsageError('give exactly one of --dispatch-id or --work-id', 'option_invalid');
-      const projection = await readSource(g).load();
+      const source = readSource(g);
+      const projection = await source.load();
       let ids: string[];
       if (o.dispatchId !== undefined) ids = [resolveId(projection, 'dispatch', o.dispatchId)];
       else {
@@ -30,7 +34,10 @@ export const registerEvidence: CommandModule = (program, ctx) => {
         if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
         ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
       }
-      const groups: LaunchView[] = ids.map((id) => launchView(projection, id));
+      // A group granted before a checkpoint: its launch events are in the ledger the checkpoint replaced.
+      const history = memoizedHistory(source.history);
+      const groups = [];
+      for (const id of ids) groups.push(launchViewAcross(await ledgersBackTo(projection, projection.dispatch(id)!.commitId, history), id));
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, groups });
       if (format === 'jsonl') return printJsonl(ctx.io, groups);
       // A Work never granted has no group: said, not an empty screen.
@@ -40,6 +47,7 @@ export const registerEvidence: CommandModule = (program, ctx) => {
         if (v.conflict_open) ctx.io.out(`  run binding conflict: runs ${v.conflict_run_ids.join(', ')} -- none may bind; capacity stays reserved`);
         else if (v.conflict_run_ids.length > 0) ctx.io.out(`  run binding conflict of runs ${v.conflict_run_ids.join(', ')}: ${v.state === 'released' ? 'released on exact terminal evidence' : `resolved by an administrator, bound to run ${v.run_id}`}`);
         if (v.conflict_terminal_run_ids.length > 0) ctx.io.out(`  exact terminal evidence recorded for runs ${v.conflict_terminal_run_ids.join(', ')}`);
+        if (v.compacted !== undefined) ctx.io.out(`  (launch events before checkpoint ${v.compacted.checkpoint} are in the ledger at Git commit ${v.compacted.prior_git_sha}, which this source does not have)`);
         for (const e of v.events) ctx.io.out(`  ${new Date(e.at).toISOString()} ${e.role.padEnd(10)} ${e.state}${e.run_id ? ` run ${e.run_id}` : ''}${e.reason ? ` ${e.reason}` : ''}${e.conclusion ? ` (native conclusion ${e.conclusion})` : ''}`);
         // Spec 7.18: the native run's conclusion and each Claim's durable outcome are shown separately.
         const native = [...v.events].reverse().find((e) => e.conclusion !== null)?.conclusion;

@@ -101,3 +101,38 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
     events: history.events.map((e) => ({ commit_id: e.commitId, at: e.at, role: e.role, state: e.state, reason: e.reason, run_id: e.runId, conclusion: conclusionOf(e.evidence) })),
   };
 }
+
+/** Where a group's launch events that no ledger reached retains are: the ledger at a checkpoint's prior Git commit. */
+export interface CompactedLaunchEvents {
+  /** The group's grant commit, which the oldest ledger reached compacted away. */
+  commit: string;
+  /** That ledger's checkpoint root. */
+  checkpoint: string;
+  prior_git_sha: string;
+}
+
+/**
+ * A group's view over the ledgers that hold its history: `ledgers` oldest first, the current one
+ * last, each earlier one the ledger its successor's checkpoint replaced (spec 7.10: the prior Git
+ * commit retains earlier evidence). A checkpoint keeps the group's state, not its Dispatch and
+ * Release records, and a foreign writer's request ids are not our stable start/release ids, so
+ * those come from the ledger that recorded them: the state is the current ledger's; the events are
+ * every ledger's in causal order; the start time, reported runs and Release commit are the first
+ * ones recorded. `compacted` says where the earlier events are when the oldest ledger reached
+ * compacted away the grant itself.
+ */
+export function launchViewAcross(ledgers: readonly Projection[], dispatchId: string): LaunchView & { compacted?: CompactedLaunchEvents } {
+  const views = ledgers.map((l) => launchView(l, dispatchId));
+  const current = views[views.length - 1]!;
+  if (views.length === 1 && ledgers[0]!.checkpoint === undefined) return current;
+  const view: LaunchView = {
+    ...current,
+    started_at: views.find((v) => v.started_at !== null)?.started_at ?? null,
+    reported_run_ids: [...new Set(views.flatMap((v) => v.reported_run_ids))],
+    release_commit: current.release_commit ?? views.find((v) => v.release_commit !== null)?.release_commit ?? null,
+    events: views.flatMap((v) => v.events),
+  };
+  const oldest = ledgers[0]!;
+  if (oldest.checkpoint === undefined || oldest.commitText(current.grant_commit) !== undefined) return view;
+  return { ...view, compacted: { commit: current.grant_commit, checkpoint: oldest.commits[0]!.id, prior_git_sha: oldest.checkpoint.priorGitSha } };
+}
