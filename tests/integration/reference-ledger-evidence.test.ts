@@ -25,14 +25,18 @@ interface Facts {
   text: string;
   /** The first dispatch group: started, bound and released long before the tip. */
   dispatchId: string;
+  /** A Work the ledger admits and never grants. */
+  neverGranted: string;
 }
 
 function facts(): Facts {
   const text = readFileSync(new URL(LEDGER, REFERENCE_ROOT), 'utf8');
   const ops = text.split('\n').filter((l) => l !== '').flatMap((l) => (JSON.parse(l) as { operations: Array<Record<string, string>> }).operations);
+  const granted = new Set(ops.filter((o) => o.kind === 'Claim').map((o) => o.work_id));
   return {
     text,
     dispatchId: ops.find((o) => o.kind === 'Dispatch')!.dispatch_id!,
+    neverGranted: ops.find((o) => o.kind === 'Work' && !granted.has(o.work_id))!.work_id!,
   };
 }
 
@@ -75,5 +79,16 @@ describeReference(missing.length === 0, 'evidence on a reference-written queue (
     expect(offline.json.groups[0]).toMatchObject({ state: 'released', run_id: group.run_id, events: [], compacted: { commit: group.grant_commit, prior_git_sha: prior } });
     const offlineText = await runCaptured(['--ledger', file, 'evidence', '--dispatch-id', f.dispatchId]);
     expect(offlineText.out).toContain(`launch events before checkpoint ${compacted.json.commit_id} are in the ledger at Git commit ${prior}`);
+  });
+
+  it('evidence --work-id of a Work never granted says so in text (JSON: no groups)', async () => {
+    const f = facts();
+    const repo = migratedRepo(f.text);
+    const json = await dirCli(repo, '--json', 'evidence', '--work-id', f.neverGranted);
+    expect(json.code, json.out).toBe(0);
+    expect(json.json.groups).toEqual([]);
+    const text = await dirCli(repo, 'evidence', '--work-id', f.neverGranted);
+    expect(text.code).toBe(0);
+    expect(text.out).toBe(`Work ${f.neverGranted} has no dispatch group: it was never granted\n`);
   });
 });
