@@ -275,13 +275,16 @@ Examples:
     .action(ctx.action(async (g, opts: { pool?: string; workId?: string; asOf?: string; claimId?: string; beforeClaim?: string; format?: string }) => {
       const format = formatOf(g, opts);
       const historical = [g.requestId, opts.claimId, opts.beforeClaim].filter((v) => v !== undefined).length;
+      const live = [opts.workId === undefined ? null : '--work-id', opts.asOf === undefined ? null : '--as-of'].filter((f) => f !== null);
+      const goesWithPool = `${live.join(' and ')} ${live.length === 1 ? 'goes' : 'go'} with --pool (a live explanation)`;
+      // `explain --work-id W` alone: name the missing --pool, not a list of selectors that omits --work-id.
+      if (historical === 0 && opts.pool === undefined && live.length > 0) throw new UsageError(`${goesWithPool}: add --pool <name>`, 'option_invalid');
       if (historical + (opts.pool === undefined ? 0 : 1) !== 1) {
         throw new UsageError('give exactly one of --pool (live), --request-id, --claim-id or --before-claim (historical)', 'option_invalid');
       }
       if (opts.pool === undefined) {
         // A historical explanation is of a committed decision, at its own commit's time.
-        const live = [opts.workId === undefined ? null : '--work-id', opts.asOf === undefined ? null : '--as-of'].filter((f) => f !== null);
-        if (live.length > 0) throw new UsageError(`${live.join(' and ')} ${live.length === 1 ? 'goes' : 'go'} with --pool (a live explanation); a historical one (--request-id, --claim-id, --before-claim) is at its commit's decision time`, 'option_invalid');
+        if (live.length > 0) throw new UsageError(`${goesWithPool}; a historical one (--request-id, --claim-id, --before-claim) is at its commit's decision time`, 'option_invalid');
         const source = readSource(g);
         const projection = await source.load();
         // Unique prefixes (8+ characters) of the request and Claim ids.

@@ -208,11 +208,14 @@ describe('values and combinations a command cannot act on as given (from an audi
     await badValue('--epoch', ['policy', '--from-config', '--epoch', 'e\x01', '--reason', 'upgrade']);
   });
 
-  it('option_invalid: explain --claim-id / --request-id (historical) with --as-of or --work-id is refused, not the live options silently dropped', async () => {
+  it('option_invalid: explain --claim-id / --request-id (historical) with --as-of or --work-id is refused, not the live options silently dropped; without --pool they name it', async () => {
     await bootstrap();
     await refused(['--request-id', 'seed', 'explain', '--as-of', '12'], 'option_invalid', /^--as-of goes with --pool \(a live explanation\)/);
     await refused(['--request-id', 'seed', 'explain', '--work-id', 'abcdef12', '--as-of', '12'], 'option_invalid', /^--work-id and --as-of go with --pool/);
     await refused(['explain', '--claim-id', 'c_0123456789', '--work-id', 'abcdef12'], 'option_invalid', /^--work-id goes with --pool/);
+    // No selector at all: the missing --pool is named, not a list of selectors that leaves --work-id out.
+    await refused(['explain', '--work-id', 'abcdef12'], 'option_invalid', /^--work-id goes with --pool \(a live explanation\): add --pool <name>$/);
+    await refused(['explain', '--work-id', 'abcdef12', '--as-of', '12'], 'option_invalid', /^--work-id and --as-of go with --pool \(a live explanation\): add --pool <name>$/);
   });
 
   it('option_invalid: an option followed by another option (--request-id --json) is refused, not a request named "--json" committed', async () => {
