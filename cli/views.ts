@@ -3,6 +3,7 @@
  * receipts and submitted text are never printed except as escaped ids).
  */
 import { fail } from '../engine/errors.ts';
+import { releaseCommitOf } from '../engine/lifecycle/launch-state.ts';
 import { summarize, type Projection, type WorkRecord } from '../engine/replay/index.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
 import { printableJson as q } from './format.ts';
@@ -193,7 +194,7 @@ export function claimDetail(p: Projection, id: string) {
     terminal_commit: c.terminalCommitId,
     cancel_reason: c.cancelReason,
     retry_not_before: c.retryNotBefore,
-    dispatch: { dispatch_id: g.dispatchId, members: g.claimIds, state: g.state, run: g.run, released: g.released, release_commit: g.releaseCommit, profile: g.workerProfile },
+    dispatch: { dispatch_id: g.dispatchId, members: g.claimIds, state: g.state, run: g.run, released: g.released, release_commit: releaseCommitOf(p, g), profile: g.workerProfile },
   };
 }
 

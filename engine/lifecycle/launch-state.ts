@@ -90,8 +90,7 @@ export function launchView(projection: Projection, dispatchId: string): LaunchVi
     conflict_unnamed_runs: group.conflict?.unnamed ?? 0,
     conflict_open: conflictRecorded(group) && !group.released,
     reason: group.reason,
-    // After compaction the checkpoint keeps `released` but not the Release's commit; our one Release request names it.
-    release_commit: group.releaseCommit ?? (group.released ? projection.request(releaseRequestId(dispatchId))?.commitId ?? null : null),
+    release_commit: releaseCommitOf(projection, group),
     claims: group.claimIds.map((id) => {
       const claim = projection.claim(id)!;
       const work = projection.work(claim.workId)!;
@@ -109,6 +108,15 @@ export interface CompactedLaunchEvents {
   /** That ledger's checkpoint root. */
   checkpoint: string;
   prior_git_sha: string;
+}
+
+/**
+ * The commit of a group's Release, or null. After compaction the checkpoint keeps `released` but
+ * not the Release's commit: Fairway's one Release request names it (a reference-written Release
+ * is found only in the ledger the checkpoint replaced, `launchViewAcross`).
+ */
+export function releaseCommitOf(projection: Projection, group: DispatchRecord): string | null {
+  return group.releaseCommit ?? (group.released ? projection.request(releaseRequestId(group.dispatchId))?.commitId ?? null : null);
 }
 
 /**

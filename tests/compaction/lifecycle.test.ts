@@ -151,7 +151,7 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     expect(countOps(await bench.replayValid(), 'DeliveryFailure')).toBe(0); // it lives in the checkpoint now
   });
 
-  it('`fairway evidence` of groups launched and released before compact keeps their start time, run, reported run ids and Release commit', async () => {
+  it('`fairway evidence` of groups launched and released before compact keeps their start time, run, reported run ids and Release commit; `inspect --claim-id` names that Release commit too', async () => {
     bench = await createBench({ nodes: nodes('a', 'b') });
     const [d1, d2] = await bench.grant('g1', 2, 2);
     const run = await launchAndActivate(bench, d1!);
@@ -172,7 +172,12 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     };
     const before = await view();
     expect(before.map((g: any) => [g.state, g.started_at !== null, g.release_commit !== null])).toEqual([['released', true, true], ['started', true, false]]);
+    // `inspect --claim-id` names the same Release commit, before and after (it showed null once compacted).
+    const claim = (await bench.replayValid()).dispatch(d1!)!.claimIds[0]!;
+    const releaseOf = async () => (await cli(bench, 'inspect', '--claim-id', claim)).json.dispatch;
+    expect(await releaseOf()).toMatchObject({ released: true, release_commit: before[0].release_commit });
     expect((await cli(bench, 'compact')).json.status).toBe('committed');
     expect(await view()).toEqual(before);
+    expect(await releaseOf()).toMatchObject({ released: true, release_commit: before[0].release_commit });
   });
 });
