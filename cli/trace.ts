@@ -99,7 +99,7 @@ export function traceView(p: Projection, sel: TraceSelection, offset: number, li
   const events = ledgers.flatMap((l) => eventsOf(l, f));
   const oldest = ledgers[0]!;
   const compacted = oldest.checkpoint !== undefined && oldest.commitText(f.anchor) === undefined;
-  const what = sel.requestId !== undefined ? `the events of request ${sel.requestId}` : `the events of Claim ${sel.claimId}`;
+  const what = sel.requestId !== undefined ? `the history of request ${sel.requestId}` : `the history of Claim ${sel.claimId}`;
   if (compacted && events.length === 0) historyCompacted(oldest, f.anchor, what);
   const shown = events.slice(offset, offset + limit);
   const page = { total: events.length, offset, limit, next_offset: offset + shown.length < events.length ? offset + shown.length : null, events: shown };
