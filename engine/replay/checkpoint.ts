@@ -311,7 +311,9 @@ export function buildCheckpointCommit(source: CheckpointSource | Projection, opt
   });
   // The root is one ledger record, so the whole state must fit the record bound.
   const bytes = utf8ByteLength(line);
-  if (bytes > LINE_BYTES) fail('resource_limit', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}`, {}, { limit: 'line_bytes', max: LINE_BYTES });
+  if (bytes > LINE_BYTES) {
+    fail('resource_limit', `the checkpoint record would be ${bytes} bytes; a ledger record holds at most ${LINE_BYTES}. A checkpoint keeps every Work, Claim and receipt ever committed (the reference's shape), so this queue's state has outgrown one record: compacting cannot shrink it, and the ledger stays as it is`, {}, { limit: 'line_bytes', max: LINE_BYTES, value: bytes });
+  }
   const commit = parseQueueCommit(JSON.parse(line));
   applyCommit(createState(), commit);
   return commit;

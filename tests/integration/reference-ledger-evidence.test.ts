@@ -43,7 +43,7 @@ function facts(): Facts {
 /** A repository whose queue branch holds `text` as its one ledger commit (a migration's first write). */
 function migratedRepo(text: string): string {
   const repo = fixtureRepo('fairway-ref-evidence-');
-  const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: text, encoding: 'utf8' }).trim();
+  const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], { input: text, encoding: 'utf8', maxBuffer: 64 << 20 }).trim();
   const tree = execFileSync('git', ['-C', repo, 'mktree'], { input: `100644 blob ${blob}\twork-queue.jsonl\n`, encoding: 'utf8' }).trim();
   git(repo, 'update-ref', 'refs/heads/work-queue', git(repo, 'commit-tree', tree, '-m', 'migrated ledger'));
   return repo;
@@ -91,4 +91,19 @@ describeReference(missing.length === 0, 'evidence on a reference-written queue (
     expect(text.code).toBe(0);
     expect(text.out).toBe(`Work ${f.neverGranted} has no dispatch group: it was never granted\n`);
   });
+});
+
+const LARGE = 'gh-aw-generated/ledger-16m.jsonl';
+
+describeReference(missingReference([LARGE]).length === 0, 'compact of a reference-written queue whose state outgrows one record (CLI on local Git)', () => {
+  it('ledger-16m: compact is resource_limit (line_bytes, with the checkpoint\'s size), exit 3, and the queue branch does not move', async () => {
+    const repo = migratedRepo(readFileSync(new URL(LARGE, REFERENCE_ROOT), 'utf8'));
+    const tip = git(repo, 'rev-parse', 'refs/heads/work-queue');
+    const refused = await dirCli(repo, '--json', 'compact');
+    expect(refused.code, refused.out).toBe(3);
+    expect(refused.json.error).toMatchObject({ code: 'resource_limit', details: { limit: 'line_bytes', max: 8 * 1024 * 1024, value: expect.any(Number) } });
+    expect(refused.json.error.details.value).toBeGreaterThan(8 * 1024 * 1024);
+    expect(refused.json.error.message).toMatch(/has outgrown one record: compacting cannot shrink it/);
+    expect(git(repo, 'rev-parse', 'refs/heads/work-queue')).toBe(tip);
+  }, 60_000);
 });
