@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { normalizeGlobals, resolveToken, type GlobalOptions, type RawGlobals } from './globals.ts';
 import { reportFailure, type Io } from './output.ts';
+import { clearProgress } from './progress.ts';
 
 export type { GlobalOptions } from './globals.ts';
 
@@ -36,6 +37,8 @@ export function createContext(io: Io, program: Command, setExit: (code: number) 
         }
         await fn(g, ...args);
       } catch (e) {
+        // A replay that failed may have left its progress line drawn: the error gets its own line.
+        clearProgress();
         setExit(reportFailure(io, e, json, typeof command?.name === 'function' ? commandPath(command) : undefined));
       }
     },

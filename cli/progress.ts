@@ -2,6 +2,11 @@
  * Progress for long replays on an interactive terminal ("long
  * operations show progress on a TTY"). Silent under --json or when stderr is
  * not a terminal, so scripts and logs never see it.
+ *
+ * The line is redrawn in place (`\r`, erase to its end) and cleared once the synchronous replay
+ * returns control; a command that fails inside the replay (an invalid ledger) prints its error
+ * before that, so the CLI clears every drawn line first (`clearProgress`): the error would
+ * otherwise continue the progress line on the terminal.
  */
 import type { ReplayProgress } from '../engine/replay/index.ts';
 
@@ -11,18 +16,28 @@ export interface Progress {
   done(): void;
 }
 
+/** The clear of every progress line drawn and not cleared yet. */
+const drawnLines = new Set<() => void>();
+
+/** Clears every progress line still drawn (before the CLI prints a failure). */
+export function clearProgress(): void {
+  for (const done of [...drawnLines]) done();
+}
+
 export function replayProgress(json: boolean, stream: NodeJS.WriteStream = process.stderr): Progress {
   if (json || !stream.isTTY) return { done: () => undefined };
   let drawn = false;
   const done = () => {
     if (drawn) stream.write('\r\x1b[K');
     drawn = false;
+    drawnLines.delete(done);
   };
   return {
     onProgress: ({ lines, commits }) => {
       // Replay is synchronous: clear the line as soon as it returns control.
       if (!drawn) setImmediate(done);
       drawn = true;
+      drawnLines.add(done);
       stream.write(`\r\x1b[Kreplaying the ledger: ${lines.toLocaleString('en-US')} records, ${commits.toLocaleString('en-US')} commits validated…`);
     },
     done,
