@@ -7,6 +7,11 @@
  *
  * Labels: `pool`, `class` (priority class 1..5) and `key` (fairness key). Work series use the
  * Work's effective priority; Claim series the class the Claim charged at grant time.
+ *
+ * Spec 7.4: "Actual launches, completed Work, failures, and consumed resources MUST be reported as
+ * separate metrics": launches (groups bound to a worker run; rejected launches apart), completions,
+ * failures (Claims cancelled before a Completion; delivery failures after one) and grants (the
+ * charge) are separate counters.
  */
 import type { Projection } from '../replay/index.ts';
 import { ledgerBudget } from '../replay/ledger-budget.ts';
@@ -32,6 +37,10 @@ export interface ClassSeries extends SeriesLabels {
   grants: number;
   /** Claims completed by their worker (counter). */
   completions: number;
+  /** Claims that ended without a Completion: launch or worker failure, cancellation, revocation (counter). */
+  cancellations: number;
+  /** Completed Work whose delivery barrier failed: a DeliveryFailure (counter, Work labels). */
+  deliveryFailures: number;
   /** Claims open now. */
   openClaims: number;
   /** Completed Work whose delivery barrier is still pending (no Result or DeliveryFailure yet). */
@@ -49,6 +58,10 @@ export interface PoolSeries {
   /** Unreleased dispatch groups whose launch is uncertain / unresolved. */
   uncertainLaunches: number;
   unresolvedLaunches: number;
+  /** Dispatch groups bound to a worker run: the launches the ledger proves (counter). */
+  launches: number;
+  /** Dispatch groups whose launch was rejected: definitive nonlaunch (counter). */
+  rejectedLaunches: number;
 }
 
 export interface LedgerSeries {
@@ -64,6 +77,8 @@ export interface LedgerSeries {
 export interface QueueMetrics {
   asOf: number;
   policyEpoch: string | null;
+  /** Trusted time (`at`, Unix ms) of the tip commit; null for an empty ledger. */
+  lastCommitAt: number | null;
   grantsPaused: boolean;
   admissionPaused: boolean;
   classes: ClassSeries[];
@@ -82,7 +97,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
     const id = labelKey(pool, priority, key);
     let s = classes.get(id);
     if (s === undefined) {
-      s = { pool, class: String(priority), key, ready: 0, waiting: 0, running: 0, oldestEligibleAgeSeconds: null, grants: 0, completions: 0, openClaims: 0, pendingBarriers: 0 };
+      s = { pool, class: String(priority), key, ready: 0, waiting: 0, running: 0, oldestEligibleAgeSeconds: null, grants: 0, completions: 0, cancellations: 0, deliveryFailures: 0, openClaims: 0, pendingBarriers: 0 };
       classes.set(id, s);
     }
     return s;
@@ -101,6 +116,8 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
         nativeLimit: limits?.native_limit ?? null,
         uncertainLaunches: 0,
         unresolvedLaunches: 0,
+        launches: 0,
+        rejectedLaunches: 0,
       };
       pools.set(name, p);
     }
@@ -119,6 +136,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
         if (s.oldestEligibleAgeSeconds === null || age > s.oldestEligibleAgeSeconds) s.oldestEligibleAgeSeconds = age;
       } else s.waiting += 1;
     } else if (w.state === 'completed' && w.barrier === 'pending') s.pendingBarriers += 1;
+    if (w.barrier === 'failed') s.deliveryFailures += 1;
   }
   for (const c of state.claims.values()) {
     const work = projection.work(c.workId);
@@ -126,20 +144,26 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
     const s = series(work.pool, c.priority, c.fairnessKey);
     s.grants += 1;
     if (c.state === 'completed') s.completions += 1;
+    if (c.state === 'cancelled') s.cancellations += 1;
     if (c.state === 'open') s.openClaims += 1;
   }
   for (const d of state.dispatches.values()) {
-    if (d.released) continue;
     const p = pool(d.pool);
+    // A binding and a rejection are final (replay/ops/dispatch.ts): both counts only grow.
+    if (d.run !== null) p.launches += 1;
+    if (d.state === 'rejected') p.rejectedLaunches += 1;
+    if (d.released) continue;
     if (d.state === 'uncertain') p.uncertainLaunches += 1;
     if (d.state === 'unresolved') p.unresolvedLaunches += 1;
   }
 
   const budget = ledgerBudget(state);
+  const tip = state.commits.at(-1);
   const byLabels = (a: SeriesLabels, b: SeriesLabels): number => (a.pool !== b.pool ? (a.pool < b.pool ? -1 : 1) : a.class !== b.class ? Number(a.class) - Number(b.class) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
   return {
     asOf,
     policyEpoch: projection.policyEpoch,
+    lastCommitAt: tip === undefined ? null : tip.at,
     grantsPaused: state.controls.grants_paused,
     admissionPaused: state.controls.admission_paused,
     classes: [...classes.values()].sort(byLabels),

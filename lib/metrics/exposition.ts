@@ -20,6 +20,7 @@ export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
 const CLASS_LABELS = ['pool', 'class', 'key'] as const;
 const POOL_LABELS = ['pool'] as const;
+const POLICY_LABELS = ['epoch'] as const;
 
 /** Metric names and help texts (README "Metrics" lists the same table). */
 export const METRIC_HELP = {
@@ -29,6 +30,8 @@ export const METRIC_HELP = {
   fairway_work_oldest_eligible_age_seconds: 'Seconds since admission of the oldest ready Work.',
   fairway_grants_total: 'Claims granted, counted from the ledger (identical in every process reading it).',
   fairway_completions_total: 'Claims completed by their worker, counted from the ledger.',
+  fairway_claims_cancelled_total: 'Claims that ended without a Completion (launch or worker failure, cancellation, revocation), counted from the ledger.',
+  fairway_delivery_failures_total: 'Completed Work whose delivery barrier failed (a DeliveryFailure), counted from the ledger.',
   fairway_claims_open: 'Open Claims.',
   fairway_delivery_barriers_pending: 'Completed Work whose delivery barrier is pending (no Result or DeliveryFailure yet).',
   fairway_logical_reservations: 'Outstanding logical Claim slots of the pool.',
@@ -37,12 +40,16 @@ export const METRIC_HELP = {
   fairway_native_limit: 'Native reservation limit of the pool (absent: none configured).',
   fairway_launches_uncertain: 'Unreleased dispatch groups whose launch outcome is uncertain.',
   fairway_launches_unresolved: 'Unreleased dispatch groups whose launch is unresolved.',
+  fairway_launches_total: 'Dispatch groups bound to a worker run (the launches the ledger proves), counted from the ledger.',
+  fairway_launches_rejected_total: 'Dispatch groups whose launch was rejected (definitive nonlaunch), counted from the ledger.',
   fairway_ledger_bytes: 'Canonical bytes of the retained ledger.',
   fairway_ledger_watermark_bytes: 'Admission watermark (Policy limits.ledger_bytes).',
   fairway_ledger_reserve_bytes: 'Worst-case lifecycle bytes still owed to admitted Work and groups (recovery reserve in use).',
   fairway_ledger_recovery_bytes: 'Recovery reserve limit (Policy limits.recovery_bytes).',
   fairway_ledger_admission_remaining_bytes: 'Bytes left under the admission watermark.',
   fairway_ledger_commits: 'QueueCommits in the retained ledger.',
+  fairway_ledger_last_commit_timestamp_seconds: 'Trusted time of the tip QueueCommit (Unix seconds; absent: empty ledger).',
+  fairway_policy_info: 'The installed Policy epoch (label epoch); value 1.',
   fairway_grants_paused: '1 when grants are paused by a Control.',
   fairway_admission_paused: '1 when admission is paused by a Control.',
   fairway_metrics_evaluated_at_seconds: 'Evaluation time of these values (Unix seconds).',
@@ -69,14 +76,16 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
     registry = openMetrics;
   } else registry = new Registry<PrometheusContentType>();
   const gauge = <L extends string>(name: Name, labelNames: readonly L[]) => new Gauge<L>({ name, help: METRIC_HELP[name], labelNames, registers: [registry] });
-  const counter = (name: Name) => new Counter<(typeof CLASS_LABELS)[number]>({ name, help: METRIC_HELP[name], labelNames: CLASS_LABELS, registers: [registry] });
+  const counter = <L extends string>(name: Name, labelNames: readonly L[]) => new Counter<L>({ name, help: METRIC_HELP[name], labelNames, registers: [registry] });
 
   const ready = gauge('fairway_work_ready', CLASS_LABELS);
   const waiting = gauge('fairway_work_waiting', CLASS_LABELS);
   const running = gauge('fairway_work_running', CLASS_LABELS);
   const age = gauge('fairway_work_oldest_eligible_age_seconds', CLASS_LABELS);
-  const grants = counter('fairway_grants_total');
-  const completions = counter('fairway_completions_total');
+  const grants = counter('fairway_grants_total', CLASS_LABELS);
+  const completions = counter('fairway_completions_total', CLASS_LABELS);
+  const cancellations = counter('fairway_claims_cancelled_total', CLASS_LABELS);
+  const deliveryFailures = counter('fairway_delivery_failures_total', CLASS_LABELS);
   const open = gauge('fairway_claims_open', CLASS_LABELS);
   const barriers = gauge('fairway_delivery_barriers_pending', CLASS_LABELS);
   for (const s of metrics.classes) {
@@ -87,6 +96,8 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
     if (s.oldestEligibleAgeSeconds !== null) age.set(labels, s.oldestEligibleAgeSeconds);
     grants.inc(labels, s.grants);
     completions.inc(labels, s.completions);
+    cancellations.inc(labels, s.cancellations);
+    deliveryFailures.inc(labels, s.deliveryFailures);
     open.set(labels, s.openClaims);
     barriers.set(labels, s.pendingBarriers);
   }
@@ -97,6 +108,8 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
   const nativeLimit = gauge('fairway_native_limit', POOL_LABELS);
   const uncertain = gauge('fairway_launches_uncertain', POOL_LABELS);
   const unresolved = gauge('fairway_launches_unresolved', POOL_LABELS);
+  const launches = counter('fairway_launches_total', POOL_LABELS);
+  const rejected = counter('fairway_launches_rejected_total', POOL_LABELS);
   for (const p of metrics.pools) {
     const labels = { pool: p.pool };
     logical.set(labels, p.logicalReservations);
@@ -105,6 +118,8 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
     if (p.nativeLimit !== null) nativeLimit.set(labels, p.nativeLimit);
     uncertain.set(labels, p.uncertainLaunches);
     unresolved.set(labels, p.unresolvedLaunches);
+    launches.inc(labels, p.launches);
+    rejected.inc(labels, p.rejectedLaunches);
   }
 
   const l = metrics.ledger;
@@ -114,6 +129,10 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
   gauge('fairway_ledger_recovery_bytes', []).set(l.recoveryBytes);
   gauge('fairway_ledger_admission_remaining_bytes', []).set(l.admissionRemaining);
   gauge('fairway_ledger_commits', []).set(l.commits);
+  const lastCommit = gauge('fairway_ledger_last_commit_timestamp_seconds', []);
+  if (metrics.lastCommitAt !== null) lastCommit.set(metrics.lastCommitAt / 1000);
+  const policy = gauge('fairway_policy_info', POLICY_LABELS);
+  if (metrics.policyEpoch !== null) policy.set({ epoch: metrics.policyEpoch }, 1);
   gauge('fairway_grants_paused', []).set(metrics.grantsPaused ? 1 : 0);
   gauge('fairway_admission_paused', []).set(metrics.admissionPaused ? 1 : 0);
   gauge('fairway_metrics_evaluated_at_seconds', []).set(metrics.asOf / 1000);
