@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { normalizeGlobals, resolveToken, type GlobalOptions, type RawGlobals } from './globals.ts';
 import { reportFailure, type Io } from './output.ts';
-import { clearProgress } from './progress.ts';
+import { clearProgress } from './progress-lines.ts';
 
 export type { GlobalOptions } from './globals.ts';
 

@@ -41,7 +41,18 @@ export function configureDebug(env: Readonly<Record<string, string | undefined>>
 }
 
 type Sink = (line: string) => void;
+
+/**
+ * Runs before a line is written to stderr: the CLI erases its replay progress line there
+ * (cli/progress.ts), which is redrawn in place with `\r` and would otherwise start the event's line.
+ */
+let beforeLine: (() => void) | null = null;
+export function setBeforeDebugLine(hook: (() => void) | null): void {
+  beforeLine = hook;
+}
+
 const stderrSink: Sink = (line) => {
+  beforeLine?.();
   process.stderr.write(`${line}\n`);
 };
 let sink: Sink = stderrSink;

@@ -1,14 +1,15 @@
 /**
  * Replay progress of long operations (cli/progress.ts) through the real entry point, with stderr a
  * terminal: the progress line is drawn on stderr, cleared before anything else is printed (an
- * error of the ledger included: the line is redrawn with `\r`, so text printed after it would
- * share its line), and never reaches stdout.
+ * error of the ledger or a debug event included: the line is redrawn with `\r`, so text printed
+ * after it would share its line), and never reaches stdout.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateLedger } from '../../bench/generate.ts';
+import { configureDebug } from '../../lib/debug/log.ts';
 import { runFairway } from '../support/cli.ts';
 
 /** The lines a terminal shows for `text`: `\r` returns to the line's start, `ESC[K` erases to its end. */
@@ -90,6 +91,22 @@ describe('replay progress on a terminal', () => {
       expect(run.drawn, command).toBeGreaterThan(0);
       const error = run.shown.find((l) => l.includes('schema_invalid'));
       expect(error, run.shown.join('\n')).toMatch(/^fairway: schema_invalid: /);
+    }
+  }, 60_000);
+
+  it('with DEBUG, each debug event starts its own line with its timestamp, not after the progress line', async () => {
+    configureDebug({ DEBUG: 'work-queue:replay' });
+    try {
+      for (const command of ['verify', 'stats']) {
+        const run = await onTerminal(['--ledger', valid, command]);
+        expect(run.code, command).toBe(0);
+        expect(run.drawn, command).toBeGreaterThan(0);
+        const events = run.shown.filter((l) => l.includes('work-queue:'));
+        expect(events.length, command).toBeGreaterThan(0);
+        for (const line of events) expect(line, command).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z work-queue:replay /);
+      }
+    } finally {
+      configureDebug({});
     }
   }, 60_000);
 
