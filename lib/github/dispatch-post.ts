@@ -54,7 +54,21 @@ export async function postWorkflowDispatch(options: DispatchPostOptions, target:
   return outcome;
 }
 
+/** Whether `root` carries a user name or password: fetch refuses to build a request to it, so nothing can be sent. */
+function carriesCredentials(root: string): boolean {
+  try {
+    const url = new URL(root);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false; // not a URL: Octokit's own error says so
+  }
+}
+
 async function postOnce(options: DispatchPostOptions, target: DispatchTarget): Promise<PostOutcome> {
+  // Known before sending: a definitive nonlaunch, not a lost answer (and the credentials are not repeated).
+  if (options.baseUrl !== undefined && carriesCredentials(options.baseUrl)) {
+    return { status: 'rejected', httpStatus: null, reason: 'dispatch_not_sent', message: 'the GitHub API URL carries credentials, which no request may hold; give the token in GH_TOKEN' };
+  }
   const { Octokit } = await import('@octokit/rest'); // loaded by the first POST, not by the command's start-up
   const octokit = new Octokit({
     auth: options.token,
