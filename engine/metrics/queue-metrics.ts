@@ -5,8 +5,12 @@
  * count records of the ledger itself (Claims, which a checkpoint keeps), never events seen by
  * one process, so they never depend on who is scraping.
  *
- * Labels: `pool`, `class` (priority class 1..5) and `key` (fairness key). Work series use the
- * Work's effective priority; Claim series the class the Claim charged at grant time.
+ * Labels: `pool` and `class` (priority class 1..5) only. Work series use the Work's effective
+ * priority; Claim series the class the Claim charged at grant time. Spec 7.13: "Keep metrics
+ * low-cardinality: counts/latencies by configured pool, priority, mode, and result code, not per
+ * Work/Claim/request/tenant label": a fairness key is typically a tenant, so counts are summed
+ * over keys and the oldest-eligible age is the maximum over them. Per-key facts stay in `stats`
+ * (text, json), `explain` and the console's fairness view.
  *
  * Spec 7.4: "Actual launches, completed Work, failures, and consumed resources MUST be reported as
  * separate metrics": launches (groups bound to a worker run; rejected launches apart), completions,
@@ -20,10 +24,9 @@ import { eligibility } from '../scheduler/eligibility.ts';
 export interface SeriesLabels {
   pool: string;
   class: string;
-  key: string;
 }
 
-/** Per pool, class and key. */
+/** Per pool and class, summed over fairness keys. */
 export interface ClassSeries extends SeriesLabels {
   /** Available Work eligible now (the scheduler could grant it). */
   ready: number;
@@ -31,7 +34,7 @@ export interface ClassSeries extends SeriesLabels {
   waiting: number;
   /** Work owned by an open Claim. */
   running: number;
-  /** Seconds since admission of the oldest ready Work (null: none ready). */
+  /** Seconds since admission of the oldest ready Work of the class, any key (null: none ready). */
   oldestEligibleAgeSeconds: number | null;
   /** Claims ever granted (counter). */
   grants: number;
@@ -86,18 +89,18 @@ export interface QueueMetrics {
   ledger: LedgerSeries;
 }
 
-function labelKey(pool: string, priority: number, key: string): string {
-  return `${pool}\u0000${priority}\u0000${key}`;
+function labelKey(pool: string, priority: number): string {
+  return `${pool}\u0000${priority}`;
 }
 
 export function queueMetrics(projection: Projection, asOf: number): QueueMetrics {
   const { state } = projection;
   const classes = new Map<string, ClassSeries>();
-  const series = (pool: string, priority: number, key: string): ClassSeries => {
-    const id = labelKey(pool, priority, key);
+  const series = (pool: string, priority: number): ClassSeries => {
+    const id = labelKey(pool, priority);
     let s = classes.get(id);
     if (s === undefined) {
-      s = { pool, class: String(priority), key, ready: 0, waiting: 0, running: 0, oldestEligibleAgeSeconds: null, grants: 0, completions: 0, cancellations: 0, deliveryFailures: 0, openClaims: 0, pendingBarriers: 0 };
+      s = { pool, class: String(priority), ready: 0, waiting: 0, running: 0, oldestEligibleAgeSeconds: null, grants: 0, completions: 0, cancellations: 0, deliveryFailures: 0, openClaims: 0, pendingBarriers: 0 };
       classes.set(id, s);
     }
     return s;
@@ -127,7 +130,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
   for (const name of Object.keys(state.policy?.policy.pools ?? {})) pool(name);
   for (const w of projection.works()) {
     pool(w.pool);
-    const s = series(w.pool, w.effectivePriority, w.fairnessKey);
+    const s = series(w.pool, w.effectivePriority);
     if (w.state === 'claimed') s.running += 1;
     else if (w.state === 'available') {
       if (eligibility(state, w, asOf).eligible) {
@@ -141,7 +144,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
   for (const c of state.claims.values()) {
     const work = projection.work(c.workId);
     if (work === undefined) continue;
-    const s = series(work.pool, c.priority, c.fairnessKey);
+    const s = series(work.pool, c.priority);
     s.grants += 1;
     if (c.state === 'completed') s.completions += 1;
     if (c.state === 'cancelled') s.cancellations += 1;
@@ -159,7 +162,7 @@ export function queueMetrics(projection: Projection, asOf: number): QueueMetrics
 
   const budget = ledgerBudget(state);
   const tip = state.commits.at(-1);
-  const byLabels = (a: SeriesLabels, b: SeriesLabels): number => (a.pool !== b.pool ? (a.pool < b.pool ? -1 : 1) : a.class !== b.class ? Number(a.class) - Number(b.class) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const byLabels = (a: SeriesLabels, b: SeriesLabels): number => (a.pool !== b.pool ? (a.pool < b.pool ? -1 : 1) : Number(a.class) - Number(b.class));
   return {
     asOf,
     policyEpoch: projection.policyEpoch,

@@ -18,13 +18,14 @@ import type { QueueMetrics } from '../../engine/metrics/queue-metrics.ts';
 export const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE;
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 
-const CLASS_LABELS = ['pool', 'class', 'key'] as const;
+/** Spec 7.13: low-cardinality labels only, no fairness key (typically a tenant): summed over keys. */
+const CLASS_LABELS = ['pool', 'class'] as const;
 const POOL_LABELS = ['pool'] as const;
 const POLICY_LABELS = ['epoch'] as const;
 
 /** Metric names and help texts (README "Metrics" lists the same table). */
 export const METRIC_HELP = {
-  fairway_work_ready: 'Available Work eligible for a grant now, per pool, priority class and fairness key.',
+  fairway_work_ready: 'Available Work eligible for a grant now, per pool and priority class.',
   fairway_work_waiting: 'Available Work not eligible now (dependencies, gates, retry backoff, pauses, routes).',
   fairway_work_running: 'Work owned by an open Claim.',
   fairway_work_oldest_eligible_age_seconds: 'Seconds since admission of the oldest ready Work.',
@@ -89,7 +90,7 @@ export function metricsRegistry(metrics: QueueMetrics, contentType: OpenMetricsC
   const open = gauge('fairway_claims_open', CLASS_LABELS);
   const barriers = gauge('fairway_delivery_barriers_pending', CLASS_LABELS);
   for (const s of metrics.classes) {
-    const labels = { pool: s.pool, class: s.class, key: s.key };
+    const labels = { pool: s.pool, class: s.class };
     ready.set(labels, s.ready);
     waiting.set(labels, s.waiting);
     running.set(labels, s.running);

@@ -23,7 +23,7 @@ import { claimOf, createBench, finish, launchAndActivate, nodes, T0, type Bench 
 import { parseOpenMetrics, total, value, type Sample } from './openmetrics.ts';
 
 const DISPATCHES = '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches';
-const CLASS = { pool: 'default', class: '3', key: '' };
+const CLASS = { pool: 'default', class: '3' };
 const POOL = { pool: 'default' };
 
 let bench: Bench;

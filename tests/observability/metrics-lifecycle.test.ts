@@ -67,8 +67,8 @@ describe('stats --format openmetrics', () => {
     expect(value(samples, 'fairway_ledger_commits')).toBe(stats.commits);
     const ledger = new TextDecoder().decode((await bench.store.read()).bytes!);
     expect(ledgerCounts(ledger)).toEqual({ claims: 3, completions: 1 });
-    // Each series carries pool, class and key; the demo node's class is the default priority 3.
-    expect(samples.find((s) => s.name === 'fairway_grants_total')!.labels).toEqual({ pool: 'default', class: '3', key: '' });
+    // Each series carries pool and class only, no fairness key (spec 7.13); the demo node's class is the default priority 3.
+    expect(samples.find((s) => s.name === 'fairway_grants_total')!.labels).toEqual({ pool: 'default', class: '3' });
   }, 60_000);
 
   it('is a pure function of the projection and the evaluation time: the oldest-eligible age follows the clock, equal inputs give equal metrics', async () => {
@@ -76,7 +76,7 @@ describe('stats --format openmetrics', () => {
     const p = await bench.replayValid();
     const enqueued = Math.min(...[...p.works()].map((w) => w.enqueued));
     const at = (ms: number) => queueMetrics(p, enqueued + ms);
-    expect(at(90_000).classes[0]).toMatchObject({ pool: 'default', class: '3', key: '', ready: 2, waiting: 0, grants: 0, oldestEligibleAgeSeconds: 90 });
+    expect(at(90_000).classes[0]).toEqual({ pool: 'default', class: '3', ready: 2, running: 0, completions: 0, cancellations: 0, deliveryFailures: 0, openClaims: 0, pendingBarriers: 0, waiting: 0, grants: 0, oldestEligibleAgeSeconds: 90 });
     expect(at(150_000).classes[0]!.oldestEligibleAgeSeconds).toBe(150);
     expect(at(90_000)).toEqual(queueMetrics(await bench.replayValid(), enqueued + 90_000));
   });
