@@ -4,77 +4,20 @@
  * queue; keys go in as terminal bytes; the reviewed cancellation must land in
  * the ledger, as `replay --json` shows. Also the command's refusals.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough, Writable } from 'node:stream';
-import { stripVTControlCharacters } from 'node:util';
+import { PassThrough } from 'node:stream';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runFairway } from '../support/cli.ts';
 import { storeBackend, type TuiBackend } from '../../cli/tui/backend.ts';
 import { startTui } from '../../cli/tui/run.ts';
 import { storeFor } from '../../cli/source.ts';
 import type { TuiState } from '../../cli/tui/state.ts';
-import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
-
-function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runFairway(args, { out: (s) => (out += s), err: (s) => (err += s) });
-  return { code, out, err };
-}
-
-class FakeStdin extends PassThrough {
-  isTTY = true;
-  setRawMode(): this {
-    return this;
-  }
-  ref(): this {
-    return this;
-  }
-  unref(): this {
-    return this;
-  }
-}
-
-class FakeStdout extends Writable {
-  isTTY = true;
-  columns = 120;
-  rows = 30;
-  frames: string[] = [];
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: () => void): void {
-    this.frames.push(String(chunk));
-    done();
-  }
-  /** The latest full frame (debug mode writes every frame whole). */
-  screen(): string {
-    return stripVTControlCharacters(this.frames.at(-1) ?? '');
-  }
-}
-
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { FakeStdin, FakeStdout, cli, git, projectRepo, until } from './fake-terminal.ts';
 
 let repo: string;
 
 beforeEach(() => {
-  repo = mkdtempSync(join(tmpdir(), 'fairway-tui-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
-  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
+  repo = projectRepo();
 });
 
 describe('fairway tui on a real Git queue', () => {
