@@ -130,6 +130,12 @@ export function withPriority(s: Snapshot, d: Dialog, priority: number): Dialog {
   return { ...d, priority, targets: reviewTargets(s, keys, d.action, priority) };
 }
 
+/**
+ * The last read failed (the view shows the read before it, marked STALE): the review shows what
+ * that older read held, so nothing publishes on it until a read succeeds again.
+ */
+export type ReadFailure = { code: string } | null;
+
 export interface DialogText {
   head: string[];
   targets: string[];
@@ -143,7 +149,7 @@ export interface DialogText {
  * only when there is room for it; the authority, request id and every target
  * always are, or publishing is blocked.
  */
-export function dialogText(d: Dialog, a: Authority, repository: string | null, l: Layout): DialogText {
+export function dialogText(d: Dialog, a: Authority, repository: string | null, l: Layout, failure: ReadFailure = null): DialogText {
   const width = l.overlayWidth;
   const n = d.targets.length;
   const head = wrap([
@@ -169,8 +175,8 @@ export function dialogText(d: Dialog, a: Authority, repository: string | null, l
   // The footer shown counts: a blocked review's reason (and how to dismiss) is longer than `y publish`,
   // and must not be cut off below targets that were judged to fit. The fit blocker comes last, so
   // any other blocker is the reason shown whether or not the targets fit.
-  const fits = head.length + targets.length + footer(blockers(d, a, true)).length <= l.overlayLines;
-  const foot = footer(blockers(d, a, fits));
+  const fits = head.length + targets.length + footer(blockers(d, a, true, failure)).length <= l.overlayLines;
+  const foot = footer(blockers(d, a, fits, failure));
   const withEffect = fits && head.length + effect.length + targets.length + foot.length <= l.overlayLines ? [...head, ...effect] : head;
   return { head: withEffect, targets, foot, fits };
 }
@@ -180,9 +186,10 @@ function readyFooter(d: Dialog): string {
 }
 
 /** Why `y` cannot publish right now (empty: it can). */
-export function blockers(d: Dialog, a: Authority, fits: boolean): string[] {
+export function blockers(d: Dialog, a: Authority, fits: boolean, failure: ReadFailure = null): string[] {
   const out: string[] = [];
   if (!a.writable) out.push(`${a.source} is read-only (--ledger); publish through --repo, --remote or --github`);
+  if (failure !== null) out.push(`the view is stale: the last read failed (${safe(failure.code)}); dismiss, press r, and review again once a read succeeds`);
   if (d.targets.length === 0) out.push('no targets');
   if (d.targets.length > MAX_ADMIN_TARGETS) out.push(`at most ${MAX_ADMIN_TARGETS} targets per transaction`);
   const bad = d.targets.filter((t) => t.problem !== null).length;

@@ -184,8 +184,8 @@ function dialogKey(s: TuiState, k: KeyPress): Reduced {
   if (k.name !== 'char') return none(s);
   if (d.action === 'reprioritize' && /^[1-5]$/.test(k.char ?? '')) return none({ ...s, dialog: withPriority(s.snapshot!, d, Number(k.char)) });
   if (k.char !== 'y') return none(s);
-  const text = dialogText(d, s.authority, s.snapshot?.repository ?? null, layoutOf(s));
-  const blocked = blockers(d, s.authority, text.fits);
+  const text = dialogText(d, s.authority, s.snapshot?.repository ?? null, layoutOf(s), s.read.error);
+  const blocked = blockers(d, s.authority, text.fits, s.read.error);
   if (blocked.length > 0) return none(error(s, `cannot publish: ${blocked[0]}`));
   const publishing = { ...d, phase: 'publishing' as const };
   return { state: { ...s, dialog: publishing }, effects: [{ type: 'publish', plan: planOf(publishing) }] };

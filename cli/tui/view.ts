@@ -72,7 +72,7 @@ function overlay(s: TuiState, l: Layout): ReactElement[] {
   let title: string;
   let lines: ReactElement[];
   if (s.dialog !== null) {
-    const t = dialogText(s.dialog, s.authority, s.snapshot?.repository ?? null, l);
+    const t = dialogText(s.dialog, s.authority, s.snapshot?.repository ?? null, l, s.read.error);
     const room = Math.max(0, l.overlayLines - t.head.length - t.foot.length - 1);
     const shown = t.fits ? t.targets : t.targets.slice(0, room);
     title = '>> CONFIRM (automatic reads paused)';

@@ -226,3 +226,31 @@ describe('reads: refresh every 10 s while idle, paused by search and review, sta
     expect(ok.read.error).toBeNull();
   });
 });
+
+describe('nothing publishes on a stale view', () => {
+  it('after a failed read the review opens on the kept view but y is refused until a read succeeds', () => {
+    const s = fresh();
+    const failed = reduce(press(s, 'r').state, { type: 'load_failed', at: s.now + 1, code: 'unsupported_protocol', message: 'record version undefined' }).state;
+    const review = press(failed, 'j', 'c').state;
+    expect(review.dialog!.targets).toHaveLength(1);
+    const text = dialogText(review.dialog!, AUTHORITY, 'acme/app', layout(review.viewport), review.read.error);
+    expect(text.foot.join(' ')).toMatch(/^CANNOT PUBLISH: the view is stale: the last read failed \(unsupported_protocol\)/);
+    const y = press(review, 'y');
+    expect(y.effects).toEqual([]);
+    expect(y.state.dialog!.phase).toBe('review');
+    expect(y.state.message?.text).toMatch(/cannot publish: the view is stale/);
+    // Dismiss, read again (it succeeds), review again: now it publishes.
+    const again = press(y.state, 'n', 'r');
+    expect(again.effects).toEqual([{ type: 'load', watch: [] }]);
+    const read = reduce(again.state, { type: 'loaded', snapshot: snapshot() }).state;
+    expect(press(read, 'c', 'y').effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ action: 'cancel_work', requestId: 'tui-cancel_work-sess-2' }) }]);
+  });
+
+  it('a read in flight when the review opened that then fails blocks the open review too', () => {
+    const reading = press(fresh(), 'r', 'j', 'c').state;
+    expect(reading.read.loading).toBe(true);
+    const failed = reduce(reading, { type: 'load_failed', at: reading.now + 1, code: 'store_read_failed', message: 'fetch failed' }).state;
+    expect(failed.dialog).not.toBeNull();
+    expect(press(failed, 'y').effects).toEqual([]);
+  });
+});
