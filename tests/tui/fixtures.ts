@@ -43,6 +43,13 @@ export function buildQueue(): { projection: Projection; writer: LedgerWriter } {
   return { projection: replayLedger(w.text()), writer: w };
 }
 
+/** A one-graph queue of these nodes, admitted by the first submission and replayed cold. */
+export function queueOf(nodes: SubmitNode[], graphId = 'g'): Snapshot {
+  const w = new LedgerWriter();
+  w.publish('boot', producer, T0, bootstrapRequest(defaultPolicy({ repository: REPOSITORY, principal: '1001' }), 'e1', nodes, { graphId, at: T0 }));
+  return buildSnapshot(replayLedger(w.text()), T0 + 5000);
+}
+
 let cached: Snapshot | null = null;
 export function snapshot(): Snapshot {
   cached ??= buildSnapshot(buildQueue().projection, T0 + 5000);

@@ -7,11 +7,12 @@ import { stripVTControlCharacters } from 'node:util';
 import { renderToString } from 'ink';
 import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
-import { detailLines } from '../../cli/tui/details.ts';
+import { detailLines, wrappedDetails } from '../../cli/tui/details.ts';
+import { layout } from '../../cli/tui/layout.ts';
 import { reduce } from '../../cli/tui/reducer.ts';
 import { rowsOf, type TuiState } from '../../cli/tui/state.ts';
 import { Screen } from '../../cli/tui/view.ts';
-import { ISSUE, SECRET, fresh, goTo, press, snapshot, workByKey } from './fixtures.ts';
+import { ISSUE, SECRET, fresh, goTo, press, queueOf, snapshot, workByKey } from './fixtures.ts';
 
 function screen(s: TuiState): string[] {
   const text = stripVTControlCharacters(renderToString(createElement(Screen, { state: s }), { columns: s.viewport.columns }));
@@ -179,3 +180,51 @@ describe('status and overlays', () => {
     expect(text).toMatch(/Space +select \/ unselect \(kept while hidden by search\)/);
   });
 });
+
+describe('hostile and wide metadata', () => {
+  // 256-byte identities (the protocol's ceiling; ASCII controls are refused by replay, everything else is admitted).
+  const CJK = '\u4e2d\u6587\u5bbd'.repeat(28) + '\u5b57'; // 85 wide characters, 255 bytes
+  const EMOJI = '\u{1F600}'.repeat(64); // 64 astral wide characters (surrogate pairs), 256 bytes
+  const HOSTILE = `\u202e\u009b2J\u009d0;title\u009c\u200b${'\u00e9'.repeat(60)}\u0085${'x'.repeat(100)}`; // bidi override, C1 CSI/OSC/ST, zero-width, NEL
+  const LONG = 'L'.repeat(256);
+  const snap = queueOf([CJK, EMOJI, HOSTILE, LONG].map((node_key) => ({ node_key, payload: { text: `PAYLOAD\u001b[2J${SECRET}` } })), '\u56fe\u8868');
+  /** The UI's own characters: printable ASCII, box drawing and the ellipsis of abbreviated ids and cut lines. */
+  const SCREEN_TEXT = /^[\x20-\x7e\u2500-\u257f\u2026]*$/;
+
+  it('reach the screen only as printable ASCII escapes: every line fits the columns and pane borders stay aligned, at every size', () => {
+    for (const [columns, rows] of [[120, 30], [100, 24], [60, 20], [45, 16]] as const) {
+      const base = fresh({ columns, rows, snap });
+      for (const w of snap.works.values()) {
+        for (const s of [goTo(base, `w:${w.id}`, rowsOf(base)), press(goTo(base, `w:${w.id}`, rowsOf(base)), 'tab').state, press(goTo(base, `w:${w.id}`, rowsOf(base)), 'c').state]) {
+          const lines = screen(s);
+          const where = `${columns}x${rows} ${w.id.slice(0, 8)} ${s.focus} ${s.dialog === null ? '' : 'review'}`;
+          expect(lines, where).toHaveLength(rows - 1);
+          for (const line of lines) {
+            expect(line, where).toMatch(SCREEN_TEXT);
+            expect(line.length, where).toBeLessThanOrEqual(columns);
+          }
+          // Every pane line closes its border in the last column (a wide character would push it out).
+          const boxed = lines.filter((l) => /^[║│]/.test(l));
+          if (s.dialog === null) expect(boxed.length, where).toBeGreaterThan(0);
+          for (const line of boxed) expect(line.length, where).toBe(columns);
+          expect(lines.join('\n'), where).not.toContain(SECRET);
+        }
+      }
+    }
+  });
+
+  it('the details show each escaped node key in full, wrapped; the tree shows it cut at the pane', () => {
+    const cjk = [...snap.works.values()].find((w) => w.nodeKey === CJK)!;
+    const s = goTo(fresh({ snap }), `w:${cjk.id}`, rowsOf(fresh({ snap })));
+    const details = wrappedDetails(s.snapshot, s.cursorKey, layout(s.viewport).detailsInner).join('');
+    expect(details).toContain(`"${[...CJK].map((ch) => `\\u${ch.charCodeAt(0).toString(16)}`).join('')}"`);
+    const hostile = [...snap.works.values()].find((w) => w.nodeKey === HOSTILE)!;
+    const h = detailLines(snap, `w:${hostile.id}`).join('\n');
+    expect(h).toContain('"\\u202e\\u009b2J\\u009d0;title\\u009c\\u200b\\u00e9');
+    expect(h).not.toMatch(/[^\x20-\x7e\n]/);
+    const tree = screen(s).find((l) => l.includes(abbrevOf(cjk.id)))!;
+    expect(tree).toMatch(/ "\\u4[\\u0-9a-f]*…║/);
+  });
+});
+
+const abbrevOf = (id: string): string => `${id.slice(0, 8)}…`;
