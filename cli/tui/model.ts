@@ -8,6 +8,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import type { DependencyEdge } from '../../engine/state/state.ts';
 import { gateIdentity, type BlockingStep } from '../../engine/scheduler/eligibility.ts';
 import { claimDetail, workDetail } from '../views.ts';
+import { safe } from './layout.ts';
 
 export type WorkRef = { kind: 'work'; workId: string; nodeKey: string | null; graphId: string | null; state: string | null };
 export type GateRef = {
@@ -48,7 +49,7 @@ export interface WorkItem {
   result: string | null;
   deliveryFailure: string | null;
   cancellation: string | null;
-  /** Lower-cased ids and metadata for the case-insensitive search. */
+  /** Lower-cased ids and metadata for the case-insensitive search (searchText). */
   search: string;
 }
 
@@ -83,6 +84,18 @@ export interface Snapshot {
   readAt: number;
   /** Request ids the caller asked about that are committed: request id → commit id. */
   committedRequests: Readonly<Record<string, string>>;
+}
+
+/**
+ * The case-insensitive search text of some fields: each as stored and, when the screen shows
+ * it otherwise (non-ASCII as \u escapes, layout.ts `safe`), also as shown, so what the operator
+ * reads on the screen is what they can type.
+ */
+function searchText(fields: readonly string[]): string {
+  return fields.flatMap((f) => {
+    const shown = safe(f);
+    return shown === f ? [f] : [f, shown];
+  }).join('\n').toLowerCase();
 }
 
 function workRef(p: Projection, id: string): WorkRef {
@@ -137,7 +150,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
       result: d.result,
       deliveryFailure: d.delivery_failure,
       cancellation: d.cancellation,
-      search: [d.work_id, d.graph_id, d.node_key, d.pool, d.worker_profile, d.fairness_key, d.state, d.barrier, d.readiness, `p${d.effective_priority}`].join('\n').toLowerCase(),
+      search: searchText([d.work_id, d.graph_id, d.node_key, d.pool, d.worker_profile, d.fairness_key, d.state, d.barrier, d.readiness, `p${d.effective_priority}`]),
     });
     for (const claimId of record.claims) {
       const c = claimDetail(p, claimId);
@@ -163,7 +176,7 @@ export function buildSnapshot(p: Projection, now: number, watch: readonly string
           profile: c.dispatch.profile,
           runBound: c.dispatch.run !== null,
         },
-        search: [c.claim_id, c.state, c.handle, c.request_id, c.dispatch.dispatch_id, c.dispatch.state].join('\n').toLowerCase(),
+        search: searchText([c.claim_id, c.state, c.handle, c.request_id, c.dispatch.dispatch_id, c.dispatch.state]),
       });
     }
   }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { layout } from '../../cli/tui/layout.ts';
 import { reduce } from '../../cli/tui/reducer.ts';
 import { hiddenSelected, initialState, rowsOf } from '../../cli/tui/state.ts';
-import { AUTHORITY, T0, fresh, goTo, press, snapshot, workByKey } from './fixtures.ts';
+import { AUTHORITY, T0, fresh, goTo, press, queueOf, snapshot, workByKey } from './fixtures.ts';
 
 describe('loading', () => {
   it('the first tick reads; the read anchors the cursor on the first row', () => {
@@ -222,5 +222,18 @@ describe('help, quit, terminal size', () => {
     const page = layout(s.viewport).paneLines;
     expect(s.cursor).toBe(36);
     expect(s.top).toBe(36 - page + 1);
+  });
+});
+
+describe('search what the screen shows', () => {
+  it('metadata shown as \\u escapes is found by the escape typed as shown, as by the character itself, in any case', () => {
+    const snap = queueOf([{ node_key: '\u4e2d\u6587-docs', payload: {} }, { node_key: 'plain', payload: {} }], '\u56fe');
+    const wide = [...snap.works.values()].find((w) => w.nodeKey.startsWith('\u4e2d'))!;
+    for (const typed of ['\\u4e2d\\u6587', '\\U4E2D', '\u4e2d', '\\u4e2d\\u6587-DOCS']) {
+      const s = press(fresh({ snap }), '/', typed, 'enter').state;
+      expect(rowsOf(s).map((r) => r.key), typed).toEqual(['g:\u56fe', `w:${wide.id}`]);
+    }
+    // A graph id is searchable as shown too: every Work of the graph matches.
+    expect(rowsOf(press(fresh({ snap }), '/', '\\u56fe', 'enter').state).filter((r) => r.kind === 'work')).toHaveLength(2);
   });
 });
