@@ -7,7 +7,8 @@
 import type { JsonObject } from '../../engine/json.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import { cancelClaimsRequest } from '../../engine/requests/admin.ts';
-import { bootstrapRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
+import { dispatchBound, dispatchStarted, release, result } from '../../engine/requests/lifecycle.ts';
+import { bootstrapRequest, finishRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { LedgerWriter, defaultPolicy } from '../../engine/requests/writer.ts';
 import type { Actor } from '../../engine/schema/index.ts';
 import type { Authority } from '../../cli/tui/dialog.ts';
@@ -48,6 +49,32 @@ export function queueOf(nodes: SubmitNode[], graphId = 'g'): Snapshot {
   const w = new LedgerWriter();
   w.publish('boot', producer, T0, bootstrapRequest(defaultPolicy({ repository: REPOSITORY, principal: '1001' }), 'e1', nodes, { graphId, at: T0 }));
   return buildSnapshot(replayLedger(w.text()), T0 + 5000);
+}
+
+export const RECEIPT = 'RECEIPT-BODY-NEVER-SHOWN';
+
+/**
+ * One Work run to the end: granted, started, bound to a run, finished, its Result recorded with
+ * a descriptor (SECRET) and a delivery receipt (RECEIPT), and its reservation released; plus a
+ * Work waiting on a merged pull request gate.
+ */
+export function completedQueue(): Snapshot {
+  const w = new LedgerWriter();
+  const reconciler: Actor = { role: 'reconciler', principal: '1001', repository: REPOSITORY };
+  const pr = { ...ISSUE, kind: 'pull_request', number: '12', resource_id: '200012' };
+  w.publish('boot', producer, T0, bootstrapRequest(defaultPolicy({ repository: REPOSITORY, principal: '1001' }), 'e1', [
+    { node_key: 'build', payload: { secret: SECRET } },
+    { node_key: 'ship', payload: {}, depends_on: [{ kind: 'work', node_key: 'build' }, { kind: 'pull_request', condition: 'merged', resource: pr as JsonObject }] },
+  ], { graphId: 'release', at: T0 }));
+  const { built } = w.dispatchNext('grant-1', dispatcher, T0 + 1000, { pool: 'default', max_claims: 1, max_dispatches: 1, max_bytes: 49152 });
+  const { dispatch_id: dispatchId, work_id: workId } = built.plan.claims[0]!;
+  w.publish('start-1', dispatcher, T0 + 2000, dispatchStarted(dispatchId, dispatcher as unknown as JsonObject));
+  w.publish('bind-1', reconciler, T0 + 3000, dispatchBound(w.state, dispatchId, '9001', T0 + 3000));
+  const worker: Actor = { role: 'worker', principal: '1001', repository: REPOSITORY, workflow: '.github/workflows/worker.lock.yml', run_id: '9001', run_attempt: 1, dispatch_id: dispatchId, claim_handle: 'h1' };
+  w.publish('finish-1', worker, T0 + 4000, finishRequest(w.state, { dispatch_id: dispatchId, claim_handle: 'h1', outcome: 'completed' }, T0 + 4000));
+  w.publish('result-1', reconciler, T0 + 5000, result(w.state, workId, { summary: SECRET }, T0 + 5000, RECEIPT));
+  w.publish('release-1', reconciler, T0 + 6000, release(w.state, dispatchId, T0 + 6000));
+  return buildSnapshot(replayLedger(w.text()), T0 + 7000);
 }
 
 let cached: Snapshot | null = null;

@@ -254,3 +254,18 @@ describe('nothing publishes on a stale view', () => {
     expect(press(failed, 'y').effects).toEqual([]);
   });
 });
+
+describe('selections hidden by search are acted on', () => {
+  it('c reviews every selected target, shown or hidden by the search, and y publishes them all', () => {
+    const t1 = workByKey(snapshot(), 'Task-01');
+    const lint = workByKey(snapshot(), 'lint');
+    let s = press(fresh(), 'j', ' ', '/', 'lint', 'enter').state; // Task-01 selected, then hidden
+    expect(rowsOf(s).some((r) => r.key === `w:${t1.id}`)).toBe(false);
+    s = press(goTo(s, `w:${lint.id}`, rowsOf(s)), ' ', 'c').state;
+    expect(s.dialog!.targets.map((t) => t.id)).toEqual([lint.id, t1.id]); // in admission order: lint came with the first commit
+    const text = dialogText(s.dialog!, AUTHORITY, 'acme/app', layout(s.viewport)).targets.join('\n');
+    expect(text).toContain(t1.id);
+    expect(text).toContain(lint.id);
+    expect(press(s, 'y').effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ action: 'cancel_work', ids: expect.arrayContaining([t1.id, lint.id]) }) }]);
+  });
+});

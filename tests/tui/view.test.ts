@@ -12,7 +12,7 @@ import { layout } from '../../cli/tui/layout.ts';
 import { reduce } from '../../cli/tui/reducer.ts';
 import { rowsOf, type TuiState } from '../../cli/tui/state.ts';
 import { Screen } from '../../cli/tui/view.ts';
-import { ISSUE, SECRET, fresh, goTo, press, queueOf, snapshot, workByKey } from './fixtures.ts';
+import { ISSUE, RECEIPT, SECRET, completedQueue, fresh, goTo, press, queueOf, snapshot, workByKey } from './fixtures.ts';
 
 function screen(s: TuiState): string[] {
   const text = stripVTControlCharacters(renderToString(createElement(Screen, { state: s }), { columns: s.viewport.columns }));
@@ -228,3 +228,62 @@ describe('hostile and wide metadata', () => {
 });
 
 const abbrevOf = (id: string): string => `${id.slice(0, 8)}…`;
+
+describe('the reference\'s layout and review limits, at their edges', () => {
+  it('at exactly 100 columns the tree is beside the details; at 99, one pane', () => {
+    const wide = screen(fresh({ columns: 100, rows: 20 }));
+    expect(wide[2]).toMatch(/^║>> TREE rows 1-\d+ of 37 +║│ +DETAILS lines 1-/);
+    expect(wide[2]).toHaveLength(100);
+    const narrow = screen(fresh({ columns: 99, rows: 20 })).join('\n');
+    expect(narrow).toContain('>> TREE rows 1-11 of 37  (Tab: details)');
+    expect(narrow).not.toContain('DETAILS');
+  });
+
+  it('a review whose targets do not all fit shows those that do, says how many lines are missing, and cannot publish', () => {
+    const s = press(fresh({ columns: 45, rows: 16 }), 'j ', 'j ', 'j ', 'c').state;
+    expect(s.dialog!.targets).toHaveLength(3);
+    const lines = screen(s);
+    expect(lines).toHaveLength(15);
+    const text = lines.join('\n');
+    expect(text).toMatch(/\.\.\. \d+ more target lines do not fit/);
+    expect(text.replace(/\s+/g, ' ')).toContain('CANNOT PUBLISH: not every target fits in this view: enlarge the terminal or select fewer');
+    expect(lines.at(-1)).toContain('nothing is published until y');
+    expect(press(s, 'y').effects).toEqual([]);
+  });
+});
+
+describe('a Work run to the end, and a pull request gate', () => {
+  const done = completedQueue();
+  const build = [...done.works.values()].find((w) => w.nodeKey === 'build')!;
+  const ship = [...done.works.values()].find((w) => w.nodeKey === 'ship')!;
+
+  it('details name the Completion and Result commits and the bound run, never the Result descriptor, the receipt or the payload', () => {
+    expect(build.state).toBe('completed');
+    const work = detailLines(done, `w:${build.id}`).join('\n');
+    expect(work).toContain(`completion\n${build.completion}`);
+    expect(work).toContain(`result\n${build.result}`);
+    const claim = detailLines(done, `c:${build.claims[0]}`).join('\n');
+    expect(claim).toContain('run             bound (evidence not shown)');
+    expect(claim).toMatch(/reservation\nreleased in q_[0-9a-f]+/);
+    let s = fresh({ snap: done });
+    const all: string[] = [];
+    for (const key of ['g:release', `w:${build.id}`, `c:${build.claims[0]}`, `w:${ship.id}`]) {
+      all.push(...detailLines(done, key));
+      s = press(s, 'g').state;
+      s = goTo(s, key, rowsOf(s));
+      if (key.startsWith('w:')) s = press(s, 'l').state;
+      all.push(...screen(s), ...screen(press(s, 'tab', 'G').state));
+    }
+    expect(all.join('\n')).not.toContain(SECRET);
+    expect(all.join('\n')).not.toContain(RECEIPT);
+  });
+
+  it('a pull request gate is cross-referenced with its identity and condition', () => {
+    const lines = detailLines(done, `w:${ship.id}`).join('\n');
+    expect(lines).toContain('DEPENDS ON (2)');
+    expect(lines).toContain(`- work "build" completed (1 attempts)\n  ${build.id}`);
+    expect(lines).toContain('- pull request gate: acme/app#12 must be merged');
+    expect(lines).toContain('host github.com repository_id 1 resource_id 200012');
+    expect(detailLines(done, `w:${build.id}`).join('\n')).toContain(`DEPENDED ON BY (1)\n- work "ship"`);
+  });
+});
