@@ -107,13 +107,17 @@ function readStatus(s: TuiState): { text: string; tone: Tone } {
   return { text: `live, read ${clock(s.snapshot.readAt)}${s.read.loading ? ' (reading...)' : ''}`, tone: 'normal' };
 }
 
-/** Request id first: in a narrow terminal the tail is cut, never the id. */
-function ackText(a: Ack): string {
+/**
+ * Request id first: in a narrow terminal the tail is cut, never the id. `others`: how many more
+ * uncertain acknowledgements there are, said right after the id so the cut never hides them.
+ */
+function ackText(a: Ack, others = 0): string {
   const r = a.result;
   const what = `${a.action} x${a.targets}`;
   if (r.status === 'uncertain') {
+    const more = others > 0 ? ` (+${others} more uncertain)` : '';
     const found = a.foundCommit === null ? '' : ` (since found committed in ${a.foundCommit})`;
-    return `UNCERTAIN ${a.requestId}: ${what} ${r.code}${found}; fairway explain --request-id ${a.requestId}`;
+    return `UNCERTAIN ${a.requestId}${more}: ${what} ${r.code}${found}; fairway explain --request-id ${a.requestId}`;
   }
   if (r.status === 'rejected') return `rejected ${a.requestId}: ${what} ${r.code}: ${safe(r.message)}`;
   return `${r.status} ${a.requestId}: ${what} in ${r.commitId}`;
@@ -138,7 +142,7 @@ function footer(s: TuiState): ReactElement[] {
     : line(latest === undefined ? '' : ackText(latest), 'message', { tone: 'dim' });
   const uncertain = uncertainAcks(s);
   const detail = uncertain.length > 0
-    ? line(`${ackText(uncertain.at(-1)!)}${uncertain.length > 1 ? ` (+${uncertain.length - 1} more uncertain)` : ''}`, 'uncertain', { tone: 'error', bold: true })
+    ? line(ackText(uncertain.at(-1)!, uncertain.length - 1), 'uncertain', { tone: 'error', bold: true })
     : s.read.error !== null
       ? line(`read error: ${safe(s.read.error.message)}`, 'uncertain', { tone: 'warn' })
       : line('', 'uncertain');

@@ -164,6 +164,18 @@ describe('status and overlays', () => {
     expect(screen(later).join('\n')).toContain('UNCERTAIN tui-cancel_work-sess-1: cancel_work x1 store_write_failed; fairway explain --request-id tui-cancel_work-sess-1');
   });
 
+  it('with several uncertain outcomes, the latest is shown and the count of the others is never cut off, down to 60 columns', () => {
+    let s = fresh({ columns: 60, rows: 20 });
+    for (let i = 0; i < 3; i++) {
+      const y = press(s, 'j', 'c', 'y');
+      const plan = (y.effects[0] as { type: 'publish'; plan: never }).plan;
+      s = reduce(y.state, { type: 'published', at: y.state.now, plan, result: { status: 'uncertain', code: 'store_write_failed', message: 'reset' } }).state;
+      s = reduce(s, { type: 'loaded', snapshot: snapshot() }).state;
+    }
+    const line = screen(press(s, 'k').state).filter((l) => l.startsWith('UNCERTAIN')).at(-1)!; // the line that stays for uncertain outcomes
+    expect(line).toMatch(/^UNCERTAIN tui-cancel_work-sess-3 \(\+2 more uncertain\): /);
+  });
+
   it('a blocked confirmation at 45x16 shows its whole reason and how to dismiss, never cut off below the targets', () => {
     const readOnly = { principal: '1', source: 'file:/tmp/a/longer/path/to/demo.jsonl', writable: false, basis: 'read-only ledger file' };
     const lines = screen(press(fresh({ columns: 45, rows: 16, authority: readOnly }), 'j', 'c').state);
