@@ -13,6 +13,8 @@ import { storeBackend, type TuiBackend } from '../../cli/tui/backend.ts';
 import { startTui } from '../../cli/tui/run.ts';
 import { storeFor } from '../../cli/source.ts';
 import { REFRESH_MS, type TuiState } from '../../cli/tui/state.ts';
+import type { LedgerStore } from '../../lib/store/types.ts';
+import { ProtocolError } from '../../engine/errors.ts';
 import { FakeStdin, FakeStdout, cli, git, projectRepo, until } from './fake-terminal.ts';
 
 let repo: string;
@@ -112,6 +114,82 @@ describe('a ledger that becomes invalid between reads', () => {
     expect(c.publishes()).toBe(1);
     tui.instance.unmount();
     await tui.done;
+  });
+});
+
+/**
+ * The real Git store whose compare-and-swap loses its answer: `lost` writes the commit and then
+ * fails as a dropped connection would; `unsent` fails before writing anything. Either way the
+ * browser cannot know whether the write landed.
+ */
+function lossyStore(mode: { next: 'ok' | 'lost' | 'unsent' }): LedgerStore {
+  const real = storeFor({ dir: repo, branch: 'work-queue' });
+  const cut = async <T>(write: () => Promise<T>): Promise<T> => {
+    const how = mode.next;
+    mode.next = 'ok';
+    if (how === 'unsent') throw new ProtocolError('store_write_failed', 'connection reset before the request was sent');
+    const outcome = await write();
+    if (how === 'lost') throw new ProtocolError('store_write_failed', 'connection reset before the answer arrived');
+    return outcome;
+  };
+  return {
+    label: real.label,
+    read: () => real.read(),
+    readDefaultBranchFile: (path) => real.readDefaultBranchFile(path),
+    compareAndSwap: (expected, bytes, message) => cut(() => real.compareAndSwap(expected, bytes, message)),
+    ...(real.compareAndSwapParts !== undefined && {
+      compareAndSwapParts: (expected: string | null, parts: readonly Uint8Array[], message: string) => cut(() => real.compareAndSwapParts!(expected, parts, message)),
+    }),
+  };
+}
+
+describe('uncertain acknowledgements', () => {
+  it('stay on screen with the explain command; one that landed is found by the next read and explained; one that did not is named again on leaving and is unknown_request', async () => {
+    await submitOne('first');
+    await submitOne('second');
+    const mode: { next: 'ok' | 'lost' | 'unsent' } = { next: 'ok' };
+    const backend = storeBackend(lossyStore(mode), { principal: '1', basis: 'test' });
+    const stdin = new FakeStdin();
+    const stdout = new FakeStdout();
+    const stderr = new FakeStdout();
+    const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never }, { debug: true, session: 'un', backend });
+    const state = (): TuiState => tui.controller.getState();
+    const type = async (bytes: string, settled: () => boolean, what: string) => {
+      stdin.write(bytes);
+      await until(what, settled);
+      await tui.controller.idle();
+    };
+    await until('the first read', () => state().snapshot !== null);
+
+    // 1. The commit lands but its answer is lost.
+    mode.next = 'lost';
+    await type('jc', () => state().dialog !== null, 'the first review');
+    await type('y', () => state().acks.length === 1 && !state().read.loading, 'the first outcome');
+    expect(state().acks[0]!.result).toMatchObject({ status: 'uncertain' });
+    const landed = state().acks[0]!.foundCommit;
+    expect(landed).toMatch(/^q_[0-9a-f]{64}$/); // the re-read looked the request id up
+    await until('the uncertain line', () => stdout.screen().includes('UNCERTAIN tui-cancel_work-un-1'));
+    await until('the found commit', () => stdout.screen().includes(`UNCERTAIN tui-cancel_work-un-1: cancel_work x1 store_write_failed (since found committed in ${landed!.slice(0, 20)}`));
+    const explained = await cli('--dir', repo, '--json', 'explain', '--request-id', 'tui-cancel_work-un-1');
+    expect(explained.code).toBe(0);
+    expect(JSON.parse(explained.out)).toMatchObject({ commit_id: landed, kind: 'cancel_work' });
+
+    // 2. The write never leaves: still uncertain to the browser, and never found.
+    mode.next = 'unsent';
+    await type('jc', () => state().dialog !== null, 'the second review');
+    await type('y', () => state().acks.length === 2 && !state().read.loading, 'the second outcome');
+    expect(state().acks[1]!).toMatchObject({ requestId: 'tui-cancel_work-un-2', result: { status: 'uncertain' }, foundCommit: null });
+    // The latest is shown, and at 120 columns the count of the others too (it comes before the cut).
+    await until('both listed', () => stdout.screen().includes('UNCERTAIN tui-cancel_work-un-2 (+1 more uncertain): cancel_work x1 store_write_failed; fairway explain'));
+    // Leaving the browser: the unresolved one is said again on the main screen.
+    stdin.write('q');
+    await tui.done;
+    const left = stderr.frames.join('');
+    expect(left).toContain('fairway tui: UNCERTAIN request tui-cancel_work-un-2 (cancel_work x1): check with: fairway explain --request-id tui-cancel_work-un-2');
+    expect(left).not.toContain('tui-cancel_work-un-1');
+    const unknown = await cli('--dir', repo, '--json', 'explain', '--request-id', 'tui-cancel_work-un-2');
+    expect(unknown.code).toBe(3);
+    expect(JSON.parse(unknown.out).error.code).toBe('unknown_request');
   });
 });
 
