@@ -134,7 +134,8 @@ function footer(s: TuiState): ReactElement[] {
   const paused = pausedBy(s);
   if (paused !== null) parts.push(`auto-refresh paused (${paused})`);
   const first = s.searchDraft !== null
-    ? line(`/ ${safe(s.searchDraft)}_   (Enter apply, Esc cancel)`, 'status', { bold: true })
+    // The prompt takes the status line's place, so it says the reads are paused itself.
+    ? line(`/ ${safe(s.searchDraft)}_   (Enter apply, Esc cancel; auto-refresh paused)`, 'status', { bold: true })
     : line(parts.join(' | '), 'status', { tone: status.tone });
   const latest = s.acks.at(-1);
   const message = s.message !== null

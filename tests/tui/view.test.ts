@@ -143,7 +143,7 @@ describe('status and overlays', () => {
 
   it('search prompt, search, selection and the pause show on the status line', () => {
     const typing = screen(press(fresh(), 'j', ' ', '/', 'lin').state).join('\n');
-    expect(typing).toContain('/ lin_   (Enter apply, Esc cancel)');
+    expect(typing).toContain('/ lin_   (Enter apply, Esc cancel; auto-refresh paused)');
     const applied = screen(press(fresh(), 'j', ' ', '/', 'lint', 'enter').state).join('\n');
     expect(applied).toMatch(/search "lint" \| selected 1 \(1 not shown\)/);
   });
