@@ -269,3 +269,20 @@ describe('selections hidden by search are acted on', () => {
     expect(press(s, 'y').effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ action: 'cancel_work', ids: expect.arrayContaining([t1.id, lint.id]) }) }]);
   });
 });
+
+describe('one request id per reviewed action', () => {
+  it('is kept through a refused y, a resize, a read that completes during the review and a priority change, and is the one published', () => {
+    let s = press(fresh({ columns: 45, rows: 16 }), 'r', 'j ', 'j ', 'j ', 'p').state; // a read in flight; three Work
+    const id = s.dialog!.requestId;
+    expect(id).toBe('tui-reprioritize-sess-1');
+    expect(press(s, 'y').effects).toEqual([]); // refused: no priority yet
+    s = press(s, 'y', '2').state;
+    s = reduce(s, { type: 'loaded', snapshot: { ...snapshot(), readAt: s.now + 1 } }).state;
+    expect(press(s, 'y').effects).toEqual([]); // refused: the targets do not fit at 45x16
+    s = reduce(s, { type: 'resize', viewport: { columns: 120, rows: 30 } }).state;
+    s = press(s, '1').state;
+    expect(s.dialog!.requestId).toBe(id);
+    const y = press(s, 'y');
+    expect(y.effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ requestId: id, priority: 1, ids: [1, 2, 3].map((n) => workByKey(snapshot(), `Task-0${n}`).id) }) }]);
+  });
+});
