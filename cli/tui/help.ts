@@ -17,7 +17,7 @@ const KEYS: Array<[string, string]> = [
 const NOTES = [
   'MARKERS  > cursor   [x] selected   [~] some of a graph selected   + collapsed   - expanded   >> focused pane',
   '',
-  'The view refreshes every 10 s while idle; search and action review pause it. Actions publish as administrator through the checked publisher with a stable request id; an uncertain outcome stays listed: fairway explain --request-id ID shows its commit and what it did, or unknown_request when it never committed. Payloads and receipt bodies are never shown.',
+  'The view refreshes every 10 s while idle; search and action review pause it. Actions publish as administrator through the checked publisher with a stable request id; an uncertain outcome stays listed: fairway explain --request-id ID shows its commit and what it did, or unknown_request when it never committed. A failed read keeps the last view, marked STALE, and nothing publishes on it until a read succeeds (r). Payloads and receipt bodies are never shown.',
 ];
 
 /** Help lines for this width: a key table when wide, key then description when narrow. */
