@@ -4,13 +4,15 @@ import type { KeyPress } from './state.ts';
 
 /**
  * Ink delivers several characters that arrive together (typed fast, pasted,
- * or sent by tmux) as one input: they become one key press per character.
+ * or sent by tmux) as one input: they become one key press per character, each
+ * marked `burst`, so a pasted `y` never confirms a review.
  */
 export function fromInk(input: string, key: Key): KeyPress[] {
   const one = single(input, key);
   if (one === null) return [];
   if (one.name !== 'char') return [one];
-  return [...(one.char ?? '')].map((char) => ({ name: 'char', char }));
+  const chars = [...(one.char ?? '')];
+  return chars.length === 1 ? [{ name: 'char', char: chars[0]! }] : chars.map((char) => ({ name: 'char', char, burst: true }));
 }
 
 function single(input: string, key: Key): KeyPress | null {

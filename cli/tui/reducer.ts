@@ -184,6 +184,8 @@ function dialogKey(s: TuiState, k: KeyPress): Reduced {
   if (k.name !== 'char') return none(s);
   if (d.action === 'reprioritize' && /^[1-5]$/.test(k.char ?? '')) return none({ ...s, dialog: withPriority(s.snapshot!, d, Number(k.char)) });
   if (k.char !== 'y') return none(s);
+  // A `y` inside pasted text is not the operator's confirmation: it is ignored, and said so.
+  if (k.burst === true) return none(error(s, 'a pasted y does not confirm: press y on its own to publish'));
   const text = dialogText(d, s.authority, s.snapshot?.repository ?? null, layoutOf(s), s.read.error);
   const blocked = blockers(d, s.authority, text.fits, s.read.error);
   if (blocked.length > 0) return none(error(s, `cannot publish: ${blocked[0]}`));

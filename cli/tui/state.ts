@@ -17,6 +17,8 @@ export interface KeyPress {
   name: KeyName;
   /** The typed text for `char` (a space is `' '`). */
   char?: string;
+  /** One of several characters that arrived together (a paste, or tmux): never a confirmation. */
+  burst?: true;
 }
 
 export type PublishResult =

@@ -114,13 +114,15 @@ describe('fromInk', () => {
     super: false, hyper: false, capsLock: false, numLock: false, ...o,
   });
 
-  it('maps special keys and splits characters that arrive together', () => {
+  it('maps special keys and splits characters that arrive together, marking them as a burst', () => {
     expect(fromInk('', key({ downArrow: true }))).toEqual([{ name: 'down' }]);
     expect(fromInk('', key({ pageUp: true }))).toEqual([{ name: 'pageup' }]);
     expect(fromInk('', key({ escape: true, meta: true }))).toEqual([{ name: 'escape' }]);
     expect(fromInk('\r', key({ return: true }))).toEqual([{ name: 'enter' }]);
     expect(fromInk('', key({ delete: true }))).toEqual([{ name: 'backspace' }]);
-    expect(fromInk('jj ', key())).toEqual([{ name: 'char', char: 'j' }, { name: 'char', char: 'j' }, { name: 'char', char: ' ' }]);
+    expect(fromInk('j', key())).toEqual([{ name: 'char', char: 'j' }]);
+    // Characters that arrive together (a paste) are marked: a pasted y never confirms a review.
+    expect(fromInk('jj ', key())).toEqual([{ name: 'char', char: 'j', burst: true }, { name: 'char', char: 'j', burst: true }, { name: 'char', char: ' ', burst: true }]);
     expect(fromInk('c', key({ ctrl: true }))).toEqual([]);
     expect(fromInk('x', key({ meta: true }))).toEqual([]);
   });

@@ -246,6 +246,27 @@ describe('nothing publishes on a stale view', () => {
     expect(press(read, 'c', 'y').effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ action: 'cancel_work', requestId: 'tui-cancel_work-sess-2' }) }]);
   });
 
+  it('a y that arrives inside pasted text does not confirm a review (said so); y pressed on its own publishes', () => {
+    const review = press(fresh(), 'j', 'c').state;
+    expect(review.dialog!.phase).toBe('review');
+    const paste = (from: TuiState, text: string) => {
+      let s = from;
+      const effects = [];
+      for (const char of text) {
+        const r = reduce(s, { type: 'key', key: { name: 'char', char, burst: true } });
+        s = r.state;
+        effects.push(...r.effects);
+      }
+      return { s, effects };
+    };
+    expect(paste(review, 'yes').effects).toEqual([]);
+    const { s, effects } = paste(review, 'okay');
+    expect(effects).toEqual([]);
+    expect(s.dialog!.phase).toBe('review');
+    expect(s.message?.text).toMatch(/a pasted y does not confirm/);
+    expect(press(s, 'y').effects).toEqual([{ type: 'publish', plan: expect.objectContaining({ action: 'cancel_work' }) }]);
+  });
+
   it('a read in flight when the review opened that then fails blocks the open review too', () => {
     const reading = press(fresh(), 'r', 'j', 'c').state;
     expect(reading.read.loading).toBe(true);
