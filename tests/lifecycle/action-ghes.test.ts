@@ -12,20 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { titleToken } from '../../engine/lifecycle/run-identity.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
-import { bootstrapRequest } from '../../engine/requests/operations.ts';
-import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
-import { Publisher } from '../../lib/publisher/publisher.ts';
-import { GitHubStore } from '../../lib/store/github.ts';
-import { actionRoutes, registerWorkflow } from '../fake-github/routes-actions.ts';
+import { actionRoutes } from '../fake-github/routes-actions.ts';
 import { issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
 import { labelRoutes } from '../fake-github/routes-labels.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
-import { seedCommit } from '../fake-github/state.ts';
 import { ROOT, stepOutputs, stepScript } from '../support/action-step.ts';
-import { workerWorkflowYaml } from '../support/worker-workflow.ts';
-import { countOps, PRINCIPAL, REPOSITORY, TOKEN, WORKFLOW } from './harness.ts';
+import { actionQueue } from './action-queue.ts';
+import { countOps, PRINCIPAL, REPOSITORY, TOKEN } from './harness.ts';
 
 const run = promisify(execFile);
 
@@ -44,19 +38,7 @@ afterAll(async () => {
 describe('action.yml on a GitHub Enterprise Server runner', () => {
   it('dispatch with api-url \'\' (no GH_HOST): the store, the launch and the Issue projection use GITHUB_API_URL, the runner\'s server', async () => {
     const host = new URL(fake.url).host;
-    const repo = fake.state.createRepo('acme', 'queue');
-    const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml(), '.github/workflows/aw.json': '{"work_queue": {"issues": true}}' });
-    registerWorkflow(fake.state, repo, {
-      path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
-      runName: (inputs) => `worker ${titleToken((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id)}`,
-    });
-    const store = new GitHubStore({ owner: 'acme', repo: 'queue', token: TOKEN, baseUrl: fake.url, writeIntervalMs: 0 });
-    const policy = policyFromSettings(defaultWorkQueueSettings(), { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref } });
-    await new Publisher(store).publish({
-      requestId: 'seed', actor: { role: 'producer', principal: PRINCIPAL, repository: REPOSITORY },
-      prepare: () => { throw new Error('bootstraps'); },
-      bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', [{ node_key: 'task', payload: { plan: 'do it' } }], { graphId: 'g', at: ids.at }),
-    });
+    const { repo, store } = await actionQueue(fake);
     const from = fake.requests.length;
 
     const output = join(temp, 'output-dispatch');

@@ -10,20 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { titleToken } from '../../engine/lifecycle/run-identity.ts';
 import { replayLedger } from '../../engine/replay/index.ts';
-import { bootstrapRequest } from '../../engine/requests/operations.ts';
-import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
-import { Publisher } from '../../lib/publisher/publisher.ts';
-import { GitHubStore } from '../../lib/store/github.ts';
-import { actionRoutes, actions, registerWorkflow, setRunStatus } from '../fake-github/routes-actions.ts';
+import { actionRoutes, actions, setRunStatus } from '../fake-github/routes-actions.ts';
 import { issueRoutes, repoIssues } from '../fake-github/routes-issues.ts';
 import { labelRoutes } from '../fake-github/routes-labels.ts';
 import { pullRoutes } from '../fake-github/routes-pulls.ts';
 import { createFakeGitHub, type FakeGitHub } from '../fake-github/server.ts';
-import { seedCommit } from '../fake-github/state.ts';
+import { actionQueue } from './action-queue.ts';
 import { countOps, PRINCIPAL, REPOSITORY, TOKEN, WORKFLOW } from './harness.ts';
-import { workerWorkflowYaml } from '../support/worker-workflow.ts';
 import { ROOT, stepScript } from '../support/action-step.ts';
 
 const run = promisify(execFile);
@@ -77,20 +71,8 @@ describe('action.yml', () => {
   });
 
   it('dispatch, activate, settle and reconcile through the composite step script, each projecting its Work into the backing Issue', async () => {
-    const repo = fake.state.createRepo('acme', 'queue');
-    const ref = seedCommit(repo, 'main', { [WORKFLOW]: workerWorkflowYaml(), '.github/workflows/aw.json': '{"work_queue": {"issues": true}}' });
+    const { repo, store } = await actionQueue(fake);
     const labels = () => [...(repoIssues(fake.state, repo)[0]?.labels ?? [])].sort();
-    registerWorkflow(fake.state, repo, {
-      path: WORKFLOW, name: 'worker', inputs: ['work_queue_assignment'],
-      runName: (inputs) => `worker ${titleToken((JSON.parse(String(inputs.work_queue_assignment)) as { dispatch_id: string }).dispatch_id)}`,
-    });
-    const store = new GitHubStore({ owner: 'acme', repo: 'queue', token: TOKEN, baseUrl: fake.url, writeIntervalMs: 0 });
-    const policy = policyFromSettings(defaultWorkQueueSettings(), { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref } });
-    await new Publisher(store).publish({
-      requestId: 'seed', actor: { role: 'producer', principal: PRINCIPAL, repository: REPOSITORY },
-      prepare: () => { throw new Error('bootstraps'); },
-      bootstrap: (ids) => bootstrapRequest(policy, 'epoch-1', [{ node_key: 'task', payload: { plan: 'do it' } }], { graphId: 'g', at: ids.at }),
-    });
 
     // The dispatcher job's own run (GitHub sets GITHUB_WORKFLOW_REF in every job): the marker's one sender (spec 7.8).
     const dispatcherEnv = { GITHUB_WORKFLOW_REF: `${REPOSITORY}/.github/workflows/dispatcher.yml@refs/heads/main` };
