@@ -3,18 +3,12 @@
  * `FakeStdout` (a TTY of a given size that keeps every frame) and reads terminal bytes
  * written to `FakeStdin`. Plus the small Git and CLI helpers the integration tests share.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { runFairway } from '../support/cli.ts';
-import { WORKER_WORKFLOW, workerWorkflowYaml } from '../support/worker-workflow.ts';
+import { fixtureRepo, git } from '../support/fixture-repo.ts';
 
-export function git(repo: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } }).trim();
-}
+export { git };
 
 export async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -25,14 +19,7 @@ export async function cli(...args: string[]): Promise<{ code: number; out: strin
 
 /** A fresh Git repository with one commit on main and the worker workflow (a queue's first submission needs it). */
 export function projectRepo(): string {
-  const repo = mkdtempSync(join(tmpdir(), 'fairway-tui-'));
-  git(repo, 'init', '-q', '-b', 'main');
-  writeFileSync(join(repo, 'README.md'), 'project\n');
-  mkdirSync(join(repo, '.github/workflows'), { recursive: true });
-  writeFileSync(join(repo, WORKER_WORKFLOW), workerWorkflowYaml());
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'init');
-  return repo;
+  return fixtureRepo('fairway-tui-');
 }
 
 export class FakeStdin extends PassThrough {
