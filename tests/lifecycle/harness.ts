@@ -16,7 +16,7 @@ import { titleToken } from '../../engine/lifecycle/run-identity.ts';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import { bootstrapRequest, dispatchNextRequest, submitRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import type { Actor } from '../../engine/schema/index.ts';
-import { defaultWorkQueueSettings, policyFromSettings } from '../../lib/config/aw.ts';
+import { defaultWorkQueueSettings, policyFromSettings, type WorkQueueSettings } from '../../lib/config/aw.ts';
 import { GitHubApi } from '../../lib/github/api.ts';
 import type { ActionsRun } from '../../lib/github/context.ts';
 import type { DispatchPostOptions } from '../../lib/github/dispatch-post.ts';
@@ -74,6 +74,8 @@ export interface BenchOptions {
   /** The genesis Work, or a function of the fake (to reference its repositories' ids). */
   nodes?: SubmitNode[] | ((fake: FakeGitHub) => SubmitNode[]);
   retry?: { max_attempts: number; backoff_seconds: number };
+  /** Edits the aw.json `work_queue` settings the genesis Policy is resolved from (weights, per-account limits). */
+  settings?: (settings: WorkQueueSettings) => void;
 }
 
 function git(repo: string, ...args: string[]): void {
@@ -115,6 +117,7 @@ export async function createBench(options: BenchOptions = {}): Promise<Bench> {
     settings.retry = options.retry;
     settings.pools.default!.retry = options.retry;
   }
+  options.settings?.(settings);
   const policy = policyFromSettings(settings, { repository: REPOSITORY, principal: PRINCIPAL, profile: { ref, max_claims: options.maxClaims ?? 1 } });
   policy.pools = { ...(policy.pools as JsonObject) };
   ((policy.pools as Record<string, JsonObject>).default!).allowed_repositories = [REPOSITORY, 'acme/design', 'acme/library'];
