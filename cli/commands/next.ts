@@ -8,12 +8,12 @@
  * prediction use. With --work-id: that Work's position, the grants ahead of
  * it (in the pool and in its class), the Work just before it, and an estimate
  * in time from the pool's recent grant rate (labelled as an estimate); a Work
- * not in the line gets its eligibility reason instead. Read-only.
+ * not in the line gets its eligibility reason instead, judged as the line judges
+ * it (`lineEligibility`: a grants pause or a full pool does not hide it). Read-only.
  */
 import { fail } from '../../engine/errors.ts';
 import type { Projection } from '../../engine/replay/index.ts';
-import { eligibility } from '../../engine/scheduler/eligibility.ts';
-import { MAX_LINE, predictLine, type Line, type LineEntry } from '../../engine/scheduler/line.ts';
+import { lineEligibility, MAX_LINE, predictLine, type Line, type LineEntry } from '../../engine/scheduler/line.ts';
 import { grantRate, ordinal, positionInLine, positionText, type GrantRate, type LinePosition } from '../../engine/scheduler/line-position.ts';
 import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 import type { CommandModule } from '../context.ts';
@@ -86,10 +86,11 @@ export function nextView(projection: Projection, pool: string, asOf: number, lim
     if (position === null) {
       if (work.state !== 'available') reason = work.state;
       else {
-        // The line ignores the pool's logical capacity and a grants pause; ready Work it still leaves
+        // Judged as the line judges it (grants resumed, the pool's logical capacity unbounded), so a
+        // pause or a full pool does not hide the Work's own reason; ready Work the line still leaves
         // out is held by its fairness key's per-account limit.
-        const verdict = eligibility(projection, work, asOf, pool);
-        reason = verdict.eligible || verdict.reason === 'capacity_blocked' || verdict.reason === 'grants_paused' ? 'account_capacity_blocked' : verdict.reason;
+        const verdict = lineEligibility(projection, work, asOf, pool);
+        reason = verdict.eligible ? 'account_capacity_blocked' : verdict.reason;
       }
     }
     const text = position === null

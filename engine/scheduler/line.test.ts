@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplayState } from '../state/state.ts';
-import { predictLine } from './line.ts';
+import { eligibility } from './eligibility.ts';
+import { lineEligibility, predictLine } from './line.ts';
 import { pack } from './pack.ts';
 import { planNext } from './plan.ts';
-import { buildState, commitPack, policyFor, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
+import { buildState, commitPack, policyFor, workId, type PolicySpec, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 
 const AS_OF = 10_000;
 
@@ -75,5 +76,27 @@ describe('predictLine (issue 14 §1: the real selector run forward)', () => {
     expect(Object.fromEntries(byKey)).toEqual({ a: 3, b: 3 });
     expect(state.controls.grants_paused).toBe(true);
     expect(planNext(state, 'default', AS_OF).selected).toBe(false);
+  });
+
+  it('lineEligibility judges a Work as the line does: a pause or a full pool does not hide its own reason', () => {
+    const specs: WorkSpec[] = [
+      ...backlog(),
+      { key: 'after', priority: 3, account: 'b', dependsOn: [{ kind: 'work', work_id: workId('p3-a-11') }] },
+    ];
+    const state = buildState(policyFor({ ...SPEC, logical_limit: 2 }), specs);
+    serialGrants(state, 2);
+    const after = state.works.get(workId('after'))!;
+    const later = state.works.get(workId('later'))!;
+    // The pool is full: eligibility stops at its capacity; the line, which assumes running Claims finish, sees the dependency.
+    expect(eligibility(state, after, AS_OF)).toMatchObject({ eligible: false, reason: 'capacity_blocked' });
+    expect(lineEligibility(state, after, AS_OF)).toMatchObject({ eligible: false, reason: 'dependency_wait' });
+    state.controls.grants_paused = true;
+    expect(eligibility(state, later, AS_OF)).toMatchObject({ eligible: false, reason: 'grants_paused' });
+    expect(lineEligibility(state, later, AS_OF)).toMatchObject({ eligible: false, reason: 'retry_delayed' });
+    expect(lineEligibility(state, state.works.get(workId('p3-b-4'))!, AS_OF).eligible).toBe(true);
+    expect(predictLine(state, 'default', AS_OF).entries.map((e) => e.work_id)).not.toContain(after.workId);
+    // Nothing was changed.
+    expect(state.controls.grants_paused).toBe(true);
+    expect(eligibility(state, after, AS_OF)).toMatchObject({ reason: 'grants_paused' });
   });
 });

@@ -17,9 +17,10 @@
  *   of those Claims finishes, which the line cannot date, so it is `held`.
  * Cost: the planner's one walk of the buckets plus O(log n) per entry.
  */
-import type { ReplayState } from '../state/state.ts';
+import type { ReplayState, WorkRecord } from '../state/state.ts';
 import type { PoolPolicy } from '../schema/policy.ts';
 import { availableIn } from '../state/ready-index.ts';
+import { eligibility, type Eligibility } from './eligibility.ts';
 import type { NoGrantReason, SelectionReason } from './plan-types.ts';
 import { installedPolicy, poolPolicy } from './policy-view.ts';
 import { PrefixPlanner } from './prefix-planner.ts';
@@ -78,6 +79,16 @@ function forecastState(state: ReplayState, pool: string): ReplayState {
     policy: { ...record, policy: { ...policy, pools } },
     controls: { ...state.controls, grants_paused: false },
   };
+}
+
+/**
+ * Eligibility of `work` as the line judges it (the assumptions above: grants resumed, the pool's
+ * logical capacity unbounded; its fairness key's per-account limit with the key's current
+ * outstanding Claims): why a Work is not in the line. An eligible Work that is not in it was held
+ * by its key's per-account limit, reached by earlier entries.
+ */
+export function lineEligibility(source: QueueSource, work: WorkRecord, asOf: number, pool: string = work.pool): Eligibility {
+  return eligibility(forecastState(stateOf(source), pool), work, asOf, pool);
 }
 
 /** The predicted grant order of `pool`'s ready backlog at `asOf`, at most `limit` entries. */

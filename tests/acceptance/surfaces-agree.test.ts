@@ -27,7 +27,7 @@ import { MemoryStore } from '../support/memory-store.ts';
 import { describeReference, missingReference, REFERENCE_ROOT } from '../support/reference.ts';
 import { surfacesQueue, type SurfacesQueue } from '../support/surfaces-queue.ts';
 import {
-  cliFacts, cliReplayFacts, consoleFacts, fairwayOrCode, ledgerFile, mcpFacts, mcpSession, nonZero, prefixText, tuiFacts, type Facts,
+  cliFacts, cliReplayFacts, consoleFacts, fairway, fairwayOrCode, ledgerFile, mcpFacts, mcpSession, nonZero, prefixText, tuiFacts, type Facts,
 } from '../support/surfaces.ts';
 import { fairnessAgreement, receiptAgreement } from '../support/surfaces-history.ts';
 
@@ -214,6 +214,22 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     } finally {
       await mcp.close();
     }
+  }, 120_000);
+
+  it('next --work-id says why a Work is not in the line under the line\'s own assumptions (grants resumed): explain\'s reason on the queue just before the pause', async () => {
+    const beforePause = ledgerFile(prefixText(live, live.commitCount - 1));
+    const line = new Set((await fairway(q.asOf, ...repo, 'next', '--pool', 'default', '--limit', '4096', '--as-of', String(q.asOf))).entries.map((e: { work_id: string }) => e.work_id));
+    let outside = 0;
+    for (const w of [...live.works()].filter((x) => x.state === 'available')) {
+      const next = (await fairway(q.asOf, ...repo, 'next', '--pool', 'default', '--work-id', w.workId, '--as-of', String(q.asOf))).work;
+      expect(next.in_line).toBe(line.has(w.workId));
+      if (next.in_line) continue;
+      outside++;
+      const unpaused = await fairway(q.asOf, '--ledger', beforePause, 'explain', '--pool', 'default', '--work-id', w.workId, '--as-of', String(q.asOf));
+      // Eligible yet not in the line: held by its key's per-account limit (next --help says so).
+      expect(next.reason, `${w.nodeKey}: next --work-id vs explain --work-id with grants resumed`).toBe(unpaused.eligible ? 'account_capacity_blocked' : unpaused.reason);
+    }
+    expect(outside).toBeGreaterThan(5);
   }, 120_000);
 
   it('a compacted grant without Git history: history_compacted on the CLI (--ledger) and the console receipt', async () => {
