@@ -206,6 +206,19 @@ function workEdgeReason(parent: WorkRecord | undefined): EligibilityReason | nul
   return null;
 }
 
+/**
+ * Why one dependency edge of a Work in `pool` is unsatisfied at `asOf`, or null when it is
+ * satisfied: the rule `eligibility` applies to each edge (a Work edge needs a completed
+ * predecessor with a verified Result; a gate a fresh, trusted, satisfying Observation, spec 7.16).
+ * For surfaces that show every edge, not only the first blocking one.
+ */
+export function edgeReason(source: QueueSource, edge: DependencyEdge, asOf: number, pool: string): EligibilityReason | null {
+  const state = stateOf(source);
+  if (edge.kind === 'work') return workEdgeReason(state.works.get(edge.work_id));
+  const gate = checkGate(state, edge, asOf, poolPolicy(state, pool));
+  return gate.ok ? null : gate.reason;
+}
+
 /** A blocking predecessor whose own gates explain the wait: one still available. */
 function waitingOn(parent: WorkRecord): WorkRecord | null {
   return parent.state === 'available' ? parent : null;

@@ -12,7 +12,7 @@ import type { JsonObject } from '../json.ts';
 import type { Barrier, DependencyEdge, ReplayState, ResourceIdentity, WorkState } from '../state/state.ts';
 import { recordResult } from '../state/ready-index.ts';
 import { assignmentMember, AssignmentSize, memberBytesFor } from './assignment.ts';
-import { gateIdentity, MAX_BLOCKING_HOPS, workGateReason, workGates } from './eligibility.ts';
+import { blockingBranches, edgeReason, gateIdentity, MAX_BLOCKING_HOPS, workGateReason, workGates, type BlockingStep } from './eligibility.ts';
 import { poolPolicy } from './policy-view.ts';
 import { buildState, policyFor, workId, type WorkSpec } from '../../tests/support/scheduler-state.ts';
 import { prng } from '../../bench/generated-graphs.ts';
@@ -144,6 +144,29 @@ describe('workGateReason: the reason workGates gives, without its path', () => {
     ]);
     expect(reasonOnly(cycle, 'a')).toBe('dependency_wait');
     expect(reasonOnly(cycle, 'a')).toBe(expected(cycle, 'a'));
+  });
+});
+
+describe('edgeReason: each dependency edge judged on its own, as eligibility judges it', () => {
+  it('is the first step of that edge\'s blocking branch (blockingBranches), or null when no branch starts at it, on every edge of 300 random states', () => {
+    const stepKey = (s: BlockingStep) => (s.kind === 'work' ? `w:${s.work_id}` : `g:${s.gate}`);
+    let unsatisfied = 0;
+    let satisfied = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      const state = randomState(seed);
+      for (const w of state.works.values()) {
+        const first = new Map(blockingBranches(state, w, AS_OF, Infinity).branches.map((b) => [stepKey(b[0]!), b[0]!.reason]));
+        for (const edge of w.dependsOn) {
+          const key = edge.kind === 'work' ? `w:${edge.work_id}` : `g:${gateIdentity(edge)}`;
+          const reason = edgeReason(state, edge, AS_OF, w.pool);
+          expect(reason, `seed ${seed}, Work ${w.nodeKey}, edge ${key}`).toBe(first.get(key) ?? null);
+          if (reason === null) satisfied++;
+          else unsatisfied++;
+        }
+      }
+    }
+    expect(unsatisfied).toBeGreaterThan(1000);
+    expect(satisfied).toBeGreaterThan(300);
   });
 });
 

@@ -20,7 +20,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import { ConsoleRuntime } from '../../lib/console/runtime.ts';
+import { graphView } from '../../lib/console/views/graph.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
+import { workDetail } from '../../lib/console/views/work.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import { MemoryStore } from '../support/memory-store.ts';
@@ -231,6 +233,26 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     }
     expect(outside).toBeGreaterThan(5);
   }, 120_000);
+
+  it('a gate\'s satisfaction on the Work page and the graph page is the engine\'s verdict, as CLI explain shows it', async () => {
+    const byKey = (k: string) => [...live.works()].find((w) => w.nodeKey === k)!;
+    const g3 = byKey('G3');
+    const g4 = byKey('G4');
+    // G4 waits on Issue #7 alone: explain names the stale observation on its blocking path.
+    const x = await fairway(q.asOf, '--ledger', ledgerFile(prefixText(live, live.commitCount - 1)), 'explain', '--pool', 'default', '--work-id', g4.workId, '--as-of', String(q.asOf));
+    expect(x.reason).toBe('observation_stale');
+    const gate = x.blocking_path.find((s: { kind: string }) => s.kind === 'issue').gate as string;
+    // G3 waits on Work X first, then on the same gate: its page must not call the gate satisfied.
+    for (const w of [g3, g4]) {
+      const d = workDetail(live, w.workId, q.asOf, 'github.com')!;
+      const dep = d.dependencies.find((e) => e.kind === 'gate' && e.gate.gate === gate)!;
+      expect(dep.satisfied, `${w.nodeKey}'s Depends on table`).toBe(false);
+    }
+    // The graph holding G3 (and not G4) draws the gate unsatisfied too; Issue #8 (fresh, ready) is satisfied.
+    const g = graphView(live, g3.graphId, q.asOf, null)!;
+    expect(g.rows.find((r) => r.kind === 'issue' && r.text.endsWith('#7'))?.status).toBe('unsatisfied');
+    expect(g.rows.find((r) => r.kind === 'issue' && r.text.endsWith('#8'))?.status).toBe('satisfied');
+  });
 
   it('a compacted grant without Git history: history_compacted on the CLI (--ledger) and the console receipt', async () => {
     const file = ledgerFile(prefixText(live, live.commitCount));

@@ -3,8 +3,9 @@
  * fully qualified link that keeps the Issue-versus-PR type, and the latest
  * trusted observation.
  */
-import type { DependencyEdge, Projection } from '../../../engine/replay/index.ts';
-import { gateIdentity, type ExternalEdge } from '../../../engine/scheduler/eligibility.ts';
+import { isProtocolError } from '../../../engine/errors.ts';
+import type { DependencyEdge, Projection, WorkRecord } from '../../../engine/replay/index.ts';
+import { edgeReason, gateIdentity, type ExternalEdge } from '../../../engine/scheduler/eligibility.ts';
 
 export interface GateView {
   gate: string;
@@ -20,6 +21,20 @@ export interface GateView {
 
 export function isGate(edge: DependencyEdge): edge is ExternalEdge {
   return edge.kind !== 'work';
+}
+
+/**
+ * Whether `work`'s dependency edge is satisfied at `asOf`: the engine's verdict on that edge
+ * (`edgeReason`), never the console's own reading of an Observation. A Work whose pool the
+ * Policy no longer configures cannot have its gates judged: they are not satisfied.
+ */
+export function edgeSatisfied(projection: Projection, work: WorkRecord, edge: DependencyEdge, asOf: number): boolean {
+  try {
+    return edgeReason(projection, edge, asOf, work.pool) === null;
+  } catch (e) {
+    if (isProtocolError(e)) return false;
+    throw e;
+  }
 }
 
 function safeUrl(host: string, repository: string, kind: string, number: string): string {

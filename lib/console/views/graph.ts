@@ -8,7 +8,7 @@ import type { Projection } from '../../../engine/replay/index.ts';
 import type { DependencyEdge, WorkRecord } from '../../../engine/replay/index.ts';
 import { gateIdentity } from '../../../engine/scheduler/eligibility.ts';
 import { workHref, type DiagramNode } from './blocking.ts';
-import { gateView, isGate } from './gates.ts';
+import { edgeSatisfied, gateView, isGate } from './gates.ts';
 import { classDefs, mermaidLabel, shape } from './mermaid.ts';
 import { workStatus, type Readiness } from './status.ts';
 
@@ -75,14 +75,20 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
   const counts: Partial<Record<Readiness, number>> = {};
   const cls = new Map<string, string>();
   const labels = new Map<string, string>();
-  const blockingGates = new Set<string>();
   for (const w of works) {
     const status = workStatus(projection, w, asOf);
-    for (const step of status.blockingPath) if (step.gate !== undefined) blockingGates.add(step.gate);
     counts[status.readiness] = (counts[status.readiness] ?? 0) + 1;
     rows.set(`w:${w.workId}`, { key: `w:${w.workId}`, kind: 'work', text: w.nodeKey, status: status.readiness, reason: status.reason, href: workHref(w.workId), drawn: false });
     cls.set(`w:${w.workId}`, status.readiness);
     labels.set(`w:${w.workId}`, mermaidLabel(w.nodeKey, status.reason === 'ready' ? `P${w.effectivePriority} · ready` : `P${w.effectivePriority} · ${status.reason}`));
+  }
+  // A gate is satisfied when the engine finds it satisfied for every Work of the graph waiting on it
+  // (pools differ in how old an Observation may be).
+  const gateOk = new Map<string, boolean>();
+  for (const w of works) {
+    for (const edge of w.dependsOn) {
+      if (isGate(edge)) gateOk.set(edgeKey(edge), (gateOk.get(edgeKey(edge)) ?? true) && edgeSatisfied(projection, w, edge, asOf));
+    }
   }
   for (const w of works) {
     for (const edge of w.dependsOn) {
@@ -90,7 +96,7 @@ export function graphView(projection: Projection, graphId: string, asOf: number,
       const key = edgeKey(edge);
       if (rows.has(key)) continue;
       const g = gateView(projection, edge);
-      const ok = g.observation?.state === 'ready' && !blockingGates.has(g.gate);
+      const ok = gateOk.get(key)!;
       const observed = g.observation === null ? 'no observation' : g.observation.summary;
       rows.set(key, { key, kind: edge.kind, text: g.label, status: ok ? 'satisfied' : 'unsatisfied', reason: `needs ${g.condition}: ${observed}`, href: g.url || null, drawn: false });
       cls.set(key, ok ? 'gate_ok' : 'gate_wait');

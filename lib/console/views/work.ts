@@ -11,7 +11,7 @@ import type { WorkRecord } from '../../../engine/state/state.ts';
 import { runUrl } from './admin-targets.ts';
 import { backingIssue, type BackingIssueView } from './backing-issue.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
-import { gateView, isGate, type GateView } from './gates.ts';
+import { edgeSatisfied, gateView, isGate, type GateView } from './gates.ts';
 import { linePosition, type LinePosition } from './line.ts';
 import { admittedAt, workStatus, type WorkStatus } from './status.ts';
 
@@ -73,17 +73,12 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
   const definition = work.definition;
   const replacement = definition.replacement_of as { work_id: string; disposition: string; evidence: string } | undefined;
 
+  // Each edge judged as the engine judges it (not only the first blocking one on the path).
   const dependencies: DependencyView[] = work.dependsOn.map((edge) => {
-    if (isGate(edge)) {
-      const gate = gateView(projection, edge);
-      const blocked = status.blockingPath.some((s) => s.gate === gate.gate);
-      return { kind: 'gate', gate, satisfied: !blocked && gate.observation?.state === 'ready' };
-    }
+    const satisfied = edgeSatisfied(projection, work, edge, asOf);
+    if (isGate(edge)) return { kind: 'gate', gate: gateView(projection, edge), satisfied };
     const parent = projection.work(edge.work_id);
-    return {
-      kind: 'work', workId: edge.work_id, nodeKey: parent?.nodeKey ?? null, state: parent?.state ?? null, barrier: parent?.barrier ?? null,
-      satisfied: parent?.state === 'completed' && parent.barrier === 'verified',
-    };
+    return { kind: 'work', workId: edge.work_id, nodeKey: parent?.nodeKey ?? null, state: parent?.state ?? null, barrier: parent?.barrier ?? null, satisfied };
   });
 
   const claims: ClaimView[] = work.claims.map((id) => {
