@@ -32,7 +32,8 @@ export default async function NextPage({ searchParams }: { searchParams: Promise
         </div>
         <div className="card-b space-y-2 text-sm" data-testid="line-summary">
           <p>
-            The order in which the <strong>{line.available}</strong> ready Work of this pool would be granted, absent new
+            The order in which the ready Work of this pool would be granted (<strong>{line.entries.length}</strong> in the line
+            of its <strong>{line.available}</strong> available Work), absent new
             arrivals, computed by running the real scheduler forward from the live fairness clocks ({line.mode}).
             It changes when Work arrives in a higher-weight class, a key gets new Work, grants are paused, or a priority changes.
           </p>

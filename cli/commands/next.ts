@@ -127,7 +127,7 @@ const ENDS: Record<string, string> = {
 export function nextLines(v: NextView): string[] {
   const lines = [
     `line of pool ${q(v.pool)} at ${new Date(v.as_of).toISOString()} (as-of ${v.as_of}), tip ${v.source_tip ?? '-'}, ${v.mode}`,
-    `${v.available} ready; ${v.logical_outstanding} of ${v.logical_limit} logical Claims outstanding (the line assumes they finish as needed)`,
+    `${v.available} available; ${v.logical_outstanding} of ${v.logical_limit} logical Claims outstanding (the line assumes they finish as needed)`,
   ];
   if (v.paused) lines.push('GRANTS ARE PAUSED: this is the order resuming would grant in');
   if (v.work !== null) lines.push(`Work ${v.work.work_id} (node ${q(v.work.node_key)}, ${v.work.state}): ${v.work.text}`);

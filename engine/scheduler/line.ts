@@ -55,7 +55,7 @@ export interface Line {
   /** Logical Claims outstanding now and the pool's limit (the line assumes they finish as needed). */
   logical_outstanding: number;
   logical_limit: number;
-  /** Ready Work of the pool now (the line's length when nothing is held or ineligible). */
+  /** Available Work of the pool now, ready or not (the line's length when nothing is held or ineligible). */
   available: number;
   entries: LineEntry[];
   /** The line stopped at `limit`: more ready Work may follow. */

@@ -25,6 +25,7 @@ import { receiptView } from '../../lib/console/views/receipt.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
+import { runCaptured } from '../support/cli.ts';
 import { MemoryStore } from '../support/memory-store.ts';
 import { describeReference, missingReference, REFERENCE_ROOT } from '../support/reference.ts';
 import { surfacesQueue, type SurfacesQueue } from '../support/surfaces-queue.ts';
@@ -252,6 +253,17 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     const g = graphView(live, g3.graphId, q.asOf, null)!;
     expect(g.rows.find((r) => r.kind === 'issue' && r.text.endsWith('#7'))?.status).toBe('unsatisfied');
     expect(g.rows.find((r) => r.kind === 'issue' && r.text.endsWith('#8'))?.status).toBe('satisfied');
+  });
+
+  it('the line\'s count is labelled as what it counts: `next` text says the pool\'s available Work, as `stats` counts it, not "ready"', async () => {
+    const stats = await fairway(q.asOf, ...repo, 'stats');
+    const pool = stats.pools.find((p: { pool: string }) => p.pool === 'default');
+    // Available Work is not all ready here (blocked, held, paused): the two counts differ.
+    expect(pool.available).not.toBe(pool.eligible);
+    const r = await runCaptured([...repo, 'next', '--pool', 'default', '--as-of', String(q.asOf)]);
+    expect(r.code).toBe(0);
+    const count = /^(\d+) (\w+); \d+ of \d+ logical Claims outstanding/m.exec(r.out);
+    expect([Number(count?.[1]), count?.[2]]).toEqual([pool.available, 'available']);
   });
 
   it('a compacted grant without Git history: history_compacted on the CLI (--ledger) and the console receipt', async () => {
