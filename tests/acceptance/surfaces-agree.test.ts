@@ -167,7 +167,7 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     expect(states('claims', 'state')).toEqual(new Set(['open', 'completed', 'cancelled']));
     expect(states('works', 'state')).toEqual(new Set(['available', 'claimed', 'completed', 'cancelled']));
     expect(states('works', 'barrier')).toEqual(new Set(['none', 'pending', 'verified', 'failed']));
-    expect(new Set([...live.dispatches()].map((d) => (d.released ? 'released' : d.state)))).toEqual(new Set(['released', 'bound', 'reserved']));
+    expect(new Set([...live.dispatches()].map((d) => (d.released ? 'released' : d.state)))).toEqual(new Set(['released', 'bound', 'uncertain', 'reserved']));
     expect([...live.observations()].map((o) => o.state).sort()).toEqual(['ready', 'ready', 'waiting']);
   });
 

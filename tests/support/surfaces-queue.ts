@@ -7,8 +7,8 @@
  *   its retry backoff), and a cancelled Work (M) with a dependant (N: dependency_failed);
  * - delivery barriers verified (A: a Result), failed (B: a DeliveryFailure) and pending (C), and
  *   dependants of each (J, K, and L behind K);
- * - dispatch groups released (d1), bound with only terminal Claims (d2), bound with an open
- *   Claim (d3) and reserved, never launched (grant-4's);
+ * - dispatch groups released (A's, B's), bound with only terminal Claims (C's, D's), bound with
+ *   an open Claim (E's), launch uncertain (a 502 to its POST) and reserved, never launched (grant-4's);
  * - Issue gates observed ready and fresh (G1), waiting (G2), ready but stale (#7: G3 behind
  *   Work X as well, and G4 on its own in graph `h`);
  * - fairness keys of several weights and classes, a per-account limit of 1 (E holds key "");
@@ -20,6 +20,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import { cancelWork, control, observation } from '../../engine/requests/lifecycle.ts';
 import { operationsRequest, submitRequest, type BuiltRequest, type SubmitNode } from '../../engine/requests/operations.ts';
 import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
+import { launchGroup } from '../../lib/lifecycle/launcher.ts';
 import { reconcileDispatch } from '../../lib/lifecycle/reconciler.ts';
 import { actorOf } from '../../lib/publisher/actor.ts';
 import { compact } from '../../lib/publisher/compact.ts';
@@ -154,9 +155,12 @@ export async function surfacesQueue(): Promise<SurfacesQueue> {
   b.clock.t += 120_000; // older than max_observation_age_ms: #7's observation is stale from here on
   await observe('obs-8', 8, true);
   await observe('obs-9', 9, false);
-  // grant-4: two Claims in two reserved groups, never launched.
+  // grant-4: two Claims in two groups: one launched into a 502 (a run may exist: launch uncertain), one never launched.
   b.clock.t += 1000;
-  await b.grant('grant-4', 2, 2);
+  const [d4] = await b.grant('grant-4', 2, 2);
+  b.fake.inject({ method: 'POST', path: '/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', kind: 'status', status: 502, process: true, body: { message: 'Server Error', documentation_url: 'x' } });
+  const launched = await launchGroup(b.launchDeps(), d4!);
+  if (launched.outcome !== 'uncertain') throw new Error(`grant-4's launch is ${launched.outcome}, not uncertain`);
   await publish(b, 'pause-grants', 'administrator', () => control('grants_paused', true, 'incident'));
   const tip = await b.replayValid();
   return { bench, uncompacted, grants: ['grant-1', 'grant-2', 'grant-3', 'grant-4'], pauseCommit: tip.tip!, asOf: b.clock.t + 1000 };
