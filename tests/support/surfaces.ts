@@ -24,6 +24,7 @@ import { storeBackend } from '../../cli/tui/backend.ts';
 import type { Projection } from '../../engine/replay/index.ts';
 import type { BlockingStep } from '../../engine/scheduler/eligibility.ts';
 import type { LineEntry } from '../../engine/scheduler/line.ts';
+import type { LinePosition } from '../../engine/scheduler/line-position.ts';
 import { overviewView } from '../../lib/console/views/overview.ts';
 import { lineView } from '../../lib/console/views/line.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
@@ -51,6 +52,8 @@ export interface Facts {
   next?: Record<string, string>;
   /** Available Work that is not eligible: its reason code and blocking path. */
   blocked?: Record<string, { reason: string; path: BlockingStep[] }>;
+  /** Where each available Work stands in its pool's line (null: not in it). */
+  positions?: Record<string, LinePosition | null>;
 }
 
 // ------------------------------------------------------------------ CLI
@@ -110,9 +113,11 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
     next[pool] = e.work?.work_id ?? e.reason;
   }
   const blocked: Facts['blocked'] = {};
+  const positions: Facts['positions'] = {};
   for (const w of rows.filter((r) => r.kind === 'work' && r.state === 'available')) {
     const x = await fairway(asOf, ...source, 'explain', '--pool', w.pool, '--work-id', w.work_id, '--as-of', String(asOf));
     if (!x.eligible) blocked[w.work_id] = { reason: x.reason, path: x.blocking_path };
+    positions[w.work_id] = (await fairway(asOf, ...source, 'next', '--pool', w.pool, '--work-id', w.work_id, '--as-of', String(asOf))).work.position;
   }
   const openGroups: Record<string, number> = {};
   for (const p of stats.pools) openGroups[p.pool] = p.native_outstanding;
@@ -128,6 +133,7 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
     line,
     next,
     blocked,
+    positions,
   };
 }
 
@@ -153,10 +159,12 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
   const line: Facts['line'] = {};
   for (const pool of projection.poolNames) line[pool] = lineView(projection, asOf, pool)!.line.entries;
   const blocked: Facts['blocked'] = {};
+  const positions: Facts['positions'] = {};
   for (const w of projection.works()) {
     if (w.state !== 'available') continue;
     const d = workDetail(projection, w.workId, asOf, 'github.com')!;
     if (d.status.readiness === 'waiting') blocked[w.workId] = { reason: d.status.reason, path: d.status.blockingPath };
+    positions[w.workId] = d.line;
   }
   return {
     worksByState: { ...o.summary.works.by_state },
@@ -168,6 +176,7 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
     backlog: o.backlog.map((b) => [b.pool, b.priority, b.key, b.available]),
     line,
     blocked,
+    positions,
   };
 }
 
@@ -216,9 +225,11 @@ export async function mcpFacts(mcp: McpSession): Promise<Facts> {
     next[p.pool] = x.explanation.work?.work_id ?? x.reason;
   }
   const blocked: Facts['blocked'] = {};
+  const positions: Facts['positions'] = {};
   for (const w of items.filter((i) => i.state === 'available')) {
     const x = await mcp.call('work_queue_explain', { work_id: w.work_id });
     if (!x.eligibility.eligible) blocked[w.work_id] = { reason: x.eligibility.reason, path: x.eligibility.blocking_path };
+    positions[w.work_id] = x.line_position;
   }
   const r = read.counts.reservations;
   return {
@@ -229,6 +240,7 @@ export async function mcpFacts(mcp: McpSession): Promise<Facts> {
     line,
     next,
     blocked,
+    positions,
   };
 }
 

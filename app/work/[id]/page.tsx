@@ -64,6 +64,7 @@ export default async function WorkPage({ params, searchParams }: {
             {d.line !== null && (
               <p className="text-sm" data-testid="work-line-position">
                 In line: <strong>{positionText(d.line)}</strong>
+                {view.projection.controls.grants_paused && <span className="text-amber-800"> (grants are paused: the order resuming would grant in)</span>}
                 {' · '}<Link prefetch={false} href={withAt('/next', at, { pool: w.pool })}>see the line</Link>
                 {d.line.estimateMs !== null && d.line.rate !== null && (
                   <span className="muted"> · estimated start in ~{formatDuration(d.line.estimateMs)} (an estimate from the last {d.line.rate.grants} grants; assumes no new arrivals)</span>

@@ -55,7 +55,7 @@ export interface WorkDetail {
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
   blocking: Diagram | null;
-  /** Ready Work: where it stands in its pool's predicted grant order (docs/console.md "Pages", `/next`). */
+  /** Available Work in its pool's line: where it stands in the predicted grant order (docs/console.md "Pages", `/next`); null when not in it. */
   line: LinePosition | null;
   /** The backing Issue bound by the ledger's IssueLink, if any (docs/backing-issues.md). */
   backingIssue: BackingIssueView | null;
@@ -137,7 +137,8 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
       return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(projection, work, asOf, status) : null,
-    line: status.readiness === 'ready' ? linePosition(projection, asOf, workId) : null,
+    // The line's own answer (it assumes grants resume and running Claims finish), as /next, `fairway next` and MCP explain show it.
+    line: work.state === 'available' ? linePosition(projection, asOf, workId) : null,
     backingIssue: backingIssue(projection, workId),
   };
 }
