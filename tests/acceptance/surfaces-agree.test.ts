@@ -46,7 +46,7 @@ async function memoryStore(text: string): Promise<MemoryStore> {
   return store;
 }
 
-const FACTS: ReadonlyArray<keyof Facts> = ['worksByState', 'claimsByState', 'openGroups', 'unresolvedLaunches', 'barriers', 'ready', 'backlog', 'line', 'next', 'blocked', 'positions'];
+const FACTS: ReadonlyArray<keyof Facts> = ['worksByState', 'claimsByState', 'openGroups', 'unresolvedLaunches', 'barriers', 'ready', 'backlog', 'line', 'next', 'blocked', 'positions', 'dependencyPath'];
 
 function normalized(f: Facts, fact: keyof Facts): unknown {
   const v = f[fact];

@@ -54,7 +54,12 @@ export interface Facts {
   blocked?: Record<string, { reason: string; path: BlockingStep[] }>;
   /** Where each available Work stands in its pool's line (null: not in it). */
   positions?: Record<string, LinePosition | null>;
+  /** A blocked Work's path past itself, when a dependency blocks it: each step's kind, reason, Work and condition. */
+  dependencyPath?: Record<string, Array<[string, string, string | null, string | null]>>;
 }
+
+const pathSteps = (steps: ReadonlyArray<{ kind: string; reason: string; work_id?: string; condition?: string }>) =>
+  steps.map((s): [string, string, string | null, string | null] => [s.kind, s.reason, s.work_id ?? null, s.condition ?? null]);
 
 // ------------------------------------------------------------------ CLI
 
@@ -114,9 +119,11 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
   }
   const blocked: Facts['blocked'] = {};
   const positions: Facts['positions'] = {};
+  const dependencyPath: Facts['dependencyPath'] = {};
   for (const w of rows.filter((r) => r.kind === 'work' && r.state === 'available')) {
     const x = await fairway(asOf, ...source, 'explain', '--pool', w.pool, '--work-id', w.work_id, '--as-of', String(asOf));
     if (!x.eligible) blocked[w.work_id] = { reason: x.reason, path: x.blocking_path };
+    if (x.blocking_path.length > 1) dependencyPath[w.work_id] = pathSteps(x.blocking_path.slice(1));
     positions[w.work_id] = (await fairway(asOf, ...source, 'next', '--pool', w.pool, '--work-id', w.work_id, '--as-of', String(asOf))).work.position;
   }
   const openGroups: Record<string, number> = {};
@@ -134,6 +141,7 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
     next,
     blocked,
     positions,
+    dependencyPath,
   };
 }
 
@@ -160,11 +168,16 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
   for (const pool of projection.poolNames) line[pool] = lineView(projection, asOf, pool)!.line.entries;
   const blocked: Facts['blocked'] = {};
   const positions: Facts['positions'] = {};
+  const dependencyPath: Facts['dependencyPath'] = {};
   for (const w of projection.works()) {
     if (w.state !== 'available') continue;
     const d = workDetail(projection, w.workId, asOf, 'github.com')!;
     if (d.status.readiness === 'waiting') blocked[w.workId] = { reason: d.status.reason, path: d.status.blockingPath };
     positions[w.workId] = d.line;
+    // The blocking view's first branch (the diagram and the list beside it) when a dependency blocks the Work.
+    if (d.status.blockingPath.length > 1) {
+      dependencyPath[w.workId] = (d.blocking?.branches[0] ?? []).map((b): [string, string, string | null, string | null] => [b.kind, b.reason, b.workId, b.condition]);
+    }
   }
   return {
     worksByState: { ...o.summary.works.by_state },
@@ -177,6 +190,7 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
     line,
     blocked,
     positions,
+    dependencyPath,
   };
 }
 
