@@ -19,18 +19,18 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
+import { metricsResponse } from '../../lib/console/metrics.ts';
 import { ConsoleRuntime } from '../../lib/console/runtime.ts';
 import { graphView } from '../../lib/console/views/graph.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
 import { LocalGitStore } from '../../lib/store/local-git.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
-import { runCaptured } from '../support/cli.ts';
 import { MemoryStore } from '../support/memory-store.ts';
 import { describeReference, missingReference, REFERENCE_ROOT } from '../support/reference.ts';
 import { surfacesQueue, type SurfacesQueue } from '../support/surfaces-queue.ts';
 import {
-  cliFacts, cliReplayFacts, consoleFacts, fairway, fairwayOrCode, ledgerFile, mcpFacts, mcpSession, nonZero, prefixText, tuiFacts, type Facts,
+  cliFacts, cliReplayFacts, consoleFacts, fairway, fairwayAt, fairwayOrCode, ledgerFile, mcpFacts, mcpSession, nonZero, prefixText, tuiFacts, type Facts,
 } from '../support/surfaces.ts';
 import { fairnessAgreement, receiptAgreement } from '../support/surfaces-history.ts';
 
@@ -193,6 +193,17 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     }
   }, 120_000);
 
+  it('metrics: the console\'s /metrics = `stats --format openmetrics` of the same queue at the same time', async () => {
+    const cli = await fairwayAt(q.asOf, [...repo, 'stats', '--format', 'openmetrics']);
+    expect(cli.code).toBe(0);
+    const response = await metricsResponse(() => runtime, async () => true);
+    expect(response.status).toBe(200);
+    const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#') && !l.startsWith('fairway_store_stale'));
+    const consoleSamples = samples(await response.text());
+    expect(consoleSamples.length).toBeGreaterThan(10);
+    expect(samples(cli.out)).toEqual(consoleSamples);
+  });
+
   it('time travel: the console pinned to each retained commit (the checkpoint root first) = the CLI, MCP and TUI on the ledger cut there', async () => {
     expect(await timeTravel('bench', runtime, live, live.commits.map((c) => c.id))).toBe(live.commitCount);
   }, 240_000);
@@ -260,7 +271,7 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     const pool = stats.pools.find((p: { pool: string }) => p.pool === 'default');
     // Available Work is not all ready here (blocked, held, paused): the two counts differ.
     expect(pool.available).not.toBe(pool.eligible);
-    const r = await runCaptured([...repo, 'next', '--pool', 'default', '--as-of', String(q.asOf)]);
+    const r = await fairwayAt(q.asOf, [...repo, 'next', '--pool', 'default', '--as-of', String(q.asOf)]);
     expect(r.code).toBe(0);
     const count = /^(\d+) (\w+); \d+ of \d+ logical Claims outstanding/m.exec(r.out);
     expect([Number(count?.[1]), count?.[2]]).toEqual([pool.available, 'available']);

@@ -32,7 +32,7 @@ import { captureSnapshot } from '../../lib/intents/snapshot.ts';
 import { IntentStore } from '../../lib/intents/store.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import { createIntentServer } from '../../mcp/server.ts';
-import { runCaptured } from './cli.ts';
+import { runCaptured, type CapturedRun } from './cli.ts';
 
 /** The shared facts of one ledger at one decision time. Absent: the surface does not present it. */
 export interface Facts {
@@ -65,11 +65,16 @@ const pathSteps = (steps: ReadonlyArray<{ kind: string; reason: string; work_id?
 
 /** `fairway --json ...args` with the clock at `asOf` (stats and state evaluate readiness at now). */
 export async function fairway(asOf: number, ...args: string[]): Promise<any> {
+  const r = await fairwayAt(asOf, ['--json', ...args]);
+  if (r.code !== 0) throw new Error(`fairway ${args.join(' ')} exited ${r.code}: ${r.out}${r.err}`);
+  return r.json;
+}
+
+/** `fairway ...argv` (no --json added) with the clock at `asOf`: exit code, output and, when it is JSON, its value. */
+export async function fairwayAt(asOf: number, argv: string[]): Promise<CapturedRun> {
   vi.useFakeTimers({ toFake: ['Date'], now: asOf });
   try {
-    const r = await runCaptured(['--json', ...args]);
-    if (r.code !== 0) throw new Error(`fairway ${args.join(' ')} exited ${r.code}: ${r.out}${r.err}`);
-    return r.json;
+    return await runCaptured(argv);
   } finally {
     vi.useRealTimers();
   }
@@ -77,13 +82,8 @@ export async function fairway(asOf: number, ...args: string[]): Promise<any> {
 
 /** Same, answering the error code of a refusal instead of throwing. */
 export async function fairwayOrCode(asOf: number, ...args: string[]): Promise<{ code: number; json: any }> {
-  vi.useFakeTimers({ toFake: ['Date'], now: asOf });
-  try {
-    const r = await runCaptured(['--json', ...args]);
-    return { code: r.code, json: r.json };
-  } finally {
-    vi.useRealTimers();
-  }
+  const r = await fairwayAt(asOf, ['--json', ...args]);
+  return { code: r.code, json: r.json };
 }
 
 /** Every row of `state --json`, page after page. */
