@@ -3,7 +3,6 @@
  * readiness and reason (the engine's one readiness function, in the CLI's documented
  * vocabulary), its current owner, and commit times.
  */
-import { compactedReceipt } from '../engine/receipts/committed.ts';
 import type { Projection, WorkRecord } from '../engine/replay/index.ts';
 import type { BlockingStep } from '../engine/scheduler/eligibility.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
@@ -30,15 +29,8 @@ export function workReadiness(p: Projection, w: WorkRecord, asOf: number): WorkR
   }
 }
 
-/** `at` (Unix ms) of a commit of the ledger (retained, or compacted into its checkpoint), or null. */
-export function commitAt(p: Projection, commitId: string | null): number | null {
-  if (commitId === null) return null;
-  const info = p.commitInfo(commitId);
-  if (info !== undefined) return info.at;
-  // Compacted away: its checkpoint receipt keeps its decision time.
-  const at = compactedReceipt(p, commitId)?.at;
-  return typeof at === 'number' ? at : null;
-}
+/** `at` (Unix ms) of a commit of the ledger (retained, or compacted into its checkpoint), or null: the engine's `commitTime`. */
+export { commitTime as commitAt } from '../engine/receipts/committed.ts';
 
 /** The current owner of a Work: its open Claim, that Claim's dispatch group and the bound run. */
 export function ownerOf(p: Projection, w: WorkRecord): { claim_id: string; dispatch_id: string; handle: string; run_id: string | null } | null {

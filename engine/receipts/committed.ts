@@ -65,6 +65,19 @@ export function compactedReceipt(projection: Projection, commitId: string): Json
   return i === undefined ? undefined : base.receipts[i];
 }
 
+/**
+ * The decision time (`at`, Unix ms) of commit `commitId` of the ledger: its own record while
+ * retained, its checkpoint receipt once compacted; null for null or a commit the ledger never had.
+ * Every surface that dates a commit reads it here.
+ */
+export function commitTime(projection: Projection, commitId: string | null): number | null {
+  if (commitId === null) return null;
+  const info = projection.commitInfo(commitId);
+  if (info !== undefined) return info.at;
+  const at = compactedReceipt(projection, commitId)?.at;
+  return typeof at === 'number' ? at : null;
+}
+
 /** True when `commitId` is in the ledger's causal history: retained, or compacted into its checkpoint. */
 export function hasCommitted(projection: Projection, commitId: string): boolean {
   return projection.commitPosition(commitId) !== undefined || compactedReceipt(projection, commitId) !== undefined;

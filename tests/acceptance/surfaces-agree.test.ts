@@ -21,6 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayLedger, type Projection } from '../../engine/replay/index.ts';
 import { metricsResponse } from '../../lib/console/metrics.ts';
 import { ConsoleRuntime } from '../../lib/console/runtime.ts';
+import { openClaimTargets } from '../../lib/console/views/admin-targets.ts';
+import { explorerView, parseExplorerQuery } from '../../lib/console/views/explorer.ts';
 import { graphView } from '../../lib/console/views/graph.ts';
 import { receiptView } from '../../lib/console/views/receipt.ts';
 import { workDetail } from '../../lib/console/views/work.ts';
@@ -46,7 +48,7 @@ async function memoryStore(text: string): Promise<MemoryStore> {
   return store;
 }
 
-const FACTS: ReadonlyArray<keyof Facts> = ['worksByState', 'claimsByState', 'openGroups', 'unresolvedLaunches', 'barriers', 'ready', 'backlog', 'line', 'next', 'blocked', 'positions', 'dependencyPath'];
+const FACTS: ReadonlyArray<keyof Facts> = ['worksByState', 'claimsByState', 'openGroups', 'unresolvedLaunches', 'barriers', 'ready', 'backlog', 'line', 'next', 'blocked', 'positions', 'dependencyPath', 'times'];
 
 function normalized(f: Facts, fact: keyof Facts): unknown {
   const v = f[fact];
@@ -275,6 +277,18 @@ describe('surfaces agree on a lifecycle-bench queue (every Claim, barrier, gate 
     expect(r.code).toBe(0);
     const count = /^(\d+) (\w+); \d+ of \d+ logical Claims outstanding/m.exec(r.out);
     expect([Number(count?.[1]), count?.[2]]).toEqual([pool.available, 'available']);
+  });
+
+  it('a commit compacted into the checkpoint is dated by its receipt on the console too (explorer durations, admin targets), as on the CLI', async () => {
+    const rows = (await fairway(q.asOf, ...repo, 'state', '--limit', '256')).rows as Array<Record<string, any>>;
+    const e = [...live.works()].find((w) => w.nodeKey === 'E')!;
+    const claim = rows.find((r) => r.kind === 'claim' && r.work_id === e.workId)!;
+    // E's Claim was granted before the checkpoint: only its receipt dates it.
+    expect(live.commitInfo(live.claim(claim.claim_id)!.commitId)).toBeUndefined();
+    expect(claim.granted_at).toBeGreaterThan(rows.find((r) => r.kind === 'work' && r.work_id === e.workId)!.admitted_at);
+    const row = explorerView(live, q.asOf, { ...parseExplorerQuery({}), q: 'E' }).rows.find((r) => r.workId === e.workId)!;
+    expect(row.runningMs).toBe(q.asOf - claim.granted_at);
+    expect(openClaimTargets(live, 'github.com').find((t) => t.claimId === claim.claim_id)!.grantedAt).toBe(claim.granted_at);
   });
 
   it('a compacted grant without Git history: history_compacted on the CLI (--ledger) and the console receipt', async () => {

@@ -54,6 +54,8 @@ export interface Facts {
   blocked?: Record<string, { reason: string; path: BlockingStep[] }>;
   /** Where each available Work stands in its pool's line (null: not in it). */
   positions?: Record<string, LinePosition | null>;
+  /** When each Work was admitted and cancelled, and each of its Claims granted and ended (Unix ms; null: not yet). */
+  times?: Record<string, { admitted: number | null; cancelled: number | null; claims: Array<[string, number | null, number | null]> }>;
   /** A blocked Work's path past itself, when a dependency blocks it: each step's kind, reason, Work and condition. */
   dependencyPath?: Record<string, Array<[string, string, string | null, string | null]>>;
 }
@@ -128,6 +130,11 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
   }
   const openGroups: Record<string, number> = {};
   for (const p of stats.pools) openGroups[p.pool] = p.native_outstanding;
+  const times: Facts['times'] = {};
+  for (const r of rows) {
+    if (r.kind === 'work') times[r.work_id] = { admitted: r.admitted_at, cancelled: r.cancelled_at, claims: [] };
+    else if (r.kind === 'claim') times[r.work_id]!.claims.push([r.claim_id, r.granted_at, r.terminal_at]);
+  }
   return {
     worksByState: stats.works,
     claimsByState: tally(rows.filter((r) => r.kind === 'claim').map((r) => r.state), CLAIM_STATES),
@@ -142,6 +149,7 @@ export async function cliFacts(source: string[], asOf: number, pools: readonly s
     blocked,
     positions,
     dependencyPath,
+    times,
   };
 }
 
@@ -169,9 +177,11 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
   const blocked: Facts['blocked'] = {};
   const positions: Facts['positions'] = {};
   const dependencyPath: Facts['dependencyPath'] = {};
+  const times: Facts['times'] = {};
   for (const w of projection.works()) {
-    if (w.state !== 'available') continue;
     const d = workDetail(projection, w.workId, asOf, 'github.com')!;
+    times[w.workId] = { admitted: d.admittedAt, cancelled: d.cancellation?.at ?? null, claims: d.claims.map((c) => [c.claimId, c.at, c.terminalAt]) };
+    if (w.state !== 'available') continue;
     if (d.status.readiness === 'waiting') blocked[w.workId] = { reason: d.status.reason, path: d.status.blockingPath };
     positions[w.workId] = d.line;
     // The blocking view's first branch (the diagram and the list beside it) when a dependency blocks the Work.
@@ -191,6 +201,7 @@ export function consoleFacts(projection: Projection, asOf: number): Facts {
     blocked,
     positions,
     dependencyPath,
+    times,
   };
 }
 

@@ -4,6 +4,7 @@
  * dialog resolved against the ledger (name, state, current owner) so a
  * mistyped or stale id is caught before Confirm.
  */
+import { commitTime } from '../../../engine/receipts/committed.ts';
 import { projectionOf, type QueueSource } from '../../../engine/replay/index.ts';
 
 export interface OpenClaimTarget {
@@ -51,7 +52,7 @@ export function openClaimTargets(source: QueueSource, host: string): OpenClaimTa
       nodeKey: projection.work(c.workId)?.nodeKey ?? c.workId,
       dispatchId: c.dispatchId,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
-      grantedAt: projection.commitInfo(c.commitId)?.at ?? null,
+      grantedAt: commitTime(projection, c.commitId),
       requestId: c.requestId,
       workHref: `/work/${encodeURIComponent(c.workId)}`,
       receiptHref: `/receipts/${encodeURIComponent(c.requestId)}`,

@@ -4,6 +4,7 @@
  * URL (so a filtered view is a permalink), and server-side pagination in FIFO
  * order.
  */
+import { commitTime } from '../../../engine/receipts/committed.ts';
 import { backingIssue } from './backing-issue.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord, WorkState } from '../../../engine/replay/index.ts';
@@ -46,11 +47,6 @@ export interface ExplorerView {
   facets: { graphs: string[]; pools: string[]; keys: string[]; reasons: Array<[string, number]> };
 }
 
-/** Decision time of a commit by id (0 when unknown). */
-function commitAt(projection: Projection, commitId: string | null): number | null {
-  return commitId === null ? null : projection.commitInfo(commitId)?.at ?? null;
-}
-
 /**
  * Age (since admission), time waiting (since it last became available: its
  * admission or its previous Claim's end, until its current Claim's grant or
@@ -63,13 +59,13 @@ export function durations(projection: Projection, work: WorkRecord, admitted: nu
   const previous = claims.length >= 2 ? claims[claims.length - 2]! : undefined;
   const ageMs = Math.max(0, asOf - admitted);
   if (work.state === 'available') {
-    const since = last === undefined ? admitted : (commitAt(projection, last.terminalCommitId) ?? admitted);
+    const since = last === undefined ? admitted : (commitTime(projection, last.terminalCommitId) ?? admitted);
     return { ageMs, waitingMs: Math.max(0, asOf - since), runningMs: null };
   }
   if (last === undefined) return { ageMs, waitingMs: null, runningMs: null };
-  const granted = commitAt(projection, last.commitId) ?? admitted;
-  const readySince = previous === undefined ? admitted : (commitAt(projection, previous.terminalCommitId) ?? admitted);
-  const ended = work.state === 'claimed' ? asOf : (commitAt(projection, last.terminalCommitId) ?? asOf);
+  const granted = commitTime(projection, last.commitId) ?? admitted;
+  const readySince = previous === undefined ? admitted : (commitTime(projection, previous.terminalCommitId) ?? admitted);
+  const ended = work.state === 'claimed' ? asOf : (commitTime(projection, last.terminalCommitId) ?? asOf);
   return { ageMs, waitingMs: Math.max(0, granted - readySince), runningMs: Math.max(0, ended - granted) };
 }
 

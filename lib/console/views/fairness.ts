@@ -9,6 +9,7 @@
  */
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { ClaimRecord } from '../../../engine/replay/index.ts';
+import { commitTime } from '../../../engine/receipts/committed.ts';
 import { classStride, clockView, keyStride } from '../../../engine/scheduler/clocks.ts';
 import { grantDecisions, owedTally } from './fairness-history.ts';
 import { admittedAt, workStatus } from './status.ts';
@@ -118,7 +119,7 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
   const grantTimes = new Map<string, number[]>();
   for (const c of grants) {
     const id = `${c.priority}\u0000${c.fairnessKey}`;
-    const at = projection.commitInfo(c.commitId)?.at ?? projection.commits[0]?.at ?? 0;
+    const at = commitTime(projection, c.commitId) ?? projection.commits[0]?.at ?? 0;
     (grantTimes.get(id) ?? grantTimes.set(id, []).get(id)!).push(at);
     bucket(c.priority, c.fairnessKey); // keys served in the past stay listed
   }

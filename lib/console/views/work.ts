@@ -6,6 +6,7 @@
  */
 import type { JsonObject } from '../../../engine/json.ts';
 import { settlingOperation } from '../../../engine/lifecycle/barrier.ts';
+import { commitTime } from '../../../engine/receipts/committed.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/state/state.ts';
 import { runUrl } from './admin-targets.ts';
@@ -61,10 +62,6 @@ export interface WorkDetail {
   backingIssue: BackingIssueView | null;
 }
 
-function commitAt(projection: Projection, id: string | null): number | null {
-  return id === null ? null : projection.commitInfo(id)?.at ?? null;
-}
-
 /** One Work's page at decision time `asOf`; `host` is the console's GitHub host (run links). */
 export function workDetail(projection: Projection, workId: string, asOf: number, host: string): WorkDetail | null {
   const work = projection.work(workId);
@@ -85,12 +82,12 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
     const c = projection.claim(id)!;
     const d = projection.dispatch(c.dispatchId);
     return {
-      claimId: c.claimId, requestId: c.requestId, commitId: c.commitId, at: commitAt(projection, c.commitId) ?? 0,
+      claimId: c.claimId, requestId: c.requestId, commitId: c.commitId, at: commitTime(projection, c.commitId) ?? 0,
       dispatchId: c.dispatchId, handle: c.handle, state: c.state,
       dispatchState: d === undefined ? 'unknown' : d.released ? 'released' : d.state,
       runId: (d?.run as { run_id?: string } | null)?.run_id ?? null,
       runUrl: runUrl(host, ((d?.run as { repository?: string } | null)?.repository) ?? projection.repository, (d?.run as { run_id?: string } | null)?.run_id ?? null),
-      terminalCommitId: c.terminalCommitId, terminalAt: commitAt(projection, c.terminalCommitId),
+      terminalCommitId: c.terminalCommitId, terminalAt: commitTime(projection, c.terminalCommitId),
       cancelReason: c.cancelReason, retryNotBefore: c.retryNotBefore, observations: c.observations,
     };
   });
@@ -121,15 +118,15 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
     }),
     claims,
     result: work.resultCommit === null ? null : {
-      commitId: work.resultCommit, at: commitAt(projection, work.resultCommit),
+      commitId: work.resultCommit, at: commitTime(projection, work.resultCommit),
       descriptorJson: JSON.stringify(resultInput?.descriptor ?? {}, null, 2),
     },
     deliveryFailure: work.barrier !== 'failed' ? null : {
-      commitId: work.deliveryFailureCommit, at: commitAt(projection, work.deliveryFailureCommit),
+      commitId: work.deliveryFailureCommit, at: commitTime(projection, work.deliveryFailureCommit),
       reason: String(failureOp?.reason ?? 'unknown'), disposition: String(failureOp?.disposition ?? 'unknown'),
     },
     cancellation: work.cancellationCommit === null ? null : {
-      commitId: work.cancellationCommit, at: commitAt(projection, work.cancellationCommit), reason: work.cancellationReason ?? 'unknown',
+      commitId: work.cancellationCommit, at: commitTime(projection, work.cancellationCommit), reason: work.cancellationReason ?? 'unknown',
     },
     // Commits compacted into a checkpoint root are not in this ledger (their history is at its prior_git_sha).
     history: work.touchedBy.flatMap((id) => {
