@@ -22,15 +22,17 @@ interface CandidateView {
  * the CLI on `source` at the same decision time: each class's and key's pass (`replay --json`
  * fairness clocks), weight and stride, backlog and eligible Work (`stats`), the eligible classes
  * and keys (`explain --pool` candidates, when something is selected) and grants per class and key
- * (`replay --json` Claims).
+ * (`replay --json` Claims), and the grants owed and deficits over the decisions it re-derives,
+ * recomputed from the CLI's historical explanation of each grant. Returns the decisions compared.
  */
-export async function fairnessAgreement(runtime: ConsoleRuntime, at: string | null, source: string[]): Promise<void> {
+export async function fairnessAgreement(runtime: ConsoleRuntime, at: string | null, source: string[]): Promise<number> {
   const view = await runtime.view(at);
   const { projection: p, asOf } = view;
   const replay = await fairway(asOf, ...source, 'replay');
   const stats = await fairway(asOf, ...source, 'stats');
   const f = replay.fairness;
   const where = (what: string) => `${at ?? 'live'}: ${what}`;
+  let compared = 0;
   for (const pool of p.poolNames) {
     const v = fairnessView(p, asOf, pool, 0)!;
     const clocks = f.pools[pool];
@@ -66,6 +68,46 @@ export async function fairnessAgreement(runtime: ConsoleRuntime, at: string | nu
     }
     expect(backlog, where('backlog by class and key')).toEqual((poolStats?.backlog ?? []).map((b: { priority: number; fairness_key: string; available: number }) => [b.priority, b.fairness_key, b.available]));
     expect(eligibleWork, where('eligible Work')).toBe(poolStats?.eligible ?? 0);
+    // Owed grants and deficits over the decisions the console re-derives (grants whose commit the
+    // ledger retains), from the CLI's historical explanation of each: the classes and keys its
+    // selection compared, with the Policy's weights.
+    const owed = new Map<string, number>();
+    const received = new Map<string, number>();
+    let decisions = 0;
+    for (const r of p.requests()) {
+      if (r.kind !== 'dispatch_next' || p.commitText(r.commitId) === undefined || r.claimIds.length === 0) continue;
+      const x = await fairway(asOf, ...source, '--request-id', r.requestId, 'explain');
+      if (pools.get(x.groups[0].dispatch_id) !== pool) continue;
+      for (const c of x.claims as Array<{ explanation: { class: { candidates: CandidateView[] } | null; key: { priority: number; candidates: CandidateView[] }; work: { fairness_key: string } } }>) {
+        const e = c.explanation;
+        decisions++;
+        const classes = e.class === null ? [String(e.key.priority)] : e.class.candidates.map((m) => m.member);
+        const keys = e.key.candidates.map((m) => m.member);
+        const cw = (m: string) => f.class_weights[Number(m) - 1] as number;
+        const kw = (m: string) => (f.key_weights[m] ?? 1) as number;
+        const classTotal = classes.reduce((n, m) => n + cw(m), 0);
+        const keyTotal = keys.reduce((n, m) => n + kw(m), 0);
+        for (const m of classes) owed.set(m, (owed.get(m) ?? 0) + cw(m) / classTotal);
+        for (const m of keys) owed.set(`${e.key.priority}/${m}`, (owed.get(`${e.key.priority}/${m}`) ?? 0) + kw(m) / keyTotal);
+        for (const id of [String(e.key.priority), `${e.key.priority}/${e.work.fairness_key}`]) received.set(id, (received.get(id) ?? 0) + 1);
+      }
+    }
+    expect(v.windowDecisions, where('decisions the owed sums cover')).toBe(decisions);
+    compared += decisions;
+    const close = (a: number | null, b: number | undefined, what: string) => {
+      if (b === undefined) expect(a, where(what)).toBeNull();
+      else expect(a, where(what)).toBeCloseTo(b, 9);
+    };
+    for (const c of v.classes) {
+      const id = String(c.priority);
+      close(c.owed, owed.get(id), `class ${id} owed`);
+      close(c.deficit, owed.has(id) ? owed.get(id)! - (received.get(id) ?? 0) : undefined, `class ${id} deficit`);
+      for (const k of c.keys) {
+        const kid = `${c.priority}/${k.key}`;
+        close(k.owed, owed.get(kid), `key ${kid} owed`);
+        close(k.deficit, owed.has(kid) ? owed.get(kid)! - (received.get(kid) ?? 0) : undefined, `key ${kid} deficit`);
+      }
+    }
     if (explain.outcome === 'selected') {
       // The classes and keys the table gives a target share are the ones the selection compared.
       const members = (level: { candidates: CandidateView[] }) => level.candidates.map((m) => m.member).sort();
@@ -77,6 +119,7 @@ export async function fairnessAgreement(runtime: ConsoleRuntime, at: string | nu
       expect(eligibleClasses, where(`eligible classes with no grant (${explain.reason})`)).toEqual([]);
     }
   }
+  return compared;
 }
 
 /**
