@@ -28,10 +28,9 @@ export const registerEvidence: CommandModule = (program, ctx) => {
       const source = readSource(g);
       const projection = await source.load();
       let ids: string[];
-      let workId: string | null = null;
       if (o.dispatchId !== undefined) ids = [resolveId(projection, 'dispatch', o.dispatchId)];
       else {
-        workId = resolveId(projection, 'work', o.workId!);
+        const workId = resolveId(projection, 'work', o.workId!);
         const work = projection.work(workId);
         if (work === undefined) fail('unknown_work', `Work ${o.workId} is not admitted`);
         ids = [...new Set(work.claims.map((c) => projection.claim(c)!.dispatchId))];
