@@ -3,6 +3,7 @@
  * a bad value is a UsageError with a stable code (exit 2) while commander parses, before
  * any action runs. Closed sets of words use commander's `.choices` instead.
  */
+import { Option } from 'commander';
 import { utf8ByteLength } from '../engine/codec/json.ts';
 import { isIdentity, isRevision } from '../engine/identity/validate.ts';
 import { UsageError } from './output.ts';
@@ -47,3 +48,26 @@ export function revisionArg(name: string, code = 'option_invalid') {
 /** The global `--request-id`: an identity (a mutation's request id, or a lookup's prefix of one). */
 export const requestIdArg = identityArg('--request-id');
 
+
+/** The largest time a JavaScript Date holds (ECMA-262: 8.64e15 ms after the epoch). */
+const MAX_DATE_MS = 8_640_000_000_000_000;
+
+/**
+ * `--as-of <ms>`, the decision time of every read command that evaluates readiness (`next`,
+ * `explain`, `stats`, `state`, `inspect`): one definition, so the flag reads the same in
+ * every --help and completion. Its value is parsed by `parseAsOf` in the action.
+ */
+export function asOfOption(): Option {
+  return new Option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision');
+}
+
+/**
+ * An `--as-of` value (`now` when absent): Unix milliseconds, up to the last instant a Date can
+ * hold (what the views print as an ISO time); anything else is `invalid_as_of` (exit 2).
+ */
+export function parseAsOf(raw: string | undefined, now: number): number {
+  if (raw === undefined) return now;
+  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n > MAX_DATE_MS) throw new UsageError(`--as-of must be Unix milliseconds, an integer 0..${MAX_DATE_MS}, not ${JSON.stringify(raw)}`, 'invalid_as_of');
+  return n;
+}

@@ -18,22 +18,12 @@ import { readSource } from '../source.ts';
 import type { CommandModule, GlobalOptions } from '../context.ts';
 import { resolveId } from '../ids.ts';
 import { formatOf, formatOption, printRecord } from '../format.ts';
+import { asOfOption, parseAsOf } from '../parse.ts';
 import { UsageError, type Io } from '../output.ts';
 
 /** The queue a read command looks at: `--ledger FILE` or any store (shared loader). */
 export async function loadProjection(g: GlobalOptions): Promise<Projection> {
   return readSource(g).load();
-}
-
-/** The largest time a JavaScript Date holds (ECMA-262: 8.64e15 ms after the epoch). */
-const MAX_DATE_MS = 8_640_000_000_000_000;
-
-export function parseAsOf(raw: string | undefined, now: number): number {
-  if (raw === undefined) return now;
-  const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
-  // Up to the last instant a Date can hold (what the explanations print as an ISO time).
-  if (!Number.isSafeInteger(n) || n > MAX_DATE_MS) throw new UsageError(`--as-of must be Unix milliseconds, an integer 0..${MAX_DATE_MS}, not ${JSON.stringify(raw)}`, 'invalid_as_of');
-  return n;
 }
 
 /** Why a Work is not next (or, when it is, the winner's own reason). */
@@ -248,7 +238,7 @@ export const registerExplain: CommandModule = (program, ctx) => {
     .option('--before-claim <id>', 'the decision state just before this Claim: predecessor prefix plus earlier operations of its commit')
     .option('--work-id <id>', 'explain this Work: its state, eligibility reason code, blocking path and where it lost')
     .addOption(formatOption())
-    .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now); use the commit `at` to reproduce a past decision')
+    .addOption(asOfOption())
     .addHelpText('after', `
 Reads the queue branch (of the repository in the current directory, --dir PATH, --remote NAME or
 -R OWNER/REPO) or a --ledger FILE. Nothing is charged or written.

@@ -19,7 +19,8 @@ import { configuredPool } from '../../engine/scheduler/policy-view.ts';
 import type { CommandModule } from '../context.ts';
 import { resolveOptional } from '../ids.ts';
 import { printJson, UsageError } from '../output.ts';
-import { loadProjection, parseAsOf } from './explain.ts';
+import { loadProjection } from './explain.ts';
+import { asOfOption, parseAsOf } from '../parse.ts';
 import { formatDuration } from '../../lib/console/views/format.ts';
 
 export const DEFAULT_NEXT_LIMIT = 20;
@@ -150,7 +151,7 @@ export const registerNext: CommandModule = (program, ctx) => {
     .requiredOption('--pool <name>', 'the scheduling pool')
     .option('--limit <n>', `entries to show (default ${DEFAULT_NEXT_LIMIT}, at most ${MAX_LINE})`)
     .option('--work-id <id>', 'where this Work stands: position, grants ahead (in the pool and its class), the Work before it, an estimate in time')
-    .option('--as-of <ms>', 'decision time in Unix milliseconds (default: now)')
+    .addOption(asOfOption())
     .addHelpText('after', `
 Reads the queue branch (of the repository in the current directory, --dir PATH, --remote NAME or
 -R OWNER/REPO) or a --ledger FILE. Nothing is charged or written.

@@ -9,7 +9,7 @@ import type { CommandModule } from '../context.ts';
 import { formatOf, formatOption } from '../format.ts';
 import { printJson, type Io } from '../output.ts';
 import { writeOutputFile } from '../output-file.ts';
-import { parseAsOf } from './explain.ts';
+import { parseAsOf } from '../parse.ts';
 import { projectionDocument, projectionRecords } from '../projection-json.ts';
 import { readSource } from '../source.ts';
 
@@ -74,7 +74,7 @@ owner, ...], "graphs", "claims", "dispatch_groups", "reservations", "barriers", 
 record per line.`)
     .action(ctx.action(async (g, o: { format?: string; output?: string; withPayloads?: boolean; asOf?: string }) => {
       const format = formatOf(g, o);
-      // One --as-of rule for every command (explain's parseAsOf: invalid_as_of), plus `now`.
+      // One --as-of rule for every command (cli/parse.ts parseAsOf: invalid_as_of), plus `now`.
       const asOf = o.asOf === undefined ? undefined : o.asOf === 'now' ? Date.now() : parseAsOf(o.asOf, Date.now());
       await replay(ctx.io, { projection: await readSource(g).load(), format, ...(o.output !== undefined && { output: o.output }), ...(asOf !== undefined && { asOf }), payloads: o.withPayloads === true });
     }));
