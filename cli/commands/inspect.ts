@@ -10,7 +10,7 @@ import type { Projection } from '../../engine/replay/index.ts';
 import type { CommandModule } from '../context.ts';
 import { formatOf, formatOption, printableJson, printJsonl } from '../format.ts';
 import { resolveId, resolveOptional } from '../ids.ts';
-import { intIn } from '../parse.ts';
+import { asOfOption, intIn, parseAsOf } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { readSource } from '../source.ts';
 import { traceCompacted, traceView } from '../trace.ts';
@@ -26,6 +26,7 @@ export const registerInspect: CommandModule = (program, ctx) => {
   program.command('stats')
     .description('Counts by state, pool, priority class and fairness key; outstanding reservations, the ids of unresolved launches, and barriers; the operating envelope (ledger bytes, watermark, admission budget, reserve owed), with a warning from 80% of the watermark.')
     .addOption(formatOption(['prometheus', 'openmetrics']))
+    .addOption(asOfOption())
     .addHelpText('after', `
 Backlog, retained reservations, unresolved launches and pending delivery barriers are shown apart
 (spec 7.18): works.available and each pool's backlog are Work waiting for a grant; a pool's
@@ -34,16 +35,19 @@ terminal or nonlaunch evidence); unresolved_launches lists those groups whose la
 or unresolved (dispatch_id, pool, state, reason; --format jsonl: type "unresolved_launch"
 records), for fairway reconcile --dispatch-id ID; barriers.pending counts completed Work awaiting
 its Result or DeliveryFailure.
+--as-of is when readiness is evaluated (a retry backoff or an Observation's freshness depends on
+it): each pool's eligible count, and in the metrics formats the ready and waiting gauges and the
+oldest eligible age; as_of in --json.
 Formats: prometheus is the Prometheus text format (0.0.4), which node_exporter's textfile collector
 and the Pushgateway read; openmetrics is OpenMetrics 1.0 text, the exposition of the console's
 /metrics. Both carry the same metrics and values.
 Example (write beside the file, then rename: a failed read never leaves an empty .prom behind):
   d=/var/lib/node_exporter/textfile
   fairway stats --format prometheus > $d/fairway.prom.tmp && mv $d/fairway.prom.tmp $d/fairway.prom`)
-    .action(ctx.action(async (g, o: { format?: string }) => {
+    .action(ctx.action(async (g, o: { format?: string; asOf?: string }) => {
       const format = formatOf(g, o);
+      const asOf = parseAsOf(o.asOf, Date.now());
       const projection = await readSource(g).load();
-      const asOf = Date.now();
       if (format === 'prometheus' || format === 'openmetrics') {
         // prom-client only for these formats: it is not on the start-up path of the other formats.
         const { renderOpenMetrics, renderPrometheusText } = await import('../../lib/metrics/exposition.ts');
@@ -84,17 +88,21 @@ Example (write beside the file, then rename: a failed read never leaves an empty
     .option('--offset <n>', 'rows to skip (0..1000000)', intIn('--offset', 0, 1_000_000), 0)
     .option('--limit <n>', 'rows to show (1..256; a page also stops at 64 KiB of rows, then next_offset continues)', intIn('--limit', 1, 256), 80)
     .addOption(formatOption())
+    .addOption(asOfOption())
     .addHelpText('after', `
 --json rows: {"depth", "kind": "graph" | "work" | "claim", "id", "label", ...}; a work row carries the full
 work_id, graph_id, node_key, state, readiness (ready | waiting | running | terminal), reason, pool,
 worker_profile, priority, effective_priority, fairness_key, barrier, owner {claim_id, dispatch_id,
 handle, run_id} | null, attempts and the timestamps admitted_at, retry_not_before, completed_at,
 cancelled_at (Unix ms); a claim row its claim_id, work_id, dispatch_id, handle, state, charged
-priority and fairness_key, request_id, granted_at and terminal_at. --format jsonl: one row per line.`)
-    .action(ctx.action(async (g, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number; format?: string }) => {
+priority and fairness_key, request_id, granted_at and terminal_at. --format jsonl: one row per line.
+--as-of is when each work row's readiness and reason are evaluated (a retry backoff or an
+Observation's freshness depends on it).`)
+    .action(ctx.action(async (g, o: { graph?: string; pool?: string; state?: string; search?: string; offset: number; limit: number; format?: string; asOf?: string }) => {
       const format = formatOf(g, o);
+      const asOf = parseAsOf(o.asOf, Date.now());
       const projection = await readSource(g).load();
-      const page = treeRows(projection, o, Date.now());
+      const page = treeRows(projection, o, asOf);
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...page });
       if (format === 'jsonl') return printJsonl(ctx.io, page.rows);
       for (const r of page.rows) ctx.io.out(`${'  '.repeat(r.depth)}${r.label}`);
@@ -107,11 +115,16 @@ priority and fairness_key, request_id, granted_at and terminal_at. --format json
     .option('--work-id <id>', 'the Work (full id or a unique prefix of 8+ characters)')
     .option('--claim-id <id>', 'the Claim (full id or a unique prefix of 8+ characters)')
     .addOption(formatOption())
-    .action(ctx.action(async (g, o: { workId?: string; claimId?: string; format?: string }) => {
+    .addOption(asOfOption())
+    .addHelpText('after', `
+--as-of is when a Work's readiness, reason and blocking path are evaluated (a retry backoff or
+an Observation's freshness depends on it); a Claim's view does not depend on the time.`)
+    .action(ctx.action(async (g, o: { workId?: string; claimId?: string; format?: string; asOf?: string }) => {
       const format = formatOf(g, o);
       if ((o.workId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --work-id or --claim-id', 'option_invalid');
+      const asOf = parseAsOf(o.asOf, Date.now());
       const projection = await readSource(g).load();
-      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection, 'work', o.workId), Date.now()) : claimDetail(projection, resolveId(projection, 'claim', o.claimId!));
+      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection, 'work', o.workId), asOf) : claimDetail(projection, resolveId(projection, 'claim', o.claimId!));
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, [{ tip: projection.tip, ...view }]);
       // Submitted metadata is quoted and escaped (an empty fairness key shows as ""); ids and states print as they are.
