@@ -3,7 +3,8 @@
  * standard input (README "Global options"). Standard input can be read once per run, so
  * `-` for two options of one command is a usage error (`stdin_reused`).
  */
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, stat } from 'node:fs/promises';
 import { fail } from '../engine/errors.ts';
 import { parseJsonInput } from '../lib/json-input.ts';
 import { readLedgerFile } from '../lib/ledger-file.ts';
@@ -47,6 +48,24 @@ export async function readInput(path: string, what: string): Promise<Uint8Array>
   } catch (e) {
     return fail('input_unreadable', `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
+}
+
+/**
+ * A directory a command reads files from by name (`reconcile --receipts DIR`), checked before
+ * anything is read or written: a mistyped or missing path is not quietly a directory without
+ * files. Missing is `<what>_not_found`; a file, or a directory that cannot be searched,
+ * `<what>_unreadable` (as `--ledger`, `--settings` and `--workload` report their files; exit 3).
+ */
+export async function checkInputDirectory(path: string, flag: string, what: string): Promise<void> {
+  let directory: boolean;
+  try {
+    directory = (await stat(path)).isDirectory();
+    if (directory) await access(path, constants.X_OK);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return fail(code === 'ENOENT' ? `${what}_not_found` : `${what}_unreadable`, `cannot read ${flag} directory ${path}: ${code ?? String(e)}`);
+  }
+  if (!directory) fail(`${what}_unreadable`, `${flag} ${path} is not a directory`);
 }
 
 /**

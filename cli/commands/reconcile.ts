@@ -37,6 +37,7 @@ import type { ReconcileReport } from '../../lib/lifecycle/reconciler.ts';
 import type { CommandModule } from '../context.ts';
 import { githubEnv, lazy } from '../globals.ts';
 import { resolveId } from '../ids.ts';
+import { checkInputDirectory } from '../input.ts';
 import { intIn } from '../parse.ts';
 import { printJson, ReportedFailure, UsageError, type Io } from '../output.ts';
 import { principalOf, writeTarget } from '../source.ts';
@@ -107,6 +108,10 @@ before starting it), its still-open Claims cancelled with the pool's retry backo
 run may still start it, or when its grant names no run, it is kept (--cancel-reserved releases
 it anyway). A start marker that wins the race is reconciled as a started launch.
 
+--receipts DIR must be a directory, checked before anything is read or written: a missing one
+is receipts_not_found, a file (or one that cannot be searched) receipts_unreadable (exit 3). In
+it, a Claim without <claim_id>.json keeps its delivery barrier pending.
+
 A run binding conflict (several runs carry one dispatch id; none gets authority) keeps its
 capacity reserved. Plain reconcile releases it once GitHub reports every candidate run
 completed (exact terminal evidence of each). An administrator may instead bind the one
@@ -134,6 +139,9 @@ error's code. Under --json error.details also lists failed and not_attempted.`)
         throw new UsageError('--resolve-conflict RUN_ID needs --dispatch-id and a decimal run id', 'option_invalid');
       }
       const { publisher } = writeTarget(g);
+      // Before anything is read or written: a receipts directory that is not there would
+      // otherwise read as one without receipts, every barrier quietly left pending.
+      if (o.receipts !== undefined) await checkInputDirectory(o.receipts, '--receipts', 'receipts');
       const { projection } = await publisher.cache.load();
       if (projection === null) fail('queue_uninitialized', 'there is no queue to reconcile');
       const env = await githubEnv(g);
