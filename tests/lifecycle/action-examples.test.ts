@@ -29,4 +29,13 @@ describe('example workflows', () => {
     }
     expect(readFileSync(join(ROOT, 'action.yml'), 'utf8')).toMatch(/principal:\n\s+description: >-\n\s+Decimal GitHub actor id this step publishes as: required by dispatch, reconcile, observe,\n\s+deploy, deliver and settle/);
   });
+
+  it('action-examples: the reconciler passes receipts-dir only when the receipts artifact was downloaded (a missing --receipts directory is receipts_not_found, nothing reconciled)', () => {
+    const text = readFileSync(join(ROOT, 'examples', 'workflows', 'work-queue-reconciler.yml'), 'utf8');
+    // A worker run that uploaded no receipts has no artifact: its download fails (continue-on-error).
+    const download = /\n\s+- id: ([a-z-]+)\n(?:[ \t]+[^\n]*\n)*?[ \t]+uses: actions\/download-artifact@/.exec(text);
+    expect(download, 'the download step has an id').not.toBeNull();
+    const reconcile = fairwaySteps(text).find((s) => s.step === 'reconcile');
+    expect(reconcile?.block).toMatch(new RegExp(`\\breceipts-dir: \\$\\{\\{ steps\\.${download![1]}\\.outcome == 'success' && `));
+  });
 });
