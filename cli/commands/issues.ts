@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { fail, ProtocolError } from '../../engine/errors.ts';
 import { lifecycleActors } from '../../lib/github/context.ts';
 import { issueSettings, issuesClient, journalFor, projectorDeps } from '../../lib/issues/hook.ts';
-import { syncIssues } from '../../lib/issues/projector.ts';
+import { syncIssues, syncScope } from '../../lib/issues/projector.ts';
 import { incompleteTargets, type SyncReport } from '../../lib/issues/report.ts';
 import { resolvePending } from '../../lib/issues/resolve.ts';
 import type { CommandModule } from '../context.ts';
@@ -50,6 +50,11 @@ issues_sync_incomplete; under --json the report is in error.details, with
 error.details.incomplete listing those targets (pending reasons, journal keys, failed writes).
 --dry-run attempts nothing and exits 0.
 
+The queue and every --work-id are checked first, whether projection is on or not: a --work-id
+that names no admitted Work is unknown_work (exit 2), a queue branch that is absent
+queue_uninitialized and one that cannot be read the store's own error (exit 3). With projection
+off, valid input answers {"ok": true, "enabled": false} and changes nothing.
+
 Credentials: FAIRWAY_ISSUES_TOKEN, else GH_TOKEN / GITHUB_TOKEN (issues: write).
 API root: FAIRWAY_GITHUB_API_URL. Writes are paced (1 s, Issues/comments 3 s;
 FAIRWAY_ISSUES_WRITE_INTERVAL_MS overrides) and stop at an exhausted rate limit.
@@ -75,13 +80,16 @@ export const registerIssues: CommandModule = (program: Command, ctx) => {
     .action(ctx.action(async (g, o: { workId: string[]; dryRun?: boolean }) => {
       if (g.ledger !== undefined) throw new UsageError('issues sync needs a queue store (--dir, --remote or -R OWNER/REPO), not --ledger', 'ledger_read_only');
       const { publisher } = writeTarget(g);
+      // The queue and the Work named first, projection on or off: an unreadable or absent queue
+      // (a --branch that is not there) and an unknown --work-id are errors, not "projection is off".
+      const { projection, snapshot } = await publisher.cache.load();
+      if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
+      syncScope(projection, o.workId);
       const settings = await issueSettings(publisher);
       if (!settings.enabled) {
         const off = { ok: true, enabled: false, message: 'backing-Issue projection is off: set work_queue.issues in .github/workflows/aw.json' };
         return g.json ? printJson(ctx.io, off) : ctx.io.out(off.message);
       }
-      const { projection, snapshot } = await publisher.cache.load();
-      if (projection === null) fail('queue_uninitialized', 'there is no queue to project Issues for');
       const env = await githubEnv(g);
       const actor = lifecycleActors(principalOf(g), env).reconciler;
       const journal = journalFor(storeOptionsFor(g));

@@ -81,7 +81,12 @@ interface Target {
   closeOnResult: boolean;
 }
 
-function scope(projection: Projection, workIds: readonly string[] | undefined): WorkRecord[] {
+/**
+ * The Work a run projects: every admitted Work, or the named ones (a Work named twice once); a
+ * name that is no admitted Work is `unknown_work`. `fairway issues sync` checks its --work-id
+ * with it before it looks at whether projection is on.
+ */
+export function syncScope(projection: Projection, workIds: readonly string[] | undefined): WorkRecord[] {
   if (workIds === undefined || workIds.length === 0) return [...projection.works()].sort((a, b) => a.fifo - b.fifo);
   // A Work named twice is one target: two would each plan (and intend) the same creation.
   return [...new Set(workIds)].map((id) => projection.work(id) ?? fail('unknown_work', `Work ${id} is not admitted in this queue`, {}, { usage: true }));
@@ -104,7 +109,7 @@ function targetsOf(projection: Projection, batch: WorkRecord[], deps: ProjectorD
  * closure, edited outside an earlier batch) goes before Work already in sync.
  */
 function batchOf(projection: Projection, journal: JournalState, deps: ProjectorDeps, ledgerVersion: string | null, workIds: readonly string[] | undefined): { targets: Target[]; deferred: string[] } {
-  const all = scope(projection, workIds);
+  const all = syncScope(projection, workIds);
   if (workIds !== undefined && workIds.length > 0) {
     return { targets: targetsOf(projection, all.slice(0, MAX_TARGETS), deps, ledgerVersion), deferred: all.slice(MAX_TARGETS).map((w) => w.workId) };
   }

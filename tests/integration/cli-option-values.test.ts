@@ -108,9 +108,15 @@ describe('an option given twice', () => {
 
   it('an option that collects its values may repeat (issues sync --work-id a --work-id b runs)', async () => {
     await bootstrap();
-    const r = await fairway('--json', 'issues', 'sync', '--dry-run', '--work-id', 'aaaaaaaa', '--work-id', 'bbbbbbbb');
-    // Parsed and run: the fixture's queue has no Issue projection configured.
+    expect((await fairway('--json', 'submit-work', '--file', file('second.json', { a: 2 }), '--node-key', 'second')).code).toBe(0);
+    const ids = (await fairway('--json', 'state')).json.rows.filter((r: { kind: string }) => r.kind === 'work').map((r: { work_id: string }) => r.work_id);
+    expect(ids).toHaveLength(2);
+    const r = await fairway('--json', 'issues', 'sync', '--dry-run', '--work-id', ids[0], '--work-id', ids[1]);
+    // Parsed and run (both Work checked): the fixture's queue has no Issue projection configured.
     expect([r.code, r.json]).toEqual([0, expect.objectContaining({ ok: true, enabled: false })]);
+    // Each value is checked: one that names no Work is unknown_work, projection off or not.
+    const unknown = await fairway('--json', 'issues', 'sync', '--dry-run', '--work-id', ids[0], '--work-id', 'bbbbbbbb');
+    expect([unknown.code, unknown.json.error.code]).toEqual([2, 'unknown_work']);
   });
 });
 

@@ -4,6 +4,7 @@
  * A sync that leaves a target pending or a write not done is not a success: exit 3
  * `issues_sync_incomplete`, the report in error.details.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,11 @@ async function submit(repo: string, key: string, payload: unknown): Promise<stri
   const r = await cli(repo, 'submit-work', '--file', file, '--node-key', key);
   expect(r.code).toBe(0);
   return r.json.work_ids[0] as string;
+}
+
+/** git in `repo` with `input` on its standard input (hash-object --stdin, mktree). */
+function gitWithInput(repo: string, input: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', repo, ...args], { input, encoding: 'utf8' }).trim();
 }
 
 function jsonFile(value: unknown): string {
@@ -143,6 +149,38 @@ describe('fairway issues sync', () => {
     await submit(off, 'a', {});
     const r = await cli(off, 'issues', 'sync');
     expect(r.json).toMatchObject({ ok: true, enabled: false });
+  });
+
+  it('projection off or on, the inputs are checked first: an unknown --work-id is unknown_work (exit 2), a --branch with no queue queue_uninitialized and an unreadable queue the store\'s error (exit 3); nothing is written', async () => {
+    const on = repoWith(true);
+    const off = repoWith(false);
+    const workId = await submit(off, 'a', {});
+    await submit(on, 'a', {});
+    for (const repo of [on, off]) {
+      // A branch whose ledger is not a ledger: the store's own verdict on it.
+      const blob = gitWithInput(repo, 'not a ledger\n', 'hash-object', '-w', '--stdin');
+      const tree = gitWithInput(repo, `100644 blob ${blob}\twork-queue.jsonl\n`, 'mktree');
+      git(repo, 'update-ref', 'refs/heads/broken', git(repo, 'commit-tree', tree, '-m', 'broken'));
+    }
+    const refs = (repo: string) => git(repo, 'for-each-ref', '--format=%(refname) %(objectname)');
+    const before = refs(off);
+    const read = await cli(off, '--branch', 'broken', 'replay');
+    expect(read.code).toBe(3);
+    for (const [args, code, exit] of [
+      [['issues', 'sync', '--work-id', 'nope'], 'unknown_work', 2],
+      [['issues', 'sync', '--work-id', `${workId},nope`], 'unknown_work', 2],
+      [['--branch', 'no-such-queue', 'issues', 'sync'], 'queue_uninitialized', 3],
+      [['--branch', 'broken', 'issues', 'sync'], read.json.error.code, 3],
+    ] as Array<[string[], string, number]>) {
+      const disabled = await cli(off, ...args);
+      expect([disabled.code, disabled.json.ok, disabled.json.error?.code], `${args.join(' ')}: ${JSON.stringify(disabled.json)}`).toEqual([exit, false, code]);
+      // The same answer as with projection on.
+      const enabled = await cli(on, ...args);
+      expect([enabled.code, enabled.json.error?.code], args.join(' ')).toEqual([exit, code]);
+    }
+    expect(refs(off)).toBe(before);
+    // Valid input on a queue with projection off is still the no-op it was.
+    expect(await cli(off, 'issues', 'sync', '--work-id', workId)).toEqual({ code: 0, json: expect.objectContaining({ ok: true, enabled: false }) });
   });
 
   it('submit-graph naming a backing_issue without an installed grant is refused (resource_unauthorized) and admits nothing', async () => {
