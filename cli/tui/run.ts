@@ -4,6 +4,7 @@
  * resolves when the operator quits.
  */
 import { randomBytes } from 'node:crypto';
+import { constants } from 'node:os';
 import { render, useInput, type Instance } from 'ink';
 import { createElement as h, useSyncExternalStore, type ReactElement } from 'react';
 import { fail } from '../../engine/errors.ts';
@@ -100,6 +101,13 @@ export function startTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions =
 
 export async function runTui(g: GlobalOptions, io: TuiStreams, options: TuiOptions = {}): Promise<void> {
   const signal = await startTui(g, io, options).done;
-  // The terminal is restored: end as the signal asked (exit status 128 + its number).
-  if (signal !== null) process.kill(process.pid, signal);
+  // The terminal is restored: end as the signal asked (exit status 128 + its number). A library's
+  // own listener (ink's signal-exit) would otherwise take the re-raised signal asynchronously while
+  // the command returns and exits 0 first (seen on a loaded machine): it is removed, and the exit
+  // status is set too in case the process still ends normally.
+  if (signal !== null) {
+    process.exitCode = 128 + (constants.signals[signal] ?? 0);
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  }
 }
