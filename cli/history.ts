@@ -9,6 +9,9 @@ import { historyCompacted } from '../engine/receipts/committed.ts';
 import { grantPlan } from '../engine/receipts/dispatch.ts';
 import type { HistoryReader } from '../lib/publisher/history.ts';
 
+// The walk back through prior_git_sha is lib's (the console reads it too).
+export { ledgersBackTo, memoizedHistory } from '../lib/publisher/history.ts';
+
 /**
  * A grant older than the ledger's checkpoint is explained from the pre-compaction ledger that
  * `history` reads through the checkpoint's prior_git_sha (the same explanation, byte for byte);
@@ -46,32 +49,5 @@ export function historicalExplanation(p: Projection, sel: { requestId?: string; 
     stop_reason: plan.stopReason,
     claims: focus === null ? claims : claims.filter((c) => c.claim_id === focus),
     groups: plan.groups.map((g) => ({ dispatch_id: g.dispatch_id, worker_profile: g.worker_profile, claim_ids: g.claim_ids, bytes: g.bytes })),
-  };
-}
-
-/**
- * `p` and, oldest first before it, the pre-compaction ledgers Git history still has back to one
- * that retains commit `commitId` (each the ledger its successor's checkpoint replaced, read
- * through `history`); as far as Git reaches, and just `[p]` without history (a ledger file).
- */
-export async function ledgersBackTo(p: Projection, commitId: string, history?: HistoryReader): Promise<Projection[]> {
-  const ledgers = [p];
-  for (let at = p; history !== undefined && at.checkpoint !== undefined && at.commitText(commitId) === undefined;) {
-    const prior = await history(at, at.checkpoint.priorTip);
-    if (prior === null || prior === at) break;
-    ledgers.unshift(prior);
-    at = prior;
-  }
-  return ledgers;
-}
-
-/** `history` reading each earlier ledger once (a command that walks back for several groups or Claims). */
-export function memoizedHistory(history?: HistoryReader): HistoryReader | undefined {
-  if (history === undefined) return undefined;
-  const read = new Map<string, Promise<Projection | null>>();
-  return (p, commitId) => {
-    const key = `${p.tip}\n${commitId}`;
-    if (!read.has(key)) read.set(key, history(p, commitId));
-    return read.get(key)!;
   };
 }

@@ -86,3 +86,36 @@ export async function historicalGrantPlan(store: LedgerStore, projection: Projec
   const holder = await ledgerHolding(store, projection, request.commitId);
   return holder === null ? undefined : grantPlan(holder, requestId);
 }
+
+/**
+ * `p` and, oldest first before it, the pre-compaction ledgers Git history still has back to one
+ * that retains commit `commitId` (each the ledger its successor's checkpoint replaced, read
+ * through `history`); as far as Git reaches, and just `[p]` without history (a ledger file).
+ */
+export async function ledgersBackTo(p: Projection, commitId: string, history?: HistoryReader): Promise<Projection[]> {
+  const ledgers = [p];
+  for (let at = p; history !== undefined && at.checkpoint !== undefined && at.commitText(commitId) === undefined;) {
+    const prior = await history(at, at.checkpoint.priorTip);
+    if (prior === null || prior === at) break;
+    ledgers.unshift(prior);
+    at = prior;
+  }
+  return ledgers;
+}
+
+/** The newest of `ledgers` (oldest first, as `ledgersBackTo` gives them) that retains commit `commitId`, or undefined. */
+export function ledgerRetaining(ledgers: readonly Projection[], commitId: string): Projection | undefined {
+  for (let i = ledgers.length - 1; i >= 0; i--) if (ledgers[i]!.commitText(commitId) !== undefined) return ledgers[i];
+  return undefined;
+}
+
+/** `history` reading each earlier ledger once (a command that walks back for several groups or Claims). */
+export function memoizedHistory(history?: HistoryReader): HistoryReader | undefined {
+  if (history === undefined) return undefined;
+  const read = new Map<string, Promise<Projection | null>>();
+  return (p, commitId) => {
+    const key = `${p.tip}\n${commitId}`;
+    if (!read.has(key)) read.set(key, history(p, commitId));
+    return read.get(key)!;
+  };
+}
