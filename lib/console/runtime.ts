@@ -9,10 +9,14 @@
  *
  * A failed read keeps serving the last good projection, flagged stale, so the
  * operator keeps a view while the store is unreachable.
+ *
+ * `history` reads the ledgers earlier checkpoints replaced (spec 7.10, 7.17: through each
+ * checkpoint's prior_git_sha), for the views that show facts a checkpoint does not keep.
  */
-import { ProtocolError, describeError } from '../../engine/errors.ts';
+import { ProtocolError, describeError, isProtocolError } from '../../engine/errors.ts';
 import type { CommitInfo, Projection } from '../../engine/replay/index.ts';
 import { ProjectionCache } from '../publisher/cache.ts';
+import { historyReader, type HistoryReader } from '../publisher/history.ts';
 import { Publisher } from '../publisher/publisher.ts';
 import type { LedgerStore } from '../store/types.ts';
 import type { ConsoleConfig } from './config.ts';
@@ -41,10 +45,15 @@ export interface ViewState {
   at: CommitInfo | null;
   /** Evaluation time: the pinned commit's decision time, or now. */
   asOf: number;
+  /** Reads the ledgers earlier checkpoints replaced (the runtime's `history`). */
+  history: HistoryReader;
 }
 
 /** Reads within this window share one store read (many components, one request). */
 const READ_DEDUPE_MS = 250;
+
+/** Earlier ledgers kept in memory (each a full replay): one per checkpoint a page walked back through. */
+const MAX_EARLIER_LEDGERS = 8;
 
 export class ConsoleRuntime {
   readonly publisher: Publisher;
@@ -62,7 +71,31 @@ export class ConsoleRuntime {
     this.publisher = new Publisher(store);
     this.cache = new ProjectionCache(store);
     this.readOnly = store.readOnly === true;
+    const read = historyReader(store);
+    const earlier = new Map<string, Promise<Projection | null>>();
+    this.history = (p, commitId) => {
+      if (p.commitText(commitId) !== undefined) return Promise.resolve(p);
+      // What a checkpoint-rooted ledger replaced is fixed by its root (prior_git_sha, history
+      // digest): kept by root, so a page's walk back reads and replays each earlier ledger once.
+      const key = `${p.commits[0]?.id ?? ''}\n${commitId}`;
+      let found = earlier.get(key);
+      if (found === undefined) {
+        // A prior Git commit that cannot be read or does not match its checkpoint: the views say
+        // where the compacted facts are, as for a ledger file (never a wrong fact).
+        found = read(p, commitId).catch((e: unknown) => {
+          earlier.delete(key);
+          if (isProtocolError(e)) return null;
+          throw e;
+        });
+        earlier.set(key, found);
+        while (earlier.size > MAX_EARLIER_LEDGERS) earlier.delete(earlier.keys().next().value!);
+      }
+      return found;
+    };
   }
+
+  /** The ledger retaining commit `commitId`: `p` itself, or an earlier one read through prior_git_sha; null if not reachable. */
+  readonly history: HistoryReader;
 
   now(): number {
     return this.config.fixedNow ?? Date.now();
@@ -106,11 +139,11 @@ export class ConsoleRuntime {
     const live = await this.live();
     if (at === undefined || at === null || at === '' || at === live.projection.tip) {
       const pinned = at ? live.projection.lastCommit : null;
-      return { live, projection: live.projection, at: pinned, asOf: pinned?.at ?? this.now() };
+      return { live, projection: live.projection, at: pinned, asOf: pinned?.at ?? this.now(), history: this.history };
     }
     const projection = this.prefix(live.projection, at);
     const info = projection.lastCommit!;
-    return { live, projection, at: info, asOf: info.at };
+    return { live, projection, at: info, asOf: info.at, history: this.history };
   }
 
   /** The projection as of commit `id` inclusive, from the validated live ledger (the projection's cached prefix replay). */
