@@ -5,7 +5,7 @@ import { Frame, LoadError } from '../../components/Frame.tsx';
 import { ShareChart } from '../../components/ShareChart.tsx';
 import { WhatIfPanel } from '../../components/WhatIfPanel.tsx';
 import { firstParam, loadView, withAt } from '../../lib/console/load.ts';
-import { fairnessView, WINDOWS, type KeyRow } from '../../lib/console/views/fairness.ts';
+import { fairnessViewAcross, WINDOWS, type KeyRow } from '../../lib/console/views/fairness.ts';
 import { formatDuration, keyLabel, percent, PRIORITY_NAMES } from '../../lib/console/views/format.ts';
 import { currentSettings } from '../../lib/console/views/whatif.ts';
 
@@ -56,7 +56,8 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
   const { view, config } = loaded;
   const windowParam = Number(firstParam(sp.window) ?? 100);
   const window = (WINDOWS as readonly number[]).includes(windowParam) ? windowParam : 100;
-  const f = fairnessView(view.projection, view.asOf, firstParam(sp.pool), window);
+  // Grants a checkpoint replaced: their decisions from the ledgers at the checkpoints' prior Git commits.
+  const f = await fairnessViewAcross(view.projection, view.asOf, firstParam(sp.pool), window, view.history);
   if (f === null) return <LoadError code="policy_missing" message="no Policy installed yet" />;
   const link = (patch: Record<string, string | number>) => withAt('/fairness', at, { pool: f.pool, window: f.window, ...patch });
 
@@ -73,6 +74,12 @@ export default async function FairnessPage({ searchParams }: { searchParams: Pro
         Target is the share now: weight ÷ the weights of the currently eligible siblings (no banked turns for idle keys).
         Owed sums, over the window&apos;s decisions at which a class (or a key, at its class&apos;s decisions) had eligible Work, its weight ÷ the weights eligible at that decision; deficit is owed minus received ({f.windowDecisions} of {f.windowGrants} decisions re-derived).
       </p>
+      {f.compacted !== null && (
+        <p className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="fairness-compacted">
+          {f.compacted.grants} of the window&apos;s grants were compacted into checkpoint <code>{f.compacted.checkpoint}</code>: the owed sums and deficits leave
+          their decisions out. They are in the ledger at Git commit <code>{f.compacted.priorGitSha}</code>, which this console cannot read.
+        </p>
+      )}
       <div className="card overflow-x-auto">
         <table className="tbl" data-testid="fairness-table">
           <thead>

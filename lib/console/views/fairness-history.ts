@@ -15,6 +15,7 @@ import { isProtocolError } from '../../../engine/errors.ts';
 import { grantPlan } from '../../../engine/receipts/dispatch.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { ClaimRecord } from '../../../engine/state/state.ts';
+import { ledgerRetaining } from '../../publisher/history.ts';
 
 export interface Decision {
   /** The picked class and key. */
@@ -26,37 +27,52 @@ export interface Decision {
   mode: string;
 }
 
-/** Decisions by Claim id, derived once per process: history under a commit id never changes. */
+/**
+ * Decisions by the ledger they were derived from (its root: the genesis or checkpoint commit)
+ * and Claim id, derived once per process: the history a root and a grant commit name never
+ * changes. A decision is looked up only in a ledger the caller gave that retains the grant's
+ * commit, so what a page covers never depends on what this process computed before (e.g. before
+ * an in-process compaction).
+ */
 const DECISIONS = new Map<string, Decision | null>();
 const MAX_CACHED = 16_384;
 
-function derive(projection: Projection, requestId: string, claimIds: readonly string[]): void {
+const cacheKey = (ledger: Projection, claimId: string): string => `${ledger.commits[0]?.id ?? ''}\u0000${claimId}`;
+
+function derive(ledger: Projection, requestId: string, claimIds: readonly string[]): void {
   let plan: ReturnType<typeof grantPlan> | null = null;
   try {
-    plan = grantPlan(projection, requestId);
+    plan = grantPlan(ledger, requestId);
   } catch (e) {
-    // A grant whose history was compacted away cannot be re-derived: it is left out of the sums.
+    // A grant whose decision cannot be re-derived from the ledger that retains it is left out of the sums.
     if (!isProtocolError(e)) throw e;
   }
   claimIds.forEach((claimId, i) => {
     const t = plan?.transitions[i];
     const same = plan?.claims[i]?.claim_id === claimId;
-    DECISIONS.set(claimId, t === undefined || !same ? null : {
+    DECISIONS.set(cacheKey(ledger, claimId), t === undefined || !same ? null : {
       priority: t.priority, key: t.fairnessKey, classes: [...t.eligibleClasses], keys: [...t.keyStep.active], mode: t.mode,
     });
   });
   while (DECISIONS.size > MAX_CACHED) DECISIONS.delete(DECISIONS.keys().next().value!);
 }
 
-/** The decision behind each of `claims` (null: not derivable, e.g. compacted history). */
-export function grantDecisions(projection: Projection, claims: readonly ClaimRecord[]): Array<Decision | null> {
-  for (const c of claims) {
-    if (DECISIONS.has(c.claimId)) continue;
-    const request = projection.request(c.requestId);
-    derive(projection, c.requestId, request?.claimIds ?? [c.claimId]);
-    if (!DECISIONS.has(c.claimId)) DECISIONS.set(c.claimId, null);
-  }
-  return claims.map((c) => DECISIONS.get(c.claimId) ?? null);
+/**
+ * The decision behind each of `claims` of the current ledger (the last of `ledgers`), each
+ * re-derived from whichever of `ledgers` retains its grant's commit: the current one, or an
+ * earlier one a checkpoint replaced (lib/publisher/history.ts `ledgersBackTo`, oldest first).
+ * Null: not derivable, e.g. a grant compacted away with no earlier ledger given.
+ */
+export function grantDecisions(ledgers: readonly Projection[], claims: readonly ClaimRecord[]): Array<Decision | null> {
+  const current = ledgers[ledgers.length - 1]!;
+  return claims.map((c) => {
+    const request = current.request(c.requestId);
+    const ledger = request === undefined ? undefined : ledgerRetaining(ledgers, request.commitId);
+    if (ledger === undefined) return null;
+    const key = cacheKey(ledger, c.claimId);
+    if (!DECISIONS.has(key)) derive(ledger, c.requestId, request!.claimIds);
+    return DECISIONS.get(key) ?? null;
+  });
 }
 
 export interface Owed {

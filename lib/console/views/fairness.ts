@@ -6,11 +6,17 @@
  * window's decisions at which each class/key was eligible (fairness-history.ts,
  * docs/console.md "Pages", `/fairness`), oldest eligible age and the longest zero-service interval
  * while backlogged.
+ *
+ * A grant a checkpoint replaced is re-derived from the earlier ledger that retains it (the caller
+ * reads them through prior_git_sha: `ledgersBackTo`), so the sums are those before compaction;
+ * without that ledger, `compacted` says how many of the window's decisions were compacted away
+ * and which Git commit holds them.
  */
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { ClaimRecord } from '../../../engine/replay/index.ts';
 import { commitTime } from '../../../engine/receipts/committed.ts';
 import { classStride, clockView, keyStride } from '../../../engine/scheduler/clocks.ts';
+import { ledgerRetaining, ledgersBackTo, type HistoryReader } from '../../publisher/history.ts';
 import { grantDecisions, owedTally } from './fairness-history.ts';
 import { admittedAt, workStatus } from './status.ts';
 
@@ -54,6 +60,12 @@ export interface FairnessView {
   classScale: string;
   keyScale: string;
   classes: ClassRow[];
+  /**
+   * Window grants whose commit no given ledger retains (compacted away, the earlier ledger not
+   * read): how many, the oldest one's commit, and the checkpoint root of the oldest ledger given,
+   * whose prior Git commit holds the ledger it replaced. Null when every decision was available.
+   */
+  compacted: { grants: number; commit: string; checkpoint: string; priorGitSha: string } | null;
 }
 
 interface Bucket {
@@ -84,7 +96,12 @@ function longestGap(firstAdmitted: number | null, grantTimes: number[], stillBac
   return longest;
 }
 
-export function fairnessView(projection: Projection, asOf: number, poolName: string | null, window: number): FairnessView | null {
+/**
+ * The fairness table of `poolName` (default: the first pool) over the last `window` grants (0:
+ * all). `ledgers`: the ledgers that may retain the window's grants, oldest first and ending with
+ * `projection` (lib/publisher/history.ts `ledgersBackTo`); by default `projection` alone.
+ */
+export function fairnessView(projection: Projection, asOf: number, poolName: string | null, window: number, ledgers: readonly Projection[] = [projection]): FairnessView | null {
   if (projection.policy === null) return null;
   const pools = projection.poolNames;
   const pool = poolName !== null && pools.includes(poolName) ? poolName : pools[0];
@@ -124,7 +141,9 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
     bucket(c.priority, c.fairnessKey); // keys served in the past stay listed
   }
 
-  const decisions = grantDecisions(projection, windowed);
+  const decisions = grantDecisions(ledgers, windowed);
+  const lost = windowed.filter((c) => ledgerRetaining(ledgers, c.commitId) === undefined);
+  const oldest = ledgers[0]!;
   const tally = owedTally(decisions, (c) => fairness.classWeights[c - 1] ?? 1, (k) => fairness.keyWeights.get(k) ?? 1);
   const received = new Map<string, number>();
   for (const d of decisions) {
@@ -200,5 +219,17 @@ export function fairnessView(projection: Projection, asOf: number, poolName: str
     classScale: fairness.classScale.toString(),
     keyScale: fairness.keyScale.toString(),
     classes,
+    compacted: lost.length === 0 || oldest.checkpoint === undefined ? null
+      : { grants: lost.length, commit: lost[0]!.commitId, checkpoint: oldest.commits[0]!.id, priorGitSha: oldest.checkpoint.priorGitSha },
   };
+}
+
+/**
+ * `fairnessView` with the window's compacted grants re-derived from the earlier ledgers `history`
+ * reads (the `/fairness` page): walked back only as far as the window's oldest grant.
+ */
+export async function fairnessViewAcross(projection: Projection, asOf: number, poolName: string | null, window: number, history?: HistoryReader): Promise<FairnessView | null> {
+  const f = fairnessView(projection, asOf, poolName, window);
+  if (f === null || f.compacted === null) return f;
+  return fairnessView(projection, asOf, f.pool, window, await ledgersBackTo(projection, f.compacted.commit, history));
 }
