@@ -8,7 +8,7 @@ import { Stat } from '../components/Stat.tsx';
 import { firstParam, loadView, withAt } from '../lib/console/load.ts';
 import { formatDuration, formatShort, formatTime, keyLabel, PRIORITY_NAMES } from '../lib/console/views/format.ts';
 import { headroomGauge } from '../lib/console/views/headroom.ts';
-import { overviewView } from '../lib/console/views/overview.ts';
+import { controlLedgers, overviewView } from '../lib/console/views/overview.ts';
 import { READINESS } from '../lib/console/views/status.ts';
 
 export const dynamic = 'force-dynamic';
@@ -20,7 +20,8 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
   const loaded = await loadView(at);
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
-  const v = overviewView(view.projection, view.asOf);
+  // Control commits a checkpoint replaced: read from the ledgers at the checkpoints' prior Git commits.
+  const v = overviewView(view.projection, view.asOf, await controlLedgers(view.projection, view.history));
   const s = v.summary;
   const receipt = (id: string) => withAt(`/receipts/${encodeURIComponent(id)}`, at);
 
@@ -132,6 +133,12 @@ export default async function OverviewPage({ searchParams }: { searchParams: Sea
         </div>
         <div className="card xl:col-span-2" data-testid="pause-history">
           <div className="card-h"><h2>Paused-controls history</h2><span className="text-xs muted">{v.pauses.length} period(s)</span></div>
+          {v.controlsCompacted !== null && (
+            <p className="card-b text-sm text-amber-900" data-testid="controls-compacted">
+              {v.controlsCompacted.commits} earlier control commit(s) were compacted into checkpoint <Id id={v.controlsCompacted.checkpoint} />: they are in the
+              ledger at Git commit <code>{v.controlsCompacted.priorGitSha}</code>, which this console cannot read, and this history leaves them out.
+            </p>
+          )}
           {v.pauses.length === 0 ? <p className="card-b muted">No pauses recorded.</p> : (
             <div className="overflow-x-auto"><table className="tbl">
               <thead><tr><th>Control</th><th>Paused</th><th>Resumed</th><th className="num">For</th><th>Reason</th></tr></thead>

@@ -8,16 +8,18 @@ import type { ConsoleConfig } from '../lib/console/config.ts';
 import type { ViewState } from '../lib/console/runtime.ts';
 import { commitsAgo } from '../lib/console/links.ts';
 import { formatTime, shortId } from '../lib/console/views/format.ts';
-import { controlEvents } from '../lib/console/views/overview.ts';
+import { controlLedgers, pausedSince } from '../lib/console/views/overview.ts';
 import { ShownTip } from './ShownTip.tsx';
 
-function pausedSince(view: ViewState, control: 'grants_paused' | 'admission_paused'): { at: number; reason: string } | null {
-  if (!view.projection.controls[control]) return null;
-  const last = [...controlEvents(view.projection)].reverse().find((e) => e.control === control && e.value === true);
-  return last === undefined ? { at: 0, reason: 'unknown' } : { at: last.at, reason: last.reason };
+/** Since when, and why, a control is paused; for a Control compacted out of reach, where it is. */
+function Since({ since }: { since: NonNullable<ReturnType<typeof pausedSince>> }) {
+  if ('compacted' in since) {
+    return <>since a Control compacted into checkpoint <code className="rounded bg-black/20 px-1">{shortId(since.compacted.checkpoint, 12)}</code> (it is in the ledger at Git commit <code className="rounded bg-black/20 px-1">{since.compacted.priorGitSha}</code>, which this console cannot read)</>;
+  }
+  return <>since {formatTime(since.at)} · reason <code className="rounded bg-black/20 px-1">{since.reason}</code></>;
 }
 
-export function Frame({ view, config, title, path, actions, children }: {
+export async function Frame({ view, config, title, path, actions, children }: {
   view: ViewState;
   config: ConsoleConfig;
   title: ReactNode;
@@ -25,8 +27,11 @@ export function Frame({ view, config, title, path, actions, children }: {
   actions?: ReactNode;
   children: ReactNode;
 }) {
-  const grants = pausedSince(view, 'grants_paused');
-  const admission = pausedSince(view, 'admission_paused');
+  // A pausing Control a checkpoint replaced is read from the ledger at the checkpoint's prior Git commit.
+  const p = view.projection;
+  const ledgers = p.controls.grants_paused || p.controls.admission_paused ? await controlLedgers(p, view.history) : [p];
+  const grants = pausedSince(view.projection, 'grants_paused', ledgers);
+  const admission = pausedSince(view.projection, 'admission_paused', ledgers);
   const stale = view.live.stale;
   const index = view.at === null ? null : view.projection.commitCount;
   return (
@@ -43,7 +48,7 @@ export function Frame({ view, config, title, path, actions, children }: {
         <div role="alert" data-testid="grants-paused-banner" className="rounded-md border-2 border-red-700 bg-red-600 px-4 py-3 text-white shadow">
           <div className="text-lg font-bold tracking-tight">GRANTS PAUSED — no new Claims are being committed</div>
           <div className="text-sm text-red-50">
-            <code className="rounded bg-red-800/60 px-1">grants_paused</code> since {formatTime(grants.at)} · reason <code className="rounded bg-red-800/60 px-1">{grants.reason}</code>.
+            <code className="rounded bg-red-800/60 px-1">grants_paused</code> <Since since={grants} />.
             Running work continues; nothing is scheduled until an administrator resumes grants.
           </div>
         </div>
@@ -52,7 +57,7 @@ export function Frame({ view, config, title, path, actions, children }: {
         <div role="alert" data-testid="admission-paused-banner" className="rounded-md border-2 border-orange-700 bg-orange-500 px-4 py-3 text-white shadow">
           <div className="text-lg font-bold tracking-tight">ADMISSION PAUSED — new Work is refused</div>
           <div className="text-sm">
-            <code className="rounded bg-orange-800/50 px-1">admission_paused</code> since {formatTime(admission.at)} · reason <code className="rounded bg-orange-800/50 px-1">{admission.reason}</code>.
+            <code className="rounded bg-orange-800/50 px-1">admission_paused</code> <Since since={admission} />.
           </div>
         </div>
       )}
