@@ -14,6 +14,7 @@ import type { ClaimRecord, ReplayState, WorkRecord } from '../state/state.ts';
 import { operationsRequest, type BuiltRequest } from '../requests/operations.ts';
 import type { Verification } from './effects.ts';
 import { groupEvidence } from './evidence.ts';
+import { deliveryFailureRequestId } from './ids.ts';
 import { stateOf, type QueueSource } from '../state/source.ts';
 import { configuredPool, policyOrNull } from '../scheduler/policy-view.ts';
 
@@ -111,4 +112,26 @@ export function settlingOperation(projection: Projection, workId: string): JsonO
   if (text === undefined) return (projection.checkpoint?.terminalBarriers[workId] as JsonObject | undefined) ?? null;
   const ops = (JSON.parse(text) as { operations: JsonObject[] }).operations;
   return ops.find((op) => (op.kind === 'Result' || op.kind === 'DeliveryFailure') && op.work_id === workId) ?? null;
+}
+
+/**
+ * The commit of Work `workId`'s DeliveryFailure, or null. After compaction the checkpoint keeps
+ * the operation (`terminal_barriers`) but not its commit: Fairway's one DeliveryFailure request of
+ * the Claim names it, and a foreign writer's is found only in the ledger that recorded it:
+ * `ledgers` are the current ledger (last) and, oldest first before it, the ledgers earlier
+ * checkpoints replaced that the caller could read (lib/publisher/history.ts `ledgersBackTo`).
+ */
+export function deliveryFailureCommitOf(ledgers: readonly Projection[], workId: string): string | null {
+  const current = ledgers[ledgers.length - 1]!;
+  const work = current.work(workId);
+  if (work === undefined || work.barrier !== 'failed') return null;
+  if (work.deliveryFailureCommit !== null) return work.deliveryFailureCommit;
+  const claimId = settlingOperation(current, workId)?.claim_id;
+  const ours = typeof claimId === 'string' ? current.request(deliveryFailureRequestId(claimId))?.commitId : undefined;
+  if (ours !== undefined) return ours;
+  for (let i = ledgers.length - 2; i >= 0; i--) {
+    const recorded = ledgers[i]!.work(workId)?.deliveryFailureCommit;
+    if (recorded !== undefined && recorded !== null) return recorded;
+  }
+  return null;
 }

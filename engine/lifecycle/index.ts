@@ -5,7 +5,7 @@
  * replacement admission. Every builder's output is validated again by replay when the
  * checked publisher applies it.
  */
-export { barrierPlan, completedMember, defaultDescriptor, settlingOperation } from './barrier.ts';
+export { barrierPlan, completedMember, defaultDescriptor, deliveryFailureCommitOf, settlingOperation } from './barrier.ts';
 export type { BarrierInput, BarrierPlan, TerminalRun } from './barrier.ts';
 export { contractDigest, deploymentPlan, installedProfile } from './deploy.ts';
 export type { DeploymentInput, DeploymentPlan } from './deploy.ts';

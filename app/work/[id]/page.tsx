@@ -13,6 +13,7 @@ import { formatDuration, formatTime, keyLabel } from '../../../lib/console/views
 import { positionText } from '../../../lib/console/views/line.ts';
 import { reasonText } from '../../../lib/console/views/reasons.ts';
 import { workDetail } from '../../../lib/console/views/work.ts';
+import { ledgersBackTo } from '../../../lib/publisher/history.ts';
 import { rerunNodeKey, runAgainKind } from '../../../engine/requests/run-again.ts';
 
 export const dynamic = 'force-dynamic';
@@ -27,8 +28,11 @@ export default async function WorkPage({ params, searchParams }: {
   const loaded = await loadView(at);
   if (!loaded.ok) return <LoadError code={loaded.code} message={loaded.message} />;
   const { view, config } = loaded;
-  const d = workDetail(view.projection, id, view.asOf, loaded.runtime.githubHost);
-  if (d === null) notFound(); // HTTP 404; app/not-found.tsx names the missing id
+  const admitted = view.projection.work(id)?.admittedCommit;
+  if (admitted === undefined) notFound(); // HTTP 404; app/not-found.tsx names the missing id
+  // A Work older than the checkpoint: what it does not keep is read from the ledgers at the checkpoints' prior Git commits.
+  const d = workDetail(view.projection, id, view.asOf, loaded.runtime.githubHost, await ledgersBackTo(view.projection, admitted, view.history));
+  if (d === null) notFound();
   const w = d.work;
   const viewer = await currentViewer().catch(() => null);
   const admin = viewer?.role === 'administrator' && !loaded.runtime.readOnly && at === null;
@@ -37,6 +41,8 @@ export default async function WorkPage({ params, searchParams }: {
   const work = (workId: string) => withAt(`/work/${encodeURIComponent(workId)}`, at);
   const receipt = (requestId: string) => withAt(`/receipts/${encodeURIComponent(requestId)}`, at);
   const commit = (commitId: string) => `/work/${encodeURIComponent(id)}?at=${encodeURIComponent(commitId)}`;
+  // A commit read from an earlier ledger is not in the validated ledger: shown, not linked for time travel.
+  const commitId = (c: string, length?: number) => (view.projection.commitPosition(c) === undefined ? <Id id={c} length={length} /> : <IdLink id={c} href={commit(c)} length={length} />);
 
   return (
     <Frame view={view} config={config} title={<span data-testid="work-title" className="break-all">{w.nodeKey}</span>} path={`/work/${encodeURIComponent(id)}`}
@@ -210,7 +216,7 @@ export default async function WorkPage({ params, searchParams }: {
               </details>
             )}
             {d.deliveryFailure !== null && (
-              <p data-testid="delivery-failure"><strong className="text-red-700">DeliveryFailure</strong> {formatTime(d.deliveryFailure.at)} · <code>{d.deliveryFailure.reason}</code> · effects <code>{d.deliveryFailure.disposition}</code> · {d.deliveryFailure.commitId === null ? <span className="muted">compacted into the checkpoint</span> : <IdLink id={d.deliveryFailure.commitId} href={commit(d.deliveryFailure.commitId)} />}</p>
+              <p data-testid="delivery-failure"><strong className="text-red-700">DeliveryFailure</strong> {formatTime(d.deliveryFailure.at)} · <code>{d.deliveryFailure.reason}</code> · effects <code>{d.deliveryFailure.disposition}</code> · {d.deliveryFailure.commitId === null ? <span className="muted">commit compacted into the checkpoint{d.compacted !== null && <> (in the ledger at Git commit <code>{d.compacted.priorGitSha}</code>)</>}</span> : commitId(d.deliveryFailure.commitId)}</p>
             )}
             {d.cancellation !== null && (
               <p><strong>WorkCancellation</strong> {formatTime(d.cancellation.at)} · <code>{d.cancellation.reason}</code> · <IdLink id={d.cancellation.commitId} href={commit(d.cancellation.commitId)} /></p>
@@ -221,13 +227,18 @@ export default async function WorkPage({ params, searchParams }: {
 
       <section className="card">
         <div className="card-h"><h2>Commits that touched it</h2><span className="text-xs muted">{d.history.length}</span></div>
+        {d.compacted !== null && (
+          <p className="card-b text-sm text-amber-900" data-testid="history-compacted">
+            Commits before checkpoint <Id id={d.compacted.checkpoint} /> are not listed: they are in the ledger at Git commit <code>{d.compacted.priorGitSha}</code>, which this console cannot read.
+          </p>
+        )}
         <table className="tbl" data-testid="history">
           <thead><tr><th>When</th><th>Commit (time travel)</th><th>Kind</th><th>Request</th></tr></thead>
           <tbody>
             {d.history.map((h) => (
               <tr key={h.commitId}>
                 <td className="whitespace-nowrap">{formatTime(h.at)}</td>
-                <td><IdLink id={h.commitId} href={commit(h.commitId)} length={14} /></td>
+                <td>{commitId(h.commitId, 14)}</td>
                 <td><StateBadge state={h.kind} /></td>
                 <td><Link prefetch={false} href={receipt(h.requestId)} className="mono">{h.requestId}</Link></td>
               </tr>

@@ -16,7 +16,8 @@ export interface GateView {
   number: string;
   url: string;
   label: string;
-  observation: { id: string; state: string; observedAt: number; commitId: string; summary: string } | null;
+  /** commitId null: compacted into a checkpoint (which keeps the Observation, not its commit) and not in the ledgers given. */
+  observation: { id: string; state: string; observedAt: number; commitId: string | null; summary: string } | null;
 }
 
 export function isGate(edge: DependencyEdge): edge is ExternalEdge {
@@ -42,7 +43,20 @@ function safeUrl(host: string, repository: string, kind: string, number: string)
   return ok ? `https://${host}/${repository}/${kind === 'issue' ? 'issues' : 'pull'}/${number}` : '';
 }
 
-export function gateView(projection: Projection, edge: ExternalEdge): GateView {
+/**
+ * The commit that recorded Observation `id` (the latest of `gate`): the current ledger's record, or
+ * once compacted the newest of `ledgers` (the ones earlier checkpoints replaced, oldest first,
+ * then the current one) that recorded it; null when none of them did.
+ */
+function observationCommit(ledgers: readonly Projection[], gate: string, id: string): string | null {
+  for (let i = ledgers.length - 1; i >= 0; i--) {
+    const o = ledgers[i]!.observation(gate);
+    if (o?.observationId === id && o.commitId !== '') return o.commitId;
+  }
+  return null;
+}
+
+export function gateView(projection: Projection, edge: ExternalEdge, ledgers: readonly Projection[] = [projection]): GateView {
   const r = edge.resource;
   const gate = gateIdentity(edge);
   const o = projection.observation(gate);
@@ -62,6 +76,6 @@ export function gateView(projection: Projection, edge: ExternalEdge): GateView {
     number: r.number,
     url: safeUrl(r.host, r.repository, edge.kind, r.number),
     label: `${edge.kind === 'issue' ? 'Issue' : 'PR'} ${r.repository}#${r.number}`,
-    observation: o === undefined ? null : { id: o.observationId, state: o.state, observedAt: o.observedAt, commitId: o.commitId, summary },
+    observation: o === undefined ? null : { id: o.observationId, state: o.state, observedAt: o.observedAt, commitId: o.commitId !== '' ? o.commitId : observationCommit(ledgers, gate, o.observationId), summary },
   };
 }

@@ -5,10 +5,11 @@
  * DeliveryFailure, and every commit that touched it.
  */
 import type { JsonObject } from '../../../engine/json.ts';
-import { settlingOperation } from '../../../engine/lifecycle/barrier.ts';
+import { deliveryFailureCommitOf, settlingOperation } from '../../../engine/lifecycle/barrier.ts';
 import { commitTime } from '../../../engine/receipts/committed.ts';
 import type { Projection } from '../../../engine/replay/index.ts';
 import type { WorkRecord } from '../../../engine/state/state.ts';
+import { ledgerRetaining } from '../../publisher/history.ts';
 import { runUrl } from './admin-targets.ts';
 import { backingIssue, type BackingIssueView } from './backing-issue.ts';
 import { blockingDiagram, type Diagram } from './blocking.ts';
@@ -51,7 +52,7 @@ export interface WorkDetail {
   successors: Array<{ workId: string; nodeKey: string; state: string }>;
   claims: ClaimView[];
   result: { commitId: string; at: number | null; descriptorJson: string } | null;
-  /** commitId null: compacted into the checkpoint root, which keeps the operation but not its commit. */
+  /** commitId null: compacted into the checkpoint root, which keeps the operation but not its commit (see `compacted`). */
   deliveryFailure: { commitId: string | null; at: number | null; reason: string; disposition: string } | null;
   cancellation: { commitId: string; at: number | null; reason: string } | null;
   history: Array<{ commitId: string; at: number; kind: string; requestId: string }>;
@@ -60,10 +61,21 @@ export interface WorkDetail {
   line: LinePosition | null;
   /** The backing Issue bound by the ledger's IssueLink, if any (docs/backing-issues.md). */
   backingIssue: BackingIssueView | null;
+  /**
+   * Set when the Work is older than the oldest ledger given (its admission was compacted and the
+   * earlier ledger not read): commits and commit ids from before `checkpoint` are missing here;
+   * they are in the ledger at Git commit `priorGitSha`.
+   */
+  compacted: { checkpoint: string; priorGitSha: string } | null;
 }
 
-/** One Work's page at decision time `asOf`; `host` is the console's GitHub host (run links). */
-export function workDetail(projection: Projection, workId: string, asOf: number, host: string): WorkDetail | null {
+/**
+ * One Work's page at decision time `asOf`; `host` is the console's GitHub host (run links).
+ * `ledgers`: the ledgers back to the one that admitted the Work, oldest first and ending with
+ * `projection` (lib/publisher/history.ts `ledgersBackTo`), for what a checkpoint does not keep:
+ * the DeliveryFailure's and Observations' commits and the commits that touched it.
+ */
+export function workDetail(projection: Projection, workId: string, asOf: number, host: string, ledgers: readonly Projection[] = [projection]): WorkDetail | null {
   const work = projection.work(workId);
   if (work === undefined) return null;
   const status = workStatus(projection, work, asOf);
@@ -73,7 +85,7 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
   // Each edge judged as the engine judges it (not only the first blocking one on the path).
   const dependencies: DependencyView[] = work.dependsOn.map((edge) => {
     const satisfied = edgeSatisfied(projection, work, edge, asOf);
-    if (isGate(edge)) return { kind: 'gate', gate: gateView(projection, edge), satisfied };
+    if (isGate(edge)) return { kind: 'gate', gate: gateView(projection, edge, ledgers), satisfied };
     const parent = projection.work(edge.work_id);
     return { kind: 'work', workId: edge.work_id, nodeKey: parent?.nodeKey ?? null, state: parent?.state ?? null, barrier: parent?.barrier ?? null, satisfied };
   });
@@ -95,6 +107,8 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
   const resultInput = projection.resultInput(workId);
   // A compacted DeliveryFailure keeps its operation in the checkpoint, not its commit id.
   const failureOp = work.barrier === 'failed' ? settlingOperation(projection, workId) : null;
+  const failureCommit = deliveryFailureCommitOf(ledgers, workId);
+  const oldest = ledgers[0]!;
   const replacedBy: WorkDetail['replacedBy'] = [];
   for (const other of projection.works()) {
     if (other.replacementOf === workId) replacedBy.push({ workId: other.workId, nodeKey: other.nodeKey });
@@ -122,20 +136,22 @@ export function workDetail(projection: Projection, workId: string, asOf: number,
       descriptorJson: JSON.stringify(resultInput?.descriptor ?? {}, null, 2),
     },
     deliveryFailure: work.barrier !== 'failed' ? null : {
-      commitId: work.deliveryFailureCommit, at: commitTime(projection, work.deliveryFailureCommit),
+      commitId: failureCommit, at: commitTime(projection, failureCommit),
       reason: String(failureOp?.reason ?? 'unknown'), disposition: String(failureOp?.disposition ?? 'unknown'),
     },
     cancellation: work.cancellationCommit === null ? null : {
       commitId: work.cancellationCommit, at: commitTime(projection, work.cancellationCommit), reason: work.cancellationReason ?? 'unknown',
     },
-    // Commits compacted into a checkpoint root are not in this ledger (their history is at its prior_git_sha).
-    history: work.touchedBy.flatMap((id) => {
-      const c = projection.commitInfo(id);
+    // Commits compacted into a checkpoint root are not in this ledger: each from the ledger that retains it.
+    history: [...new Set(ledgers.flatMap((l) => l.work(workId)?.touchedBy ?? []))].flatMap((id) => {
+      const c = ledgerRetaining(ledgers, id)?.commitInfo(id);
       return c === undefined ? [] : [{ commitId: id, at: c.at, kind: c.kind, requestId: c.requestId }];
     }),
     blocking: work.dependsOn.length > 0 ? blockingDiagram(projection, work, asOf, status) : null,
     // The line's own answer (it assumes grants resume and running Claims finish), as /next, `fairway next` and MCP explain show it.
     line: work.state === 'available' ? linePosition(projection, asOf, workId) : null,
     backingIssue: backingIssue(projection, workId),
+    compacted: oldest.checkpoint === undefined || oldest.commitText(work.admittedCommit) !== undefined ? null
+      : { checkpoint: oldest.commits[0]!.id, priorGitSha: oldest.checkpoint.priorGitSha },
   };
 }
