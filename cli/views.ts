@@ -3,6 +3,7 @@
  * receipts and submitted text are never printed except as escaped ids).
  */
 import { fail } from '../engine/errors.ts';
+import { deliveryFailureCommitOf } from '../engine/lifecycle/barrier.ts';
 import { releaseCommitOf } from '../engine/lifecycle/launch-state.ts';
 import { summarize, type Projection, type WorkRecord } from '../engine/replay/index.ts';
 import { workReadiness as readinessOf } from '../engine/scheduler/readiness.ts';
@@ -134,7 +135,23 @@ export function treeRows(p: Projection, o: { graph?: string; pool?: string; stat
   return { total: rows.length, offset: o.offset, limit: o.limit, next_offset: o.offset + page.length < rows.length ? o.offset + page.length : null, rows: page };
 }
 
-export function workDetail(p: Projection, id: string, asOf: number) {
+/**
+ * Where the facts of a record older than the oldest ledger read are (its commit `commit` precedes
+ * that ledger's checkpoint, whose prior Git commit holds them); nothing when that ledger retains it.
+ */
+function compactedBefore(ledgers: readonly Projection[], commit: string) {
+  const oldest = ledgers[0]!;
+  if (oldest.checkpoint === undefined || oldest.commitText(commit) !== undefined) return {};
+  return { compacted: { commit, checkpoint: oldest.commits[0]!.id, prior_git_sha: oldest.checkpoint.priorGitSha } };
+}
+
+/**
+ * `inspect --work-id`. `ledgers`: the ledgers back to the one that admitted the Work, oldest first
+ * and ending with `p` (`ledgersBackTo`), for the commits a checkpoint does not keep (the
+ * DeliveryFailure's, the ones that touched the Work); `compacted` says where they are when the
+ * ledgers read do not reach the admission.
+ */
+export function workDetail(p: Projection, id: string, asOf: number, ledgers: readonly Projection[] = [p]) {
   const w = p.work(id);
   if (w === undefined) fail('unknown_work', `Work ${id} is not in the ledger`);
   // The same readiness vocabulary as `state` rows and replay --json (docs/projection-json.md).
@@ -170,17 +187,24 @@ export function workDetail(p: Projection, id: string, asOf: number) {
     admitted_in: w.admittedCommit,
     completion: w.completionCommit,
     result: w.resultCommit,
-    delivery_failure: w.deliveryFailureCommit,
+    delivery_failure: deliveryFailureCommitOf(ledgers, w.workId),
     cancellation: w.cancellationCommit,
     cancellation_reason: w.cancellationReason,
-    touched_by: w.touchedBy,
+    touched_by: [...new Set(ledgers.flatMap((l) => l.work(w.workId)?.touchedBy ?? []))],
+    ...compactedBefore(ledgers, w.admittedCommit),
   };
 }
 
-export function claimDetail(p: Projection, id: string) {
+/**
+ * `inspect --claim-id`. `ledgers`: the ledgers back to the one holding the Claim's grant, oldest
+ * first and ending with `p`, for its group's Release commit (a foreign writer's Release is named
+ * only by the ledger that recorded it).
+ */
+export function claimDetail(p: Projection, id: string, ledgers: readonly Projection[] = [p]) {
   const c = p.claim(id);
   if (c === undefined) fail('unknown_claim', `Claim ${id} is not in the ledger`);
   const g = p.dispatch(c.dispatchId)!;
+  const releaseCommit = releaseCommitOf(p, g) ?? ledgers.map((l) => l.dispatch(g.dispatchId)?.releaseCommit ?? null).find((r) => r !== null) ?? null;
   return {
     claim_id: c.claimId,
     work_id: c.workId,
@@ -194,7 +218,8 @@ export function claimDetail(p: Projection, id: string) {
     terminal_commit: c.terminalCommitId,
     cancel_reason: c.cancelReason,
     retry_not_before: c.retryNotBefore,
-    dispatch: { dispatch_id: g.dispatchId, members: g.claimIds, state: g.state, run: g.run, released: g.released, release_commit: releaseCommitOf(p, g), profile: g.workerProfile },
+    dispatch: { dispatch_id: g.dispatchId, members: g.claimIds, state: g.state, run: g.run, released: g.released, release_commit: releaseCommit, profile: g.workerProfile },
+    ...compactedBefore(ledgers, c.commitId),
   };
 }
 

@@ -12,6 +12,7 @@ import { formatOf, formatOption, printableJson, printJsonl } from '../format.ts'
 import { resolveId, resolveOptional } from '../ids.ts';
 import { asOfOption, intIn, parseAsOf } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
+import { ledgersBackTo, memoizedHistory } from '../history.ts';
 import { readSource } from '../source.ts';
 import { traceCompacted, traceView } from '../trace.ts';
 import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
@@ -123,12 +124,27 @@ an Observation's freshness depends on it); a Claim's view does not depend on the
       const format = formatOf(g, o);
       if ((o.workId === undefined) === (o.claimId === undefined)) throw new UsageError('give exactly one of --work-id or --claim-id', 'option_invalid');
       const asOf = parseAsOf(o.asOf, Date.now());
-      const projection = await readSource(g).load();
-      const view = o.workId !== undefined ? workDetail(projection, resolveId(projection, 'work', o.workId), asOf) : claimDetail(projection, resolveId(projection, 'claim', o.claimId!));
+      const source = readSource(g);
+      const projection = await source.load();
+      // A Work or Claim older than the checkpoint: what it does not keep is read from the ledgers at
+      // the checkpoints' prior Git commits, back to the admission or grant (as evidence and trace do).
+      const history = memoizedHistory(source.history);
+      let view;
+      if (o.workId !== undefined) {
+        const id = resolveId(projection, 'work', o.workId);
+        const back = projection.work(id)?.admittedCommit;
+        view = workDetail(projection, id, asOf, back === undefined ? [projection] : await ledgersBackTo(projection, back, history));
+      } else {
+        const id = resolveId(projection, 'claim', o.claimId!);
+        const back = projection.claim(id)?.commitId;
+        view = claimDetail(projection, id, back === undefined ? [projection] : await ledgersBackTo(projection, back, history));
+      }
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, [{ tip: projection.tip, ...view }]);
       // Submitted metadata is quoted and escaped (an empty fairness key shows as ""); ids and states print as they are.
-      for (const [k, v] of Object.entries(view)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' && !SUBMITTED.has(k) ? v : printableJson(v)}`);
+      const { compacted, ...fields } = view as typeof view & { compacted?: { checkpoint: string; prior_git_sha: string } };
+      for (const [k, v] of Object.entries(fields)) ctx.io.out(`${k.padEnd(18)} ${typeof v === 'string' && !SUBMITTED.has(k) ? v : printableJson(v)}`);
+      if (compacted !== undefined) ctx.io.out(`(commits before checkpoint ${compacted.checkpoint} are in the ledger at Git commit ${compacted.prior_git_sha}, which this source does not have)`);
     }));
 
   program.command('trace')

@@ -16,6 +16,7 @@ import { settleDelivery } from '../../lib/lifecycle/delivery.ts';
 import { publishTransition } from '../../lib/publisher/requests.ts';
 import { groupAssignment } from '../../lib/lifecycle/launcher.ts';
 import { findRun, setRunStatus } from '../fake-github/routes-actions.ts';
+import { runCaptured } from '../support/cli.ts';
 import { benchCli as cli, dispatcherEnv, isolateBenchEnvironment, workerEnv } from '../support/lifecycle-bench.ts';
 import { claimOf, countOps, createBench, finish, launchAndActivate, nodes, TOKEN, type Bench } from '../lifecycle/harness.ts';
 
@@ -124,7 +125,7 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     expect(p.dispatch(d2!)!.state).toBe('bound');
   });
 
-  it('a DeliveryFailure committed before compact is answered by `fairway delivery-failure` (already_failed) after compact, and `result` still refuses, writing nothing', async () => {
+  it('a DeliveryFailure committed before compact is answered by `fairway delivery-failure` (already_failed) after compact, and `result` still refuses, writing nothing; `inspect --work-id` still names its commit, also from the ledger file alone', async () => {
     bench = await createBench({ nodes: [{ node_key: 'A', payload: { plan: 'a', effect_contract: { version: 1, outputs: [{ type: 'create_issue', min: 1, max: 1 }] } } }] });
     const [d] = await bench.grant('g1');
     const run = await launchAndActivate(bench, d!);
@@ -144,11 +145,21 @@ describe('compaction keeps launch and lifecycle promises (CLI on local Git)', ()
     const before = await answers();
     expect(before[0]).toMatchObject({ code: 0, json: { ok: true, outcome: 'already_failed' } });
     expect(before[1]!.json.ok).toBe(false);
+    const workId = (await bench.projection()).claim(c)!.workId;
+    const failureCommit = async (...source: string[]) => (await runCaptured([...source, '--json', 'inspect', '--work-id', workId])).json.delivery_failure;
+    const committed = await failureCommit('--dir', bench.dir);
+    expect(committed).toBe(before[0]!.json.commit_id);
     expect((await cli(bench, 'compact')).json.status).toBe('committed');
     const at = await branch(bench);
     expect(await answers()).toEqual(before);
     expect(await branch(bench)).toEqual(at);
     expect(countOps(await bench.replayValid(), 'DeliveryFailure')).toBe(0); // it lives in the checkpoint now
+    // `inspect --work-id` names the DeliveryFailure's commit after compact, also from the ledger file alone
+    // (Fairway's one DeliveryFailure request of the Claim names it; the checkpoint does not).
+    expect(await failureCommit('--dir', bench.dir)).toBe(committed);
+    const file = join(dir, 'compacted.jsonl');
+    writeFileSync(file, at.bytes);
+    expect(await failureCommit('--ledger', file)).toBe(committed);
   });
 
   it('`fairway evidence` of groups launched and released before compact keeps their start time, run, reported run ids and Release commit; `inspect --claim-id` names that Release commit too', async () => {
