@@ -9,7 +9,7 @@
 import { canonicalize } from '../../engine/codec/index.ts';
 import { fail, isProtocolError } from '../../engine/errors.ts';
 import type { JsonObject } from '../../engine/json.ts';
-import { barrierPlan, completedMember, defaultDescriptor, settlingOperation, type TerminalRun } from '../../engine/lifecycle/barrier.ts';
+import { barrierPlan, completedMember, defaultDescriptor, deliveryFailureCommitOf, settlingOperation, type TerminalRun } from '../../engine/lifecycle/barrier.ts';
 import { verifyDelivery } from '../../engine/lifecycle/effects.ts';
 import { dispatchHistory } from '../../engine/lifecycle/history.ts';
 import { deliveryFailureRequestId, resultRequestId } from '../../engine/lifecycle/ids.ts';
@@ -86,9 +86,8 @@ async function settleOnce(deps: DeliveryDeps, input: DeliveryInput): Promise<Del
   if (work.barrier !== 'pending') {
     const settled = settlingOperation(projection, work.workId);
     // After compaction the checkpoint keeps the settling operation but not its commit id; our own
-    // DeliveryFailure request (deterministic id per Claim) still names that commit.
-    report.commit_id = work.resultCommit ?? work.deliveryFailureCommit
-      ?? (work.barrier === 'failed' ? projection.request(deliveryFailureRequestId(claim.claimId))?.commitId ?? null : null);
+    // DeliveryFailure request still names that commit (engine/lifecycle/barrier.ts).
+    report.commit_id = work.resultCommit ?? deliveryFailureCommitOf([projection], work.workId);
     if (work.barrier === 'failed') report.outcome = 'already_failed';
     else {
       const ours = verification.verified ? input.descriptor ?? defaultDescriptor(runId, verification) : null;
