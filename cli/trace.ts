@@ -83,10 +83,9 @@ function eventsOf(p: Projection, f: Followed): TraceEvent[] {
   return events;
 }
 
-/** Whether `p` compacted away the commit `sel`'s trace starts from (its request's, or its Claim's grant). */
-export function traceCompacted(p: Projection, sel: TraceSelection): boolean {
-  const f = followed(p, sel);
-  return p.checkpoint !== undefined && p.commitText(f.anchor) === undefined;
+/** The commit `sel`'s trace starts from (its request's, or its Claim's grant). */
+export function traceAnchor(p: Projection, sel: TraceSelection): string {
+  return followed(p, sel).anchor;
 }
 
 /**

@@ -14,7 +14,7 @@ import { asOfOption, intIn, parseAsOf } from '../parse.ts';
 import { printJson, UsageError } from '../output.ts';
 import { ledgersBackTo, memoizedHistory } from '../history.ts';
 import { readSource } from '../source.ts';
-import { traceCompacted, traceView } from '../trace.ts';
+import { traceAnchor, traceView } from '../trace.ts';
 import { claimDetail, statsRecords, statsView, treeRows, workDetail, WORK_STATES } from '../views.ts';
 
 /** Backlog buckets (class, fairness key) the text of `stats` lists per pool. */
@@ -162,13 +162,7 @@ an Observation's freshness depends on it); a Claim's view does not depend on the
       const sel = { requestId: resolveOptional(projection, 'request', requestId), claimId: resolveOptional(projection, 'claim', o.claimId) };
       // A request or Claim compacted away is traced through the pre-compaction ledgers Git history
       // still has: each checkpoint's prior ledger (the one holding its prior tip), back to the anchor.
-      const earlier: Projection[] = [];
-      for (let at = projection; source.history !== undefined && at.checkpoint !== undefined && traceCompacted(at, sel);) {
-        const prior = await source.history(at, at.checkpoint.priorTip);
-        if (prior === null || prior === at) break;
-        earlier.unshift(prior);
-        at = prior;
-      }
+      const earlier = (await ledgersBackTo(projection, traceAnchor(projection, sel), source.history)).slice(0, -1);
       const view = traceView(projection, sel, o.offset, o.limit, earlier);
       if (format === 'json') return printJson(ctx.io, { ok: true, tip: projection.tip, ...view });
       if (format === 'jsonl') return printJsonl(ctx.io, view.events);
