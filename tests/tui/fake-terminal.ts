@@ -63,3 +63,12 @@ export async function until(what: string, ok: () => boolean, ms = 15_000): Promi
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/** Types `bytes` into the browser, then waits until `settled` holds and its controller is idle. */
+export function typer(stdin: FakeStdin, tui: { controller: { idle(): Promise<void> } }) {
+  return async (bytes: string, settled: () => boolean, what: string): Promise<void> => {
+    stdin.write(bytes);
+    await until(what, settled);
+    await tui.controller.idle();
+  };
+}

@@ -15,7 +15,7 @@ import { storeFor } from '../../cli/source.ts';
 import { REFRESH_MS, type TuiState } from '../../cli/tui/state.ts';
 import type { LedgerStore } from '../../lib/store/types.ts';
 import { ProtocolError } from '../../engine/errors.ts';
-import { FakeStdin, FakeStdout, cli, git, projectRepo, until } from './fake-terminal.ts';
+import { FakeStdin, FakeStdout, cli, git, projectRepo, typer, until } from './fake-terminal.ts';
 
 let repo: string;
 
@@ -61,11 +61,7 @@ function start(o: { backend?: TuiBackend; now?: () => number; columns?: number; 
   });
   const state = (): TuiState => tui.controller.getState();
   /** Types bytes and waits until the state shows they were handled. */
-  const type = async (bytes: string, settled: () => boolean, what: string) => {
-    stdin.write(bytes);
-    await until(what, settled);
-    await tui.controller.idle();
-  };
+  const type = typer(stdin, tui);
   return { stdin, stdout, tui, state, type };
 }
 
@@ -154,11 +150,7 @@ describe('uncertain acknowledgements', () => {
     const stderr = new FakeStdout();
     const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never, stderr: stderr as never }, { debug: true, session: 'un', backend });
     const state = (): TuiState => tui.controller.getState();
-    const type = async (bytes: string, settled: () => boolean, what: string) => {
-      stdin.write(bytes);
-      await until(what, settled);
-      await tui.controller.idle();
-    };
+    const type = typer(stdin, tui);
     await until('the first read', () => state().snapshot !== null);
 
     // 1. The commit lands but its answer is lost.

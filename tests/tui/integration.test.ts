@@ -12,7 +12,7 @@ import { storeBackend, type TuiBackend } from '../../cli/tui/backend.ts';
 import { startTui } from '../../cli/tui/run.ts';
 import { storeFor } from '../../cli/source.ts';
 import type { TuiState } from '../../cli/tui/state.ts';
-import { FakeStdin, FakeStdout, cli, git, projectRepo, until } from './fake-terminal.ts';
+import { FakeStdin, FakeStdout, cli, git, projectRepo, typer, until } from './fake-terminal.ts';
 
 let repo: string;
 
@@ -36,11 +36,7 @@ describe('fairway tui on a real Git queue', () => {
     const stdout = new FakeStdout();
     const tui = startTui({ dir: repo, branch: 'work-queue' }, { stdin: stdin as never, stdout: stdout as never }, { debug: true, session: 'it' });
     const state = (): TuiState => tui.controller.getState();
-    const type = async (bytes: string, settled: () => boolean, what: string) => {
-      stdin.write(bytes);
-      await until(what, settled);
-      await tui.controller.idle();
-    };
+    const type = typer(stdin, tui);
 
     await until('the first read', () => state().snapshot !== null);
     await until('the tree on screen', () => stdout.screen().includes('"gamma"'));
